@@ -1,0 +1,52 @@
+# ux-filter top-level build. The README's two commands: `make demo` and `make test`.
+# Everything a fresh Debian machine lacks is installed by these targets themselves.
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+BUILD  := build
+BOARDS := mps2-an500 mps2-an386
+
+.PHONY: all deps venv native firmware ctest test test-fast demo bench clean
+
+all: native firmware
+
+deps:
+	@bash scripts/install-deps.sh
+
+# The virtual environment is rebuilt when the dependency list or the pins change.
+$(VENV)/.stamp: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -c constraints.txt -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.stamp
+
+# Host build of the C core as a shared library (the native engine used by tests and benchmarks).
+native:
+	$(MAKE) -C firmware host BUILD=$(abspath $(BUILD))/native
+
+# C unit tests on the host, plain and under the sanitizers.
+ctest:
+	$(MAKE) -C firmware check BUILD=$(abspath $(BUILD))/native
+
+# Firmware images for every QEMU board.
+firmware: deps
+	@for b in $(BOARDS); do $(MAKE) -C firmware arm BOARD=$$b BUILD=$(abspath $(BUILD))/$$b || exit 1; done
+
+test: deps venv native ctest firmware
+	bash scripts/run-pytest.sh $(VPY) -m pytest -q
+
+# Pure-Python tests only (no C toolchain, no QEMU): quick inner loop while editing the reference.
+test-fast: venv
+	bash scripts/run-pytest.sh $(VPY) -m pytest -q tests/emulator
+
+demo: deps venv native firmware
+	$(VPY) -m uxhost demo
+
+bench: venv native
+	$(VPY) benchmarks/quick.py
+
+clean:
+	rm -rf $(BUILD)
