@@ -1,0 +1,383 @@
+"""Continuous laws: analytic quantization to a Value, sampling, log-density.
+
+A law is a recipe, a Value is one quantization of it: models hold laws so the same model runs at any η
+and so baselines (particle filters, Monte Carlo) can sample the very same noise.
+
+Quantization runs the TTR recursion on the continuous law (docs/semantics.md): cells are intervals,
+each split at its conditional mean G(a, b) / P(a, b), with closed forms for the mass P and the partial
+first moment G. Cells left of the law's median use F(b) − F(a), the others S(a) − S(b), so that tail
+cells keep full relative precision.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from . import _ttr
+from .value import Value, normalise
+
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _phi(t: float) -> float:
+    return 0.0 if math.isinf(t) else _INV_SQRT_2PI * math.exp(-0.5 * t * t)
+
+
+def _Phi(t: float) -> float:
+    return 0.5 * math.erfc(-t / _SQRT2)
+
+
+def _Q(t: float) -> float:
+    """Standard normal survival function."""
+    return 0.5 * math.erfc(t / _SQRT2)
+
+
+class Law:
+    """Base: subclasses give cdf/sf/partial moment on scalars, and the support."""
+
+    lower = -math.inf
+    upper = math.inf
+
+    def median(self) -> float:
+        raise NotImplementedError
+
+    def cdf1(self, t: float) -> float:
+        raise NotImplementedError
+
+    def sf1(self, t: float) -> float:
+        raise NotImplementedError
+
+    def partial(self, a: float, b: float) -> float:
+        """∫_a^b t dF(t)."""
+        raise NotImplementedError
+
+    def mass(self, a: float, b: float) -> float:
+        if a < self.median():
+            return self.cdf1(b) - self.cdf1(a)
+        return self.sf1(a) - self.sf1(b)
+
+    def quantize(self, eta: int = 16) -> Value:
+        """Analytic TTR quantization at eta atoms (a fresh independent source)."""
+        x, w = self.quantize_atoms(_ttr.log2_eta(eta))
+        return Value(x, normalise(w), eta)
+
+    def quantize_atoms(self, n: int):
+        """Unnormalised cell means and masses after n levels; n may exceed 6 for internal use."""
+        cells = [(self.lower, self.upper)]
+        for _ in range(n):
+            nxt = []
+            for a, b in cells:
+                m = self.partial(a, b) / self.mass(a, b)
+                nxt.append((a, m))
+                nxt.append((m, b))
+            cells = nxt
+        xs, ws = [], []
+        for a, b in cells:
+            p = self.mass(a, b)
+            if p > 0.0:
+                xs.append(self.partial(a, b) / p)
+                ws.append(p)
+        return np.array(xs), np.array(ws)
+
+    # Subclasses give sample(rng, size) and logpdf(x) vectorised, plus mean() and var().
+    def cdf(self, t):
+        return np.vectorize(self.cdf1, otypes=[float])(t)
+
+    def pdf(self, t):
+        return np.exp(self.logpdf(t))
+
+
+@dataclass(frozen=True)
+class Normal(Law):
+    mu: float = 0.0
+    sigma: float = 1.0
+
+    def __post_init__(self):
+        _check_finite(self.mu, "mu")
+        _check_positive(self.sigma, "sigma")
+
+    def median(self):
+        return self.mu
+
+    def cdf1(self, t):
+        return _Phi((t - self.mu) / self.sigma)
+
+    def sf1(self, t):
+        return _Q((t - self.mu) / self.sigma)
+
+    def partial(self, a, b):
+        al, be = (a - self.mu) / self.sigma, (b - self.mu) / self.sigma
+        return self.mu * self.mass(a, b) + self.sigma * (_phi(al) - _phi(be))
+
+    def mean(self):
+        return self.mu
+
+    def var(self):
+        return self.sigma**2
+
+    def sample(self, rng, size=None):
+        return rng.normal(self.mu, self.sigma, size)
+
+    def logpdf(self, x):
+        t = (np.asarray(x, dtype=float) - self.mu) / self.sigma
+        return -0.5 * t * t - _LOG_SQRT_2PI - math.log(self.sigma)
+
+    def quadrature(self, n: int = 32):
+        """Gauss–Hermite nodes and weights: exact expectations of polynomials up to degree 2n−1."""
+        t, w = np.polynomial.hermite_e.hermegauss(n)
+        return self.mu + self.sigma * t, w / w.sum()
+
+
+@dataclass(frozen=True)
+class Laplace(Law):
+    """Laplace(μ, b) with scale b: density exp(−|x − μ| / b) / 2b."""
+
+    mu: float = 0.0
+    b: float = 1.0
+
+    def __post_init__(self):
+        _check_finite(self.mu, "mu")
+        _check_positive(self.b, "b")
+
+    def median(self):
+        return self.mu
+
+    def cdf1(self, t):
+        z = (t - self.mu) / self.b
+        return 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
+
+    def sf1(self, t):
+        z = (t - self.mu) / self.b
+        return 1.0 - 0.5 * math.exp(z) if z < 0 else 0.5 * math.exp(-z)
+
+    @staticmethod
+    def _H(z: float) -> float:
+        """Antiderivative of z·f(z) for the standard law, zero at ±∞."""
+        if math.isinf(z):
+            return 0.0
+        return 0.5 * math.exp(z) * (z - 1.0) if z < 0 else -0.5 * math.exp(-z) * (z + 1.0)
+
+    def partial(self, a, b):
+        za, zb = (a - self.mu) / self.b, (b - self.mu) / self.b
+        return self.mu * self.mass(a, b) + self.b * (self._H(zb) - self._H(za))
+
+    def mean(self):
+        return self.mu
+
+    def var(self):
+        return 2.0 * self.b**2
+
+    def sample(self, rng, size=None):
+        return rng.laplace(self.mu, self.b, size)
+
+    def logpdf(self, x):
+        return -np.abs(np.asarray(x, dtype=float) - self.mu) / self.b - math.log(2.0 * self.b)
+
+    def quadrature(self, n: int = 256):
+        x, w = self.quantize_atoms(int(math.log2(n)))
+        return x, w / w.sum()
+
+
+@dataclass(frozen=True)
+class Uniform(Law):
+    a: float = 0.0
+    b: float = 1.0
+
+    def __post_init__(self):
+        _check_finite(self.a, "a")
+        _check_finite(self.b, "b")
+        if not self.a < self.b:
+            raise ValueError(f"Uniform needs a < b, got a={self.a}, b={self.b}")
+        object.__setattr__(self, "lower", float(self.a))
+        object.__setattr__(self, "upper", float(self.b))
+
+    def median(self):
+        return 0.5 * (self.a + self.b)
+
+    def cdf1(self, t):
+        return min(max((t - self.a) / (self.b - self.a), 0.0), 1.0)
+
+    def sf1(self, t):
+        return min(max((self.b - t) / (self.b - self.a), 0.0), 1.0)
+
+    def partial(self, lo, hi):
+        lo, hi = max(lo, self.a), min(hi, self.b)
+        return (hi * hi - lo * lo) / (2.0 * (self.b - self.a)) if hi > lo else 0.0
+
+    def mean(self):
+        return 0.5 * (self.a + self.b)
+
+    def var(self):
+        return (self.b - self.a) ** 2 / 12.0
+
+    def sample(self, rng, size=None):
+        return rng.uniform(self.a, self.b, size)
+
+    def logpdf(self, x):
+        x = np.asarray(x, dtype=float)
+        inside = (x >= self.a) & (x <= self.b)
+        return np.where(inside, -math.log(self.b - self.a), -np.inf)
+
+
+@dataclass(frozen=True)
+class Exponential(Law):
+    lam: float = 1.0
+    lower = 0.0
+
+    def __post_init__(self):
+        _check_positive(self.lam, "lam")
+
+    def median(self):
+        return math.log(2.0) / self.lam
+
+    def cdf1(self, t):
+        return -math.expm1(-self.lam * t) if t > 0 else 0.0
+
+    def sf1(self, t):
+        return math.exp(-self.lam * t) if t > 0 else 1.0
+
+    def _H(self, t):
+        return 0.0 if math.isinf(t) else -math.exp(-self.lam * t) * (t + 1.0 / self.lam)
+
+    def partial(self, a, b):
+        return self._H(b) - self._H(max(a, 0.0))
+
+    def mean(self):
+        return 1.0 / self.lam
+
+    def var(self):
+        return 1.0 / self.lam**2
+
+    def sample(self, rng, size=None):
+        return rng.exponential(1.0 / self.lam, size)
+
+    def logpdf(self, x):
+        x = np.asarray(x, dtype=float)
+        return np.where(x >= 0, math.log(self.lam) - self.lam * x, -np.inf)
+
+
+@dataclass(frozen=True)
+class StudentT(Law):
+    """Location–scale Student-t with ν > 1 degrees of freedom (so that the mean exists)."""
+
+    nu: float = 3.0
+    mu: float = 0.0
+    s: float = 1.0
+
+    def __post_init__(self):
+        if not (math.isfinite(self.nu) and self.nu > 1.0):
+            raise ValueError(f"StudentT needs nu > 1 (a finite mean), got {self.nu}")
+        _check_finite(self.mu, "mu")
+        _check_positive(self.s, "s")
+
+    def median(self):
+        return self.mu
+
+    def _lower_tail(self, z: float) -> float:
+        """P(T ≤ z) for z ≤ 0 through the regularised incomplete beta."""
+        if math.isinf(z):
+            return 0.0
+        return 0.5 * float(special.betainc(0.5 * self.nu, 0.5, self.nu / (self.nu + z * z)))
+
+    def cdf1(self, t):
+        z = (t - self.mu) / self.s
+        return self._lower_tail(z) if z <= 0 else 1.0 - self._lower_tail(-z)
+
+    def sf1(self, t):
+        z = (t - self.mu) / self.s
+        return self._lower_tail(-z) if z >= 0 else 1.0 - self._lower_tail(z)
+
+    def _f(self, z):
+        nu = self.nu
+        logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * math.log(nu * math.pi)
+        return math.exp(logc - 0.5 * (nu + 1) * math.log1p(z * z / nu))
+
+    def _H(self, z):
+        """Antiderivative of z·f(z): −(ν + z²)/(ν − 1)·f(z), zero at ±∞."""
+        if math.isinf(z):
+            return 0.0
+        return -(self.nu + z * z) / (self.nu - 1.0) * self._f(z)
+
+    def partial(self, a, b):
+        za, zb = (a - self.mu) / self.s, (b - self.mu) / self.s
+        return self.mu * self.mass(a, b) + self.s * (self._H(zb) - self._H(za))
+
+    def mean(self):
+        return self.mu
+
+    def var(self):
+        return self.s**2 * self.nu / (self.nu - 2.0) if self.nu > 2 else math.inf
+
+    def sample(self, rng, size=None):
+        return self.mu + self.s * rng.standard_t(self.nu, size)
+
+    def logpdf(self, x):
+        z = (np.asarray(x, dtype=float) - self.mu) / self.s
+        nu = self.nu
+        logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * math.log(nu * math.pi)
+        return logc - 0.5 * (nu + 1) * np.log1p(z * z / nu) - math.log(self.s)
+
+
+@dataclass(frozen=True)
+class LogNormal(Law):
+    """exp(N(μ, σ²)): μ and σ are those of the logarithm."""
+
+    mu: float = 0.0
+    sigma: float = 1.0
+    lower = 0.0
+
+    def __post_init__(self):
+        _check_finite(self.mu, "mu")
+        _check_positive(self.sigma, "sigma")
+
+    def _z(self, t):
+        if t <= 0:
+            return -math.inf
+        return (math.log(t) - self.mu) / self.sigma
+
+    def median(self):
+        return math.exp(self.mu)
+
+    def cdf1(self, t):
+        return _Phi(self._z(t))
+
+    def sf1(self, t):
+        return _Q(self._z(t))
+
+    def partial(self, a, b):
+        za, zb = self._z(a), self._z(b)
+        scale = math.exp(self.mu + 0.5 * self.sigma**2)
+        if za < 0:
+            return scale * (_Phi(zb - self.sigma) - _Phi(za - self.sigma))
+        return scale * (_Q(za - self.sigma) - _Q(zb - self.sigma))
+
+    def mean(self):
+        return math.exp(self.mu + 0.5 * self.sigma**2)
+
+    def var(self):
+        return (math.exp(self.sigma**2) - 1.0) * math.exp(2 * self.mu + self.sigma**2)
+
+    def sample(self, rng, size=None):
+        return rng.lognormal(self.mu, self.sigma, size)
+
+    def logpdf(self, x):
+        x = np.asarray(x, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lx = np.log(x)
+            out = -0.5 * ((lx - self.mu) / self.sigma) ** 2 - lx - _LOG_SQRT_2PI - math.log(self.sigma)
+        return np.where(x > 0, out, -np.inf)
+
+
+def _check_finite(v, name):
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+
+
+def _check_positive(v, name):
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite positive number, got {v}")
