@@ -1,0 +1,62 @@
+/*
+ * ux/bayes.h — BayesLaplace: weight prior hypotheses by the likelihood of evidence, then TTR.
+ *
+ * Two likelihood paths (docs/semantics.md):
+ *  - kernel: per inner-noise atom j the model gives loc_ij and scale_ij of an outer noise family with a
+ *    known standard density; p(z | x_i) = Σ_j ν_j g((z − loc_ij)/scale_ij)/scale_ij (exact);
+ *  - sampler: y_i = lift(h(x_i, noise…)) reduced to η atoms; p(z | x_i) = TTR-binned pdf of y_i at z.
+ * Evidence is J weighted points (z_k, ω_k) standing for m observations:
+ * log L_i = m Σ_k ω_k log p(z_k | x_i). All weighting happens in the log domain, max-subtracted.
+ */
+#ifndef UX_BAYES_H
+#define UX_BAYES_H
+
+#include "config.h"
+#include "lift.h"
+#include "law.h"
+#include "value.h"
+#include "workspace.h"
+
+typedef enum { UX_LIK_KERNEL = 0, UX_LIK_SAMPLER = 1 } ux_likelihood;
+
+/* Kernel observation model: args = {x, inner noise atom (if any)} → location and scale (> 0). */
+typedef void (*ux_kernel_fn)(const ux_real *args, const void *ctx, ux_real *loc, ux_real *scale);
+
+typedef struct {
+    ux_likelihood form;
+    const void *ctx; /* passed to kernel / sampler */
+    /* kernel form */
+    ux_law_kind family;     /* outer noise family: UX_LAW_GAUSSIAN, UX_LAW_LAPLACE or UX_LAW_UNIFORM */
+    ux_kernel_fn kernel;
+    const ux_value *inner;  /* inner noise, or NULL for none */
+    /* sampler form: y = sampler({x, noise[0], …, noise[n_noise−1]}, ctx) */
+    ux_fn sampler;
+    const ux_value *const *noise;
+    unsigned n_noise;       /* 1 ≤ n_noise < UX_MAX_ARGS */
+    unsigned eta;           /* atoms of each y_i (0: the largest noise count rounded up to a power of 2) */
+} ux_observation;
+
+typedef struct {
+    const ux_real *z;     /* evidence positions */
+    const ux_real *omega; /* their weights (NULL: one point, ω = 1) */
+    unsigned count;       /* J ≥ 1 */
+    unsigned m;           /* number of observations the evidence stands for, ≥ 1 */
+} ux_evidence;
+
+/*
+ * Posterior of the prior atoms (px, pw; any count, canonical order) at eta atoms into `out` (fresh
+ * source). Returns UX_OK, or UX_FALLBACK when every likelihood is zero or non-finite — then `out` is
+ * the prior reduced with TTR — or an error: non-finite evidence or ω < 0 or m = 0 (UX_ERR_DOMAIN),
+ * bad arguments (UX_ERR_ARG), too small a workspace (UX_ERR_WORKSPACE). The prior arrays are consumed
+ * (used as scratch, so refined mode needs no second copy of its η² atoms).
+ * Workspace: UX_BAYES_WORKSPACE_BYTES(prior_count, noise points per hypothesis).
+ */
+ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw,
+                           size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
+                           ux_workspace *ws);
+
+/* The same for a value prior, output at the prior's size rounded up to a power of two. */
+ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,
+                                 const ux_evidence *ev, ux_sources *src, ux_workspace *ws);
+
+#endif /* UX_BAYES_H */

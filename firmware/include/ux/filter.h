@@ -1,0 +1,103 @@
+/*
+ * ux/filter.h — the BayesLaplace filter: predict by lifting the transition, update by BayesLaplace.
+ *
+ * Typical use (static memory only):
+ *
+ *     static ux_filter f;
+ *     static uint64_t ws[UX_WORDS(UX_WORKSPACE_BYTES(32))];
+ *     ux_filter_config cfg = { ux_model_find(1), NULL, 32, UX_MODE_REFINED, UX_LIK_KERNEL, NULL };
+ *     ux_workspace w = { ws, sizeof ws };
+ *     ux_filter_init(&f, &cfg, w);
+ *     for (k = 0; k < T; ++k) {
+ *         if (k > 0) ux_filter_predict(&f, k, u[k]);       // the first observation is of x_0
+ *         st = ux_filter_update(&f, &z[k], NULL, 1, 1);    // UX_OK or UX_FALLBACK (prior kept)
+ *         mean = ux_filter_mean(&f);
+ *     }
+ *
+ * Numbers cross this interface as double in both builds, because the link carries f64; the float build
+ * converts on the way in and out. The filter keeps its predictive atoms in the workspace between
+ * predict and update, so the workspace must not be reused by the caller while the filter lives.
+ */
+#ifndef UX_FILTER_H
+#define UX_FILTER_H
+
+#include "bayes.h"
+#include "config.h"
+#include "law.h"
+#include "model.h"
+#include "value.h"
+#include "workspace.h"
+
+/* Refined (default): the update weights all η² predictive atoms and reduces once. Paper: the
+ * prediction is reduced to η atoms first. Numbering matches the link protocol. */
+typedef enum { UX_MODE_REFINED = 0, UX_MODE_PAPER = 1 } ux_mode;
+
+typedef struct {
+    const ux_model *model;
+    const double *params;  /* model->n_params values; NULL for the model's defaults */
+    unsigned eta;          /* power of two, 1..UX_MAX_ETA */
+    ux_mode mode;
+    ux_likelihood likelihood;
+    const ux_law *prior;   /* NULL for the model's default prior */
+} ux_filter_config;
+
+/* All state of one filter. Treat as opaque; read it through the functions below. */
+typedef struct {
+    const ux_model *model;
+    ux_real params[UX_MODEL_MAX_PARAMS];
+    unsigned eta, n;
+    ux_mode mode;
+    ux_likelihood likelihood;
+    ux_value posterior;                       /* the current belief */
+    ux_value process;                         /* quantized process noise */
+    ux_value inner;                           /* kernel form inner noise (if the model has one) */
+    ux_value noise[UX_MODEL_MAX_NOISES];      /* sampler form observation noises */
+    unsigned n_inner, n_noise;
+    ux_sources sources;
+    ux_workspace ws;
+    size_t ws_used;                           /* bytes of workspace the configuration needs */
+    size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
+    ux_status last;                           /* status of the last update */
+} ux_filter;
+
+/*
+ * Validate the configuration, quantize prior and noises at η, check the workspace is large enough.
+ * UX_ERR_ARG: no model, η not a power of two ≤ UX_MAX_ETA, unknown mode or likelihood, a likelihood
+ * form the model lacks. UX_ERR_DOMAIN: a parameter or the prior out of domain (see
+ * ux_filter_check_params for which). UX_ERR_WORKSPACE: workspace too small or misaligned.
+ * On error the filter is left unconfigured.
+ */
+ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws);
+
+/* Index of the first invalid parameter (not finite or out of domain), −1 when all are valid. */
+int ux_filter_check_params(const ux_model *model, const double *params);
+
+/* Bytes of workspace the filter needs for this configuration (≤ UX_WORKSPACE_BYTES(eta)). */
+size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mode, ux_likelihood lik);
+
+/* Bytes of workspace the configured filter uses. */
+size_t ux_filter_workspace_in_use(const ux_filter *f);
+
+/*
+ * Predict step k with control input u: lift the transition over {posterior, process noise}; the η²
+ * atoms are staged for the next update (reduced to η first in paper mode). Calling predict twice
+ * without an update first reduces the staged prediction to η atoms and predicts from it.
+ * UX_ERR_DOMAIN when the transition produces a non-finite value (the filter is unchanged).
+ */
+ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
+
+/*
+ * Update with evidence z[0..J−1] with weights omega (NULL: equal weights 1/J) standing for m ≥ 1
+ * observations. The prior is the staged prediction, or the current belief when none is staged.
+ * Returns UX_OK, UX_FALLBACK (every likelihood zero or non-finite: the posterior is the prior reduced
+ * to η atoms), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
+ * UX_ERR_ARG), in which case nothing changes.
+ */
+ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m);
+
+const ux_value *ux_filter_posterior(const ux_filter *f);
+double ux_filter_mean(const ux_filter *f);
+double ux_filter_var(const ux_filter *f);
+ux_status ux_filter_last_status(const ux_filter *f);
+
+#endif /* UX_FILTER_H */

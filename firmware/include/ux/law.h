@@ -1,0 +1,50 @@
+/*
+ * ux/law.h — parametric laws and their analytic quantization at η atoms.
+ *
+ * The quantization runs the TTR recursion on the continuous law itself (closed-form cdf and partial
+ * first moment of each cell), so no sampling is involved and the result is deterministic.
+ */
+#ifndef UX_LAW_H
+#define UX_LAW_H
+
+#include "config.h"
+#include "value.h"
+
+/* The numbering of the first two matches the link protocol's prior_kind. */
+typedef enum {
+    UX_LAW_GAUSSIAN = 0,    /* a = μ, b = σ > 0 */
+    UX_LAW_LAPLACE = 1,     /* a = μ, b = scale > 0 (density e^{−|x−μ|/b} / 2b) */
+    UX_LAW_UNIFORM = 2,     /* a = low < b = high */
+    UX_LAW_EXPONENTIAL = 3, /* a = rate λ > 0, support [0, ∞) */
+    UX_LAW_STUDENT_T = 4,   /* a = ν > 1, b = μ, c = scale s > 0 */
+    UX_LAW_LOGNORMAL = 5,   /* a = μ, b = σ > 0 of the logarithm */
+    UX_LAW_POINT = 6        /* a = the value */
+} ux_law_kind;
+
+typedef struct {
+    ux_law_kind kind;
+    ux_real a, b, c;
+} ux_law;
+
+/* UX_OK when the parameters are finite and in the law's domain, else UX_ERR_DOMAIN (UX_ERR_ARG for an
+ * unknown kind). */
+ux_status ux_law_check(const ux_law *law);
+
+/* Quantize `law` at eta atoms (a power of two ≤ UX_MAX_ETA; 0 means UX_DEFAULT_ETA), fresh source. */
+ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources *src);
+
+/* Convenience constructors (same as ux_quantize with the matching law). */
+ux_status ux_gaussian(ux_value *out, ux_real mu, ux_real sigma, unsigned eta, ux_sources *src);
+ux_status ux_laplace(ux_value *out, ux_real mu, ux_real b, unsigned eta, ux_sources *src);
+ux_status ux_uniform(ux_value *out, ux_real lo, ux_real hi, unsigned eta, ux_sources *src);
+ux_status ux_exponential(ux_value *out, ux_real rate, unsigned eta, ux_sources *src);
+ux_status ux_student_t(ux_value *out, ux_real nu, ux_real mu, ux_real s, unsigned eta, ux_sources *src);
+ux_status ux_lognormal(ux_value *out, ux_real mu, ux_real sigma, unsigned eta, ux_sources *src);
+
+/*
+ * Log-density of the *standard* member of a kernel family at t: Gaussian −t²/2 − ½log 2π, Laplace
+ * −|t| − log 2, Uniform on [−½, ½] 0 inside and −∞ outside. Other kinds give NaN.
+ */
+ux_real ux_std_logpdf(ux_law_kind family, ux_real t);
+
+#endif /* UX_LAW_H */

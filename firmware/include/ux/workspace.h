@@ -1,0 +1,61 @@
+/*
+ * ux/workspace.h — caller-provided scratch memory.
+ *
+ * Operations that need more than a value's worth of memory (the η² outer product of a lift, the merge
+ * sort of canonical ordering, the log-weights of BayesLaplace) take a `ux_workspace`: a block of memory
+ * the caller owns, typically a static array sized with the macros below so that RAM use is known
+ * before flashing. The core carves it up per call and keeps nothing in it between calls, except the
+ * filter, which keeps its predictive atoms there between predict and update (see filter.h).
+ *
+ * `mem` must be aligned to 8 bytes (declare it as `static uint64_t buf[UX_WORDS(UX_WORKSPACE_BYTES(η))]`
+ * or with `_Alignas(8)`); a misaligned or too small workspace gives UX_ERR_WORKSPACE, never an overrun.
+ */
+#ifndef UX_WORKSPACE_H
+#define UX_WORKSPACE_H
+
+#include "config.h"
+
+typedef struct {
+    void *mem;
+    size_t bytes;
+} ux_workspace;
+
+/* Number of uint64_t words that hold `bytes` bytes (for declaring aligned static buffers). */
+#define UX_WORDS(bytes) (((bytes) + 7u) / 8u)
+
+/* Every block carved from a workspace is rounded up to 8 bytes. */
+#define UX_WS_ROUND(bytes) ((((size_t)(bytes)) + 7u) & ~(size_t)7u)
+#define UX_WS_REALS(count) UX_WS_ROUND((size_t)(count) * sizeof(ux_real))
+
+/* Canonical ordering (stable merge sort) of `count` atoms: one scratch copy of positions and weights. */
+#define UX_SORT_WORKSPACE_BYTES(count) (2u * UX_WS_REALS(count))
+
+/* A lift whose outer product has `points` points: the points themselves plus the sort scratch. */
+#define UX_LIFT_WORKSPACE_BYTES(points) (2u * UX_WS_REALS(points) + UX_SORT_WORKSPACE_BYTES(points))
+
+/*
+ * BayesLaplace over `prior_count` hypotheses whose observation model has an outer product of
+ * `noise_points` noise atoms per hypothesis (kernel form: the inner-noise count; sampler form: the
+ * product of the noise counts): the log-likelihoods, then either the per-noise-atom log terms (kernel)
+ * or one lift per hypothesis (sampler); the lift is the larger of the two.
+ */
+#define UX_BAYES_WORKSPACE_BYTES(prior_count, noise_points)                                            \
+    (UX_WS_REALS(prior_count) + UX_LIFT_WORKSPACE_BYTES(noise_points))
+
+/*
+ * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
+ * between predict and update, plus the larger of the predict lift (η² points) and BayesLaplace over
+ * η² hypotheses with up to η² noise points (the cubic system's two-noise sampler).
+ */
+#define UX_WORKSPACE_BYTES(eta)                                                                        \
+    (2u * UX_WS_REALS((size_t)(eta) * (eta)) +                                                         \
+     UX_BAYES_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))
+
+/* The RAM budget the core promises for the double build (the float build needs half). */
+#define UX_WORKSPACE_BUDGET_32 (64u * 1024u)
+#define UX_WORKSPACE_BUDGET_64 (256u * 1024u)
+
+_Static_assert(UX_WORKSPACE_BYTES(32) <= UX_WORKSPACE_BUDGET_32, "η ≤ 32 must fit in 64 KiB");
+_Static_assert(UX_WORKSPACE_BYTES(64) <= UX_WORKSPACE_BUDGET_64, "η = 64 must fit in 256 KiB");
+
+#endif /* UX_WORKSPACE_H */
