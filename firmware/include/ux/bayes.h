@@ -33,7 +33,7 @@ typedef struct {
     ux_fn sampler;
     const ux_value *const *noise;
     unsigned n_noise;       /* 1 ≤ n_noise < UX_MAX_ARGS */
-    unsigned eta;           /* atoms of each y_i (0: the largest noise count rounded up to a power of 2) */
+    unsigned eta;           /* atoms of each y_i (0: the largest eta of the noises) */
 } ux_observation;
 
 typedef struct {
@@ -55,7 +55,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
                            size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
                            ux_workspace *ws);
 
-/* The same for a value prior, output at the prior's size rounded up to a power of two. */
+/* The same for a value prior; the output is built for the prior's eta. */
 ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,
                                  const ux_evidence *ev, ux_sources *src, ux_workspace *ws);
 

@@ -20,8 +20,7 @@
 typedef ux_real (*ux_fn)(const ux_real *args, const void *ctx);
 
 /*
- * y = f(in[0], …, in[k−1]; ctx), 1 ≤ k ≤ UX_MAX_ARGS. eta = 0 means the largest input count rounded up to
- * a power of two. A non-finite f value gives UX_ERR_DOMAIN. `out` may be one of the inputs. The result's
+ * y = f(in[0], …, in[k−1]; ctx), 1 ≤ k ≤ UX_MAX_ARGS. eta = 0 means the largest eta of the inputs. A non-finite f value gives UX_ERR_DOMAIN. `out` may be one of the inputs. The result's
  * sources are the union of the inputs' sources.
  * Workspace: UX_LIFT_WORKSPACE_BYTES(product of the distinct inputs' counts).
  */
@@ -37,7 +36,8 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
 ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
                          const ux_value *const *in, unsigned k, ux_workspace *ws);
 
-/* Per-operation arithmetic: the k = 1 and k = 2 lifts of the obvious functions, eta = 0 rule. */
+/* Per-operation arithmetic: the k = 1 and k = 2 lifts of the obvious functions, eta = 0 rule.
+ * ux_mul(out, x, x) is the exact law of X²; ux_mul(out, x, y) with y computed from x is refused. */
 ux_status ux_add(ux_value *out, const ux_value *a, const ux_value *b, ux_workspace *ws);
 ux_status ux_sub(ux_value *out, const ux_value *a, const ux_value *b, ux_workspace *ws);
 ux_status ux_mul(ux_value *out, const ux_value *a, const ux_value *b, ux_workspace *ws);

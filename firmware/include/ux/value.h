@@ -13,7 +13,8 @@
 #include "workspace.h"
 
 typedef struct {
-    uint32_t count;
+    uint32_t count;   /* atoms in use, ≤ eta */
+    uint32_t eta;     /* the size the value was built for (a power of two): lifts of it reduce to this */
     uint64_t sources;
     ux_real x[UX_MAX_ETA];
     ux_real w[UX_MAX_ETA];
@@ -36,10 +37,11 @@ uint64_t ux_sources_fresh(ux_sources *src);
 /* UX_OK when `v` satisfies the invariants above, else UX_ERR_ARG (count) or UX_ERR_DOMAIN. */
 ux_status ux_value_check(const ux_value *v);
 
-/* The point value c (one atom, weight 1) with a fresh source. c must be finite. */
-ux_status ux_point(ux_value *out, ux_real c, ux_sources *src);
+/* The point value c (one atom, weight 1, built for size eta; 0: UX_DEFAULT_ETA), fresh source. c must be
+ * finite. */
+ux_status ux_point(ux_value *out, ux_real c, unsigned eta, ux_sources *src);
 
-/* The same law as `in` with a fresh source (the paper's IndependentCopy). `out` may be `in`. */
+/* The same law (and eta) as `in` with a fresh source (the paper's IndependentCopy). `out` may be `in`. */
 ux_status ux_independent_copy(ux_value *out, const ux_value *in, ux_sources *src);
 
 /*
@@ -53,8 +55,7 @@ ux_status ux_from_samples(ux_value *out, const ux_real *x, const ux_real *w, siz
 
 /*
  * Mixture p·a + (1 − p)·b, 0 < p < 1: atoms of a with weights p·w, of b with (1 − p)·w, canonical order,
- * TTR(log2 eta), normalise; fresh source. eta = 0 means the larger of the two counts rounded up to a
- * power of two. Needs no workspace beyond the stack (at most 2·UX_MAX_ETA atoms).
+ * TTR(log2 eta), normalise; fresh source. eta = 0 means the larger of the two values' eta. Needs no workspace beyond the stack (at most 2·UX_MAX_ETA atoms).
  */
 ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta,
                      ux_sources *src);
