@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from . import _ttr
+from . import _density, _ttr
 
 _source_ids = itertools.count(1)
 
@@ -199,38 +199,16 @@ def normalise(w: np.ndarray) -> np.ndarray:
 
 
 def split_points(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    if x.size < 2:
-        return np.zeros(0)
-    _, _, gaps, means = _ttr.split_cells(x, w, np.array([0]), np.array([x.size]), None, record_splits=True)
-    s = np.empty(x.size - 1)
-    s[gaps - 1] = means
-    return s
+    return _density.split_points_rows(x[None, :], w[None, :])[0]
 
 
 def binned_density(x: np.ndarray, w: np.ndarray):
-    M = x.size
-    if M < 2:
+    if x.size < 2:
         return np.array([x[0], x[0], x[0]]), np.zeros(2)
-    s = split_points(x, w)
-    left = np.concatenate([[x[0] - (s[0] - x[0])], s])
-    right = np.concatenate([s, [x[-1] + (x[-1] - s[-1])]])
-    dL = x - left
-    dR = right - x
-    pL = w * dR / (dL + dR)
-    pR = w * dL / (dL + dR)
-    edges = np.empty(2 * M + 1)
-    edges[0::2] = np.concatenate([left, [right[-1]]])
-    edges[1::2] = x
-    heights = np.empty(2 * M)
-    heights[0::2] = pL / dL
-    heights[1::2] = pR / dR
-    return edges, heights
+    edges, heights = _density.bins_rows(x[None, :], w[None, :])
+    return edges[0], heights[0]
 
 
 def pdf_at(x: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
-    if x.size < 2:
-        return np.zeros(np.shape(t))
-    edges, heights = binned_density(x, w)
-    k = np.searchsorted(edges, t, side="right") - 1
-    inside = (k >= 0) & (k < heights.size)
-    return np.where(inside, heights[np.clip(k, 0, heights.size - 1)], 0.0)
+    flat = np.atleast_1d(t).ravel()
+    return _density.pdf_rows(x[None, :], w[None, :], flat)[0].reshape(np.shape(t))

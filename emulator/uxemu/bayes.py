@@ -1,0 +1,185 @@
+"""BayesLaplace: prior atoms × likelihood of the evidence → posterior value (docs/semantics.md)."""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _density, _ttr
+from .lift import outer_product
+from .value import Value, normalise
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG2 = math.log(2.0)
+
+
+class Status(enum.IntEnum):
+    OK = 0
+    FALLBACK = 1  # every likelihood was zero or non-finite: the posterior is the (reduced) prior
+
+
+def log_family(family: str, t: np.ndarray) -> np.ndarray:
+    """Standard log-density of the outer noise family of a kernel likelihood."""
+    if family == "gaussian":
+        return -0.5 * t * t - _LOG_SQRT_2PI
+    if family == "laplace":
+        return -np.abs(t) - _LOG2
+    if family == "uniform":
+        return np.where((t >= -0.5) & (t <= 0.5), 0.0, -np.inf)
+    raise ValueError(f"unknown kernel family {family!r}; use 'gaussian', 'laplace' or 'uniform'")
+
+
+FAMILIES = ("gaussian", "laplace", "uniform")
+
+
+def logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    """log Σ_j exp(a_ij) per row, max-subtracted, summed sequentially; −∞ for an all −∞ row."""
+    top = a.max(axis=1)
+    finite = np.isfinite(top)
+    safe = np.where(finite, top, 0.0)
+    with np.errstate(invalid="ignore"):
+        s = np.cumsum(np.exp(a - safe[:, None]), axis=1)[:, -1]
+        out = safe + np.log(s)
+    return np.where(finite, out, -np.inf)
+
+
+class KernelLikelihood:
+    """p(z | x) = Σ_j ν_j g((z − loc_j(x)) / scale_j(x)) / scale_j(x): exact marginalisation of the
+    inner noises (quantized values) under an outer noise family with a known density."""
+
+    def __init__(self, family: str, loc_scale, inner: tuple[Value, ...] = ()):
+        if family not in FAMILIES:
+            raise ValueError(f"unknown kernel family {family!r}; use one of {FAMILIES}")
+        self.family = family
+        self.loc_scale = loc_scale
+        self.inner = tuple(inner)
+
+    def log_likelihood(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """(N hypotheses, K evidence atoms) matrix of log p(z_k | x_i)."""
+        if self.inner:
+            points, nu = outer_product(list(self.inner))
+            with np.errstate(all="ignore"):
+                loc, scale = self.loc_scale(x[:, None], *[p[None, :] for p in points])
+            loc = np.broadcast_to(loc, (x.size, nu.size))
+            scale = np.broadcast_to(scale, (x.size, nu.size))
+            log_nu = np.log(nu)[None, :]
+        else:
+            with np.errstate(all="ignore"):
+                loc, scale = self.loc_scale(x)
+            loc = np.broadcast_to(loc, x.shape)[:, None]
+            scale = np.broadcast_to(scale, x.shape)[:, None]
+            log_nu = np.zeros((1, 1))
+        out = np.empty((x.size, z.size))
+        with np.errstate(all="ignore"):
+            log_scale = np.log(scale)
+            for k, zk in enumerate(z):
+                a = log_nu + log_family(self.family, (zk - loc) / scale) - log_scale
+                out[:, k] = logsumexp_rows(a)
+        return out
+
+
+class SamplerLikelihood:
+    """The generic path: lift the observation sampler h(x, noise…) per hypothesis, reduce to η atoms,
+    and read the TTR-binned density at the evidence. The model code doubles as the likelihood."""
+
+    def __init__(self, h, noises: tuple[Value, ...], eta: int, chunk_points: int = 1 << 22):
+        if not noises:
+            raise ValueError("the sampler form needs at least one noise input (a noise-free model has no density)")
+        self.h = h
+        self.noises = tuple(noises)
+        self.n = _ttr.log2_eta(eta)
+        self.chunk_points = chunk_points
+
+    def log_likelihood(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        points, q = outer_product(list(self.noises))
+        P = q.size
+        rows = max(1, self.chunk_points // max(P, 1))
+        out = np.empty((x.size, z.size))
+        for lo in range(0, x.size, rows):
+            xs = x[lo : lo + rows]
+            with np.errstate(all="ignore"):
+                y = np.asarray(self.h(xs[:, None], *[p[None, :] for p in points]), dtype=np.float64)
+            y = np.broadcast_to(y, (xs.size, P))
+            w = np.broadcast_to(q, (xs.size, P))
+            # Non-finite outputs and underflowed weights leave the law; +inf sorts them to the row's end.
+            dead = ~np.isfinite(y) | (w == 0)
+            y = np.where(dead, np.inf, y)
+            w = np.where(dead, 0.0, w)
+            order = np.argsort(y, axis=1, kind="stable")
+            ys = np.take_along_axis(y, order, axis=1)
+            ws = np.take_along_axis(w, order, axis=1)
+            X, Wt, counts = _ttr.ttr_batch_sorted(ys, ws, self.n)
+            dens = np.zeros((xs.size, z.size))
+            for c in np.unique(counts):
+                sel = np.flatnonzero(counts == c)
+                if c >= 2:
+                    Xc, Wc = X[sel, :c], Wt[sel, :c]
+                    Wc = Wc / np.cumsum(Wc, axis=1)[:, -1:]
+                    dens[sel] = _density.pdf_rows(Xc, Wc, z)
+            with np.errstate(divide="ignore"):
+                out[lo : lo + rows] = np.log(dens)
+        return out
+
+
+@dataclass
+class BayesResult:
+    posterior: Value
+    status: Status
+    log_likelihood: np.ndarray  # ℓ_i per prior atom (after m and ω), for diagnostics
+
+
+def evidence_arrays(evidence):
+    """(z, ω) from a number, a Value (an empirical law) or a (z, ω) pair; rejects non-finite input."""
+    if isinstance(evidence, Value):
+        z, om = evidence.x, evidence.w
+    elif isinstance(evidence, tuple) and len(evidence) == 2:
+        z = np.atleast_1d(np.asarray(evidence[0], dtype=np.float64))
+        om = np.atleast_1d(np.asarray(evidence[1], dtype=np.float64))
+    else:
+        z = np.atleast_1d(np.asarray(evidence, dtype=np.float64))
+        om = np.ones(1) if z.size == 1 else np.full(z.size, 1.0 / z.size)
+    if z.size == 0 or z.shape != om.shape:
+        raise ValueError("evidence needs as many weights as observations, and at least one")
+    if not (np.isfinite(z).all() and np.isfinite(om).all()):
+        raise ValueError(f"evidence must be finite, got observations {z} with weights {om}")
+    if (om <= 0).any():
+        raise ValueError("evidence weights must be positive")
+    return z, om
+
+
+def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = None) -> BayesResult:
+    """Posterior of `prior` given `evidence` observed `m` times under `likelihood`.
+
+    `prior` is a Value or a canonically ordered (x, w) pair (the η² predictive atoms of the refined
+    filter). The result has at most `eta` atoms (default: the prior's η).
+    """
+    if isinstance(prior, Value):
+        x, w = prior.x, prior.w
+        eta = prior.eta if eta is None else eta
+    else:
+        x, w = prior
+        if eta is None:
+            raise ValueError("eta is needed when the prior is given as atoms")
+    n = _ttr.log2_eta(eta)
+    if int(m) != m or m < 1:
+        raise ValueError(f"the observation count m must be a positive integer, got {m}")
+    z, om = evidence_arrays(evidence)
+    L = likelihood.log_likelihood(x, z)
+    acc = np.zeros(x.size)
+    with np.errstate(invalid="ignore"):
+        for k in range(z.size):
+            acc = acc + om[k] * L[:, k]
+        ell = float(m) * acc
+    ell = np.where(np.isnan(ell), -np.inf, ell)
+    with np.errstate(divide="ignore"):
+        a = np.log(w) + ell
+    top = a.max()
+    if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
+        px, pw = _ttr.ttr_sorted(x, w, n)
+        return BayesResult(Value(px, normalise(pw), eta), Status.FALLBACK, ell)
+    wp = np.exp(a - top)
+    xs, ws = _ttr.canonical(x, wp)
+    px, pw = _ttr.ttr_sorted(xs, ws, n)
+    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell)

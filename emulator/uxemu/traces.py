@@ -1,0 +1,82 @@
+"""Sensor traces: generation from a model (seeded) and CSV input/output.
+
+CSV columns: k, u, z and, when the truth is known, x. One row per step; the first observation is of
+the initial state (k = 0).
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .model import StateSpaceModel
+
+
+@dataclass
+class Trace:
+    k: np.ndarray
+    u: np.ndarray
+    z: np.ndarray
+    x: np.ndarray | None = None  # the true state, when known
+
+    def __len__(self) -> int:
+        return self.z.size
+
+    def to_csv(self, path) -> None:
+        path = Path(path)
+        with path.open("w", newline="") as fh:
+            out = csv.writer(fh)
+            out.writerow(["k", "u", "z"] + (["x"] if self.x is not None else []))
+            for i in range(len(self)):
+                row = [int(self.k[i]), repr(float(self.u[i])), repr(float(self.z[i]))]
+                if self.x is not None:
+                    row.append(repr(float(self.x[i])))
+                out.writerow(row)
+
+    @classmethod
+    def from_csv(cls, path) -> "Trace":
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"trace file {path} does not exist")
+        with path.open(newline="") as fh:
+            rows = list(csv.reader(fh))
+        if not rows or "z" not in rows[0]:
+            raise ValueError(f"{path}: first line must be a header with at least a 'z' column (k,u,z[,x])")
+        head = [h.strip() for h in rows[0]]
+        cols = {name: [] for name in head}
+        for line_no, row in enumerate(rows[1:], start=2):
+            if not row:
+                continue
+            if len(row) != len(head):
+                raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
+            for name, cell in zip(head, row):
+                try:
+                    cols[name].append(float(cell))
+                except ValueError:
+                    raise ValueError(f"{path}:{line_no}: column {name!r} is not a number: {cell!r}") from None
+        z = np.array(cols["z"])
+        k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(z.size)
+        u = np.array(cols["u"]) if "u" in cols else np.zeros(z.size)
+        x = np.array(cols["x"]) if "x" in cols else None
+        return cls(k, u, z, x)
+
+
+def simulate(model: StateSpaceModel, T: int, rng: np.random.Generator, u=None) -> Trace:
+    """T steps of the model: x_0 from the prior, x_k = f(x_{k−1}, w_k, k, u_k), z_k = h(x_k, noise)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator, e.g. numpy.random.default_rng(seed)")
+    u = np.zeros(T) if u is None else np.asarray(u, dtype=np.float64)
+    x = np.empty(T)
+    x[0] = model.prior.sample(rng)
+    for k in range(1, T):
+        x[k] = model.sample_transition(np.array(x[k - 1]), k, u[k], rng)
+    z = model.sample_observation(x, rng)
+    return Trace(np.arange(T), u, z, x)
+
+
+def simulate_many(model: StateSpaceModel, n_traces: int, T: int, seed: int) -> list[Trace]:
+    """n_traces independent traces from one seed (trace i uses the i-th spawned stream)."""
+    streams = np.random.SeedSequence(seed).spawn(n_traces)
+    return [simulate(model, T, np.random.default_rng(s)) for s in streams]
