@@ -20,8 +20,9 @@
 typedef ux_real (*ux_fn)(const ux_real *args, const void *ctx);
 
 /*
- * y = f(in[0], …, in[k−1]; ctx), 1 ≤ k ≤ UX_MAX_ARGS. eta = 0 means the largest eta of the inputs. A non-finite f value gives UX_ERR_DOMAIN. `out` may be one of the inputs. The result's
- * sources are the union of the inputs' sources.
+ * y = f(in[0], …, in[k−1]; ctx), 1 ≤ k ≤ UX_MAX_ARGS. eta = 0 means the largest eta of the inputs.
+ * A non-finite f value gives UX_ERR_DOMAIN. `out` may be one of the inputs. The result's sources are
+ * the union of the inputs' sources.
  * Workspace: UX_LIFT_WORKSPACE_BYTES(product of the distinct inputs' counts).
  */
 ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,

@@ -12,8 +12,8 @@
 
 /*
  * Split points of strictly increasing atoms x[0..count−1] (1 ≤ count ≤ UX_MAX_ETA): split[i] separates
- * x[i] and x[i+1], i = 0..count−2. A gap that rounding left without a split point (the recursion could
- * not separate it) gets NaN, and the two bins that would use it have no mass. No workspace (stack only).
+ * x[i] and x[i+1], i = 0..count−2. A gap that rounding leaves without a split point (the recursion
+ * pinned every remaining mean to a cell end) gets 0, as in the reference. No workspace (stack only).
  */
 ux_status ux_split_points(const ux_real *x, const ux_real *w, size_t count, ux_real *split);
 

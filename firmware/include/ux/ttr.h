@@ -8,6 +8,7 @@
 #define UX_TTR_H
 
 #include "config.h"
+#include "value.h"
 #include "workspace.h"
 
 /*

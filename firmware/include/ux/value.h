@@ -46,7 +46,7 @@ ux_status ux_independent_copy(ux_value *out, const ux_value *in, ux_sources *src
 
 /*
  * A value from `count` samples (equal weights) or weighted samples (`w` may be NULL for equal
- * weights): canonical order, normalise, TTR(log2 eta). Non-finite samples or negative / non-finite
+ * weights): canonical order, TTR(log2 eta), normalise. Non-finite samples or negative / non-finite
  * weights give UX_ERR_DOMAIN; zero weights are dropped. eta = 0 means UX_DEFAULT_ETA.
  * Workspace: UX_SORT_WORKSPACE_BYTES(count) plus 2 * UX_WS_REALS(count) for the sorted copy.
  */
@@ -55,7 +55,8 @@ ux_status ux_from_samples(ux_value *out, const ux_real *x, const ux_real *w, siz
 
 /*
  * Mixture p·a + (1 − p)·b, 0 < p < 1: atoms of a with weights p·w, of b with (1 − p)·w, canonical order,
- * TTR(log2 eta), normalise; fresh source. eta = 0 means the larger of the two values' eta. Needs no workspace beyond the stack (at most 2·UX_MAX_ETA atoms).
+ * TTR(log2 eta), normalise; fresh source. eta = 0 means the larger of the two values' eta. Needs no
+ * workspace: both inputs are already sorted, so canonical order is a stable merge on the stack.
  */
 ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta,
                      ux_sources *src);

@@ -33,14 +33,17 @@ typedef struct {
 /* A lift whose outer product has `points` points: the points themselves plus the sort scratch. */
 #define UX_LIFT_WORKSPACE_BYTES(points) (2u * UX_WS_REALS(points) + UX_SORT_WORKSPACE_BYTES(points))
 
+#define UX_WS_MAX(a, b) ((a) > (b) ? (a) : (b))
+
 /*
- * BayesLaplace over `prior_count` hypotheses whose observation model has an outer product of
- * `noise_points` noise atoms per hypothesis (kernel form: the inner-noise count; sampler form: the
- * product of the noise counts): the log-likelihoods, then either the per-noise-atom log terms (kernel)
- * or one lift per hypothesis (sampler); the lift is the larger of the two.
+ * BayesLaplace over `prior_count` hypotheses whose observation model has `noise_points` noise atoms
+ * per hypothesis (kernel form: the inner-noise count; sampler form: the product of the noise counts):
+ * the log-likelihoods, then either five per-noise-atom arrays (kernel: log ν, loc, scale, log scale and
+ * the log terms) or one lift per hypothesis (sampler).
  */
 #define UX_BAYES_WORKSPACE_BYTES(prior_count, noise_points)                                            \
-    (UX_WS_REALS(prior_count) + UX_LIFT_WORKSPACE_BYTES(noise_points))
+    (UX_WS_REALS(prior_count) +                                                                        \
+     UX_WS_MAX(5u * UX_WS_REALS(noise_points), UX_LIFT_WORKSPACE_BYTES(noise_points)))
 
 /*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps

@@ -1,0 +1,78 @@
+/*
+ * Cubic mean-reverting state with a Beer–Lambert observation (system 3):
+ *   d = c − x;  x' = x + αd − αβd³ + w,  w ~ N(0, σ_υ²)
+ *   g = exp(−x)(1 + m), m ~ N(0, σ_m²);  y = g + sqrt(σ_base² + max(g, 0))·l,  l ~ Laplace(0, 1)
+ * Kernel form: inner noise m, Laplace family, loc g, scale sqrt(σ_base² + max(g, 0)).
+ * Parameters: α, β, c, σ_υ, σ_m, σ_base. Same operation order as the reference.
+ */
+#include <math.h>
+
+#include "ux/model.h"
+#include "ux/rmath.h"
+
+static ux_real transition(const ux_real *a, const void *ctx)
+{
+    const ux_real *p = ((const ux_model_ctx *)ctx)->params;
+    ux_real x = a[0], alpha = p[0], beta = p[1], d = p[2] - x;
+    return x + alpha * d - alpha * beta * d * d * d + a[1];
+}
+
+/* args {x, m}: the location g and the Laplace scale. max(g, 0) only guards the root for m < −1. */
+static void kernel(const ux_real *a, const void *ctx, ux_real *loc, ux_real *scale)
+{
+    const ux_real *p = ((const ux_model_ctx *)ctx)->params;
+    ux_real sb2 = p[5] * p[5];
+    ux_real g = ux_rexp(-a[0]) * ((ux_real)1.0 + a[1]);
+    ux_real gp = (g > 0 || isnan(g)) ? g : (ux_real)0.0;
+    *loc = g;
+    *scale = ux_rsqrt(sb2 + gp);
+}
+
+/* args {x, m, l} */
+static ux_real sampler(const ux_real *a, const void *ctx)
+{
+    ux_real g, s;
+    kernel(a, ctx, &g, &s);
+    return g + s * a[2];
+}
+
+static void noises(const ux_real *p, ux_model_noises *out)
+{
+    out->process = (ux_law){UX_LAW_GAUSSIAN, 0, p[3], 0};
+    out->n_inner = 1;
+    out->inner = (ux_law){UX_LAW_GAUSSIAN, 0, p[4], 0};
+    out->n_noise = 2;
+    out->noise[0] = (ux_law){UX_LAW_GAUSSIAN, 0, p[4], 0};
+    out->noise[1] = (ux_law){UX_LAW_LAPLACE, 0, 1, 0};
+}
+
+static int check(const ux_real *p)
+{
+    int i;
+    for (i = 0; i < 3; ++i)
+        if (!isfinite(p[i]))
+            return i;
+    if (!(isfinite(p[3]) && p[3] > 0))
+        return 3;
+    if (!(isfinite(p[4]) && p[4] > 0))
+        return 4;
+    if (!(isfinite(p[5]) && p[5] >= 0))
+        return 5;
+    return -1;
+}
+
+static const ux_real defaults[6] = {0.1, 0.05, 0.95, 0.05, 0.05, 0.01};
+
+const ux_model ux_model_cubic_bl = {
+    .id = 3,
+    .name = "cubic",
+    .n_params = 6,
+    .defaults = defaults,
+    .check = check,
+    .transition = transition,
+    .noises = noises,
+    .family = UX_LAW_LAPLACE,
+    .kernel = kernel,
+    .sampler = sampler,
+    .prior = {UX_LAW_GAUSSIAN, 0.0, 0.1, 0.0},
+};

@@ -1,0 +1,63 @@
+/*
+ * Gordon–Salmond–Smith (system 2): x' = x/2 + 25x/(1 + x²) + 8cos(1.2k) + w, w ~ N(0, σ_υ²);
+ * z = x²/20 + v, v ~ N(0, σ_ν²). Kernel form: Gaussian, loc x²/20, scale σ_ν.
+ * Parameters: σ_υ, σ_ν. Expressions are written in the same operation order as the reference.
+ */
+#include <math.h>
+
+#include "ux/model.h"
+#include "ux/rmath.h"
+
+static ux_real transition(const ux_real *a, const void *ctx)
+{
+    const ux_model_ctx *c = (const ux_model_ctx *)ctx;
+    ux_real x = a[0];
+    ux_real drive = (ux_real)8.0 * ux_rcos((ux_real)1.2 * (ux_real)c->k);
+    return x / (ux_real)2.0 + (ux_real)25.0 * x / ((ux_real)1.0 + x * x) + drive + a[1];
+}
+
+static void kernel(const ux_real *a, const void *ctx, ux_real *loc, ux_real *scale)
+{
+    const ux_real *p = ((const ux_model_ctx *)ctx)->params;
+    *loc = a[0] * a[0] / (ux_real)20.0;
+    *scale = p[1] + (ux_real)0.0 * a[0];
+}
+
+static ux_real sampler(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return a[0] * a[0] / (ux_real)20.0 + a[1];
+}
+
+static void noises(const ux_real *p, ux_model_noises *out)
+{
+    out->process = (ux_law){UX_LAW_GAUSSIAN, 0, p[0], 0};
+    out->n_inner = 0;
+    out->n_noise = 1;
+    out->noise[0] = (ux_law){UX_LAW_GAUSSIAN, 0, p[1], 0};
+}
+
+static int check(const ux_real *p)
+{
+    if (!(isfinite(p[0]) && p[0] > 0))
+        return 0;
+    if (!(isfinite(p[1]) && p[1] > 0))
+        return 1;
+    return -1;
+}
+
+static const ux_real defaults[2] = {3.0, 1.0};
+
+const ux_model ux_model_gss = {
+    .id = 2,
+    .name = "gss",
+    .n_params = 2,
+    .defaults = defaults,
+    .check = check,
+    .transition = transition,
+    .noises = noises,
+    .family = UX_LAW_GAUSSIAN,
+    .kernel = kernel,
+    .sampler = sampler,
+    .prior = {UX_LAW_GAUSSIAN, 0.0, 5.0, 0.0},
+};

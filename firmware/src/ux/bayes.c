@@ -1,0 +1,238 @@
+/*
+ * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, log-domain weighting with the
+ * maximum subtracted, then TTR. If no hypothesis survives, the result is the prior reduced with TTR and
+ * the status says so (the dogmatic-prior fallback), so no NaN ever reaches a posterior.
+ */
+#include "internal.h"
+#include "ux/bayes.h"
+#include "ux/pdf.h"
+#include "ux/ttr.h"
+
+#include <string.h>
+
+/* log Σ exp(a_j) = M + log Σ exp(a_j − M), sequential; −∞ when the maximum is not finite (all −∞, or a
+ * NaN or +∞ term, none of which can be weighed). */
+static ux_real logsumexp(const ux_real *a, size_t count)
+{
+    ux_real top = a[0], s = 0;
+    size_t j;
+    for (j = 0; j < count; ++j) {
+        if (isnan(a[j]))
+            return -UX_INF;
+        if (a[j] > top)
+            top = a[j];
+    }
+    if (!ux_finite(top))
+        return -UX_INF;
+    for (j = 0; j < count; ++j)
+        s = s + UX_EXP(a[j] - top);
+    return top + UX_LOG(s);
+}
+
+/* Kernel form: ℓ_i = m Σ_k ω_k logsumexp_j(log ν_j + g((z_k − loc_ij)/scale_ij) − log scale_ij). */
+static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
+                               const ux_real *omega, ux_real *ell, ux_arena *arena)
+{
+    size_t J = obs->inner != NULL ? obs->inner->count : 1, i, j;
+    ux_real *log_nu = ux_arena_reals(arena, J), *loc = ux_arena_reals(arena, J);
+    ux_real *scale = ux_arena_reals(arena, J), *log_scale = ux_arena_reals(arena, J);
+    ux_real *a = ux_arena_reals(arena, J);
+    unsigned k;
+
+    if (log_nu == NULL || loc == NULL || scale == NULL || log_scale == NULL || a == NULL)
+        return UX_ERR_WORKSPACE;
+    for (j = 0; j < J; ++j)
+        log_nu[j] = obs->inner != NULL ? UX_LOG(obs->inner->w[j]) : UX_R(0.0);
+    for (i = 0; i < count; ++i) {
+        ux_real args[2], acc = 0;
+        args[0] = px[i];
+        for (j = 0; j < J; ++j) {
+            args[1] = obs->inner != NULL ? obs->inner->x[j] : UX_R(0.0);
+            obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
+            log_scale[j] = UX_LOG(scale[j]);
+        }
+        for (k = 0; k < ev->count; ++k) {
+            ux_real L;
+            for (j = 0; j < J; ++j)
+                a[j] = log_nu[j] + ux_std_logpdf(obs->family, (ev->z[k] - loc[j]) / scale[j]) - log_scale[j];
+            L = logsumexp(a, J);
+            acc = acc + omega[k] * L;
+        }
+        ell[i] = (ux_real)ev->m * acc;
+    }
+    return UX_OK;
+}
+
+/* Sampler form: y_i = h(x_i, noise…) over the noises' outer product, non-finite points dropped,
+ * canonical order, TTR, normalise; ℓ_i = m Σ_k ω_k log pdf_{y_i}(z_k). */
+static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
+                                const ux_real *omega, ux_real *ell, ux_arena *arena)
+{
+    size_t P = 1, i, p;
+    unsigned r, k, n;
+    int ln;
+    ux_real *y, *w;
+    ux_workspace rest;
+    unsigned eta = obs->eta;
+
+    if (obs->noise == NULL || obs->n_noise < 1 || obs->n_noise >= UX_MAX_ARGS)
+        return UX_ERR_ARG;
+    for (r = 0; r < obs->n_noise; ++r) {
+        const ux_value *v = obs->noise[r];
+        if (v == NULL || v->count < 1 || v->count > UX_MAX_ETA)
+            return UX_ERR_ARG;
+        P *= v->count;
+        if (eta == 0 && v->eta > eta)
+            eta = v->eta;
+    }
+    ln = ux_log2_eta(eta);
+    if (ln < 0)
+        return UX_ERR_ARG;
+    n = (unsigned)ln;
+    y = ux_arena_reals(arena, P);
+    w = ux_arena_reals(arena, P);
+    if (y == NULL || w == NULL)
+        return UX_ERR_WORKSPACE;
+    rest = ux_arena_rest(arena);
+
+    for (i = 0; i < count; ++i) {
+        uint32_t idx[UX_MAX_ARGS] = {0};
+        ux_real args[UX_MAX_ARGS], split[UX_MAX_ETA], acc = 0;
+        size_t live = 0, c;
+        ux_status st;
+        args[0] = px[i];
+        for (p = 0; p < P; ++p) {
+            ux_real q = obs->noise[0]->w[idx[0]], v;
+            for (r = 1; r < obs->n_noise; ++r)
+                q = q * obs->noise[r]->w[idx[r]];
+            for (r = 0; r < obs->n_noise; ++r)
+                args[r + 1] = obs->noise[r]->x[idx[r]];
+            v = obs->sampler(args, obs->ctx);
+            /* Points the model cannot evaluate leave the law (the only place mass is dropped). */
+            if (ux_finite(v) && q != 0) {
+                y[live] = v;
+                w[live] = q;
+                ++live;
+            }
+            for (r = obs->n_noise; r-- > 0;) {
+                if (++idx[r] < obs->noise[r]->count)
+                    break;
+                idx[r] = 0;
+            }
+        }
+        c = 0;
+        if (live > 0) {
+            st = ux_canonical(y, w, &live, &rest);
+            if (st != UX_OK)
+                return st;
+            c = ux_ttr(y, w, live, n);
+        }
+        if (c < 2) { /* a one-atom law has no density */
+            for (k = 0; k < ev->count; ++k)
+                acc = acc + omega[k] * -UX_INF;
+        } else {
+            ux_normalise(w, c);
+            ux_split_points(y, w, c, split);
+            for (k = 0; k < ev->count; ++k)
+                acc = acc + omega[k] * UX_LOG(ux_pdf_atoms(y, w, c, split, ev->z[k]));
+        }
+        ell[i] = (ux_real)ev->m * acc;
+    }
+    return UX_OK;
+}
+
+static ux_status check_evidence(const ux_evidence *ev, ux_real *omega)
+{
+    unsigned k;
+    if (ev == NULL || ev->z == NULL || ev->count < 1 || ev->count > UX_MAX_ETA)
+        return UX_ERR_ARG;
+    if (ev->m < 1)
+        return UX_ERR_DOMAIN;
+    for (k = 0; k < ev->count; ++k) {
+        omega[k] = ev->omega != NULL ? ev->omega[k] : (ev->count == 1 ? UX_R(1.0) : UX_R(1.0) / (ux_real)ev->count);
+        if (!ux_finite(ev->z[k]) || !ux_finite(omega[k]) || !(omega[k] > 0))
+            return UX_ERR_DOMAIN;
+    }
+    return UX_OK;
+}
+
+static void emit(ux_value *out, const ux_real *x, ux_real *w, size_t r, unsigned eta, ux_sources *src)
+{
+    ux_normalise(w, r);
+    memcpy(out->x, x, r * sizeof(ux_real));
+    memcpy(out->w, w, r * sizeof(ux_real));
+    out->count = (uint32_t)r;
+    out->eta = eta;
+    out->sources = ux_sources_fresh(src);
+}
+
+ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
+                           const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws)
+{
+    ux_real omega[UX_MAX_ETA], top;
+    ux_real *ell;
+    ux_arena arena;
+    ux_status st;
+    size_t i, kept;
+    int n = ux_log2_eta(eta);
+
+    if (out == NULL || obs == NULL || px == NULL || pw == NULL || prior_count == 0 || src == NULL || n < 0)
+        return UX_ERR_ARG;
+    st = check_evidence(ev, omega);
+    if (st != UX_OK)
+        return st;
+    if (obs->form == UX_LIK_KERNEL) {
+        if (obs->kernel == NULL || ux_std_logpdf(obs->family, 0) != ux_std_logpdf(obs->family, 0))
+            return UX_ERR_ARG; /* no kernel, or a family without a standard density */
+    } else if (obs->form != UX_LIK_SAMPLER || obs->sampler == NULL) {
+        return UX_ERR_ARG;
+    }
+    st = ux_arena_open(&arena, ws);
+    if (st != UX_OK)
+        return st;
+    ell = ux_arena_reals(&arena, prior_count);
+    if (ell == NULL)
+        return UX_ERR_WORKSPACE;
+    st = obs->form == UX_LIK_KERNEL ? kernel_loglik(obs, px, prior_count, ev, omega, ell, &arena)
+                                    : sampler_loglik(obs, px, prior_count, ev, omega, ell, &arena);
+    if (st != UX_OK)
+        return st;
+
+    /* a_i = log w_i + ℓ_i (a NaN ℓ_i means the hypothesis is impossible), kept in ell. */
+    top = -UX_INF;
+    for (i = 0; i < prior_count; ++i) {
+        ux_real l = isnan(ell[i]) ? -UX_INF : ell[i];
+        ell[i] = UX_LOG(pw[i]) + l;
+        if (ell[i] > top || i == 0)
+            top = ell[i];
+    }
+    if (!ux_finite(top)) {
+        /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
+        size_t r = ux_ttr(px, pw, prior_count, (unsigned)n);
+        emit(out, px, pw, r, eta, src);
+        return UX_FALLBACK;
+    }
+    /* w'_i = exp(a_i − A); the prior is already in order, so canonical order only drops zeros. */
+    kept = 0;
+    for (i = 0; i < prior_count; ++i) {
+        ux_real wi = UX_EXP(ell[i] - top);
+        if (wi != 0) {
+            px[kept] = px[i];
+            pw[kept] = wi;
+            ++kept;
+        }
+    }
+    emit(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n), eta, src);
+    return UX_OK;
+}
+
+ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,
+                                 const ux_evidence *ev, ux_sources *src, ux_workspace *ws)
+{
+    ux_real x[UX_MAX_ETA], w[UX_MAX_ETA];
+    if (prior == NULL || prior->count < 1 || prior->count > UX_MAX_ETA)
+        return UX_ERR_ARG;
+    memcpy(x, prior->x, prior->count * sizeof(ux_real));
+    memcpy(w, prior->w, prior->count * sizeof(ux_real));
+    return ux_bayes_laplace(out, obs, x, w, prior->count, ev, prior->eta, src, ws);
+}

@@ -1,0 +1,258 @@
+/*
+ * The BayesLaplace filter: x̂_0 = quantized prior; each step predict = lift(transition, {posterior,
+ * process noise}), update = BayesLaplace. Refined mode hands all η² predictive atoms to the update;
+ * paper mode reduces them to η first.
+ *
+ * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start,
+ * followed by scratch that predict and update each carve afresh.
+ */
+#include "internal.h"
+#include "ux/filter.h"
+#include "ux/stats.h"
+#include "ux/ttr.h"
+
+#include <string.h>
+
+static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood lik)
+{
+    ux_model_noises nz;
+    size_t p = 1;
+    unsigned r;
+    model->noises(model->defaults, &nz);
+    if (lik == UX_LIK_KERNEL)
+        return nz.n_inner > 0 ? eta : 1;
+    for (r = 0; r < nz.n_noise; ++r)
+        p *= eta;
+    return p;
+}
+
+size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mode, ux_likelihood lik)
+{
+    size_t pred = (size_t)eta * eta, staged, predict, update;
+    (void)mode; /* paper mode still evaluates all η² points before reducing them */
+    if (model == NULL || ux_log2_eta(eta) < 0)
+        return 0;
+    staged = 2 * UX_WS_REALS(pred);
+    predict = 2 * UX_WS_REALS(pred) + UX_SORT_WORKSPACE_BYTES(pred);
+    update = UX_BAYES_WORKSPACE_BYTES(pred, noise_points(model, eta, lik));
+    return staged + (predict > update ? predict : update);
+}
+
+size_t ux_filter_workspace_in_use(const ux_filter *f) { return f != NULL && f->model != NULL ? f->ws_used : 0; }
+
+int ux_filter_check_params(const ux_model *model, const double *params)
+{
+    ux_real p[UX_MODEL_MAX_PARAMS];
+    unsigned i;
+    if (model == NULL || params == NULL)
+        return 0;
+    for (i = 0; i < model->n_params; ++i) {
+        p[i] = (ux_real)params[i];
+        if (!ux_finite(p[i])) /* also catches doubles that overflow the float build */
+            return (int)i;
+    }
+    return model->check(p);
+}
+
+/* Staged prediction arrays at the start of the workspace. */
+static ux_real *staged_x(const ux_filter *f) { return (ux_real *)f->ws.mem; }
+static ux_real *staged_w(const ux_filter *f)
+{
+    return (ux_real *)(void *)((unsigned char *)f->ws.mem + UX_WS_REALS((size_t)f->eta * f->eta));
+}
+static ux_workspace scratch(const ux_filter *f)
+{
+    ux_workspace w;
+    size_t skip = 2 * UX_WS_REALS((size_t)f->eta * f->eta);
+    w.mem = (unsigned char *)f->ws.mem + skip;
+    w.bytes = f->ws_used - skip;
+    return w;
+}
+
+ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws)
+{
+    ux_model_noises nz;
+    const ux_model *model;
+    ux_law prior;
+    ux_arena arena;
+    ux_status st;
+    unsigned i;
+    size_t need;
+
+    if (f == NULL)
+        return UX_ERR_ARG;
+    memset(f, 0, sizeof *f);
+    if (cfg == NULL || cfg->model == NULL || cfg->model->n_params > UX_MODEL_MAX_PARAMS)
+        return UX_ERR_ARG;
+    model = cfg->model;
+    if (ux_log2_eta(cfg->eta) < 0 || (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER))
+        return UX_ERR_ARG;
+    if (cfg->likelihood == UX_LIK_KERNEL ? model->kernel == NULL
+                                         : (cfg->likelihood != UX_LIK_SAMPLER || model->sampler == NULL))
+        return UX_ERR_ARG;
+    if (cfg->params != NULL && ux_filter_check_params(model, cfg->params) >= 0)
+        return UX_ERR_DOMAIN;
+    for (i = 0; i < model->n_params; ++i)
+        f->params[i] = cfg->params != NULL ? (ux_real)cfg->params[i] : model->defaults[i];
+
+    need = ux_filter_workspace_bytes(model, cfg->eta, cfg->mode, cfg->likelihood);
+    st = ux_arena_open(&arena, &ws);
+    if (st != UX_OK || ws.bytes < need)
+        return UX_ERR_WORKSPACE;
+
+    f->eta = cfg->eta;
+    f->n = (unsigned)ux_log2_eta(cfg->eta);
+    f->mode = cfg->mode;
+    f->likelihood = cfg->likelihood;
+    ux_sources_init(&f->sources);
+
+    model->noises(f->params, &nz);
+    prior = cfg->prior != NULL ? *cfg->prior : model->prior;
+    st = ux_quantize(&prior, f->eta, &f->posterior, &f->sources);
+    if (st == UX_OK)
+        st = ux_quantize(&nz.process, f->eta, &f->process, &f->sources);
+    if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz.n_inner > 0) {
+        f->n_inner = 1;
+        st = ux_quantize(&nz.inner, f->eta, &f->inner, &f->sources);
+    }
+    if (st == UX_OK && f->likelihood == UX_LIK_SAMPLER) {
+        f->n_noise = nz.n_noise;
+        for (i = 0; i < nz.n_noise && st == UX_OK; ++i)
+            st = ux_quantize(&nz.noise[i], f->eta, &f->noise[i], &f->sources);
+    }
+    if (st != UX_OK) {
+        memset(f, 0, sizeof *f);
+        return st == UX_ERR_ARG ? UX_ERR_DOMAIN : st; /* a bad prior law is a domain error */
+    }
+    f->ws = ws;
+    f->ws_used = need;
+    f->staged = 0;
+    f->last = UX_OK;
+    f->model = model; /* set last: a filter with a model is a configured filter */
+    return UX_OK;
+}
+
+/* Reduce η² atoms to η and normalise, in place; returns the count. */
+static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t count)
+{
+    size_t r = ux_ttr(x, w, count, f->n);
+    ux_normalise(w, r);
+    return r;
+}
+
+ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
+{
+    ux_value belief;
+    const ux_value *in[2];
+    ux_model_ctx ctx;
+    ux_workspace rest;
+    ux_arena arena;
+    ux_real *x, *w;
+    size_t count = 0;
+    ux_status st;
+
+    if (f == NULL || f->model == NULL)
+        return UX_ERR_ARG;
+    /* The belief predicted from: the posterior, or a prediction already staged (reduced to η). */
+    belief = f->posterior;
+    if (f->staged > 0) {
+        size_t r = reduce_in_place(f, staged_x(f), staged_w(f), f->staged);
+        memcpy(belief.x, staged_x(f), r * sizeof(ux_real));
+        memcpy(belief.w, staged_w(f), r * sizeof(ux_real));
+        belief.count = (uint32_t)r;
+        f->staged = r; /* still a valid staged prior should the lift below fail */
+    }
+    ux_independent_copy(&belief, &belief, &f->sources);
+    ux_independent_copy(&f->process, &f->process, &f->sources);
+
+    ctx.params = f->params;
+    ctx.k = k;
+    ctx.u = (ux_real)u;
+    in[0] = &belief;
+    in[1] = &f->process;
+    rest = scratch(f);
+    st = ux_arena_open(&arena, &rest);
+    if (st != UX_OK)
+        return st;
+    x = ux_arena_reals(&arena, (size_t)f->eta * f->eta);
+    w = ux_arena_reals(&arena, (size_t)f->eta * f->eta);
+    if (x == NULL || w == NULL)
+        return UX_ERR_WORKSPACE;
+    rest = ux_arena_rest(&arena);
+    st = ux_lift_points(x, w, &count, f->model->transition, &ctx, in, 2, &rest);
+    if (st != UX_OK)
+        return st;
+    if (f->mode == UX_MODE_PAPER)
+        count = reduce_in_place(f, x, w, count);
+    memcpy(staged_x(f), x, count * sizeof(ux_real));
+    memcpy(staged_w(f), w, count * sizeof(ux_real));
+    f->staged = count;
+    f->posterior = belief;
+    return UX_OK;
+}
+
+ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
+{
+    ux_real zr[UX_MAX_ETA], wr[UX_MAX_ETA];
+    const ux_value *noise[UX_MODEL_MAX_NOISES];
+    ux_observation obs;
+    ux_evidence ev;
+    ux_model_ctx ctx;
+    ux_workspace rest;
+    ux_value post;
+    ux_status st;
+    size_t count;
+    unsigned k;
+
+    if (f == NULL || f->model == NULL || z == NULL || J < 1 || J > UX_MAX_ETA)
+        return UX_ERR_ARG;
+    if (m < 1)
+        return UX_ERR_DOMAIN;
+    /* Evidence is checked before the staged prior is touched, so a rejected update changes nothing. */
+    for (k = 0; k < J; ++k) {
+        zr[k] = (ux_real)z[k];
+        wr[k] = omega != NULL ? (ux_real)omega[k] : (J == 1 ? UX_R(1.0) : UX_R(1.0) / (ux_real)J);
+        if (!ux_finite(zr[k]) || !ux_finite(wr[k]) || !(wr[k] > 0))
+            return UX_ERR_DOMAIN;
+    }
+    if (f->staged == 0) {
+        memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
+        memcpy(staged_w(f), f->posterior.w, f->posterior.count * sizeof(ux_real));
+        count = f->posterior.count;
+    } else {
+        count = f->staged;
+    }
+
+    ctx.params = f->params;
+    ctx.k = 0;
+    ctx.u = 0;
+    memset(&obs, 0, sizeof obs);
+    obs.form = f->likelihood;
+    obs.ctx = &ctx;
+    obs.family = f->model->family;
+    obs.kernel = f->model->kernel;
+    obs.inner = f->n_inner > 0 ? &f->inner : NULL;
+    obs.sampler = f->model->sampler;
+    for (k = 0; k < f->n_noise; ++k)
+        noise[k] = &f->noise[k];
+    obs.noise = noise;
+    obs.n_noise = f->n_noise;
+    obs.eta = f->eta;
+    ev.z = zr;
+    ev.omega = wr;
+    ev.count = J;
+    ev.m = m;
+    rest = scratch(f);
+    st = ux_bayes_laplace(&post, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest);
+    if (st < 0)
+        return st;
+    f->posterior = post;
+    f->staged = 0;
+    f->last = st;
+    return st;
+}
+
+const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f->posterior : NULL; }
+double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
+double ux_filter_var(const ux_filter *f) { return (double)ux_var(&f->posterior); }
+ux_status ux_filter_last_status(const ux_filter *f) { return f != NULL ? f->last : UX_ERR_ARG; }

@@ -1,0 +1,69 @@
+/*
+ * Internal helpers of the ux core: the math layer for both real types and workspace carving.
+ * Not installed; only the core's own .c files include it.
+ */
+#ifndef UX_INTERNAL_H
+#define UX_INTERNAL_H
+
+#include <math.h>
+
+#include "ux/config.h"
+#include "ux/workspace.h"
+
+/* Literals in the working precision, so the float build never drags in soft double arithmetic. */
+#define UX_R(c) ((ux_real)(c))
+
+#ifdef UX_REAL_FLOAT
+#define UX_EXP expf
+#define UX_EXPM1 expm1f
+#define UX_LOG logf
+#define UX_LOG1P log1pf
+#define UX_SQRT sqrtf
+#define UX_ERFC erfcf
+#define UX_LGAMMA lgammaf
+#define UX_POW powf
+#define UX_SIN sinf
+#define UX_COS cosf
+#define UX_FABS fabsf
+#define UX_EPS 1.1920928955078125e-07f
+#else
+#define UX_EXP exp
+#define UX_EXPM1 expm1
+#define UX_LOG log
+#define UX_LOG1P log1p
+#define UX_SQRT sqrt
+#define UX_ERFC erfc
+#define UX_LGAMMA lgamma
+#define UX_POW pow
+#define UX_SIN sin
+#define UX_COS cos
+#define UX_FABS fabs
+#define UX_EPS 2.220446049250313e-16
+#endif
+
+#define UX_PI UX_R(3.141592653589793238462643383279502884)
+#define UX_INF ((ux_real)INFINITY)
+
+static inline int ux_finite(ux_real v) { return isfinite(v); }
+
+/*
+ * Carving a workspace: a bump allocator over a copy of the caller's block. Every function that needs
+ * scratch takes the caller's ux_workspace by pointer but carves from a local copy, so scratch is
+ * released on return and the caller's block is never consumed.
+ */
+typedef struct {
+    unsigned char *next;
+    size_t left;
+} ux_arena;
+
+/* UX_OK, or UX_ERR_WORKSPACE when the block is missing or not aligned to 8 bytes. */
+ux_status ux_arena_open(ux_arena *a, const ux_workspace *ws);
+/* `count` reals, or NULL when the block is too small. */
+ux_real *ux_arena_reals(ux_arena *a, size_t count);
+/* The rest of the arena as a workspace (for calling another operation). */
+ux_workspace ux_arena_rest(const ux_arena *a);
+
+/* Smallest n with 2^n ≥ count (count ≥ 1), capped at UX_MAX_LOG2_ETA. */
+unsigned ux_ceil_log2(size_t count);
+
+#endif /* UX_INTERNAL_H */

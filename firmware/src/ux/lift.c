@@ -1,0 +1,129 @@
+/*
+ * Lift: f over the outer product of independent inputs, then canonical order, TTR, normalise.
+ *
+ * The dependency rule lives here: the same pointer twice is one input (f sees one atom in both places,
+ * which is what makes x·x exact), and different inputs that share a source are refused, because their
+ * joint law is not the product of their laws and the core cannot know it.
+ */
+#include "internal.h"
+#include "ux/lift.h"
+#include "ux/ttr.h"
+
+/* Distinct inputs in order of first appearance, and for each argument the index of its input. */
+typedef struct {
+    const ux_value *v[UX_MAX_ARGS];
+    unsigned where[UX_MAX_ARGS];
+    unsigned n;
+    size_t points;
+    uint64_t sources;
+    unsigned eta;
+} distinct_inputs;
+
+static ux_status collect(distinct_inputs *d, const ux_value *const *in, unsigned k)
+{
+    unsigned a, i;
+    if (in == NULL || k < 1 || k > UX_MAX_ARGS)
+        return UX_ERR_ARG;
+    d->n = 0;
+    d->points = 1;
+    d->sources = 0;
+    d->eta = 0;
+    for (a = 0; a < k; ++a) {
+        const ux_value *v = in[a];
+        if (v == NULL || v->count < 1 || v->count > UX_MAX_ETA)
+            return UX_ERR_ARG;
+        if (v->eta > d->eta)
+            d->eta = v->eta;
+        for (i = 0; i < d->n && d->v[i] != v; ++i) {
+        }
+        if (i == d->n) {
+            /* A new input: it must not share a source with any earlier one. */
+            if ((d->sources & v->sources) != 0)
+                return UX_ERR_DEPENDENT;
+            d->v[d->n++] = v;
+            d->sources |= v->sources;
+            d->points *= v->count;
+        }
+        d->where[a] = i;
+    }
+    return UX_OK;
+}
+
+/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w). */
+static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w)
+{
+    uint32_t idx[UX_MAX_ARGS] = {0};
+    ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS];
+    size_t p;
+    unsigned i, a;
+    for (p = 0; p < d->points; ++p) {
+        ux_real weight = d->v[0]->w[idx[0]];
+        for (i = 1; i < d->n; ++i)
+            weight = weight * d->v[i]->w[idx[i]]; /* product left to right */
+        for (i = 0; i < d->n; ++i)
+            atom[i] = d->v[i]->x[idx[i]];
+        for (a = 0; a < k; ++a)
+            args[a] = atom[d->where[a]];
+        x[p] = f(args, ctx);
+        w[p] = weight;
+        if (!ux_finite(x[p]))
+            return UX_ERR_DOMAIN; /* f is not defined on the whole support: refuse, never drop mass */
+        /* Odometer: the last input varies fastest. */
+        for (i = d->n; i-- > 0;) {
+            if (++idx[i] < d->v[i]->count)
+                break;
+            idx[i] = 0;
+        }
+    }
+    return UX_OK;
+}
+
+ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
+                         const ux_value *const *in, unsigned k, ux_workspace *ws)
+{
+    distinct_inputs d;
+    ux_status st;
+    if (x == NULL || w == NULL || count == NULL || f == NULL)
+        return UX_ERR_ARG;
+    st = collect(&d, in, k);
+    if (st != UX_OK)
+        return st;
+    st = evaluate(&d, f, ctx, k, x, w);
+    if (st != UX_OK)
+        return st;
+    *count = d.points;
+    return ux_canonical(x, w, count, ws);
+}
+
+ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
+                  ux_workspace *ws)
+{
+    distinct_inputs d;
+    ux_arena arena;
+    ux_real *x, *w;
+    ux_workspace rest;
+    ux_status st;
+
+    if (out == NULL || f == NULL)
+        return UX_ERR_ARG;
+    st = collect(&d, in, k);
+    if (st != UX_OK)
+        return st;
+    if (eta == 0)
+        eta = d.eta;
+    if (ux_log2_eta(eta) < 0)
+        return UX_ERR_ARG;
+    st = ux_arena_open(&arena, ws);
+    if (st != UX_OK)
+        return st;
+    x = ux_arena_reals(&arena, d.points);
+    w = ux_arena_reals(&arena, d.points);
+    if (x == NULL || w == NULL)
+        return UX_ERR_WORKSPACE;
+    st = evaluate(&d, f, ctx, k, x, w);
+    if (st != UX_OK)
+        return st;
+    rest = ux_arena_rest(&arena);
+    /* ux_reduce writes `out` only after the inputs are fully read, so `out` may alias an input. */
+    return ux_reduce(out, x, w, d.points, eta, d.sources, &rest);
+}
