@@ -1,0 +1,39 @@
+import numpy as np
+import pytest
+
+import uxemu as ux
+
+
+def test_simulation_is_seeded_and_round_trips_through_csv(tmp_path):
+    m = ux.systems.get("cubic")
+    a = ux.simulate(m, 25, np.random.default_rng(5))
+    b = ux.simulate(m, 25, np.random.default_rng(5))
+    np.testing.assert_array_equal(a.z, b.z)
+    path = tmp_path / "t.csv"
+    a.to_csv(path)
+    c = ux.Trace.from_csv(path)
+    np.testing.assert_array_equal(c.z, a.z)
+    np.testing.assert_array_equal(c.x, a.x)
+    np.testing.assert_array_equal(c.k, np.arange(25))
+
+
+def test_many_traces_differ_and_reproduce():
+    m = ux.systems.get("sv")
+    t1 = ux.simulate_many(m, 3, 40, seed=1)
+    t2 = ux.simulate_many(m, 3, 40, seed=1)
+    assert not np.array_equal(t1[0].z, t1[1].z)
+    np.testing.assert_array_equal(t1[2].x, t2[2].x)
+
+
+def test_malformed_csv_names_the_line(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text("k,u,z\n0,0,1.0\n1,0,abc\n")
+    with pytest.raises(ValueError, match=":3: column 'z'"):
+        ux.Trace.from_csv(p)
+    p.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="header"):
+        ux.Trace.from_csv(p)
+    with pytest.raises(FileNotFoundError):
+        ux.Trace.from_csv(tmp_path / "missing.csv")
+    with pytest.raises(TypeError, match="Generator"):
+        ux.simulate(ux.systems.get("sv"), 3, 42)
