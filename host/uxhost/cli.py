@@ -1,0 +1,76 @@
+"""The `uxhost` command line: one subcommand per module in `uxhost.commands`.
+
+Exit codes: 0 success; 1 a validation outside its tolerance; 2 an error (bad arguments, a missing or
+silent device, a malformed trace or dump), reported as one line on stderr; 130 interrupted (Ctrl-C).
+Set UXHOST_DEBUG=1 to get the full traceback of an error instead of the one line.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+
+from . import __version__
+from .commands import COMMANDS, load
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uxhost",
+        description="Stream sensor traces to a ux-filter device (a board, QEMU or loop://), "
+                    "dump the posteriors and validate them against the Python reference.",
+    )
+    parser.add_argument("--version", action="version", version=f"uxhost {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        load(name).register(sub)
+    return parser
+
+
+def _expected_errors() -> tuple[type[BaseException], ...]:
+    """Failures a user can cause or fix: reported as one line, never as a traceback."""
+    import serial
+
+    from .commands.common import CommandError
+    from .dump import DumpError
+    from .link import LinkError
+    from .protocol import ProtocolError
+    from .qemu import QemuError
+
+    return (CommandError, DumpError, LinkError, ProtocolError, QemuError, serial.SerialException, OSError)
+
+
+def _terminate(signum, frame):
+    # SystemExit unwinds through every `with`: dumps are closed and QEMU is stopped on `kill` as on Ctrl-C.
+    raise SystemExit(128 + signum)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
+        else None
+    try:
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        print(f"uxhost {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except _expected_errors() as exc:
+        if os.environ.get("UXHOST_DEBUG"):
+            raise
+        print(f"uxhost {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    return " ".join(text.split())

@@ -1,0 +1,42 @@
+"""`uxhost qemu`: boot a firmware image in QEMU and serve its UART at a pyserial URL until Ctrl-C."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from .common import BOARDS, CommandError, find_firmware
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("qemu", help="boot the firmware in QEMU and print its pyserial URL",
+                            description="Boot a firmware image in QEMU with its UART on a free local TCP port, "
+                                        "print the pyserial URL (socket://127.0.0.1:PORT) on stdout and keep "
+                                        "running until Ctrl-C. The guest starts when the first host connects.")
+    parser.add_argument("--board", choices=BOARDS, default="mps2-an500",
+                        help="QEMU board: mps2-an500 (Cortex-M7, double build) or mps2-an386 (Cortex-M4F, "
+                             "float build); default: %(default)s")
+    parser.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
+    parser.add_argument("--icount-shift", type=int, default=None, metavar="N",
+                        help="QEMU -icount shift: each instruction takes 2^N ns of virtual time, which makes "
+                             "cycle counts exactly reproducible (default: the link's choice)")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from .. import qemu
+
+    image = find_firmware(args.board, args.elf)
+    shift = qemu.DEFAULT_ICOUNT_SHIFT if args.icount_shift is None else args.icount_shift
+    with qemu.boot(args.board, image, icount_shift=shift) as instance:
+        print(instance.url, flush=True)
+        print(f"QEMU {args.board} running {image} (pid {instance.process.pid}); Ctrl-C stops it", file=sys.stderr)
+        try:
+            while instance.alive():
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            print("stopping QEMU", file=sys.stderr)
+            return 0
+        said = instance.stderr().strip().splitlines()
+        raise CommandError(f"QEMU exited with code {instance.process.returncode}"
+                           + (f": {said[-1]}" if said else ""))

@@ -1,0 +1,63 @@
+"""`uxhost validate`: re-run a dump's configuration through the reference and compare every step."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .common import load_trace, positive_float
+
+
+def register(sub) -> None:
+    parser = sub.add_parser(
+        "validate", help="compare a dump with the Python reference; exit 1 outside the tolerance",
+        description="Re-run the dump's configuration through the Python reference (same prior, η, mode, "
+                    "likelihood, same observations) and report the largest relative difference of the "
+                    "posterior mean, variance, atom positions and weights, and the first step outside the "
+                    "tolerance. With the true state (in the dump or --trace): RMSE, NLL and CRPS. "
+                    "Exit code 0 within tolerance, 1 outside it, 2 on an error.")
+    parser.add_argument("dump", type=Path, help="dump file (.jsonl or .npz)")
+    parser.add_argument("--trace", type=Path, help="the trace the dump was made from (for the true state x)")
+    parser.add_argument("--rtol", type=positive_float,
+                        help="relative tolerance (default: 1e-9 for a double build, 1e-3 for a float build)")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..dump import load_dump
+    from ..validate import check_trace
+
+    dump = load_dump(args.dump)
+    truth = dump.truth
+    if args.trace is not None:
+        trace = load_trace(args.trace)
+        check_trace(dump, trace, args.trace)
+        if trace.x is not None:
+            truth = trace.x
+    result = report(dump, truth, args.rtol, str(args.dump))
+    return 0 if result.ok else 1
+
+
+def report(dump, truth, rtol, name: str):
+    """Compares, prints the report on stdout and returns the Comparison."""
+    from ..validate import LABELS, QUANTITIES, accuracy, compare
+
+    h, cfg = dump.header, dump.header.config
+    cmp = compare(dump, rtol)
+    source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
+    print(f"{name}: {len(dump)} steps of {cfg.system}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
+          f"({source}, {h.real_bytes}-byte reals)")
+    if not dump.complete:
+        print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
+    print("  largest relative difference to the reference:")
+    for q in QUANTITIES:
+        print(f"    {LABELS[q]:<15} {cmp.max_rel[q]:.3e}  (step k={cmp.worst_k[q]})")
+    if cmp.ok:
+        print(f"  within tolerance {cmp.rtol:g} on every step: OK")
+    else:
+        k, q, diff = cmp.first_bad
+        print(f"  FAILED: step k={k} is the first outside tolerance {cmp.rtol:g} ({LABELS[q]}: {diff:.3e})")
+    if truth is not None:
+        acc = accuracy(dump, truth)
+        floored = f", floored on {acc.floored} step(s)" if acc.floored else ""
+        print(f"  against the true state: RMSE {acc.rmse:.4g}, NLL {acc.nll:.4g} "
+              f"(TTR-binned density{floored}), CRPS {acc.crps:.4g}")
+    return cmp

@@ -1,0 +1,354 @@
+"""Posterior dumps: one header (filter configuration, device, trace) and one record per step.
+
+Two formats, chosen by the file suffix:
+
+- ``.jsonl``: one JSON object per line, ``{"record": "header", …}`` first, then ``{"record": "step", …}``.
+  Floats are written with Python's shortest round-trip repr, so a dump reads back bit for bit. Each line
+  is flushed as it is written, so an interrupted run keeps every step it received; a last line cut short
+  by a crash is ignored when reading.
+- ``.npz``: numpy arrays (``k u z x status mean var cycles_predict cycles_update count atoms_x atoms_w``,
+  atoms padded with NaN positions and zero weights; ``x`` NaN where unknown) and the header as JSON text.
+  An archive cannot grow in place, so while a run is going the records go to a JSONL journal beside it
+  (``NAME.npz.partial.jsonl``); closing the writer — also on Ctrl-C or an error — writes the archive and
+  removes the journal. Only a killed process leaves the journal, which is itself a readable dump.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+
+FORMAT = "uxhost-dump"
+FORMAT_VERSION = 1
+JOURNAL_SUFFIX = ".partial.jsonl"
+
+# Cycle sources by the link's code (docs/protocol.md), with the unit a report should print.
+CYCLE_SOURCES = {0: "qemu-icount", 1: "dwt", 2: "host-ns"}
+CYCLE_UNITS = {"qemu-icount": "virtual cycles (icount)", "dwt": "cycles", "host-ns": "ns", "none": "(none)"}
+
+
+class DumpError(ValueError):
+    """A dump that cannot be written or read as asked."""
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The filter configuration that a device and the reference both run, in the link's terms."""
+
+    system: str  # 'sv', 'gss' or 'cubic'
+    params: tuple[float, ...]  # the system's parameter vector, in the order of docs/semantics.md
+    eta: int = 16
+    mode: str = "refined"
+    likelihood: str = "kernel"
+    prior_kind: str = "gaussian"  # 'gaussian' (a = mean, b = std) or 'laplace' (a = μ, b = scale)
+    prior_a: float = 0.0
+    prior_b: float = 1.0
+
+    @property
+    def system_id(self) -> int:
+        from uxemu import systems
+
+        return {"sv": systems.SV, "gss": systems.GSS, "cubic": systems.CUBIC}[self.system]
+
+    def model(self):
+        from uxemu import systems
+
+        return systems.from_param_vector(self.system_id, self.params)
+
+    def prior_law(self):
+        from uxemu.laws import Laplace, Normal
+
+        return (Normal if self.prior_kind == "gaussian" else Laplace)(self.prior_a, self.prior_b)
+
+
+@dataclass
+class Header:
+    config: ModelConfig
+    board: str | None = None  # None for a dump the reference made itself
+    firmware_version: str | None = None
+    protocol: int | None = None
+    real_bytes: int = 8
+    cycle_source: str = "none"
+    trace: str | None = None
+    trace_steps: int | None = None  # rows in the trace: more than the records when a run was cut short
+    uxhost_version: str = __version__
+
+    @property
+    def cycle_unit(self) -> str:
+        return CYCLE_UNITS.get(self.cycle_source, self.cycle_source)
+
+    def to_json(self) -> dict:
+        out = {"record": "header", "format": FORMAT, "format_version": FORMAT_VERSION}
+        cfg = asdict(self.config)
+        out.update(system=cfg.pop("system"), params=list(cfg.pop("params")),
+                   prior={"kind": cfg.pop("prior_kind"), "a": cfg.pop("prior_a"), "b": cfg.pop("prior_b")})
+        out.update(cfg)
+        out.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "config"})
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict, where: str) -> "Header":
+        if obj.get("format") != FORMAT:
+            raise DumpError(f"{where}: not a uxhost dump (no 'format': '{FORMAT}' in the header)")
+        if obj.get("format_version") != FORMAT_VERSION:
+            raise DumpError(f"{where}: dump format version {obj.get('format_version')!r}; this uxhost reads "
+                            f"version {FORMAT_VERSION}")
+        try:
+            prior = obj["prior"]
+            config = ModelConfig(str(obj["system"]), tuple(float(v) for v in obj["params"]), int(obj["eta"]),
+                                 str(obj["mode"]), str(obj["likelihood"]), str(prior["kind"]),
+                                 float(prior["a"]), float(prior["b"]))
+            rest = {f.name: obj[f.name] for f in fields(cls) if f.name != "config" and f.name in obj}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DumpError(f"{where}: header lacks or garbles {exc}") from None
+        return cls(config, **rest)
+
+
+@dataclass
+class StepRecord:
+    k: int
+    u: float
+    z: float
+    x: float | None  # the true state, when the trace has it
+    status: int
+    mean: float
+    var: float
+    atoms_x: tuple[float, ...]
+    atoms_w: tuple[float, ...]
+    cycles_predict: int = 0
+    cycles_update: int = 0
+
+    def to_json(self) -> dict:
+        out = {"record": "step"}
+        out.update(asdict(self))
+        out["atoms_x"], out["atoms_w"] = list(self.atoms_x), list(self.atoms_w)
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict, where: str) -> "StepRecord":
+        try:
+            x = obj["x"]
+            rec = cls(int(obj["k"]), float(obj["u"]), float(obj["z"]), None if x is None else float(x),
+                      int(obj["status"]), float(obj["mean"]), float(obj["var"]),
+                      tuple(float(v) for v in obj["atoms_x"]), tuple(float(v) for v in obj["atoms_w"]),
+                      int(obj["cycles_predict"]), int(obj["cycles_update"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
+        if len(rec.atoms_x) != len(rec.atoms_w) or not rec.atoms_x:
+            raise DumpError(f"{where}: step k={rec.k} has {len(rec.atoms_x)} positions and "
+                            f"{len(rec.atoms_w)} weights")
+        return rec
+
+
+@dataclass
+class Dump:
+    header: Header
+    steps: list[StepRecord] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def column(self, name: str) -> np.ndarray:
+        return np.array([getattr(s, name) for s in self.steps])
+
+    @property
+    def truth(self) -> np.ndarray | None:
+        """The true states, when every record has one."""
+        if not self.steps or any(s.x is None for s in self.steps):
+            return None
+        return self.column("x").astype(np.float64)
+
+    @property
+    def complete(self) -> bool:
+        return self.header.trace_steps is None or len(self.steps) >= self.header.trace_steps
+
+
+# --------------------------------------------------------------------------------------------------
+# Writing
+
+
+class JsonlWriter:
+    """Appends records line by line, flushed, so that what was received survives an interruption."""
+
+    def __init__(self, path, header: Header):
+        self.path = Path(path)
+        self.count = 0
+        self._fh = self.path.open("w", encoding="utf-8")
+        self._line(header.to_json())
+
+    def _line(self, obj: dict) -> None:
+        self._fh.write(json.dumps(obj) + "\n")
+        self._fh.flush()
+
+    def write(self, step: StepRecord) -> None:
+        self._line(step.to_json())
+        self.count += 1
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class NpzWriter:
+    """Journals records as JSONL while the run goes, then writes the archive on close."""
+
+    def __init__(self, path, header: Header):
+        self.path = Path(path)
+        self.journal = self.path.with_name(self.path.name + JOURNAL_SUFFIX)
+        self._jsonl = JsonlWriter(self.journal, header)
+
+    @property
+    def count(self) -> int:
+        return self._jsonl.count
+
+    def write(self, step: StepRecord) -> None:
+        self._jsonl.write(step)
+
+    def close(self) -> None:
+        if self._jsonl._fh.closed:
+            return
+        self._jsonl.close()
+        save_npz(load_jsonl(self.journal), self.path)
+        self.journal.unlink()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def _format(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".npz"):
+        return "npz"
+    raise DumpError(f"{path}: a dump file must end in .jsonl or .npz")
+
+
+def open_writer(path, header: Header):
+    """A writer for `path` (format by suffix); use it as a context manager."""
+    path = Path(path)
+    kind = _format(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return JsonlWriter(path, header) if kind == "jsonl" else NpzWriter(path, header)
+
+
+def save_dump(dump: Dump, path) -> None:
+    """Writes a whole dump at once (format by suffix)."""
+    path = Path(path)
+    if _format(path) == "npz":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_npz(dump, path)
+        return
+    with open_writer(path, dump.header) as out:
+        for step in dump.steps:
+            out.write(step)
+
+
+def save_npz(dump: Dump, path: Path) -> None:
+    steps = dump.steps
+    T = len(steps)
+    width = max((len(s.atoms_x) for s in steps), default=0)
+    atoms_x = np.full((T, width), np.nan)
+    atoms_w = np.zeros((T, width))
+    for i, s in enumerate(steps):
+        atoms_x[i, : len(s.atoms_x)] = s.atoms_x
+        atoms_w[i, : len(s.atoms_w)] = s.atoms_w
+    arrays = {
+        "header": np.array(json.dumps(dump.header.to_json())),
+        "k": np.array([s.k for s in steps], dtype=np.int64),
+        "u": np.array([s.u for s in steps], dtype=np.float64),
+        "z": np.array([s.z for s in steps], dtype=np.float64),
+        "x": np.array([np.nan if s.x is None else s.x for s in steps], dtype=np.float64),
+        "status": np.array([s.status for s in steps], dtype=np.int64),
+        "mean": np.array([s.mean for s in steps], dtype=np.float64),
+        "var": np.array([s.var for s in steps], dtype=np.float64),
+        "cycles_predict": np.array([s.cycles_predict for s in steps], dtype=np.int64),
+        "cycles_update": np.array([s.cycles_update for s in steps], dtype=np.int64),
+        "count": np.array([len(s.atoms_x) for s in steps], dtype=np.int64),
+        "atoms_x": atoms_x,
+        "atoms_w": atoms_w,
+    }
+    # Written beside the target and renamed, so a reader never sees half an archive.
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading
+
+
+def load_dump(path) -> Dump:
+    path = Path(path)
+    if not path.exists():
+        journal = path.with_name(path.name + JOURNAL_SUFFIX)
+        hint = f" (an interrupted run left {journal}, which is readable)" if journal.exists() else ""
+        raise DumpError(f"dump file {path} does not exist{hint}")
+    return load_jsonl(path) if _format(path) == "jsonl" else load_npz(path)
+
+
+def load_jsonl(path: Path) -> Dump:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.split("\n")
+    cut_short = not text.endswith("\n")  # the writer ends every record with a newline
+    header, steps = None, []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if cut_short and number == len(lines):
+                break  # the last record of a killed run, half written
+            raise DumpError(f"{where}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise DumpError(f"{where}: a record must be a JSON object")
+        if header is None:
+            if obj.get("record") != "header":
+                raise DumpError(f"{where}: a dump starts with its header record")
+            header = Header.from_json(obj, where)
+        elif obj.get("record") == "step":
+            steps.append(StepRecord.from_json(obj, where))
+        else:
+            raise DumpError(f"{where}: unexpected record {obj.get('record')!r}")
+    if header is None:
+        raise DumpError(f"{path}: empty dump (no header)")
+    return Dump(header, steps)
+
+
+def load_npz(path: Path) -> Dump:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError) as exc:
+        raise DumpError(f"{path}: not a readable npz archive ({exc})") from None
+    try:
+        header = Header.from_json(json.loads(str(arrays["header"])), str(path))
+        count = arrays["count"]
+        steps = []
+        for i in range(count.size):
+            n = int(count[i])
+            x = float(arrays["x"][i])
+            steps.append(StepRecord(
+                int(arrays["k"][i]), float(arrays["u"][i]), float(arrays["z"][i]), None if math.isnan(x) else x,
+                int(arrays["status"][i]), float(arrays["mean"][i]), float(arrays["var"][i]),
+                tuple(float(v) for v in arrays["atoms_x"][i, :n]), tuple(float(v) for v in arrays["atoms_w"][i, :n]),
+                int(arrays["cycles_predict"][i]), int(arrays["cycles_update"][i])))
+    except KeyError as exc:
+        raise DumpError(f"{path}: archive lacks the array {exc}") from None
+    return Dump(header, steps)

@@ -1,0 +1,189 @@
+"""Validation of a dump against the Python reference, and the accuracy metrics of its posteriors.
+
+The reference re-runs the dump's own configuration (system, parameter vector, prior, η, mode,
+likelihood) step by step on the dump's own (k, u, z), with the same predict flags: no predict on the
+first record, predict on every other one.
+
+Relative difference, per quantity and step (device value a, reference value b, reference posterior
+standard deviation σ):
+
+- mean and atom positions: |a − b| / max(|b|, σ). A location near zero has no relative scale of its own;
+  the posterior's spread is the natural one (a mean of 1e-12 that is off by 1e-15 is a perfect answer).
+- variance: |a − b| / b.   atom weights: |a − b| / b (weights are positive).
+- a different atom count or status is an infinite difference: the laws no longer correspond atom by atom.
+
+Default tolerance: 1e-9 for the double build (docs/semantics.md: the two sides differ at most by the
+last bit of a transcendental function). For the float build see FLOAT_RTOL.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dump import Dump, DumpError, Header, ModelConfig, StepRecord
+
+DOUBLE_RTOL = 1e-9
+# The float build rounds every operation to 24 bits (relative 6e-8) and a filter run compounds that over
+# its steps; a TTR split can also fall on the other side of a near-tie. 1e-3 on every quantity leaves
+# four orders of magnitude above single rounding while still catching any real disagreement of the laws.
+FLOAT_RTOL = 1e-3
+QUANTITIES = ("mean", "var", "atoms_x", "atoms_w")
+LABELS = {"mean": "mean", "var": "variance", "atoms_x": "atom positions", "atoms_w": "atom weights",
+          "status": "status", "count": "atom count"}
+
+
+def default_rtol(header: Header) -> float:
+    return DOUBLE_RTOL if header.real_bytes >= 8 else FLOAT_RTOL
+
+
+# --------------------------------------------------------------------------------------------------
+# The reference
+
+
+def reference_filter(config: ModelConfig):
+    from uxemu import BayesLaplaceFilter
+
+    return BayesLaplaceFilter(config.model(), config.eta, config.mode, config.likelihood,
+                              prior=config.prior_law())
+
+
+def reference_posteriors(config: ModelConfig, k, u, z):
+    """(status, posterior Value) per step, exactly as a device is driven: predict on all but the first."""
+    filt = reference_filter(config)
+    for i in range(len(z)):
+        status = filt.step(int(k[i]), float(z[i]), float(u[i]), predict=i > 0)
+        yield int(status), filt.posterior
+
+
+def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) -> Dump:
+    """The dump the reference itself produces for a trace (no device, no cycles)."""
+    header = Header(config, real_bytes=8, cycle_source="none", trace=trace_path, trace_steps=len(trace))
+    dump = Dump(header)
+    for i, (status, post) in enumerate(reference_posteriors(config, trace.k, trace.u, trace.z)):
+        x = None if trace.x is None else float(trace.x[i])
+        dump.steps.append(StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, status,
+                                     post.mean(), post.var(), tuple(map(float, post.x)), tuple(map(float, post.w))))
+    return dump
+
+
+# --------------------------------------------------------------------------------------------------
+# Comparison
+
+
+def step_differences(rec: StepRecord, status: int, ref) -> dict[str, float]:
+    """Relative differences of one device step against the reference posterior `ref` (a Value)."""
+    b_mean, b_var = ref.mean(), ref.var()
+    scale = max(math.sqrt(max(b_var, 0.0)), np.finfo(float).tiny)
+    out = {
+        "status": 0.0 if rec.status == status else math.inf,
+        "mean": abs(rec.mean - b_mean) / max(abs(b_mean), scale),
+        "var": abs(rec.var - b_var) / b_var if b_var > 0 else (0.0 if rec.var == b_var else math.inf),
+    }
+    ax, aw = np.asarray(rec.atoms_x), np.asarray(rec.atoms_w)
+    if ax.size != ref.x.size:
+        out["count"] = math.inf
+        out["atoms_x"] = out["atoms_w"] = math.inf
+        return out
+    out["count"] = 0.0
+    with np.errstate(all="ignore"):
+        out["atoms_x"] = float(np.max(np.abs(ax - ref.x) / np.maximum(np.abs(ref.x), scale)))
+        out["atoms_w"] = float(np.max(np.abs(aw - ref.w) / ref.w))
+    for key in ("mean", "var", "atoms_x", "atoms_w"):
+        if math.isnan(out[key]):
+            out[key] = math.inf  # a NaN from the device is as far off as it gets
+    return out
+
+
+@dataclass
+class Comparison:
+    rtol: float
+    steps: int = 0
+    max_rel: dict[str, float] = field(default_factory=lambda: dict.fromkeys(QUANTITIES, 0.0))
+    worst_k: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(QUANTITIES))
+    first_bad: tuple[int, str, float] | None = None  # (k, quantity, relative difference)
+
+    @property
+    def ok(self) -> bool:
+        return self.first_bad is None
+
+    @property
+    def largest(self) -> float:
+        return max(self.max_rel.values(), default=0.0)
+
+
+def compare(dump: Dump, rtol: float | None = None) -> Comparison:
+    """Every step of the dump against the reference re-run of its configuration."""
+    if not dump.steps:
+        raise DumpError("the dump has no step records: nothing to validate")
+    rtol = default_rtol(dump.header) if rtol is None else rtol
+    cmp = Comparison(rtol)
+    k, u, z = dump.column("k"), dump.column("u"), dump.column("z")
+    try:
+        refs = reference_posteriors(dump.header.config, k, u, z)
+        for rec, (status, ref) in zip(dump.steps, refs):
+            diffs = step_differences(rec, status, ref)
+            cmp.steps += 1
+            for q in QUANTITIES:
+                if diffs[q] > cmp.max_rel[q] or cmp.worst_k[q] is None:
+                    cmp.max_rel[q], cmp.worst_k[q] = diffs[q], rec.k
+            if cmp.first_bad is None:
+                for q in ("status", "count") + QUANTITIES:
+                    if not diffs[q] <= rtol:
+                        cmp.first_bad = (rec.k, q, diffs[q])
+                        break
+    except ValueError as exc:  # the reference refuses the configuration or an observation
+        raise DumpError(f"the reference cannot run this dump's configuration: {exc}") from None
+    return cmp
+
+
+def check_trace(dump: Dump, trace, trace_path) -> None:
+    """The trace must be the one the dump was made from: same k, u and z on every recorded step."""
+    if len(trace) < len(dump):
+        raise DumpError(f"{trace_path} has {len(trace)} rows but the dump has {len(dump)} steps")
+    for i, rec in enumerate(dump.steps):
+        if (rec.k, rec.u, rec.z) != (int(trace.k[i]), float(trace.u[i]), float(trace.z[i])):
+            raise DumpError(f"{trace_path}: row {i + 1} (k={int(trace.k[i])}) does not match the dump's step "
+                            f"k={rec.k}: not the trace this dump was made from")
+
+
+# --------------------------------------------------------------------------------------------------
+# Accuracy against the truth
+
+# The TTR-binned density is 0 outside its outermost bins, where log 0 = −∞ would make one step dominate
+# any average. The density is floored at NLL_DENSITY_FLOOR, i.e. one step contributes at most
+# −log(1e-12) ≈ 27.6 nats; how often that happened is reported beside the NLL.
+NLL_DENSITY_FLOOR = 1e-12
+
+
+@dataclass
+class Accuracy:
+    rmse: float
+    nll: float
+    crps: float
+    floored: int  # steps whose density at the truth was below the floor
+
+
+def crps_atoms(x: np.ndarray, w: np.ndarray, y: float) -> float:
+    """Exact CRPS of weighted atoms: Σwᵢ|xᵢ−y| − ½ΣΣwᵢwⱼ|xᵢ−xⱼ|."""
+    return float(np.sum(w * np.abs(x - y)) - 0.5 * np.sum(np.outer(w, w) * np.abs(x[:, None] - x[None, :])))
+
+
+def accuracy(dump: Dump, truth: np.ndarray) -> Accuracy:
+    """RMSE of the posterior means, mean NLL (TTR-binned density) and mean CRPS of the device's posteriors."""
+    from uxemu.value import pdf_at
+
+    means = dump.column("mean")
+    truth = np.asarray(truth[: len(dump)], dtype=np.float64)
+    rmse = float(np.sqrt(np.mean((means - truth) ** 2)))
+    nll, crps, floored = [], [], 0
+    for rec, y in zip(dump.steps, truth):
+        x, w = np.asarray(rec.atoms_x), np.asarray(rec.atoms_w)
+        dens = float(pdf_at(x, w, np.array(y)))
+        if dens < NLL_DENSITY_FLOOR:
+            floored += 1
+            dens = NLL_DENSITY_FLOOR
+        nll.append(-math.log(dens))
+        crps.append(crps_atoms(x, w, float(y)))
+    return Accuracy(rmse, float(np.mean(nll)), float(np.mean(crps)), floored)
