@@ -95,6 +95,9 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
  */
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m);
 
+/* sizeof(ux_filter), for bindings that allocate the state from another language. */
+size_t ux_filter_sizeof(void);
+
 const ux_value *ux_filter_posterior(const ux_filter *f);
 double ux_filter_mean(const ux_filter *f);
 double ux_filter_var(const ux_filter *f);

@@ -252,6 +252,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return st;
 }
 
+size_t ux_filter_sizeof(void) { return sizeof(ux_filter); }
 const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f->posterior : NULL; }
 double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
 double ux_filter_var(const ux_filter *f) { return (double)ux_var(&f->posterior); }

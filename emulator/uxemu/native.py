@@ -1,0 +1,585 @@
+"""The native engine: the C core (firmware/src/ux) loaded from its host shared library through ctypes.
+
+Why ctypes: it is in the standard library, so using the native engine needs nothing beyond the `.so`
+that `make native` builds — no compiler at import time, no build-time Python dependency (cffi would need
+its own package and, in API mode, a compiler step). The C API is small and uses plain structs, which
+ctypes describes directly.
+
+The library is found through the environment variable UX_NATIVE_LIB (a path to the `.so`), else at
+build/native/libux.so (or libux_float.so for the float build) under the repository root.
+
+Everything here mirrors the reference (`uxemu`) so tests and benchmarks can run both on the same input:
+
+    >>> from uxemu import native
+    >>> nat = native.load()
+    >>> v = nat.gaussian(0.0, 1.0, eta=16)
+    >>> round(v.x[-1], 4)
+    2.2194
+"""
+from __future__ import annotations
+
+import ctypes as C
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAX_ETA = 64
+MAX_ARGS = 4
+
+OK, FALLBACK = 0, 1
+ERR_ARG, ERR_DOMAIN, ERR_DEPENDENT, ERR_WORKSPACE = -1, -2, -3, -4
+_ERROR_NAMES = {ERR_ARG: "UX_ERR_ARG", ERR_DOMAIN: "UX_ERR_DOMAIN", ERR_DEPENDENT: "UX_ERR_DEPENDENT",
+                ERR_WORKSPACE: "UX_ERR_WORKSPACE"}
+
+LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2, "exponential": 3, "student_t": 4, "lognormal": 5,
+             "point": 6}
+MODES = {"refined": 0, "paper": 1}
+LIKELIHOODS = {"kernel": 0, "sampler": 1}
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+class NativeError(RuntimeError):
+    """A status code < 0 from the C core."""
+
+    def __init__(self, status: int, what: str):
+        self.status = status
+        super().__init__(f"{what}: {_ERROR_NAMES.get(status, status)}")
+
+
+class NativeDependencyError(NativeError, ValueError):
+    """UX_ERR_DEPENDENT: two different inputs share a source (lift one function over the sources)."""
+
+
+class NativeDomainError(NativeError, ValueError):
+    """UX_ERR_DOMAIN: a parameter, evidence or computed point outside its domain."""
+
+
+def library_path(float_build: bool = False) -> Path:
+    env = os.environ.get("UX_NATIVE_LIB_FLOAT" if float_build else "UX_NATIVE_LIB")
+    if env:
+        return Path(env)
+    return _REPO / "build" / "native" / ("libux_float.so" if float_build else "libux.so")
+
+
+def available(float_build: bool = False) -> bool:
+    return library_path(float_build).exists()
+
+
+@dataclass
+class NValue:
+    """A value returned by the C core: atoms, the size it was built for, and its source mask."""
+
+    x: np.ndarray
+    w: np.ndarray
+    eta: int
+    sources: int
+
+    def __len__(self) -> int:
+        return self.x.size
+
+
+@dataclass
+class NativeRun:
+    mean: np.ndarray
+    var: np.ndarray
+    status: np.ndarray
+    posteriors: list  # (x, w) per step
+
+
+class Native:
+    """One loaded build of the C core (double or float)."""
+
+    def __init__(self, path: Path | str | None = None, float_build: bool = False):
+        path = Path(path) if path is not None else library_path(float_build)
+        if not path.exists():
+            raise FileNotFoundError(
+                f"the native ux library {path} is missing: run `make native` in the repository root "
+                "(or point UX_NATIVE_LIB at a built libux.so)")
+        self.path = path
+        self.float_build = float_build
+        self.real = C.c_float if float_build else C.c_double
+        self.dtype = np.float32 if float_build else np.float64
+        self.lib = C.CDLL(str(path))
+        self._declare()
+        self._sources = _Sources()
+        self.lib.ux_sources_init(C.byref(self._sources))
+        self._ws_bytes = 0
+        self._ws = None
+
+    # -- ctypes declarations -------------------------------------------------------------------
+    def _declare(self):
+        R = self.real
+
+        class Value(C.Structure):
+            _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("sources", C.c_uint64),
+                        ("x", R * MAX_ETA), ("w", R * MAX_ETA)]
+
+        class Law(C.Structure):
+            _fields_ = [("kind", C.c_int), ("a", R), ("b", R), ("c", R)]
+
+        fn = C.CFUNCTYPE(R, C.POINTER(R), C.c_void_p)
+        kernel_fn = C.CFUNCTYPE(None, C.POINTER(R), C.c_void_p, C.POINTER(R), C.POINTER(R))
+
+        class Model(C.Structure):
+            _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("n_params", C.c_uint8),
+                        ("defaults", C.POINTER(R)), ("check", C.c_void_p), ("transition", C.c_void_p),
+                        ("noises", C.c_void_p), ("family", C.c_int), ("kernel", C.c_void_p),
+                        ("sampler", C.c_void_p), ("prior", Law)]
+
+        class ModelCtx(C.Structure):
+            _fields_ = [("params", C.POINTER(R)), ("k", C.c_uint32), ("u", R)]
+
+        class Noises(C.Structure):
+            _fields_ = [("process", Law), ("n_inner", C.c_uint), ("inner", Law), ("n_noise", C.c_uint),
+                        ("noise", Law * 2)]
+
+        class Observation(C.Structure):
+            _fields_ = [("form", C.c_int), ("ctx", C.c_void_p), ("family", C.c_int), ("kernel", C.c_void_p),
+                        ("inner", C.POINTER(Value)), ("sampler", C.c_void_p),
+                        ("noise", C.POINTER(C.POINTER(Value))), ("n_noise", C.c_uint), ("eta", C.c_uint)]
+
+        class Evidence(C.Structure):
+            _fields_ = [("z", C.POINTER(R)), ("omega", C.POINTER(R)), ("count", C.c_uint), ("m", C.c_uint)]
+
+        class Workspace(C.Structure):
+            _fields_ = [("mem", C.c_void_p), ("bytes", C.c_size_t)]
+
+        class FilterConfig(C.Structure):
+            _fields_ = [("model", C.POINTER(Model)), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint),
+                        ("mode", C.c_int), ("likelihood", C.c_int), ("prior", C.POINTER(Law))]
+
+        self.Value, self.Law, self.Model, self.ModelCtx = Value, Law, Model, ModelCtx
+        self.Noises, self.Observation, self.Evidence, self.Workspace = Noises, Observation, Evidence, Workspace
+        self.FilterConfig, self.fn_type, self.kernel_fn_type = FilterConfig, fn, kernel_fn
+        self.noises_fn_type = C.CFUNCTYPE(None, C.POINTER(R), C.POINTER(Noises))
+
+        L = self.lib
+        PV, PR, PW = C.POINTER(Value), C.POINTER(R), C.POINTER(Workspace)
+        PS = C.POINTER(_Sources)
+        sig = {
+            "ux_sources_init": (None, [PS]),
+            "ux_point": (C.c_int, [PV, R, C.c_uint, PS]),
+            "ux_independent_copy": (C.c_int, [PV, PV, PS]),
+            "ux_value_check": (C.c_int, [PV]),
+            "ux_from_samples": (C.c_int, [PV, PR, PR, C.c_size_t, C.c_uint, PS, PW]),
+            "ux_mixture": (C.c_int, [PV, PV, PV, R, C.c_uint, PS]),
+            "ux_quantize": (C.c_int, [C.POINTER(Law), C.c_uint, PV, PS]),
+            "ux_canonical": (C.c_int, [PR, PR, C.POINTER(C.c_size_t), PW]),
+            "ux_ttr": (C.c_size_t, [PR, PR, C.c_size_t, C.c_uint]),
+            "ux_lift": (C.c_int, [PV, fn, C.c_void_p, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
+            "ux_mean": (R, [PV]), "ux_var": (R, [PV]),
+            "ux_moment": (R, [PV, C.c_uint]), "ux_central_moment": (R, [PV, C.c_uint]),
+            "ux_cdf": (R, [PV, R]), "ux_sf": (R, [PV, R]), "ux_quantile": (R, [PV, R]),
+            "ux_support": (None, [PV, PR, PR]),
+            "ux_rng_seed": (None, [C.c_void_p, C.c_uint64]),
+            "ux_sample_n": (None, [PV, C.c_void_p, PR, C.c_size_t]),
+            "ux_split_points": (C.c_int, [PR, PR, C.c_size_t, PR]),
+            "ux_pdf": (R, [PV, R]),
+            "ux_model_find": (C.POINTER(Model), [C.c_uint]),
+            "ux_model_count": (C.c_uint, []),
+            "ux_bayes_laplace": (C.c_int, [PV, C.POINTER(Observation), PR, PR, C.c_size_t, C.POINTER(Evidence),
+                                           C.c_uint, PS, PW]),
+            "ux_filter_workspace_bytes": (C.c_size_t, [C.POINTER(Model), C.c_uint, C.c_int, C.c_int]),
+            "ux_filter_init": (C.c_int, [C.c_void_p, C.POINTER(FilterConfig), Workspace]),
+            "ux_filter_predict": (C.c_int, [C.c_void_p, C.c_uint32, C.c_double]),
+            "ux_filter_update": (C.c_int, [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint,
+                                           C.c_uint]),
+            "ux_filter_posterior": (PV, [C.c_void_p]),
+            "ux_filter_sizeof": (C.c_size_t, []),
+            "ux_filter_mean": (C.c_double, [C.c_void_p]),
+            "ux_filter_var": (C.c_double, [C.c_void_p]),
+            "ux_filter_workspace_in_use": (C.c_size_t, [C.c_void_p]),
+            "ux_filter_check_params": (C.c_int, [C.POINTER(Model), C.POINTER(C.c_double)]),
+        }
+        for name, (res, args) in sig.items():
+            f = getattr(L, name)
+            f.restype, f.argtypes = res, args
+        for op in ("add", "sub", "mul", "div", "pow"):
+            f = getattr(L, f"ux_{op}")
+            f.restype, f.argtypes = C.c_int, [PV, PV, PV, PW]
+        for op in ("exp", "log", "sin", "cos", "sqrt"):
+            f = getattr(L, f"ux_{op}")
+            f.restype, f.argtypes = C.c_int, [PV, PV, PW]
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _check(self, status: int, what: str) -> int:
+        if status < 0:
+            cls = {ERR_DEPENDENT: NativeDependencyError, ERR_DOMAIN: NativeDomainError}.get(status, NativeError)
+            raise cls(status, what)
+        return status
+
+    def workspace(self, nbytes: int):
+        """A workspace of at least nbytes (8-byte aligned), reused between calls."""
+        if nbytes > self._ws_bytes:
+            self._ws = (C.c_uint64 * ((nbytes + 7) // 8))()
+            self._ws_bytes = nbytes
+        return self.Workspace(C.cast(self._ws, C.c_void_p), self._ws_bytes)
+
+    def _reals(self, values):
+        a = np.ascontiguousarray(values, dtype=self.dtype)
+        return a, a.ctypes.data_as(C.POINTER(self.real))
+
+    def to_c(self, v: NValue):
+        c = self.Value()
+        n = len(v.x)
+        if not 1 <= n <= MAX_ETA:
+            raise ValueError(f"a native value holds 1..{MAX_ETA} atoms, got {n}")
+        c.count, c.eta, c.sources = n, int(v.eta), int(v.sources)
+        c.x[:n] = [float(t) for t in v.x]
+        c.w[:n] = [float(t) for t in v.w]
+        return c
+
+    def from_c(self, c) -> NValue:
+        n = c.count
+        x = np.array(c.x[:n], dtype=np.float64)
+        w = np.array(c.w[:n], dtype=np.float64)
+        return NValue(x, w, int(c.eta), int(c.sources))
+
+    def from_reference(self, v) -> NValue:
+        """A native copy of a reference `uxemu.Value` (a fresh native source)."""
+        return NValue(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), v.eta,
+                      self.fresh_source())
+
+    def fresh_source(self) -> int:
+        out = self.Value()
+        self._check(self.lib.ux_point(C.byref(out), 0.0, 0, C.byref(self._sources)), "ux_point")
+        return int(out.sources)
+
+    # -- constructors ----------------------------------------------------------------------------
+    def quantize(self, kind: str, a=0.0, b=0.0, c=0.0, eta: int = 16) -> NValue:
+        law = self.Law(LAW_KINDS[kind], a, b, c)
+        out = self.Value()
+        self._check(self.lib.ux_quantize(C.byref(law), eta, C.byref(out), C.byref(self._sources)),
+                    f"quantize {kind}")
+        return self.from_c(out)
+
+    def gaussian(self, mu=0.0, sigma=1.0, eta=16):
+        return self.quantize("gaussian", mu, sigma, 0.0, eta)
+
+    def laplace(self, mu=0.0, b=1.0, eta=16):
+        return self.quantize("laplace", mu, b, 0.0, eta)
+
+    def uniform(self, a=0.0, b=1.0, eta=16):
+        return self.quantize("uniform", a, b, 0.0, eta)
+
+    def exponential(self, lam=1.0, eta=16):
+        return self.quantize("exponential", lam, 0.0, 0.0, eta)
+
+    def student_t(self, nu, mu=0.0, s=1.0, eta=16):
+        return self.quantize("student_t", nu, mu, s, eta)
+
+    def lognormal(self, mu=0.0, sigma=1.0, eta=16):
+        return self.quantize("lognormal", mu, sigma, 0.0, eta)
+
+    def point(self, c, eta=16):
+        out = self.Value()
+        self._check(self.lib.ux_point(C.byref(out), c, eta, C.byref(self._sources)), "ux_point")
+        return self.from_c(out)
+
+    def from_weighted_samples(self, samples, weights=None, eta=16) -> NValue:
+        xs, px = self._reals(np.ravel(samples))
+        if weights is None:
+            pw = None
+        else:
+            ws, pw = self._reals(np.ravel(weights))
+            if ws.size != xs.size:
+                raise ValueError("as many weights as samples are needed")
+        out = self.Value()
+        ws_ = self.workspace(4 * 8 * max(xs.size, 1) + 64)
+        self._check(self.lib.ux_from_samples(C.byref(out), px, pw, xs.size, eta, C.byref(self._sources),
+                                             C.byref(ws_)), "ux_from_samples")
+        return self.from_c(out)
+
+    def from_samples(self, samples, eta=16) -> NValue:
+        return self.from_weighted_samples(samples, None, eta)
+
+    def mixture(self, a: NValue, b: NValue, p: float, eta: int | None = None) -> NValue:
+        out = self.Value()
+        ca, cb = self.to_c(a), self.to_c(b)
+        self._check(self.lib.ux_mixture(C.byref(out), C.byref(ca), C.byref(cb), p, eta or 0,
+                                        C.byref(self._sources)), "ux_mixture")
+        return self.from_c(out)
+
+    def independent_copy(self, v: NValue) -> NValue:
+        c = self.to_c(v)
+        self._check(self.lib.ux_independent_copy(C.byref(c), C.byref(c), C.byref(self._sources)), "copy")
+        return self.from_c(c)
+
+    # -- TTR ---------------------------------------------------------------------------------------
+    def canonical(self, x, w):
+        xs, px = self._reals(np.array(x, dtype=np.float64).ravel())
+        ws, pw = self._reals(np.array(w, dtype=np.float64).ravel())
+        n = C.c_size_t(xs.size)
+        wsp = self.workspace(2 * 8 * max(xs.size, 1) + 64)
+        self._check(self.lib.ux_canonical(px, pw, C.byref(n), C.byref(wsp)), "ux_canonical")
+        return xs[: n.value].astype(np.float64), ws[: n.value].astype(np.float64)
+
+    def ttr(self, x, w, n: int):
+        """Canonical order then TTR(n), masses not renormalised (the reference's canonical + ttr_sorted)."""
+        xs, ws = self.canonical(x, w)
+        xs, px = self._reals(xs)
+        ws, pw = self._reals(ws)
+        r = self.lib.ux_ttr(px, pw, xs.size, n)
+        return xs[:r].astype(np.float64), ws[:r].astype(np.float64)
+
+    # -- lift of the built-in operations -----------------------------------------------------------
+    def _apply(self, op: str, *values: NValue) -> NValue:
+        """Per-operation arithmetic; the same Python object twice is the same input (same pointer)."""
+        cache, ptrs = {}, []
+        for v in values:
+            if id(v) not in cache:
+                cache[id(v)] = self.to_c(v)
+            ptrs.append(C.byref(cache[id(v)]))
+        out = self.Value()
+        points = int(np.prod([len(v) for v in {id(v): v for v in values}.values()]))
+        wsp = self.workspace(4 * 8 * points + 64)
+        self._check(getattr(self.lib, f"ux_{op}")(C.byref(out), *ptrs, C.byref(wsp)), f"ux_{op}")
+        return self.from_c(out)
+
+    def add(self, a, b):
+        return self._apply("add", a, b)
+
+    def sub(self, a, b):
+        return self._apply("sub", a, b)
+
+    def mul(self, a, b):
+        return self._apply("mul", a, b)
+
+    def div(self, a, b):
+        return self._apply("div", a, b)
+
+    def pow(self, a, b):
+        return self._apply("pow", a, b)
+
+    def exp(self, a):
+        return self._apply("exp", a)
+
+    def log(self, a):
+        return self._apply("log", a)
+
+    def sin(self, a):
+        return self._apply("sin", a)
+
+    def cos(self, a):
+        return self._apply("cos", a)
+
+    def sqrt(self, a):
+        return self._apply("sqrt", a)
+
+    def lift(self, f, *values: NValue, eta: int = 0) -> NValue:
+        """Lift a Python function of floats (called once per outer-product point, through a C callback)."""
+        R = self.real
+        k = len(values)
+
+        def trampoline(args, _ctx):
+            return float(f(*[args[i] for i in range(k)]))
+
+        cb = self.fn_type(trampoline)
+        cache, arr = {}, (C.POINTER(self.Value) * k)()
+        for i, v in enumerate(values):
+            if id(v) not in cache:
+                cache[id(v)] = self.to_c(v)
+            arr[i] = C.pointer(cache[id(v)])
+        out = self.Value()
+        points = int(np.prod([len(v) for v in {id(v): v for v in values}.values()]))
+        wsp = self.workspace(4 * C.sizeof(R) * points + 64)
+        self._check(self.lib.ux_lift(C.byref(out), cb, None, arr, k, eta, C.byref(wsp)), "ux_lift")
+        return self.from_c(out)
+
+    # -- statistics ----------------------------------------------------------------------------------
+    def mean(self, v):
+        return float(self.lib.ux_mean(C.byref(self.to_c(v))))
+
+    def var(self, v):
+        return float(self.lib.ux_var(C.byref(self.to_c(v))))
+
+    def moment(self, v, k: int, central: bool = False):
+        f = self.lib.ux_central_moment if central else self.lib.ux_moment
+        return float(f(C.byref(self.to_c(v)), k))
+
+    def cdf(self, v, t):
+        return float(self.lib.ux_cdf(C.byref(self.to_c(v)), t))
+
+    def sf(self, v, t):
+        return float(self.lib.ux_sf(C.byref(self.to_c(v)), t))
+
+    def quantile(self, v, q):
+        return float(self.lib.ux_quantile(C.byref(self.to_c(v)), q))
+
+    def support(self, v):
+        lo, hi = self.real(), self.real()
+        self.lib.ux_support(C.byref(self.to_c(v)), C.byref(lo), C.byref(hi))
+        return float(lo.value), float(hi.value)
+
+    def sample(self, v, size: int, seed: int) -> np.ndarray:
+        rng = (C.c_uint64 * 4)()
+        self.lib.ux_rng_seed(rng, seed)
+        out, po = self._reals(np.zeros(size))
+        self.lib.ux_sample_n(C.byref(self.to_c(v)), rng, po, size)
+        return out.astype(np.float64)
+
+    def split_points(self, v) -> np.ndarray:
+        c = self.to_c(v)
+        split = (self.real * MAX_ETA)()
+        self._check(self.lib.ux_split_points(c.x, c.w, c.count, split), "ux_split_points")
+        return np.array(split[: max(c.count - 1, 0)], dtype=np.float64)
+
+    def pdf(self, v, t):
+        c = self.to_c(v)
+        ts = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        out = np.array([self.lib.ux_pdf(C.byref(c), float(tt)) for tt in ts.ravel()]).reshape(ts.shape)
+        return out if np.ndim(t) else float(out[0])
+
+    # -- models, BayesLaplace and the filter -----------------------------------------------------------
+    def model(self, system_id: int):
+        m = self.lib.ux_model_find(system_id)
+        if not m:
+            raise ValueError(f"the native core has no system {system_id}")
+        return m
+
+    def _params(self, model, params):
+        n = model.contents.n_params
+        if params is None:
+            params = [model.contents.defaults[i] for i in range(n)]
+        if len(params) != n:
+            raise ValueError(f"system {model.contents.id} takes {n} parameters, got {len(params)}")
+        return list(map(float, params))
+
+    def bayes_laplace(self, system_id: int, prior_x, prior_w, z, omega=None, m: int = 1, eta: int = 16,
+                      likelihood: str = "kernel", params=None):
+        """BayesLaplace of prior atoms (canonical order) under a built-in system's observation model,
+        with its noises quantized at eta. Returns (NValue, status)."""
+        model = self.model(system_id)
+        p = self._params(model, params)
+        preal = (self.real * len(p))(*p)
+        ctx = self.ModelCtx(C.cast(preal, C.POINTER(self.real)), 0, 0.0)
+        noises = self.Noises()
+        self.noises_fn_type(model.contents.noises)(preal, C.byref(noises))
+        keep = [preal, ctx]
+        obs = self.Observation()
+        obs.form = LIKELIHOODS[likelihood]
+        obs.ctx = C.cast(C.pointer(ctx), C.c_void_p)
+        obs.family = model.contents.family
+        obs.kernel = model.contents.kernel
+        obs.sampler = model.contents.sampler
+        obs.eta = eta
+        if likelihood == "kernel" and noises.n_inner:
+            inner = self.Value()
+            self._check(self.lib.ux_quantize(C.byref(noises.inner), eta, C.byref(inner), C.byref(self._sources)),
+                        "inner noise")
+            obs.inner = C.pointer(inner)
+            keep.append(inner)
+        if likelihood == "sampler":
+            arr = (C.POINTER(self.Value) * noises.n_noise)()
+            for i in range(noises.n_noise):
+                v = self.Value()
+                self._check(self.lib.ux_quantize(C.byref(noises.noise[i]), eta, C.byref(v),
+                                                 C.byref(self._sources)), "noise")
+                keep.append(v)
+                arr[i] = C.pointer(v)
+            obs.noise = arr
+            obs.n_noise = noises.n_noise
+            keep.append(arr)
+        xs, px = self._reals(np.array(prior_x, dtype=np.float64))
+        ws, pw = self._reals(np.array(prior_w, dtype=np.float64))
+        zs, pz = self._reals(np.atleast_1d(z))
+        if omega is None:
+            po = None
+        else:
+            oms, po = self._reals(np.atleast_1d(omega))
+        ev = self.Evidence(pz, po, zs.size, m)
+        out = self.Value()
+        P = xs.size
+        noise_pts = eta ** max(noises.n_noise, 1) if likelihood == "sampler" else eta
+        wsp = self.workspace(8 * (P + 5 * noise_pts + 4 * noise_pts) + 256)
+        st = self.lib.ux_bayes_laplace(C.byref(out), C.byref(obs), px, pw, P, C.byref(ev), eta,
+                                       C.byref(self._sources), C.byref(wsp))
+        self._check(st, "ux_bayes_laplace")
+        return self.from_c(out), st
+
+    def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
+        return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode],
+                                                       LIKELIHOODS[likelihood]))
+
+    def filter(self, system_id: int, eta: int = 16, mode: str = "refined", likelihood: str = "kernel",
+               params=None, prior=None) -> "NativeFilter":
+        return NativeFilter(self, system_id, eta, mode, likelihood, params, prior)
+
+    def run_filter(self, system_id: int, k, u, z, eta: int = 16, mode: str = "refined",
+                   likelihood: str = "kernel", params=None, prior=None, atoms: bool = True) -> NativeRun:
+        """Filter a whole trace (arrays k, u, z; the first step only updates), like uxemu.run_filter."""
+        f = self.filter(system_id, eta, mode, likelihood, params, prior)
+        T = len(z)
+        means, vars_, status, posts = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), []
+        for i in range(T):
+            if i > 0:
+                f.predict(int(k[i]), float(u[i]))
+            status[i] = f.update([float(z[i])])
+            means[i], vars_[i] = f.mean(), f.var()
+            if atoms:
+                posts.append(f.posterior_atoms())
+        return NativeRun(means, vars_, status, posts)
+
+
+class _Sources(C.Structure):
+    _fields_ = [("next", C.c_uint32)]
+
+
+class NativeFilter:
+    """One ux_filter with its own workspace, driven step by step."""
+
+    def __init__(self, nat: Native, system_id: int, eta: int, mode: str, likelihood: str, params, prior):
+        self.nat = nat
+        model = nat.model(system_id)
+        p = nat._params(model, params)
+        self._params = (C.c_double * len(p))(*p)
+        self._state = (C.c_uint64 * ((nat.lib.ux_filter_sizeof() + 7) // 8))()
+        nbytes = nat.workspace_bytes(system_id, eta, mode, likelihood)
+        self._ws = (C.c_uint64 * ((nbytes + 7) // 8))()
+        ws = nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)
+        law_p = None
+        if prior is not None:
+            kind, a, b = prior
+            self._prior = nat.Law(LAW_KINDS[kind], a, b, 0.0)
+            law_p = C.pointer(self._prior)
+        cfg = nat.FilterConfig(model, self._params, eta, MODES[mode], LIKELIHOODS[likelihood], law_p)
+        nat._check(nat.lib.ux_filter_init(self._state, C.byref(cfg), ws), "ux_filter_init")
+        self.workspace_in_use = int(nat.lib.ux_filter_workspace_in_use(self._state))
+
+    def predict(self, k: int, u: float = 0.0) -> int:
+        return self.nat._check(self.nat.lib.ux_filter_predict(self._state, k, u), "ux_filter_predict")
+
+    def update(self, z, omega=None, m: int = 1) -> int:
+        zs = np.ascontiguousarray(np.atleast_1d(z), dtype=np.float64)
+        po = None
+        if omega is not None:
+            self._om = np.ascontiguousarray(np.atleast_1d(omega), dtype=np.float64)
+            po = self._om.ctypes.data_as(C.POINTER(C.c_double))
+        st = self.nat.lib.ux_filter_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, zs.size, m)
+        return self.nat._check(st, "ux_filter_update")
+
+    def mean(self) -> float:
+        return float(self.nat.lib.ux_filter_mean(self._state))
+
+    def var(self) -> float:
+        return float(self.nat.lib.ux_filter_var(self._state))
+
+    def posterior(self) -> NValue:
+        return self.nat.from_c(self.nat.lib.ux_filter_posterior(self._state).contents)
+
+    def posterior_atoms(self):
+        v = self.posterior()
+        return v.x, v.w
+
+
+_loaded: dict = {}
+
+
+def load(float_build: bool = False) -> Native:
+    """The native engine (cached per build)."""
+    if float_build not in _loaded:
+        _loaded[float_build] = Native(float_build=float_build)
+    return _loaded[float_build]
