@@ -229,7 +229,8 @@ class NpzWriter:
         self.close()
 
 
-def _format(path: Path) -> str:
+def dump_format(path: Path) -> str:
+    """'jsonl' or 'npz' by the file's suffix; DumpError for anything else."""
     name = path.name.lower()
     if name.endswith(".jsonl"):
         return "jsonl"
@@ -241,7 +242,7 @@ def _format(path: Path) -> str:
 def open_writer(path, header: Header):
     """A writer for `path` (format by suffix); use it as a context manager."""
     path = Path(path)
-    kind = _format(path)
+    kind = dump_format(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     return JsonlWriter(path, header) if kind == "jsonl" else NpzWriter(path, header)
 
@@ -249,7 +250,7 @@ def open_writer(path, header: Header):
 def save_dump(dump: Dump, path) -> None:
     """Writes a whole dump at once (format by suffix)."""
     path = Path(path)
-    if _format(path) == "npz":
+    if dump_format(path) == "npz":
         path.parent.mkdir(parents=True, exist_ok=True)
         save_npz(dump, path)
         return
@@ -298,7 +299,7 @@ def load_dump(path) -> Dump:
         journal = path.with_name(path.name + JOURNAL_SUFFIX)
         hint = f" (an interrupted run left {journal}, which is readable)" if journal.exists() else ""
         raise DumpError(f"dump file {path} does not exist{hint}")
-    return load_jsonl(path) if _format(path) == "jsonl" else load_npz(path)
+    return load_jsonl(path) if dump_format(path) == "jsonl" else load_npz(path)
 
 
 def load_jsonl(path: Path) -> Dump:

@@ -151,10 +151,8 @@ def check_trace(dump: Dump, trace, trace_path) -> None:
 # --------------------------------------------------------------------------------------------------
 # Accuracy against the truth
 
-# The TTR-binned density is 0 outside its outermost bins, where log 0 = −∞ would make one step dominate
-# any average. The density is floored at NLL_DENSITY_FLOOR, i.e. one step contributes at most
-# −log(1e-12) ≈ 27.6 nats; how often that happened is reported beside the NLL.
-NLL_DENSITY_FLOOR = 1e-12
+# One definition of each metric for the whole project: uxemu.metrics (RMSE of the means; NLL with the
+# TTR-binned density, log p clamped at its LOG_PDF_FLOOR where the density is 0; exact CRPS of the atoms).
 
 
 @dataclass
@@ -162,28 +160,20 @@ class Accuracy:
     rmse: float
     nll: float
     crps: float
-    floored: int  # steps whose density at the truth was below the floor
-
-
-def crps_atoms(x: np.ndarray, w: np.ndarray, y: float) -> float:
-    """Exact CRPS of weighted atoms: Σwᵢ|xᵢ−y| − ½ΣΣwᵢwⱼ|xᵢ−xⱼ|."""
-    return float(np.sum(w * np.abs(x - y)) - 0.5 * np.sum(np.outer(w, w) * np.abs(x[:, None] - x[None, :])))
+    floored: int  # steps whose log density at the truth was clamped to the floor
+    log_pdf_floor: float
 
 
 def accuracy(dump: Dump, truth: np.ndarray) -> Accuracy:
-    """RMSE of the posterior means, mean NLL (TTR-binned density) and mean CRPS of the device's posteriors."""
-    from uxemu.value import pdf_at
+    """RMSE, NLL and CRPS of the device's posteriors against the true state."""
+    from uxemu import Value, metrics
 
-    means = dump.column("mean")
     truth = np.asarray(truth[: len(dump)], dtype=np.float64)
-    rmse = float(np.sqrt(np.mean((means - truth) ** 2)))
-    nll, crps, floored = [], [], 0
+    logp, crps = [], []
     for rec, y in zip(dump.steps, truth):
-        x, w = np.asarray(rec.atoms_x), np.asarray(rec.atoms_w)
-        dens = float(pdf_at(x, w, np.array(y)))
-        if dens < NLL_DENSITY_FLOOR:
-            floored += 1
-            dens = NLL_DENSITY_FLOOR
-        nll.append(-math.log(dens))
-        crps.append(crps_atoms(x, w, float(y)))
-    return Accuracy(rmse, float(np.mean(nll)), float(np.mean(crps)), floored)
+        value = Value(np.asarray(rec.atoms_x), np.asarray(rec.atoms_w), dump.header.config.eta)
+        logp.append(metrics.log_pdf_value(value, float(y)))
+        crps.append(metrics.crps_atoms(rec.atoms_x, rec.atoms_w, float(y)))
+    nll = metrics.nll(logp)
+    return Accuracy(metrics.rmse(dump.column("mean"), truth), nll.mean, float(np.mean(crps)), nll.floor_hits,
+                    metrics.LOG_PDF_FLOOR)

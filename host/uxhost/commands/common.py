@@ -172,18 +172,19 @@ def _data_line_numbers(path: Path) -> list[int]:
 BOARDS = ("mps2-an500", "mps2-an386")
 
 
-def find_firmware(board: str, elf: Path | None = None) -> Path:
-    """The firmware image to boot: --elf as given, else build/<board>/firmware.elf from the current
-    directory or from the checkout uxhost runs from."""
+def find_firmware(board: str, elf: Path | None = None, build_dirs=None) -> Path:
+    """The firmware image to boot: --elf as given, else <build>/<board>/firmware.elf from the first of
+    `build_dirs` that has it (default: ./build, then the build folder of the checkout uxhost runs from)."""
+    from ..qemu import BUILD_DIR
+
     if elf is not None:
         if not elf.is_file():
             raise CommandError(f"firmware image {elf} does not exist")
         return elf
-    from ..qemu import image_path
-
-    relative = Path("build") / board / "firmware.elf"
-    for candidate in (Path.cwd() / relative, image_path(board)):
+    dirs = [Path.cwd() / "build", BUILD_DIR] if build_dirs is None else [Path(d) for d in build_dirs]
+    for build in dirs:
+        candidate = build / board / "firmware.elf"
         if candidate.is_file():
             return candidate
-    raise CommandError(f"no firmware image for {board} ({relative} not found): run `make firmware` first, "
-                       f"or pass --elf")
+    raise CommandError(f"no firmware image for {board} (build/{board}/firmware.elf not found): "
+                       f"run `make firmware` first, or pass --elf")

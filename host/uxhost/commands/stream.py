@@ -50,8 +50,12 @@ class StreamSummary:
 
 
 def run(args) -> int:
+    from ..dump import dump_format
+
+    # Everything that can be checked without the device is checked before it is opened (or booted).
     config = model_config(args)
     trace = load_trace(args.trace)
+    dump_format(args.output)
     with device_for(args.port, args.board, args.elf, args.timeout) as (device, qemu):
         summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu)
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
@@ -86,9 +90,12 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
 
     from ..dump import CYCLE_SOURCES, CYCLE_UNITS, Header, StepRecord, open_writer
     from ..link import LinkError
-    from ..protocol import Likelihood, Mode, PriorKind, Status
+    from ..protocol import Likelihood, Mode, PriorKind, ProtocolError, Status
 
-    info = device.hello()
+    try:
+        info = device.hello()
+    except ProtocolError as exc:
+        raise CommandError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
     if config.eta > info.max_eta:
         raise CommandError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
     if config.system_id not in info.system_ids:

@@ -57,7 +57,7 @@ def report(dump, truth, rtol, name: str):
         print(f"  FAILED: step k={k} is the first outside tolerance {cmp.rtol:g} ({LABELS[q]}: {diff:.3e})")
     if truth is not None:
         acc = accuracy(dump, truth)
-        floored = f", floored on {acc.floored} step(s)" if acc.floored else ""
+        floored = f", log p clamped to {acc.log_pdf_floor:g} on {acc.floored} step(s)" if acc.floored else ""
         print(f"  against the true state: RMSE {acc.rmse:.4g}, NLL {acc.nll:.4g} "
               f"(TTR-binned density{floored}), CRPS {acc.crps:.4g}")
     return cmp

@@ -1,0 +1,184 @@
+"""The `uxhost` command line: parsing, help, `simulate`, and the one-line errors of bad input."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import uxemu
+from uxhost import __version__
+from uxhost.cli import main
+from uxhost.commands import COMMANDS
+
+
+def run_cli(capsys, *argv):
+    """(exit code, stdout, stderr) of one in-process `uxhost` run."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- parsing and help ------------------------------------------------------------------------------
+
+
+def test_python_dash_m_prints_the_version():
+    res = subprocess.run([sys.executable, "-m", "uxhost", "--version"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0
+    assert res.stdout.strip() == f"uxhost {__version__}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_subcommand_has_help(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: uxhost {command}")
+
+
+def test_help_lists_every_subcommand(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for command in COMMANDS:
+        assert command in out
+
+
+def test_no_subcommand_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    assert "required" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, complaint", [
+    (["stream", "t.csv", "-o", "d.jsonl"], "one of the arguments --port --board is required"),
+    (["stream", "t.csv", "--port", "loop://", "--board", "mps2-an500", "-o", "d.jsonl"], "not allowed with"),
+    (["stream", "t.csv", "--port", "loop://", "--eta", "12", "-o", "d.jsonl"], "invalid choice: 12"),
+    (["simulate", "--system", "lorenz", "--steps", "5", "--seed", "1", "-o", "t.csv"], "invalid choice: 'lorenz'"),
+    (["simulate", "--system", "sv", "--steps", "0", "--seed", "1", "-o", "t.csv"], "must be at least 1"),
+    (["validate", "d.jsonl", "--rtol", "-1"], "must be a positive number"),
+])
+def test_bad_arguments_exit_2_with_argparse_message(argv, complaint, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert complaint in capsys.readouterr().err
+
+
+# -- simulate --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("system", ["sv", "gss", "cubic"])
+def test_simulate_writes_a_trace_the_reference_reads(system, tmp_path, capsys):
+    out = tmp_path / "trace.csv"
+    code, stdout, _ = run_cli(capsys, "simulate", "--system", system, "--steps", 30, "--seed", 7, "-o", out)
+    assert code == 0
+    assert str(out) in stdout
+    assert out.read_text().splitlines()[0] == "k,u,z,x"
+    trace = uxemu.Trace.from_csv(out)
+    assert len(trace) == 30
+    assert list(trace.k) == list(range(30))
+    assert np.isfinite(trace.z).all() and np.isfinite(trace.x).all()
+    # The same seed gives the same trace; the trace is the reference's own simulation of the model.
+    expected = uxemu.simulate_many(uxemu.systems.get(system), 1, 30, 7)[0]
+    np.testing.assert_array_equal(trace.z, expected.z)
+    np.testing.assert_array_equal(trace.x, expected.x)
+
+
+def test_simulate_many_traces_are_numbered_and_independent_of_the_count(tmp_path, capsys):
+    run_cli(capsys, "simulate", "--system", "gss", "--steps", 10, "--seed", 3, "-o", tmp_path / "one.csv")
+    code, _, _ = run_cli(capsys, "simulate", "--system", "gss", "--steps", 10, "--seed", 3, "--traces", 3,
+                         "-o", tmp_path / "many.csv")
+    assert code == 0
+    names = sorted(p.name for p in tmp_path.glob("many-*.csv"))
+    assert names == ["many-000.csv", "many-001.csv", "many-002.csv"]
+    first = uxemu.Trace.from_csv(tmp_path / "many-000.csv")
+    np.testing.assert_array_equal(first.z, uxemu.Trace.from_csv(tmp_path / "one.csv").z)
+    assert not np.array_equal(first.z, uxemu.Trace.from_csv(tmp_path / "many-001.csv").z)
+
+
+def test_simulate_takes_parameter_overrides(tmp_path, capsys):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    run_cli(capsys, "simulate", "--system", "gss", "--steps", 20, "--seed", 1, "-o", a)
+    code, _, _ = run_cli(capsys, "simulate", "--system", "gss", "--params", "sigma_v=0.5", "--steps", 20,
+                         "--seed", 1, "-o", b)
+    assert code == 0
+    quiet = uxemu.Trace.from_csv(b)
+    expected = uxemu.simulate_many(uxemu.systems.get("gss", sigma_v=0.5), 1, 20, 1)[0]
+    np.testing.assert_array_equal(quiet.x, expected.x)
+    assert not np.array_equal(quiet.x, uxemu.Trace.from_csv(a).x)
+
+
+@pytest.mark.parametrize("params, complaint", [
+    ("1,2,3", "takes 2 parameters"),
+    ("sigma_v=abc", "--params"),
+    ("sigma_q=1", "unexpected keyword"),
+    ("sigma_v=1,2", "not a mix"),
+    ("sigma_v=-1", "--params"),
+])
+def test_bad_params_are_one_line_errors(params, complaint, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "simulate", "--system", "gss", "--params", params, "--steps", 5, "--seed", 1,
+                           "-o", tmp_path / "t.csv")
+    assert code == 2
+    assert err.startswith("uxhost simulate: error: ") and complaint in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "t.csv").exists()
+
+
+# -- malformed traces (checked before any device is opened) -----------------------------------------
+
+GOOD = "k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,2.5,0.2\n2,0.0,0.5,0.3\n"
+
+
+@pytest.mark.parametrize("text, complaint", [
+    ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,oops,0.2\n", ":3: column 'z' is not a number: 'oops'"),
+    ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,nan,0.2\n", ":3: column 'z' is not finite"),
+    ("k,u,z,x\n0,0.0,1.5,0.1\n\n1,inf,2.5,0.2\n", ":4: column 'u' is not finite"),
+    ("k,u,z\n0,0.0,1.5\n1,0.0\n", ":3: expected 3 fields, got 2"),
+    ("time,value\n0,1.5\n", "first line must be a header"),
+    ("k,u,z,x\n", "the trace has no rows"),
+    ("k,u,z\n-1,0.0,1.5\n", ":2: step index k=-1"),
+    ("", "first line must be a header"),
+])
+def test_malformed_trace_names_the_line(text, complaint, tmp_path, capsys):
+    trace = tmp_path / "bad.csv"
+    trace.write_text(text)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.startswith("uxhost stream: error: ")
+    assert complaint in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_binary_trace_is_a_one_line_error(tmp_path, capsys):
+    trace = tmp_path / "bad.csv"
+    trace.write_bytes(b"\xff\xfe\x00\x81garbage")
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "bad.csv" in err
+
+
+def test_missing_trace_is_a_one_line_error(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "stream", tmp_path / "nope.csv", "--port", "loop://", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.strip() == f"uxhost stream: error: trace file {tmp_path / 'nope.csv'} does not exist"
+
+
+@pytest.mark.parametrize("prior", ["cauchy:0,1", "gaussian:0", "gaussian:0,-1", "laplace:a,b"])
+def test_bad_prior_is_a_one_line_error(prior, tmp_path, capsys):
+    trace = tmp_path / "t.csv"
+    trace.write_text(GOOD)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "--prior", prior, "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.startswith("uxhost stream: error: --prior")
+
+
+def test_dump_needs_a_known_suffix(tmp_path, capsys):
+    trace = tmp_path / "t.csv"
+    trace.write_text(GOOD)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.csv")
+    assert code == 2
+    assert "must end in .jsonl or .npz" in err

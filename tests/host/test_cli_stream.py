@@ -1,0 +1,237 @@
+"""`uxhost stream` over a real socket link against a device that runs the Python reference, and every
+way a device can fail the user: missing port, silence, a version mismatch, garbage, a lost connection.
+
+The peer speaks the real protocol (uxhost.protocol) and filters with the real reference, so a dump it
+produces must validate exactly; the firmware itself is streamed in test_cli_qemu.py."""
+import json
+import socket
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import uxemu
+from uxhost import protocol as p
+from uxhost.cli import main
+from uxhost.dump import load_dump
+
+
+class ReferenceDevice:
+    """A TCP server speaking the link protocol, with the reference filter as its firmware.
+
+    `protocol` is the version its INFO claims; `die_after` closes the connection after that many STEPs;
+    `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG."""
+
+    def __init__(self, protocol=p.PROTOCOL_VERSION, die_after=None, silent=False, max_eta=64,
+                 refuse_configure=False):
+        self.protocol, self.die_after, self.silent = protocol, die_after, silent
+        self.max_eta, self.refuse_configure = max_eta, refuse_configure
+        self.steps = 0
+        self.requests = []
+        self.filter = None
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"socket://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        conn, _ = self.server.accept()
+        with conn:
+            buf = bytearray()
+            while True:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                buf += data
+                while 0 in buf:
+                    end = buf.index(0)
+                    chunk, buf = bytes(buf[:end]), buf[end + 1 :]
+                    if not chunk:
+                        continue
+                    frame, message = p.decode(chunk)
+                    self.requests.append(message)
+                    if self.silent:
+                        continue
+                    if isinstance(message, p.Step) and self.die_after is not None and self.steps >= self.die_after:
+                        return  # closing the connection: the device is gone
+                    conn.sendall(p.encode(self._answer(message), frame.seq))
+
+    def _answer(self, message):
+        if isinstance(message, p.Hello):
+            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, "reference-device", "ref-1", 0b1110)
+        if isinstance(message, p.Configure) and self.refuse_configure:
+            return p.Error(p.ErrorCode.CONFIG, 5)
+        if isinstance(message, p.Configure):
+            model = uxemu.systems.from_param_vector(message.system, message.params)
+            law = (uxemu.laws.Normal if message.prior_kind == p.PriorKind.GAUSSIAN else uxemu.laws.Laplace)(
+                message.prior_a, message.prior_b)
+            self.filter = uxemu.BayesLaplaceFilter(model, message.eta, ("refined", "paper")[message.mode],
+                                                   ("kernel", "sampler")[message.likelihood], prior=law)
+            return p.Configured(len(self.filter.posterior), 0)
+        if isinstance(message, p.Step):
+            t0 = time.perf_counter_ns()
+            status = self.filter.step(message.k, (np.array(message.z), np.array(message.w)), message.u,
+                                      predict=message.predict, m=message.m)
+            took = time.perf_counter_ns() - t0
+            self.steps += 1
+            post = self.filter.posterior
+            return p.Posterior(message.k, int(status), post.mean(), post.var(), 0, took & 0xFFFFFFFF,
+                               tuple(post.x), tuple(post.w))
+        return p.Error(p.ErrorCode.TYPE, message.TYPE)
+
+    def close(self):
+        self.server.close()
+
+
+@pytest.fixture
+def device():
+    made = []
+
+    def make(**kw):
+        made.append(ReferenceDevice(**kw))
+        return made[-1]
+
+    yield make
+    for d in made:
+        d.close()
+
+
+@pytest.fixture
+def trace(tmp_path):
+    path = tmp_path / "trace.csv"
+    uxemu.simulate_many(uxemu.systems.get("gss"), 1, 12, 5)[0].to_csv(path)
+    return path
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".npz"])
+def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, capsys):
+    dev = device()
+    out = tmp_path / f"dump{suffix}"
+    code, stdout, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "gss", "--eta", 8,
+                                "-o", out)
+    assert code == 0, err
+    assert "12 steps, 0 fallback(s), 0 resent request(s)" in stdout
+    assert "predict  median" in stdout and "update   median" in stdout and " ns" in stdout
+
+    # One HELLO, one CONFIGURE with the paper's parameters and the model's prior, one STEP per row.
+    hello, configure, *steps = dev.requests
+    assert isinstance(hello, p.Hello)
+    assert configure == p.Configure(p.System.GSS, 8, p.Mode.REFINED, p.Likelihood.KERNEL, (3.0, 1.0),
+                                    p.PriorKind.GAUSSIAN, 0.0, 5.0)
+    rows = uxemu.Trace.from_csv(trace)
+    assert [s.k for s in steps] == list(rows.k)
+    assert [s.predict for s in steps] == [False] + [True] * 11
+    assert [s.z for s in steps] == [(z,) for z in rows.z]
+
+    dump = load_dump(out)
+    h = dump.header
+    assert (h.config.system, h.config.eta, h.config.mode, h.config.likelihood) == ("gss", 8, "refined", "kernel")
+    assert (h.board, h.firmware_version, h.real_bytes, h.cycle_source) == ("reference-device", "ref-1", 8, "host-ns")
+    assert h.trace == str(trace) and h.trace_steps == 12
+    assert len(dump) == 12
+    np.testing.assert_array_equal(dump.truth, rows.x)
+
+    code, stdout, _ = run_cli(capsys, "validate", out)
+    assert code == 0
+    assert "within tolerance 1e-09 on every step: OK" in stdout
+
+
+def test_stream_sends_the_chosen_configuration(device, trace, tmp_path, capsys):
+    dev = device()
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "sv", "--eta", 4,
+                           "--mode", "paper", "--likelihood", "sampler", "--params", "0.9,0.1,0.3,1.5",
+                           "--prior", "laplace:0.5,2", "-o", tmp_path / "d.jsonl")
+    assert code == 0, err
+    assert dev.requests[1] == p.Configure(p.System.SV, 4, p.Mode.PAPER, p.Likelihood.SAMPLER, (0.9, 0.1, 0.3, 1.5),
+                                          p.PriorKind.LAPLACE, 0.5, 2.0)
+    code, stdout, _ = run_cli(capsys, "validate", tmp_path / "d.jsonl")
+    assert code == 0, stdout
+
+
+def test_missing_port_is_one_line(trace, tmp_path, capsys):
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        port = s.getsockname()[1]
+    code, _, err = run_cli(capsys, "stream", trace, "--port", f"socket://127.0.0.1:{port}", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.startswith(f"uxhost stream: error: cannot open socket://127.0.0.1:{port}")
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_missing_serial_device_is_one_line(trace, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "/dev/ttyUX-no-such-port", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.startswith("uxhost stream: error: cannot open /dev/ttyUX-no-such-port")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_silent_device_is_one_line(device, trace, tmp_path, capsys):
+    dev = device(silent=True)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.1", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.strip() == (f"uxhost stream: error: device at {dev.url} did not answer HELLO (seq 1) "
+                           f"in 4 attempts of 0.1 s")
+    assert len(dev.requests) == 4  # the same HELLO, resent
+
+
+def test_version_mismatch_is_one_line(device, trace, tmp_path, capsys):
+    dev = device(protocol=2)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.startswith("uxhost stream: error: ")
+    assert "speaks protocol 2" in err and "this host speaks 1" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not any(isinstance(r, p.Configure) for r in dev.requests)
+
+
+def test_a_peer_that_is_not_a_device_is_one_line(trace, tmp_path, capsys):
+    # loop:// echoes every frame: a HELLO comes back instead of an INFO.
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.strip() == ("uxhost stream: error: the device at loop:// does not speak the ux-filter link protocol "
+                           "(HELLO answered with Hello, expected Info)")
+
+
+def test_device_lost_mid_run_keeps_the_steps_received(device, trace, tmp_path, capsys):
+    dev = device(die_after=5)
+    out = tmp_path / "d.npz"
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.5", "-o", out)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert f"at step k=5; the dump {out} keeps the 5 step(s) before it" in err
+    dump = load_dump(out)
+    assert [s.k for s in dump.steps] == [0, 1, 2, 3, 4]
+    assert not dump.complete and dump.header.trace_steps == 12
+    code, stdout, _ = run_cli(capsys, "validate", out)
+    assert code == 0
+    assert "cut short: 5 of 12" in stdout
+
+
+def test_eta_above_the_firmware_maximum_is_one_line(device, trace, tmp_path, capsys):
+    dev = device(max_eta=16)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--eta", 32, "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.strip() == "uxhost stream: error: η=32 is larger than the 16 this firmware was built for"
+    assert not any(isinstance(r, p.Configure) for r in dev.requests)
+
+
+def test_configuration_refused_by_the_device_is_one_line(device, trace, tmp_path, capsys):
+    dev = device(refuse_configure=True)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert err.strip() == "uxhost stream: error: device rejected CONFIGURE: ERR_CONFIG (detail 5)"
+    assert not any(isinstance(r, p.Step) for r in dev.requests)
+
+
+def test_jsonl_dump_is_written_as_steps_arrive(device, trace, tmp_path, capsys):
+    dev = device(die_after=3)
+    out = tmp_path / "d.jsonl"
+    run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.5", "-o", out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["record"] for r in lines] == ["header", "step", "step", "step"]
