@@ -1,0 +1,70 @@
+"""`uxhost plot`: a PNG of the posterior band, with or without cycles and truth."""
+import copy
+
+import numpy as np
+import pytest
+from matplotlib.image import imread
+
+import uxemu
+from uxhost.cli import main
+from uxhost.dump import ModelConfig, save_dump
+from uxhost.plot import atom_quantile, plot_dump
+from uxhost.validate import reference_dump
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return uxemu.simulate_many(uxemu.systems.get("sv"), 1, 10, 4)[0]
+
+
+@pytest.fixture
+def dump(trace):
+    cfg = ModelConfig("sv", (0.98, 0.0, 0.2, 1.0), 8, "refined", "kernel", "gaussian", 0.0, 2.25)
+    return reference_dump(cfg, trace)
+
+
+def test_plot_writes_a_png(dump, tmp_path, capsys):
+    save_dump(dump, tmp_path / "d.jsonl")
+    out = tmp_path / "sub" / "p.png"
+    assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == f"wrote {out}"
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    image = imread(out)
+    assert image.shape[0] > 400 and image.shape[1] > 600
+    assert image[..., :3].std() > 0.05  # something was drawn, not a blank canvas
+
+
+def test_plot_with_cycles_and_trace_truth(dump, trace, tmp_path, capsys):
+    with_cycles = copy.deepcopy(dump)
+    for i, s in enumerate(with_cycles.steps):
+        s.x = None
+        s.cycles_predict, s.cycles_update = 1000 + i, 2000 + 3 * i
+    with_cycles.header.board, with_cycles.header.cycle_source = "mps2-an500", "qemu-icount"
+    save_dump(with_cycles, tmp_path / "d.npz")
+    trace.to_csv(tmp_path / "t.csv")
+    out = tmp_path / "p.png"
+    assert main(["plot", str(tmp_path / "d.npz"), "--trace", str(tmp_path / "t.csv"), "-o", str(out)]) == 0
+    plain = tmp_path / "plain.png"
+    plot_dump(dump, plain)
+    # The cycles panel makes the figure taller.
+    assert imread(out).shape[0] > imread(plain).shape[0]
+
+
+def test_band_quantiles_follow_the_reference_definition(dump):
+    for s in dump.steps:
+        v = uxemu.Value(np.array(s.atoms_x), np.array(s.atoms_w), 8)
+        for q in (0.05, 0.5, 0.95):
+            assert atom_quantile(s.atoms_x, s.atoms_w, q) == v.quantile(q)
+
+
+def test_plot_needs_a_png_name_and_steps(dump, tmp_path, capsys):
+    save_dump(dump, tmp_path / "d.jsonl")
+    assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(tmp_path / "p.jpg")]) == 2
+    assert "name the file *.png" in capsys.readouterr().err
+    dump.steps = []
+    save_dump(dump, tmp_path / "e.jsonl")
+    assert main(["plot", str(tmp_path / "e.jsonl"), "-o", str(tmp_path / "p.png")]) == 2
+    assert "nothing to plot" in capsys.readouterr().err
+    assert not (tmp_path / "p.png").exists()

@@ -1,0 +1,172 @@
+"""`uxhost validate`: a dump the reference made passes; any disagreement fails and names its step."""
+import copy
+import math
+
+import numpy as np
+import pytest
+
+import uxemu
+from uxemu import metrics
+from uxhost.cli import main
+from uxhost.dump import ModelConfig, save_dump
+from uxhost.validate import FLOAT_RTOL, compare, reference_dump, step_differences
+
+GSS = ModelConfig("gss", (3.0, 1.0), 8, "refined", "kernel", "gaussian", 0.0, 5.0)
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return uxemu.simulate_many(uxemu.systems.get("gss"), 1, 15, 11)[0]
+
+
+@pytest.fixture(scope="module")
+def reference(trace):
+    return reference_dump(GSS, trace, "trace.csv")
+
+
+@pytest.fixture
+def dump(reference):
+    return copy.deepcopy(reference)
+
+
+def validate(capsys, tmp_path, dump, *extra, name="d.jsonl"):
+    path = tmp_path / name
+    save_dump(dump, path)
+    code = main(["validate", str(path), *map(str, extra)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_reference_dump_passes_exactly(dump, tmp_path, capsys):
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 0
+    assert "15 steps of gss, η=8, refined, kernel likelihood (made by the reference, 8-byte reals)" in out
+    assert out.count("0.000e+00") == 4
+    assert "within tolerance 1e-09 on every step: OK" in out
+
+
+def test_reference_dump_passes_for_every_system_and_path(tmp_path, capsys):
+    for system, mode, likelihood in [("sv", "paper", "sampler"), ("cubic", "refined", "kernel")]:
+        model = uxemu.systems.get(system)
+        cfg = ModelConfig(system, model.params, 4, mode, likelihood, "gaussian", model.prior.mu, model.prior.sigma)
+        tr = uxemu.simulate_many(model, 1, 6, 2)[0]
+        code, out, _ = validate(capsys, tmp_path, reference_dump(cfg, tr), name=f"{system}.npz")
+        assert code == 0, out
+
+
+def test_one_perturbed_atom_weight_fails_and_names_the_step(dump, tmp_path, capsys):
+    s = dump.steps[7]
+    w = list(s.atoms_w)
+    w[2] *= 1 + 1e-6
+    s.atoms_w = tuple(w)
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 1
+    assert f"FAILED: step k={s.k} is the first outside tolerance 1e-09 (atom weights: 1.000e-06)" in out
+
+
+def test_one_perturbed_atom_position_fails_and_names_the_step(dump, tmp_path, capsys):
+    s = dump.steps[3]
+    x = list(s.atoms_x)
+    x[0] = np.nextafter(x[0], -np.inf) - 1e-6 * abs(x[0])
+    s.atoms_x = tuple(x)
+    code, out, _ = validate(capsys, tmp_path, dump, name="d.npz")
+    assert code == 1
+    assert f"FAILED: step k={s.k} is the first outside tolerance 1e-09 (atom positions:" in out
+
+
+def test_only_the_first_bad_step_is_named(dump, tmp_path, capsys):
+    dump.steps[4].var *= 1.01
+    dump.steps[9].var *= 1.02
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 1
+    assert "FAILED: step k=4 is the first outside tolerance 1e-09 (variance: 1.000e-02)" in out
+    assert "variance        2.000e-02  (step k=9)" in out
+
+
+def test_a_missing_atom_or_another_status_is_a_failure(dump, tmp_path, capsys):
+    dump.steps[5].atoms_x = dump.steps[5].atoms_x[:-1]
+    dump.steps[5].atoms_w = dump.steps[5].atoms_w[:-1]
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 1 and "step k=5 is the first outside tolerance 1e-09 (atom count: inf)" in out
+
+    dump2 = copy.deepcopy(dump)
+    dump2.steps[5] = copy.deepcopy(reference_dump(GSS, uxemu.simulate_many(
+        uxemu.systems.get("gss"), 1, 15, 11)[0]).steps[5])
+    dump2.steps[2].status = 1
+    code, out, _ = validate(capsys, tmp_path, dump2)
+    assert code == 1 and "step k=2 is the first outside tolerance 1e-09 (status: inf)" in out
+
+
+def test_rtol_option_sets_the_tolerance(dump, tmp_path, capsys):
+    dump.steps[6].mean += 1e-7 * math.sqrt(dump.steps[6].var)
+    assert validate(capsys, tmp_path, dump)[0] == 1
+    code, out, _ = validate(capsys, tmp_path, dump, "--rtol", "1e-6")
+    assert code == 0 and "within tolerance 1e-06" in out
+
+
+def test_float_build_gets_its_own_default_tolerance(dump, tmp_path, capsys):
+    dump.header.real_bytes = 4
+    for s in dump.steps:
+        s.mean += 1e-5 * math.sqrt(s.var)
+        s.atoms_w = tuple(w * (1 + 1e-5) for w in s.atoms_w)
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 0 and f"within tolerance {FLOAT_RTOL:g}" in out
+    dump.steps[10].var *= 1 + 10 * FLOAT_RTOL
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 1 and "step k=10" in out
+
+
+def test_a_mean_near_zero_is_compared_at_the_posterior_scale(reference):
+    rec = copy.deepcopy(reference.steps[0])
+    post = uxemu.Value(np.array(rec.atoms_x), np.array(rec.atoms_w), 8)
+    rec.mean = post.mean() + 1e-12  # the prior's mean is 0 up to rounding; its std is about 5
+    diffs = step_differences(rec, 0, post)
+    assert diffs["mean"] < 1e-12
+
+
+def test_metrics_against_the_truth(dump, trace, tmp_path, capsys):
+    code, out, _ = validate(capsys, tmp_path, dump)
+    values = [uxemu.Value(np.array(s.atoms_x), np.array(s.atoms_w), 8) for s in dump.steps]
+    rmse = metrics.rmse([v.mean() for v in values], trace.x)
+    nll = metrics.nll([metrics.log_pdf_value(v, y) for v, y in zip(values, trace.x)]).mean
+    crps = np.mean([metrics.crps_value(v, y) for v, y in zip(values, trace.x)])
+    assert f"against the true state: RMSE {rmse:.4g}, NLL {nll:.4g} " in out
+    assert f"CRPS {crps:.4g}" in out
+
+
+def test_truth_from_the_trace_when_the_dump_lacks_it(dump, trace, tmp_path, capsys):
+    for s in dump.steps:
+        s.x = None
+    code, out, _ = validate(capsys, tmp_path, dump)
+    assert code == 0 and "RMSE" not in out
+    trace.to_csv(tmp_path / "trace.csv")
+    code, out, _ = validate(capsys, tmp_path, dump, "--trace", tmp_path / "trace.csv")
+    assert code == 0 and "RMSE" in out
+
+
+def test_a_trace_that_is_not_the_dumps_is_an_error(dump, trace, tmp_path, capsys):
+    other = uxemu.simulate_many(uxemu.systems.get("gss"), 1, 15, 12)[0]
+    other.to_csv(tmp_path / "other.csv")
+    code, out, err = validate(capsys, tmp_path, dump, "--trace", tmp_path / "other.csv")
+    assert code == 2 and out == ""
+    assert "row 1 (k=0) does not match the dump's step k=0" in err
+
+
+def test_empty_and_missing_dumps_are_errors(dump, tmp_path, capsys):
+    dump.steps = []
+    code, _, err = validate(capsys, tmp_path, dump)
+    assert code == 2 and err.strip() == "uxhost validate: error: the dump has no step records: nothing to validate"
+    code = main(["validate", str(tmp_path / "none.jsonl")])
+    assert code == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_compare_reports_the_worst_step_per_quantity(dump):
+    s = dump.steps[8]
+    sigma = math.sqrt(s.var)
+    expected = 1e-3 * sigma / max(abs(s.mean), sigma)
+    s.mean += 1e-3 * sigma
+    cmp = compare(dump)
+    assert cmp.worst_k["mean"] == s.k
+    assert cmp.max_rel["mean"] == pytest.approx(expected, rel=1e-6)
+    assert cmp.first_bad[:2] == (dump.steps[8].k, "mean")
