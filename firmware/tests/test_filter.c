@@ -1,0 +1,197 @@
+/* The filter: determinism, workspace sizing, configuration errors, fallback, domain errors. */
+#include <string.h>
+
+#include "harness.h"
+
+/* A deterministic pseudo-observation per system and step (no randomness needed to exercise paths). */
+static double observation(unsigned id, unsigned k)
+{
+    double s = sin(0.7 * k + id);
+    return id == 1 ? 1.5 * s : id == 2 ? 5 + 4 * s : 1.0 + 0.1 * s;
+}
+
+static int run(const ux_model *m, unsigned eta, ux_mode mode, ux_likelihood lik, unsigned T, double *means,
+               ux_value *last)
+{
+    static ux_filter f;
+    ux_filter_config cfg = {m, NULL, eta, mode, lik, NULL};
+    unsigned k;
+    if (ux_filter_init(&f, &cfg, ux_test_ws) != UX_OK)
+        return 0;
+    for (k = 0; k < T; ++k) {
+        double z = observation(m->id, k);
+        ux_status st;
+        if (k > 0 && ux_filter_predict(&f, k, 0.0) != UX_OK)
+            return 0;
+        st = ux_filter_update(&f, &z, NULL, 1, 1);
+        if (st < 0) { /* FALLBACK is a legitimate outcome of an outlying observation */
+            printf("  system %u eta %u mode %d lik %d step %u: status %d\n", m->id, eta, mode, lik, k, st);
+            return 0;
+        }
+        means[k] = ux_filter_mean(&f);
+        if (ux_value_check(ux_filter_posterior(&f)) != UX_OK)
+            return 0;
+    }
+    *last = *ux_filter_posterior(&f);
+    return 1;
+}
+
+static void test_every_system_mode_and_path_is_deterministic(void)
+{
+    double a[12], b[12];
+    ux_value va, vb;
+    unsigned i, mode, lik;
+    CHECK(ux_model_count() == 3);
+    for (i = 0; i < ux_model_count(); ++i)
+        for (mode = 0; mode < 2; ++mode)
+            for (lik = 0; lik < 2; ++lik) {
+                const ux_model *m = ux_model_at(i);
+                CHECK(run(m, 8, (ux_mode)mode, (ux_likelihood)lik, 12, a, &va));
+                CHECK(run(m, 8, (ux_mode)mode, (ux_likelihood)lik, 12, b, &vb));
+                CHECK(memcmp(a, b, sizeof a) == 0);
+                CHECK(va.count == vb.count && memcmp(va.x, vb.x, va.count * sizeof(ux_real)) == 0);
+                CHECK(va.count <= 8);
+            }
+}
+
+static void test_registry(void)
+{
+    CHECK(ux_model_find(1) == ux_model_at(0) && ux_model_find(2)->n_params == 2);
+    CHECK(ux_model_find(3)->n_params == 6 && ux_model_find(0) == NULL && ux_model_find(4) == NULL);
+    CHECK(ux_model_at(3) == NULL);
+}
+
+static void test_workspace_sizes(void)
+{
+    static ux_filter f;
+    unsigned i, eta, mode, lik;
+    for (eta = 1; eta <= 64; eta *= 2)
+        for (i = 0; i < ux_model_count(); ++i)
+            for (mode = 0; mode < 2; ++mode)
+                for (lik = 0; lik < 2; ++lik) {
+                    size_t need = ux_filter_workspace_bytes(ux_model_at(i), eta, (ux_mode)mode, (ux_likelihood)lik);
+                    CHECK(need > 0 && need <= UX_WORKSPACE_BYTES(eta));
+                }
+    {
+        const ux_model *m = ux_model_find(3);
+        size_t need = ux_filter_workspace_bytes(m, 16, UX_MODE_REFINED, UX_LIK_SAMPLER);
+        ux_filter_config cfg = {m, NULL, 16, UX_MODE_REFINED, UX_LIK_SAMPLER, NULL};
+        ux_workspace ws = {ux_test_ws.mem, need - 1};
+        double z = 1.0;
+        CHECK(ux_filter_init(&f, &cfg, ws) == UX_ERR_WORKSPACE);
+        ws.bytes = need;
+        CHECK(ux_filter_init(&f, &cfg, ws) == UX_OK);
+        CHECK(ux_filter_workspace_in_use(&f) == need);
+        CHECK(ux_filter_predict(&f, 1, 0) == UX_OK);
+        CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK); /* the largest path fits exactly */
+        ws.mem = (unsigned char *)ux_test_ws.mem + 4;
+        CHECK(ux_filter_init(&f, &cfg, ws) == UX_ERR_WORKSPACE);
+    }
+}
+
+static void test_configuration_errors(void)
+{
+    static ux_filter f;
+    const ux_model *sv = ux_model_find(1);
+    double params[4] = {0.98, 0, -0.2, 1};
+    ux_law prior = {UX_LAW_GAUSSIAN, 0, -1, 0};
+    ux_filter_config cfg = {sv, params, 8, UX_MODE_REFINED, UX_LIK_KERNEL, NULL};
+    CHECK(ux_filter_check_params(sv, params) == 2);
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_ERR_DOMAIN);
+    CHECK(ux_filter_posterior(&f)->count == 0 && ux_filter_workspace_in_use(&f) == 0);
+    params[2] = 0.2;
+    params[0] = NAN;
+    CHECK(ux_filter_check_params(sv, params) == 0);
+    params[0] = 1e300; /* finite in double, not in float */
+    CHECK(ux_filter_check_params(sv, params) == TOL(-1, 0));
+    params[0] = 0.98;
+    CHECK(ux_filter_check_params(sv, params) == -1);
+    cfg.eta = 12;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_ERR_ARG);
+    cfg.eta = 8;
+    cfg.mode = (ux_mode)7;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_ERR_ARG);
+    cfg.mode = UX_MODE_PAPER;
+    cfg.likelihood = (ux_likelihood)3;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_ERR_ARG);
+    cfg.likelihood = UX_LIK_SAMPLER;
+    cfg.prior = &prior;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_ERR_DOMAIN);
+    prior.b = 1;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(ux_filter_predict(NULL, 1, 0) == UX_ERR_ARG);
+}
+
+static void test_fallback_and_rejected_evidence(void)
+{
+    static ux_filter f;
+    ux_filter_config cfg = {ux_model_find(2), NULL, 16, UX_MODE_REFINED, UX_LIK_SAMPLER, NULL};
+    ux_value before;
+    double z = 1e6, bad = NAN, good = 3;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(ux_filter_predict(&f, 1, 0) == UX_OK);
+    /* Far outside every predictive observation law: the sampler density is 0 everywhere. */
+    CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_FALLBACK);
+    CHECK(ux_filter_last_status(&f) == UX_FALLBACK);
+    CHECK(ux_filter_posterior(&f)->count <= 16 && ux_value_check(ux_filter_posterior(&f)) == UX_OK);
+    before = *ux_filter_posterior(&f);
+    CHECK(ux_filter_update(&f, &bad, NULL, 1, 1) == UX_ERR_DOMAIN);
+    CHECK(ux_filter_update(&f, &good, NULL, 1, 0) == UX_ERR_DOMAIN);
+    CHECK(ux_filter_update(&f, &good, NULL, 0, 1) == UX_ERR_ARG);
+    CHECK(memcmp(&before, ux_filter_posterior(&f), sizeof before) == 0); /* nothing changed */
+    CHECK(ux_filter_update(&f, &good, NULL, 1, 1) == UX_OK);
+}
+
+static void test_empirical_evidence(void)
+{
+    static ux_filter f;
+    ux_filter_config cfg = {ux_model_find(3), NULL, 8, UX_MODE_PAPER, UX_LIK_KERNEL, NULL};
+    double z[3] = {0.5, 0.6, 0.55}, om[3] = {0.25, 0.25, 0.5}, var1, mean1;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(ux_filter_update(&f, z, om, 3, 1) == UX_OK);
+    mean1 = ux_filter_mean(&f);
+    var1 = ux_filter_var(&f);
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(ux_filter_update(&f, z, om, 3, 20) == UX_OK);
+    /* Observations of exp(−x) ≈ 0.55 pull x up; twenty of them pull harder and sharpen the belief. */
+    CHECK(mean1 > 0 && ux_filter_mean(&f) > mean1 && ux_filter_var(&f) < var1);
+    om[1] = -1;
+    CHECK(ux_filter_update(&f, z, om, 3, 1) == UX_ERR_DOMAIN);
+}
+
+static void test_non_finite_prediction_is_refused(void)
+{
+    static ux_filter f;
+    ux_law prior = {UX_LAW_GAUSSIAN, (ux_real)TOL(1e110, 1e30), 1, 0};
+    ux_filter_config cfg = {ux_model_find(3), NULL, 8, UX_MODE_REFINED, UX_LIK_KERNEL, &prior};
+    ux_value before;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    before = *ux_filter_posterior(&f);
+    CHECK(ux_filter_predict(&f, 1, 0) == UX_ERR_DOMAIN); /* d³ overflows */
+    CHECK(memcmp(before.x, ux_filter_posterior(&f)->x, before.count * sizeof(ux_real)) == 0);
+}
+
+static void test_predict_twice_and_update_without_predict(void)
+{
+    static ux_filter f;
+    ux_filter_config cfg = {ux_model_find(1), NULL, 8, UX_MODE_REFINED, UX_LIK_KERNEL, NULL};
+    double z = 0.3;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(ux_filter_predict(&f, 1, 0) == UX_OK);
+    CHECK(ux_filter_predict(&f, 2, 0) == UX_OK);
+    CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK);
+    CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK);
+    CHECK(ux_filter_posterior(&f)->count <= 8);
+}
+
+void suite_filter(void)
+{
+    RUN(test_every_system_mode_and_path_is_deterministic);
+    RUN(test_registry);
+    RUN(test_workspace_sizes);
+    RUN(test_configuration_errors);
+    RUN(test_fallback_and_rejected_evidence);
+    RUN(test_empirical_evidence);
+    RUN(test_non_finite_prediction_is_refused);
+    RUN(test_predict_twice_and_update_without_predict);
+}

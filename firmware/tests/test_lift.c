@@ -1,0 +1,165 @@
+/* Lift and per-operation arithmetic: exact x·x, refusal of dependent operands, errors, aliasing. */
+#include <string.h>
+
+#include "harness.h"
+
+static ux_sources src;
+
+static ux_real f_affine3(const ux_real *a, const void *ctx)
+{
+    const ux_real *k = (const ux_real *)ctx;
+    return a[0] * a[1] + k[0] * a[2];
+}
+
+static void test_add_preserves_means(void)
+{
+    ux_value x, y, z;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&x, 1, 2, 16, &src) == UX_OK);
+    CHECK(ux_laplace(&y, -3, 1, 32, &src) == UX_OK);
+    CHECK(ux_add(&z, &x, &y, &ux_test_ws) == UX_OK);
+    CHECK(z.eta == 32 && z.count <= 32 && ux_value_check(&z) == UX_OK);
+    CHECK(z.sources == (x.sources | y.sources));
+    CHECK_NEAR(ux_mean(&z), ux_mean(&x) + ux_mean(&y), TOL(1e-13, 1e-5));
+    CHECK(ux_sub(&z, &x, &y, &ux_test_ws) == UX_OK);
+    CHECK_NEAR(ux_mean(&z), ux_mean(&x) - ux_mean(&y), TOL(1e-13, 1e-5));
+    CHECK(ux_mul(&z, &x, &y, &ux_test_ws) == UX_OK);
+    CHECK_NEAR(ux_mean(&z), ux_mean(&x) * ux_mean(&y), TOL(1e-12, 1e-5));
+}
+
+static void test_points_are_exact(void)
+{
+    ux_value a, b, c;
+    ux_sources_init(&src);
+    CHECK(ux_point(&a, 2, 4, &src) == UX_OK);
+    CHECK(ux_point(&b, 5, 4, &src) == UX_OK);
+    CHECK(ux_pow(&c, &a, &b, &ux_test_ws) == UX_OK);
+    CHECK(c.count == 1 && c.x[0] == 32 && c.w[0] == 1 && c.eta == 4);
+    CHECK(ux_div(&c, &b, &a, &ux_test_ws) == UX_OK && c.x[0] == (ux_real)2.5);
+}
+
+static void test_same_value_twice_is_one_input(void)
+{
+    ux_value x, sq;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&x, 0.5, 1, 16, &src) == UX_OK);
+    CHECK(ux_mul(&sq, &x, &x, &ux_test_ws) == UX_OK);
+    CHECK(sq.x[0] >= 0); /* the law of X², not of a product of two copies */
+    CHECK_NEAR(ux_mean(&sq), ux_moment(&x, 2), TOL(1e-13, 1e-5));
+    CHECK(sq.sources == x.sources);
+}
+
+static void test_dependent_operands_are_refused(void)
+{
+    ux_value x, one, y, z, xc;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&x, 0, 1, 8, &src) == UX_OK);
+    CHECK(ux_point(&one, 1, 8, &src) == UX_OK);
+    CHECK(ux_add(&y, &x, &one, &ux_test_ws) == UX_OK);
+    CHECK(ux_mul(&z, &x, &y, &ux_test_ws) == UX_ERR_DEPENDENT); /* x·(x + 1) */
+    CHECK(ux_independent_copy(&xc, &x, &src) == UX_OK);
+    CHECK(ux_mul(&z, &xc, &y, &ux_test_ws) == UX_OK); /* an explicit independent copy is allowed */
+}
+
+static void test_domain_errors(void)
+{
+    ux_value x, y, zero;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&x, 0, 1, 8, &src) == UX_OK);
+    CHECK(ux_log(&y, &x, &ux_test_ws) == UX_ERR_DOMAIN);
+    CHECK(ux_sqrt(&y, &x, &ux_test_ws) == UX_ERR_DOMAIN);
+    CHECK(ux_point(&zero, 0, 8, &src) == UX_OK);
+    CHECK(ux_div(&y, &x, &zero, &ux_test_ws) == UX_ERR_DOMAIN);
+    CHECK(ux_exp(&y, &x, &ux_test_ws) == UX_OK && y.x[0] > 0);
+    CHECK(ux_sin(&y, &x, &ux_test_ws) == UX_OK && y.x[0] >= -1 && y.x[y.count - 1] <= 1);
+    CHECK(ux_cos(&y, &x, &ux_test_ws) == UX_OK && y.x[y.count - 1] <= 1);
+}
+
+static void test_workspace_errors(void)
+{
+    ux_value x, y, z;
+    ux_workspace small = {ux_test_ws.mem, UX_LIFT_WORKSPACE_BYTES(64) - 1};
+    ux_workspace odd = {(unsigned char *)ux_test_ws.mem + 1, 1 << 16};
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&x, 0, 1, 8, &src) == UX_OK);
+    CHECK(ux_laplace(&y, 0, 1, 8, &src) == UX_OK);
+    CHECK(ux_add(&z, &x, &y, &small) == UX_ERR_WORKSPACE);
+    CHECK(ux_add(&z, &x, &y, &odd) == UX_ERR_WORKSPACE);
+    small.bytes += 1;
+    CHECK(ux_add(&z, &x, &y, &small) == UX_OK);
+}
+
+static void test_output_may_alias_an_input(void)
+{
+    ux_value x, y, z;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&x, 0, 1, 16, &src) == UX_OK);
+    CHECK(ux_uniform(&y, 0, 1, 16, &src) == UX_OK);
+    CHECK(ux_add(&z, &x, &y, &ux_test_ws) == UX_OK);
+    CHECK(ux_add(&x, &x, &y, &ux_test_ws) == UX_OK);
+    CHECK(memcmp(x.x, z.x, z.count * sizeof(ux_real)) == 0 && x.count == z.count);
+}
+
+static void test_three_inputs_and_explicit_eta(void)
+{
+    ux_value a, b, c, out;
+    const ux_value *in[4];
+    ux_real k = 3;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&a, 1, 1, 8, &src) == UX_OK);
+    CHECK(ux_uniform(&b, 0, 2, 4, &src) == UX_OK);
+    CHECK(ux_exponential(&c, 1, 16, &src) == UX_OK);
+    in[0] = &a;
+    in[1] = &b;
+    in[2] = &c;
+    CHECK(ux_lift(&out, f_affine3, &k, in, 3, 0, &ux_test_ws) == UX_OK);
+    CHECK(out.eta == 16);
+    CHECK_NEAR(ux_mean(&out), ux_mean(&a) * ux_mean(&b) + 3 * ux_mean(&c), TOL(1e-12, 1e-5));
+    CHECK(ux_lift(&out, f_affine3, &k, in, 3, 4, &ux_test_ws) == UX_OK && out.count <= 4 && out.eta == 4);
+    CHECK(ux_lift(&out, f_affine3, &k, in, 3, 6, &ux_test_ws) == UX_ERR_ARG);
+    CHECK(ux_lift(&out, f_affine3, &k, in, 0, 0, &ux_test_ws) == UX_ERR_ARG);
+    in[3] = &a; /* a repeated input is still one input */
+    CHECK(ux_lift(&out, f_affine3, &k, in + 1, 3, 0, &ux_test_ws) == UX_OK);
+}
+
+static ux_real f_sub(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return a[0] - a[1];
+}
+
+static void test_lift_points_are_the_outer_product(void)
+{
+    static ux_real x[64 * 64], w[64 * 64];
+    ux_value a, b;
+    const ux_value *in[2];
+    size_t count = 0, i;
+    double total = 0;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&a, 0, 1, 64, &src) == UX_OK);
+    CHECK(ux_gaussian(&b, 0, 2, 64, &src) == UX_OK);
+    in[0] = &a;
+    in[1] = &b;
+    CHECK(ux_lift_points(x, w, &count, NULL, NULL, in, 2, &ux_test_ws) == UX_ERR_ARG);
+    CHECK(ux_lift_points(x, w, &count, f_sub, NULL, in, 2, &ux_test_ws) == UX_OK);
+    CHECK(count == 64 * 64);
+    for (i = 0; i < count; ++i) {
+        total += (double)w[i];
+        if (i > 0)
+            CHECK(x[i - 1] <= x[i]);
+    }
+    CHECK_NEAR(total, 1.0, TOL(1e-13, 1e-5));
+}
+
+void suite_lift(void)
+{
+    RUN(test_add_preserves_means);
+    RUN(test_points_are_exact);
+    RUN(test_same_value_twice_is_one_input);
+    RUN(test_dependent_operands_are_refused);
+    RUN(test_domain_errors);
+    RUN(test_workspace_errors);
+    RUN(test_output_may_alias_an_input);
+    RUN(test_three_inputs_and_explicit_eta);
+    RUN(test_lift_points_are_the_outer_product);
+}

@@ -1,0 +1,284 @@
+/* Canonical ordering and TTR: stability, validity, mean preservation, identity, W1 = cell transport. */
+#include <string.h>
+
+#include "harness.h"
+
+#define BIG 4096
+
+static ux_real X[BIG], W[BIG], X2[BIG], W2[BIG];
+
+static double uniform01(ux_rng *r) { return ux_rng_uniform(r); }
+
+static void fill_random(ux_rng *r, size_t M, int ties)
+{
+    size_t i;
+    for (i = 0; i < M; ++i) {
+        X[i] = ties ? (ux_real)(ux_rng_next(r) % 7) : (ux_real)(uniform01(r) * 10.0 - 5.0);
+        W[i] = (ux_real)(0.5 + uniform01(r));
+    }
+}
+
+static void test_canonical_stable_with_ties(void)
+{
+    ux_rng r;
+    size_t i, M = 1000;
+    ux_rng_seed(&r, 1);
+    fill_random(&r, M, 1);
+    for (i = 0; i < M; ++i)
+        W[i] = (ux_real)(i + 1); /* the weight records the input order */
+    W[10] = 0;                   /* a zero weight is dropped */
+    CHECK(ux_canonical(X, W, &M, &ux_test_ws) == UX_OK);
+    CHECK(M == 999);
+    for (i = 1; i < M; ++i) {
+        CHECK(X[i - 1] <= X[i]);
+        if (X[i - 1] == X[i])
+            CHECK(W[i - 1] < W[i]); /* ties keep their input order */
+    }
+}
+
+static void test_canonical_matches_insertion_sort(void)
+{
+    ux_rng r;
+    size_t M, i, j, n;
+    ux_rng_seed(&r, 2);
+    for (M = 1; M < 300; M += 37) {
+        fill_random(&r, M, (int)(M % 2));
+        for (i = 0; i < M; ++i) {
+            X2[i] = X[i];
+            W2[i] = W[i];
+        }
+        for (i = 1; i < M; ++i) /* stable insertion sort as the oracle */
+            for (j = i; j > 0 && X2[j] < X2[j - 1]; --j) {
+                ux_real tx = X2[j], tw = W2[j];
+                X2[j] = X2[j - 1];
+                W2[j] = W2[j - 1];
+                X2[j - 1] = tx;
+                W2[j - 1] = tw;
+            }
+        n = M;
+        CHECK(ux_canonical(X, W, &n, &ux_test_ws) == UX_OK);
+        CHECK(n == M);
+        CHECK(memcmp(X, X2, M * sizeof(ux_real)) == 0 && memcmp(W, W2, M * sizeof(ux_real)) == 0);
+    }
+}
+
+static void test_canonical_rejects(void)
+{
+    size_t M = 3;
+    ux_real x[3] = {1, 2, 3}, w[3] = {1, 1, 1};
+    x[1] = (ux_real)NAN;
+    CHECK(ux_canonical(x, w, &M, &ux_test_ws) == UX_ERR_DOMAIN);
+    x[1] = 2;
+    w[2] = -1;
+    M = 3;
+    CHECK(ux_canonical(x, w, &M, &ux_test_ws) == UX_ERR_DOMAIN);
+    w[2] = (ux_real)INFINITY;
+    M = 3;
+    CHECK(ux_canonical(x, w, &M, &ux_test_ws) == UX_ERR_DOMAIN);
+}
+
+static void test_canonical_workspace_errors(void)
+{
+    ux_real x[4] = {3, 2, 1, 0}, w[4] = {1, 1, 1, 1};
+    size_t M = 4;
+    ux_workspace small = {ux_test_ws.mem, 8 * sizeof(ux_real) - 1};
+    ux_workspace odd = {(unsigned char *)ux_test_ws.mem + 4, 1024};
+    CHECK(ux_canonical(x, w, &M, &small) == UX_ERR_WORKSPACE);
+    CHECK(ux_canonical(x, w, &M, &odd) == UX_ERR_WORKSPACE);
+    small.bytes += 1;
+    CHECK(ux_canonical(x, w, &M, &small) == UX_OK);
+    CHECK(x[0] == 0 && x[3] == 3);
+}
+
+/* Properties of one TTR run on (X, W)[0..M): returns the output count in *r. */
+static void ttr_properties(size_t M, unsigned n, size_t *r_out, int *ok)
+{
+    double W0 = 0, S0 = 0, W1 = 0, S1 = 0;
+    size_t i, r;
+    *ok = 0;
+    for (i = 0; i < M; ++i) {
+        W0 += (double)W[i];
+        S0 += (double)W[i] * (double)X[i];
+    }
+    for (i = 0; i < M; ++i) {
+        X2[i] = X[i];
+        W2[i] = W[i];
+    }
+    r = ux_ttr(X2, W2, M, n);
+    *r_out = r;
+    if (r < 1 || r > ((size_t)1 << n) || r > M)
+        return;
+    for (i = 0; i < r; ++i) {
+        if (!(W2[i] > 0) || X2[i] < X[0] || X2[i] > X[M - 1])
+            return;
+        if (i > 0 && !(X2[i] > X2[i - 1]))
+            return;
+        W1 += (double)W2[i];
+        S1 += (double)W2[i] * (double)X2[i];
+    }
+    if (fabs(W1 - W0) > TOL(1e-12, 1e-4) * W0 || fabs(S1 - S0) > TOL(1e-11, 1e-3) * (W0 * 5.0))
+        return;
+    *ok = 1;
+}
+
+static void test_ttr_mean_mass_order(void)
+{
+    ux_rng r;
+    size_t M, count;
+    unsigned n;
+    int ok;
+    ux_rng_seed(&r, 3);
+    for (M = 1; M <= 600; M = M * 3 + 1)
+        for (n = 0; n <= 6; ++n) {
+            fill_random(&r, M, 0);
+            CHECK(ux_canonical(X, W, &M, &ux_test_ws) == UX_OK);
+            ttr_properties(M, n, &count, &ok);
+            CHECK(ok);
+        }
+}
+
+static void test_ttr_is_identity_on_its_output(void)
+{
+    ux_rng r;
+    size_t M = 500, a, b, i;
+    unsigned n;
+    ux_rng_seed(&r, 4);
+    for (n = 0; n <= 6; ++n) {
+        fill_random(&r, M, 0);
+        CHECK(ux_canonical(X, W, &M, &ux_test_ws) == UX_OK);
+        a = ux_ttr(X, W, M, n);
+        for (i = 0; i < a; ++i) {
+            X2[i] = X[i];
+            W2[i] = W[i];
+        }
+        b = ux_ttr(X2, W2, a, n);
+        CHECK(a == b);
+        CHECK(memcmp(X, X2, a * sizeof(ux_real)) == 0);
+        CHECK(memcmp(W, W2, a * sizeof(ux_real)) == 0);
+    }
+}
+
+/* Rebuild the tree bottom-up (parent = weighted mean of its children): interleaving parents between
+ * children must give a strictly increasing sequence. */
+static void test_ttr_tree_validity(void)
+{
+    ux_rng r;
+    size_t M = 2000, count, i;
+    unsigned n, level;
+    ux_real px[64], pw[64];
+    ux_rng_seed(&r, 5);
+    for (n = 1; n <= 6; ++n) {
+        fill_random(&r, M, 0);
+        CHECK(ux_canonical(X, W, &M, &ux_test_ws) == UX_OK);
+        count = ux_ttr(X, W, M, n);
+        CHECK(count == ((size_t)1 << n)); /* 2000 distinct continuous atoms always fill the tree */
+        for (i = 0; i < count; ++i) {
+            px[i] = X[i];
+            pw[i] = W[i];
+        }
+        for (level = n; level > 0; --level) {
+            size_t half = (size_t)1 << (level - 1);
+            for (i = 0; i < half; ++i) {
+                ux_real mw = pw[2 * i] + pw[2 * i + 1];
+                ux_real m = (pw[2 * i] * px[2 * i] + pw[2 * i + 1] * px[2 * i + 1]) / mw;
+                CHECK(px[2 * i] < m && m < px[2 * i + 1]);
+                px[i] = m;
+                pw[i] = mw;
+            }
+        }
+    }
+}
+
+/* W1 between two sorted atom sets via ∫|F − G|. */
+static double w1_sorted(const ux_real *xa, const ux_real *wa, size_t na, const ux_real *xb, const ux_real *wb,
+                        size_t nb)
+{
+    size_t i = 0, j = 0;
+    double Fa = 0, Fb = 0, last, total = 0;
+    last = (double)(xa[0] < xb[0] ? xa[0] : xb[0]);
+    while (i < na || j < nb) {
+        double next = (j >= nb || (i < na && xa[i] <= xb[j])) ? (double)xa[i] : (double)xb[j];
+        total += fabs(Fa - Fb) * (next - last);
+        last = next;
+        while (i < na && (double)xa[i] == next)
+            Fa += (double)wa[i++];
+        while (j < nb && (double)xb[j] == next)
+            Fb += (double)wb[j++];
+    }
+    return total;
+}
+
+static void test_ttr_w1_is_cell_transport(void)
+{
+    ux_rng r;
+    size_t M = 300, count, i, c;
+    unsigned n;
+    ux_rng_seed(&r, 6);
+    for (n = 1; n <= 5; ++n) {
+        double total = 0, transport = 0, acc;
+        fill_random(&r, M, 0);
+        CHECK(ux_canonical(X, W, &M, &ux_test_ws) == UX_OK);
+        for (i = 0; i < M; ++i)
+            total += (double)W[i];
+        for (i = 0; i < M; ++i)
+            W[i] = (ux_real)((double)W[i] / total);
+        for (i = 0; i < M; ++i) {
+            X2[i] = X[i];
+            W2[i] = W[i];
+        }
+        count = ux_ttr(X2, W2, M, n);
+        /* Cells are consecutive input atoms whose sequential mass sum is the output mass. */
+        for (c = 0, i = 0; c < count; ++c) {
+            ux_real s = 0;
+            acc = 0;
+            while (i < M && s != W2[c]) {
+                s = s + W[i];
+                acc += (double)W[i] * fabs((double)X[i] - (double)X2[c]);
+                ++i;
+            }
+            CHECK(s == W2[c]);
+            transport += acc;
+        }
+        CHECK(i == M);
+        CHECK_NEAR(w1_sorted(X, W, M, X2, W2, count), transport, TOL(1e-12, 1e-4));
+    }
+}
+
+static void test_ttr_equal_positions_and_n0(void)
+{
+    ux_real x[5] = {1, 1, 1, 1, 1}, w[5] = {1, 2, 3, 4, 5};
+    ux_real y[4] = {0, 0, 1, 1}, v[4] = {1, 1, 1, 1};
+    ux_real z[3] = {-1, 0, 4}, u[3] = {1, 2, 1};
+    CHECK(ux_ttr(x, w, 5, 6) == 1);
+    CHECK(x[0] == 1 && w[0] == 15);
+    CHECK(ux_ttr(y, v, 4, 6) == 2);
+    CHECK(y[0] == 0 && y[1] == 1 && v[0] == 2 && v[1] == 2);
+    CHECK(ux_ttr(z, u, 3, 0) == 1);
+    CHECK(z[0] == (ux_real)0.75 && u[0] == 4);
+}
+
+static void test_normalise_and_reduce(void)
+{
+    ux_value out;
+    ux_real x[4] = {3, 1, 2, 1}, w[4] = {1, 1, 1, 1};
+    CHECK(ux_reduce(&out, x, w, 4, 2, 5, &ux_test_ws) == UX_OK);
+    /* {1, 1, 2, 3} splits at its mean 1.75 into {1, 1} and {2, 3}. */
+    CHECK(out.count == 2 && out.eta == 2 && out.sources == 5);
+    CHECK(ux_value_check(&out) == UX_OK);
+    CHECK(out.x[0] == 1 && out.w[0] == (ux_real)0.5 && out.x[1] == (ux_real)2.5);
+    CHECK(ux_reduce(&out, x, w, 4, 3, 5, &ux_test_ws) == UX_ERR_ARG); /* η must be a power of two */
+}
+
+void suite_ttr(void)
+{
+    RUN(test_canonical_stable_with_ties);
+    RUN(test_canonical_matches_insertion_sort);
+    RUN(test_canonical_rejects);
+    RUN(test_canonical_workspace_errors);
+    RUN(test_ttr_mean_mass_order);
+    RUN(test_ttr_is_identity_on_its_output);
+    RUN(test_ttr_tree_validity);
+    RUN(test_ttr_w1_is_cell_transport);
+    RUN(test_ttr_equal_positions_and_n0);
+    RUN(test_normalise_and_reduce);
+}
