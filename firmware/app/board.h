@@ -1,0 +1,34 @@
+/*
+ * board.h — what the application needs from a board. Each folder under boards/ implements it; the
+ * application never touches a register itself, so it also builds on a host for tests.
+ */
+#ifndef APP_BOARD_H
+#define APP_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Clocks, FPU, UART and cycle counter ready; called once before anything else. */
+void board_init(void);
+
+/* Next byte from the host link; waits until one arrives. */
+uint8_t board_getc(void);
+
+/* Sends `len` bytes to the host link and returns when the last one is queued. */
+void board_write(const uint8_t *data, size_t len);
+
+/* Restarts the cycle counter at zero. Restarting (rather than reading a free-running counter twice)
+ * puts every measurement at the same counter phase, so that under QEMU -icount the counts do not depend
+ * on how long the board waited for the host before the measurement. */
+void board_cycles_restart(void);
+
+/* Cycles since the last restart, saturated at UINT32_MAX. */
+uint32_t board_cycles_read(void);
+
+/* What board_cycles_read counts: CYCLES_SYSTICK_ICOUNT, CYCLES_DWT or CYCLES_HOST_NS (proto.h). */
+extern const uint8_t board_cycle_source;
+
+/* Board name as reported in INFO, e.g. "mps2-an500". */
+extern const char board_name[];
+
+#endif /* APP_BOARD_H */

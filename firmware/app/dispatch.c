@@ -1,0 +1,115 @@
+/*
+ * dispatch.c — judges each frame (length, CRC, version, type), answers retries from memory and hands
+ * everything else to messages.c.
+ *
+ * Retry memory: the encoded answer of the last *executed* request, with that request's seq and CRC. A
+ * request with the same seq and the same CRC is the host resending a frame whose answer it did not get;
+ * it is answered from memory, byte for byte, without running again. (Requiring the CRC as well as the
+ * seq keeps a new host session, which restarts at seq 1, from being answered with an old session's
+ * answer to a different request.) Error answers are never stored.
+ */
+#include "dispatch.h"
+
+#include <stdbool.h>
+
+#include "crc32.h"
+#include "frame.h"
+#include "messages.h"
+#include "proto.h"
+#include "wire.h"
+
+/* Largest wire size of an ERROR frame: 6 + 3 + 4 bytes, COBS overhead, delimiter. */
+#define ERROR_WIRE_MAX (COBS_ENCODED_MAX(PROTO_HEADER_BYTES + 3u + PROTO_CRC_BYTES) + 1u)
+
+static dispatch_writer writer;
+static frame_reader reader;
+static uint8_t answer_raw[PROTO_MAX_FRAME];
+
+static struct {
+    bool valid;
+    uint16_t seq;
+    uint32_t request_crc;
+    size_t length;
+    uint8_t wire[FRAME_WIRE_MAX];
+} stored;
+
+void dispatch_init(dispatch_writer write)
+{
+    writer = write;
+    frame_reader_init(&reader);
+    stored.valid = false;
+    messages_init();
+}
+
+static void send_error(uint16_t seq, uint8_t code, uint16_t detail)
+{
+    uint8_t raw[PROTO_HEADER_BYTES + 3u + PROTO_CRC_BYTES];
+    uint8_t wire[ERROR_WIRE_MAX];
+    raw[PROTO_HEADER_BYTES] = code;
+    wire_put_u16(raw + PROTO_HEADER_BYTES + 1u, detail);
+    size_t n = frame_encode(raw, MSG_ERROR, seq, 3u, wire);
+    writer(wire, n);
+}
+
+static void handle_frame(const uint8_t *f, size_t n)
+{
+    /* Until the CRC has vouched for the header its seq means nothing, so such errors carry seq 0. */
+    if (n < PROTO_HEADER_BYTES + PROTO_CRC_BYTES) {
+        send_error(0u, ERR_LENGTH, (uint16_t)n);
+        return;
+    }
+    size_t body = n - PROTO_CRC_BYTES;
+    uint32_t crc = crc32(f, body);
+    if (crc != wire_get_u32(f + body)) {
+        send_error(0u, ERR_CRC, 0u);
+        return;
+    }
+    uint8_t version = f[0];
+    uint8_t type = f[1];
+    uint16_t seq = wire_get_u16(f + 2);
+    uint16_t length = wire_get_u16(f + 4);
+    if (version != PROTO_VERSION) {
+        send_error(seq, ERR_VERSION, version);
+        return;
+    }
+    if ((size_t)length != body - PROTO_HEADER_BYTES) {
+        send_error(seq, ERR_LENGTH, (uint16_t)n);
+        return;
+    }
+    if (!messages_known(type)) {
+        send_error(seq, ERR_TYPE, type);
+        return;
+    }
+    /* seq 0 is never used by a host, so it is never taken for a retry. */
+    if (stored.valid && seq != 0u && seq == stored.seq && crc == stored.request_crc) {
+        writer(stored.wire, stored.length);
+        return;
+    }
+    message_result r = messages_run(type, f + PROTO_HEADER_BYTES, length, n, answer_raw + PROTO_HEADER_BYTES);
+    if (r.error != 0u) {
+        send_error(seq, r.error, r.detail);
+        return;
+    }
+    stored.length = frame_encode(answer_raw, r.type, seq, r.length, stored.wire);
+    stored.seq = seq;
+    stored.request_crc = crc;
+    stored.valid = true;
+    writer(stored.wire, stored.length);
+}
+
+void dispatch_push(uint8_t byte)
+{
+    switch (frame_reader_push(&reader, byte)) {
+    case FRAME_READY:
+        handle_frame(reader.buf, reader.length);
+        break;
+    case FRAME_TOO_LONG:
+        send_error(0u, ERR_TOO_LONG, 0u);
+        break;
+    case FRAME_BAD_COBS:
+        send_error(0u, ERR_COBS, 0u);
+        break;
+    case FRAME_PENDING:
+        break;
+    }
+}

@@ -1,0 +1,45 @@
+/*
+ * frame.h — frames on the wire: COBS(header ‖ payload ‖ crc32) ‖ 0x00 (docs/protocol.md, "Framing").
+ *
+ * The reader turns a byte stream into decoded frames, one byte at a time, with a hard size limit; it
+ * does not judge the contents (CRC, header) — that is dispatch.c's job, so that every way a frame can
+ * be wrong is answered in one place.
+ */
+#ifndef APP_FRAME_H
+#define APP_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cobs.h"
+#include "proto.h"
+
+/* Room for the largest frame on the wire, delimiter included. */
+#define FRAME_WIRE_MAX (COBS_ENCODED_MAX(PROTO_MAX_FRAME) + 1u)
+
+typedef enum {
+    FRAME_PENDING,  /* the frame is not complete yet (or an empty frame was skipped) */
+    FRAME_READY,    /* frame_reader.buf holds frame_reader.length decoded bytes */
+    FRAME_TOO_LONG, /* the decoded frame exceeded PROTO_MAX_FRAME; it was discarded */
+    FRAME_BAD_COBS  /* the frame ended inside a COBS block; it was discarded */
+} frame_event;
+
+typedef struct {
+    uint8_t buf[PROTO_MAX_FRAME];
+    size_t length;
+    cobs_decoder cobs;
+} frame_reader;
+
+void frame_reader_init(frame_reader *r);
+
+/* One byte from the wire. After FRAME_READY the frame stays in `buf` until the next byte is pushed. */
+frame_event frame_reader_push(frame_reader *r, uint8_t byte);
+
+/*
+ * Builds a complete wire frame in `wire` (room for FRAME_WIRE_MAX) from a raw frame in `raw` whose
+ * payload (`payload_len` bytes) is already at raw + PROTO_HEADER_BYTES: writes the header and the CRC
+ * into `raw` (room for PROTO_MAX_FRAME), then COBS and the delimiter. Returns the wire length.
+ */
+size_t frame_encode(uint8_t *raw, uint8_t type, uint16_t seq, size_t payload_len, uint8_t *wire);
+
+#endif /* APP_FRAME_H */
