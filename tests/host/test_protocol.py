@@ -1,0 +1,216 @@
+"""The host codec of the link protocol (uxhost.protocol): COBS, CRC, frames and every message."""
+
+import math
+import struct
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from uxhost import protocol as p
+
+# --------------------------------------------------------------------------------------------------
+# COBS
+
+
+@pytest.mark.parametrize(
+    "raw, encoded",
+    [
+        # The examples of Cheshire & Baker / the usual reference vectors.
+        (b"", b"\x01"),
+        (b"\x00", b"\x01\x01"),
+        (b"\x00\x00", b"\x01\x01\x01"),
+        (b"\x11\x22\x00\x33", b"\x03\x11\x22\x02\x33"),
+        (b"\x11\x22\x33\x44", b"\x05\x11\x22\x33\x44"),
+        (b"\x11\x00\x00\x00", b"\x02\x11\x01\x01\x01"),
+        (bytes(range(1, 255)), b"\xff" + bytes(range(1, 255)) + b"\x01"),
+        (bytes(range(0, 255)), b"\x01\xff" + bytes(range(1, 255)) + b"\x01"),
+        (bytes(range(1, 256)), b"\xff" + bytes(range(1, 255)) + b"\x02\xff"),
+    ],
+)
+def test_cobs_known_vectors(raw, encoded):
+    assert p.cobs_encode(raw) == encoded
+    assert p.cobs_decode(encoded) == raw
+
+
+@given(st.binary(max_size=3000))
+def test_cobs_round_trip_and_no_zero(data):
+    enc = p.cobs_encode(data)
+    assert 0 not in enc
+    assert p.cobs_decode(enc) == data
+
+
+@given(st.binary(max_size=3000))
+def test_cobs_overhead_is_bounded(data):
+    # One code byte per started block of 254 bytes: the bound the firmware's buffers are sized with.
+    assert len(p.cobs_encode(data)) <= len(data) + len(data) // 254 + 1
+
+
+@given(st.binary(min_size=1, max_size=600))
+def test_cobs_decode_rejects_or_inverts(data):
+    # Arbitrary bytes either fail cleanly or decode to something that encodes back to them.
+    try:
+        dec = p.cobs_decode(data)
+    except p.ProtocolError:
+        return
+    assert p.cobs_encode(dec) == data
+
+
+def test_cobs_decode_rejects_truncated_block():
+    with pytest.raises(p.ProtocolError):
+        p.cobs_decode(b"\x05\x11\x22")
+    with pytest.raises(p.ProtocolError):
+        p.cobs_decode(b"\x03\x00\x11")
+
+
+# --------------------------------------------------------------------------------------------------
+# CRC
+
+
+@pytest.mark.parametrize(
+    "data, crc",
+    [(b"", 0x00000000), (b"123456789", 0xCBF43926), (b"a", 0xE8B7BE43), (b"\x00" * 4, 0x2144DF1C)],
+)
+def test_crc32_known_vectors(data, crc):
+    assert p.crc32(data) == crc
+
+
+# --------------------------------------------------------------------------------------------------
+# Frames
+
+
+def test_frame_layout_is_byte_exact():
+    wire = p.encode_frame(p.Frame(type=0x01, seq=0x0203, payload=b"\xaa"))
+    assert wire.endswith(b"\x00") and wire.count(0) == 1
+    raw = p.cobs_decode(wire[:-1])
+    body = bytes([1, 0x01, 0x03, 0x02, 0x01, 0x00, 0xAA])
+    assert raw == body + struct.pack("<I", zlib.crc32(body))
+
+
+@given(st.integers(0, 255), st.integers(0, 0xFFFF), st.binary(max_size=p.MAX_PAYLOAD))
+def test_frame_round_trip(type_, seq, payload):
+    frame = p.Frame(type=type_, seq=seq, payload=payload)
+    assert p.decode_frame(p.encode_frame(frame)) == frame
+
+
+def test_frame_with_bad_crc_is_rejected():
+    raw = bytearray(p.frame_bytes(p.Frame(type=1, seq=7)))
+    raw[-1] ^= 0x01
+    with pytest.raises(p.ProtocolError, match="CRC"):
+        p.parse_frame(bytes(raw))
+
+
+def test_frame_with_wrong_length_field_is_rejected():
+    body = p.HEADER.pack(1, 1, 7, 3) + b"\x01"
+    with pytest.raises(p.ProtocolError, match="payload bytes"):
+        p.parse_frame(body + struct.pack("<I", zlib.crc32(body)))
+
+
+def test_short_frame_is_rejected():
+    with pytest.raises(p.ProtocolError, match="shorter"):
+        p.parse_frame(b"\x01\x01\x00")
+
+
+# --------------------------------------------------------------------------------------------------
+# Messages
+
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+u8 = st.integers(0, 255)
+u16 = st.integers(0, 0xFFFF)
+u32 = st.integers(0, 0xFFFFFFFF)
+text = st.text(max_size=40).filter(lambda s: len(s.encode()) <= 255)
+
+messages = st.one_of(
+    st.just(p.Hello()),
+    st.builds(p.Info, u16, u8, st.sampled_from([4, 8]), u8, text, text, u8),
+    st.builds(p.Configure, u8, u8, u8, u8, st.lists(finite, max_size=8).map(tuple), u8, finite, finite),
+    st.builds(p.Configured, u8, u32),
+    st.integers(1, 64).flatmap(
+        lambda n: st.builds(
+            p.Step, u32, st.booleans(), finite,
+            st.lists(finite, min_size=n, max_size=n).map(tuple),
+            st.lists(finite, min_size=n, max_size=n).map(tuple), u16,
+        )
+    ),
+    st.integers(0, 64).flatmap(
+        lambda n: st.builds(
+            p.Posterior, u32, u8, finite, finite, u32, u32,
+            st.lists(finite, min_size=n, max_size=n).map(tuple),
+            st.lists(finite, min_size=n, max_size=n).map(tuple),
+        )
+    ),
+    st.just(p.Reset()),
+    st.just(p.ResetDone()),
+    st.builds(p.Error, u8, u16),
+)
+
+
+@settings(max_examples=300)
+@given(messages, st.integers(1, 0xFFFF))
+def test_message_round_trip(message, seq):
+    frame, back = p.decode(p.encode(message, seq))
+    assert frame.seq == seq and frame.version == p.PROTOCOL_VERSION and frame.type == message.TYPE
+    assert back == message
+
+
+def test_payload_sizes_match_the_specification():
+    assert len(p.Hello().pack()) == 0
+    assert len(p.Configure(1, 8, params=(0.98, 0.0, 0.2, 1.0)).pack()) == 5 + 4 * 8 + 1 + 16
+    assert len(p.Configured(8, 1024).pack()) == 5
+    assert len(p.Step(3, True, 0.0, (1.0, 2.0), (0.5, 0.5)).pack()) == 4 + 1 + 8 + 2 + 1 + 2 * 16
+    post = p.Posterior(1, 0, 0.0, 1.0, 5, 6, (0.0,) * 64, (1 / 64,) * 64)
+    assert len(post.pack()) == 4 + 1 + 8 + 8 + 4 + 4 + 1 + 64 * 16 <= p.MAX_PAYLOAD
+    assert len(p.Error(1, 0).pack()) == 3
+
+
+def test_step_fields_are_where_the_specification_puts_them():
+    payload = p.Step(0x01020304, True, 2.5, (1.5,), (1.0,), m=7).pack()
+    k, flags, u, m, n = struct.unpack_from("<IBdHB", payload)
+    assert (k, flags, u, m, n) == (0x01020304, 1, 2.5, 7, 1)
+    assert struct.unpack_from("<dd", payload, 16) == (1.5, 1.0)
+    assert p.Step(1, False, 0.0, (1.0,)).pack()[4] == 0
+
+
+def test_step_default_weights_are_equal():
+    step = p.Step.unpack(p.Step(1, True, 0.0, (1.0, 2.0, 3.0, 4.0)).pack())
+    assert step.w == (0.25,) * 4
+    assert p.Step.unpack(p.Step(1, True, 0.0, (9.0,)).pack()).w == (1.0,)
+
+
+def test_info_lists_system_ids():
+    info = p.Info(1, 64, 8, 0, "mps2-an500", "0.1.0", 0b1110)
+    assert info.system_ids == [1, 2, 3]
+
+
+def test_info_strings_are_length_prefixed():
+    payload = p.Info(1, 64, 8, 0, "ab", "xyz", 0x0E).pack()
+    assert payload == b"\x01\x00\x40\x08\x00\x02ab\x03xyz\x0e"
+
+
+def test_unknown_type_and_bad_payload_are_rejected():
+    with pytest.raises(p.ProtocolError, match="unknown message type"):
+        p.unpack_message(p.Frame(type=0x55, seq=1))
+    with pytest.raises(p.ProtocolError):
+        p.unpack_message(p.Frame(type=p.MsgType.CONFIGURED, seq=1, payload=b"\x01"))
+    with pytest.raises(p.ProtocolError):
+        p.unpack_message(p.Frame(type=p.MsgType.STEP, seq=1, payload=b"\x00" * 17))
+
+
+def test_oversized_message_is_refused_by_the_encoder():
+    huge = p.Posterior(1, 0, 0.0, 0.0, 0, 0, (0.0,) * 80, (0.0,) * 80)
+    with pytest.raises(ValueError, match="exceeds"):
+        p.encode(huge, 1)
+
+
+def test_error_names_follow_the_specification():
+    assert p.Error(p.ErrorCode.CRC).name == "ERR_CRC"
+    assert p.Error(p.ErrorCode.NOT_CONFIGURED).name == "ERR_NOT_CONFIGURED"
+    assert p.Error(200).name == "error 200"
+    assert [int(c) for c in p.ErrorCode] == list(range(1, 11))
+
+
+def test_reals_travel_as_binary64_bit_exact():
+    values = (math.pi, -0.0, 5e-324, 1.7976931348623157e308)
+    post = p.Posterior.unpack(p.Posterior(1, 0, values[0], values[1], 0, 0, values, values).pack())
+    assert [struct.pack("<d", v) for v in post.x] == [struct.pack("<d", v) for v in values]
