@@ -1,0 +1,215 @@
+"""A device on the other end of a pyserial URL: a board's serial port, QEMU's ``socket://`` or ``loop://``.
+
+One request, one answer (docs/protocol.md). A request whose answer does not arrive in time is resent
+as the very same bytes (same sequence number); the device answers a resent request from memory, so no
+step is lost or applied twice. Answers to other sequence numbers (a late answer to an earlier attempt)
+are skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import serial
+
+from . import protocol as p
+
+DEFAULT_TIMEOUT = 5.0
+DEFAULT_RETRIES = 3
+
+# Errors the device sends with seq 0 because it could not trust (or read) a request's header: if one
+# arrives while a request is outstanding, that request may have been damaged on the way, so it is resent.
+_FRAME_ERRORS = {p.ErrorCode.CRC, p.ErrorCode.LENGTH, p.ErrorCode.TOO_LONG, p.ErrorCode.COBS}
+
+
+class LinkError(Exception):
+    """Base of every error of the link."""
+
+
+class DeviceNotFound(LinkError):
+    """The port (device path or socket) cannot be opened."""
+
+
+class DeviceTimeout(LinkError):
+    """The device did not answer."""
+
+
+class VersionMismatch(LinkError):
+    """Firmware and host speak different protocol versions."""
+
+
+class DeviceError(LinkError):
+    """The device answered a request with ERROR."""
+
+    def __init__(self, code: int, detail: int, request: str = "request"):
+        self.code = code
+        self.detail = detail
+        name = p.Error(code, detail).name
+        super().__init__(f"device rejected {request}: {name} (detail {detail})")
+
+
+class Device:
+    """A device speaking the ux-filter link protocol. Use :meth:`open`; close it or use ``with``."""
+
+    def __init__(self, port: serial.SerialBase, url: str, timeout: float = DEFAULT_TIMEOUT,
+                 retries: int = DEFAULT_RETRIES):
+        self.port = port
+        self.url = url
+        self.timeout = timeout
+        self.retries = retries
+        self.resends = 0  # requests sent again because an answer was late or the request was damaged
+        self._seq = 0
+        self._rx = bytearray()
+
+    @classmethod
+    def open(cls, url: str, timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
+             baudrate: int = 115200) -> "Device":
+        try:
+            port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise DeviceNotFound(f"cannot open {url}: {exc}") from exc
+        return cls(port, url, timeout=timeout, retries=retries)
+
+    def close(self) -> None:
+        self.port.close()
+
+    def __enter__(self) -> "Device":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------------------------------------
+    # Messages
+
+    def hello(self) -> p.Info:
+        info = self.request(p.Hello(), p.Info)
+        if info.protocol != p.PROTOCOL_VERSION:
+            raise VersionMismatch(
+                f"device at {self.url} speaks protocol {info.protocol} (firmware {info.fw_version!r}); "
+                f"this host speaks {p.PROTOCOL_VERSION}: flash a matching firmware or update the host"
+            )
+        return info
+
+    def configure(self, system: int, eta: int, mode: int = p.Mode.REFINED,
+                  likelihood: int = p.Likelihood.KERNEL, params: Sequence[float] = (),
+                  prior_kind: int = p.PriorKind.GAUSSIAN, prior_a: float = 0.0,
+                  prior_b: float = 1.0) -> p.Configured:
+        msg = p.Configure(int(system), int(eta), int(mode), int(likelihood), tuple(float(v) for v in params),
+                          int(prior_kind), float(prior_a), float(prior_b))
+        return self.request(msg, p.Configured)
+
+    def step(self, k: int, predict: bool, u: float, evidence_z: float | Sequence[float],
+             evidence_w: Sequence[float] | None = None, m: int = 1,
+             timeout: float | None = None) -> p.Posterior:
+        if isinstance(evidence_z, (int, float)):
+            z: tuple[float, ...] = (float(evidence_z),)
+        else:
+            z = tuple(float(v) for v in evidence_z)
+        w = tuple(float(v) for v in evidence_w) if evidence_w is not None else ()
+        post = self.request(p.Step(int(k), bool(predict), float(u), z, w, int(m)), p.Posterior, timeout)
+        if post.k != k:
+            raise p.ProtocolError(f"POSTERIOR for step {post.k}, expected {k}")
+        return post
+
+    def reset(self) -> None:
+        self.request(p.Reset(), p.ResetDone)
+
+    # ---------------------------------------------------------------------------------------------
+    # Requests
+
+    def next_seq(self) -> int:
+        """The next sequence number: 1, 2, …, 65535, 1, … (0 is never used)."""
+        self._seq = self._seq % 0xFFFF + 1
+        return self._seq
+
+    def request(self, message: p.Message, expect: type | None = None, timeout: float | None = None):
+        """Sends `message` with a fresh seq, resending on silence, and returns the answer's message.
+        An ERROR answer raises DeviceError (VersionMismatch for ERR_VERSION)."""
+        seq = self.next_seq()
+        wire = p.encode(message, seq)
+        name = type(message).__name__.upper()
+        frame, answer = self._exchange(wire, seq, name, self.timeout if timeout is None else timeout)
+        if frame.version != p.PROTOCOL_VERSION:
+            raise VersionMismatch(f"device at {self.url} answered with protocol version {frame.version}; "
+                                  f"this host speaks {p.PROTOCOL_VERSION}")
+        if isinstance(answer, p.Error):
+            if answer.code == p.ErrorCode.VERSION:
+                raise VersionMismatch(f"device at {self.url} refused protocol version {answer.detail}")
+            raise DeviceError(answer.code, answer.detail, name)
+        if expect is not None and not isinstance(answer, expect):
+            raise p.ProtocolError(f"{name} answered with {type(answer).__name__}, expected {expect.__name__}")
+        return answer
+
+    def _exchange(self, wire: bytes, seq: int, name: str, timeout: float) -> tuple[p.Frame, p.Message]:
+        # A leading delimiter ends whatever partial frame the device may hold (a host that died mid-frame,
+        # line noise), so this request starts on a frame boundary; the device ignores empty frames.
+        attempts = self.retries + 1
+        for attempt in range(attempts):
+            if attempt:
+                self.resends += 1
+            self.send_raw(p.DELIMITER + wire)
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    raw = self.read_wire(deadline=deadline)
+                except DeviceTimeout:
+                    break
+                try:
+                    frame = p.decode_frame(raw)
+                    answer = p.unpack_message(frame)
+                except p.ProtocolError:
+                    break  # damaged on the way back: ask again, the device answers from memory
+                if frame.seq == seq:
+                    return frame, answer
+                if frame.seq == 0 and isinstance(answer, p.Error) and answer.code in _FRAME_ERRORS:
+                    break  # the device could not read a frame: perhaps ours
+                # anything else is a late answer to an earlier request: skip it
+        raise DeviceTimeout(
+            f"device at {self.url} did not answer {name} (seq {seq}) in {attempts} attempts of {timeout:g} s"
+        )
+
+    # ---------------------------------------------------------------------------------------------
+    # Raw access (tests and diagnostics)
+
+    def send_raw(self, data: bytes) -> None:
+        """Writes bytes to the link as they are."""
+        try:
+            self.port.write(data)
+            self.port.flush()
+        except (serial.SerialException, OSError) as exc:
+            raise DeviceNotFound(f"lost {self.url}: {exc}") from exc
+
+    def read_wire(self, timeout: float | None = None, deadline: float | None = None) -> bytes:
+        """The next non-empty frame as it came off the wire, without its delimiter."""
+        if deadline is None:
+            deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            end = self._rx.find(0)
+            while end == 0:  # empty frame
+                del self._rx[:1]
+                end = self._rx.find(0)
+            if end > 0:
+                raw = bytes(self._rx[:end])
+                del self._rx[: end + 1]
+                return raw
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DeviceTimeout(f"no frame from {self.url}")
+            try:
+                wait = min(remaining, 0.25)
+                if self.port.timeout != wait:
+                    self.port.timeout = wait
+                chunk = self.port.read(max(1, self.port.in_waiting))
+            except (serial.SerialException, OSError) as exc:
+                raise DeviceNotFound(f"lost {self.url}: {exc}") from exc
+            self._rx += chunk
+
+    def read_frame(self, timeout: float | None = None) -> p.Frame:
+        """The next frame, decoded and CRC-checked (ProtocolError when it is not a valid frame)."""
+        return p.decode_frame(self.read_wire(timeout))
+
+    def read_message(self, timeout: float | None = None) -> tuple[p.Frame, p.Message]:
+        frame = self.read_frame(timeout)
+        return frame, p.unpack_message(frame)

@@ -1,0 +1,203 @@
+"""uxhost.link.Device against scripted peers on a local socket: retries, skipped late answers, and the
+errors a user sees (missing port, silent device, version mismatch, ERROR answers). The real firmware is
+exercised in tests/firmware."""
+
+import socket
+import threading
+
+import pytest
+import serial
+
+from uxhost import link
+from uxhost import protocol as p
+
+
+class ScriptedPeer:
+    """A TCP server standing in for a device: `answer(frame, message, n)` returns the bytes to send back
+    for the n-th frame received (n from 0)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.received: list[p.Frame] = []
+        self.raw = bytearray()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"socket://127.0.0.1:{self.server.getsockname()[1]}"
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        conn, _ = self.server.accept()
+        with conn:
+            buf = bytearray()
+            while True:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                self.raw += data
+                buf += data
+                while 0 in buf:
+                    end = buf.index(0)
+                    chunk, buf = bytes(buf[:end]), buf[end + 1 :]
+                    if not chunk:
+                        continue
+                    frame, message = p.decode(chunk)
+                    self.received.append(frame)
+                    reply = self.answer(frame, message, len(self.received) - 1)
+                    if reply:
+                        conn.sendall(reply)
+
+    def close(self):
+        self.server.close()
+
+
+@pytest.fixture
+def peer():
+    peers = []
+
+    def make(answer):
+        peers.append(ScriptedPeer(answer))
+        return peers[-1]
+
+    yield make
+    for s in peers:
+        s.close()
+
+
+INFO = p.Info(1, 64, 8, 0, "fake", "0.0", 0b1110)
+
+
+def test_hello_returns_info(peer):
+    dev_peer = peer(lambda f, m, n: p.encode(INFO, f.seq))
+    with link.Device.open(dev_peer.url, timeout=2) as dev:
+        assert dev.hello() == INFO
+    assert dev_peer.received[0].type == p.MsgType.HELLO and dev_peer.received[0].seq == 1
+
+
+def test_each_request_starts_on_a_frame_boundary(peer):
+    dev_peer = peer(lambda f, m, n: p.encode(INFO, f.seq))
+    with link.Device.open(dev_peer.url, timeout=2) as dev:
+        dev.hello()
+    assert dev_peer.raw.startswith(b"\x00") and dev_peer.raw.endswith(b"\x00")
+
+
+def test_sequence_numbers_advance_and_skip_zero():
+    dev = link.Device(serial.serial_for_url("loop://"), "loop://")
+    dev._seq = 0xFFFE
+    assert [dev.next_seq() for _ in range(3)] == [0xFFFF, 1, 2]
+    dev.close()
+
+
+def test_silent_answer_is_resent_with_the_same_bytes(peer):
+    # The first attempt gets no answer; the resent frame must be byte-identical (same seq).
+    dev_peer = peer(lambda f, m, n: None if n == 0 else p.encode(p.ResetDone(), f.seq))
+    with link.Device.open(dev_peer.url, timeout=0.3, retries=2) as dev:
+        dev.reset()
+        assert dev.resends == 1
+    first, second = dev_peer.received
+    assert first == second and first.seq == 1
+
+
+def test_late_answers_to_other_requests_are_skipped(peer):
+    def answer(f, m, n):
+        stale = p.encode(p.Configured(3, 99), (f.seq - 1) or 0xFFFF)
+        return stale + p.encode(p.ResetDone(), f.seq)
+
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        dev.reset()
+        assert dev.resends == 0
+
+
+def test_seq_zero_frame_error_triggers_a_resend(peer):
+    # The device could not read our frame (line noise): it says ERR_CRC with seq 0; the host resends.
+    def answer(f, m, n):
+        return p.encode(p.Error(p.ErrorCode.CRC), 0) if n == 0 else p.encode(p.ResetDone(), f.seq)
+
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        dev.reset()
+        assert dev.resends == 1
+
+
+def test_damaged_answer_triggers_a_resend(peer):
+    def answer(f, m, n):
+        wire = bytearray(p.encode(p.ResetDone(), f.seq))
+        if n == 0:
+            wire[2] ^= 0x40  # corrupt one byte (never the delimiter)
+        return bytes(wire)
+
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        dev.reset()
+        assert dev.resends == 1
+
+
+def test_silent_device_raises_timeout(peer):
+    dev_peer = peer(lambda f, m, n: None)
+    with link.Device.open(dev_peer.url, timeout=0.2, retries=2) as dev:
+        with pytest.raises(link.DeviceTimeout, match=r"did not answer HELLO \(seq 1\) in 3 attempts"):
+            dev.hello()
+    assert len(dev_peer.received) == 3
+
+
+def test_missing_port_names_the_url():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound but not listening: nobody will accept
+    url = f"socket://127.0.0.1:{port}"
+    with pytest.raises(link.DeviceNotFound, match=url):
+        link.Device.open(url)
+    with pytest.raises(link.DeviceNotFound, match="/dev/ux-filter-no-such-port"):
+        link.Device.open("/dev/ux-filter-no-such-port")
+
+
+def test_protocol_version_mismatch_in_info(peer):
+    old = p.Info(2, 64, 8, 0, "fake", "9.9", 0b1110)
+    with link.Device.open(peer(lambda f, m, n: p.encode(old, f.seq)).url, timeout=2) as dev:
+        with pytest.raises(link.VersionMismatch, match="protocol 2"):
+            dev.hello()
+
+
+def test_version_error_answer_is_a_version_mismatch(peer):
+    answer = lambda f, m, n: p.encode(p.Error(p.ErrorCode.VERSION, 1), f.seq)  # noqa: E731
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        with pytest.raises(link.VersionMismatch):
+            dev.hello()
+
+
+def test_answer_frame_with_other_version_is_a_version_mismatch(peer):
+    answer = lambda f, m, n: p.encode(INFO, f.seq, version=2)  # noqa: E731
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        with pytest.raises(link.VersionMismatch, match="version 2"):
+            dev.hello()
+
+
+def test_error_answer_raises_device_error_with_code_and_detail(peer):
+    answer = lambda f, m, n: p.encode(p.Error(p.ErrorCode.CONFIG, 5), f.seq)  # noqa: E731
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        with pytest.raises(link.DeviceError, match="ERR_CONFIG") as info:
+            dev.configure(1, 8, params=(float("nan"), 0.0, 0.2, 1.0))
+    assert (info.value.code, info.value.detail) == (p.ErrorCode.CONFIG, 5)
+
+
+def test_step_sends_the_documented_payload(peer):
+    def answer(f, m, n):
+        return p.encode(p.Posterior(m.k, 0, 1.0, 2.0, 3, 4, (1.0,), (1.0,)), f.seq)
+
+    dev_peer = peer(answer)
+    with link.Device.open(dev_peer.url, timeout=2) as dev:
+        post = dev.step(7, True, 0.5, [1.0, 2.0], [0.25, 0.75], m=3)
+    assert (post.k, post.mean, post.cycles_update) == (7, 1.0, 4)
+    sent = p.Step.unpack(dev_peer.received[0].payload)
+    assert sent == p.Step(7, True, 0.5, (1.0, 2.0), (0.25, 0.75), 3)
+
+
+def test_unexpected_answer_type_is_a_protocol_error(peer):
+    with link.Device.open(peer(lambda f, m, n: p.encode(p.ResetDone(), f.seq)).url, timeout=2) as dev:
+        with pytest.raises(p.ProtocolError, match="expected Info"):
+            dev.hello()
+
+
+def test_loop_url_carries_frames():
+    # loop:// echoes: what is sent is read back, which exercises the raw frame reader.
+    with link.Device.open("loop://", timeout=1) as dev:
+        dev.send_raw(b"\x00\x00" + p.encode(p.Hello(), 9))
+        frame, message = dev.read_message()
+    assert frame.seq == 9 and message == p.Hello()
