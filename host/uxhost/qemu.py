@@ -1,0 +1,173 @@
+"""Boot a firmware image in QEMU and reach its UART through a pyserial URL.
+
+QEMU's UART0 becomes a TCP server on 127.0.0.1 at a free ephemeral port (``server=on,wait=on``: the
+guest starts only when the host connects, so it cannot miss a byte). ``-icount shift=N`` ties the
+guest's clock to executed instructions — each instruction takes 2^N ns of virtual time — so SysTick
+counts are exactly reproducible: virtual cycles = instructions × 2^N / 40 at the boards' 25 MHz clock.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BOARDS_DIR = REPO_ROOT / "boards"
+BUILD_DIR = REPO_ROOT / "build"
+QEMU = "qemu-system-arm"
+# 64 ns per instruction: 1.6 virtual cycles per instruction, so a single instruction is visible.
+DEFAULT_ICOUNT_SHIFT = 6
+CLOCK_HZ = 25_000_000
+_READY = "waiting for connection"
+
+
+class QemuError(RuntimeError):
+    """QEMU is missing, or it did not start."""
+
+
+def boards() -> list[str]:
+    """Boards that run under QEMU: folders of boards/ whose board.mk names a QEMU machine."""
+    return sorted(p.parent.name for p in BOARDS_DIR.glob("*/board.mk") if _board_var(p.parent.name, "QEMU_MACHINE"))
+
+
+def _board_var(board: str, name: str) -> str | None:
+    mk = BOARDS_DIR / board / "board.mk"
+    if not mk.is_file():
+        return None
+    match = re.search(rf"^{name}\s*:?=\s*(\S+)\s*$", mk.read_text(), re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def machine_of(board: str) -> str:
+    """The QEMU machine (-M) that emulates `board`."""
+    machine = _board_var(board, "QEMU_MACHINE")
+    if machine is None:
+        known = ", ".join(boards()) or "none"
+        raise QemuError(f"board {board!r} has no QEMU machine (boards that do: {known})")
+    return machine
+
+
+def image_path(board: str, build_dir: Path | str | None = None) -> Path:
+    """Where `make firmware` puts the image of `board`: build/<board>/firmware.elf."""
+    return Path(build_dir or BUILD_DIR) / board / "firmware.elf"
+
+
+def instructions_of(cycles: int, icount_shift: int = DEFAULT_ICOUNT_SHIFT) -> float:
+    """Instructions executed in `cycles` virtual cycles (SysTick at 25 MHz under -icount shift=N)."""
+    return cycles * (1e9 / CLOCK_HZ) / 2**icount_shift
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class QemuInstance:
+    """A running QEMU. ``url`` is what :meth:`uxhost.link.Device.open` takes."""
+
+    board: str
+    elf: Path
+    port: int
+    icount_shift: int
+    process: subprocess.Popen
+    _stderr: object = field(repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"socket://127.0.0.1:{self.port}"
+
+    @property
+    def args(self) -> list[str]:
+        return list(self.process.args)
+
+    def stderr(self) -> str:
+        """What QEMU has written to stderr so far."""
+        self._stderr.flush()
+        return Path(self._stderr.name).read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        """Stops QEMU and reaps it (no zombie), then removes its stderr log."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if not self._stderr.closed:
+            self._stderr.close()
+            Path(self._stderr.name).unlink(missing_ok=True)
+
+    def __enter__(self) -> "QemuInstance":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a forgotten instance must not leave QEMU running
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def command(board: str, elf: Path, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT) -> list[str]:
+    """The QEMU command line for `board` with UART0 on a TCP server at `port`."""
+    args = [
+        QEMU, "-M", machine_of(board), "-nodefaults", "-display", "none", "-monitor", "none",
+        # A guest that resets itself has failed: exit so that the host notices, instead of rebooting.
+        "-no-reboot",
+        "-chardev", f"socket,id=link,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on",
+        "-serial", "chardev:link",
+        "-kernel", str(elf),
+    ]
+    if icount_shift is not None:
+        args += ["-icount", f"shift={icount_shift}"]
+    return args
+
+
+def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
+         start_timeout: float = 10.0) -> QemuInstance:
+    """Starts QEMU with the image of `board` (default: build/<board>/firmware.elf) and returns once its
+    UART server listens. ``icount_shift=None`` runs without -icount (fast, cycle counts not exact)."""
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found: run `make deps` (Debian: apt-get install --no-install-recommends "
+                        f"qemu-system-arm)")
+    elf = Path(elf_path) if elf_path is not None else image_path(board)
+    if not elf.is_file():
+        raise QemuError(f"no firmware image for {board} at {elf}: run `make firmware`")
+    machine_of(board)
+
+    last_error = ""
+    for _ in range(5):  # another process may take the port between choosing it and QEMU binding it
+        port = _free_port()
+        log = tempfile.NamedTemporaryFile(prefix=f"qemu-{board}-", suffix=".log", delete=False)
+        process = subprocess.Popen(command(board, elf, port, icount_shift), stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=log)
+        instance = QemuInstance(board, elf, port, icount_shift, process, log)
+        deadline = time.monotonic() + start_timeout
+        while time.monotonic() < deadline:
+            if _READY in instance.stderr():
+                return instance
+            if process.poll() is not None:
+                break
+            time.sleep(0.01)
+        last_error = instance.stderr().strip()
+        exited = process.poll()
+        instance.close()
+        if exited is None:
+            raise QemuError(f"QEMU ({board}) did not open its UART server within {start_timeout:g} s: {last_error}")
+        if "Address already in use" not in last_error:
+            break
+    raise QemuError(f"QEMU ({board}) failed to start: {last_error or 'no message'}")
