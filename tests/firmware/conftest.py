@@ -1,0 +1,88 @@
+"""Fixtures for the tests that boot the real firmware in QEMU, for every QEMU board under boards/.
+
+One QEMU per board serves a whole test session (booting is cheap, but a link costs a TCP handshake and
+pyserial's close is slow); every test starts from a clean device: frame boundary resynchronised, stale
+answers drained, filter reset. Tests that need a fresh boot ask for `boot`.
+"""
+
+import subprocess
+
+import pytest
+
+from uxhost import link, qemu
+
+BOARDS = qemu.boards()
+
+
+_built: dict[str, object] = {}
+
+
+def build_image(board: str):
+    """Builds (incrementally) build/<board>/firmware.elf, so the tests never run a stale image."""
+    if board not in _built:
+        out = qemu.image_path(board).parent
+        proc = subprocess.run(
+            ["make", "-s", "-C", str(qemu.REPO_ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}"],
+            capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            pytest.fail(f"firmware build for {board} failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
+        _built[board] = qemu.image_path(board)
+    return _built[board]
+
+
+@pytest.fixture(scope="session", params=BOARDS)
+def board(request):
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def image(board):
+    return build_image(board)
+
+
+@pytest.fixture(scope="session")
+def shared_qemu(board, image):
+    with qemu.boot(board, image) as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def shared_device(shared_qemu):
+    with link.Device.open(shared_qemu.url, timeout=10) as device:
+        yield device
+
+
+def resync(device: link.Device) -> None:
+    """End any partial frame, drop unread answers, forget the configuration."""
+    device.send_raw(b"\x00")
+    while True:
+        try:
+            device.read_wire(timeout=0.05)
+        except link.DeviceTimeout:
+            break
+    device.reset()
+
+
+@pytest.fixture
+def dev(shared_device, shared_qemu):
+    resync(shared_device)
+    yield shared_device
+    assert shared_qemu.alive(), f"QEMU exited: {shared_qemu.stderr()}"
+
+
+@pytest.fixture
+def boot(board, image):
+    """Boots a fresh QEMU for `board` and opens a Device on it; returns a context manager factory."""
+    instances = []
+
+    def start():
+        instance = qemu.boot(board, image)
+        device = link.Device.open(instance.url, timeout=10)
+        instances.append((instance, device))
+        return device
+
+    yield start
+    for instance, device in instances:
+        device.close()
+        instance.close()
