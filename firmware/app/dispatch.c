@@ -23,6 +23,7 @@
 
 static dispatch_writer writer;
 static frame_reader reader;
+static uint8_t request[PROTO_MAX_FRAME];
 static uint8_t answer_raw[PROTO_MAX_FRAME];
 
 static struct {
@@ -36,7 +37,7 @@ static struct {
 void dispatch_init(dispatch_writer write)
 {
     writer = write;
-    frame_reader_init(&reader);
+    frame_reader_init(&reader, request);
     stored.valid = false;
     messages_init();
 }

@@ -6,10 +6,11 @@
 #include "crc32.h"
 #include "wire.h"
 
-void frame_reader_init(frame_reader *r)
+void frame_reader_init(frame_reader *r, uint8_t buf[PROTO_MAX_FRAME])
 {
+    r->buf = buf;
     r->length = 0;
-    cobs_decoder_init(&r->cobs, r->buf, sizeof r->buf);
+    cobs_decoder_init(&r->cobs, buf, PROTO_MAX_FRAME);
 }
 
 frame_event frame_reader_push(frame_reader *r, uint8_t byte)

@@ -25,12 +25,13 @@ typedef enum {
 } frame_event;
 
 typedef struct {
-    uint8_t buf[PROTO_MAX_FRAME];
-    size_t length;
+    uint8_t *buf;  /* PROTO_MAX_FRAME bytes, owned by the caller (a separate object, so that sanitizers
+                      and memory protection see an overrun instead of it landing in the struct) */
+    size_t length; /* of the last FRAME_READY frame */
     cobs_decoder cobs;
 } frame_reader;
 
-void frame_reader_init(frame_reader *r);
+void frame_reader_init(frame_reader *r, uint8_t buf[PROTO_MAX_FRAME]);
 
 /* One byte from the wire. After FRAME_READY the frame stays in `buf` until the next byte is pushed. */
 frame_event frame_reader_push(frame_reader *r, uint8_t byte);
