@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import tempfile
 import time
@@ -63,6 +64,29 @@ def instructions_of(cycles: int, icount_shift: int = DEFAULT_ICOUNT_SHIFT) -> fl
     return cycles * (1e9 / CLOCK_HZ) / 2**icount_shift
 
 
+def check_image(elf: Path) -> None:
+    """Refuses what QEMU could not load. QEMU reads the image only once the host connects (wait=on),
+    so a bad image would otherwise surface as a silent, closed link instead of an error here."""
+    try:
+        head = elf.read_bytes()[:52]
+    except OSError as exc:
+        raise QemuError(f"cannot read firmware image {elf}: {exc}") from exc
+    problem = None
+    if len(head) < 52 or head[:4] != b"\x7fELF":
+        problem = "not an ELF file"
+    elif head[4] != 1 or head[5] != 1:
+        problem = "not a 32-bit little-endian ELF"
+    else:
+        e_type, e_machine = struct.unpack_from("<HH", head, 16)
+        (e_phnum,) = struct.unpack_from("<H", head, 44)
+        if e_machine != 40:
+            problem = f"built for machine {e_machine}, not ARM"
+        elif e_type != 2 or e_phnum == 0:
+            problem = "not an executable with loadable segments"
+    if problem:
+        raise QemuError(f"{elf} is {problem}: build it with `make firmware`")
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -95,6 +119,12 @@ class QemuInstance:
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def check(self) -> None:
+        """Raises QemuError, with what QEMU said, if it has exited (e.g. after a guest reset)."""
+        code = self.process.poll()
+        if code is not None:
+            raise QemuError(f"QEMU ({self.board}) exited with code {code}: {self.stderr().strip() or 'no message'}")
 
     def close(self) -> None:
         """Stops QEMU and reaps it (no zombie), then removes its stderr log."""
@@ -148,6 +178,7 @@ def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | Non
     if not elf.is_file():
         raise QemuError(f"no firmware image for {board} at {elf}: run `make firmware`")
     machine_of(board)
+    check_image(elf)
 
     last_error = ""
     for _ in range(5):  # another process may take the port between choosing it and QEMU binding it

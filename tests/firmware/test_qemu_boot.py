@@ -1,0 +1,76 @@
+"""uxhost.qemu: which image and machine belong to a board, and the errors a user sees when QEMU is
+missing or dies at start."""
+
+import os
+
+import pytest
+
+from uxhost import link, qemu
+
+pytestmark = pytest.mark.qemu
+
+
+def test_boards_and_machines():
+    assert {"mps2-an500", "mps2-an386"} <= set(qemu.boards())
+    assert qemu.machine_of("mps2-an500") == "mps2-an500"
+    assert qemu.image_path("mps2-an386") == qemu.REPO_ROOT / "build" / "mps2-an386" / "firmware.elf"
+    with pytest.raises(qemu.QemuError, match="no QEMU machine"):
+        qemu.machine_of("no-such-board")
+
+
+def test_command_line_follows_the_link_design(tmp_path):
+    args = qemu.command("mps2-an500", tmp_path / "fw.elf", 4321, icount_shift=6)
+    joined = " ".join(args)
+    assert "-M mps2-an500" in joined and "-icount shift=6" in joined
+    assert "socket,id=link,host=127.0.0.1,port=4321,server=on,wait=on,nodelay=on" in joined
+    assert "-serial chardev:link" in joined
+    assert "-icount" not in qemu.command("mps2-an500", tmp_path / "fw.elf", 1, icount_shift=None)
+
+
+def test_boot_gives_a_url_and_close_reaps_qemu(board, image):
+    with qemu.boot(board, image) as instance:
+        assert instance.url == f"socket://127.0.0.1:{instance.port}"
+        with link.Device.open(instance.url, timeout=10) as dev:
+            assert dev.hello().board == board
+        pid = instance.process.pid
+    assert instance.process.returncode is not None  # waited for: no zombie
+    assert not os.path.exists(f"/proc/{pid}") or "Z" not in open(f"/proc/{pid}/stat").read().split()[2]
+
+
+def test_missing_qemu_is_a_clear_error(monkeypatch, image):
+    monkeypatch.setattr(qemu, "QEMU", "qemu-system-arm-not-installed")
+    with pytest.raises(qemu.QemuError, match="not found.*make deps"):
+        qemu.boot("mps2-an500", image)
+
+
+def test_missing_image_names_make_firmware(tmp_path):
+    with pytest.raises(qemu.QemuError, match="make firmware"):
+        qemu.boot("mps2-an500", tmp_path / "absent.elf")
+
+
+def test_image_qemu_cannot_load_is_refused(tmp_path):
+    bogus = tmp_path / "not-an-image.elf"
+    bogus.write_bytes(b"\x7fELF this is not a loadable image" + bytes(40))
+    with pytest.raises(qemu.QemuError, match="not a 32-bit little-endian ELF"):
+        qemu.boot("mps2-an500", bogus)
+    (tmp_path / "host.elf").write_bytes(open("/bin/true", "rb").read())
+    with pytest.raises(qemu.QemuError, match="not ARM|not a 32-bit"):
+        qemu.boot("mps2-an500", tmp_path / "host.elf")
+
+
+def test_qemu_dying_at_start_reports_its_stderr(monkeypatch, image):
+    monkeypatch.setattr(qemu, "machine_of", lambda board: "no-such-machine")
+    with pytest.raises(qemu.QemuError, match="failed to start: .*unsupported machine type"):
+        qemu.boot("mps2-an500", image)
+
+
+def test_check_reports_an_exited_qemu(board, image):
+    instance = qemu.boot(board, image)
+    try:
+        instance.check()
+        instance.process.kill()
+        instance.process.wait()
+        with pytest.raises(qemu.QemuError, match="exited with code"):
+            instance.check()
+    finally:
+        instance.close()
