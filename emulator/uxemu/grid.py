@@ -11,6 +11,8 @@ Range rule (adaptive, no tuning per system). With ε = `tail` (default 1e-12):
 - step k ≥ 1: drop the previous posterior's outer nodes whose cumulative mass from either end is below ε;
   the grid spans [min_j f(x_j) + q_ε, max_j f(x_j) + q_{1−ε}] over the kept nodes x_j, with q the
   process noise's quantiles. The predictive law then loses at most ~4ε of mass outside the grid.
+The transition sums, for each kept node, its noise density over the nodes within the noise's own
+ε-tails (a band, not the whole grid), which is what makes 1501 points affordable.
 The grid is placed before the observation is seen, so an update that concentrates the posterior far
 inside a wide predictive range is resolved only as finely as (range / n_points); the benchmark systems
 keep that spacing well below their posterior spread.
@@ -96,6 +98,23 @@ def _drift(model: StateSpaceModel, x: np.ndarray, k: int, u: float, scale: float
     return f0
 
 
+def _convolve(x, f, src_w, noise, noise_lo, noise_hi) -> np.ndarray:
+    """Predictive density at the uniform nodes x: Σ_j w_j q(x_i − f_j).
+
+    Source j only reaches the nodes within its noise band [f_j + q_ε, f_j + q_{1−ε}] (beyond it the
+    noise density is below its ε-tail, e.g. 2e-11 of the peak for a Gaussian at ε = 1e-12), so each
+    source is evaluated on that band of nodes alone and the bands are summed with bincount: a fraction
+    (band width / range) of the dense matrix–vector product, same result to ~ε.
+    """
+    n, h = x.size, x[1] - x[0]
+    width = min(n, int(np.floor((noise_hi - noise_lo) / h)) + 2)
+    start = np.clip(np.ceil((f + noise_lo - x[0]) / h).astype(np.int64) - 1, 0, n - width)
+    idx = start[:, None] + np.arange(width)[None, :]
+    with np.errstate(under="ignore"):
+        vals = np.exp(noise.logpdf(x[idx] - f[:, None])) * src_w[:, None]
+    return np.bincount(idx.ravel(), weights=vals.ravel(), minlength=n)
+
+
 def grid_filter(model: StateSpaceModel, trace, n_points: int = DEFAULT_POINTS, tail: float = DEFAULT_TAIL,
                 prior=None) -> GridRun:
     """Filter a trace (arrays k, u, z) on an adaptive uniform grid (range rule in the module doc)."""
@@ -122,9 +141,7 @@ def grid_filter(model: StateSpaceModel, trace, n_points: int = DEFAULT_POINTS, t
             src, src_w = nodes[i - 1, keep], weights[i - 1, keep]
             f = _drift(model, src, k, u, noise_scale)
             x = np.linspace(f.min() + noise_lo, f.max() + noise_hi, n_points)
-            # Predictive density at each new node: Σ_j w_j q(x_i − f(x_j)) (a matrix–vector product).
-            with np.errstate(under="ignore"):
-                dens = np.exp(noise.logpdf(x[:, None] - f[None, :])) @ src_w
+            dens = _convolve(x, f, src_w, noise, noise_lo, noise_hi)
             with np.errstate(divide="ignore"):
                 log_prior = np.log(dens)
         with np.errstate(invalid="ignore"):
