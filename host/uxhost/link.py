@@ -16,6 +16,8 @@ import serial
 from . import protocol as p
 
 DEFAULT_TIMEOUT = 5.0
+# No answer is longer than this on the wire; a longer run without a delimiter is noise, not a frame.
+_MAX_WIRE = p.MAX_FRAME + p.MAX_FRAME // 254 + 2
 DEFAULT_RETRIES = 3
 
 # Errors the device sends with seq 0 because it could not trust (or read) a request's header: if one
@@ -205,6 +207,8 @@ class Device:
             except (serial.SerialException, OSError) as exc:
                 raise DeviceNotFound(f"lost {self.url}: {exc}") from exc
             self._rx += chunk
+            if self._rx.find(0) < 0 and len(self._rx) > _MAX_WIRE:
+                self._rx.clear()
 
     def read_frame(self, timeout: float | None = None) -> p.Frame:
         """The next frame, decoded and CRC-checked (ProtocolError when it is not a valid frame)."""

@@ -201,3 +201,17 @@ def test_loop_url_carries_frames():
         dev.send_raw(b"\x00\x00" + p.encode(p.Hello(), 9))
         frame, message = dev.read_message()
     assert frame.seq == 9 and message == p.Hello()
+
+
+def test_noise_longer_than_any_frame_is_survived(peer):
+    # A run of non-zero bytes longer than any frame glued to the answer spoils that answer; the host
+    # must neither choke on it nor keep it, and the resent request's answer must get through.
+    noise = b"\x17" * 5000
+
+    def answer(f, m, n):
+        return (noise if n == 0 else b"") + p.encode(p.ResetDone(), f.seq)
+
+    with link.Device.open(peer(answer).url, timeout=2) as dev:
+        dev.reset()
+        assert dev.resends == 1
+        assert len(dev._rx) == 0
