@@ -73,7 +73,8 @@ def dev(shared_device, shared_qemu):
 
 @pytest.fixture
 def boot(board, image):
-    """Boots a fresh QEMU for `board` and opens a Device on it; returns a context manager factory."""
+    """A function that boots a fresh QEMU for `board` and returns a Device on it; all are closed after the
+    test."""
     instances = []
 
     def start():

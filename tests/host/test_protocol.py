@@ -34,6 +34,7 @@ def test_cobs_known_vectors(raw, encoded):
     assert p.cobs_decode(encoded) == raw
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=3000))
 def test_cobs_round_trip_and_no_zero(data):
     enc = p.cobs_encode(data)
@@ -41,12 +42,14 @@ def test_cobs_round_trip_and_no_zero(data):
     assert p.cobs_decode(enc) == data
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=3000))
 def test_cobs_overhead_is_bounded(data):
     # One code byte per started block of 254 bytes: the bound the firmware's buffers are sized with.
     assert len(p.cobs_encode(data)) <= len(data) + len(data) // 254 + 1
 
 
+@settings(deadline=None)
 @given(st.binary(min_size=1, max_size=600))
 def test_cobs_decode_rejects_or_inverts(data):
     # Arbitrary bytes either fail cleanly or decode to something that encodes back to them.
@@ -88,6 +91,7 @@ def test_frame_layout_is_byte_exact():
     assert raw == body + struct.pack("<I", zlib.crc32(body))
 
 
+@settings(deadline=None)
 @given(st.integers(0, 255), st.integers(0, 0xFFFF), st.binary(max_size=p.MAX_PAYLOAD))
 def test_frame_round_trip(type_, seq, payload):
     frame = p.Frame(type=type_, seq=seq, payload=payload)
@@ -146,7 +150,7 @@ messages = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(messages, st.integers(1, 0xFFFF))
 def test_message_round_trip(message, seq):
     frame, back = p.decode(p.encode(message, seq))
