@@ -65,7 +65,8 @@ typedef struct {
  * UX_ERR_ARG: no model, η not a power of two ≤ UX_MAX_ETA, unknown mode or likelihood, a likelihood
  * form the model lacks. UX_ERR_DOMAIN: a parameter or the prior out of domain (see
  * ux_filter_check_params for which). UX_ERR_WORKSPACE: workspace too small or misaligned.
- * On error the filter is left unconfigured.
+ * On error the filter is left unconfigured. Init only checks the workspace, it does not write it, so a
+ * new configuration can be tried on a spare ux_filter while another filter still uses the same block.
  */
 ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws);
 

@@ -36,23 +36,31 @@ typedef struct {
 #define UX_WS_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /*
- * BayesLaplace over `prior_count` hypotheses whose observation model has `noise_points` noise atoms
- * per hypothesis (kernel form: the inner-noise count; sampler form: the product of the noise counts):
- * the log-likelihoods, then either five per-noise-atom arrays (kernel: log ν, loc, scale, log scale and
- * the log terms) or one lift per hypothesis (sampler).
+ * BayesLaplace over `prior_count` hypotheses: the log-likelihoods, plus
+ *  - kernel form with `inner` inner-noise atoms: five arrays of that size (log ν, loc, scale, log scale,
+ *    the log terms);
+ *  - sampler form with `points` noise points per hypothesis (the product of the noise counts): one lift.
+ * UX_BAYES_WORKSPACE_BYTES covers both forms for the same count.
  */
+#define UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, inner) (UX_WS_REALS(prior_count) + 5u * UX_WS_REALS(inner))
+#define UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, points)                                          \
+    (UX_WS_REALS(prior_count) + UX_LIFT_WORKSPACE_BYTES(points))
 #define UX_BAYES_WORKSPACE_BYTES(prior_count, noise_points)                                            \
-    (UX_WS_REALS(prior_count) +                                                                        \
-     UX_WS_MAX(5u * UX_WS_REALS(noise_points), UX_LIFT_WORKSPACE_BYTES(noise_points)))
+    UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, noise_points),                              \
+              UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, noise_points))
 
 /*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
- * between predict and update, plus the larger of the predict lift (η² points) and BayesLaplace over
- * η² hypotheses with up to η² noise points (the cubic system's two-noise sampler).
+ * between predict and update, plus the largest of
+ *  - predict: the lift's η² points and their sort scratch;
+ *  - update, kernel form: η² hypotheses, up to η inner-noise atoms;
+ *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises).
  */
 #define UX_WORKSPACE_BYTES(eta)                                                                        \
     (2u * UX_WS_REALS((size_t)(eta) * (eta)) +                                                         \
-     UX_BAYES_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))
+     UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)),                                         \
+               UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                \
+                         UX_BAYES_SAMPLER_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))))
 
 /* The RAM budget the core promises for the double build (the float build needs half). */
 #define UX_WORKSPACE_BUDGET_32 (64u * 1024u)

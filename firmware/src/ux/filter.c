@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+/* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
+ * (sampler). The counts depend only on the model's structure, not on its parameter values. */
 static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood lik)
 {
     ux_model_noises nz;
@@ -28,13 +30,15 @@ static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood li
 
 size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mode, ux_likelihood lik)
 {
-    size_t pred = (size_t)eta * eta, staged, predict, update;
+    size_t pred = (size_t)eta * eta, staged, predict, update, np;
     (void)mode; /* paper mode still evaluates all η² points before reducing them */
     if (model == NULL || ux_log2_eta(eta) < 0)
         return 0;
+    np = noise_points(model, eta, lik);
     staged = 2 * UX_WS_REALS(pred);
-    predict = 2 * UX_WS_REALS(pred) + UX_SORT_WORKSPACE_BYTES(pred);
-    update = UX_BAYES_WORKSPACE_BYTES(pred, noise_points(model, eta, lik));
+    predict = UX_LIFT_WORKSPACE_BYTES(pred);
+    update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
+                                  : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
     return staged + (predict > update ? predict : update);
 }
 
