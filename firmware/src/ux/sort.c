@@ -2,8 +2,11 @@
  * Canonical order of a weighted atom set: drop zero weights, then a stable sort by position.
  *
  * Stability is part of the numeric contract (ties keep their input order, which fixes the order of the
- * sequential sums that follow), so this is a bottom-up merge sort: stable, O(M log M), no recursion,
- * and its only scratch is one copy of the arrays taken from the caller's workspace.
+ * sequential sums that follow), so this is a merge sort: stable, O(M log M), no recursion, and its only
+ * scratch is one copy of the arrays taken from the caller's workspace. It is a *natural* merge sort:
+ * each pass merges neighbouring maximal ascending runs. A lift's outer product with the last input
+ * varying fastest is typically η ascending runs of η points (f monotone in its noise), which this sorts
+ * in log2 η passes instead of log2 η².
  */
 #include "internal.h"
 #include "ux/ttr.h"
@@ -34,6 +37,15 @@ static void merge_runs(const ux_real *sx, const ux_real *sw, ux_real *dx, ux_rea
     }
 }
 
+/* End of the maximal ascending (non-decreasing) run starting at lo. */
+static size_t run_end(const ux_real *x, size_t lo, size_t M)
+{
+    size_t i = lo + 1;
+    while (i < M && !(x[i] < x[i - 1]))
+        ++i;
+    return i;
+}
+
 static int is_sorted(const ux_real *x, size_t count)
 {
     size_t i;
@@ -45,7 +57,7 @@ static int is_sorted(const ux_real *x, size_t count)
 
 ux_status ux_canonical(ux_real *x, ux_real *w, size_t *count, ux_workspace *ws)
 {
-    size_t i, kept = 0, M, width;
+    size_t i, kept = 0, M;
     ux_real *tx, *tw, *sx, *sw, *dx, *dw;
     ux_arena arena;
     ux_status st;
@@ -79,12 +91,13 @@ ux_status ux_canonical(ux_real *x, ux_real *w, size_t *count, ux_workspace *ws)
     sw = w;
     dx = tx;
     dw = tw;
-    for (width = 1; width < M; width *= 2) {
-        size_t lo;
-        for (lo = 0; lo < M; lo += 2 * width) {
-            size_t mid = lo + width < M ? lo + width : M;
-            size_t hi = lo + 2 * width < M ? lo + 2 * width : M;
+    for (;;) {
+        size_t lo = 0, runs = 0;
+        while (lo < M) {
+            size_t mid = run_end(sx, lo, M), hi = mid < M ? run_end(sx, mid, M) : M;
             merge_runs(sx, sw, dx, dw, lo, mid, hi);
+            lo = hi;
+            ++runs;
         }
         /* Swap roles: the merged runs are the source of the next pass. */
         {
@@ -95,6 +108,8 @@ ux_status ux_canonical(ux_real *x, ux_real *w, size_t *count, ux_workspace *ws)
             sw = dw;
             dw = t;
         }
+        if (runs == 1)
+            break;
     }
     if (sx != x) {
         memcpy(x, sx, M * sizeof(ux_real));
