@@ -60,7 +60,9 @@ def plot_dump(dump: Dump, out_path, truth=None, title: str | None = None) -> Pat
     axes[1].plot(k, dump.column("z"), ".", color="tab:orange", ms=4)
     axes[1].set_ylabel("observation z")
     if show_cycles:
-        axes[2].plot(k, dump.column("cycles_predict"), label="predict", color="tab:green")
+        predict = dump.column("cycles_predict").astype(np.float64)
+        predict[0] = np.nan  # the first step only updates
+        axes[2].plot(k, predict, label="predict", color="tab:green")
         axes[2].plot(k, dump.column("cycles_update"), label="update", color="tab:purple")
         axes[2].set_ylabel(h.cycle_unit, fontsize="small")
         axes[2].legend(loc="best", fontsize="small")

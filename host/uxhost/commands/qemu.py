@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from .common import BOARDS, CommandError, find_firmware
+from .stream import qemu_end
 
 
 def register(sub) -> None:
@@ -37,6 +38,4 @@ def run(args) -> int:
         except KeyboardInterrupt:
             print("stopping QEMU", file=sys.stderr)
             return 0
-        said = instance.stderr().strip().splitlines()
-        raise CommandError(f"QEMU exited with code {instance.process.returncode}"
-                           + (f": {said[-1]}" if said else ""))
+        raise CommandError(f"QEMU ({args.board}) {qemu_end(instance.process.returncode, instance.stderr())}")

@@ -3,6 +3,7 @@ every posterior as it arrives."""
 from __future__ import annotations
 
 import contextlib
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -129,12 +130,23 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
 
 
 def _lost(qemu, exc) -> str:
-    """Why the device went quiet: the emulator's own exit when we started it, else the link's words."""
-    if qemu is not None:
-        try:  # QEMU may still be closing its side of the socket: give it a moment to be seen exiting
-            code = qemu.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            return str(exc)
-        said = qemu.stderr().strip().splitlines()
-        return f"QEMU ({qemu.board}) exited with code {code}" + (f": {said[-1]}" if said else "")
-    return str(exc)
+    """Why the device went quiet: the emulator's own end when we started it, else the link's words."""
+    if qemu is None:
+        return str(exc)
+    try:  # QEMU may still be closing its side of the socket: give it a moment to be seen exiting
+        code = qemu.process.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        return str(exc)
+    return f"QEMU ({qemu.board}) {qemu_end(code, qemu.stderr())}"
+
+
+def qemu_end(code: int, stderr: str) -> str:
+    """'was killed by SIGKILL' or 'exited with code N: <its last error line>'."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    # QEMU warns about unused devices on every start; an error line is what tells why it stopped.
+    said = [line for line in stderr.strip().splitlines() if "warning:" not in line]
+    return f"exited with code {code}" + (f": {said[-1]}" if said else "")

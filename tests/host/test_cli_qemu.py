@@ -1,0 +1,129 @@
+"""The CLI against the real firmware in QEMU: stream + validate on both boards, `uxhost qemu`, and an
+emulator that dies in the middle of a run."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+import pytest
+
+import uxemu
+from uxhost import qemu
+from uxhost.cli import main
+from uxhost.commands.common import CommandError
+from uxhost.commands.stream import stream_trace
+from uxhost.dump import ModelConfig, load_dump
+from uxhost.link import Device
+
+pytestmark = pytest.mark.qemu
+
+
+def image(board):
+    if shutil.which(qemu.QEMU) is None:
+        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
+    path = qemu.image_path(board)
+    if not path.is_file():
+        pytest.skip(f"no firmware image at {path} (make firmware)")
+    return path
+
+
+def write_trace(path, system, steps, seed):
+    uxemu.simulate_many(uxemu.systems.get(system), 1, steps, seed)[0].to_csv(path)
+    return path
+
+
+@pytest.mark.parametrize("board, system, eta", [("mps2-an500", "gss", 8), ("mps2-an386", "sv", 8)])
+def test_stream_to_a_booted_board_then_validate(board, system, eta, tmp_path, capsys):
+    image(board)
+    trace = write_trace(tmp_path / "t.csv", system, 15, 3)
+    out = tmp_path / "d.npz"
+    code = main(["stream", str(trace), "--board", board, "--system", system, "--eta", str(eta), "-o", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    assert "15 steps, 0 fallback(s), 0 resent request(s)" in stdout
+    assert "virtual cycles (icount)" in stdout
+    dump = load_dump(out)
+    assert dump.header.board == board and dump.header.cycle_source == "qemu-icount"
+    assert dump.header.real_bytes == (8 if board == "mps2-an500" else 4)
+    assert all(s.cycles_update > 0 for s in dump.steps) and all(s.cycles_predict > 0 for s in dump.steps[1:])
+
+    code = main(["validate", str(out), "--trace", str(trace)])
+    stdout, _ = capsys.readouterr()
+    assert code == 0, stdout
+    assert "on every step: OK" in stdout and "RMSE" in stdout
+
+
+def test_qemu_command_serves_until_ctrl_c(tmp_path):
+    image("mps2-an500")
+    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        assert re.fullmatch(r"socket://127\.0\.0\.1:\d+", url), url
+        pid = int(re.search(r"pid (\d+)", proc.stderr.readline()).group(1))
+        with Device.open(url, timeout=10) as dev:
+            info = dev.hello()
+        assert info.board == "mps2-an500" and info.real_bytes == 8
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # QEMU is gone, not left behind as an orphan.
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_emulator_dying_mid_run_is_one_clear_error(tmp_path):
+    elf = image("mps2-an500")
+    trace = uxemu.simulate_many(uxemu.systems.get("gss"), 1, 10, 1)[0]
+    cfg = ModelConfig("gss", (3.0, 1.0), 4, "refined", "kernel", "gaussian", 0.0, 5.0)
+    out = tmp_path / "d.jsonl"
+
+    with qemu.boot("mps2-an500", elf) as instance:
+        class DiesAfterThreeSteps(Device):
+            steps = 0
+
+            def step(self, *args, **kwargs):
+                if self.steps == 3:
+                    instance.process.kill()
+                self.steps += 1
+                return super().step(*args, **kwargs)
+
+        device = Device.open(instance.url, timeout=1.0)
+        device.__class__ = DiesAfterThreeSteps
+        with device, pytest.raises(CommandError) as exc:
+            stream_trace(device, trace, cfg, out, qemu=instance)
+    assert str(exc.value) == (f"QEMU (mps2-an500) was killed by SIGKILL at step k=3; "
+                              f"the dump {out} keeps the 3 step(s) before it")
+    assert [s.k for s in load_dump(out).steps] == [0, 1, 2]
+
+
+def test_missing_image_asks_for_make_firmware(tmp_path, capsys):
+    trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
+    for argv in (["stream", str(trace), "--board", "mps2-an500", "--elf", str(tmp_path / "none.elf"),
+                  "-o", str(tmp_path / "d.jsonl")],
+                 ["qemu", "--elf", str(tmp_path / "none.elf")],
+                 ["demo", "--out", str(tmp_path / "demo"), "--elf", str(tmp_path / "none.elf")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.strip().endswith(f"error: firmware image {tmp_path / 'none.elf'} does not exist")
+
+
+def test_qemu_command_reports_an_emulator_that_dies(tmp_path):
+    image("mps2-an500")
+    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        pid = int(re.search(r"pid (\d+)", proc.stderr.readline()).group(1))
+        os.kill(pid, signal.SIGKILL)
+        assert proc.wait(timeout=20) == 2
+        assert proc.stderr.read().strip() == "uxhost qemu: error: QEMU (mps2-an500) was killed by SIGKILL"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
