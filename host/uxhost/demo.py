@@ -24,7 +24,7 @@ class DemoResult:
     real_bytes: int
     fallbacks: int
     max_rel: float
-    rtol: float
+    tolerance: str
     ok: bool
     first_bad: tuple | None
     rmse: float
@@ -41,7 +41,7 @@ class DemoResult:
             f"{config.mode}, {config.likelihood} likelihood",
             f"  device     {self.board} in QEMU, firmware {self.firmware_version} ({self.real_bytes}-byte reals)",
             f"  filtered   {self.steps} steps, {self.fallbacks} fallback(s)",
-            f"  reference  largest relative difference {self.max_rel:.3e} (tolerance {self.rtol:g}): {verdict}",
+            f"  reference  largest relative difference {self.max_rel:.3e} (tolerance {self.tolerance}): {verdict}",
             f"  accuracy   RMSE {self.rmse:.4g}, NLL {self.nll:.4g}, CRPS {self.crps:.4g} (vs the true state)",
         ]
         if c.size:
@@ -87,6 +87,6 @@ def run_demo(out_dir: Path, board: str = "mps2-an500", elf: Path | None = None, 
     plot_dump(dump, plot_path)
     cycles = np.array([s.cycles_predict + s.cycles_update for s in dump.steps[1:]], dtype=np.int64)
     result = DemoResult(out_dir, len(dump), dump.header.board, dump.header.firmware_version, dump.header.real_bytes,
-                        summary.fallbacks, cmp.largest, cmp.rtol, cmp.ok, cmp.first_bad, acc.rmse, acc.nll,
+                        summary.fallbacks, cmp.largest, cmp.policy.describe(), cmp.ok, cmp.first_bad, acc.rmse, acc.nll,
                         acc.crps, cycles, dump.header.cycle_unit)
     return result, config
