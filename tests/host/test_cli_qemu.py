@@ -6,6 +6,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +129,31 @@ def test_qemu_command_reports_an_emulator_that_dies(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_ctrl_c_during_a_stream_keeps_the_dump_and_stops_qemu(tmp_path):
+    image("mps2-an500")
+    trace = write_trace(tmp_path / "t.csv", "gss", 2000, 1)
+    out = tmp_path / "d.npz"
+    journal = tmp_path / "d.npz.partial.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "stream", str(trace), "--board", "mps2-an500",
+                             "--eta", "8", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (journal.exists() and journal.read_text().count("\n") >= 4):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+        assert proc.stderr.read().strip().endswith("uxhost stream: interrupted")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    dump = load_dump(out)
+    assert 3 <= len(dump) < 2000 and [s.k for s in dump.steps] == list(range(len(dump)))
+    assert not journal.exists()
+    for pid in map(int, children):  # QEMU was stopped, not orphaned
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
