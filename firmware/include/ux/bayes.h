@@ -48,7 +48,8 @@ typedef struct {
  * source). Returns UX_OK, or UX_FALLBACK when every likelihood is zero or non-finite — then `out` is
  * the prior reduced with TTR — or an error: non-finite evidence or ω < 0 or m = 0 (UX_ERR_DOMAIN),
  * bad arguments (UX_ERR_ARG), too small a workspace (UX_ERR_WORKSPACE). The prior arrays are consumed
- * (used as scratch, so refined mode needs no second copy of its η² atoms).
+ * (used as scratch, so refined mode needs no second copy of its η² atoms). `out` is written only on
+ * UX_OK or UX_FALLBACK.
  * Workspace: UX_BAYES_WORKSPACE_BYTES(prior_count, noise points per hypothesis).
  */
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw,

@@ -24,6 +24,8 @@ static ux_real logsumexp(const ux_real *a, size_t count)
     }
     if (!ux_finite(top))
         return -UX_INF;
+    if (count == 1) /* exp(0) = 1 and log(1) = 0 exactly: the same bits without two libm calls */
+        return top + UX_R(0.0);
     for (j = 0; j < count; ++j)
         s = s + UX_EXP(a[j] - top);
     return top + UX_LOG(s);

@@ -203,7 +203,6 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_evidence ev;
     ux_model_ctx ctx;
     ux_workspace rest;
-    ux_value post;
     ux_status st;
     size_t count;
     unsigned k;
@@ -247,10 +246,11 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ev.count = J;
     ev.m = m;
     rest = scratch(f);
-    st = ux_bayes_laplace(&post, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest);
+    /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
+     * (one value less on the stack). */
+    st = ux_bayes_laplace(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest);
     if (st < 0)
         return st;
-    f->posterior = post;
     f->staged = 0;
     f->last = st;
     return st;
