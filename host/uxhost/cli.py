@@ -15,7 +15,7 @@ import threading
 from . import __version__
 from .commands import COMMANDS, load
 
-EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_ERROR, EXIT_INTERRUPTED = 2, 130
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,12 +21,13 @@ class ReferenceDevice:
     """A TCP server speaking the link protocol, with the reference filter as its firmware.
 
     `protocol` is the version its INFO claims; `die_after` closes the connection after that many STEPs;
-    `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG."""
+    `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG; `refuse_step`
+    answers the STEP of that k with ERR_INTERNAL."""
 
     def __init__(self, protocol=p.PROTOCOL_VERSION, die_after=None, silent=False, max_eta=64,
-                 refuse_configure=False):
+                 refuse_configure=False, refuse_step=None):
         self.protocol, self.die_after, self.silent = protocol, die_after, silent
-        self.max_eta, self.refuse_configure = max_eta, refuse_configure
+        self.max_eta, self.refuse_configure, self.refuse_step = max_eta, refuse_configure, refuse_step
         self.steps = 0
         self.requests = []
         self.filter = None
@@ -68,6 +69,8 @@ class ReferenceDevice:
             self.filter = uxemu.BayesLaplaceFilter(model, message.eta, ("refined", "paper")[message.mode],
                                                    ("kernel", "sampler")[message.likelihood], prior=law)
             return p.Configured(len(self.filter.posterior), 0)
+        if isinstance(message, p.Step) and message.k == self.refuse_step:
+            return p.Error(p.ErrorCode.INTERNAL, 3)
         if isinstance(message, p.Step):
             t0 = time.perf_counter_ns()
             status = self.filter.step(message.k, (np.array(message.z), np.array(message.w)), message.u,
@@ -235,3 +238,13 @@ def test_jsonl_dump_is_written_as_steps_arrive(device, trace, tmp_path, capsys):
     run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.5", "-o", out)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["record"] for r in lines] == ["header", "step", "step", "step"]
+
+
+def test_step_refused_by_the_device_is_one_line_and_keeps_the_dump(device, trace, tmp_path, capsys):
+    dev = device(refuse_step=2)
+    out = tmp_path / "d.jsonl"
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "-o", out)
+    assert code == 2
+    assert err.strip() == (f"uxhost stream: error: device rejected STEP: ERR_INTERNAL (detail 3) at step k=2; "
+                           f"the dump {out} keeps the 2 step(s) before it")
+    assert len(load_dump(out)) == 2

@@ -114,7 +114,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
             k = int(trace.k[i])
             try:
                 post = device.step(k, i > 0, float(trace.u[i]), float(trace.z[i]))
-            except LinkError as exc:
+            except (LinkError, ProtocolError) as exc:
                 raise CommandError(f"{_lost(qemu, exc)} at step k={k}; the dump {output} keeps the "
                                    f"{out.count} step(s) before it") from None
             x = None if trace.x is None else float(trace.x[i])
@@ -131,7 +131,9 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
 
 def _lost(qemu, exc) -> str:
     """Why the device went quiet: the emulator's own end when we started it, else the link's words."""
-    if qemu is None:
+    from ..link import DeviceError
+
+    if qemu is None or isinstance(exc, DeviceError):  # a device that answers with ERROR is alive
         return str(exc)
     try:  # QEMU may still be closing its side of the socket: give it a moment to be seen exiting
         code = qemu.process.wait(timeout=1.0)
