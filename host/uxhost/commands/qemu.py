@@ -10,6 +10,8 @@ from .stream import qemu_end
 
 
 def register(sub) -> None:
+    from ..qemu import DEFAULT_ICOUNT_SHIFT
+
     parser = sub.add_parser("qemu", help="boot the firmware in QEMU and print its pyserial URL",
                             description="Boot a firmware image in QEMU with its UART on a free local TCP port, "
                                         "print the pyserial URL (socket://127.0.0.1:PORT) on stdout and keep "
@@ -18,9 +20,9 @@ def register(sub) -> None:
                         help="QEMU board: mps2-an500 (Cortex-M7, double build) or mps2-an386 (Cortex-M4F, "
                              "float build); default: %(default)s")
     parser.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
-    parser.add_argument("--icount-shift", type=int, default=None, metavar="N",
+    parser.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT, metavar="N",
                         help="QEMU -icount shift: each instruction takes 2^N ns of virtual time, which makes "
-                             "cycle counts exactly reproducible (default: the link's choice)")
+                             "cycle counts exactly reproducible (default: %(default)s)")
     parser.set_defaults(run=run)
 
 
@@ -28,8 +30,7 @@ def run(args) -> int:
     from .. import qemu
 
     image = find_firmware(args.board, args.elf)
-    shift = qemu.DEFAULT_ICOUNT_SHIFT if args.icount_shift is None else args.icount_shift
-    with qemu.boot(args.board, image, icount_shift=shift) as instance:
+    with qemu.boot(args.board, image, icount_shift=args.icount_shift) as instance:
         print(instance.url, flush=True)
         print(f"QEMU {args.board} running {image} (pid {instance.process.pid}); Ctrl-C stops it", file=sys.stderr)
         try:

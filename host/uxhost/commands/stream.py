@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import BOARDS, CommandError, add_model_arguments, find_firmware, load_trace, model_config
+from .common import (BOARDS, CommandError, add_model_arguments, find_firmware, load_trace, model_config,
+                     positive_float)
 
 
 def register(sub) -> None:
@@ -27,7 +28,7 @@ def register(sub) -> None:
     where.add_argument("--board", choices=BOARDS, help="boot this QEMU board and stream to it")
     parser.add_argument("--elf", type=Path, help="firmware image for --board (default: build/BOARD/firmware.elf)")
     add_model_arguments(parser)
-    parser.add_argument("--timeout", type=float, default=10.0,
+    parser.add_argument("--timeout", type=positive_float, default=10.0,
                         help="seconds to wait for each answer before resending (default: %(default)s)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="dump file to write (.jsonl or .npz)")
     parser.set_defaults(run=run)
