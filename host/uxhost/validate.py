@@ -130,13 +130,12 @@ def step_differences(rec: StepRecord, status: int, ref) -> dict[str, float]:
     ax, aw = np.asarray(rec.atoms_x), np.asarray(rec.atoms_w)
     out["law"] = _law_distance(ax, aw, ref.x, ref.w) / max(abs(b_mean), scale)
     if ax.size != ref.x.size:
-        out["count"] = math.inf
-        out["atoms_x"] = out["atoms_w"] = math.inf
-        return out
-    out["count"] = 0.0
-    with np.errstate(all="ignore"):
-        out["atoms_x"] = float(np.max(np.abs(ax - ref.x) / np.maximum(np.abs(ref.x), scale)))
-        out["atoms_w"] = float(np.max(np.abs(aw - ref.w) / ref.w))
+        out["count"] = out["atoms_x"] = out["atoms_w"] = math.inf
+    else:
+        out["count"] = 0.0
+        with np.errstate(all="ignore"):
+            out["atoms_x"] = float(np.max(np.abs(ax - ref.x) / np.maximum(np.abs(ref.x), scale)))
+            out["atoms_w"] = float(np.max(np.abs(aw - ref.w) / ref.w))
     for key in QUANTITIES:
         if math.isnan(out[key]):
             out[key] = math.inf  # a NaN from the device is as far off as it gets

@@ -201,3 +201,15 @@ def test_compare_reports_the_worst_step_per_quantity(dump):
     assert cmp.worst_k["mean"] == s.k
     assert cmp.max_rel["mean"] == pytest.approx(expected, rel=1e-6)
     assert cmp.first_bad[:2] == (dump.steps[8].k, "mean")
+
+
+def test_a_nan_from_the_device_is_an_infinite_difference(reference):
+    rec = copy.deepcopy(reference.steps[3])
+    post = uxemu.Value(np.array(rec.atoms_x), np.array(rec.atoms_w), 8)
+    rec.mean = math.nan
+    rec.atoms_w = rec.atoms_w[:-1] + (math.nan,)
+    diffs = step_differences(rec, 0, post)
+    assert diffs["mean"] == diffs["atoms_w"] == diffs["law"] == math.inf
+    rec.atoms_x, rec.atoms_w = rec.atoms_x[:-1], rec.atoms_w[:-1]
+    diffs = step_differences(rec, 0, post)
+    assert diffs["mean"] == diffs["count"] == math.inf
