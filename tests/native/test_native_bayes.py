@@ -6,7 +6,7 @@ import pytest
 import uxemu as ux
 from uxemu import systems
 from uxemu.bayes import Status
-from conftest import assert_same_value
+from agree import assert_same_value
 
 CASES = 60  # per system and path: 3 systems × 2 paths × 60 = 360 random cases
 

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import uxemu as ux
-from conftest import assert_same_value
+from agree import NATIVE, assert_same_value
 
 ETAS = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
 finite = st.floats(-50, 50, allow_nan=False)
@@ -18,26 +18,31 @@ def test_gaussian_reference_atoms(nat):
     assert v.x[8] == pytest.approx(0.0932, abs=1e-4) and v.w[8] == pytest.approx(0.0741, abs=1e-4)
 
 
+@NATIVE
 @given(finite, positive, ETAS)
 def test_gaussian(nat, mu, sigma, eta):
     assert_same_value(nat.gaussian(mu, sigma, eta), ux.gaussian(mu, sigma, eta))
 
 
+@NATIVE
 @given(finite, positive, ETAS)
 def test_laplace(nat, mu, b, eta):
     assert_same_value(nat.laplace(mu, b, eta), ux.laplace(mu, b, eta))
 
 
+@NATIVE
 @given(finite, positive, ETAS)
 def test_uniform(nat, a, width, eta):
     assert_same_value(nat.uniform(a, a + width, eta), ux.uniform(a, a + width, eta))
 
 
+@NATIVE
 @given(positive, ETAS)
 def test_exponential(nat, lam, eta):
     assert_same_value(nat.exponential(lam, eta), ux.exponential(lam, eta))
 
 
+@NATIVE
 @given(st.floats(1.05, 60), finite, positive, ETAS)
 def test_student_t(nat, nu, mu, s, eta):
     # The incomplete beta is our own continued fraction vs scipy's: agreement to ~1e-13 relative in the
@@ -45,21 +50,25 @@ def test_student_t(nat, nu, mu, s, eta):
     assert_same_value(nat.student_t(nu, mu, s, eta), ux.student_t(nu, mu, s, eta))
 
 
+@NATIVE
 @given(st.floats(-3, 3), st.floats(0.05, 2), ETAS)
 def test_lognormal(nat, mu, sigma, eta):
     assert_same_value(nat.lognormal(mu, sigma, eta), ux.lognormal(mu, sigma, eta))
 
 
+@NATIVE
 @given(finite, ETAS)
 def test_point(nat, c, eta):
     assert_same_value(nat.point(c, eta), ux.point(c, eta))
 
 
+@NATIVE
 @given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=400), ETAS)
 def test_from_samples(nat, samples, eta):
     assert_same_value(nat.from_samples(samples, eta), ux.from_samples(samples, eta))
 
 
+@NATIVE
 @given(st.lists(st.tuples(st.floats(-1e3, 1e3), st.floats(0, 5)), min_size=1, max_size=400), ETAS)
 def test_from_weighted_samples(nat, pairs, eta):
     x = [p[0] for p in pairs]
@@ -73,6 +82,7 @@ def test_from_weighted_samples(nat, pairs, eta):
     assert_same_value(nat.from_weighted_samples(x, w, eta), ux.from_weighted_samples(x, w, eta))
 
 
+@NATIVE
 @given(finite, positive, finite, positive, st.floats(0.01, 0.99), ETAS, ETAS,
        st.sampled_from([None, 1, 4, 16, 64]))
 def test_mixture(nat, m1, s1, m2, s2, p, e1, e2, eta):

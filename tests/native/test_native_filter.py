@@ -5,7 +5,7 @@ import pytest
 
 import uxemu as ux
 from uxemu import systems, traces
-from conftest import assert_agree
+from agree import assert_agree
 
 SYSTEMS = [1, 2, 3]
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import uxemu as ux
-from conftest import assert_agree
+from agree import assert_agree
 from test_native_ttr_lift import random_value
 
 CASES = 200

@@ -8,7 +8,7 @@ import uxemu as ux
 from uxemu import _ttr
 from uxemu.lift import DependencyError
 from uxemu.native import NativeDependencyError
-from conftest import assert_agree, assert_same_value
+from agree import NATIVE, assert_agree, assert_same_value
 
 CASES = 200
 
@@ -36,6 +36,7 @@ def test_canonical_and_ttr_random_sets(nat, rng):
         assert_agree(nw, rw, what=f"case {case} masses")
 
 
+@NATIVE
 @given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(1e-6, 1e3)), min_size=1, max_size=300),
        st.integers(0, 6))
 def test_ttr_property_cases(nat, pairs, n):
