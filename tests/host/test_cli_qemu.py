@@ -57,7 +57,8 @@ def test_stream_to_a_booted_board_then_validate(board, system, eta, tmp_path, ca
     assert "on every step: OK" in stdout and "RMSE" in stdout
 
 
-def test_qemu_command_serves_until_ctrl_c(tmp_path):
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])
+def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
     image("mps2-an500")
     proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -68,8 +69,8 @@ def test_qemu_command_serves_until_ctrl_c(tmp_path):
         with Device.open(url, timeout=10) as dev:
             info = dev.hello()
         assert info.board == "mps2-an500" and info.real_bytes == 8
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=20) == 0
+        proc.send_signal(sig)
+        assert proc.wait(timeout=20) == code
     finally:
         if proc.poll() is None:
             proc.kill()
