@@ -1,4 +1,5 @@
 """The `uxhost` command line: parsing, help, `simulate`, and the one-line errors of bad input."""
+import os
 import subprocess
 import sys
 
@@ -182,3 +183,14 @@ def test_dump_needs_a_known_suffix(tmp_path, capsys):
     code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.csv")
     assert code == 2
     assert "must end in .jsonl or .npz" in err
+
+
+def test_qemu_not_installed_is_one_line(tmp_path):
+    elf = tmp_path / "firmware.elf"
+    elf.write_bytes(b"\x7fELF")
+    env = dict(os.environ, PATH=str(tmp_path))  # no qemu-system-arm on this PATH
+    res = subprocess.run([sys.executable, "-m", "uxhost", "qemu", "--elf", str(elf)], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.startswith("uxhost qemu: error: qemu-system-arm not found: run `make deps`")
+    assert len(res.stderr.strip().splitlines()) == 1
