@@ -9,9 +9,10 @@ from . import _ttr
 def split_points_rows(X: np.ndarray, W: np.ndarray) -> np.ndarray:
     """Split points (B, M−1) of B sorted rows of M atoms each: the mean of the cell that separated them."""
     B, M = X.shape
-    S = np.zeros((B, max(M - 1, 0)))
     if M < 2:
-        return S
+        return np.zeros((B, 0))
+    # A gap that rounding never lets the recursion separate keeps the midpoint of its two atoms.
+    S = (X[:, :-1] + X[:, 1:]) / 2.0
     starts = np.arange(B) * M
     _, _, gaps, means = _ttr.split_cells(X.ravel(), W.ravel(), starts, starts + M, None, record_splits=True)
     S[gaps // M, gaps % M - 1] = means

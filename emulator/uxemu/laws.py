@@ -207,7 +207,8 @@ class Uniform(Law):
 
     def partial(self, lo, hi):
         lo, hi = max(lo, self.a), min(hi, self.b)
-        return (hi * hi - lo * lo) / (2.0 * (self.b - self.a)) if hi > lo else 0.0
+        # Factored: hi² − lo² cancels badly on a narrow law far from 0 (and in the float build).
+        return (hi - lo) * (hi + lo) / (2.0 * (self.b - self.a)) if hi > lo else 0.0
 
     def mean(self):
         return 0.5 * (self.a + self.b)

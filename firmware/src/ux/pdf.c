@@ -19,7 +19,7 @@ ux_status ux_split_points(const ux_real *x, const ux_real *w, size_t count, ux_r
     if (x == NULL || w == NULL || count < 1 || count > UX_MAX_ETA || (split == NULL && count > 1))
         return UX_ERR_ARG;
     for (c = 0; c + 1 < count; ++c)
-        split[c] = 0; /* a gap rounding never separates keeps 0, as in the reference */
+        split[c] = (x[c] + x[c + 1]) / UX_R(2.0); /* kept only by a gap rounding never separates */
     b[0] = 0;
     b[1] = count;
     for (;;) {
