@@ -27,16 +27,20 @@ def bins_rows(X: np.ndarray, W: np.ndarray):
     right = np.concatenate([S, X[:, -1:] + (X[:, -1:] - S[:, -1:])], axis=1)
     dL = X - left
     dR = right - X
-    pL = W * dR / (dL + dR)
-    pR = W * dL / (dL + dR)
+    # When rounding puts a split point on an atom one of its bins has zero width; the whole mass then
+    # goes to the other bin (a Dirac is the only alternative), as in the C core.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pL = np.where(dR > 0, W * dR / (dL + dR), W)
+        pR = np.where(dL > 0, W * dL / (dL + dR), W)
     B, M = X.shape
     edges = np.empty((B, 2 * M + 1))
     edges[:, 0:-1:2] = left
     edges[:, -1] = right[:, -1]
     edges[:, 1::2] = X
     heights = np.empty((B, 2 * M))
-    heights[:, 0::2] = pL / dL
-    heights[:, 1::2] = pR / dR
+    with np.errstate(divide="ignore", invalid="ignore"):
+        heights[:, 0::2] = np.where(dL > 0, pL / dL, 0.0)  # a zero-width bin is never looked up
+        heights[:, 1::2] = np.where(dR > 0, pR / dR, 0.0)
     return edges, heights
 
 

@@ -10,6 +10,7 @@ cells keep full relative precision.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -129,8 +130,8 @@ class Normal(Law):
 
     def quadrature(self, n: int = 32):
         """Gauss–Hermite nodes and weights: exact expectations of polynomials up to degree 2n−1."""
-        t, w = np.polynomial.hermite_e.hermegauss(n)
-        return self.mu + self.sigma * t, w / w.sum()
+        t, w = _hermite_nodes(n)
+        return self.mu + self.sigma * t, w
 
 
 @dataclass(frozen=True)
@@ -179,8 +180,8 @@ class Laplace(Law):
         return -np.abs(np.asarray(x, dtype=float) - self.mu) / self.b - math.log(2.0 * self.b)
 
     def quadrature(self, n: int = 256):
-        x, w = self.quantize_atoms(int(math.log2(n)))
-        return x, w / w.sum()
+        """A 256-atom TTR quantization as quadrature rule (cached: laws are immutable)."""
+        return _quantized_rule(self, int(math.log2(n)))
 
 
 @dataclass(frozen=True)
@@ -372,6 +373,19 @@ class LogNormal(Law):
             lx = np.log(x)
             out = -0.5 * ((lx - self.mu) / self.sigma) ** 2 - lx - _LOG_SQRT_2PI - math.log(self.sigma)
         return np.where(x > 0, out, -np.inf)
+
+
+@functools.lru_cache(maxsize=32)
+def _hermite_nodes(n: int):
+    """Probabilists' Gauss–Hermite rule, normalised; an eigen-solve worth computing once per n."""
+    t, w = np.polynomial.hermite_e.hermegauss(n)
+    return t, w / w.sum()
+
+
+@functools.lru_cache(maxsize=64)
+def _quantized_rule(law: Law, n: int):
+    x, w = law.quantize_atoms(n)
+    return x, w / w.sum()
 
 
 def _check_finite(v, name):

@@ -80,3 +80,20 @@ def test_density_of_gaussian_approaches_the_true_density():
 def test_split_points_are_the_tree_nodes():
     v = ux.from_weighted_samples([0.0, 1.0, 3.0, 4.0], [1, 1, 1, 1], eta=4)
     np.testing.assert_allclose(v.split_points(), [0.5, 2.0, 3.5])
+
+
+def rounded_onto_atom():
+    """x1's cell [x0, x1] has mean exactly 1.0 = x1 (x0's weight vanishes in rounding): s0 sits on x1."""
+    w = np.array([1e-20, 1.0, 1.0])
+    return ux.Value(np.array([0.0, 1.0, 2.0]), w / w.sum(), 4)
+
+
+def test_split_point_rounded_onto_an_atom_keeps_the_atoms_mass():
+    v = rounded_onto_atom()
+    s = v.split_points()
+    assert s[0] == v.x[1]  # the rounding this case is about
+    edges, heights = v.bins()
+    # Atom 1 has no left bin; its whole mass is spread over [x1, s1).
+    assert v.pdf(1.2) == pytest.approx(v.w[1] / (s[1] - v.x[1]), rel=1e-15)
+    total = np.sum(heights * np.diff(edges))
+    assert total == pytest.approx(1.0, rel=1e-12)

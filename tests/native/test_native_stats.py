@@ -55,3 +55,13 @@ def test_sampling_is_seeded_and_follows_the_weights(nat):
     assert not np.array_equal(a, nat.sample(v, 50000, seed=12))
     for x, p in zip(v.x, v.w):
         assert abs(np.mean(a == x) - p) < 5 * np.sqrt(p * (1 - p) / a.size)
+
+
+def test_density_when_a_split_point_rounds_onto_an_atom(nat):
+    """Both sides give the atom's whole mass to its bin of positive width (docs/semantics.md)."""
+    w = np.array([1e-20, 1.0, 1.0])
+    ref = ux.Value(np.array([0.0, 1.0, 2.0]), w / w.sum(), 4)
+    v = nat.from_reference(ref)
+    t = np.array([-0.5, 0.0, 0.5, 1.0, 1.2, 1.5, 1.9, 2.0, 2.4])
+    np.testing.assert_array_equal(nat.split_points(v), ref.split_points())
+    np.testing.assert_array_equal(nat.pdf(v, t), ref.pdf(t))

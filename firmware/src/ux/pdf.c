@@ -80,9 +80,11 @@ ux_real ux_pdf_atoms(const ux_real *x, const ux_real *w, size_t count, const ux_
     right = i + 1 == count ? right : split[i];
     dL = x[i] - left;
     dR = right - x[i];
+    /* A bin found here has positive width. When rounding put a split point on the atom, its other bin
+     * has zero width and the whole mass goes to this one (a Dirac is the only alternative). */
     if (idx % 2 == 0) /* left bin of atom i: pL / dL */
-        return w[i] * dR / (dL + dR) / dL;
-    return w[i] * dL / (dL + dR) / dR;
+        return dR > 0 ? w[i] * dR / (dL + dR) / dL : w[i] / dL;
+    return dL > 0 ? w[i] * dL / (dL + dR) / dR : w[i] / dR;
 }
 
 ux_real ux_pdf(const ux_value *v, ux_real t)
