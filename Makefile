@@ -7,7 +7,7 @@ VPY    := $(VENV)/bin/python
 BUILD  := build
 BOARDS := mps2-an500 mps2-an386
 
-.PHONY: all deps venv native firmware ctest test test-fast demo bench clean
+.PHONY: all deps venv native firmware ctest test test-fast demo bench bench-full clean
 
 all: native firmware
 
@@ -45,8 +45,12 @@ test-fast: venv
 demo: deps venv native firmware
 	$(VPY) -m uxhost demo
 
+# The paper's tables: `make bench` (quick, minutes) or `make bench-full` (the paper's counts).
 bench: venv native
-	$(VPY) benchmarks/quick.py
+	$(VPY) -m uxbench --quick
+
+bench-full: venv native
+	$(VPY) -m uxbench --full
 
 clean:
 	rm -rf $(BUILD)

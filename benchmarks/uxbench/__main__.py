@@ -1,0 +1,39 @@
+"""python -m uxbench [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR]"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from . import registry, runner
+
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "results"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="uxbench", description=__doc__)
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", dest="size", action="store_const", const="quick", help="minutes (default)")
+    size.add_argument("--full", dest="size", action="store_const", const="full", help="the paper's counts")
+    p.add_argument("--only", nargs="+", choices=registry.BENCHMARKS, help="run only these benchmarks")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster, e.g. tcp://host:8786")
+    p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+    p.add_argument("--out", type=Path, default=None, help="results folder (default: benchmarks/results/SIZE)")
+    args = p.parse_args(argv)
+    size = args.size or "quick"
+    out = args.out or DEFAULT_OUT / size
+    for name in args.only or registry.BENCHMARKS:
+        bench = registry.load(name)
+        params = bench.SIZES[size]
+        tasks = bench.tasks(params)
+        t0 = time.perf_counter()
+        print(f"uxbench: {name} ({size}): {len(tasks)} tasks", file=sys.stderr)
+        results = runner.execute(tasks, bench.run_task, workers=args.workers, scheduler=args.scheduler, desc=name)
+        bench.report(results, params, out / name)
+        print(f"uxbench: {name} done in {time.perf_counter() - t0:.0f} s → {out / name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
