@@ -18,7 +18,7 @@ ARM_OBJCOPY := $(ARM_PREFIX)objcopy
 ARM_SIZE    := $(ARM_PREFIX)size
 ARM_OBJ     := $(BUILD)/obj
 
-FW_VERSION  ?= 0.1.0+$(shell git describe --always --dirty 2>/dev/null || echo unknown)
+FW_VERSION  ?= 0.2.0+$(shell git describe --always --dirty 2>/dev/null || echo unknown)
 APP_SRCS    := $(sort $(wildcard app/*.c))
 ARM_BSRCS   := $(addprefix $(BOARDS_DIR)/,$(BOARD_SRCS))
 

@@ -22,8 +22,8 @@ void board_write(const uint8_t *data, size_t len);
  * on how long the board waited for the host before the measurement. */
 void board_cycles_restart(void);
 
-/* Cycles since the last restart, saturated at UINT32_MAX. */
-uint32_t board_cycles_read(void);
+/* Cycles since the last restart. 64 bits: a step of the largest configurations exceeds 2^32 cycles. */
+uint64_t board_cycles_read(void);
 
 /* What board_cycles_read counts: CYCLES_SYSTICK_ICOUNT, CYCLES_DWT or CYCLES_HOST_NS (proto.h). */
 extern const uint8_t board_cycle_source;

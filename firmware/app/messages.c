@@ -166,9 +166,9 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
     a[4] = posterior.status;
     wire_put_f64(a + 5, posterior.mean);
     wire_put_f64(a + 13, posterior.var);
-    wire_put_u32(a + 21, posterior.cycles_predict);
-    wire_put_u32(a + 25, posterior.cycles_update);
-    a[29] = posterior.count;
+    wire_put_u64(a + 21, posterior.cycles_predict);
+    wire_put_u64(a + 29, posterior.cycles_update);
+    a[37] = posterior.count;
     uint8_t *o = a + POSTERIOR_FIXED_BYTES;
     for (unsigned i = 0; i < posterior.count; i++, o += POSTERIOR_ATOM_BYTES) {
         wire_put_f64(o, posterior.x[i]);

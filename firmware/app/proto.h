@@ -48,7 +48,7 @@
 #define STEP_FIXED_BYTES 16u      /* k flags u m n_evidence */
 #define STEP_EVIDENCE_BYTES 16u   /* z ω */
 #define STEP_MAX_EVIDENCE 64u
-#define POSTERIOR_FIXED_BYTES 30u /* k status mean var cycles_predict cycles_update count */
+#define POSTERIOR_FIXED_BYTES 38u /* k status mean var cycles_predict:u64 cycles_update:u64 count */
 #define POSTERIOR_ATOM_BYTES 16u  /* x w */
 
 #endif /* APP_PROTO_H */

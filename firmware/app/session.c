@@ -152,7 +152,7 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     }
     memcpy(spare, live, sizeof *spare);
 
-    uint32_t cycles_predict = 0u;
+    uint64_t cycles_predict = 0u;
     if (in->predict) {
         board_cycles_restart();
         ux_status st = ux_filter_predict(live, in->k, in->u);
@@ -164,7 +164,7 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     }
     board_cycles_restart();
     ux_status st = ux_filter_update(live, in->z, in->omega, in->n_evidence, in->m);
-    uint32_t cycles_update = board_cycles_read();
+    uint64_t cycles_update = board_cycles_read();
     if (st < 0) {
         memcpy(live, spare, sizeof *live);
         return internal(st);

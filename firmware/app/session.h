@@ -39,7 +39,7 @@ typedef struct {
 typedef struct {
     uint8_t status; /* 0 OK, 1 FALLBACK */
     double mean, var;
-    uint32_t cycles_predict, cycles_update;
+    uint64_t cycles_predict, cycles_update;
     uint8_t count;
     double x[UX_MAX_ETA], w[UX_MAX_ETA];
 } session_posterior;

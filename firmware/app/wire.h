@@ -43,12 +43,17 @@ static inline void wire_put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+static inline void wire_put_u64(uint8_t *p, uint64_t v)
+{
+    wire_put_u32(p, (uint32_t)v);
+    wire_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
 static inline void wire_put_f64(uint8_t *p, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    wire_put_u32(p, (uint32_t)bits);
-    wire_put_u32(p + 4, (uint32_t)(bits >> 32));
+    wire_put_u64(p, bits);
 }
 
 #endif /* APP_WIRE_H */

@@ -347,7 +347,7 @@ class Step:
         return cls(k, bool(flags & STEP_FLAG_PREDICT), u, pairs[0::2], pairs[1::2], m)
 
 
-_POSTERIOR_HEAD = struct.Struct("<IBddIIB")
+_POSTERIOR_HEAD = struct.Struct("<IBddQQB")
 
 
 @dataclass(frozen=True)
@@ -357,7 +357,7 @@ class Posterior:
     status: int
     mean: float
     var: float
-    cycles_predict: int
+    cycles_predict: int  # u64: a step of the largest configurations exceeds 2^32 virtual cycles
     cycles_update: int
     x: tuple[float, ...]
     w: tuple[float, ...]

@@ -73,12 +73,12 @@ def dev(shared_device, shared_qemu):
 
 @pytest.fixture
 def boot(board, image):
-    """A function that boots a fresh QEMU for `board` and returns a Device on it; all are closed after the
-    test."""
+    """A function that boots a fresh QEMU for `board` (optionally at another -icount shift) and returns a
+    Device on it; all are closed after the test."""
     instances = []
 
-    def start():
-        instance = qemu.boot(board, image)
+    def start(icount_shift=qemu.DEFAULT_ICOUNT_SHIFT):
+        instance = qemu.boot(board, image, icount_shift=icount_shift)
         device = link.Device.open(instance.url, timeout=10)
         instances.append((instance, device))
         return device

@@ -41,10 +41,10 @@ void board_cycles_restart(void)
     clock_gettime(CLOCK_MONOTONIC, &started);
 }
 
-uint32_t board_cycles_read(void)
+uint64_t board_cycles_read(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     long long ns = (long long)(now.tv_sec - started.tv_sec) * 1000000000LL + (now.tv_nsec - started.tv_nsec);
-    return ns > (long long)UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+    return ns < 0 ? 0u : (uint64_t)ns;
 }

@@ -8,13 +8,14 @@ import pytest
 from fwutil import configure_args, trace
 
 from uxhost import protocol as p
+from uxhost import qemu
 
 pytestmark = pytest.mark.qemu
 
 
-def run(dev, system, eta, T, seed, pause=0.0):
+def run(dev, system, eta, T, seed, pause=0.0, likelihood=p.Likelihood.KERNEL):
     tr = trace(system, T, seed)
-    dev.configure(**configure_args(system, eta))
+    dev.configure(**configure_args(system, eta, likelihood=likelihood))
     out = []
     for i in range(T):
         time.sleep(pause)  # idle time must not leak into the counts
@@ -48,3 +49,19 @@ def test_cycles_grow_with_eta(dev):
         steps = run(dev, p.System.GSS, eta, T=2, seed=3)
         costs[eta] = steps[1].cycles_predict
     assert costs[32] > 4 * costs[8]
+
+
+def test_counts_above_2_to_the_32_do_not_wrap(dev, boot):
+    # -icount shift=10 makes every instruction 16 times longer in virtual time than the default shift=6,
+    # so a cubic η = 32 sampler update (~4·10^8 instructions, ~2 s under QEMU) takes more than 2^32
+    # virtual cycles. Its count must be 16 times the default-shift count of the very same step; a count
+    # wrapped or saturated at 32 bits would be off by billions. SysTick's handler runs 16 times as often
+    # at shift=10, a few thousand instructions more out of 4·10^8: hence the 1e-4.
+    assert qemu.DEFAULT_ICOUNT_SHIFT == 6
+    args = (p.System.CUBIC_BL, 32, 2, 1)
+    slow = run(boot(icount_shift=10), *args, likelihood=p.Likelihood.SAMPLER)[1]
+    base = run(dev, *args, likelihood=p.Likelihood.SAMPLER)[1]
+    assert base.cycles_update < 2**32 < slow.cycles_update
+    assert slow.cycles_update == pytest.approx(16 * base.cycles_update, rel=1e-4)
+    assert slow.cycles_predict == pytest.approx(16 * base.cycles_predict, rel=1e-4)
+    assert (slow.mean, slow.x, slow.w) == (base.mean, base.x, base.w)

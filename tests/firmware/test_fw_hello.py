@@ -18,7 +18,7 @@ def test_hello_reports_version_board_and_real_size(dev, board):
     assert info.max_eta == 64
     assert info.cycle_source == p.CycleSource.SYSTICK_ICOUNT
     assert info.system_ids == [p.System.SV, p.System.GSS, p.System.CUBIC_BL]
-    assert info.fw_version.startswith("0.1.0")
+    assert info.fw_version.startswith("0.2.0")
 
 
 def test_configure_reports_prior_size_and_workspace(dev):

@@ -123,6 +123,7 @@ finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 u8 = st.integers(0, 255)
 u16 = st.integers(0, 0xFFFF)
 u32 = st.integers(0, 0xFFFFFFFF)
+u64 = st.integers(0, 2**64 - 1)
 text = st.text(max_size=40).filter(lambda s: len(s.encode()) <= 255)
 
 messages = st.one_of(
@@ -139,7 +140,7 @@ messages = st.one_of(
     ),
     st.integers(0, 64).flatmap(
         lambda n: st.builds(
-            p.Posterior, u32, u8, finite, finite, u32, u32,
+            p.Posterior, u32, u8, finite, finite, u64, u64,
             st.lists(finite, min_size=n, max_size=n).map(tuple),
             st.lists(finite, min_size=n, max_size=n).map(tuple),
         )
@@ -164,7 +165,7 @@ def test_payload_sizes_match_the_specification():
     assert len(p.Configured(8, 1024).pack()) == 5
     assert len(p.Step(3, True, 0.0, (1.0, 2.0), (0.5, 0.5)).pack()) == 4 + 1 + 8 + 2 + 1 + 2 * 16
     post = p.Posterior(1, 0, 0.0, 1.0, 5, 6, (0.0,) * 64, (1 / 64,) * 64)
-    assert len(post.pack()) == 4 + 1 + 8 + 8 + 4 + 4 + 1 + 64 * 16 <= p.MAX_PAYLOAD
+    assert len(post.pack()) == 4 + 1 + 8 + 8 + 8 + 8 + 1 + 64 * 16 <= p.MAX_PAYLOAD
     assert len(p.Error(1, 0).pack()) == 3
 
 
@@ -180,6 +181,15 @@ def test_step_default_weights_are_equal():
     step = p.Step.unpack(p.Step(1, True, 0.0, (1.0, 2.0, 3.0, 4.0)).pack())
     assert step.w == (0.25,) * 4
     assert p.Step.unpack(p.Step(1, True, 0.0, (9.0,)).pack()).w == (1.0,)
+
+
+def test_posterior_cycles_are_u64_where_the_specification_puts_them():
+    # A cubic η = 64 sampler step takes more than 2^32 virtual cycles: the counts must not wrap.
+    predict, update = 2**32 + 5, 2**63 + 2**40 + 7
+    payload = p.Posterior(9, 0, 1.0, 2.0, predict, update, (1.0,), (1.0,)).pack()
+    assert struct.unpack_from("<QQB", payload, 21) == (predict, update, 1)
+    back = p.Posterior.unpack(payload)
+    assert (back.cycles_predict, back.cycles_update) == (predict, update)
 
 
 def test_info_lists_system_ids():

@@ -22,6 +22,10 @@
 #define PERIOD_BITS 24u
 #define PERIOD (1ul << PERIOD_BITS) /* SysTick is a 24-bit down counter */
 
+/*
+ * Periods completed since the restart. 32 bits are enough for 2^56 ticks (decades at 25 MHz) and, unlike
+ * a 64-bit count, are read in one instruction, so the handler can never be seen half-way through.
+ */
 static volatile uint32_t wraps;
 
 void SysTick_Handler(void);
@@ -41,7 +45,7 @@ void board_cycles_restart(void)
     SYST_CSR = CSR_ENABLE | CSR_TICKINT | CSR_CLKSOURCE_CPU;
 }
 
-uint32_t board_cycles_read(void)
+uint64_t board_cycles_read(void)
 {
     uint32_t w, value, pending;
     do {
@@ -58,6 +62,5 @@ uint32_t board_cycles_read(void)
     if (pending != 0u && in_period < PERIOD / 2u) {
         w++;
     }
-    uint64_t total = ((uint64_t)w << PERIOD_BITS) + in_period;
-    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+    return ((uint64_t)w << PERIOD_BITS) + in_period;
 }
