@@ -8,6 +8,7 @@ counts are exactly reproducible: virtual cycles = instructions × 2^N / 40 at th
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import socket
@@ -152,12 +153,30 @@ class QemuInstance:
             pass
 
 
+@functools.cache
+def _nic_args(qemu_binary: str) -> tuple[str, ...]:
+    """A peer for the on-board Ethernet controller of the MPS2 machines, which the firmware never uses.
+    Without one QEMU warns "nic lan9118.0 has no peer" at every start, and `-nic none` does not help:
+    it removes default NICs only, not one soldered to the board. The user-mode backend with `restrict=on`
+    and IPv4 only never sends a frame unasked and reaches nothing outside. It is optional when QEMU is
+    built, so it is asked for only when this QEMU has it."""
+    try:
+        listing = subprocess.run([qemu_binary, "-M", "none", "-netdev", "help"], capture_output=True, text=True,
+                                 timeout=10, stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    if "user" not in (line.strip() for line in listing.splitlines()):
+        return ()
+    return ("-nic", "user,restrict=on,ipv6=off")
+
+
 def command(board: str, elf: Path, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT) -> list[str]:
     """The QEMU command line for `board` with UART0 on a TCP server at `port`."""
     args = [
         QEMU, "-M", machine_of(board), "-nodefaults", "-display", "none", "-monitor", "none",
         # A guest that resets itself has failed: exit so that the host notices, instead of rebooting.
         "-no-reboot",
+        *_nic_args(QEMU),
         "-chardev", f"socket,id=link,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on",
         "-serial", "chardev:link",
         "-kernel", str(elf),
