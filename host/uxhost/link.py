@@ -3,11 +3,13 @@
 One request, one answer (docs/protocol.md). A request whose answer does not arrive in time is resent
 as the very same bytes (same sequence number); the device answers a resent request from memory, so no
 step is lost or applied twice. Answers to other sequence numbers (a late answer to an earlier attempt)
-are skipped.
+are skipped. Each session starts at a random sequence number, so that a new session's first requests
+are not the numbers a previous session left in the device's retry memory.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from typing import Sequence
 
@@ -55,23 +57,28 @@ class Device:
     """A device speaking the ux-filter link protocol. Use :meth:`open`; close it or use ``with``."""
 
     def __init__(self, port: serial.SerialBase, url: str, timeout: float = DEFAULT_TIMEOUT,
-                 retries: int = DEFAULT_RETRIES):
+                 retries: int = DEFAULT_RETRIES, first_seq: int | None = None):
+        """`first_seq` (1…65535) numbers the first request; by default it is drawn at random."""
+        if first_seq is None:
+            first_seq = secrets.randbelow(0xFFFF) + 1
+        if not 1 <= first_seq <= 0xFFFF:
+            raise ValueError(f"first_seq {first_seq} is not in 1..65535")
         self.port = port
         self.url = url
         self.timeout = timeout
         self.retries = retries
         self.resends = 0  # requests sent again because an answer was late or the request was damaged
-        self._seq = 0
+        self._seq = first_seq - 1  # the last number used; next_seq() steps past it
         self._rx = bytearray()
 
     @classmethod
     def open(cls, url: str, timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
-             baudrate: int = 115200) -> "Device":
+             baudrate: int = 115200, first_seq: int | None = None) -> "Device":
         try:
             port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise DeviceNotFound(f"cannot open {url}: {exc}") from exc
-        return cls(port, url, timeout=timeout, retries=retries)
+        return cls(port, url, timeout=timeout, retries=retries, first_seq=first_seq)
 
     def close(self) -> None:
         self.port.close()
@@ -122,7 +129,7 @@ class Device:
     # Requests
 
     def next_seq(self) -> int:
-        """The next sequence number: 1, 2, …, 65535, 1, … (0 is never used)."""
+        """The next sequence number: first_seq, first_seq + 1, …, 65535, 1, … (0 is never used)."""
         self._seq = self._seq % 0xFFFF + 1
         return self._seq
 

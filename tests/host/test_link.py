@@ -68,9 +68,9 @@ INFO = p.Info(1, 64, 8, 0, "fake", "0.0", 0b1110)
 
 def test_hello_returns_info(peer):
     dev_peer = peer(lambda f, m, n: p.encode(INFO, f.seq))
-    with link.Device.open(dev_peer.url, timeout=2) as dev:
+    with link.Device.open(dev_peer.url, timeout=2, first_seq=1234) as dev:
         assert dev.hello() == INFO
-    assert dev_peer.received[0].type == p.MsgType.HELLO and dev_peer.received[0].seq == 1
+    assert dev_peer.received[0].type == p.MsgType.HELLO and dev_peer.received[0].seq == 1234
 
 
 def test_each_request_starts_on_a_frame_boundary(peer):
@@ -81,20 +81,39 @@ def test_each_request_starts_on_a_frame_boundary(peer):
 
 
 def test_sequence_numbers_advance_and_skip_zero():
-    dev = link.Device(serial.serial_for_url("loop://"), "loop://")
-    dev._seq = 0xFFFE
-    assert [dev.next_seq() for _ in range(3)] == [0xFFFF, 1, 2]
+    dev = link.Device(serial.serial_for_url("loop://"), "loop://", first_seq=0xFFFE)
+    assert [dev.next_seq() for _ in range(4)] == [0xFFFE, 0xFFFF, 1, 2]
     dev.close()
+
+
+def first_seq_of_a_new_session() -> int:
+    with link.Device.open("loop://") as dev:
+        return dev.next_seq()
+
+
+def test_each_session_starts_at_a_random_nonzero_seq(monkeypatch):
+    starts = {first_seq_of_a_new_session() for _ in range(20)}
+    assert len(starts) > 1 and all(1 <= s <= 0xFFFF for s in starts)
+    # The draw's extremes are the first and the last valid numbers, never 0.
+    for drawn, first in ((0, 1), (0xFFFE, 0xFFFF)):
+        monkeypatch.setattr(link.secrets, "randbelow", lambda n, drawn=drawn: drawn if n == 0xFFFF else None)
+        assert first_seq_of_a_new_session() == first
+
+
+def test_first_seq_outside_1_to_65535_is_refused():
+    for bad in (0, 0x10000):
+        with pytest.raises(ValueError, match="first_seq"):
+            link.Device(serial.serial_for_url("loop://"), "loop://", first_seq=bad)
 
 
 def test_silent_answer_is_resent_with_the_same_bytes(peer):
     # The first attempt gets no answer; the resent frame must be byte-identical (same seq).
     dev_peer = peer(lambda f, m, n: None if n == 0 else p.encode(p.ResetDone(), f.seq))
-    with link.Device.open(dev_peer.url, timeout=0.3, retries=2) as dev:
+    with link.Device.open(dev_peer.url, timeout=0.3, retries=2, first_seq=77) as dev:
         dev.reset()
         assert dev.resends == 1
     first, second = dev_peer.received
-    assert first == second and first.seq == 1
+    assert first == second and first.seq == 77
 
 
 def test_late_answers_to_other_requests_are_skipped(peer):
@@ -131,7 +150,7 @@ def test_damaged_answer_triggers_a_resend(peer):
 
 def test_silent_device_raises_timeout(peer):
     dev_peer = peer(lambda f, m, n: None)
-    with link.Device.open(dev_peer.url, timeout=0.2, retries=2) as dev:
+    with link.Device.open(dev_peer.url, timeout=0.2, retries=2, first_seq=1) as dev:
         with pytest.raises(link.DeviceTimeout, match=r"did not answer HELLO \(seq 1\) in 3 attempts"):
             dev.hello()
     assert len(dev_peer.received) == 3
