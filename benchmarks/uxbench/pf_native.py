@@ -1,0 +1,182 @@
+"""ctypes bindings of the filtering benchmark's C code in libuxbench.so (`make native`).
+
+- `run_pf`: the bootstrap particle filter of firmware/src/bench/pf.c over a registered system;
+- `run_ux`: a whole trace through the ux filter in one C call (firmware/src/bench/ux_run.c).
+
+Both fill numpy arrays the caller side allocates, and report the wall time of the single C call in
+nanoseconds (`elapsed_ns`): outputs are allocated before the clock starts, so the time is the filter's
+alone plus one ctypes crossing per trace. libuxbench.so holds the whole core too, so the core's types
+and functions come from `uxemu.native.Native` loaded over the same library.
+
+The library is build/native/libuxbench.so under the repository root, or the path in UXBENCH_LIB.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import native
+
+MAX_ETA = native.MAX_ETA
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def library_path() -> Path:
+    env = os.environ.get("UXBENCH_LIB")
+    return Path(env) if env else _REPO / "build" / "native" / "libuxbench.so"
+
+
+@dataclass
+class PFRun:
+    mean: np.ndarray  # (T,)
+    var: np.ndarray  # (T,)
+    ess: np.ndarray  # (T,)
+    fallback: np.ndarray  # (T,) bool
+    x: np.ndarray | None = field(default=None, repr=False)  # (T, n) weighted set of each step
+    w: np.ndarray | None = field(default=None, repr=False)  # (T, n) its normalised weights
+    elapsed_ns: int = 0
+
+
+@dataclass
+class UXRun:
+    mean: np.ndarray
+    var: np.ndarray
+    status: np.ndarray  # (T,) int8: 0 OK, 1 fallback
+    count: np.ndarray | None = field(default=None, repr=False)  # (T,) atoms per posterior
+    x: np.ndarray | None = field(default=None, repr=False)  # (T, 64), first count[t] used
+    w: np.ndarray | None = field(default=None, repr=False)
+    elapsed_ns: int = 0
+
+    def atoms(self, t: int):
+        c = int(self.count[t])
+        return self.x[t, :c], self.w[t, :c]
+
+
+class _PFConfig(C.Structure):
+    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
+                ("n", C.c_size_t), ("seed", C.c_uint64), ("inner_eta", C.c_uint)]
+
+
+class _PFOutput(C.Structure):
+    _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("ess", C.c_void_p), ("fallback", C.c_void_p),
+                ("x", C.c_void_p), ("w", C.c_void_p)]
+
+
+class _UXOutput(C.Structure):
+    _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("status", C.c_void_p), ("count", C.c_void_p),
+                ("x", C.c_void_p), ("w", C.c_void_p)]
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+class BenchLib:
+    """libuxbench.so: the core (through uxemu.native) plus the benchmark's PF and trace runner."""
+
+    def __init__(self, path: Path | str | None = None):
+        path = Path(path) if path is not None else library_path()
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: run `make native` in the repository root "
+                                    "(or point UXBENCH_LIB at a built libuxbench.so)")
+        self.nat = native.Native(path)
+        lib = self.nat.lib
+        lib.uxb_pf_workspace_bytes.restype, lib.uxb_pf_workspace_bytes.argtypes = C.c_size_t, [C.c_size_t]
+        lib.uxb_pf_run.restype = C.c_int
+        lib.uxb_pf_run.argtypes = [C.POINTER(_PFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
+                                   C.POINTER(_PFOutput), self.nat.Workspace]
+        lib.uxb_ux_run.restype = C.c_int
+        lib.uxb_ux_run.argtypes = [C.c_void_p, C.POINTER(self.nat.FilterConfig), self.nat.Workspace, C.c_void_p,
+                                   C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(_UXOutput)]
+        self.lib = lib
+
+    @staticmethod
+    def _trace_arrays(k, u, z):
+        z = np.ascontiguousarray(z, dtype=np.float64)
+        k = np.ascontiguousarray(k, dtype=np.uint32)
+        u = np.ascontiguousarray(u, dtype=np.float64)
+        if not (k.shape == u.shape == z.shape and z.ndim == 1):
+            raise ValueError("k, u and z must be 1-D arrays of one length")
+        return k, u, z
+
+    def _params(self, model, params):
+        p = self.nat._params(model, params)
+        return (C.c_double * len(p))(*p)
+
+    def _prior(self, prior):
+        if prior is None:
+            return None, None
+        kind, a, b = prior
+        law = self.nat.Law(native.LAW_KINDS[kind], a, b, 0.0)
+        return law, C.cast(C.pointer(law), C.c_void_p)
+
+    def run_pf(self, system_id: int, k, u, z, n: int, seed: int, particles: bool = True, params=None,
+               prior=None, inner_eta: int = 64) -> PFRun:
+        """The bootstrap PF with n particles over a trace; `particles=False` skips the (T, n) sets."""
+        k, u, z = self._trace_arrays(k, u, z)
+        T = z.size
+        model = self.nat.model(system_id)
+        cparams = self._params(model, params)
+        law, plaw = self._prior(prior)
+        cfg = _PFConfig(C.cast(model, C.c_void_p), C.cast(cparams, C.POINTER(C.c_double)), plaw, int(n),
+                        int(seed) & (2**64 - 1), int(inner_eta))
+        run = PFRun(np.empty(T), np.empty(T), np.empty(T), np.zeros(T, dtype=np.uint8),
+                    np.empty((T, n)) if particles else None, np.empty((T, n)) if particles else None)
+        out = _PFOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.ess), _ptr(run.fallback), _ptr(run.x), _ptr(run.w))
+        nbytes = int(self.lib.uxb_pf_workspace_bytes(n))
+        buf = (C.c_uint64 * ((nbytes + 7) // 8))()
+        ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
+        t0 = time.perf_counter_ns()
+        st = self.lib.uxb_pf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
+        run.elapsed_ns = time.perf_counter_ns() - t0
+        self.nat._check(st, "uxb_pf_run")
+        run.fallback = run.fallback.astype(bool)
+        return run
+
+    def run_ux(self, system_id: int, k, u, z, eta: int, mode: str = "refined", likelihood: str = "kernel",
+               atoms: bool = True, params=None, prior=None) -> UXRun:
+        """The ux filter over a whole trace in one C call; `atoms=False` skips the posteriors' atoms."""
+        k, u, z = self._trace_arrays(k, u, z)
+        T = z.size
+        model = self.nat.model(system_id)
+        cparams = self._params(model, params)
+        law, plaw = self._prior(prior)
+        cfg = self.nat.FilterConfig(model, C.cast(cparams, C.POINTER(C.c_double)), eta, native.MODES[mode],
+                                    native.LIKELIHOODS[likelihood],
+                                    C.cast(plaw, C.POINTER(self.nat.Law)) if plaw else None)
+        nbytes = self.nat.workspace_bytes(system_id, eta, mode, likelihood)
+        buf = (C.c_uint64 * ((nbytes + 7) // 8))()
+        ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
+        state = (C.c_uint64 * ((self.lib.ux_filter_sizeof() + 7) // 8))()
+        run = UXRun(np.empty(T), np.empty(T), np.zeros(T, dtype=np.int8))
+        if atoms:
+            run.count = np.zeros(T, dtype=np.uint32)
+            run.x = np.zeros((T, MAX_ETA))
+            run.w = np.zeros((T, MAX_ETA))
+        out = _UXOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w))
+        t0 = time.perf_counter_ns()
+        st = self.lib.uxb_ux_run(C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data,
+                                 z.ctypes.data, T, C.byref(out))
+        run.elapsed_ns = time.perf_counter_ns() - t0
+        self.nat._check(st, "uxb_ux_run")
+        return run
+
+
+_loaded: dict = {}
+
+
+def load(path: Path | str | None = None) -> BenchLib:
+    """The benchmark library (cached per path)."""
+    key = str(path or library_path())
+    if key not in _loaded:
+        _loaded[key] = BenchLib(path)
+    return _loaded[key]
+
+
+def available() -> bool:
+    return library_path().exists()

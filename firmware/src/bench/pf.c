@@ -1,0 +1,280 @@
+/*
+ * Bootstrap particle filter over the registered models (uxbench/pf.h): the sampling baseline of the
+ * filtering benchmark, compiled with the core's flags so both are timed on equal terms.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ux/stats.h"
+#include "uxbench/pf.h"
+
+#define DEFAULT_INNER_ETA 64u
+
+/* The run's generator, with the second normal of each polar-method pair kept for the next draw. */
+typedef struct {
+    ux_rng rng;
+    double spare;
+    int has_spare;
+} gen;
+
+/* Uniform in (0, 1): the generator's [0, 1) draw with 0 redrawn, so logarithms stay finite. */
+static double open_uniform(gen *g)
+{
+    double v;
+    do {
+        v = ux_rng_uniform(&g->rng);
+    } while (v == 0.0);
+    return v;
+}
+
+/* Standard normal by Marsaglia's polar method: no trigonometry, two normals per accepted pair. */
+static double std_normal(gen *g)
+{
+    double a, b, s, f;
+    if (g->has_spare) {
+        g->has_spare = 0;
+        return g->spare;
+    }
+    do {
+        a = 2.0 * ux_rng_uniform(&g->rng) - 1.0;
+        b = 2.0 * ux_rng_uniform(&g->rng) - 1.0;
+        s = a * a + b * b;
+    } while (s >= 1.0 || s == 0.0);
+    f = sqrt(-2.0 * log(s) / s);
+    g->spare = b * f;
+    g->has_spare = 1;
+    return a * f;
+}
+
+static int can_sample(const ux_law *law)
+{
+    if (ux_law_check(law) != UX_OK)
+        return 0;
+    switch (law->kind) {
+    case UX_LAW_GAUSSIAN:
+    case UX_LAW_LAPLACE:
+    case UX_LAW_UNIFORM:
+    case UX_LAW_EXPONENTIAL:
+    case UX_LAW_LOGNORMAL:
+    case UX_LAW_POINT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* One draw from a law that can_sample accepted (parameters as in ux/law.h). */
+static double sample_law(const ux_law *law, gen *g)
+{
+    double v;
+    switch (law->kind) {
+    case UX_LAW_GAUSSIAN:
+        return law->a + law->b * std_normal(g);
+    case UX_LAW_LAPLACE:
+        /* Inverse cdf on a symmetric uniform: |u| < ½ keeps 1 − 2|u| in (0, 1]. */
+        v = open_uniform(g) - 0.5;
+        return v < 0 ? law->a + law->b * log(1.0 + 2.0 * v) : law->a - law->b * log(1.0 - 2.0 * v);
+    case UX_LAW_UNIFORM:
+        return law->a + (law->b - law->a) * ux_rng_uniform(&g->rng);
+    case UX_LAW_EXPONENTIAL:
+        return -log(open_uniform(g)) / law->a;
+    case UX_LAW_LOGNORMAL:
+        return exp(law->a + law->b * std_normal(g));
+    default: /* UX_LAW_POINT */
+        return law->a;
+    }
+}
+
+/* What one run keeps besides the particles: the model's context and the quantized inner noise. */
+typedef struct {
+    const ux_model *model;
+    ux_model_ctx ctx;
+    ux_real params[UX_MODEL_MAX_PARAMS];
+    ux_model_noises noises;
+    ux_value inner;
+    ux_real log_nu[UX_MAX_ETA];
+    unsigned n_inner; /* terms of the kernel sum: the inner atoms, or 1 without inner noise */
+} run_state;
+
+/* log p(z | x) by the kernel form, summed in the log domain with the largest term factored out. */
+static double log_likelihood(const run_state *s, double x, double z)
+{
+    ux_real args[2], loc, scale, a[UX_MAX_ETA], top = -INFINITY, sum = 0;
+    unsigned j;
+    args[0] = (ux_real)x;
+    for (j = 0; j < s->n_inner; ++j) {
+        args[1] = s->noises.n_inner > 0 ? s->inner.x[j] : (ux_real)0.0;
+        s->model->kernel(args, &s->ctx, &loc, &scale);
+        a[j] = s->log_nu[j] + ux_std_logpdf(s->model->family, ((ux_real)z - loc) / scale) - log(scale);
+        if (isnan(a[j]))
+            return -INFINITY;
+        if (a[j] > top)
+            top = a[j];
+    }
+    if (!isfinite(top))
+        return -INFINITY;
+    if (s->n_inner == 1)
+        return top;
+    for (j = 0; j < s->n_inner; ++j)
+        sum += exp(a[j] - top);
+    return top + log(sum);
+}
+
+/* Log-weights → normalised weights in place; 1 (and equal weights) when none is finite. */
+static int normalise(double *w, size_t n)
+{
+    double top = -INFINITY, sum = 0;
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (w[i] > top) /* NaN never compares greater: it ends with weight 0 below */
+            top = w[i];
+    if (!isfinite(top)) {
+        for (i = 0; i < n; ++i)
+            w[i] = 1.0 / (double)n;
+        return 1;
+    }
+    for (i = 0; i < n; ++i) {
+        w[i] = w[i] > -INFINITY ? exp(w[i] - top) : 0.0; /* NaN > −∞ is false: weight 0 */
+        sum += w[i];
+    }
+    for (i = 0; i < n; ++i)
+        w[i] /= sum;
+    return 0;
+}
+
+/* Systematic resampling: points (v + j)/n, v ~ U[0, 1), each mapped to the first particle whose
+ * cumulative weight exceeds it (numpy's searchsorted 'right'); the last particle takes any rounding
+ * shortfall of the cumulative sum. Positions are copied in ancestor order into `to`. */
+static void resample(const double *x, const double *w, size_t n, double *to, gen *g)
+{
+    double v = ux_rng_uniform(&g->rng), cum = w[0];
+    size_t i = 0, j;
+    for (j = 0; j < n; ++j) {
+        double point = (v + (double)j) / (double)n;
+        while (i + 1 < n && cum <= point)
+            cum += w[++i];
+        to[j] = x[i];
+    }
+}
+
+static ux_status setup(run_state *s, const uxb_pf_config *cfg, ux_law *prior)
+{
+    ux_sources src;
+    unsigned i, inner_eta = cfg->inner_eta ? cfg->inner_eta : DEFAULT_INNER_ETA;
+
+    memset(s, 0, sizeof *s);
+    if (cfg->model == NULL || cfg->model->kernel == NULL || cfg->n == 0 || ux_log2_eta(inner_eta) < 0 ||
+        cfg->model->n_params > UX_MODEL_MAX_PARAMS)
+        return UX_ERR_ARG;
+    s->model = cfg->model;
+    for (i = 0; i < s->model->n_params; ++i) {
+        s->params[i] = cfg->params != NULL ? (ux_real)cfg->params[i] : s->model->defaults[i];
+        if (!isfinite(s->params[i]))
+            return UX_ERR_DOMAIN;
+    }
+    if (s->model->check(s->params) >= 0)
+        return UX_ERR_DOMAIN;
+    s->ctx.params = s->params;
+    s->model->noises(s->params, &s->noises);
+    *prior = cfg->prior != NULL ? *cfg->prior : s->model->prior;
+    if (!can_sample(prior) || !can_sample(&s->noises.process))
+        return UX_ERR_ARG;
+    s->n_inner = 1;
+    s->log_nu[0] = 0;
+    if (s->noises.n_inner > 0) {
+        ux_status st;
+        ux_sources_init(&src);
+        st = ux_quantize(&s->noises.inner, inner_eta, &s->inner, &src);
+        if (st != UX_OK)
+            return st;
+        s->n_inner = s->inner.count;
+        for (i = 0; i < s->n_inner; ++i)
+            s->log_nu[i] = log(s->inner.w[i]);
+    }
+    return UX_OK;
+}
+
+size_t uxb_pf_workspace_bytes(size_t n) { return 3u * UX_WS_ROUND(n * sizeof(double)); }
+
+ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *u, const double *z, size_t T,
+                     const uxb_pf_output *out, ux_workspace ws)
+{
+    run_state s;
+    ux_law prior;
+    gen g;
+    double *x, *moved, *w;
+    size_t n, t, i;
+    ux_status st;
+
+    if (cfg == NULL || out == NULL || k == NULL || u == NULL || z == NULL)
+        return UX_ERR_ARG;
+    st = setup(&s, cfg, &prior);
+    if (st != UX_OK)
+        return st;
+    n = cfg->n;
+    if (ws.mem == NULL || ((uintptr_t)ws.mem & 7u) != 0 || ws.bytes < uxb_pf_workspace_bytes(n))
+        return UX_ERR_WORKSPACE;
+    x = (double *)ws.mem;
+    moved = x + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
+    w = moved + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
+
+    ux_rng_seed(&g.rng, cfg->seed);
+    g.has_spare = 0;
+    g.spare = 0;
+    for (i = 0; i < n; ++i)
+        x[i] = sample_law(&prior, &g);
+
+    for (t = 0; t < T; ++t) {
+        double mean = 0, var = 0, sq = 0;
+        int fell_back;
+        if (t > 0) {
+            ux_real args[2];
+            double *swap;
+            resample(x, w, n, moved, &g);
+            s.ctx.k = k[t];
+            s.ctx.u = (ux_real)u[t];
+            for (i = 0; i < n; ++i) {
+                args[0] = (ux_real)moved[i];
+                args[1] = (ux_real)sample_law(&s.noises.process, &g);
+                moved[i] = s.model->transition(args, &s.ctx);
+            }
+            swap = x;
+            x = moved;
+            moved = swap;
+        }
+        s.ctx.k = k[t];
+        s.ctx.u = (ux_real)u[t];
+        for (i = 0; i < n; ++i)
+            w[i] = isfinite(x[i]) ? log_likelihood(&s, x[i], z[t]) : -INFINITY;
+        fell_back = normalise(w, n);
+        if (fell_back) { /* equal weights on the finite positions only: others would poison the moments */
+            size_t live = 0;
+            for (i = 0; i < n; ++i)
+                live += isfinite(x[i]) ? 1u : 0u;
+            for (i = 0; i < n && live > 0; ++i)
+                w[i] = isfinite(x[i]) ? 1.0 / (double)live : 0.0;
+        }
+        for (i = 0; i < n; ++i)
+            if (w[i] > 0)
+                mean += w[i] * x[i];
+        for (i = 0; i < n; ++i)
+            if (w[i] > 0) {
+                double d = x[i] - mean;
+                var += w[i] * d * d;
+                sq += w[i] * w[i];
+            }
+        if (out->mean != NULL)
+            out->mean[t] = mean;
+        if (out->var != NULL)
+            out->var[t] = var;
+        if (out->ess != NULL)
+            out->ess[t] = 1.0 / sq;
+        if (out->fallback != NULL)
+            out->fallback[t] = (uint8_t)fell_back;
+        if (out->x != NULL)
+            memcpy(out->x + t * n, x, n * sizeof(double));
+        if (out->w != NULL)
+            memcpy(out->w + t * n, w, n * sizeof(double));
+    }
+    return UX_OK;
+}
