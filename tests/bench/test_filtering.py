@@ -1,0 +1,195 @@
+"""The filtering benchmark (uxbench.filtering) on tiny sizes: tables, metrics, determinism, outside check."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+import uxemu as ux
+from uxbench import filtering, filtering_report, paper_filtering, particles_check, runner
+from uxbench.filtering_report import Row
+
+
+@pytest.fixture(scope="module")
+def size():
+    return filtering.tiny()
+
+
+@pytest.fixture(scope="module")
+def results(benchlib, size):
+    return runner.execute(filtering.tasks(size), filtering.run_task, workers=1)
+
+
+# -- seeds, traces, tasks ------------------------------------------------------------------------------
+def test_traces_are_the_simulate_many_set(size):
+    model = ux.systems.get("gss")
+    ref = ux.simulate_many(model, size.traces, size.T, filtering.TRACE_SEED)
+    for i in range(size.traces):
+        tr = filtering.trace_for("gss", i, size)
+        assert np.array_equal(tr.z, ref[i].z) and np.array_equal(tr.x, ref[i].x)
+
+
+def test_seeds_are_fixed_and_distinct():
+    seeds = {filtering.pf_seed("sv", t, n, r) for t in range(3) for n in (10, 20) for r in range(4)}
+    assert len(seeds) == 24
+    assert filtering.pf_seed("sv", 1, 10, 2) == filtering.pf_seed("sv", 1, 10, 2)
+    assert filtering.pf_seed("sv", 1, 10, 2) != filtering.pf_seed("gss", 1, 10, 2)
+
+
+def test_tasks_split_per_system_and_trace(size):
+    ts = filtering.tasks(filtering.tiny(outside=True, outside_traces=2, outside_chunk=1))
+    assert ts[0]["kind"] == "timing"
+    acc = [(t["system"], t["trace"]) for t in ts if t["kind"] == "accuracy"]
+    assert sorted(acc) == sorted((s, i) for s in filtering.SYSTEMS for i in range(size.traces))
+    assert sum(t["kind"] == "outside" for t in ts) == 3 * 2
+
+
+def test_the_skipped_configuration_is_not_run():
+    size = filtering.tiny(etas=(64,))
+    assert (64, "refined", "sampler") not in set(filtering.ux_configs("cubic", size))
+    assert (64, "refined", "sampler") in set(filtering.ux_configs("sv", size))
+
+
+# -- metrics on known answers ----------------------------------------------------------------------------
+def test_scores_clamp_and_count_the_floor():
+    s = filtering._scores([-1.0, -math.inf, -3.0], [0.5, 1.5])
+    assert s["nll_sum"] == pytest.approx(1.0 + 20.0 + 3.0) and s["floor_hits"] == 1 and s["steps"] == 3
+    assert s["crps_sum"] == 2.0 and s["crps_steps"] == 2
+
+
+def test_particle_set_scores_on_a_two_atom_set():
+    """Atoms 0 and 2 with mass ½, truth 1: CRPS = ½·1 + ½·1 − ½·(2·¼·2) = ½; the KDE (Scott's rule,
+    σ_w² = Σw(x−μ)²/(1 − Σw²) = 2, n_eff = 2) puts φ(1/h)/h at 1 from both atoms."""
+    s = filtering._score_sets(np.array([[0.0, 2.0]]), np.array([[0.5, 0.5]]), np.array([1.0]))
+    h = math.sqrt(2.0) * 2 ** (-0.2)
+    assert s["crps_sum"] == pytest.approx(0.5, abs=1e-15)
+    assert s["nll_sum"] == pytest.approx(0.5 / h ** 2 + math.log(h) + 0.5 * math.log(2 * math.pi), rel=1e-12)
+
+
+def _row(key, rmse_runs, latency=None, **sums):
+    r = Row("sys", key, latency_ns=latency)
+    for i, runs in enumerate(rmse_runs):
+        r.traces[i] = {"rmse": runs, **sums}
+    return r
+
+
+def test_row_aggregation():
+    r = _row(("pf", 10), [[1.0, 3.0], [2.0, 2.0]], nll_sum=3.0, steps=2, crps_sum=1.0, crps_steps=4)
+    assert r.rmse() == 2.0
+    assert r.rmse_std() == pytest.approx(math.sqrt(2.0) / 2)
+    assert r.max_trace_std() == pytest.approx(math.sqrt(2.0))
+    assert r.nll() == 1.5 and r.crps() == 0.25
+    assert r.rmse(only={1}) == 2.0 and r.rmse_std(only={1}) == 0.0
+    assert _row(("grid", 5), [[1.0]]).rmse_std() is None
+    partly = _row(("ux", 8, "refined", "kernel"), [[1.0, 1.0], [2.0]])  # repeated on the first trace only
+    assert partly.rmse_std() == 0.0 and partly.max_trace_std() == 0.0 and partly.rmse() == pytest.approx(4 / 3)
+    assert partly.runs_text() == "2 (1 traces), 1"
+
+
+def test_ux_repeats_only_on_the_first_traces(benchlib):
+    size = filtering.tiny(systems=("sv",), etas=(8,), particles=(10,), ux_repeat_traces=1)
+    for trace, runs in ((0, 2), (1, 1)):
+        res = filtering.run_task({"kind": "accuracy", "size": size, "system": "sv", "trace": trace})
+        assert all(len(r["rmse"]) == runs for r in res["rows"] if r["key"][0] == "ux")
+
+
+def _table(ux64=1.004, pf_fast=(20.0, 1.3), ux_std=(1.0, 1.0)):
+    rows = {("grid", 1501): _row(("grid", 1501), [[1.0]])}
+    for key, runs, lat in [(("ux", 8, "refined", "kernel"), [list(ux_std)], 10.0),
+                           (("ux", 64, "refined", "kernel"), [[ux64, ux64]], 1000.0),
+                           (("pf", 10), [[pf_fast[1]] * 2], pf_fast[0]), (("pf", 1000), [[1.2, 1.4]], 5000.0)]:
+        rows[key] = _row(key, runs, lat)
+    return {"sys": rows}
+
+
+def test_targets_met_on_a_table_built_to_meet_them():
+    text, verdict = filtering_report.targets(_table())
+    assert verdict == {"eta64_within_1pct_of_grid": True, "ux_pareto_dominates_pf": True,
+                       "ux_rmse_std_exactly_zero": True}
+    assert text.count(": met.") == 3 and "+0.40 %" in text
+
+
+def test_each_target_can_fail():
+    assert not filtering_report.targets(_table(ux64=1.02))[1]["eta64_within_1pct_of_grid"]
+    assert not filtering_report.targets(_table(pf_fast=(5.0, 1.3)))[1]["ux_pareto_dominates_pf"]
+    _, verdict = filtering_report.targets(_table(ux_std=(1.0, 1.0 + 1e-15)))
+    assert not verdict["ux_rmse_std_exactly_zero"]
+
+
+def test_domination_needs_both_axes():
+    a, b = _row(("ux", 8), [[1.0]], 10.0), _row(("pf", 10), [[1.0]], 10.0)
+    assert filtering_report.dominated_by(b, [a]) is None  # a tie is not domination
+    c = _row(("ux", 16), [[0.9]], 20.0)
+    assert filtering_report.dominated_by(b, [c]) is None  # more accurate but slower
+    d = _row(("ux", 32), [[0.9]], 9.0)
+    assert filtering_report.dominated_by(b, [a, c, d]) is d
+
+
+# -- the tiny benchmark end to end --------------------------------------------------------------------------
+def test_tables_are_produced(results, size, tmp_path):
+    verdict = filtering.report(results, size, tmp_path)
+    assert set(verdict) == {"eta64_within_1pct_of_grid", "ux_pareto_dominates_pf", "ux_rmse_std_exactly_zero"}
+    for system in filtering.SYSTEMS:
+        text = (tmp_path / f"{system}.md").read_text()
+        assert "## Beside the paper" in text and "## Targets" in text and "## Reading" in text
+        first = paper_filtering.rows(system)[0]
+        assert f"{first['rmse']:.6g}" in text  # the paper's row is printed beside ours
+        assert "ux η=8 refined kernel" in text and "PF 100 (C)" in text and "grid 301 points" in text
+        assert (tmp_path / f"{system}_pareto.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    raw = json.loads((tmp_path / "filtering.json").read_text())
+    assert raw["meta"]["trace_seed"] == filtering.TRACE_SEED and raw["meta"]["pf_seed"] == filtering.PF_SEED
+    methods = {(r["system"], r["method"]) for r in raw["records"]}
+    assert len(methods) == 3 * (1 + 2 * 4 + 2)
+    assert all(r["latency_ns"] > 0 for r in raw["records"] if r["family"] in ("ux", "pf"))
+    assert "Per-trace RMSE std exactly 0 for the deterministic filter: met" in (tmp_path / "README.md").read_text()
+
+
+def test_ux_std_is_measured_and_zero(results):
+    table, _ = filtering_report.aggregate(results)
+    ux_rows = [r for rows in table.values() for k, r in rows.items() if k[0] == "ux"]
+    assert len(ux_rows) == 3 * 8
+    for r in ux_rows:
+        assert r.runs_per_trace == 2 and r.max_trace_std() == 0.0 and r.identical
+    pf = table["gss"][("pf", 10)]
+    assert pf.runs_per_trace == 3 and pf.rmse_std() > 0
+
+
+def test_rows_repeat_across_two_runs(results, size):
+    """A second run of the benchmark (new filter instances, same seeds) gives the same ux and PF rows."""
+    again = runner.execute([t for t in filtering.tasks(size) if t["kind"] == "accuracy"], filtering.run_task,
+                           workers=1)
+    first = {(r["system"], r["trace"]): r["rows"] for r in results if r["kind"] == "accuracy"}
+    assert len(first) == len(again)
+    for res in again:
+        for a, b in zip(res["rows"], first[(res["system"], res["trace"])]):
+            assert a["key"] == b["key"]
+            for name in ("rmse", "nll_sum", "crps_sum", "floor_hits"):
+                assert a[name] == b[name], (a["key"], name)
+
+
+# -- the outside check ---------------------------------------------------------------------------------------
+def test_an_unavailable_outside_check_is_reported_with_its_reason(monkeypatch, results, size, tmp_path):
+    monkeypatch.setattr(particles_check, "environment", lambda: (None, "no wheel of numba for this platform"))
+    res = filtering.run_task({"kind": "outside", "size": size, "system": "sv", "traces": [0, 1]})
+    assert res["unavailable"] == "no wheel of numba for this platform"
+    filtering.report(results + [res], size, tmp_path)
+    assert "**Not available**: no wheel of numba for this platform" in (tmp_path / "sv.md").read_text()
+
+
+def _particles_ready() -> bool:
+    venv = particles_check.venv_dir()
+    return (venv / f".ready-{particles_check._pins()}").exists()
+
+
+@pytest.mark.skipif(not _particles_ready(), reason="the particles venv is not installed (the benchmark installs it "
+                                                   "on first use)")
+def test_the_outside_check_runs_the_particles_library(size):
+    small = filtering.tiny(T=12, particles=(200,), outside_runs=2)
+    res = filtering.run_task({"kind": "outside", "size": small, "system": "sv", "traces": [0]})
+    assert "unavailable" not in res, res.get("unavailable")
+    (row,) = res["rows"]
+    assert row["key"] == ["particles", 200] and len(row["rmse"]) == 2 and row["steps"] == 2 * 12
+    grid = ux.grid.grid_filter(ux.systems.get("sv"), filtering.trace_for("sv", 0, small))
+    truth = filtering.trace_for("sv", 0, small).x
+    assert np.mean(row["rmse"]) == pytest.approx(ux.metrics.rmse(grid.mean, truth), rel=0.25)
+    assert math.isfinite(row["nll_sum"]) and row["crps_sum"] > 0
