@@ -1,0 +1,251 @@
+"""ctypes bindings of the propagation benchmark's C code in libuxbench.so (firmware/src/bench/mc.c).
+
+- `ux`: one ux propagation (inputs quantized at η, the C model function lifted over them);
+- `mc`: plain Monte Carlo over the same C function with xoshiro256**;
+- `timings`: the native time of a ux propagation at each η and of one Monte Carlo draw, interleaved;
+- `w1_steps`, `w1_curve`: W1 of weighted atoms or of growing Monte Carlo prefixes against a tabulated
+  law (`LawTable`).
+
+Times are the CPU time of the calling thread (`time.thread_time_ns`, CLOCK_THREAD_CPUTIME_ID) around
+one foreign call that runs the work back to back long enough (≥ `min_call_ns`) for the call's own cost
+to be small; the median over repeated calls is reported. CPU time rather than wall time because the
+benchmarks share their machine: a 3 ms propagation measured by the wall clock under a load of 5 on 2
+cores reads 7.5 ms (half of it spent descheduled), its CPU time 3.5 ms, as unloaded. The library is build/native/libuxbench.so under the repository root, or UXBENCH_LIB.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAX_ETA = 64
+MAX_ARGS = 4
+MAX_PARAMS = 8
+
+# uxb_prop_model
+SV_TRANSITION, SV_OBSERVATION, GSS_TRANSITION, GSS_OBSERVATION, CUBIC_TRANSITION, BL_OBSERVATION = range(6)
+LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2}
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def library_path() -> Path:
+    env = os.environ.get("UXBENCH_LIB")
+    return Path(env) if env else _REPO / "build" / "native" / "libuxbench.so"
+
+
+class _Law(C.Structure):
+    _fields_ = [("kind", C.c_int), ("a", C.c_double), ("b", C.c_double), ("c", C.c_double)]
+
+
+class _Prop(C.Structure):
+    _fields_ = [("model", C.c_uint), ("params", C.c_double * MAX_PARAMS), ("k", C.c_uint32),
+                ("inputs", _Law * MAX_ARGS)]
+
+
+class _Value(C.Structure):
+    _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("sources", C.c_uint64),
+                ("x", C.c_double * MAX_ETA), ("w", C.c_double * MAX_ETA)]
+
+
+class _Table(C.Structure):
+    _fields_ = [("n", C.c_size_t), ("y", C.POINTER(C.c_double)), ("F", C.POINTER(C.c_double)),
+                ("f", C.POINTER(C.c_double)), ("A", C.POINTER(C.c_double))]
+
+
+class _Workspace(C.Structure):
+    _fields_ = [("mem", C.c_void_p), ("bytes", C.c_size_t)]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One model function with its parameters and the laws of its inputs, e.g. ("gaussian", μ, σ)."""
+
+    model: int
+    params: tuple
+    inputs: tuple  # ((kind, a, b), …) in the function's argument order
+    k: int = 0
+
+    def to_c(self) -> _Prop:
+        p = _Prop()
+        p.model = self.model
+        for i, v in enumerate(self.params):
+            p.params[i] = float(v)
+        p.k = self.k
+        for i, (kind, a, b) in enumerate(self.inputs):
+            p.inputs[i] = _Law(LAW_KINDS[kind], float(a), float(b), 0.0)
+        return p
+
+
+class LawTable:
+    """A continuous law on a grid: cdf F, density f and A = ∫F (see uxbench/mc.h)."""
+
+    def __init__(self, y, F, f, A):
+        self.y, self.F, self.f, self.A = (np.ascontiguousarray(a, dtype=np.float64) for a in (y, F, f, A))
+        if not (self.y.ndim == 1 and self.y.size >= 2 and all(a.shape == self.y.shape for a in (self.F, self.f, self.A))):
+            raise ValueError("a law table needs y, F, f, A of one length ≥ 2")
+        ptr = C.POINTER(C.c_double)
+        self.c = _Table(self.y.size, *(a.ctypes.data_as(ptr) for a in (self.y, self.F, self.f, self.A)))
+
+    @property
+    def mean(self) -> float:
+        return float(self.y[-1] - self.A[-1])
+
+
+class MCNative:
+    def __init__(self, path: Path | str | None = None):
+        path = Path(path) if path is not None else library_path()
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: run `make native` in the repository root")
+        self.lib = L = C.CDLL(str(path))
+        P, PV, PT, PD = C.POINTER(_Prop), C.POINTER(_Value), C.POINTER(_Table), C.POINTER(C.c_double)
+        sig = {
+            "uxb_prop_arity": (C.c_uint, [P]),
+            "uxb_prop_ux_workspace_bytes": (C.c_size_t, [P, C.c_uint]),
+            "uxb_prop_ux": (C.c_int, [P, C.c_uint, PV, _Workspace]),
+            "uxb_prop_ux_repeat": (C.c_int, [P, C.c_uint, C.c_uint, PV, _Workspace]),
+            "uxb_prop_mc": (C.c_int, [P, C.c_uint64, PD, C.c_size_t]),
+            "uxb_w1_steps": (C.c_double, [PD, PD, C.c_size_t, PT]),
+            "uxb_prop_curve_workspace_bytes": (C.c_size_t, [C.c_size_t, C.c_size_t]),
+            "uxb_prop_mc_w1_curve": (C.c_size_t, [P, C.c_uint64, PT, C.POINTER(C.c_size_t), C.c_size_t,
+                                                  C.c_double, PD, _Workspace]),
+        }
+        for name, (res, args) in sig.items():
+            fn = getattr(L, name)
+            fn.restype, fn.argtypes = res, args
+        self._ws = np.zeros(0, dtype=np.uint64)
+
+    def _workspace(self, nbytes: int) -> _Workspace:
+        if self._ws.nbytes < nbytes:
+            self._ws = np.zeros((nbytes + 7) // 8, dtype=np.uint64)
+        return _Workspace(self._ws.ctypes.data, self._ws.nbytes)
+
+    def _status(self, st: int, what: str):
+        if st < 0:
+            raise RuntimeError(f"{what} failed with status {st}")
+
+    # -- the ux side -----------------------------------------------------------------------------
+    def ux(self, prob: Problem, eta: int):
+        """Atoms (x, w) of the ux propagation of `prob` at η."""
+        p, out = prob.to_c(), _Value()
+        ws = self._workspace(self.lib.uxb_prop_ux_workspace_bytes(C.byref(p), eta))
+        self._status(self.lib.uxb_prop_ux(C.byref(p), eta, C.byref(out), ws), "uxb_prop_ux")
+        n = out.count
+        return np.array(out.x[:n]), np.array(out.w[:n])
+
+    def _ux_call(self, prob: Problem, eta: int):
+        """A timed call of `reps` back-to-back ux propagations: call(reps) -> ns."""
+        p, out = prob.to_c(), _Value()
+        # Its own buffer: the shared one may be replaced by a larger one while this call is kept.
+        buf = np.zeros((self.lib.uxb_prop_ux_workspace_bytes(C.byref(p), eta) + 7) // 8, dtype=np.uint64)
+        ws = _Workspace(buf.ctypes.data, buf.nbytes)
+
+        def call(reps):
+            t0 = time.thread_time_ns()
+            st = self.lib.uxb_prop_ux_repeat(C.byref(p), eta, reps, C.byref(out), ws)
+            dt = time.thread_time_ns() - t0
+            self._status(st, "uxb_prop_ux_repeat")
+            return dt
+
+        call.buffer = buf  # ws points into it: it lives as long as the call
+        return call
+
+    # -- Monte Carlo -----------------------------------------------------------------------------
+    def mc(self, prob: Problem, seed: int, n: int) -> np.ndarray:
+        """The first n outputs of the Monte Carlo stream `seed`."""
+        p = prob.to_c()
+        out = np.empty(n, dtype=np.float64)
+        self._status(self.lib.uxb_prop_mc(C.byref(p), C.c_uint64(seed), out.ctypes.data_as(C.POINTER(C.c_double)), n),
+                     "uxb_prop_mc")
+        return out
+
+    def _mc_call(self, prob: Problem, seed: int = 1):
+        """A timed call drawing n outputs: call(n) -> ns."""
+        p = prob.to_c()
+        buf = np.empty(1, dtype=np.float64)
+
+        def call(n):
+            nonlocal buf
+            if buf.size < n:
+                buf = np.empty(n, dtype=np.float64)
+            ptr = buf.ctypes.data_as(C.POINTER(C.c_double))
+            t0 = time.thread_time_ns()
+            st = self.lib.uxb_prop_mc(C.byref(p), C.c_uint64(seed), ptr, n)
+            dt = time.thread_time_ns() - t0
+            self._status(st, "uxb_prop_mc")
+            return dt
+
+        return call
+
+    def timings(self, prob: Problem, etas, repeats: int = 31, min_call_ns: float = 2e5) -> dict:
+        """Median native CPU times: ns per ux propagation at each η, and ns per Monte Carlo draw ("mc").
+
+        The measurements of all methods are interleaved, repeat after repeat, so that whatever else
+        runs on the machine (cache pressure, frequency) falls on each alike. A Monte Carlo draw is timed
+        as the difference
+        between calls of 2n and n draws, which removes the per-call set-up (seeding, ziggurat tables)
+        and the cost of the foreign call itself.
+        """
+        calls = {eta: self._ux_call(prob, eta) for eta in etas}
+        calls["mc"] = self._mc_call(prob)
+        work = {k: _calibrate(c, min_call_ns) for k, c in calls.items()}
+        samples = {k: [] for k in calls}
+        mc2 = []
+        for _ in range(repeats):
+            for k, c in calls.items():
+                samples[k].append(c(work[k]))
+            mc2.append(calls["mc"](2 * work["mc"]))
+        out = {eta: float(np.median(samples[eta])) / work[eta] for eta in etas}
+        out["mc"] = (float(np.median(mc2)) - float(np.median(samples["mc"]))) / work["mc"]
+        return out
+
+    # -- W1 ----------------------------------------------------------------------------------------
+    def w1_steps(self, x, table: LawTable, w=None) -> float:
+        """W1 between sorted positions x (weights w, default equal) and the tabulated law."""
+        xs = np.ascontiguousarray(x, dtype=np.float64)
+        PD = C.POINTER(C.c_double)
+        if w is None:
+            pc = None
+        else:
+            c = np.cumsum(np.asarray(w, dtype=np.float64))
+            c = np.ascontiguousarray(c / c[-1])
+            pc = c.ctypes.data_as(PD)
+        return float(self.lib.uxb_w1_steps(xs.ctypes.data_as(PD), pc, xs.size, C.byref(table.c)))
+
+    def w1_curve(self, prob: Problem, seed: int, table: LawTable, counts, stop: float = -1.0) -> np.ndarray:
+        """W1 of the first counts[i] draws of stream `seed`, up to the first count at or below `stop`."""
+        counts = np.ascontiguousarray(counts, dtype=np.uintp)
+        steps = np.diff(counts, prepend=0)
+        ws = self._workspace(self.lib.uxb_prop_curve_workspace_bytes(int(counts[-1]), int(steps.max())))
+        p = prob.to_c()
+        out = np.empty(counts.size, dtype=np.float64)
+        done = self.lib.uxb_prop_mc_w1_curve(C.byref(p), C.c_uint64(seed), C.byref(table.c),
+                                             counts.ctypes.data_as(C.POINTER(C.c_size_t)), counts.size,
+                                             float(stop), out.ctypes.data_as(C.POINTER(C.c_double)), ws)
+        if done == 0:
+            raise RuntimeError("uxb_prop_mc_w1_curve refused its arguments or drew a non-finite output")
+        return out[:done]
+
+
+def _calibrate(call, min_call_ns: float) -> int:
+    """The smallest power-of-two amount of work whose call lasts at least min_call_ns."""
+    n = 1
+    while True:
+        if call(n) >= min_call_ns or n >= 1 << 26:
+            return n
+        n *= 2
+
+
+_loaded: MCNative | None = None
+
+
+def load() -> MCNative:
+    """The library, loaded once per process."""
+    global _loaded
+    if _loaded is None:
+        _loaded = MCNative()
+    return _loaded
