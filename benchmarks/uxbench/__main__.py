@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,11 +29,22 @@ def main(argv=None) -> int:
         params = bench.SIZES[size]
         tasks = bench.tasks(params)
         t0 = time.perf_counter()
-        print(f"uxbench: {name} ({size}): {len(tasks)} tasks", file=sys.stderr)
+        print(f"uxbench: {name} ({size}): {len(tasks)} tasks; load average {_load()}", file=sys.stderr)
         results = runner.execute(tasks, bench.run_task, workers=args.workers, scheduler=args.scheduler, desc=name)
-        bench.report(results, params, out / name)
-        print(f"uxbench: {name} done in {time.perf_counter() - t0:.0f} s → {out / name}", file=sys.stderr)
+        verdict = bench.report(results, params, out / name)
+        print(f"uxbench: {name} done in {time.perf_counter() - t0:.0f} s → {out / name}; load average {_load()}",
+              file=sys.stderr)
+        if isinstance(verdict, dict):  # a benchmark that checks targets says which it met
+            for target, met in verdict.items():
+                print(f"uxbench: {name}: {target}: {'met' if met else 'NOT met'}", file=sys.stderr)
     return 0
+
+
+def _load() -> str:
+    try:
+        return "/".join(f"{v:.1f}" for v in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -14,6 +14,13 @@ def _single_threaded_numerics():
         os.environ.setdefault(var, "1")
 
 
+def _bar(iterable, total: int, desc: str):
+    """A progress bar on stderr; redirected to a file it still reports, every 30 s, so a long sweep's log
+    shows how far it got."""
+    tty = sys.stderr.isatty()
+    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, mininterval=0.1 if tty else 30.0)
+
+
 def execute(tasks, run_task, *, workers: int | None = None, scheduler: str | None = None,
             desc: str = "tasks") -> list:
     """Run `run_task` over `tasks`; results come back in task order, with a progress bar on stderr."""
@@ -24,11 +31,11 @@ def execute(tasks, run_task, *, workers: int | None = None, scheduler: str | Non
     _single_threaded_numerics()
     workers = workers or os.cpu_count() or 1
     if workers == 1:
-        return [run_task(t) for t in tqdm(tasks, desc=desc, file=sys.stderr, disable=None)]
+        return [run_task(t) for t in _bar(tasks, len(tasks), desc)]
     results = [None] * len(tasks)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(run_task, t): i for i, t in enumerate(tasks)}
-        for fut in tqdm(as_completed(futures), total=len(futures), desc=desc, file=sys.stderr, disable=None):
+        for fut in _bar(as_completed(futures), len(futures), desc):
             results[futures[fut]] = fut.result()
     return results
 
@@ -46,6 +53,6 @@ def _execute_dask(tasks, run_task, scheduler: str, desc: str) -> list:
         futures = client.map(run_task, tasks, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         results = [None] * len(tasks)
-        for fut in tqdm(dask_completed(futures), total=len(futures), desc=desc, file=sys.stderr, disable=None):
+        for fut in _bar(dask_completed(futures), len(futures), desc):
             results[index[fut.key]] = fut.result()
     return results
