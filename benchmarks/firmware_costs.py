@@ -1,0 +1,286 @@
+"""What the firmware costs on each QEMU board: flash and RAM per largest η, virtual cycles per step.
+
+1. Builds the firmware for every QEMU board under boards/ at BOARD_MAX_ETA = 8, 16, 32, 64 into a scratch
+   build directory and records flash and RAM as `make arm` prints them.
+2. Boots each board's η ≤ 64 image in QEMU (`uxhost.qemu`, -icount shift=6) and streams one fixed
+   simulated trace per system (T steps, fixed seed) at every η, in both modes, with the kernel and the
+   sampler likelihood; records the virtual cycles (icount) of predict and of update at every step. The
+   statistics are over steps 1…T−1, the steps that run predict and update (step 0 only updates the prior).
+   The instructions of a step do not depend on the image's largest η (only the size of a static array
+   does), so one image per board serves every η.
+
+The slowest configuration, the cubic system's sampler likelihood at η = 64 in refined mode, takes ~50 s
+of QEMU time per step; it runs a shorter trace (`--slow-steps`), marked in the tables.
+
+    .venv/bin/python benchmarks/firmware_costs.py                  # everything (7–8 minutes)
+    .venv/bin/python benchmarks/firmware_costs.py --etas 8,16 --steps 6 --out /tmp/fw.md   # a quick look
+
+Writes benchmarks/results/firmware.md, and firmware.json and firmware.csv beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import systems, traces
+from uxhost import link, qemu
+from uxhost import protocol as p
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "firmware.md"
+SCRATCH = ROOT / "build" / "firmware-costs"
+SYSTEMS = {p.System.SV: "SV", p.System.GSS: "GSS", p.System.CUBIC_BL: "Cubic-BL"}
+MODES = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
+LIKELIHOODS = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
+# Configurations too slow under QEMU for a whole trace (~50 s per step): (system, η, likelihood, mode).
+SLOW = {(p.System.CUBIC_BL, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
+_SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack (\d+)\)$", re.MULTILINE)
+
+
+@dataclass
+class Build:
+    board: str
+    max_eta: int
+    flash: int
+    ram: int
+    stack: int
+
+
+@dataclass
+class Costs:
+    board: str
+    system: str
+    eta: int
+    mode: str
+    likelihood: str
+    steps: int  # steps measured (1…T−1)
+    workspace_bytes: int
+    predict_median: float
+    predict_max: int
+    update_median: float
+    update_max: int
+    update_step0: int  # the first update, on the prior alone
+    fallbacks: int
+
+
+def log(message: str, started: float) -> None:
+    print(f"[{time.monotonic() - started:6.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+def build(board: str, max_eta: int, scratch: Path) -> tuple[Build, Path]:
+    """Builds `board` for η ≤ `max_eta` and returns its sizes and the image's path."""
+    out = scratch / f"{board}-eta{max_eta}"
+    proc = subprocess.run(
+        ["make", "-s", "-j2", "-C", str(ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}",
+         f"BOARD_MAX_ETA={max_eta}"],
+        capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"firmware build for {board} (η ≤ {max_eta}) failed:\n{proc.stdout}{proc.stderr}")
+    match = _SIZE_LINE.search(proc.stdout)
+    if match is None or match.group(1) != board:
+        sys.exit(f"no size line in the output of `make arm` for {board}:\n{proc.stdout}")
+    flash, ram, stack = (int(match.group(i)) for i in (2, 3, 4))
+    return Build(board, max_eta, flash, ram, stack), out / "firmware.elf"
+
+
+def measure(device: link.Device, board: str, system: int, eta: int, mode: int, likelihood: int,
+            trace, steps: int) -> Costs:
+    """Streams the first `steps` steps of `trace` through one configuration and summarises its cycle
+    counts."""
+    model = systems.get(int(system))
+    configured = device.configure(system, eta, mode, likelihood, model.params, p.PriorKind.GAUSSIAN,
+                                  model.prior.mu, model.prior.sigma)
+    posts = [device.step(int(trace.k[i]), i > 0, float(trace.u[i]), float(trace.z[i]))
+             for i in range(steps)]
+    predict = [s.cycles_predict for s in posts[1:]]
+    update = [s.cycles_update for s in posts[1:]]
+    return Costs(board, SYSTEMS[system], eta, MODES[mode], LIKELIHOODS[likelihood], len(posts) - 1,
+                 configured.workspace_bytes, statistics.median(predict), max(predict),
+                 statistics.median(update), max(update), posts[0].cycles_update,
+                 sum(s.fallback for s in posts))
+
+
+def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: int, seed: int,
+              started: float) -> tuple[list[Costs], str]:
+    """Every configuration on one booted board; returns the costs and the firmware's version string."""
+    out = []
+    # One trace per system: the same observations at every η, mode and likelihood.
+    traces_of = {s: traces.simulate(systems.get(int(s)), steps, np.random.default_rng([seed, int(s)]))
+                 for s in SYSTEMS}
+    with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=600) as device:
+        info = device.hello()
+        if info.cycle_source != p.CycleSource.SYSTICK_ICOUNT:
+            sys.exit(f"{board} counts {p.CycleSource(info.cycle_source).name}, not virtual cycles")
+        for system in SYSTEMS:
+            for eta in etas:
+                for likelihood in LIKELIHOODS:
+                    for mode in MODES:
+                        n = slow_steps if (system, eta, likelihood, mode) in SLOW else steps
+                        t0 = time.monotonic()
+                        device.reset()
+                        costs = measure(device, board, system, eta, mode, likelihood, traces_of[system], n)
+                        out.append(costs)
+                        log(f"{board} {costs.system} η={eta} {costs.mode} {costs.likelihood}: predict "
+                            f"{human(costs.predict_median)}, update {human(costs.update_median)} "
+                            f"({time.monotonic() - t0:.1f} s)", started)
+        instance.check()
+    return out, info.fw_version
+
+
+def human(cycles: float) -> str:
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if cycles >= scale:
+            return f"{cycles / scale:.3g}{suffix}"
+    return f"{cycles:.0f}"
+
+
+def tool_version(command: list[str]) -> str:
+    try:
+        return subprocess.run(command, capture_output=True, text=True).stdout.splitlines()[0].strip()
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
+    shift = meta["icount_shift"]
+    per_instr = 2**shift / (1e9 / qemu.CLOCK_HZ)
+    lines = [
+        "# Firmware costs on the QEMU boards",
+        "",
+        f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s (load average {meta['load']} at the "
+        f"start); commit {meta['commit']}, firmware {', '.join(meta['fw_versions'])}.",
+        "",
+        f"- Compiler: {meta['gcc']}, `-O2` (firmware/arm.mk). QEMU: {meta['qemu']}.",
+        f"- QEMU command for {meta['qemu_command'].split(' -M ')[1].split()[0]} (`-M` names each board's "
+        f"machine; the port is a free one chosen per run): `{meta['qemu_command']}`.",
+        f"- Virtual cycles (icount): `-icount shift={shift}` gives every instruction 2^{shift} ns of "
+        f"virtual time and SysTick counts at the boards' {qemu.CLOCK_HZ / 1e6:g} MHz, so virtual cycles = "
+        f"instructions × {per_instr:g} (`uxhost.qemu.instructions_of`). They count instructions "
+        "executed, exactly and reproducibly, not the timing of a real Cortex-M4F or M7 (no pipeline, "
+        "memory wait states or FPU latencies).",
+        "",
+        "## Flash and RAM per largest η",
+        "",
+        "As `make -C firmware arm BOARD=… BOARD_MAX_ETA=η` prints them: flash = `.vectors` + `.text` + "
+        "`.ARM.exidx` + `.data`; RAM = `.data` + `.bss` + the stack reservation (the workspace for η is in "
+        "`.bss`).",
+        "",
+        "| board | largest η | flash (bytes) | RAM (bytes) | of which stack |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for b in builds:
+        lines.append(f"| {b.board} | {b.max_eta} | {b.flash:,} | {b.ram:,} | {b.stack:,} |")
+    lines += [
+        "",
+        "## Virtual cycles per step",
+        "",
+        f"One simulated trace per system, T = {meta['steps']} steps (seed {meta['seed']}, the same "
+        f"observations at every η, mode and likelihood), streamed to the board's η ≤ {meta['image_eta']} "
+        "image; median and "
+        f"maximum over steps 1…T−1, each of which runs predict then update. Rows marked † ran "
+        f"T = {meta['slow_steps']} (too slow under QEMU for a whole trace). \"workspace\" is the bytes "
+        "the configuration uses (CONFIGURED.workspace_bytes). k = 10³, M = 10⁶, G = 10⁹ virtual cycles.",
+    ]
+    for board in dict.fromkeys(c.board for c in costs):
+        for likelihood in LIKELIHOODS.values():
+            rows = [c for c in costs if c.board == board and c.likelihood == likelihood]
+            if not rows:
+                continue
+            lines += [
+                "",
+                f"### {board}, {likelihood} likelihood",
+                "",
+                "| system | η | mode | predict median | predict max | update median | update max | "
+                "instructions per step (from the medians) | workspace |",
+                "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+            ]
+            for c in rows:
+                mark = " †" if c.steps != meta["steps"] - 1 else ""
+                instr = qemu.instructions_of(c.predict_median + c.update_median, shift)
+                lines.append(
+                    f"| {c.system} | {c.eta}{mark} | {c.mode} | {human(c.predict_median)} | "
+                    f"{human(c.predict_max)} | {human(c.update_median)} | {human(c.update_max)} | "
+                    f"{human(instr)} | {c.workspace_bytes:,} |")
+    fallbacks = sum(c.fallbacks for c in costs)
+    lines += ["", f"Steps that fell back to the prior (every likelihood zero): {fallbacks}.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boards", default=",".join(qemu.boards()), help="comma-separated QEMU boards")
+    ap.add_argument("--etas", default="8,16,32,64", help="largest η of the builds, and the η measured")
+    ap.add_argument("--steps", type=int, default=20, help="trace length T (default 20)")
+    ap.add_argument("--slow-steps", type=int, default=2, help="T for the slowest configuration (default 2)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--scratch", type=Path, default=SCRATCH, help=f"build directory (default {SCRATCH})")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="markdown file; .json and .csv go beside it")
+    args = ap.parse_args(argv)
+    boards = args.boards.split(",")
+    etas = sorted(int(e) for e in args.etas.split(","))
+    if args.steps < 2 or args.slow_steps < 2:
+        ap.error("a trace needs at least 2 steps (step 0 has no predict)")
+    started = time.monotonic()
+    load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
+
+    builds, images = [], {}
+    for board in boards:
+        for eta in etas:
+            b, elf = build(board, eta, args.scratch)
+            builds.append(b)
+            if eta == etas[-1]:
+                images[board] = elf  # the largest η: it runs every η measured
+            log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B", started)
+
+    costs, versions = [], []
+    for board in boards:
+        board_costs, version = run_board(board, images[board], etas, args.steps, args.slow_steps, args.seed,
+                                         started)
+        costs += board_costs
+        versions.append(version)
+
+    meta = {
+        "command": " ".join([".venv/bin/python benchmarks/firmware_costs.py",
+                             *(sys.argv[1:] if argv is None else argv)]),
+        "wall_s": time.monotonic() - started,
+        "load": load,
+        "commit": tool_version(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
+        "fw_versions": sorted(set(versions)),
+        "gcc": tool_version(["arm-none-eabi-gcc", "--version"]),
+        "qemu": tool_version([qemu.QEMU, "--version"]),
+        "qemu_command": " ".join(qemu.command(boards[0], Path("firmware.elf"), 0)).replace("port=0,", "port=PORT,"),
+        "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT,
+        "image_eta": etas[-1],
+        "steps": args.steps,
+        "slow_steps": args.slow_steps,
+        "seed": args.seed,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(markdown(builds, costs, meta))
+    record = dict(meta)
+    record["slow"] = [[SYSTEMS[s], e, LIKELIHOODS[lik], MODES[m]] for s, e, lik, m in sorted(SLOW)]
+    record["builds"] = [asdict(b) for b in builds]
+    record["cycles"] = [asdict(c) for c in costs]
+    args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    with args.out.with_suffix(".csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(asdict(costs[0])))
+        writer.writeheader()
+        writer.writerows(asdict(c) for c in costs)
+    log(f"wrote {args.out} (+ .json, .csv)", started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
