@@ -131,6 +131,15 @@ def reading(system: str, rows: list[dict]) -> str:
              f"kernel form (reconstructed W1 higher at η = {', '.join(map(str, sorted(worse))) or 'none'}) and "
              f"costs {fmt(np.median([samp[e]['latency_us'] / kern[e]['latency_us'] for e in samp if e in kern]), 3)}× "
              "its latency (median over η).")
+    ux_vs = [(e, kern[e]["w1_rec"] / paper_inference.row(system, "UxHw", e)[1]) for e in sorted(kern)
+             if paper_inference.row(system, "UxHw", e)]
+    is_vs = [(r["fidelity"], r["w1"] / paper_inference.row(system, "MC", r["fidelity"])[1]) for r in rows
+             if r["method"] == "is" and r["fidelity"] in (10, 1000) and paper_inference.row(system, "MC", r["fidelity"])]
+    if ux_vs and is_vs:
+        text += (" Our reconstructed W1 at η = " + "/".join(str(e) for e, _ in ux_vs) + " is "
+                 + "/".join(fmt(v, 3) for _, v in ux_vs) + "× the paper's UxHw W1, our IS W1 at "
+                 + "/".join(str(n) for n, _ in is_vs) + " particles " + "/".join(fmt(v, 3) for _, v in is_vs)
+                 + "× its MC W1 (ours against the exact posterior, the paper's against a Monte Carlo one).")
     p8 = paper_inference.row(system, "UxHw", 8)
     p1000 = paper_inference.row(system, "MC", 1000)
     o8, o1000 = kern.get(8), next((r for r in rows if r["method"] == "is" and r["fidelity"] == 1000), None)
@@ -139,6 +148,21 @@ def reading(system: str, rows: list[dict]) -> str:
                  f"ratio {fmt(p8[0] / p1000[0], 3)}; ours are {fmt(o8['w1_rec'] / o1000['w1'], 3)} (reconstructed) or "
                  f"{fmt(o8['w1'] / o1000['w1'], 3)} (atoms) and {fmt(o8['latency_us'] / o1000['latency_us'], 3)}.")
     return text
+
+
+def verdicts(summary: dict) -> str:
+    """Per system and W1 measure: yes, or the IS sizes no kernel-form ux point dominates."""
+    body = []
+    for system, rows in summary.items():
+        cells = []
+        for metric in ("w1_rec", "w1"):
+            _, free = pareto(rows, metric)
+            cells.append("yes" if not free else "no: " + ", ".join(free) + " undominated")
+        body.append([TITLES[system], *cells])
+    cols = ["system", "ux measured by its reconstructed W1", "ux measured by its atoms' W1"]
+    return markdown_table(cols, body) + (
+        "\nux = BayesLaplace, kernel likelihood, η = 8, 16, 32; a point dominates another when it is no slower "
+        "and no less accurate, and better in one. IS is always measured by its weighted particles.\n")
 
 
 def plot(system: str, rows: list[dict], path: Path) -> None:
@@ -184,7 +208,12 @@ def write(records: list[dict], params: dict, out_dir) -> None:
     meta = dict(params=params, machine=machine())
     write_raw(out_dir, "inference_records", records, meta)
     write_raw(out_dir, "inference_summary", [dict(r, system=s) for s, rows in summary.items() for r in rows], meta)
-    lines = ["# Inference benchmark: BayesLaplace against importance sampling", "", DESCRIPTION.format(**_describe(params)), ""]
+    lines = ["# Inference benchmark: BayesLaplace against importance sampling", "", DESCRIPTION.format(**_describe(params)),
+             f"Machine: {meta['machine']['cpus']} cores, load average {fmt(meta['machine']['load_avg'], 3)} when "
+             "the tables were written (the machine is shared). Work: "
+             f"{fmt(sum({(r['system'], r['location_index']): r.get('task_s', 0.0) for r in records}.values()), 3)} "
+             "s of task wall time in total (summed over tasks, which run in parallel).", ""]
+    lines += ["## Does ux dominate importance sampling on the accuracy–latency front?", "", verdicts(summary), ""]
     for system, rows in summary.items():
         n_inst = rows[0]["instances"]
         lines += [f"## {TITLES[system]} (`{system}`): {n_inst} instances", "",
@@ -196,7 +225,7 @@ def write(records: list[dict], params: dict, out_dir) -> None:
 
 def _describe(params):
     return dict(locations=params["locations"], instances=params["locations"] * 10, seeds=params["is_seeds"],
-                every=params["time_every"], repeats=params["repeats"], points=params["points"],
+                every="every instance" if params["time_every"] == 1 else f"one in {params['time_every']}", repeats=params["repeats"], points=params["points"],
                 seed=params["seed"])
 
 
@@ -205,8 +234,9 @@ Regenerate: `python -m uxbench --quick|--full --only inference` (needs `make nat
 
 **Instances.** Per system, {locations} prior locations from a generated trace (rounded to one decimal),
 5 observations per location drawn at it and kept when p(z | location) > 0.1, each with a Gaussian and
-a Laplace prior of the system's scale s_x: {instances} instances (construction and the choices the
-paper leaves open: `uxbench/inference_instances.py`).
+a Laplace prior of the system's scale s_x: {instances} instances per system (construction and the
+choices the paper leaves open: `uxbench/inference_instances.py`). The paper states its count, 500, for
+GSS only; 50 locations give that count, and the same construction is used for every system.
 
 **Methods.** *ux η*: BayesLaplace in the C core, the prior law quantized at η atoms, posterior at η
 atoms; *kernel* = exact kernel likelihood, *sampler* = the model's sampler lifted per hypothesis
@@ -219,9 +249,11 @@ range holding all but 1e-12 of the mass; no sampling error), not to a Monte Carl
 paper. *atoms / particles*: W1 of the ux atoms or of the weighted particles themselves;
 *reconstructed*: W1 of the ux value's TTR-binned density (the paper's UxHw figures are only reachable
 by a reconstruction). Mean and std over instances (IS: over all instance × seed runs; "std over seeds"
-is the mean per-instance std across seeds, 0 for ux). *Latency*: native C on this host, as the calling thread's CPU time (other work on a shared machine
-does not inflate it), one posterior
-including the prior's quantization (ux; its share is shown) or sampling (IS), median over timed instances (every
-{every}th instance) of the median of {repeats} repeats, each a C loop long enough to hide the call
-overhead. The paper's latencies come from its hardware module: compare ratios, not absolute values.
+is the mean per-instance std across seeds, 0 for ux). *Latency*: native C on this host, as the calling
+thread's CPU time (other work on a shared machine does not inflate it), one posterior including the
+prior's quantization (ux; its share is shown) or sampling (IS); median over the timed instances ({every})
+of the median of {repeats} repeats, each a C loop long enough to hide the call overhead. Between the
+instances of a system a method's latency varies by about ±5 % (p10–p90 in the raw records), so timing
+a subset loses little. The paper's latencies come from its hardware module: compare ratios, not
+absolute values.
 """
