@@ -10,7 +10,9 @@ Times are the CPU time of the calling thread (`time.thread_time_ns`, CLOCK_THREA
 one foreign call that runs the work back to back long enough (≥ `min_call_ns`) for the call's own cost
 to be small; the median over repeated calls is reported. CPU time rather than wall time because the
 benchmarks share their machine: a 3 ms propagation measured by the wall clock under a load of 5 on 2
-cores reads 7.5 ms (half of it spent descheduled), its CPU time 3.5 ms, as unloaded. The library is build/native/libuxbench.so under the repository root, or UXBENCH_LIB.
+cores reads 7.5 ms (half of it spent descheduled), its CPU time 3.5 ms, as unloaded.
+
+The library is build/native/libuxbench.so under the repository root, or UXBENCH_LIB.
 """
 from __future__ import annotations
 
@@ -86,7 +88,8 @@ class LawTable:
 
     def __init__(self, y, F, f, A):
         self.y, self.F, self.f, self.A = (np.ascontiguousarray(a, dtype=np.float64) for a in (y, F, f, A))
-        if not (self.y.ndim == 1 and self.y.size >= 2 and all(a.shape == self.y.shape for a in (self.F, self.f, self.A))):
+        same = all(a.shape == self.y.shape for a in (self.F, self.f, self.A))
+        if not (self.y.ndim == 1 and self.y.size >= 2 and same):
             raise ValueError("a law table needs y, F, f, A of one length ≥ 2")
         ptr = C.POINTER(C.c_double)
         self.c = _Table(self.y.size, *(a.ctypes.data_as(ptr) for a in (self.y, self.F, self.f, self.A)))

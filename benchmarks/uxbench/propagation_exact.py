@@ -157,7 +157,24 @@ def _hermite(x, v, dv, t, below, above):
     return np.where(t < x[0], below, np.where(t > x[-1], above, out))
 
 
-# -- W1 of a TTR-binned reconstruction -----------------------------------------------------------------
+# -- TTR-binned reconstructions --------------------------------------------------------------------------
+def binned_table(edges, heights) -> LawTable:
+    """The piecewise-uniform density (edges, heights) as a table, exactly: F is linear between edges and
+    A = ∫F quadratic, which the C side's Hermite interpolant of A (slopes F) and its linear inverse of F
+    reproduce exactly. Made for W1 of samples against a reconstruction (`MCNative.w1_steps`); f holds the
+    bin heights to the right of each edge, which `cdf` here cannot use (F has kinks at the edges)."""
+    edges = np.asarray(edges, dtype=np.float64)
+    masses = np.asarray(heights, dtype=np.float64) * np.diff(edges)
+    keep = np.concatenate([[True], np.diff(edges) > 0])  # a zero-width bin adds no node
+    F = np.concatenate([[0.0], np.cumsum(masses)])
+    F /= F[-1]
+    y, F = edges[keep], F[keep]
+    A = np.concatenate([[0.0], np.cumsum(0.5 * np.diff(y) * (F[:-1] + F[1:]))])
+    f = np.concatenate([np.diff(F) / np.diff(y), [0.0]])
+    return LawTable(y, F, f, A)
+
+
+
 def w1_reconstructed(edges, heights, table: LawTable, subdivide: int = SUBDIVIDE) -> float:
     """W1 between the piecewise-uniform density (edges, heights) and the tabulated law.
 

@@ -42,7 +42,6 @@ def summarise(records: list) -> dict:
                 "change": ch.mean(), "p90_iso_count": _p90(n), "p90_iso_us": _p90(iso_us), "p90_speedup": _p90(sp),
                 "p90_att_w1": _p90(att_w1), "p10_change": _p10(ch),
                 "censored": int(sum(x[f"iso_{kind}_censored"] for x in e)),
-                "vs_gt": float(np.mean([x[f"w1_{kind}_vs_gt"] for x in e])),
                 "draws_per_run": float(np.mean(ux_us * 1e3 / mc_ns)),
             }
     return out
@@ -143,9 +142,9 @@ def _plot(records, out_dir: Path):
         ax.set_ylabel("iso-quality speedup (MC time / ux time)")
     for ax in axes.ravel():
         if ax.get_visible():
-            ax.legend(fontsize=8)
+            fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=9)
             break
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(out_dir / "propagation_speedup.png", dpi=110)
     plt.close(fig)
 
@@ -163,7 +162,7 @@ def _flat(records):
 def write(results: list, size: dict, out_dir) -> None:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    meta = {"size": size, "machine": machine(), "etas": ETAS,
+    meta = {"size": size, "machine": machine(), "etas": ETAS, "commit": _commit(),
             "task_seconds": float(sum(r["seconds"] for r in results)),
             "wall_seconds": float(max(r["end"] for r in results) - min(r["start"] for r in results))}
     write_raw(out_dir, "propagation", _flat(results), meta)
@@ -180,12 +179,22 @@ def write(results: list, size: dict, out_dir) -> None:
         for eta in ETAS:
             p = paper_propagation.PAPER[key][eta]
             rows.append([propagation_models.MODELS[key].title if eta == ETAS[0] else "", eta, len(by_model[key]),
-                         f"×{p.speedup:.2f}", f"×{s[(eta, 'rec')]['speedup']:.2f}", f"×{s[(eta, 'atoms')]['speedup']:.2f}",
+                         f"×{p.speedup:.2f}", f"×{s[(eta, 'rec')]['speedup']:.2f}",
+                         f"×{s[(eta, 'atoms')]['speedup']:.2f}",
                          p.w1, s[(eta, "rec")]["w1"], s[(eta, "atoms")]["w1"], f"{p.change:.1f} %",
                          f"{s[(eta, 'rec')]['change']:.1f} %", "yes" if met[eta] else "no"])
     lines.append(markdown_table(["model", "η", "configs", "paper speedup", "ours (rec.)", "ours (atoms)", "paper W1",
                                  "ours W1 rec.", "ours W1 atoms", "paper iso-time ΔW1", "ours ΔW1 rec.",
                                  "target met"], rows))
+    lines.append("\n**Targets**, per model (iso-quality speedup on the reconstructed W1 at or above the paper's "
+                 "average at every η):\n")
+    for key, s in summaries.items():
+        met = target_met(key, s)
+        word = "met" if all(met.values()) else "not met"
+        paper = paper_propagation.PAPER[key]
+        detail = ", ".join(f"η={eta}: ×{s[(eta, 'rec')]['speedup']:.1f} vs ×{paper[eta].speedup:.1f}"
+                           for eta in ETAS)
+        lines.append(f"- {propagation_models.MODELS[key].title}: **{word}** ({detail}).")
     lines.append("\n![iso-quality speedup per configuration](propagation_speedup.png)\n")
     for key, s in summaries.items():
         model = propagation_models.MODELS[key]
@@ -203,29 +212,44 @@ def write(results: list, size: dict, out_dir) -> None:
         lines.append(markdown_table(["method", "iso-q. count", "iso-q. MC (μs)", "speedup", "iso-t. MC W1",
                                      "% W1 change"], _p90_rows(key, s)))
         cens = sum(s[(eta, k)]["censored"] for eta in ETAS for k, _ in KINDS)
+        vs_gt = ", ".join(f"{fmt(float(np.mean([r[f'eta{eta}']['w1_rec_vs_gt'] for r in rs])), 3)} "
+                          f"(exact: {fmt(s[(eta, 'rec')]['w1'], 3)})" for eta in ETAS)
         lines.append("\n**The paper's protocol for comparison** (a 10⁶-draw sample as ground truth): that sample is "
                      f"itself {fmt(np.mean([r['gt_w1_exact'] for r in rs]), 3)} from the exact law in W1 (mean); "
-                     "measured against it, the reconstructed W1 reads "
-                     + ", ".join(f"{fmt(s[(eta, 'rec')]['vs_gt'], 3)} (exact: {fmt(s[(eta, 'rec')]['w1'], 3)})"
-                                 for eta in ETAS)
-                     + f" at η = {', '.join(map(str, ETAS))}. Iso-quality searches that reached the cap: {cens}.\n")
+                     f"measured against it, the reconstructed W1 reads {vs_gt} at η = {', '.join(map(str, ETAS))}. "
+                     f"Iso-quality searches that reached the cap: {cens}.\n")
         lines.append("\n**Reading.** " + reading(key, s, target_met(key, s)) + "\n")
     (out_dir / "propagation.md").write_text("\n".join(lines))
 
 
+def _commit() -> str | None:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=10)
+    except OSError:
+        return None
+    return out.stdout.strip() or None
+
+
 def _header(results, size, meta) -> str:
     m = meta["machine"]
+    grid_step = 100 * (2 ** (1 / size["per_doubling"]) - 1)
     return f"""# Model propagation: ux vs iso-quality and iso-time Monte Carlo
 
-Size `{size['name']}`: {len(results)} configuration(s), {size['seeds']} Monte Carlo streams each, sample counts
-on a geometric grid of {size['per_doubling']} per doubling (≤ {size['cap']:,}). Machine: {m['machine']}, {m['cpus']} CPUs,
-load average {fmt(m['load_avg'], 3)} at the end; wall time {meta['wall_seconds']:.0f} s for the tasks
-({meta['task_seconds']:.0f} s of task time). Command: `python -m uxbench --{size['name']} --only propagation`.
+Size `{size['name']}`: {len(results)} configuration(s), {size['seeds']} Monte Carlo streams each, sample
+counts on a geometric grid of {size['per_doubling']} per doubling (≤ {size['cap']:,}). Machine: {m['machine']},
+{m['cpus']} CPUs, load average {fmt(m['load_avg'], 3)} at the end; wall time {meta['wall_seconds']:.0f} s for the tasks
+({meta['task_seconds']:.0f} s of task time), commit {meta['commit']}. Command:
+`python -m uxbench --{size['name']} --only propagation`.
 
 How to read it (benchmarks/uxbench/propagation.py has the details):
 - **ux**: the native C core; each input law quantized at η atoms, the registry's C model function lifted
-  over the η^k outer product, reduced to η atoms. Runtime: quantization + lift, median of repeated
-  back-to-back loops, in μs on this host.
+  over the η^k outer product, reduced to η atoms. Runtime: quantization + lift, in μs on this host:
+  the CPU time of the calling thread (the machine is shared, and wall time would count the time other
+  processes hold the core), median of repeated back-to-back loops, interleaved with the Monte Carlo
+  timing.
 - **W1** is against the **exact** law of the output (numerical convolution: Gauss quadrature over all
   inputs but one, whose cdf enters in closed form; converged to < 10⁻⁶ of every W1), never against a
   Monte Carlo sample: a 10⁶-draw sample is itself ~10⁻³σ off, as large as the reconstruction's W1.
@@ -233,12 +257,18 @@ How to read it (benchmarks/uxbench/propagation.py has the details):
   **reconstructed** density. The paper's W1 figures are reachable only by a reconstruction (DESIGN.md
   §3), so the paper's rows compare with our reconstructed rows.
 - **Monte Carlo** runs the same C function in the same process: inputs drawn with xoshiro256**
-  (ziggurat normals, inverse-cdf Laplace and uniform); its time is per draw (draw + evaluate), median of
-  repeats, and counts are converted to time with it. Sorting the sample is not charged to it.
+  (ziggurat normals, inverse-cdf Laplace and uniform); its time is per draw (draw + evaluate: the
+  difference between calls of 2n and n draws, CPU time, median of repeats), and counts are converted
+  to time with it. Sorting the sample is not charged to it.
 - **Iso-quality**: per stream, the smallest count on the grid whose W1 is at or below the ux W1 (the
   previous count is above it); mean over streams; speedup = its time / ux time. **Iso-time**:
   ⌊ux time / time per draw⌋ draws, W1 averaged over streams, % change = 100·(W1 ux − W1 MC)/W1 MC.
   Averages and 90th percentiles are across configurations.
 - The paper's runtimes are on its UxHw-FPGA-17k module and its Monte Carlo on that module's processor;
   only the ratios (speedup, % change) compare across the two machines.
+- Differences from the paper's protocol: the exact law replaces its Monte Carlo ground truth; each
+  configuration gets {size['seeds']} Monte Carlo streams (the paper does not state its batch count);
+  iso-quality counts are resolved to the grid (≤ {grid_step:.0f} % apart, rounded up). Readings of the
+  paper's configuration text (uniform widths, the GSS step, the cubic's sign, the additive h) are listed in
+  benchmarks/uxbench/propagation_models.py.
 """

@@ -51,9 +51,18 @@ def test_w1_of_a_sample_agrees_with_scipy_against_a_far_larger_sample(mc):
     assert mc.w1_steps(x, table) == pytest.approx(stats.wasserstein_distance(x, truth), abs=5e-3)
 
 
+def test_binned_table_gives_the_metrics_w1_of_a_reconstruction(mc):
+    from uxemu import metrics
+    v = Normal(0.3, 2.0).quantize(16)
+    sample = np.sort(np.random.default_rng(3).normal(0.0, 2.5, 20_000))
+    table = propagation_exact.binned_table(*v.bins())
+    assert mc.w1_steps(sample, table) == pytest.approx(metrics.w1_reconstructed(v, sample), rel=1e-9)
+
+
 def test_table_reproduces_a_known_law():
     # SV transition with Gaussian noise: φX + H is N(φλ, φ²s² + σ²) exactly.
-    p = mc_native.Problem(mc_native.SV_TRANSITION, (0.98, 0.0, 0.2, 1.0), (("gaussian", 0.5, 1.3), ("gaussian", 0, 0.2)))
+    p = mc_native.Problem(mc_native.SV_TRANSITION, (0.98, 0.0, 0.2, 1.0),
+                          (("gaussian", 0.5, 1.3), ("gaussian", 0.0, 0.2)))
     table = propagation_models.MODELS["sv_transition"].exact(p)
     sd = math.hypot(0.98 * 1.3, 0.2)
     t = np.linspace(-6, 6, 1001)
