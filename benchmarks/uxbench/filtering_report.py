@@ -3,7 +3,8 @@
 Aggregation over traces (and runs): RMSE = mean of the per-run RMSEs; per-trace RMSE std = mean over
 traces of the std (ddof = 1, as metrics.rmse_spread) over that trace's runs; NLL = mean over every
 scored step of −max(log p(x_true), LOG_PDF_FLOOR) with the floor hits counted; CRPS = mean over every
-scored step. Latency = the timing task's median ns per step (native C, one whole-trace call a sample).
+scored step. Latency = the timing task's median ns per step (native C, one whole-trace call a sample, the calling
+thread's CPU time: what the call costs on a core of its own, whatever else the machine runs).
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ class Row:
     system: str
     key: tuple
     traces: dict = field(default_factory=dict)
-    latency_ns: float | None = None
+    latency_ns: float | None = None  # CPU time of the C call per step (median)
+    wall_ns: float | None = None  # its wall clock (median), for reference
     timing_samples: int = 0
 
     @property
@@ -116,6 +118,7 @@ def aggregate(results: list[dict]) -> tuple[dict, dict]:
             for rec in res["rows"]:
                 row = get(rec["system"], rec["key"])
                 row.latency_ns, row.timing_samples = rec["ns_per_step"], rec["samples"]
+                row.wall_ns = rec.get("wall_ns_per_step")
     for system in unavailable:  # a partial outside check would mislead: drop it whole
         for key in [k for k in table.get(system, {}) if k[0] == "particles"]:
             del table[system][key]
@@ -362,11 +365,12 @@ def _header(size, system: str | None = None) -> str:
              f"particles library: first {min(size.outside_traces, size.traces)} traces × {size.outside_runs} runs "
              f"(seeds derived from {filtering.OUTSIDE_SEED}).",
              "",
-             f"Latency: native ns per step = wall time of one whole-trace C call / T (filter set-up included), "
-             f"median over {size.timing_traces} traces × {size.timing_repeats} calls (3 calls for configurations "
-             f"slower than {filtering.SLOW_CALL_NS / 1e9:g} s a call). All timed calls run one after another in one "
-             f"task, so no two timed calls share a core; the sweep's other tasks ran on the other core meanwhile, "
-             f"on a machine shared with other work (load average in filtering.json).",
+             f"Latency: native ns per step = CPU time of one whole-trace C call (the calling thread's, filter "
+             f"set-up included) / T, median over {size.timing_traces} traces × {size.timing_repeats} calls (3 calls "
+             f"for configurations slower than {filtering.SLOW_CALL_NS / 1e9:g} s a call). CPU time rather than wall "
+             f"time because the machine is shared: the wall clock also counts other processes' turns (its median "
+             f"is kept in filtering.json as wall_ns). All timed calls run one after another in one task, so no two "
+             f"timed calls share a core; the sweep's other tasks ran on the other core meanwhile.",
              "",
              f"NLL: −log p(x_true) per step, clamped at {metrics.LOG_PDF_FLOOR:g} (floor hits counted). Density: ux — "
              f"TTR-binned density of the posterior atoms; particle sets — weighted Gaussian KDE, Scott's bandwidth; "

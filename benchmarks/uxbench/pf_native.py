@@ -3,9 +3,11 @@
 - `run_pf`: the bootstrap particle filter of firmware/src/bench/pf.c over a registered system;
 - `run_ux`: a whole trace through the ux filter in one C call (firmware/src/bench/ux_run.c).
 
-Both fill numpy arrays the caller side allocates, and report the wall time of the single C call in
-nanoseconds (`elapsed_ns`): outputs are allocated before the clock starts, so the time is the filter's
-alone plus one ctypes crossing per trace. libuxbench.so holds the whole core too, so the core's types
+Both fill numpy arrays the caller side allocates, and report the time of the single C call in
+nanoseconds: `elapsed_ns` (wall clock) and `cpu_ns` (the calling thread's CPU time, which is what the
+call costs on a core of its own: on a shared machine the wall clock also counts other processes'
+turns). Outputs are allocated before the clocks start, so the time is the filter's alone plus one
+ctypes crossing per trace. libuxbench.so holds the whole core too, so the core's types
 and functions come from `uxemu.native.Native` loaded over the same library.
 
 The library is build/native/libuxbench.so under the repository root, or the path in UXBENCH_LIB.
@@ -40,6 +42,7 @@ class PFRun:
     x: np.ndarray | None = field(default=None, repr=False)  # (T, n) weighted set of each step
     w: np.ndarray | None = field(default=None, repr=False)  # (T, n) its normalised weights
     elapsed_ns: int = 0
+    cpu_ns: int = 0
 
 
 @dataclass
@@ -51,6 +54,7 @@ class UXRun:
     x: np.ndarray | None = field(default=None, repr=False)  # (T, 64), first count[t] used
     w: np.ndarray | None = field(default=None, repr=False)
     elapsed_ns: int = 0
+    cpu_ns: int = 0
 
     def atoms(self, t: int):
         c = int(self.count[t])
@@ -131,9 +135,9 @@ class BenchLib:
         nbytes = int(self.lib.uxb_pf_workspace_bytes(n))
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
-        t0 = time.perf_counter_ns()
+        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         st = self.lib.uxb_pf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
-        run.elapsed_ns = time.perf_counter_ns() - t0
+        run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_pf_run")
         run.fallback = run.fallback.astype(bool)
         return run
@@ -159,10 +163,10 @@ class BenchLib:
             run.x = np.zeros((T, MAX_ETA))
             run.w = np.zeros((T, MAX_ETA))
         out = _UXOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w))
-        t0 = time.perf_counter_ns()
+        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         st = self.lib.uxb_ux_run(C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data,
                                  z.ctypes.data, T, C.byref(out))
-        run.elapsed_ns = time.perf_counter_ns() - t0
+        run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_ux_run")
         return run
 
