@@ -193,3 +193,16 @@ def test_the_outside_check_runs_the_particles_library(size):
     truth = filtering.trace_for("sv", 0, small).x
     assert np.mean(row["rmse"]) == pytest.approx(ux.metrics.rmse(grid.mean, truth), rel=0.25)
     assert math.isfinite(row["nll_sum"]) and row["crps_sum"] > 0
+
+
+def test_the_reading_compares_ratios_to_each_sides_bpf_1000():
+    """sv paper: UxHw 8 / BPF 1000 = 0.526074 / 0.496254 = 1.060; ours 1.05 / 1.0 → ahead."""
+    rows = {k: _row(k, [[v]], 1.0) for k, v in [(("grid", 1501), 0.98), (("pf", 1000), 1.0), (("pf", 10), 1.4),
+                                                   (("ux", 8, "paper", "sampler"), 1.05),
+                                                   (("ux", 8, "refined", "kernel"), 1.07)]}
+    text = filtering_report.reading("sv", rows, [(10, 0.03), (1000, -0.01)])
+    assert "UxHw 8 1.050 vs 1.060" in text.split("For our default")[0].split("behind")[0]
+    assert "UxHw 8 1.070 vs 1.060" in text.split("For our default")[1].split("Our C PF")[0].split("behind")[1]
+    assert "BPF 10 1.400 vs 1.301" in text  # our PF at N = 10 against the paper's 0.645772 / 0.496254
+    assert "ux η=8 paper sampler at 1.05 (+7.14 % from the grid)" in text
+    assert "at most 3.0 % over the particle counts (at N = 10" in text
