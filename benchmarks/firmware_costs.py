@@ -213,8 +213,9 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
                     f"| {c.system} | {c.eta}{mark} | {c.mode} | {human(c.predict_median)} | "
                     f"{human(c.predict_max)} | {human(c.update_median)} | {human(c.update_max)} | "
                     f"{human(instr)} | {c.workspace_bytes:,} |")
-    fallbacks = sum(c.fallbacks for c in costs)
-    lines += ["", f"Steps that fell back to the prior (every likelihood zero): {fallbacks}.", ""]
+    fell = [f"{c.board} {c.system} η={c.eta} {c.mode} {c.likelihood}: {c.fallbacks}" for c in costs if c.fallbacks]
+    lines += ["", "Steps whose posterior fell back to the prior (every likelihood zero), included in the "
+              f"statistics: {'; '.join(fell) if fell else 'none'}.", ""]
     return "\n".join(lines)
 
 
@@ -234,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("a trace needs at least 2 steps (step 0 has no predict)")
     started = time.monotonic()
     load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
+    commit = tool_version(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])
 
     builds, images = [], {}
     for board in boards:
@@ -256,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                              *(sys.argv[1:] if argv is None else argv)]),
         "wall_s": time.monotonic() - started,
         "load": load,
-        "commit": tool_version(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
+        "commit": commit,
         "fw_versions": sorted(set(versions)),
         "gcc": tool_version(["arm-none-eabi-gcc", "--version"]),
         "qemu": tool_version([qemu.QEMU, "--version"]),
