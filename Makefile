@@ -7,7 +7,7 @@ VPY    := $(VENV)/bin/python
 BUILD  := build
 BOARDS := mps2-an500 mps2-an386
 
-.PHONY: all deps venv native firmware ctest test test-fast demo bench bench-full clean
+.PHONY: all deps venv native firmware ctest test test-fast demo bench bench-full bench-firmware clean
 
 all: native firmware
 
@@ -51,6 +51,10 @@ bench: venv native
 
 bench-full: venv native
 	$(VPY) -m uxbench --full
+
+# Flash, RAM and virtual cycles of the firmware on the QEMU boards → benchmarks/results/firmware.md
+bench-firmware: deps venv
+	$(VPY) benchmarks/firmware_costs.py
 
 clean:
 	rm -rf $(BUILD)
