@@ -213,17 +213,21 @@ def _pack_string(text: str) -> bytes:
     return bytes([len(data)]) + data
 
 
-@dataclass(frozen=True)
-class Hello:
-    TYPE: ClassVar[MsgType] = MsgType.HELLO
+class _Empty:
+    """A message with no payload (HELLO, RESET, RESET_DONE)."""
 
     def pack(self) -> bytes:
         return b""
 
     @classmethod
-    def unpack(cls, payload: bytes) -> "Hello":
-        _need(payload, 0, "HELLO")
+    def unpack(cls, payload: bytes):
+        _need(payload, 0, cls.TYPE.name)
         return cls()
+
+
+@dataclass(frozen=True)
+class Hello(_Empty):
+    TYPE: ClassVar[MsgType] = MsgType.HELLO
 
 
 @dataclass(frozen=True)
@@ -388,29 +392,13 @@ class Posterior:
 
 
 @dataclass(frozen=True)
-class Reset:
+class Reset(_Empty):
     TYPE: ClassVar[MsgType] = MsgType.RESET
-
-    def pack(self) -> bytes:
-        return b""
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> "Reset":
-        _need(payload, 0, "RESET")
-        return cls()
 
 
 @dataclass(frozen=True)
-class ResetDone:
+class ResetDone(_Empty):
     TYPE: ClassVar[MsgType] = MsgType.RESET_DONE
-
-    def pack(self) -> bytes:
-        return b""
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> "ResetDone":
-        _need(payload, 0, "RESET_DONE")
-        return cls()
 
 
 _ERROR = struct.Struct("<BH")

@@ -6,7 +6,6 @@ produces must validate exactly; the firmware itself is streamed in test_cli_qemu
 import json
 import re
 import socket
-import threading
 import time
 
 import numpy as np
@@ -17,9 +16,11 @@ from uxhost import protocol as p
 from uxhost.cli import main
 from uxhost.dump import load_dump
 
+from peers import FramePeer
 
-class ReferenceDevice:
-    """A TCP server speaking the link protocol, with the reference filter as its firmware.
+
+class ReferenceDevice(FramePeer):
+    """A device speaking the link protocol, with the reference filter as its firmware.
 
     `protocol` is the version its INFO claims; `die_after` closes the connection after that many STEPs;
     `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG; `refuse_step`
@@ -32,31 +33,16 @@ class ReferenceDevice:
         self.steps = 0
         self.requests = []
         self.filter = None
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"socket://127.0.0.1:{self.server.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
-    def _serve(self):
-        conn, _ = self.server.accept()
-        with conn:
-            buf = bytearray()
-            while True:
-                data = conn.recv(4096)
-                if not data:
-                    return
-                buf += data
-                while 0 in buf:
-                    end = buf.index(0)
-                    chunk, buf = bytes(buf[:end]), buf[end + 1 :]
-                    if not chunk:
-                        continue
-                    frame, message = p.decode(chunk)
-                    self.requests.append(message)
-                    if self.silent:
-                        continue
-                    if isinstance(message, p.Step) and self.die_after is not None and self.steps >= self.die_after:
-                        return  # closing the connection: the device is gone
-                    conn.sendall(p.encode(self._answer(message), frame.seq))
+    def on_frame(self, conn, frame, message):
+        self.requests.append(message)
+        if self.silent:
+            return True
+        if isinstance(message, p.Step) and self.die_after is not None and self.steps >= self.die_after:
+            return False  # closing the connection: the device is gone
+        conn.sendall(p.encode(self._answer(message), frame.seq))
+        return True
 
     def _answer(self, message):
         if isinstance(message, p.Hello):
@@ -79,12 +65,10 @@ class ReferenceDevice:
             took = time.perf_counter_ns() - t0
             self.steps += 1
             post = self.filter.posterior
-            return p.Posterior(message.k, int(status), post.mean(), post.var(), 0, took & 0xFFFFFFFF,
+            return p.Posterior(message.k, int(status), post.mean(), post.var(), 0, took,
                                tuple(post.x), tuple(post.w))
         return p.Error(p.ErrorCode.TYPE, message.TYPE)
 
-    def close(self):
-        self.server.close()
 
 
 @pytest.fixture

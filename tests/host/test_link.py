@@ -3,7 +3,6 @@ errors a user sees (missing port, silent device, version mismatch, ERROR answers
 exercised in tests/firmware."""
 
 import socket
-import threading
 
 import pytest
 import serial
@@ -11,43 +10,23 @@ import serial
 from uxhost import link
 from uxhost import protocol as p
 
+from peers import FramePeer
 
-class ScriptedPeer:
-    """A TCP server standing in for a device: `answer(frame, message, n)` returns the bytes to send back
-    for the n-th frame received (n from 0)."""
+
+class ScriptedPeer(FramePeer):
+    """A device stand-in: `answer(frame, message, n)` returns the bytes to send back for the n-th frame
+    received (n from 0)."""
 
     def __init__(self, answer):
         self.answer = answer
         self.received: list[p.Frame] = []
-        self.raw = bytearray()
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"socket://127.0.0.1:{self.server.getsockname()[1]}"
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _run(self):
-        conn, _ = self.server.accept()
-        with conn:
-            buf = bytearray()
-            while True:
-                data = conn.recv(4096)
-                if not data:
-                    return
-                self.raw += data
-                buf += data
-                while 0 in buf:
-                    end = buf.index(0)
-                    chunk, buf = bytes(buf[:end]), buf[end + 1 :]
-                    if not chunk:
-                        continue
-                    frame, message = p.decode(chunk)
-                    self.received.append(frame)
-                    reply = self.answer(frame, message, len(self.received) - 1)
-                    if reply:
-                        conn.sendall(reply)
-
-    def close(self):
-        self.server.close()
+    def on_frame(self, conn, frame, message):
+        self.received.append(frame)
+        reply = self.answer(frame, message, len(self.received) - 1)
+        if reply:
+            conn.sendall(reply)
 
 
 @pytest.fixture
