@@ -194,7 +194,7 @@ def plot(system: str, rows: list[dict], path: Path) -> None:
     ax.set_yscale("log")
     ax.set_xlabel("native latency per posterior (µs, median)")
     ax.set_ylabel("mean W1 to the exact posterior")
-    ax.set_title(f"{TITLES[system]}: accuracy vs latency")
+    ax.set_title(f"{TITLES[system]}: accuracy vs latency", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
