@@ -8,7 +8,9 @@ thread's CPU time: what the call costs on a core of its own, whatever else the m
 """
 from __future__ import annotations
 
+import json
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,7 +49,12 @@ class Row:
         return [self.traces[i] for i in sorted(self.traces) if only is None or i in only]
 
     def rmse(self, only=None) -> float:
-        return float(np.mean([v for r in self._recs(only) for v in r["rmse"]]))
+        """Mean over traces of the mean over that trace's runs (every trace weighs the same, however often
+        it was run)."""
+        return float(np.mean([np.mean(r["rmse"]) for r in self._recs(only)]))
+
+    def trace_means(self, only=None) -> dict:
+        return {i: float(np.mean(self.traces[i]["rmse"])) for i in sorted(self.traces) if only is None or i in only}
 
     def _repeated(self, only=None):
         """Per-trace RMSE stds of the traces run more than once (the ux filter repeats on a subset)."""
@@ -226,7 +233,7 @@ def our_table(rows: dict) -> str:
 
 def outside_table(rows: dict) -> tuple[str, list]:
     """The particles library against our C PF on the same traces; also the relative RMSE gaps."""
-    cols = ["N", "particles RMSE", "C PF RMSE", "gap", "particles std", "C PF std", "particles NLL", "C PF NLL",
+    cols = ["N", "particles RMSE", "C PF RMSE", "gap ± 2 SE", "particles std", "C PF std", "particles NLL", "C PF NLL",
             "particles CRPS", "C PF CRPS", "particles ms/step (Python)", "C PF latency/step"]
     out, gaps = [], []
     for k, r in sorted(rows.items()):
@@ -235,10 +242,23 @@ def outside_table(rows: dict) -> tuple[str, list]:
         ours = rows[("pf", k[1])]
         only = set(r.traces)
         gap = ours.rmse(only) / r.rmse() - 1
-        gaps.append((k[1], gap))
-        out.append([k[1], r.rmse(), ours.rmse(only), f"{100 * gap:+.2f} %", r.rmse_std(), ours.rmse_std(only),
+        se = _gap_se(ours, r, only) / r.rmse()
+        gaps.append((k[1], gap, se))
+        out.append([k[1], r.rmse(), ours.rmse(only), f"{100 * gap:+.2f} % ± {200 * se:.2f} %", r.rmse_std(),
+                    ours.rmse_std(only),
                     r.nll(), ours.nll(only), r.crps(), ours.crps(only), r.python_ms(), _lat(ours.latency_ns)])
     return markdown_table(cols, out), gaps
+
+
+def _gap_se(a: Row, b: Row, only) -> float:
+    """Standard error of a.rmse(only) − b.rmse(only) from the run-to-run spread within each trace (the
+    traces are shared, so their own spread cancels)."""
+    var = 0.0
+    for i in sorted(only):
+        for row in (a, b):
+            runs = row.traces[i]["rmse"]
+            var += np.var(runs, ddof=1) / len(runs) if len(runs) > 1 else 0.0
+    return float(np.sqrt(var)) / len(only)
 
 
 def _ours_for(rows: dict, method: str) -> tuple[Row | None, Row | None]:
@@ -320,9 +340,11 @@ def reading(system: str, rows: dict, outside_gaps: list) -> str:
                  f"(PF 10 hit the floor on {pf10.total('floor_hits')} of {pf10.total('steps')} scored steps) and "
                  f"reads particle sets through a KDE and ux values through their TTR-binned density.")
     if outside_gaps:
-        worst = max(outside_gaps, key=lambda g: abs(g[1]))
-        text += (f" Outside check: on the same traces our C PF's RMSE differs from the particles library's by at most "
-                 f"{100 * abs(worst[1]):.1f} % over the particle counts (at N = {worst[0]}; table below).")
+        worst = max(outside_gaps, key=lambda g: abs(g[1]) / g[2] if g[2] > 0 else math.inf)
+        text += (f" Outside check: on the same traces our C PF's RMSE differs from the particles library's by "
+                 f"{', '.join(f'{100 * g:+.1f} %' for _, g, _ in outside_gaps)} at N = "
+                 f"{', '.join(str(n) for n, _, _ in outside_gaps)}; the largest in units of its standard error "
+                 f"(run-to-run noise) is {abs(worst[1]) / worst[2]:.1f} SE at N = {worst[0]} (table below).")
     return text + "\n"
 
 
@@ -457,3 +479,32 @@ def write(results: list[dict], size, out_dir) -> dict:
     index += ["", f"Task time (sum over tasks): {_run_time(results)}."]
     (out_dir / "README.md").write_text("\n".join(index) + "\n")
     return verdict
+
+
+TASKS_FILE = "filtering_tasks.json"
+
+
+def save_tasks(results: list[dict], out_dir) -> Path:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / TASKS_FILE
+    path.write_text(json.dumps(results, default=float))
+    return path
+
+
+def main(argv=None) -> int:
+    """Render the tables again from a sweep's saved task results: OUT_DIR SIZE."""
+    from . import filtering
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[1] not in filtering.SIZES:
+        print(f"usage: python -m uxbench.filtering_report OUT_DIR {{{'|'.join(filtering.SIZES)}}}", file=sys.stderr)
+        return 2
+    out_dir = Path(args[0])
+    results = json.loads((out_dir / TASKS_FILE).read_text())
+    verdict = write(results, filtering.SIZES[args[1]], out_dir)
+    print(json.dumps(verdict))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -82,7 +82,8 @@ def test_row_aggregation():
     assert r.rmse(only={1}) == 2.0 and r.rmse_std(only={1}) == 0.0
     assert _row(("grid", 5), [[1.0]]).rmse_std() is None
     partly = _row(("ux", 8, "refined", "kernel"), [[1.0, 1.0], [2.0]])  # repeated on the first trace only
-    assert partly.rmse_std() == 0.0 and partly.max_trace_std() == 0.0 and partly.rmse() == pytest.approx(4 / 3)
+    assert partly.rmse_std() == 0.0 and partly.max_trace_std() == 0.0
+    assert partly.rmse() == 1.5  # each trace weighs the same, however often it ran
     assert partly.runs_text() == "2 (1 traces), 1"
 
 
@@ -200,9 +201,25 @@ def test_the_reading_compares_ratios_to_each_sides_bpf_1000():
     rows = {k: _row(k, [[v]], 1.0) for k, v in [(("grid", 1501), 0.98), (("pf", 1000), 1.0), (("pf", 10), 1.4),
                                                    (("ux", 8, "paper", "sampler"), 1.05),
                                                    (("ux", 8, "refined", "kernel"), 1.07)]}
-    text = filtering_report.reading("sv", rows, [(10, 0.03), (1000, -0.01)])
+    text = filtering_report.reading("sv", rows, [(10, 0.03, 0.01), (1000, -0.01, 0.02)])
     assert "UxHw 8 1.050 vs 1.060" in text.split("For our default")[0].split("behind")[0]
     assert "UxHw 8 1.070 vs 1.060" in text.split("For our default")[1].split("Our C PF")[0].split("behind")[1]
     assert "BPF 10 1.400 vs 1.301" in text  # our PF at N = 10 against the paper's 0.645772 / 0.496254
     assert "ux η=8 paper sampler at 1.05 (+7.14 % from the grid)" in text
-    assert "at most 3.0 % over the particle counts (at N = 10" in text
+    assert "by +3.0 %, -1.0 % at N = 10, 1000" in text and "3.0 SE at N = 10" in text
+
+
+def test_the_outside_gap_has_a_standard_error():
+    ours = _row(("pf", 10), [[1.0, 1.2], [2.0, 2.0]])
+    theirs = _row(("particles", 10), [[1.1, 1.1], [1.8, 2.2]])
+    # per trace: var/2 of each side's runs: (0.02/2 + 0) + (0 + 0.08/2) = 0.05; SE = √0.05 / 2 traces
+    assert filtering_report._gap_se(ours, theirs, {0, 1}) == pytest.approx(math.sqrt(0.05) / 2)
+
+
+def test_tables_render_again_from_the_saved_tasks(results, size, tmp_path, monkeypatch):
+    filtering.report(results, size, tmp_path)
+    first = (tmp_path / "sv.md").read_text()
+    (tmp_path / "sv.md").unlink()
+    monkeypatch.setitem(filtering.SIZES, "quick", size)
+    assert filtering_report.main([str(tmp_path), "quick"]) == 0
+    assert (tmp_path / "sv.md").read_text() == first
