@@ -474,7 +474,13 @@ def write(results: list[dict], size, out_dir) -> dict:
             "per_trace_rmse": {s: {r.label: {i: rec["rmse"] for i, rec in sorted(r.traces.items())}
                                    for r in rows.values()} for s, rows in table.items()}}
     write_raw(out_dir, "filtering", records, meta)
-    index = ["# Filter accuracy: summary", "", _header(size), "## Targets", "", summary, "## Tables", ""]
+    name = next((k for k, v in filtering.SIZES.items() if v == size), None)
+    command = (f"`.venv/bin/python -m uxbench --{name} --only filtering` (add `--scheduler tcp://HOST:8786` for a "
+               f"Dask cluster); to render these files again from the saved task results: "
+               f"`.venv/bin/python -m uxbench.filtering_report benchmarks/results/{name}/filtering {name}`."
+               if name else "a custom size (not one of uxbench.filtering.SIZES).")
+    index = ["# Filter accuracy: summary", "", f"Regenerate: {command}", "", _header(size), "## Targets", "",
+             summary, "## Tables", ""]
     index += [f"- [{s}]({s}.md) — [Pareto plot]({s}_pareto.png)" for s in table]
     index += ["", f"Task time (sum over tasks): {_run_time(results)}."]
     (out_dir / "README.md").write_text("\n".join(index) + "\n")
