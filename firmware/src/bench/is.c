@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "internal.h" /* ux_evidence_weights: the core's own evidence checks */
 #include "uxbench/is.h"
 
 static ux_status bind_params(uxb_observation *o, const ux_model *model, const ux_real *params)
@@ -111,21 +112,6 @@ ux_status uxb_draw_n(const ux_law *law, ux_rng *rng, ux_real *out, size_t n)
     return UX_OK;
 }
 
-static ux_status check_evidence(const ux_evidence *ev, ux_real *omega)
-{
-    unsigned k;
-    if (ev == NULL || ev->z == NULL || ev->count < 1 || ev->count > UX_MAX_ETA)
-        return UX_ERR_ARG;
-    if (ev->m < 1)
-        return UX_ERR_DOMAIN;
-    for (k = 0; k < ev->count; ++k) {
-        omega[k] = ev->omega != NULL ? ev->omega[k] : (ux_real)1.0 / (ux_real)ev->count;
-        if (!isfinite(ev->z[k]) || !isfinite(omega[k]) || !(omega[k] > 0))
-            return UX_ERR_DOMAIN;
-    }
-    return UX_OK;
-}
-
 /* log Σ_j exp(a_j), max-subtracted; −∞ when the maximum is not finite or a term is NaN (as BayesLaplace). */
 static ux_real logsumexp(const ux_real *a, size_t count)
 {
@@ -179,7 +165,7 @@ ux_status uxb_is_posterior(const ux_observation *obs, const ux_law *prior, const
         return UX_ERR_ARG;
     if (obs->inner != NULL && (obs->inner->count < 1 || obs->inner->count > UX_MAX_ETA))
         return UX_ERR_ARG;
-    st = check_evidence(ev, omega);
+    st = ux_evidence_weights(ev, omega);
     if (st != UX_OK)
         return st;
     st = uxb_draw_n(prior, rng, x, n);

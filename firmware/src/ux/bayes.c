@@ -143,7 +143,7 @@ static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, si
     return UX_OK;
 }
 
-static ux_status check_evidence(const ux_evidence *ev, ux_real *omega)
+ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
 {
     unsigned k;
     if (ev == NULL || ev->z == NULL || ev->count < 1 || ev->count > UX_MAX_ETA)
@@ -180,7 +180,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
 
     if (out == NULL || obs == NULL || px == NULL || pw == NULL || prior_count == 0 || src == NULL || n < 0)
         return UX_ERR_ARG;
-    st = check_evidence(ev, omega);
+    st = ux_evidence_weights(ev, omega);
     if (st != UX_OK)
         return st;
     if (obs->form == UX_LIK_KERNEL) {

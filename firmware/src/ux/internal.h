@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "ux/bayes.h"
 #include "ux/config.h"
 #include "ux/workspace.h"
 
@@ -65,5 +66,9 @@ ux_workspace ux_arena_rest(const ux_arena *a);
 
 /* Smallest n with 2^n ≥ count (count ≥ 1), capped at UX_MAX_LOG2_ETA. */
 unsigned ux_ceil_log2(size_t count);
+
+/* Validates evidence (1..UX_MAX_ETA finite observations, positive finite weights, m ≥ 1) and writes
+ * its weights to omega (1/J each when the caller gave none). Shared with the host-only baselines. */
+ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);
 
 #endif /* UX_INTERNAL_H */
