@@ -158,15 +158,6 @@ ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
     return UX_OK;
 }
 
-static void emit(ux_value *out, const ux_real *x, ux_real *w, size_t r, unsigned eta, ux_sources *src)
-{
-    ux_normalise(w, r);
-    memcpy(out->x, x, r * sizeof(ux_real));
-    memcpy(out->w, w, r * sizeof(ux_real));
-    out->count = (uint32_t)r;
-    out->eta = eta;
-    out->sources = ux_sources_fresh(src);
-}
 
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                            const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws)
@@ -211,7 +202,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     if (!ux_finite(top)) {
         /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
         size_t r = ux_ttr(px, pw, prior_count, (unsigned)n);
-        emit(out, px, pw, r, eta, src);
+        ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
         return UX_FALLBACK;
     }
     /* w'_i = exp(a_i − A); the prior is already in order, so canonical order only drops zeros. */
@@ -224,7 +215,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
             ++kept;
         }
     }
-    emit(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n), eta, src);
+    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n), eta, ux_sources_fresh(src));
     return UX_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "ux/bayes.h"
 #include "ux/config.h"
+#include "ux/value.h"
 #include "ux/workspace.h"
 
 /* Literals in the working precision, so the float build never drags in soft double arithmetic. */
@@ -66,6 +67,10 @@ ux_workspace ux_arena_rest(const ux_arena *a);
 
 /* Smallest n with 2^n ≥ count (count ≥ 1), capped at UX_MAX_LOG2_ETA. */
 unsigned ux_ceil_log2(size_t count);
+
+/* out ← (x, w / Σw) with `count` atoms built for size eta: the last step of every operation that
+ * reduces atoms into a value. w is normalised in place. */
+void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources);
 
 /* Validates evidence (1..UX_MAX_ETA finite observations, positive finite weights, m ≥ 1) and writes
  * its weights to omega (1/J each when the caller gave none). Shared with the host-only baselines. */

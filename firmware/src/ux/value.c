@@ -57,6 +57,16 @@ ux_status ux_point(ux_value *out, ux_real c, unsigned eta, ux_sources *src)
     return UX_OK;
 }
 
+void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources)
+{
+    ux_normalise(w, count);
+    memcpy(out->x, x, count * sizeof(ux_real));
+    memcpy(out->w, w, count * sizeof(ux_real));
+    out->count = (uint32_t)count;
+    out->eta = eta;
+    out->sources = sources;
+}
+
 ux_status ux_independent_copy(ux_value *out, const ux_value *in, ux_sources *src)
 {
     if (out == NULL || in == NULL || src == NULL)
@@ -83,12 +93,7 @@ ux_status ux_reduce(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigne
     if (count == 0) /* every weight was zero */
         return UX_ERR_DOMAIN;
     r = ux_ttr(x, w, count, (unsigned)n);
-    ux_normalise(w, r);
-    memcpy(out->x, x, r * sizeof(ux_real));
-    memcpy(out->w, w, r * sizeof(ux_real));
-    out->count = (uint32_t)r;
-    out->eta = eta;
-    out->sources = sources;
+    ux_value_set(out, x, w, r, eta, sources);
     return UX_OK;
 }
 
@@ -161,11 +166,6 @@ ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_rea
     if (k == 0) /* both weights underflowed: nothing left to mix */
         return UX_ERR_DOMAIN;
     r = ux_ttr(mx, mw, k, (unsigned)n);
-    ux_normalise(mw, r);
-    memcpy(out->x, mx, r * sizeof(ux_real));
-    memcpy(out->w, mw, r * sizeof(ux_real));
-    out->count = (uint32_t)r;
-    out->eta = eta;
-    out->sources = ux_sources_fresh(src);
+    ux_value_set(out, mx, mw, r, eta, ux_sources_fresh(src));
     return UX_OK;
 }
