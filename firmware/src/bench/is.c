@@ -112,26 +112,6 @@ ux_status uxb_draw_n(const ux_law *law, ux_rng *rng, ux_real *out, size_t n)
     return UX_OK;
 }
 
-/* log Σ_j exp(a_j), max-subtracted; −∞ when the maximum is not finite or a term is NaN (as BayesLaplace). */
-static ux_real logsumexp(const ux_real *a, size_t count)
-{
-    ux_real top = a[0], s = 0;
-    size_t j;
-    for (j = 0; j < count; ++j) {
-        if (isnan(a[j]))
-            return -(ux_real)INFINITY;
-        if (a[j] > top)
-            top = a[j];
-    }
-    if (!isfinite(top))
-        return -(ux_real)INFINITY;
-    if (count == 1)
-        return top;
-    for (j = 0; j < count; ++j)
-        s += exp(a[j] - top);
-    return top + log(s);
-}
-
 /* ℓ(x) = m Σ_k ω_k log Σ_j ν_j g((z_k − loc_j)/scale_j)/scale_j: the kernel form of BayesLaplace. */
 static ux_real kernel_loglik(const ux_observation *obs, ux_real x, const ux_evidence *ev, const ux_real *omega,
                              const ux_real *log_nu)
@@ -149,7 +129,7 @@ static ux_real kernel_loglik(const ux_observation *obs, ux_real x, const ux_evid
     for (k = 0; k < ev->count; ++k) {
         for (j = 0; j < J; ++j)
             a[j] = log_nu[j] + ux_std_logpdf(obs->family, (ev->z[k] - loc[j]) / scale[j]) - log_scale[j];
-        acc += omega[k] * logsumexp(a, J);
+        acc += omega[k] * ux_logsumexp(a, J);
     }
     return (ux_real)ev->m * acc;
 }

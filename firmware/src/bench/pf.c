@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "internal.h" /* ux_logsumexp: the core's own log-sum-exp */
 #include "ux/stats.h"
 #include "uxbench/pf.h"
 
@@ -99,25 +100,15 @@ typedef struct {
 /* log p(z | x) by the kernel form, summed in the log domain with the largest term factored out. */
 static double log_likelihood(const run_state *s, double x, double z)
 {
-    ux_real args[2], loc, scale, a[UX_MAX_ETA], top = -INFINITY, sum = 0;
+    ux_real args[2], loc, scale, a[UX_MAX_ETA];
     unsigned j;
     args[0] = (ux_real)x;
     for (j = 0; j < s->n_inner; ++j) {
         args[1] = s->noises.n_inner > 0 ? s->inner.x[j] : (ux_real)0.0;
         s->model->kernel(args, &s->ctx, &loc, &scale);
         a[j] = s->log_nu[j] + ux_std_logpdf(s->model->family, ((ux_real)z - loc) / scale) - log(scale);
-        if (isnan(a[j]))
-            return -INFINITY;
-        if (a[j] > top)
-            top = a[j];
     }
-    if (!isfinite(top))
-        return -INFINITY;
-    if (s->n_inner == 1)
-        return top;
-    for (j = 0; j < s->n_inner; ++j)
-        sum += exp(a[j] - top);
-    return top + log(sum);
+    return ux_logsumexp(a, s->n_inner);
 }
 
 /* Log-weights → normalised weights in place; 1 (and equal weights) when none is finite. */

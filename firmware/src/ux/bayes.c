@@ -12,7 +12,7 @@
 
 /* log Σ exp(a_j) = M + log Σ exp(a_j − M), sequential; −∞ when the maximum is not finite (all −∞, or a
  * NaN or +∞ term, none of which can be weighed). */
-static ux_real logsumexp(const ux_real *a, size_t count)
+ux_real ux_logsumexp(const ux_real *a, size_t count)
 {
     ux_real top = a[0], s = 0;
     size_t j;
@@ -57,7 +57,7 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
             ux_real L;
             for (j = 0; j < J; ++j)
                 a[j] = log_nu[j] + ux_std_logpdf(obs->family, (ev->z[k] - loc[j]) / scale[j]) - log_scale[j];
-            L = logsumexp(a, J);
+            L = ux_logsumexp(a, J);
             acc = acc + omega[k] * L;
         }
         ell[i] = (ux_real)ev->m * acc;

@@ -72,6 +72,10 @@ unsigned ux_ceil_log2(size_t count);
  * reduces atoms into a value. w is normalised in place. */
 void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources);
 
+/* log Σ exp(a_j), max-subtracted, summed in index order; −∞ when a term is NaN or the maximum is not
+ * finite. The one log-sum-exp of BayesLaplace, shared with the host-only baselines. */
+ux_real ux_logsumexp(const ux_real *a, size_t count);
+
 /* Validates evidence (1..UX_MAX_ETA finite observations, positive finite weights, m ≥ 1) and writes
  * its weights to omega (1/J each when the caller gave none). Shared with the host-only baselines. */
 ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);
