@@ -415,7 +415,7 @@ def _header(size, system: str | None = None) -> str:
              f"grid — node mass / spacing. CRPS: exact on the atoms / particles / nodes.", ""]
     for note in size.notes:
         lines.append(f"- Reduction from the paper's counts: {note}.")
-    for (s, *_), reason in filtering.SKIPPED.items():
+    for (s, *_), reason in size.skipped:
         if system in (None, s) and s in size.systems:
             lines.append(f"- Not run: {reason}.")
     return "\n".join(lines) + "\n"
@@ -468,7 +468,7 @@ def write(results: list[dict], size, out_dir) -> dict:
     from . import filtering
     meta = {"size": {k: getattr(size, k) for k in size.__dataclass_fields__}, "trace_seed": filtering.TRACE_SEED,
             "pf_seed": filtering.PF_SEED, "outside_seed": filtering.OUTSIDE_SEED, "inner_eta": filtering.INNER_ETA,
-            "skipped": [list(k) + [v] for k, v in filtering.SKIPPED.items()], "targets": verdict,
+            "skipped": [list(k) + [v] for k, v in size.skipped], "targets": verdict,
             "outside_unavailable": unavailable, "outside_environment": envs, "machine": machine(),
             "task_time": _run_time(results),
             "per_trace_rmse": {s: {r.label: {i: rec["rmse"] for i, rec in sorted(r.traces.items())}

@@ -44,10 +44,19 @@ def test_tasks_split_per_system_and_trace(size):
     assert sum(t["kind"] == "outside" for t in ts) == 3 * 2
 
 
-def test_the_skipped_configuration_is_not_run():
-    size = filtering.tiny(etas=(64,))
+def test_a_skipped_configuration_is_not_run():
+    size = filtering.tiny(etas=(64,), skipped=(filtering.SLOW_CUBIC_SAMPLER,))
     assert (64, "refined", "sampler") not in set(filtering.ux_configs("cubic", size))
+    assert (64, "paper", "sampler") in set(filtering.ux_configs("cubic", size))
     assert (64, "refined", "sampler") in set(filtering.ux_configs("sv", size))
+    assert (64, "refined", "sampler") in set(filtering.ux_configs("cubic", filtering.tiny(etas=(64,))))
+
+
+def test_the_full_size_runs_every_configuration_and_the_papers_pf_runs():
+    full = filtering.SIZES["full"]
+    assert full.skipped == () and full.traces == 50 and full.T == 100
+    assert all(full.runs_for(s) == 100 for s in filtering.SYSTEMS)
+    assert filtering.SLOW_CUBIC_SAMPLER in filtering.SIZES["quick"].skipped
 
 
 # -- metrics on known answers ----------------------------------------------------------------------------
