@@ -52,10 +52,12 @@ def test_a_skipped_configuration_is_not_run():
     assert (64, "refined", "sampler") in set(filtering.ux_configs("cubic", filtering.tiny(etas=(64,))))
 
 
-def test_the_full_size_runs_every_configuration_and_the_papers_pf_runs():
+def test_the_full_size_runs_every_configuration():
     full = filtering.SIZES["full"]
     assert full.skipped == () and full.traces == 50 and full.T == 100
-    assert all(full.runs_for(s) == 100 for s in filtering.SYSTEMS)
+    assert full.runs_for("sv") == full.runs_for("gss") == 100
+    # cubic's PF runs are the one count below the paper's, and the results say so
+    assert full.runs_for("cubic") < 100 and any(n.startswith("C PF on cubic") for n in full.notes)
     assert filtering.SLOW_CUBIC_SAMPLER in filtering.SIZES["quick"].skipped
 
 
