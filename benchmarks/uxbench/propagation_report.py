@@ -257,9 +257,9 @@ How to read it (benchmarks/uxbench/propagation.py has the details):
   **reconstructed** density. The paper's W1 figures are reachable only by a reconstruction (DESIGN.md
   §3), so the paper's rows compare with our reconstructed rows.
 - **Monte Carlo** runs the same C function in the same process: inputs drawn with xoshiro256**
-  (ziggurat normals, inverse-cdf Laplace and uniform); its time is per draw (draw + evaluate: a call of n
-  draws less a call of one draw, which is the per-call set-up, over n; CPU time, median of repeats), and counts are converted
-  to time with it. Sorting the sample is not charged to it.
+  (ziggurat normals, inverse-cdf Laplace and uniform); its time is per draw (draw + evaluate: a call of
+  n draws less a call of one draw, which is the per-call set-up, over n; CPU time, median of repeats),
+  and counts are converted to time with it. Sorting the sample is not charged to it.
 - **Iso-quality**: per stream, the smallest count on the grid whose W1 is at or below the ux W1 (the
   previous count is above it); mean over streams; speedup = its time / ux time. **Iso-time**:
   ⌊ux time / time per draw⌋ draws, W1 averaged over streams, % change = 100·(W1 ux − W1 MC)/W1 MC.
