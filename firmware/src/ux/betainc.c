@@ -15,36 +15,30 @@
 #define BETACF_MAX_ITER 400
 #define BETACF_TINY UX_R(1e-30)
 
-/* Continued fraction for I_x(a, b) (without the front factor). */
+/* Lentz keeps its running quotients away from zero. */
+static ux_real away_from_zero(ux_real v)
+{
+    return UX_FABS(v) < BETACF_TINY ? BETACF_TINY : v;
+}
+
+/* One modified-Lentz step with partial numerator aa: updates c and d, returns the factor for h. */
+static ux_real lentz_step(ux_real aa, ux_real *c, ux_real *d)
+{
+    *d = UX_R(1.0) / away_from_zero(UX_R(1.0) + aa * *d);
+    *c = away_from_zero(UX_R(1.0) + aa / *c);
+    return *d * *c;
+}
+
+/* Continued fraction for I_x(a, b) (without the front factor): an even and an odd step per m. */
 static ux_real betacf(ux_real a, ux_real b, ux_real x)
 {
     ux_real qab = a + b, qap = a + UX_R(1.0), qam = a - UX_R(1.0);
-    ux_real c = UX_R(1.0), d = UX_R(1.0) - qab * x / qap, h;
+    ux_real c = UX_R(1.0), d = UX_R(1.0) / away_from_zero(UX_R(1.0) - qab * x / qap), h = d;
     int m;
-    if (UX_FABS(d) < BETACF_TINY)
-        d = BETACF_TINY;
-    d = UX_R(1.0) / d;
-    h = d;
     for (m = 1; m <= BETACF_MAX_ITER; ++m) {
-        ux_real m2 = UX_R(2 * m), aa, del;
-        aa = (ux_real)m * (b - (ux_real)m) * x / ((qam + m2) * (a + m2));
-        d = UX_R(1.0) + aa * d;
-        if (UX_FABS(d) < BETACF_TINY)
-            d = BETACF_TINY;
-        c = UX_R(1.0) + aa / c;
-        if (UX_FABS(c) < BETACF_TINY)
-            c = BETACF_TINY;
-        d = UX_R(1.0) / d;
-        h *= d * c;
-        aa = -(a + (ux_real)m) * (qab + (ux_real)m) * x / ((a + m2) * (qap + m2));
-        d = UX_R(1.0) + aa * d;
-        if (UX_FABS(d) < BETACF_TINY)
-            d = BETACF_TINY;
-        c = UX_R(1.0) + aa / c;
-        if (UX_FABS(c) < BETACF_TINY)
-            c = BETACF_TINY;
-        d = UX_R(1.0) / d;
-        del = d * c;
+        ux_real m2 = UX_R(2 * m), del;
+        h *= lentz_step((ux_real)m * (b - (ux_real)m) * x / ((qam + m2) * (a + m2)), &c, &d);
+        del = lentz_step(-(a + (ux_real)m) * (qab + (ux_real)m) * x / ((a + m2) * (qap + m2)), &c, &d);
         h *= del;
         if (UX_FABS(del - UX_R(1.0)) <= UX_EPS)
             break;
