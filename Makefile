@@ -7,7 +7,7 @@ VPY    := $(VENV)/bin/python
 BUILD  := build
 BOARDS := mps2-an500 mps2-an386
 
-.PHONY: all deps venv native firmware ctest test test-fast demo bench bench-full bench-firmware clean
+.PHONY: all deps venv generate native firmware ctest test test-fast demo bench bench-full bench-firmware clean
 
 all: native firmware
 
@@ -23,8 +23,13 @@ $(VENV)/.stamp: pyproject.toml constraints.txt
 
 venv: $(VENV)/.stamp
 
+# Generated files (C headers, Python tables, doc tables) from their one hand-written source each.
+# Checked in; regenerated here when a source changed, and a test fails when they drift apart.
+generate:
+	cd scripts && $(PYTHON) -m codegen
+
 # Host build of the C core as a shared library (the native engine used by tests and benchmarks).
-native:
+native: generate
 	$(MAKE) -C firmware host BUILD=$(abspath $(BUILD))/native
 
 # C unit tests on the host, plain and under the sanitizers.
@@ -32,7 +37,7 @@ ctest:
 	$(MAKE) -C firmware check BUILD=$(abspath $(BUILD))/native
 
 # Firmware images for every QEMU board.
-firmware: deps
+firmware: deps generate
 	@for b in $(BOARDS); do $(MAKE) -C firmware arm BOARD=$$b BUILD=$(abspath $(BUILD))/$$b || exit 1; done
 
 test: deps venv native ctest firmware
