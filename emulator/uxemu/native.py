@@ -57,6 +57,39 @@ class NativeDomainError(NativeError, ValueError):
     """UX_ERR_DOMAIN: a parameter, evidence or computed point outside its domain."""
 
 
+class NativeLayoutError(RuntimeError):
+    """The library's structs are not laid out as this binding mirrors them (a stale build, or a struct
+    changed on one side only)."""
+
+    def __init__(self, path, problems: list[str]):
+        self.problems = problems
+        super().__init__(f"{path} does not match uxemu.native's mirrors — rebuild it (`make native`) or update "
+                         "the mirrors:\n  " + "\n  ".join(problems))
+
+
+def layout_mismatches(lib, mirrors: dict[str, type]) -> list[str]:
+    """Every way the ctypes `mirrors` ({C name: Structure}) differ from the layout `lib` reports."""
+    problems = []
+    for name, cls in mirrors.items():
+        cname = name.encode()
+        c_size = lib.ux_abi_sizeof(cname)
+        if c_size != C.sizeof(cls):
+            problems.append(f"sizeof({name}) is {c_size} in C, {C.sizeof(cls)} here")
+        c_count = lib.ux_abi_field_count(cname)
+        if c_count != len(cls._fields_):
+            problems.append(f"{name} has {c_count} fields in C, {len(cls._fields_)} here")
+        for field, _ in cls._fields_:
+            offset, size = C.c_size_t(), C.c_size_t()
+            if lib.ux_abi_field(cname, field.encode(), C.byref(offset), C.byref(size)) != 0:
+                problems.append(f"{name}.{field} does not exist in C")
+                continue
+            mine = getattr(cls, field)
+            if (offset.value, size.value) != (mine.offset, mine.size):
+                problems.append(f"{name}.{field} is at {offset.value} ({size.value} bytes) in C, "
+                                f"at {mine.offset} ({mine.size} bytes) here")
+    return problems
+
+
 def library_path(float_build: bool = False) -> Path:
     env = os.environ.get("UX_NATIVE_LIB_FLOAT" if float_build else "UX_NATIVE_LIB")
     if env:
@@ -104,6 +137,9 @@ class Native:
         self.dtype = np.float32 if float_build else np.float64
         self.lib = C.CDLL(str(path))
         self._declare()
+        problems = layout_mismatches(self.lib, self.mirrors())
+        if problems:
+            raise NativeLayoutError(path, problems)
         self._sources = _Sources()
         self.lib.ux_sources_init(C.byref(self._sources))
         self._ws_bytes = 0
@@ -123,11 +159,14 @@ class Native:
         fn = C.CFUNCTYPE(R, C.POINTER(R), C.c_void_p)
         kernel_fn = C.CFUNCTYPE(None, C.POINTER(R), C.c_void_p, C.POINTER(R), C.POINTER(R))
 
+        class ModelCode(C.Structure):
+            _fields_ = [("transition", C.c_void_p), ("noises", C.c_void_p), ("family", C.c_int),
+                        ("kernel", C.c_void_p), ("sampler", C.c_void_p)]
+
         class Model(C.Structure):
-            _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("n_params", C.c_uint8),
-                        ("defaults", C.POINTER(R)), ("check", C.c_void_p), ("transition", C.c_void_p),
-                        ("noises", C.c_void_p), ("family", C.c_int), ("kernel", C.c_void_p),
-                        ("sampler", C.c_void_p), ("prior", Law)]
+            _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("title", C.c_char_p), ("n_params", C.c_uint8),
+                        ("param_names", C.POINTER(C.c_char_p)), ("defaults", C.POINTER(R)),
+                        ("domains", C.POINTER(C.c_uint8)), ("prior", Law), ("code", C.POINTER(ModelCode))]
 
         class ModelCtx(C.Structure):
             _fields_ = [("params", C.POINTER(R)), ("k", C.c_uint32), ("u", R)]
@@ -147,11 +186,15 @@ class Native:
         class Workspace(C.Structure):
             _fields_ = [("mem", C.c_void_p), ("bytes", C.c_size_t)]
 
+        class Rng(C.Structure):
+            _fields_ = [("s", C.c_uint64 * 4)]
+
         class FilterConfig(C.Structure):
             _fields_ = [("model", C.POINTER(Model)), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint),
                         ("mode", C.c_int), ("likelihood", C.c_int), ("prior", C.POINTER(Law))]
 
-        self.Value, self.Law, self.Model, self.ModelCtx = Value, Law, Model, ModelCtx
+        self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = Value, Law, Model, ModelCode, ModelCtx
+        self.Rng = Rng
         self.Noises, self.Observation, self.Evidence, self.Workspace = Noises, Observation, Evidence, Workspace
         self.FilterConfig, self.fn_type, self.kernel_fn_type = FilterConfig, fn, kernel_fn
         self.noises_fn_type = C.CFUNCTYPE(None, C.POINTER(R), C.POINTER(Noises))
@@ -174,8 +217,8 @@ class Native:
             "ux_moment": (R, [PV, C.c_uint]), "ux_central_moment": (R, [PV, C.c_uint]),
             "ux_cdf": (R, [PV, R]), "ux_sf": (R, [PV, R]), "ux_quantile": (R, [PV, R]),
             "ux_support": (None, [PV, PR, PR]),
-            "ux_rng_seed": (None, [C.c_void_p, C.c_uint64]),
-            "ux_sample_n": (None, [PV, C.c_void_p, PR, C.c_size_t]),
+            "ux_rng_seed": (None, [C.POINTER(Rng), C.c_uint64]),
+            "ux_sample_n": (None, [PV, C.POINTER(Rng), PR, C.c_size_t]),
             "ux_split_points": (C.c_int, [PR, PR, C.c_size_t, PR]),
             "ux_pdf": (R, [PV, R]),
             "ux_model_find": (C.POINTER(Model), [C.c_uint]),
@@ -193,6 +236,14 @@ class Native:
             "ux_filter_var": (C.c_double, [C.c_void_p]),
             "ux_filter_workspace_in_use": (C.c_size_t, [C.c_void_p]),
             "ux_filter_check_params": (C.c_int, [C.POINTER(Model), C.POINTER(C.c_double)]),
+            "ux_model_at": (C.POINTER(Model), [C.c_uint]),
+            "ux_abi_sizeof": (C.c_size_t, [C.c_char_p]),
+            "ux_abi_field": (C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(C.c_size_t), C.POINTER(C.c_size_t)]),
+            "ux_abi_field_count": (C.c_uint, [C.c_char_p]),
+            "ux_abi_sort_workspace_bytes": (C.c_size_t, [C.c_size_t]),
+            "ux_abi_lift_workspace_bytes": (C.c_size_t, [C.c_size_t]),
+            "ux_abi_from_samples_workspace_bytes": (C.c_size_t, [C.c_size_t]),
+            "ux_abi_bayes_workspace_bytes": (C.c_size_t, [C.c_int, C.c_size_t, C.c_size_t]),
         }
         for name, (res, args) in sig.items():
             f = getattr(L, name)
@@ -203,6 +254,13 @@ class Native:
         for op in ("exp", "log", "sin", "cos", "sqrt"):
             f = getattr(L, f"ux_{op}")
             f.restype, f.argtypes = C.c_int, [PV, PV, PW]
+
+    def mirrors(self) -> dict[str, type]:
+        """The ctypes mirror of each C struct, by its C name (checked against the library at load)."""
+        return {"ux_value": self.Value, "ux_sources": _Sources, "ux_law": self.Law, "ux_rng": self.Rng,
+                "ux_workspace": self.Workspace, "ux_evidence": self.Evidence, "ux_observation": self.Observation,
+                "ux_model_ctx": self.ModelCtx, "ux_model_noises": self.Noises, "ux_model_code": self.ModelCode,
+                "ux_model": self.Model, "ux_filter_config": self.FilterConfig}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _check(self, status: int, what: str) -> int:
@@ -288,7 +346,7 @@ class Native:
             if ws.size != xs.size:
                 raise ValueError("as many weights as samples are needed")
         out = self.Value()
-        ws_ = self.workspace(4 * 8 * max(xs.size, 1) + 64)
+        ws_ = self.workspace(self.lib.ux_abi_from_samples_workspace_bytes(xs.size))
         self._check(self.lib.ux_from_samples(C.byref(out), px, pw, xs.size, eta, C.byref(self._sources),
                                              C.byref(ws_)), "ux_from_samples")
         return self.from_c(out)
@@ -313,7 +371,7 @@ class Native:
         xs, px = self._reals(np.array(x, dtype=np.float64).ravel())
         ws, pw = self._reals(np.array(w, dtype=np.float64).ravel())
         n = C.c_size_t(xs.size)
-        wsp = self.workspace(2 * 8 * max(xs.size, 1) + 64)
+        wsp = self.workspace(self.lib.ux_abi_sort_workspace_bytes(xs.size))
         self._check(self.lib.ux_canonical(px, pw, C.byref(n), C.byref(wsp)), "ux_canonical")
         return xs[: n.value].astype(np.float64), ws[: n.value].astype(np.float64)
 
@@ -335,7 +393,7 @@ class Native:
             ptrs.append(C.byref(cache[id(v)]))
         out = self.Value()
         points = int(np.prod([len(v) for v in {id(v): v for v in values}.values()]))
-        wsp = self.workspace(4 * 8 * points + 64)
+        wsp = self.workspace(self.lib.ux_abi_lift_workspace_bytes(points))
         self._check(getattr(self.lib, f"ux_{op}")(C.byref(out), *ptrs, C.byref(wsp)), f"ux_{op}")
         return self.from_c(out)
 
@@ -385,7 +443,7 @@ class Native:
             arr[i] = C.pointer(cache[id(v)])
         out = self.Value()
         points = int(np.prod([len(v) for v in {id(v): v for v in values}.values()]))
-        wsp = self.workspace(4 * C.sizeof(R) * points + 64)
+        wsp = self.workspace(self.lib.ux_abi_lift_workspace_bytes(points))
         self._check(self.lib.ux_lift(C.byref(out), cb, None, arr, k, eta, C.byref(wsp)), "ux_lift")
         return self.from_c(out)
 
@@ -415,10 +473,10 @@ class Native:
         return float(lo.value), float(hi.value)
 
     def sample(self, v, size: int, seed: int) -> np.ndarray:
-        rng = (C.c_uint64 * 4)()
-        self.lib.ux_rng_seed(rng, seed)
+        rng = self.Rng()
+        self.lib.ux_rng_seed(C.byref(rng), seed)
         out, po = self._reals(np.zeros(size))
-        self.lib.ux_sample_n(C.byref(self.to_c(v)), rng, po, size)
+        self.lib.ux_sample_n(C.byref(self.to_c(v)), C.byref(rng), po, size)
         return out.astype(np.float64)
 
     def split_points(self, v) -> np.ndarray:
@@ -457,14 +515,15 @@ class Native:
         preal = (self.real * len(p))(*p)
         ctx = self.ModelCtx(C.cast(preal, C.POINTER(self.real)), 0, 0.0)
         noises = self.Noises()
-        self.noises_fn_type(model.contents.noises)(preal, C.byref(noises))
+        code = model.contents.code.contents
+        self.noises_fn_type(code.noises)(preal, C.byref(noises))
         keep = [preal, ctx]
         obs = self.Observation()
         obs.form = LIKELIHOODS[likelihood]
         obs.ctx = C.cast(C.pointer(ctx), C.c_void_p)
-        obs.family = model.contents.family
-        obs.kernel = model.contents.kernel
-        obs.sampler = model.contents.sampler
+        obs.family = code.family
+        obs.kernel = code.kernel
+        obs.sampler = code.sampler
         obs.eta = eta
         if likelihood == "kernel" and noises.n_inner:
             inner = self.Value()
@@ -493,8 +552,11 @@ class Native:
         ev = self.Evidence(pz, po, zs.size, m)
         out = self.Value()
         P = xs.size
-        noise_pts = eta ** max(noises.n_noise, 1) if likelihood == "sampler" else eta
-        wsp = self.workspace(8 * (P + 5 * noise_pts + 4 * noise_pts) + 256)
+        if likelihood == "sampler":
+            noise_pts = int(np.prod([arr[i].contents.count for i in range(noises.n_noise)]))
+        else:
+            noise_pts = obs.inner.contents.count if obs.inner else 1
+        wsp = self.workspace(self.lib.ux_abi_bayes_workspace_bytes(obs.form, P, noise_pts))
         st = self.lib.ux_bayes_laplace(C.byref(out), C.byref(obs), px, pw, P, C.byref(ev), eta,
                                        C.byref(self._sources), C.byref(wsp))
         self._check(st, "ux_bayes_laplace")

@@ -100,8 +100,8 @@ session_error session_configure(const session_config *cfg, uint8_t *count, uint3
     if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER) {
         return fail(ERR_CONFIG, FIELD_MODE);
     }
-    if ((cfg->likelihood == UX_LIK_KERNEL && model->kernel == NULL) ||
-        (cfg->likelihood == UX_LIK_SAMPLER && model->sampler == NULL) ||
+    if ((cfg->likelihood == UX_LIK_KERNEL && model->code->kernel == NULL) ||
+        (cfg->likelihood == UX_LIK_SAMPLER && model->code->sampler == NULL) ||
         (cfg->likelihood != UX_LIK_KERNEL && cfg->likelihood != UX_LIK_SAMPLER)) {
         return fail(ERR_CONFIG, FIELD_LIKELIHOOD);
     }

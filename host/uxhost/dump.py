@@ -54,7 +54,7 @@ class ModelConfig:
     def system_id(self) -> int:
         from uxemu import systems
 
-        return {"sv": systems.SV, "gss": systems.GSS, "cubic": systems.CUBIC}[self.system]
+        return systems.spec(self.system).id
 
     def model(self):
         from uxemu import systems

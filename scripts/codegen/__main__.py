@@ -7,7 +7,7 @@ import sys
 from .common import ROOT, emit
 
 # One module per source of truth; each exposes outputs() -> {path: text}.
-GENERATORS: tuple[str, ...] = ()
+GENERATORS: tuple[str, ...] = ("systems",)
 
 
 def main(argv: list[str]) -> int:

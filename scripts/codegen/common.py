@@ -31,3 +31,14 @@ def emit(path: Path, text: str, check: bool) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return True
+
+
+def replace_region(text: str, name: str, content: str) -> str:
+    """`text` with the lines between the markers `<!-- BEGIN GENERATED name -->` and
+    `<!-- END GENERATED name -->` replaced by `content` (a generated table inside hand-written prose)."""
+    begin, end = f"<!-- BEGIN GENERATED {name} -->", f"<!-- END GENERATED {name} -->"
+    head, sep, rest = text.partition(begin)
+    if not sep or end not in rest:
+        raise SystemExit(f"codegen: markers for {name!r} not found ({begin} … {end})")
+    tail = rest.partition(end)[2]
+    return f"{head}{begin}\n{content}{end}{tail}"

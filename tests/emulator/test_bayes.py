@@ -79,7 +79,7 @@ def test_sampler_path_equals_lift_then_binned_density():
 
 
 def test_sampler_and_kernel_paths_agree_roughly_on_gss():
-    gss = ux.systems.gordon_salmond_smith()
+    gss = ux.systems.get("gss")
     prior = ux.gaussian(3, 4, 32)
     k = bayes_laplace(prior, gss.likelihood(32, "kernel"), 1.2).posterior
     s = bayes_laplace(prior, gss.likelihood(32, "sampler"), 1.2).posterior

@@ -55,7 +55,7 @@ def test_refinement_helps_at_small_eta():
     assert err["refined"] < err["paper"]
 
 
-@pytest.mark.parametrize("name", ["sv", "gss", "cubic"])
+@pytest.mark.parametrize("name", ux.systems.with_twin())
 @pytest.mark.parametrize("mode", ["refined", "paper"])
 @pytest.mark.parametrize("path", ["kernel", "sampler"])
 def test_paper_systems_filter_sensibly(name, mode, path):

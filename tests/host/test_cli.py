@@ -115,9 +115,9 @@ def test_simulate_takes_parameter_overrides(tmp_path, capsys):
 @pytest.mark.parametrize("params, complaint", [
     ("1,2,3", "takes 2 parameters"),
     ("sigma_v=abc", "--params"),
-    ("sigma_q=1", "unexpected keyword"),
+    ("sigma_q=1", "has no parameter ['sigma_q']"),
     ("sigma_v=1,2", "not a mix"),
-    ("sigma_v=-1", "--params"),
+    ("sigma_v=-1", "sigma_v = -1.0 is not positive"),
 ])
 def test_bad_params_are_one_line_errors(params, complaint, tmp_path, capsys):
     code, _, err = run_cli(capsys, "simulate", "--system", "gss", "--params", params, "--steps", 5, "--seed", 1,

@@ -2,6 +2,8 @@
 import numpy as np
 from hypothesis import HealthCheck, settings
 
+from uxemu import systems
+
 REL = 1e-9
 
 # Applied per test (not as a global profile, which would also change other suites' settings):
@@ -30,3 +32,7 @@ def assert_same_value(nv, rv, rel=REL, what="value"):
     assert nv.eta == rv.eta, f"{what}: eta {nv.eta} vs {rv.eta}"
     assert_agree(nv.x, rv.x, rel, what + " positions")
     assert_agree(nv.w, rv.w, rel, what + " weights")
+
+
+# Every system of the table that has a Python twin: the cross checks run over all of them.
+TWIN_IDS = [systems.spec(name).id for name in systems.with_twin()]

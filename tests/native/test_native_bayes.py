@@ -6,7 +6,7 @@ import pytest
 import uxemu as ux
 from uxemu import systems
 from uxemu.bayes import Status
-from agree import assert_same_value
+from agree import TWIN_IDS, assert_same_value
 
 CASES = 60  # per system and path: 3 systems × 2 paths × 60 = 360 random cases
 
@@ -31,7 +31,7 @@ def random_evidence(rng, sid):
 
 
 @pytest.mark.parametrize("path", ["kernel", "sampler"])
-@pytest.mark.parametrize("sid", [1, 2, 3])
+@pytest.mark.parametrize("sid", TWIN_IDS)
 def test_bayes_laplace_random_cases(nat, rng, sid, path):
     statuses = set()
     for case in range(CASES):

@@ -5,9 +5,9 @@ import pytest
 
 import uxemu as ux
 from uxemu import systems, traces
-from agree import assert_agree
+from agree import TWIN_IDS, assert_agree
 
-SYSTEMS = [1, 2, 3]
+SYSTEMS = TWIN_IDS
 
 
 def trace_for(sid, T, seed=7):

@@ -25,6 +25,7 @@ import pytest
 import uxemu as ux
 from uxemu import systems, traces
 from test_native_ttr_lift import random_value
+from agree import TWIN_IDS
 
 CASES = 200
 
@@ -63,7 +64,7 @@ def test_operations_keep_mean_and_spread(nat_f, rng, name):
 
 @pytest.mark.parametrize("lik", ["kernel", "sampler"])
 @pytest.mark.parametrize("mode", ["refined", "paper"])
-@pytest.mark.parametrize("sid", [1, 2, 3])
+@pytest.mark.parametrize("sid", TWIN_IDS)
 def test_filters(nat_f, sid, mode, lik):
     model = systems.get(sid)
     tr = traces.simulate(model, 50 if lik == "kernel" else 20, np.random.default_rng(40 + sid))

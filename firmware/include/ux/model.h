@@ -6,8 +6,8 @@
  *       ~ sampler form: sampler({x_k, noise_1, …}, ctx)
  *
  * ctx is a `ux_model_ctx` (parameters, step index, control input). Adding a system: write one C file
- * in firmware/src/models/ that defines a `const ux_model`, and add one line to the table in
- * firmware/src/models/registry.c (see firmware/README.md).
+ * in firmware/src/models/ that defines a `const ux_model_code`, and add its entry to the system table
+ * firmware/src/models/systems.toml (see firmware/README.md).
  */
 #ifndef UX_MODEL_H
 #define UX_MODEL_H
@@ -36,19 +36,34 @@ typedef struct {
     ux_law noise[UX_MODEL_MAX_NOISES];
 } ux_model_noises;
 
+/* Where a parameter's value may lie, beyond being finite. */
+typedef enum {
+    UX_PARAM_REAL = 0,        /* any finite value */
+    UX_PARAM_POSITIVE = 1,    /* > 0 */
+    UX_PARAM_NONNEGATIVE = 2, /* ≥ 0 */
+} ux_param_domain;
+
+/* A system's mathematics: what its C file defines, as `const ux_model_code ux_code_<name>`. */
 typedef struct {
-    uint8_t id;           /* the id used by the link protocol and docs/semantics.md */
-    const char *name;
-    uint8_t n_params;
-    const ux_real *defaults;              /* n_params values (the paper's) */
-    /* Index of the first parameter out of its domain or not finite, or −1 when all are valid. */
-    int (*check)(const ux_real *params);
     ux_fn transition;                     /* args {x, w} */
     void (*noises)(const ux_real *params, ux_model_noises *out);
     ux_law_kind family;                   /* kernel form outer family */
     ux_kernel_fn kernel;                  /* NULL when the system has no kernel form */
     ux_fn sampler;                        /* args {x, noise_1, …} */
+} ux_model_code;
+
+/* A system: its identity from the system table (systems.toml, generated into systems_table.c) and its
+ * code. */
+typedef struct {
+    uint8_t id;                           /* the id the link protocol knows it by */
+    const char *name;                     /* short name, a C identifier ("gss") */
+    const char *title;                    /* human name */
+    uint8_t n_params;
+    const char *const *param_names;       /* n_params names, in the order ctx->params has them */
+    const ux_real *defaults;              /* n_params default values */
+    const uint8_t *domains;               /* n_params ux_param_domain values */
     ux_law prior;                         /* default prior law */
+    const ux_model_code *code;
 } ux_model;
 
 /* The system with this id, or NULL. */
@@ -56,5 +71,7 @@ const ux_model *ux_model_find(unsigned id);
 /* Number of registered systems and the i-th one (0-based; NULL past the end). */
 unsigned ux_model_count(void);
 const ux_model *ux_model_at(unsigned i);
+/* Index of the first parameter that is not finite or out of its domain, or −1 when all are valid. */
+int ux_model_check_params(const ux_model *model, const ux_real *params);
 
 #endif /* UX_MODEL_H */

@@ -13,7 +13,7 @@ static ux_status bind_params(uxb_observation *o, const ux_model *model, const ux
     unsigned i;
     for (i = 0; i < UX_MODEL_MAX_PARAMS; ++i)
         o->params[i] = i < model->n_params ? (params != NULL ? params[i] : model->defaults[i]) : 0;
-    if (model->check(o->params) >= 0)
+    if (ux_model_check_params(model, o->params) >= 0)
         return UX_ERR_DOMAIN;
     o->ctx.params = o->params;
     o->ctx.k = 0;
@@ -35,15 +35,15 @@ ux_status uxb_observation_init(uxb_observation *o, unsigned system_id, const ux_
     st = bind_params(o, model, params);
     if (st != UX_OK)
         return st;
-    model->noises(o->params, &noises);
+    model->code->noises(o->params, &noises);
     o->obs.form = form;
     o->obs.ctx = &o->ctx;
     o->obs.eta = eta;
     if (form == UX_LIK_KERNEL) {
-        if (model->kernel == NULL)
+        if (model->code->kernel == NULL)
             return UX_ERR_ARG;
-        o->obs.family = model->family;
-        o->obs.kernel = model->kernel;
+        o->obs.family = model->code->family;
+        o->obs.kernel = model->code->kernel;
         if (noises.n_inner > 0) {
             st = ux_quantize(&noises.inner, eta, &o->noise[0], src);
             if (st != UX_OK)
@@ -60,7 +60,7 @@ ux_status uxb_observation_init(uxb_observation *o, unsigned system_id, const ux_
             return st;
         o->noise_ptr[r] = &o->noise[r];
     }
-    o->obs.sampler = model->sampler;
+    o->obs.sampler = model->code->sampler;
     o->obs.noise = o->noise_ptr;
     o->obs.n_noise = noises.n_noise;
     return UX_OK;

@@ -49,16 +49,16 @@ static ux_status bind(const uxb_prop *p, bound *b)
     case UXB_PROP_SV_TRANSITION:
     case UXB_PROP_GSS_TRANSITION:
     case UXB_PROP_CUBIC_TRANSITION:
-        b->f = m->transition;
+        b->f = m->code->transition;
         b->arity = 2;
         break;
     case UXB_PROP_SV_OBSERVATION:
     case UXB_PROP_GSS_OBSERVATION:
-        b->f = m->sampler;
+        b->f = m->code->sampler;
         b->arity = 2;
         break;
     default: /* UXB_PROP_BL_OBSERVATION */
-        if (m->kernel == NULL)
+        if (m->code->kernel == NULL)
             return UX_ERR_ARG;
         b->f = bl_observation;
         b->arity = 3;
@@ -68,7 +68,7 @@ static ux_status bind(const uxb_prop *p, bound *b)
     b->ctx.model.params = b->params;
     b->ctx.model.k = p->k;
     b->ctx.model.u = 0;
-    b->ctx.kernel = m->kernel;
+    b->ctx.kernel = m->code->kernel;
     return UX_OK;
 }
 

@@ -105,8 +105,8 @@ static double log_likelihood(const run_state *s, double x, double z)
     args[0] = (ux_real)x;
     for (j = 0; j < s->n_inner; ++j) {
         args[1] = s->noises.n_inner > 0 ? s->inner.x[j] : (ux_real)0.0;
-        s->model->kernel(args, &s->ctx, &loc, &scale);
-        a[j] = s->log_nu[j] + ux_std_logpdf(s->model->family, ((ux_real)z - loc) / scale) - log(scale);
+        s->model->code->kernel(args, &s->ctx, &loc, &scale);
+        a[j] = s->log_nu[j] + ux_std_logpdf(s->model->code->family, ((ux_real)z - loc) / scale) - log(scale);
     }
     return ux_logsumexp(a, s->n_inner);
 }
@@ -154,7 +154,7 @@ static ux_status setup(run_state *s, const uxb_pf_config *cfg, ux_law *prior)
     unsigned i, inner_eta = cfg->inner_eta ? cfg->inner_eta : DEFAULT_INNER_ETA;
 
     memset(s, 0, sizeof *s);
-    if (cfg->model == NULL || cfg->model->kernel == NULL || cfg->n == 0 || ux_log2_eta(inner_eta) < 0 ||
+    if (cfg->model == NULL || cfg->model->code->kernel == NULL || cfg->n == 0 || ux_log2_eta(inner_eta) < 0 ||
         cfg->model->n_params > UX_MODEL_MAX_PARAMS)
         return UX_ERR_ARG;
     s->model = cfg->model;
@@ -163,10 +163,10 @@ static ux_status setup(run_state *s, const uxb_pf_config *cfg, ux_law *prior)
         if (!isfinite(s->params[i]))
             return UX_ERR_DOMAIN;
     }
-    if (s->model->check(s->params) >= 0)
+    if (ux_model_check_params(s->model, s->params) >= 0)
         return UX_ERR_DOMAIN;
     s->ctx.params = s->params;
-    s->model->noises(s->params, &s->noises);
+    s->model->code->noises(s->params, &s->noises);
     *prior = cfg->prior != NULL ? *cfg->prior : s->model->prior;
     if (!can_sample(prior) || !can_sample(&s->noises.process))
         return UX_ERR_ARG;
@@ -227,7 +227,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
             for (i = 0; i < n; ++i) {
                 args[0] = (ux_real)moved[i];
                 args[1] = (ux_real)sample_law(&s.noises.process, &g);
-                moved[i] = s.model->transition(args, &s.ctx);
+                moved[i] = s.model->code->transition(args, &s.ctx);
             }
             swap = x;
             x = moved;

@@ -1,7 +1,7 @@
 /*
- * Gordon–Salmond–Smith (system 2): x' = x/2 + 25x/(1 + x²) + 8cos(1.2k) + w, w ~ N(0, σ_υ²);
+ * Gordon–Salmond–Smith: x' = x/2 + 25x/(1 + x²) + 8cos(1.2k) + w, w ~ N(0, σ_υ²);
  * z = x²/20 + v, v ~ N(0, σ_ν²). Kernel form: Gaussian, loc x²/20, scale σ_ν.
- * Parameters: σ_υ, σ_ν. Expressions are written in the same operation order as the reference.
+ * Parameters (systems.toml, in this order): σ_υ, σ_ν. Expressions are written in the same operation order as the reference.
  */
 #include <math.h>
 
@@ -37,27 +37,10 @@ static void noises(const ux_real *p, ux_model_noises *out)
     out->noise[0] = (ux_law){UX_LAW_GAUSSIAN, 0, p[1], 0};
 }
 
-static int check(const ux_real *p)
-{
-    if (!(isfinite(p[0]) && p[0] > 0))
-        return 0;
-    if (!(isfinite(p[1]) && p[1] > 0))
-        return 1;
-    return -1;
-}
-
-static const ux_real defaults[2] = {3.0, 1.0};
-
-const ux_model ux_model_gss = {
-    .id = 2,
-    .name = "gss",
-    .n_params = 2,
-    .defaults = defaults,
-    .check = check,
+const ux_model_code ux_code_gss = {
     .transition = transition,
     .noises = noises,
     .family = UX_LAW_GAUSSIAN,
     .kernel = kernel,
     .sampler = sampler,
-    .prior = {UX_LAW_GAUSSIAN, 0.0, 5.0, 0.0},
 };

@@ -1,7 +1,7 @@
 /*
- * Stochastic volatility (system 1): x' = φx + c(1 − φ) + w, w ~ N(0, σ_η²); y = ε·exp(x/2),
+ * Stochastic volatility: x' = φx + c(1 − φ) + w, w ~ N(0, σ_η²); y = ε·exp(x/2),
  * ε ~ N(0, σ_ε²). Kernel form: Gaussian, loc 0, scale σ_ε·exp(x/2).
- * Parameters: φ, c, σ_η, σ_ε. Expressions are written in the same operation order as the reference.
+ * Parameters (systems.toml, in this order): φ, c, σ_η, σ_ε. Expressions are written in the same operation order as the reference.
  */
 #include <math.h>
 
@@ -38,31 +38,10 @@ static void noises(const ux_real *p, ux_model_noises *out)
     out->noise[0] = (ux_law){UX_LAW_GAUSSIAN, 0, p[3], 0};
 }
 
-static int check(const ux_real *p)
-{
-    if (!isfinite(p[0]))
-        return 0;
-    if (!isfinite(p[1]))
-        return 1;
-    if (!(isfinite(p[2]) && p[2] > 0))
-        return 2;
-    if (!(isfinite(p[3]) && p[3] > 0))
-        return 3;
-    return -1;
-}
-
-static const ux_real defaults[4] = {0.98, 0.0, 0.2, 1.0};
-
-const ux_model ux_model_sv = {
-    .id = 1,
-    .name = "sv",
-    .n_params = 4,
-    .defaults = defaults,
-    .check = check,
+const ux_model_code ux_code_sv = {
     .transition = transition,
     .noises = noises,
     .family = UX_LAW_GAUSSIAN,
     .kernel = kernel,
     .sampler = sampler,
-    .prior = {UX_LAW_GAUSSIAN, 0.0, 2.25, 0.0},
 };

@@ -20,7 +20,7 @@ static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood li
     ux_model_noises nz;
     size_t p = 1;
     unsigned r;
-    model->noises(model->defaults, &nz);
+    model->code->noises(model->defaults, &nz);
     if (lik == UX_LIK_KERNEL)
         return nz.n_inner > 0 ? eta : 1;
     for (r = 0; r < nz.n_noise; ++r)
@@ -55,7 +55,7 @@ int ux_filter_check_params(const ux_model *model, const double *params)
         if (!ux_finite(p[i])) /* also catches doubles that overflow the float build */
             return (int)i;
     }
-    return model->check(p);
+    return ux_model_check_params(model, p);
 }
 
 /* Staged prediction arrays at the start of the workspace. */
@@ -91,8 +91,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     model = cfg->model;
     if (ux_log2_eta(cfg->eta) < 0 || (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER))
         return UX_ERR_ARG;
-    if (cfg->likelihood == UX_LIK_KERNEL ? model->kernel == NULL
-                                         : (cfg->likelihood != UX_LIK_SAMPLER || model->sampler == NULL))
+    if (cfg->likelihood == UX_LIK_KERNEL ? model->code->kernel == NULL
+                                         : (cfg->likelihood != UX_LIK_SAMPLER || model->code->sampler == NULL))
         return UX_ERR_ARG;
     if (cfg->params != NULL && ux_filter_check_params(model, cfg->params) >= 0)
         return UX_ERR_DOMAIN;
@@ -110,7 +110,7 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->likelihood = cfg->likelihood;
     ux_sources_init(&f->sources);
 
-    model->noises(f->params, &nz);
+    model->code->noises(f->params, &nz);
     prior = cfg->prior != NULL ? *cfg->prior : model->prior;
     st = ux_quantize(&prior, f->eta, &f->posterior, &f->sources);
     if (st == UX_OK)
@@ -183,7 +183,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     if (x == NULL || w == NULL)
         return UX_ERR_WORKSPACE;
     rest = ux_arena_rest(&arena);
-    st = ux_lift_points(x, w, &count, f->model->transition, &ctx, in, 2, &rest);
+    st = ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2, &rest);
     if (st != UX_OK)
         return st;
     if (f->mode == UX_MODE_PAPER)
@@ -232,10 +232,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     memset(&obs, 0, sizeof obs);
     obs.form = f->likelihood;
     obs.ctx = &ctx;
-    obs.family = f->model->family;
-    obs.kernel = f->model->kernel;
+    obs.family = f->model->code->family;
+    obs.kernel = f->model->code->kernel;
     obs.inner = f->n_inner > 0 ? &f->inner : NULL;
-    obs.sampler = f->model->sampler;
+    obs.sampler = f->model->code->sampler;
     for (k = 0; k < f->n_noise; ++k)
         noise[k] = &f->noise[k];
     obs.noise = noise;

@@ -1,9 +1,9 @@
 /*
- * Cubic mean-reverting state with a Beer–Lambert observation (system 3):
+ * Cubic mean-reverting state with a Beer–Lambert observation:
  *   d = c − x;  x' = x + αd − αβd³ + w,  w ~ N(0, σ_υ²)
  *   g = exp(−x)(1 + m), m ~ N(0, σ_m²);  y = g + sqrt(σ_base² + max(g, 0))·l,  l ~ Laplace(0, 1)
  * Kernel form: inner noise m, Laplace family, loc g, scale sqrt(σ_base² + max(g, 0)).
- * Parameters: α, β, c, σ_υ, σ_m, σ_base. Same operation order as the reference.
+ * Parameters (systems.toml, in this order): α, β, c, σ_υ, σ_m, σ_base. Same operation order as the reference.
  */
 #include <math.h>
 
@@ -46,33 +46,10 @@ static void noises(const ux_real *p, ux_model_noises *out)
     out->noise[1] = (ux_law){UX_LAW_LAPLACE, 0, 1, 0};
 }
 
-static int check(const ux_real *p)
-{
-    int i;
-    for (i = 0; i < 3; ++i)
-        if (!isfinite(p[i]))
-            return i;
-    if (!(isfinite(p[3]) && p[3] > 0))
-        return 3;
-    if (!(isfinite(p[4]) && p[4] > 0))
-        return 4;
-    if (!(isfinite(p[5]) && p[5] >= 0))
-        return 5;
-    return -1;
-}
-
-static const ux_real defaults[6] = {0.1, 0.05, 0.95, 0.05, 0.05, 0.01};
-
-const ux_model ux_model_cubic_bl = {
-    .id = 3,
-    .name = "cubic",
-    .n_params = 6,
-    .defaults = defaults,
-    .check = check,
+const ux_model_code ux_code_cubic = {
     .transition = transition,
     .noises = noises,
     .family = UX_LAW_LAPLACE,
     .kernel = kernel,
     .sampler = sampler,
-    .prior = {UX_LAW_GAUSSIAN, 0.0, 0.1, 0.0},
 };

@@ -1,0 +1,15 @@
+# GENERATED from firmware/src/models/systems.toml by scripts/codegen — do not edit by hand.
+# Change the source and run `make generate`; tests fail when this file and its source drift apart.
+"""The systems of the one system table, as data (see uxemu.systems)."""
+
+TABLE = (
+    {"id": 1, "name": 'sv', "title": 'stochastic volatility',
+     "params": (('phi', 0.98, 'real'), ('c', 0.0, 'real'), ('sigma_eta', 0.2, 'positive'), ('sigma_eps', 1.0, 'positive'),),
+     "prior": ('gaussian', 0.0, 2.25)},
+    {"id": 2, "name": 'gss', "title": 'Gordon–Salmond–Smith',
+     "params": (('sigma_v', 3.0, 'positive'), ('sigma_n', 1.0, 'positive'),),
+     "prior": ('gaussian', 0.0, 5.0)},
+    {"id": 3, "name": 'cubic', "title": 'cubic mean-reverting, Beer–Lambert observation',
+     "params": (('alpha', 0.1, 'real'), ('beta', 0.05, 'real'), ('c', 0.95, 'real'), ('sigma_v', 0.05, 'positive'), ('sigma_m', 0.05, 'positive'), ('sigma_base', 0.01, 'nonnegative'),),
+     "prior": ('gaussian', 0.0, 0.1)},
+)

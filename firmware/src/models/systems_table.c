@@ -1,0 +1,28 @@
+// GENERATED from firmware/src/models/systems.toml by scripts/codegen — do not edit by hand.
+// Change the source and run `make generate`; tests fail when this file and its source drift apart.
+
+#include "ux/model.h"
+
+extern const ux_model_code ux_code_sv;
+extern const ux_model_code ux_code_gss;
+extern const ux_model_code ux_code_cubic;
+
+static const char *const sv_param_names[] = {"phi", "c", "sigma_eta", "sigma_eps"};
+static const ux_real sv_defaults[] = {0.98, 0.0, 0.2, 1.0};
+static const uint8_t sv_domains[] = {UX_PARAM_REAL, UX_PARAM_REAL, UX_PARAM_POSITIVE, UX_PARAM_POSITIVE};
+
+static const char *const gss_param_names[] = {"sigma_v", "sigma_n"};
+static const ux_real gss_defaults[] = {3.0, 1.0};
+static const uint8_t gss_domains[] = {UX_PARAM_POSITIVE, UX_PARAM_POSITIVE};
+
+static const char *const cubic_param_names[] = {"alpha", "beta", "c", "sigma_v", "sigma_m", "sigma_base"};
+static const ux_real cubic_defaults[] = {0.1, 0.05, 0.95, 0.05, 0.05, 0.01};
+static const uint8_t cubic_domains[] = {UX_PARAM_REAL, UX_PARAM_REAL, UX_PARAM_REAL, UX_PARAM_POSITIVE, UX_PARAM_POSITIVE, UX_PARAM_NONNEGATIVE};
+
+const ux_model ux_models[] = {
+    {1, "sv", "stochastic volatility", 4, sv_param_names, sv_defaults, sv_domains, {UX_LAW_GAUSSIAN, 0.0, 2.25, 0.0}, &ux_code_sv},
+    {2, "gss", "Gordon–Salmond–Smith", 2, gss_param_names, gss_defaults, gss_domains, {UX_LAW_GAUSSIAN, 0.0, 5.0, 0.0}, &ux_code_gss},
+    {3, "cubic", "cubic mean-reverting, Beer–Lambert observation", 6, cubic_param_names, cubic_defaults, cubic_domains, {UX_LAW_GAUSSIAN, 0.0, 0.1, 0.0}, &ux_code_cubic},
+};
+
+const unsigned ux_models_count = sizeof ux_models / sizeof ux_models[0];
