@@ -5,7 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 VPY    := $(VENV)/bin/python
 BUILD  := build
-BOARDS := mps2-an500 mps2-an386
+# Every board folder with a board.mk (the same rule uxhost.qemu.boards() applies).
+BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
 .PHONY: all deps venv generate native firmware ctest test test-fast demo bench bench-full bench-firmware clean
 

@@ -1,12 +1,13 @@
 """Sensor traces: generation from a model (seeded) and CSV input/output.
 
 CSV columns: k, u, z and, when the truth is known, x. One row per step; the first observation is of
-the initial state (k = 0).
+the initial state (k = 0). Lines before the column header that start with `#` are the trace's metadata,
+`# key: value` (a simulated trace names the system and parameters that made it).
 """
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ class Trace:
     u: np.ndarray
     z: np.ndarray
     x: np.ndarray | None = None  # the true state, when known
+    meta: dict[str, str] = field(default_factory=dict)  # e.g. {"system": "gss", "params": "3.0,1.0"}
 
     def __len__(self) -> int:
         return self.z.size
@@ -27,6 +29,8 @@ class Trace:
     def to_csv(self, path) -> None:
         path = Path(path)
         with path.open("w", newline="") as fh:
+            for key, value in self.meta.items():
+                fh.write(f"# {key}: {value}\n")
             out = csv.writer(fh)
             out.writerow(["k", "u", "z"] + (["x"] if self.x is not None else []))
             for i in range(len(self)):
@@ -40,13 +44,20 @@ class Trace:
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"trace file {path} does not exist")
+        meta, skipped = {}, 0
         with path.open(newline="") as fh:
-            rows = list(csv.reader(fh))
+            lines = fh.read().splitlines(keepends=True)
+        while skipped < len(lines) and lines[skipped].startswith("#"):
+            key, sep, value = lines[skipped][1:].partition(":")
+            if sep:
+                meta[key.strip()] = value.strip()
+            skipped += 1
+        rows = list(csv.reader(lines[skipped:]))
         if not rows or "z" not in rows[0]:
             raise ValueError(f"{path}: first line must be a header with at least a 'z' column (k,u,z[,x])")
         head = [h.strip() for h in rows[0]]
         cols = {name: [] for name in head}
-        for line_no, row in enumerate(rows[1:], start=2):
+        for line_no, row in enumerate(rows[1:], start=skipped + 2):
             if not row:
                 continue
             if len(row) != len(head):
@@ -60,7 +71,7 @@ class Trace:
         k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(z.size)
         u = np.array(cols["u"]) if "u" in cols else np.zeros(z.size)
         x = np.array(cols["x"]) if "x" in cols else None
-        return cls(k, u, z, x)
+        return cls(k, u, z, x, meta)
 
 
 def simulate(model: StateSpaceModel, T: int, rng: np.random.Generator, u=None) -> Trace:
@@ -73,7 +84,8 @@ def simulate(model: StateSpaceModel, T: int, rng: np.random.Generator, u=None) -
     for k in range(1, T):
         x[k] = model.sample_transition(np.array(x[k - 1]), k, u[k], rng)
     z = model.sample_observation(x, rng)
-    return Trace(np.arange(T), u, z, x)
+    meta = {"system": model.name, "params": ",".join(repr(float(p)) for p in model.params)} if model.params else {}
+    return Trace(np.arange(T), u, z, x, meta)
 
 
 def simulate_many(model: StateSpaceModel, n_traces: int, T: int, seed: int) -> list[Trace]:

@@ -35,13 +35,13 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
     """Failures a user can cause or fix: reported as one line, never as a traceback."""
     import serial
 
-    from .commands.common import CommandError
+    from .errors import UserError
     from .dump import DumpError
     from .link import LinkError
     from .protocol import ProtocolError
     from .qemu import QemuError
 
-    return (CommandError, DumpError, LinkError, ProtocolError, QemuError, serial.SerialException, OSError)
+    return (UserError, DumpError, LinkError, ProtocolError, QemuError, serial.SerialException, OSError)
 
 
 def _terminate(signum, frame):

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .commands.common import find_firmware, load_trace, model_prior
-from .dump import ModelConfig, load_dump
+from .config import ModelConfig, find_spec, resolve, table_specs
+from .dump import load_dump
+from .qemu import DEFAULT_BOARD, find_firmware
+from .traces import load_trace
 
 SYSTEM = "gss"
 STEPS = 50
@@ -53,19 +55,15 @@ class DemoResult:
 
 
 def demo_config(eta: int = 16) -> ModelConfig:
-    from uxemu import systems
-
-    model = systems.get(SYSTEM)
-    kind, a, b = model_prior(model)
-    return ModelConfig(SYSTEM, tuple(model.params), eta, "refined", "kernel", kind, a, b)
+    return resolve(find_spec(table_specs(), SYSTEM), eta=eta)
 
 
-def run_demo(out_dir: Path, board: str = "mps2-an500", elf: Path | None = None, steps: int = STEPS,
+def run_demo(out_dir: Path, board: str = DEFAULT_BOARD, elf: Path | None = None, steps: int = STEPS,
              seed: int = SEED, eta: int = 16, timeout: float = 10.0) -> tuple[DemoResult, ModelConfig]:
     from uxemu import simulate_many
 
     from . import qemu
-    from .commands.stream import stream_trace
+    from .streaming import stream_trace
     from .link import Device
     from .plot import plot_dump
     from .validate import accuracy, compare

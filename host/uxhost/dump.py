@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .config import ModelConfig
 
 FORMAT = "uxhost-dump"
 FORMAT_VERSION = 1
@@ -35,36 +36,6 @@ CYCLE_UNITS = {"qemu-icount": "virtual cycles (icount)", "dwt": "cycles", "host-
 
 class DumpError(ValueError):
     """A dump that cannot be written or read as asked."""
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """The filter configuration that a device and the reference both run, in the link's terms."""
-
-    system: str  # 'sv', 'gss' or 'cubic'
-    params: tuple[float, ...]  # the system's parameter vector, in the order of docs/semantics.md
-    eta: int = 16
-    mode: str = "refined"
-    likelihood: str = "kernel"
-    prior_kind: str = "gaussian"  # 'gaussian' (a = mean, b = std) or 'laplace' (a = μ, b = scale)
-    prior_a: float = 0.0
-    prior_b: float = 1.0
-
-    @property
-    def system_id(self) -> int:
-        from uxemu import systems
-
-        return systems.spec(self.system).id
-
-    def model(self):
-        from uxemu import systems
-
-        return systems.from_param_vector(self.system_id, self.params)
-
-    def prior_law(self):
-        from uxemu.laws import Laplace, Normal
-
-        return (Normal if self.prior_kind == "gaussian" else Laplace)(self.prior_a, self.prior_b)
 
 
 @dataclass
@@ -103,7 +74,7 @@ class Header:
             prior = obj["prior"]
             config = ModelConfig(str(obj["system"]), tuple(float(v) for v in obj["params"]), int(obj["eta"]),
                                  str(obj["mode"]), str(obj["likelihood"]), str(prior["kind"]),
-                                 float(prior["a"]), float(prior["b"]))
+                                 float(prior["a"]), float(prior["b"]), system_id=obj.get("system_id"))
             rest = {f.name: obj[f.name] for f in fields(cls) if f.name != "config" and f.name in obj}
         except (KeyError, TypeError, ValueError) as exc:
             raise DumpError(f"{where}: header lacks or garbles {exc}") from None

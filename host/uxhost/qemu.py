@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -19,12 +20,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import UserError
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BOARDS_DIR = REPO_ROOT / "boards"
 BUILD_DIR = REPO_ROOT / "build"
 QEMU = "qemu-system-arm"
 # 64 ns per instruction: 1.6 virtual cycles per instruction, so a single instruction is visible.
 DEFAULT_ICOUNT_SHIFT = 6
+DEFAULT_BOARD = "mps2-an500"  # the reference target: Cortex-M7 with a double-precision FPU
 CLOCK_HZ = 25_000_000
 _READY = "waiting for connection"
 
@@ -221,3 +225,31 @@ def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | Non
         if "Address already in use" not in last_error:
             break
     raise QemuError(f"QEMU ({board}) failed to start: {last_error or 'no message'}")
+
+
+def find_firmware(board: str, elf: Path | None = None, build_dirs=None) -> Path:
+    """The firmware image to boot: --elf as given, else <build>/<board>/firmware.elf from the first of
+    `build_dirs` that has it (default: ./build, then the build folder of the checkout uxhost runs from)."""
+    if elf is not None:
+        if not elf.is_file():
+            raise UserError(f"firmware image {elf} does not exist")
+        return elf
+    dirs = [Path.cwd() / "build", BUILD_DIR] if build_dirs is None else [Path(d) for d in build_dirs]
+    for build in dirs:
+        candidate = build / board / "firmware.elf"
+        if candidate.is_file():
+            return candidate
+    raise UserError(f"no firmware image for {board} (build/{board}/firmware.elf not found): "
+                       f"run `make firmware` first, or pass --elf")
+
+
+def qemu_end(code: int, stderr: str) -> str:
+    """'was killed by SIGKILL' or 'exited with code N: <its last error line>'."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    # QEMU warns about unused devices on every start; an error line is what tells why it stopped.
+    said = [line for line in stderr.strip().splitlines() if "warning:" not in line]
+    return f"exited with code {code}" + (f": {said[-1]}" if said else "")

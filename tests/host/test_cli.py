@@ -57,7 +57,6 @@ def test_no_subcommand_is_a_usage_error(capsys):
     (["stream", "t.csv", "-o", "d.jsonl"], "one of the arguments --port --board is required"),
     (["stream", "t.csv", "--port", "loop://", "--board", "mps2-an500", "-o", "d.jsonl"], "not allowed with"),
     (["stream", "t.csv", "--port", "loop://", "--eta", "12", "-o", "d.jsonl"], "invalid choice: 12"),
-    (["simulate", "--system", "lorenz", "--steps", "5", "--seed", "1", "-o", "t.csv"], "invalid choice: 'lorenz'"),
     (["simulate", "--system", "sv", "--steps", "0", "--seed", "1", "-o", "t.csv"], "must be at least 1"),
     (["validate", "d.jsonl", "--rtol", "-1"], "must be a positive number"),
 ])
@@ -77,9 +76,13 @@ def test_simulate_writes_a_trace_the_reference_reads(system, tmp_path, capsys):
     code, stdout, _ = run_cli(capsys, "simulate", "--system", system, "--steps", 30, "--seed", 7, "-o", out)
     assert code == 0
     assert str(out) in stdout
-    assert out.read_text().splitlines()[0] == "k,u,z,x"
+    header = [line for line in out.read_text().splitlines() if not line.startswith("#")][0]
+    assert header == "k,u,z,x"
     trace = uxemu.Trace.from_csv(out)
     assert len(trace) == 30
+    # The header names the model that made the trace, so `stream` can run it without being told.
+    assert trace.meta["system"] == system
+    assert tuple(map(float, trace.meta["params"].split(","))) == uxemu.systems.get(system).params
     assert list(trace.k) == list(range(30))
     assert np.isfinite(trace.z).all() and np.isfinite(trace.x).all()
     # The same seed gives the same trace; the trace is the reference's own simulation of the model.
@@ -110,6 +113,16 @@ def test_simulate_takes_parameter_overrides(tmp_path, capsys):
     expected = uxemu.simulate_many(uxemu.systems.get("gss", sigma_v=0.5), 1, 20, 1)[0]
     np.testing.assert_array_equal(quiet.x, expected.x)
     assert not np.array_equal(quiet.x, uxemu.Trace.from_csv(a).x)
+
+
+def test_unknown_system_is_a_one_line_error_naming_the_known_ones(tmp_path, capsys):
+    from uxemu import systems
+
+    code, _, err = run_cli(capsys, "simulate", "--system", "lorenz", "--steps", 5, "--seed", 1,
+                           "-o", tmp_path / "t.csv")
+    assert code == 2
+    assert err.startswith("uxhost simulate: error: no system 'lorenz' in the system table")
+    assert all(name in err for name in systems.names())
 
 
 @pytest.mark.parametrize("params, complaint", [
@@ -172,9 +185,19 @@ def test_missing_trace_is_a_one_line_error(tmp_path, capsys):
 def test_bad_prior_is_a_one_line_error(prior, tmp_path, capsys):
     trace = tmp_path / "t.csv"
     trace.write_text(GOOD)
-    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "--prior", prior, "-o", tmp_path / "d.jsonl")
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "--system", "gss", "--prior", prior,
+                           "-o", tmp_path / "d.jsonl")
     assert code == 2
     assert err.startswith("uxhost stream: error: --prior")
+
+
+def test_stream_needs_a_system_from_the_user_or_the_trace(tmp_path, capsys):
+    """No silent default: a trace without a '# system:' header and no --system is refused, by name."""
+    trace = tmp_path / "t.csv"
+    trace.write_text(GOOD)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.jsonl")
+    assert code == 2
+    assert "has no '# system: NAME' header line: pass --system NAME" in err
 
 
 def test_dump_needs_a_known_suffix(tmp_path, capsys):

@@ -14,9 +14,10 @@ import pytest
 import uxemu
 from uxhost import qemu
 from uxhost.cli import main
-from uxhost.commands.common import CommandError
-from uxhost.commands.stream import stream_trace
-from uxhost.dump import ModelConfig, load_dump
+from uxhost.errors import UserError
+from uxhost.streaming import stream_trace
+from uxhost.config import ModelConfig
+from uxhost.dump import load_dump
 from uxhost.link import Device
 
 pytestmark = pytest.mark.qemu
@@ -98,7 +99,7 @@ def test_emulator_dying_mid_run_is_one_clear_error(tmp_path):
 
         device = Device.open(instance.url, timeout=1.0)
         device.__class__ = DiesAfterThreeSteps
-        with device, pytest.raises(CommandError) as exc:
+        with device, pytest.raises(UserError) as exc:
             stream_trace(device, trace, cfg, out, qemu=instance)
     assert str(exc.value) == (f"QEMU (mps2-an500) was killed by SIGKILL at step k=3; "
                               f"the dump {out} keeps the 3 step(s) before it")

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from uxhost.dump import (JOURNAL_SUFFIX, Dump, DumpError, Header, ModelConfig, StepRecord, load_dump, open_writer,
+from uxhost.config import ModelConfig
+from uxhost.dump import (JOURNAL_SUFFIX, Dump, DumpError, Header, StepRecord, load_dump, open_writer,
                          save_dump)
 
 

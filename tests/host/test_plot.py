@@ -7,7 +7,8 @@ from matplotlib.image import imread
 
 import uxemu
 from uxhost.cli import main
-from uxhost.dump import ModelConfig, save_dump
+from uxhost.config import ModelConfig
+from uxhost.dump import save_dump
 from uxhost.plot import atom_quantile, plot_dump
 from uxhost.validate import reference_dump
 

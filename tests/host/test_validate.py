@@ -8,7 +8,8 @@ import pytest
 import uxemu
 from uxemu import metrics
 from uxhost.cli import main
-from uxhost.dump import ModelConfig, save_dump
+from uxhost.config import ModelConfig
+from uxhost.dump import save_dump
 from uxhost.validate import (FLOAT_RTOL, compare, reference_dump, reference_filter, reference_posteriors,
                              step_differences)
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import BOARDS, positive_int
+from ..qemu import DEFAULT_BOARD, boards
+from .common import positive_int
 
 
 def register(sub) -> None:
@@ -16,7 +17,7 @@ def register(sub) -> None:
                     "OUT/dump.jsonl and OUT/plot.png. Needs the firmware image (`make firmware`). "
                     "Exit code 0 when the device agrees with the reference, 1 when it does not.")
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output folder (default: %(default)s)")
-    parser.add_argument("--board", choices=BOARDS, default="mps2-an500", help="QEMU board (default: %(default)s)")
+    parser.add_argument("--board", choices=boards(), default=DEFAULT_BOARD, help="QEMU board (default: %(default)s)")
     parser.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
     parser.add_argument("--steps", type=positive_int, default=STEPS, help="trace length (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=SEED, help="trace seed (default: %(default)s)")

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import CommandError, load_trace
+from ..traces import load_trace
+from .common import UserError
 
 
 def register(sub) -> None:
@@ -23,10 +24,10 @@ def run(args) -> int:
     from ..validate import check_trace
 
     if args.output.suffix.lower() != ".png":
-        raise CommandError(f"{args.output}: the plot is written as PNG; name the file *.png")
+        raise UserError(f"{args.output}: the plot is written as PNG; name the file *.png")
     dump = load_dump(args.dump)
     if not dump.steps:
-        raise CommandError(f"{args.dump}: the dump has no step records: nothing to plot")
+        raise UserError(f"{args.dump}: the dump has no step records: nothing to plot")
     truth = None
     if args.trace is not None:
         trace = load_trace(args.trace)

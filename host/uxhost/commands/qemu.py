@@ -5,8 +5,8 @@ import sys
 import time
 from pathlib import Path
 
-from .common import BOARDS, CommandError, find_firmware
-from .stream import qemu_end
+from ..qemu import DEFAULT_BOARD, boards, find_firmware, qemu_end
+from .common import UserError
 
 
 def register(sub) -> None:
@@ -16,7 +16,7 @@ def register(sub) -> None:
                             description="Boot a firmware image in QEMU with its UART on a free local TCP port, "
                                         "print the pyserial URL (socket://127.0.0.1:PORT) on stdout and keep "
                                         "running until Ctrl-C. The guest starts when the first host connects.")
-    parser.add_argument("--board", choices=BOARDS, default="mps2-an500",
+    parser.add_argument("--board", choices=boards(), default=DEFAULT_BOARD,
                         help="QEMU board: mps2-an500 (Cortex-M7, double build) or mps2-an386 (Cortex-M4F, "
                              "float build); default: %(default)s")
     parser.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
@@ -39,4 +39,4 @@ def run(args) -> int:
         except KeyboardInterrupt:
             print("stopping QEMU", file=sys.stderr)
             return 0
-        raise CommandError(f"QEMU ({args.board}) {qemu_end(instance.process.returncode, instance.stderr())}")
+        raise UserError(f"QEMU ({args.board}) {qemu_end(instance.process.returncode, instance.stderr())}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import add_model_arguments, build_model, positive_int
+from .common import UserError, add_model_arguments, positive_int
 
 
 def register(sub) -> None:
@@ -28,9 +28,14 @@ def output_paths(output: Path, count: int) -> list[Path]:
 
 
 def run(args) -> int:
-    from uxemu import simulate_many
+    from uxemu import simulate_many, systems
 
-    model = build_model(args.system, args.params)
+    from ..config import find_spec, parse_params, table_specs
+
+    spec = find_spec(table_specs(), args.system)
+    if spec.name not in systems.TWINS:
+        raise UserError(f"system {spec.name} exists only in C: the reference has no twin to simulate it with")
+    model = systems.get(spec.name, **dict(zip(spec.param_names, parse_params(spec, args.params))))
     # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
     traces = simulate_many(model, args.traces, args.steps, args.seed)
     paths = output_paths(args.output, args.traces)

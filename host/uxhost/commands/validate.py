@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import load_trace, positive_float
+from ..traces import load_trace
+from .common import positive_float
 
 
 def register(sub) -> None:
