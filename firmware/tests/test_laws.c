@@ -21,7 +21,7 @@ static void test_gaussian_reference_atoms(void)
     ux_sources_init(&src);
     CHECK(ux_gaussian(&v, 0, 1, 16, &src) == UX_OK);
     CHECK(valid_full(&v, 16));
-    /* DESIGN.md: mean split, not median split. */
+    /* docs/contract.md: mean split, not median split. */
     CHECK_NEAR(v.x[15], 2.2194, 1e-4);
     CHECK_NEAR(v.x[0], -2.2194, 1e-4);
     CHECK_NEAR(v.w[0], 0.0340, 1e-4);

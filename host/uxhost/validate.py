@@ -2,10 +2,13 @@
 
 The reference runs the dump's own configuration (system, parameter vector, prior, η, mode, likelihood)
 on the dump's own (k, u, z), with the same predict flags: no predict on the first record, predict on
-every other one. Two ways to run it:
+every other one. The reference is the Python twin of the system (uxemu.systems); a system that exists
+only in C is run by the host build of the same C code instead (libux.so through uxemu.native), which
+still catches what differs between the device and the host: compiler, FPU, precision, link faults.
+Two ways to run it:
 
 - *run*: the reference filters the whole trace on its own, and every device posterior must match the
-  reference's. The double build's contract (DESIGN.md §1): 1e-9 relative on every dump.
+  reference's. The double build's contract (docs/semantics.md): 1e-9 relative on every dump.
 - *step*: each reference step starts from the device's previous posterior, so each step checks the
   device's arithmetic alone. The default for the float build, whose own run drifts away from a double
   one for good reasons: a Gordon–Salmond–Smith posterior is bimodal, and a float rounding can tip a
@@ -42,7 +45,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dump import Dump, DumpError, Header, ModelConfig, StepRecord
+from .config import ModelConfig
+from .dump import Dump, DumpError, Header, StepRecord
 
 QUANTITIES = ("mean", "var", "law", "atoms_x", "atoms_w")
 LABELS = {"mean": "mean", "var": "variance", "law": "law (W1)", "atoms_x": "atom positions",
@@ -79,14 +83,49 @@ def default_policy(header: Header) -> Policy:
 # The reference
 
 
-def reference_filter(config: ModelConfig):
-    from uxemu import BayesLaplaceFilter
+def reference_filter(config: ModelConfig, native_lib=None, float_build: bool = False):
+    """The filter that stands for the device: the Python twin, or the host build of the system's C code
+    (`native_lib`, default: uxemu.native's library of the given precision) for a system with no twin."""
+    if config.has_twin():
+        from uxemu import BayesLaplaceFilter
 
-    return BayesLaplaceFilter(config.model(), config.eta, config.mode, config.likelihood,
-                              prior=config.prior_law())
+        return BayesLaplaceFilter(config.model(), config.eta, config.mode, config.likelihood,
+                                  prior=config.prior_law())
+    return NativeReference(config, native_lib, float_build)
 
 
-def reference_posteriors(config: ModelConfig, k, u, z, given=None):
+class NativeReference:
+    """The host build of the device's own C code, driven like the reference's BayesLaplaceFilter."""
+
+    def __init__(self, config: ModelConfig, native_lib=None, float_build: bool = False):
+        from uxemu import native
+
+        try:
+            nat = native.Native(native_lib, float_build) if native_lib else native.load(float_build)
+        except FileNotFoundError as exc:
+            raise DumpError(f"system {config.system} exists only in C, and its host build is missing: {exc}") from None
+        model = nat.lib.ux_model_find(config.system_id)
+        if not model or model.contents.name.decode() != config.system:
+            raise DumpError(f"the host library {nat.path} has no system {config.system} with id {config.system_id}: "
+                            "pass --native-lib with the host build of the firmware's own tree")
+        self.eta = config.eta
+        self.filter = nat.filter(config.system_id, config.eta, config.mode, config.likelihood, config.params,
+                                 (config.prior_kind, config.prior_a, config.prior_b))
+
+    def step(self, k: int, z: float, u: float = 0.0, predict: bool = True) -> int:
+        if predict:
+            self.filter.predict(k, u)
+        return self.filter.update([z])
+
+    @property
+    def posterior(self):
+        from uxemu import Value
+
+        v = self.filter.posterior()
+        return Value(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), self.eta)
+
+
+def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False):
     """(status, posterior Value) per step, exactly as a device is driven: predict on all but the first.
 
     With `given` (the device's step records), each step starts from the device's previous posterior
@@ -94,7 +133,10 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None):
     that a long run accumulates where rounding differs (the float build)."""
     from uxemu import Value
 
-    filt = reference_filter(config)
+    filt = reference_filter(config, native_lib, float_build)
+    if given is not None and isinstance(filt, NativeReference):
+        raise DumpError(f"system {config.system} exists only in C: a step-by-step check needs its Python twin; "
+                        "use --reference run")
     for i in range(len(z)):
         if given is not None and i > 0:
             prev = given[i - 1]
@@ -168,9 +210,9 @@ class Comparison:
         return max((v for q, v in self.max_rel.items() if q in self.policy.tolerance), default=0.0)
 
 
-def compare(dump: Dump, rtol: float | None = None, reference: str | None = None) -> Comparison:
+def compare(dump: Dump, rtol: float | None = None, reference: str | None = None, native_lib=None) -> Comparison:
     """Every step of the dump against the reference; `rtol` and `reference` ('run' or 'step') override
-    the build's policy."""
+    the build's policy; `native_lib` is the host build that runs a system with no Python twin."""
     if not dump.steps:
         raise DumpError("the dump has no step records: nothing to validate")
     policy = default_policy(dump.header)
@@ -185,7 +227,9 @@ def compare(dump: Dump, rtol: float | None = None, reference: str | None = None)
     limits = {"status": 0.0, **policy.tolerance}
     order = [q for q in ("status", "count", "atoms_x", "atoms_w", "mean", "var", "law") if q in limits]
     try:
-        for rec, (status, ref) in zip(dump.steps, reference_posteriors(dump.header.config, k, u, z, given)):
+        posteriors = reference_posteriors(dump.header.config, k, u, z, given, native_lib,
+                                          float_build=dump.header.real_bytes < 8)
+        for rec, (status, ref) in zip(dump.steps, posteriors):
             diffs = step_differences(rec, status, ref)
             cmp.steps += 1
             for q in QUANTITIES:

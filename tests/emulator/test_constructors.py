@@ -53,7 +53,7 @@ def test_constructor_matches_quadrature(make, dist, lo, hi, eta):
 
 
 def test_gaussian_reference_numbers_of_the_design():
-    """DESIGN §2: N(0,1) at 16 atoms: outermost ±2.2194 (mass 0.0340), innermost ±0.0932 (0.0741)."""
+    """docs/contract.md: N(0,1) at 16 atoms: outermost ±2.2194 (mass 0.0340), innermost ±0.0932 (0.0741)."""
     v = ux.gaussian(0, 1, 16)
     assert v.x[-1] == pytest.approx(2.2194, abs=5e-5) and v.x[0] == pytest.approx(-2.2194, abs=5e-5)
     assert v.w[0] == pytest.approx(0.0340, abs=5e-5)

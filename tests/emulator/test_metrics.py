@@ -54,7 +54,7 @@ def test_crps_matches_the_pairwise_formula(pairs, y):
 
 def test_crps_of_a_quantized_gaussian_is_within_twice_its_w1_of_the_closed_form():
     # |CRPS(F, y) − CRPS(G, y)| = |∫ (F − G)(F + G − 2·1{t ≥ y}) dt| ≤ 2·W1(F, G); W1 of the η = 64
-    # quantization of N(0, 1) is 0.0201 (its exact value, by quadrature, is in DESIGN §3).
+    # quantization of N(0, 1) is 0.0201 (its exact value, by quadrature, is in docs/contract.md).
     v = ux.gaussian(0.0, 1.0, eta=64)
     for y in (-2.5, -0.3, 0.0, 1.1, 4.0):
         exact = y * (2 * stats.norm.cdf(y) - 1) + 2 * stats.norm.pdf(y) - 1 / math.sqrt(math.pi)
@@ -165,7 +165,7 @@ def test_w1_reconstructed_matches_quadrature_and_weighted_samples():
 
 
 def test_w1_of_a_quantized_gaussian_against_a_large_sample_reproduces_the_yardstick():
-    # DESIGN §3: atoms 0.146 at η = 8, reconstruction 0.021. A 10⁶-sample empirical cdf is itself
+    # docs/contract.md: atoms 0.146 at η = 8, reconstruction 0.021. A 10⁶-sample empirical cdf is itself
     # ~0.001 from N(0, 1) in W1, which bounds how far either estimate may move.
     s = np.random.default_rng(3).normal(size=1_000_000)
     v = ux.gaussian(0.0, 1.0, eta=8)

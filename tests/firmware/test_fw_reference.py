@@ -2,7 +2,7 @@
 (uxemu) step by step.
 
 Double build (mps2-an500): every atom, weight, mean and variance to 1e-9 relative — the contract of
-DESIGN.md; in practice the two agree to ~1e-14.
+docs/contract.md; in practice the two agree to ~1e-14.
 
 Float build (mps2-an386): the core computes in binary32 (unit roundoff u = 2^-24 ≈ 6e-8). Over a
 whole trace the float and double filters drift apart at the rate the dynamics amplify perturbations —

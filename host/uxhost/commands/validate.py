@@ -24,6 +24,9 @@ def register(sub) -> None:
                         help="run: the reference filters the whole trace on its own (default for a double "
                              "build); step: each reference step starts from the device's previous posterior "
                              "(default for a float build, whose long runs drift for rounding reasons)")
+    parser.add_argument("--native-lib", type=Path, metavar="SO",
+                        help="host build of the firmware's C code (libux.so), the reference for a system that "
+                             "has no Python twin (default: $UX_NATIVE_LIB, else build/native/libux.so)")
     parser.set_defaults(run=run)
 
 
@@ -38,16 +41,16 @@ def run(args) -> int:
         check_trace(dump, trace, args.trace)
         if trace.x is not None:
             truth = trace.x
-    result = report(dump, truth, str(args.dump), args.rtol, args.reference)
+    result = report(dump, truth, str(args.dump), args.rtol, args.reference, args.native_lib)
     return 0 if result.ok else 1
 
 
-def report(dump, truth, name: str, rtol=None, reference=None):
+def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
     """Compares, prints the report on stdout and returns the Comparison."""
     from ..validate import LABELS, QUANTITIES, accuracy, compare
 
     h, cfg = dump.header, dump.header.config
-    cmp = compare(dump, rtol, reference)
+    cmp = compare(dump, rtol, reference, native_lib)
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
     print(f"{name}: {len(dump)} steps of {cfg.system}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
           f"({source}, {h.real_bytes}-byte reals)")
