@@ -70,7 +70,7 @@ def test_bad_arguments_exit_2_with_argparse_message(argv, complaint, capsys):
 # -- simulate --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("system", ["sv", "gss", "cubic"])
+@pytest.mark.parametrize("system", uxemu.systems.with_twin())
 def test_simulate_writes_a_trace_the_reference_reads(system, tmp_path, capsys):
     out = tmp_path / "trace.csv"
     code, stdout, _ = run_cli(capsys, "simulate", "--system", system, "--steps", 30, "--seed", 7, "-o", out)
