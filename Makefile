@@ -8,7 +8,7 @@ BUILD  := build
 # Every board folder with a board.mk (the same rule uxhost.qemu.boards() applies).
 BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
-.PHONY: all deps venv generate native firmware ctest test test-fast demo bench bench-full bench-firmware clean
+.PHONY: all deps venv generate native firmware ctest test test-fast demo bench bench-full bench-firmware pio clean
 
 all: native firmware
 
@@ -62,5 +62,10 @@ bench-full: venv native
 bench-firmware: deps venv
 	$(VPY) benchmarks/firmware_costs.py
 
+# PlatformIO, offline: every env of platformio.ini and the example application (platformio/README.md).
+pio: deps venv generate
+	scripts/pio run
+	scripts/pio run -d examples/sensor-loop
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) .pio examples/*/.pio

@@ -68,6 +68,8 @@ typedef struct {
 
 /* The system with this id, or NULL. */
 const ux_model *ux_model_find(unsigned id);
+/* The system with this name (systems.toml), or NULL. */
+const ux_model *ux_model_named(const char *name);
 /* Number of registered systems and the i-th one (0-based; NULL past the end). */
 unsigned ux_model_count(void);
 const ux_model *ux_model_at(unsigned i);

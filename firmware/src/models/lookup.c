@@ -3,6 +3,7 @@
  * `ux_models`, is generated from systems.toml into systems_table.c.
  */
 #include <math.h>
+#include <string.h>
 
 #include "ux/model.h"
 
@@ -18,6 +19,15 @@ const ux_model *ux_model_find(unsigned id)
     unsigned i;
     for (i = 0; i < ux_models_count; ++i)
         if (ux_models[i].id == id)
+            return &ux_models[i];
+    return NULL;
+}
+
+const ux_model *ux_model_named(const char *name)
+{
+    unsigned i;
+    for (i = 0; i < ux_models_count; ++i)
+        if (strcmp(ux_models[i].name, name) == 0)
             return &ux_models[i];
     return NULL;
 }

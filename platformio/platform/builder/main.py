@@ -1,0 +1,69 @@
+"""SCons script of the ux-filter local PlatformIO platform.
+
+A project env names its board with `custom_ux_board` (default: the env's own name): a folder under the
+repository's boards/. The compiler and linker flags are the firmware Makefile's own ARM_CFLAGS and
+ARM_LDFLAGS for that board, evaluated by make, so `pio run` and `make firmware` cannot drift apart. The
+toolchain is the system's arm-none-eabi-gcc: nothing is downloaded.
+
+Sources: the project's src_dir (the serial-protocol app for the repository's own envs, the user's
+application in examples/), the ux core as the library of the repository's library.json (lib_deps), and
+the board's sources (BOARD_SRCS of its board.mk).
+"""
+import os
+import shlex
+import subprocess
+import sys
+
+from SCons.Script import AlwaysBuild, Default, DefaultEnvironment
+
+env = DefaultEnvironment()
+REPO = os.path.realpath(os.path.join(env.PioPlatform().get_dir(), "..", ".."))
+FIRMWARE = os.path.join(REPO, "firmware")
+BOARDS = os.path.join(REPO, "boards")
+BOARD = env.GetProjectOption("custom_ux_board", env.subst("$PIOENV"))
+BUILD = env.subst("$BUILD_DIR")
+
+if not os.path.isfile(os.path.join(BOARDS, BOARD, "board.mk")):
+    sys.stderr.write(f"ux-filter: no board {BOARD!r} (expected {BOARDS}/{BOARD}/board.mk); set custom_ux_board\n")
+    env.Exit(1)
+
+
+def make_variables(*names):
+    """The firmware Makefile's variables for this board, as make itself expands them."""
+    # $(info) prints the raw value (no shell in between to reinterpret its quotes)
+    rule = "ux-print-variables:\n" + "".join(f"\t$(info {n}=$({n}))\n" for n in names) + "\t@:\n"
+    out = subprocess.run(["make", "-s", "--no-print-directory", "-f", "Makefile", "-f", "-", "ux-print-variables",
+                          f"BOARD={BOARD}", f"BUILD={BUILD}"],
+                         cwd=FIRMWARE, input=rule, text=True, capture_output=True, check=True).stdout
+    return dict(line.split("=", 1) for line in out.splitlines())
+
+
+def absolute(flags, base):
+    """Flags with make's relative -I/-L paths made absolute (make runs them from firmware/), each quoted
+    for the shell SCons runs commands through (-DBOARD_NAME='"…"' must stay a string literal)."""
+    out = []
+    for flag in shlex.split(flags):
+        if flag in ("-MMD", "-MP"):  # make's dependency files; SCons scans headers itself
+            continue
+        for prefix in ("-I", "-L"):
+            if flag.startswith(prefix) and not os.path.isabs(flag[2:]):
+                flag = prefix + os.path.normpath(os.path.join(base, flag[2:]))
+        out.append(shlex.quote(flag))
+    return out
+
+
+v = make_variables("ARM_CFLAGS", "ARM_LDFLAGS", "BOARD_SRCS")
+env.Replace(
+    CC="arm-none-eabi-gcc", AS="arm-none-eabi-gcc", AR="arm-none-eabi-ar", RANLIB="arm-none-eabi-ranlib",
+    LINK="arm-none-eabi-gcc", OBJCOPY="arm-none-eabi-objcopy", SIZETOOL="arm-none-eabi-size",
+    PROGNAME="firmware", PROGSUFFIX=".elf",
+)
+env.Append(CCFLAGS=absolute(v["ARM_CFLAGS"], FIRMWARE), LINKFLAGS=absolute(v["ARM_LDFLAGS"], FIRMWARE), LIBS=["m"])
+env.BuildSources(os.path.join("$BUILD_DIR", "board"), BOARDS,
+                 src_filter=["-<*>"] + [f"+<{src}>" for src in v["BOARD_SRCS"].split()])
+
+program = env.BuildProgram()
+binary = env.Command(os.path.join("$BUILD_DIR", "firmware.bin"), program, "$OBJCOPY -O binary $SOURCE $TARGET")
+size = env.Alias("size", program, "$SIZETOOL -A $SOURCE")
+AlwaysBuild(size)
+Default([program, binary])

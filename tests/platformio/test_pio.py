@@ -1,0 +1,83 @@
+"""PlatformIO, offline: every board has an env, every env builds with `pio run` through the local platform
+(any download attempt would fail: the tests route PlatformIO through a dead proxy), `pio test` runs the
+custom runner that streams to the env's firmware in QEMU, and the example application builds and runs."""
+import configparser
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+import serial
+
+from uxemu import systems
+from uxhost import qemu
+
+pytestmark = [pytest.mark.pio, pytest.mark.qemu]
+
+ROOT = qemu.REPO_ROOT
+PIO = ROOT / "scripts" / "pio"
+EXAMPLE = ROOT / "examples" / "sensor-loop"
+
+
+def pio(*args, cwd=ROOT, timeout=600):
+    if not (ROOT / ".venv" / "bin" / "pio").exists():
+        pytest.skip("PlatformIO is not installed in .venv (make venv installs it)")
+    env = dict(os.environ)
+    # Offline for real: a download would have to go through this proxy, which refuses every connection.
+    env.update(http_proxy="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9",
+               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+    return subprocess.run([str(PIO), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def envs() -> list[str]:
+    ini = configparser.ConfigParser()
+    ini.read(ROOT / "platformio.ini")
+    return [s.split(":", 1)[1] for s in ini.sections() if s.startswith("env:")]
+
+
+def test_every_board_folder_has_an_env():
+    folders = sorted(p.parent.name for p in (ROOT / "boards").glob("*/board.mk"))
+    assert sorted(envs()) == folders
+
+
+def test_pio_run_builds_every_env_offline():
+    res = pio("run")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    for env in envs():
+        assert re.search(rf"^{re.escape(env)}\s+SUCCESS", res.stdout, re.M), res.stdout[-2000:]
+        assert (ROOT / ".pio" / "build" / env / "firmware.elf").is_file()
+
+
+def test_pio_test_streams_to_the_env_firmware_in_qemu():
+    if shutil.which(qemu.QEMU) is None:
+        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
+    res = pio("test", "-e", "mps2-an500")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert "posteriors equal the reference: PASSED" in res.stdout
+    assert re.search(r"3 test cases: 3 succeeded", res.stdout), res.stdout[-2000:]
+
+
+def test_example_application_builds_and_filters_on_the_board():
+    if shutil.which(qemu.QEMU) is None:
+        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
+    res = pio("run", "-d", str(EXAMPLE))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    elf = EXAMPLE / ".pio" / "build" / "mps2-an500" / "firmware.elf"
+    with qemu.boot("mps2-an500", elf) as instance:
+        port = serial.serial_for_url(instance.url, timeout=1)
+        text, deadline = "", time.monotonic() + 60
+        while "done" not in text or not text.endswith("\n"):
+            assert time.monotonic() < deadline, f"no summary line from the example: {text[-500:]!r}"
+            text += port.read(4096).decode()
+        port.close()
+    steps = [dict(kv.split("=") for kv in line.split()) for line in text.splitlines() if line.startswith("k=")]
+    assert [int(s["k"]) for s in steps] == list(range(len(steps))) and len(steps) == 40
+    # The summary is the RMSE of the printed means against the printed truth (to print rounding), and the
+    # filter does better than its prior's spread (the system table's default prior for gss).
+    rmse = int(re.search(r"done rmse=(\d+)", text).group(1)) / 1000
+    errors = [(int(s["mean"]) - int(s["x"])) / 1000 for s in steps]
+    assert rmse == pytest.approx((sum(e * e for e in errors) / len(errors)) ** 0.5, abs=2e-3)
+    assert rmse < systems.spec("gss").prior[2]
+    assert all(int(s["sd"]) > 0 for s in steps)
