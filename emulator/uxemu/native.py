@@ -237,6 +237,7 @@ class Native:
             "ux_filter_workspace_in_use": (C.c_size_t, [C.c_void_p]),
             "ux_filter_check_params": (C.c_int, [C.POINTER(Model), C.POINTER(C.c_double)]),
             "ux_model_at": (C.POINTER(Model), [C.c_uint]),
+            "ux_model_named": (C.POINTER(Model), [C.c_char_p]),
             "ux_abi_sizeof": (C.c_size_t, [C.c_char_p]),
             "ux_abi_field": (C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(C.c_size_t), C.POINTER(C.c_size_t)]),
             "ux_abi_field_count": (C.c_uint, [C.c_char_p]),

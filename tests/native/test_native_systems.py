@@ -52,3 +52,9 @@ def test_unknown_system_and_parameter_errors_name_what_exists():
         systems.spec("thermo")
     with pytest.raises(ValueError, match="has no parameter"):
         systems.get("gss", sigma=1.0)
+
+
+def test_c_finds_each_system_by_its_table_name(nat):
+    for name in systems.names():
+        assert nat.lib.ux_model_named(name.encode()).contents.id == systems.spec(name).id
+    assert not nat.lib.ux_model_named(b"no-such-system")
