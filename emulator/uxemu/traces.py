@@ -40,7 +40,9 @@ class Trace:
                 out.writerow(row)
 
     @classmethod
-    def from_csv(cls, path) -> "Trace":
+    def from_csv(cls, path, z_col: str = "z") -> "Trace":
+        """Reads a trace. The observation is column `z_col`; k, u and x are used when present; any other
+        column (a timestamp, a second sensor) is ignored. k must hold integers (1.5 is refused, not cut)."""
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"trace file {path} does not exist")
@@ -53,20 +55,25 @@ class Trace:
                 meta[key.strip()] = value.strip()
             skipped += 1
         rows = list(csv.reader(lines[skipped:]))
-        if not rows or "z" not in rows[0]:
-            raise ValueError(f"{path}: first line must be a header with at least a 'z' column (k,u,z[,x])")
-        head = [h.strip() for h in rows[0]]
-        cols = {name: [] for name in head}
+        head = [h.strip() for h in rows[0]] if rows else []
+        if z_col not in head:
+            raise ValueError(f"{path}: the header has no observation column {z_col!r} (it has: "
+                             f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col")
+        used = {name: head.index(name) for name in ("k", "u", "x") if name in head}
+        used["z"] = head.index(z_col)
+        cols = {name: [] for name in used}
         for line_no, row in enumerate(rows[1:], start=skipped + 2):
             if not row:
                 continue
             if len(row) != len(head):
                 raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
-            for name, cell in zip(head, row):
+            for name, i in used.items():
                 try:
-                    cols[name].append(float(cell))
+                    cols[name].append(float(row[i]))
                 except ValueError:
-                    raise ValueError(f"{path}:{line_no}: column {name!r} is not a number: {cell!r}") from None
+                    raise ValueError(f"{path}:{line_no}: column {head[i]!r} is not a number: {row[i]!r}") from None
+                if name == "k" and not float(row[i]).is_integer():
+                    raise ValueError(f"{path}:{line_no}: step index k={row[i]} is not an integer")
         z = np.array(cols["z"])
         k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(z.size)
         u = np.array(cols["u"]) if "u" in cols else np.zeros(z.size)

@@ -31,23 +31,25 @@ class StreamSummary:
 
 
 @contextlib.contextmanager
-def device_for(port: str | None, board: str | None, elf: Path | None, timeout: float):
+def device_for(port: str | None, board: str | None, elf: Path | None, timeout: float, baud: int = 115200):
     """(device, QEMU instance or None): opens --port, or boots --board in QEMU and opens its URL."""
     from .link import Device
 
     if port is not None:
-        with Device.open(port, timeout=timeout) as device:
+        with Device.open(port, timeout=timeout, baudrate=baud) as device:
             yield device, None
         return
+    from .elf import check_board
     from .qemu import boot, find_firmware
 
     image = find_firmware(board, elf)
+    check_board(image, board)
     with boot(board, image) as qemu, Device.open(qemu.url, timeout=timeout) as device:
         yield device, qemu
 
 
 def stream_trace(device, trace, config, output, trace_path: str | None = None, qemu=None,
-                 progress: bool | None = None) -> StreamSummary:
+                 progress: bool | None = None, expect_board: str | None = None) -> StreamSummary:
     """HELLO, CONFIGURE and one STEP per trace row; every posterior is written to `output` at once.
 
     `progress` None shows the bar only on a terminal. A device lost mid-run (a dead emulator, an
@@ -62,6 +64,9 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
         info = device.hello()
     except ProtocolError as exc:
         raise UserError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
+    if expect_board is not None and info.board != expect_board:
+        raise UserError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
+                        f"{expect_board} asked for: nothing was configured")
     if config.eta > info.max_eta:
         raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
     if config.system_id not in info.system_ids:

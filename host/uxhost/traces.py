@@ -11,12 +11,12 @@ from .errors import UserError
 _U32 = 1 << 32
 
 
-def load_trace(path):
+def load_trace(path, z_col: str = "z"):
     from uxemu import Trace
 
     path = Path(path)
     try:
-        trace = Trace.from_csv(path)
+        trace = Trace.from_csv(path, z_col)
     except FileNotFoundError:
         raise UserError(f"trace file {path} does not exist") from None
     except UnicodeDecodeError:
@@ -33,7 +33,8 @@ def load_trace(path):
         bad = [i for i, v in enumerate(column) if not math.isfinite(v)]
         if bad:
             i = bad[0]
-            raise UserError(f"{path}:{lines[i]}: column {name!r} is not finite ({column[i]!r})")
+            label = z_col if name == "z" else name
+            raise UserError(f"{path}:{lines[i]}: column {label!r} is not finite ({column[i]!r})")
     for i, k in enumerate(trace.k):
         if not 0 <= k < _U32:
             raise UserError(f"{path}:{lines[i]}: step index k={k} is outside 0 .. 2^32-1")

@@ -9,6 +9,7 @@ import pytest
 import uxemu
 from uxhost import __version__
 from uxhost.cli import main
+from uxhost.errors import UserError
 from uxhost.commands import COMMANDS
 
 
@@ -151,10 +152,11 @@ GOOD = "k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,2.5,0.2\n2,0.0,0.5,0.3\n"
     ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,nan,0.2\n", ":3: column 'z' is not finite"),
     ("k,u,z,x\n0,0.0,1.5,0.1\n\n1,inf,2.5,0.2\n", ":4: column 'u' is not finite"),
     ("k,u,z\n0,0.0,1.5\n1,0.0\n", ":3: expected 3 fields, got 2"),
-    ("time,value\n0,1.5\n", "first line must be a header"),
+    ("time,value\n0,1.5\n", "the header has no observation column 'z' (it has: time, value)"),
+    ("k,u,z\n0,0.0,1.5\n1.5,0.0,2.5\n", ":3: step index k=1.5 is not an integer"),
     ("k,u,z,x\n", "the trace has no rows"),
     ("k,u,z\n-1,0.0,1.5\n", ":2: step index k=-1"),
-    ("", "first line must be a header"),
+    ("", "the header has no observation column 'z' (it has: nothing)"),
 ])
 def test_malformed_trace_names_the_line(text, complaint, tmp_path, capsys):
     trace = tmp_path / "bad.csv"
@@ -165,6 +167,18 @@ def test_malformed_trace_names_the_line(text, complaint, tmp_path, capsys):
     assert complaint in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_observation_column_is_chosen_and_other_columns_are_ignored(tmp_path):
+    """A logger's CSV: a timestamp, two sensors; --z-col picks the one the filter observes."""
+    from uxhost.traces import load_trace
+
+    path = tmp_path / "log.csv"
+    path.write_text("timestamp,k,temp,humidity\n2026-11-23T08:00:00,0,21.5,40\n2026-11-23T08:00:01,1,21.7,41\n")
+    trace = load_trace(path, z_col="temp")
+    assert list(trace.z) == [21.5, 21.7] and list(trace.k) == [0, 1] and trace.x is None
+    with pytest.raises(UserError, match="no observation column 'pressure' .it has: timestamp, k, temp, humidity"):
+        load_trace(path, z_col="pressure")
 
 
 def test_binary_trace_is_a_one_line_error(tmp_path, capsys):

@@ -159,3 +159,25 @@ def test_ctrl_c_during_a_stream_keeps_the_dump_and_stops_qemu(tmp_path):
     for pid in map(int, children):  # QEMU was stopped, not orphaned
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_an_image_for_another_board_is_refused_before_booting(tmp_path, capsys):
+    elf = image("mps2-an500")
+    trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
+    code = main(["stream", str(trace), "--board", "mps2-an386", "--elf", str(elf), "-o", str(tmp_path / "d.jsonl")])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert f"{elf} was built for board mps2-an500, not mps2-an386" in err
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_a_device_of_another_board_is_refused_before_configure(tmp_path, capsys):
+    trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
+    with qemu.boot("mps2-an500", image("mps2-an500")) as instance:
+        code = main(["stream", str(trace), "--port", instance.url, "--expect-board", "mps2-an386",
+                     "-o", str(tmp_path / "d.jsonl")])
+        _, err = capsys.readouterr()
+        assert code == 2
+        assert "is a mps2-an500" in err and "not the mps2-an386 asked for: nothing was configured" in err
+        with Device.open(instance.url, timeout=5) as device:  # the device is untouched and still serves
+            assert device.hello().board == "mps2-an500"

@@ -29,7 +29,10 @@ def register(sub) -> None:
 def run(args) -> int:
     from .. import qemu
 
+    from ..elf import check_board
+
     image = find_firmware(args.board, args.elf)
+    check_board(image, args.board)
     with qemu.boot(args.board, image, icount_shift=args.icount_shift) as instance:
         print(instance.url, flush=True)
         print(f"QEMU {args.board} running {image} (pid {instance.process.pid}); Ctrl-C stops it", file=sys.stderr)

@@ -14,12 +14,19 @@ def register(sub) -> None:
         description="Stream a trace (CSV k,u,z[,x]) to a device: HELLO (checks the protocol version), "
                     "CONFIGURE, then one STEP per row, predicting on all but the first. Each posterior is "
                     "appended to the dump as it arrives.")
-    parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
+    parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x] (other columns are ignored)")
+    parser.add_argument("--z-col", default="z", metavar="NAME",
+                        help="the trace column that holds the observation (default: %(default)s)")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--port", metavar="URL",
                        help="pyserial URL of the device: /dev/ttyACM0, socket://127.0.0.1:PORT, …")
     where.add_argument("--board", choices=boards(), help="boot this QEMU board and stream to it")
     parser.add_argument("--elf", type=Path, help="firmware image for --board (default: build/BOARD/firmware.elf)")
+    parser.add_argument("--expect-board", metavar="NAME",
+                        help="with --port: refuse a device that reports another board in INFO (checked "
+                             "before anything is configured)")
+    parser.add_argument("--baud", type=int, default=115200,
+                        help="UART speed for --port on a real board (default: %(default)s; ignored by sockets)")
     add_model_arguments(parser, system_required=False)
     parser.add_argument("--timeout", type=positive_float, default=10.0,
                         help="seconds to wait for each answer before resending (default: %(default)s)")
@@ -33,13 +40,14 @@ def run(args) -> int:
     from ..traces import load_trace
 
     # Everything that can be checked without the device is checked before it is opened (or booted).
-    trace = load_trace(args.trace)
+    trace = load_trace(args.trace, args.z_col)
     dump_format(args.output)
     choose_system(args, trace)
     config = model_config(args)
     print(f"model: {config.describe(model_spec(config))}{args.system_source}")
-    with device_for(args.port, args.board, args.elf, args.timeout) as (device, qemu):
-        summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu)
+    with device_for(args.port, args.board, args.elf, args.timeout, args.baud) as (device, qemu):
+        summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu,
+                               expect_board=args.board or args.expect_board)
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
     for line in summary.lines():
         print("  " + line)

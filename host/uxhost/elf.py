@@ -1,0 +1,48 @@
+"""What a firmware image says about itself, read from its ELF file without running it: the board it was
+built for (the `board_name` string every board defines, see firmware/app/board.h)."""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+SHT_SYMTAB = 2
+
+
+def board_of(elf: Path | str) -> str | None:
+    """The board an image was built for, or None when it cannot tell: no symbol table (a stripped image),
+    or not a well-formed 32-bit little-endian ELF (uxhost.qemu.check_image says what is wrong then)."""
+    data = Path(elf).read_bytes()
+    try:
+        return _board_name(data) if data[:4] == b"\x7fELF" and data[4:6] == b"\x01\x01" else None
+    except (struct.error, IndexError, ValueError):
+        return None
+
+
+def _board_name(data: bytes) -> str | None:
+    shoff, = struct.unpack_from("<I", data, 32)
+    shentsize, shnum = struct.unpack_from("<HH", data, 46)
+    sections = [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
+    for sh in sections:
+        if sh[1] != SHT_SYMTAB:
+            continue
+        strtab = sections[sh[6]]
+        for at in range(sh[4], sh[4] + sh[5], 16):
+            st_name, value, size, _info, _other, shndx = struct.unpack_from("<IIIBBH", data, at)
+            end = data.index(b"\0", strtab[4] + st_name)
+            if data[strtab[4] + st_name:end] != b"board_name" or not 0 < shndx < len(sections):
+                continue
+            home = sections[shndx]
+            offset = home[4] + value - home[3]
+            return data[offset:offset + size].split(b"\0", 1)[0].decode("utf-8", "replace")
+    return None
+
+
+def check_board(elf: Path | str, board: str) -> None:
+    """Refuses, before anything boots or is flashed, an image built for another board: run on the wrong
+    core it would only crash or hang, and the link would just time out."""
+    from .errors import UserError
+
+    built_for = board_of(elf)
+    if built_for is not None and built_for != board:
+        raise UserError(f"{elf} was built for board {built_for}, not {board}: build it for {board} "
+                        f"(make firmware) or pick --board {built_for}")
