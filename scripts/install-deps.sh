@@ -2,10 +2,11 @@
 # Installs the Debian packages the firmware build and the QEMU tests need, only when they are missing.
 # Idempotent: a machine that already has them does nothing.
 set -euo pipefail
-packages=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
+packages=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch)
 missing=()
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || missing+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
 command -v qemu-system-arm >/dev/null 2>&1 || missing+=(qemu-system-arm)
+command -v gdb-multiarch >/dev/null 2>&1 || missing+=(gdb-multiarch)
 [ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || [ -d /usr/lib/arm-none-eabi/newlib ] || missing+=(libnewlib-arm-none-eabi)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0

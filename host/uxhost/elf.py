@@ -1,11 +1,32 @@
 """What a firmware image says about itself, read from its ELF file without running it: the board it was
-built for (the `board_name` string every board defines, see firmware/app/board.h)."""
+built for (the `board_name` string every board defines, see firmware/app/board.h) and where its vector
+table is."""
 from __future__ import annotations
 
 import struct
 from pathlib import Path
 
 SHT_SYMTAB = 2
+PT_LOAD = 1
+VECTOR_SECTIONS = (".vectors", ".isr_vector", ".intvecs")  # ours, STM32Cube's, TI's
+
+
+def vector_table_address(elf: Path | str) -> int:
+    """Load address of the Cortex-M vector table (initial SP, then the reset vector): the section named
+    like one, else the lowest loadable segment, where every Cortex-M image starts."""
+    data = Path(elf).read_bytes()
+    shoff, = struct.unpack_from("<I", data, 32)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 46)
+    sections = [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
+    names = sections[shstrndx][4]
+    for sh in sections:
+        name = data[names + sh[0]:data.index(b"\0", names + sh[0])].decode()
+        if name in VECTOR_SECTIONS:
+            return sh[3]
+    phoff, = struct.unpack_from("<I", data, 28)
+    phentsize, phnum = struct.unpack_from("<HH", data, 42)
+    loads = [struct.unpack_from("<8I", data, phoff + i * phentsize) for i in range(phnum)]
+    return min(ph[3] for ph in loads if ph[0] == PT_LOAD and ph[5] > 0)  # p_paddr of segments with file bytes
 
 
 def board_of(elf: Path | str) -> str | None:

@@ -103,15 +103,21 @@ class QemuInstance:
     """A running QEMU. ``url`` is what :meth:`uxhost.link.Device.open` takes."""
 
     board: str
-    elf: Path
+    elf: Path | None  # None: booted paused with an empty flash, waiting for an image over GDB
     port: int
     icount_shift: int
     process: subprocess.Popen
     _stderr: object = field(repr=False)
+    gdb_port: int | None = None
 
     @property
     def url(self) -> str:
         return f"socket://127.0.0.1:{self.port}"
+
+    @property
+    def gdb_address(self) -> str | None:
+        """HOST:PORT of QEMU's GDB server (`uxhost flash --gdb` takes it), when booted paused."""
+        return None if self.gdb_port is None else f"127.0.0.1:{self.gdb_port}"
 
     @property
     def args(self) -> list[str]:
@@ -174,45 +180,56 @@ def _nic_args(qemu_binary: str) -> tuple[str, ...]:
     return ("-nic", "user,restrict=on,ipv6=off")
 
 
-def command(board: str, elf: Path, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT) -> list[str]:
-    """The QEMU command line for `board` with UART0 on a TCP server at `port`."""
+def command(board: str, elf: Path | None, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
+            gdb_port: int | None = None) -> list[str]:
+    """The QEMU command line for `board` with UART0 on a TCP server at `port`. With `gdb_port`: empty
+    flash and the CPU halted at reset, a GDB server at that port — the image arrives the way a probe's
+    GDB server would deliver it (`uxhost flash --gdb`), and the guest starts when GDB lets it go."""
+    paused = gdb_port is not None
     args = [
         QEMU, "-M", machine_of(board), "-nodefaults", "-display", "none", "-monitor", "none",
         # A guest that resets itself has failed: exit so that the host notices, instead of rebooting.
         "-no-reboot",
         *_nic_args(QEMU),
-        "-chardev", f"socket,id=link,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on",
+        # Booting an image, QEMU holds the guest until the host connects (wait=on); a paused machine is
+        # held by GDB instead, and its UART must not block QEMU's start.
+        "-chardev", f"socket,id=link,host=127.0.0.1,port={port},server=on,wait={'off' if paused else 'on'},"
+                    "nodelay=on",
         "-serial", "chardev:link",
-        "-kernel", str(elf),
     ]
+    args += ["-S", "-gdb", f"tcp:127.0.0.1:{gdb_port}"] if paused else ["-kernel", str(elf)]
     if icount_shift is not None:
         args += ["-icount", f"shift={icount_shift}"]
     return args
 
 
 def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
-         start_timeout: float = 10.0) -> QemuInstance:
+         start_timeout: float = 10.0, gdb: bool = False) -> QemuInstance:
     """Starts QEMU with the image of `board` (default: build/<board>/firmware.elf) and returns once its
-    UART server listens. ``icount_shift=None`` runs without -icount (fast, cycle counts not exact)."""
+    UART server listens. ``icount_shift=None`` runs without -icount (fast, cycle counts not exact).
+    ``gdb=True`` boots with an empty flash, halted, with a GDB server (see `command`): no image needed."""
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found: run `make deps` (Debian: apt-get install --no-install-recommends "
                         f"qemu-system-arm)")
-    elf = Path(elf_path) if elf_path is not None else image_path(board)
-    if not elf.is_file():
-        raise QemuError(f"no firmware image for {board} at {elf}: run `make firmware`")
     machine_of(board)
-    check_image(elf)
+    elf = None
+    if not gdb:
+        elf = Path(elf_path) if elf_path is not None else image_path(board)
+        if not elf.is_file():
+            raise QemuError(f"no firmware image for {board} at {elf}: run `make firmware`")
+        check_image(elf)
 
     last_error = ""
-    for _ in range(5):  # another process may take the port between choosing it and QEMU binding it
+    for _ in range(5):  # another process may take a port between choosing it and QEMU binding it
         port = _free_port()
+        gdb_port = _free_port() if gdb else None
         log = tempfile.NamedTemporaryFile(prefix=f"qemu-{board}-", suffix=".log", delete=False)
-        process = subprocess.Popen(command(board, elf, port, icount_shift), stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(command(board, elf, port, icount_shift, gdb_port), stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=log)
-        instance = QemuInstance(board, elf, port, icount_shift, process, log)
+        instance = QemuInstance(board, elf, port, icount_shift, process, log, gdb_port)
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
-            if _READY in instance.stderr():
+            if (_listening(port) if gdb else _READY in instance.stderr()):
                 return instance
             if process.poll() is not None:
                 break
@@ -225,6 +242,16 @@ def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | Non
         if "Address already in use" not in last_error:
             break
     raise QemuError(f"QEMU ({board}) failed to start: {last_error or 'no message'}")
+
+
+def _listening(port: int) -> bool:
+    """Whether a TCP server accepts on 127.0.0.1:port (QEMU's UART once it is up; probing it is harmless,
+    unlike probing the GDB server, where a closed connection would let the halted CPU run)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
 
 
 def find_firmware(board: str, elf: Path | None = None, build_dirs=None) -> Path:

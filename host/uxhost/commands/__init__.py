@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-COMMANDS = ("simulate", "qemu", "stream", "validate", "plot", "demo", "ports")
+COMMANDS = ("simulate", "qemu", "flash", "stream", "validate", "plot", "demo", "ports")
 
 
 def load(name: str):

@@ -20,6 +20,9 @@ def register(sub) -> None:
                         help="QEMU board: mps2-an500 (Cortex-M7, double build) or mps2-an386 (Cortex-M4F, "
                              "float build); default: %(default)s")
     parser.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
+    parser.add_argument("--gdb", action="store_true",
+                        help="boot with an empty flash, halted, and a GDB server: print its HOST:PORT on a second "
+                             "line, then load an image with `uxhost flash --gdb HOST:PORT` as through a probe")
     parser.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT, metavar="N",
                         help="QEMU -icount shift: each instruction takes 2^N ns of virtual time, which makes "
                              "cycle counts exactly reproducible (default: %(default)s)")
@@ -31,11 +34,18 @@ def run(args) -> int:
 
     from ..elf import check_board
 
-    image = find_firmware(args.board, args.elf)
-    check_board(image, args.board)
-    with qemu.boot(args.board, image, icount_shift=args.icount_shift) as instance:
+    image = None
+    if not args.gdb:
+        image = find_firmware(args.board, args.elf)
+        check_board(image, args.board)
+    with qemu.boot(args.board, image, icount_shift=args.icount_shift, gdb=args.gdb) as instance:
         print(instance.url, flush=True)
-        print(f"QEMU {args.board} running {image} (pid {instance.process.pid}); Ctrl-C stops it", file=sys.stderr)
+        if args.gdb:
+            print(instance.gdb_address, flush=True)
+            what = f"halted with an empty flash, GDB server at {instance.gdb_address}"
+        else:
+            what = f"running {image}"
+        print(f"QEMU {args.board} {what} (pid {instance.process.pid}); Ctrl-C stops it", file=sys.stderr)
         try:
             while instance.alive():
                 time.sleep(0.2)
