@@ -86,3 +86,30 @@ def _first_error(text: str) -> str | None:
         if re.search(r"(error|refused|timed out|not responding|Cannot|No such|failed)", line, re.I):
             return line.strip()
     return None
+
+
+def flash_pyocd(elf: Path, target: str, pack: Path | None = None, probe: str | None = None) -> FlashResult:
+    """Programs `elf` through a debug probe with pyOCD (which verifies what it writes) and resets the
+    core. `target` is a pyOCD target name, built in or from `pack`; `probe` a probe's unique id."""
+    from pyocd.core.helpers import ConnectHelper
+    from pyocd.flash.file_programmer import FileProgrammer
+
+    from .packs import check_target
+
+    if pack is None:
+        target = check_target(target)
+    elif not Path(pack).is_file():
+        raise UserError(f"CMSIS pack {pack} does not exist")
+    probes = ConnectHelper.get_all_connected_probes(blocking=False, unique_id=probe)
+    if not probes:
+        which = f"with id {probe} " if probe else ""
+        raise UserError(f"no debug probe {which}is connected (pyOCD sees none): plug in the board's USB, check "
+                        "its udev rules, or flash through a GDB server with --gdb")
+    options = {"pack": str(pack)} if pack else {}
+    start = time.monotonic()
+    with ConnectHelper.session_with_chosen_probe(unique_id=probes[0].unique_id, target_override=target,
+                                                  blocking=False, options=options) as session:
+        FileProgrammer(session).program(str(elf), file_format="elf")
+        session.target.reset()
+    return FlashResult(elf, f"pyOCD probe {probes[0].unique_id} ({target})", ("flash (pyOCD verify)",),
+                       Path(elf).stat().st_size, time.monotonic() - start)

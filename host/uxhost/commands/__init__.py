@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-COMMANDS = ("simulate", "qemu", "flash", "stream", "validate", "plot", "demo", "ports")
+COMMANDS = ("simulate", "qemu", "flash", "stream", "validate", "plot", "demo", "ports", "packs")
 
 
 def load(name: str):

@@ -12,9 +12,15 @@ def register(sub) -> None:
         "flash", help="flash a firmware image through a GDB server or a pyOCD probe, and verify it",
         description="Load a firmware image onto a board and verify it. --gdb HOST:PORT works with any GDB "
                     "server: QEMU's (`uxhost qemu --gdb`), OpenOCD (3333), pyOCD gdbserver (3333), J-Link "
-                    "GDB server (2331). The core starts from the image's own reset vector afterwards.")
+                    "GDB server (2331); the core starts from the image's own reset vector afterwards. "
+                    "--probe pyocd programs through a debug probe directly.")
     parser.add_argument("elf", type=Path, help="firmware image (ELF)")
-    parser.add_argument("--gdb", metavar="HOST:PORT", required=True, help="the GDB server to load through")
+    how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument("--gdb", metavar="HOST:PORT", help="the GDB server to load through")
+    how.add_argument("--probe", choices=("pyocd",), help="program through a debug probe with pyOCD")
+    parser.add_argument("--target", help="with --probe: the pyOCD target, e.g. stm32f767zi (`uxhost packs targets`)")
+    parser.add_argument("--pack", type=Path, help="with --probe: a CMSIS .pack for a target pyOCD does not build in")
+    parser.add_argument("--probe-id", help="with --probe: the unique id of the probe to use (default: the only one)")
     parser.add_argument("--board", choices=boards(),
                         help="refuse an image that was built for another board (read from the image)")
     parser.add_argument("--timeout", type=positive_float, default=30.0,
@@ -24,11 +30,17 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from ..elf import check_board
-    from ..flash import flash_gdb
+    from ..flash import flash_gdb, flash_pyocd
 
     if not args.elf.is_file():
         raise UserError(f"firmware image {args.elf} does not exist")
     if args.board:
         check_board(args.elf, args.board)
-    print(flash_gdb(args.elf, args.gdb, args.timeout).line())
+    if args.gdb:
+        result = flash_gdb(args.elf, args.gdb, args.timeout)
+    else:
+        if not args.target:
+            raise UserError("--probe pyocd needs --target (e.g. stm32f767zi; `uxhost packs targets` lists them)")
+        result = flash_pyocd(args.elf, args.target, args.pack, args.probe_id)
+    print(result.line())
     return 0
