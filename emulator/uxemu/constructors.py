@@ -1,4 +1,8 @@
-"""Constructors of uncertain values, each a fresh independent source."""
+"""Constructors of uncertain values, each a fresh independent source.
+
+Parameters follow numpy.random and scipy.stats (docs/semantics.md has the table): `exponential(2)` has
+mean 2 as `numpy.random.exponential(2)` has, and a uniform is given by its ends as in numpy.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,27 +12,32 @@ from .value import Value
 
 
 def gaussian(mu: float = 0.0, sigma: float = 1.0, eta: int = 16) -> Value:
+    """Normal with mean mu and standard deviation sigma (numpy's normal(loc, scale))."""
     return laws.Normal(mu, sigma).quantize(eta)
 
 
-def laplace(mu: float = 0.0, b: float = 1.0, eta: int = 16) -> Value:
-    """Laplace with scale b (density exp(−|x − μ|/b) / 2b)."""
-    return laws.Laplace(mu, b).quantize(eta)
+def laplace(loc: float = 0.0, scale: float = 1.0, eta: int = 16) -> Value:
+    """Laplace with density exp(−|x − loc|/scale) / 2·scale (numpy's laplace(loc, scale))."""
+    return laws.Laplace(loc, scale).quantize(eta)
 
 
-def uniform(a: float = 0.0, b: float = 1.0, eta: int = 16) -> Value:
-    return laws.Uniform(a, b).quantize(eta)
+def uniform(low: float = 0.0, high: float = 1.0, eta: int = 16) -> Value:
+    """Uniform on [low, high] (numpy's uniform(low, high))."""
+    return laws.Uniform(low, high).quantize(eta)
 
 
-def exponential(lam: float = 1.0, eta: int = 16) -> Value:
-    return laws.Exponential(lam).quantize(eta)
+def exponential(scale: float = 1.0, eta: int = 16) -> Value:
+    """Exponential with mean scale, i.e. rate 1/scale (numpy's exponential(scale))."""
+    return laws.Exponential(scale).quantize(eta)
 
 
-def student_t(nu: float, mu: float = 0.0, s: float = 1.0, eta: int = 16) -> Value:
-    return laws.StudentT(nu, mu, s).quantize(eta)
+def student_t(df: float, loc: float = 0.0, scale: float = 1.0, eta: int = 16) -> Value:
+    """loc + scale·T with T ~ Student-t(df), df > 1 (scipy's t(df, loc, scale))."""
+    return laws.StudentT(df, loc, scale).quantize(eta)
 
 
 def lognormal(mu: float = 0.0, sigma: float = 1.0, eta: int = 16) -> Value:
+    """exp(N(mu, sigma²)) (numpy's lognormal(mean=mu, sigma=sigma))."""
     return laws.LogNormal(mu, sigma).quantize(eta)
 
 

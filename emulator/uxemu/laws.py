@@ -95,6 +95,8 @@ class Law:
 
 @dataclass(frozen=True)
 class Normal(Law):
+    """Normal with mean μ and standard deviation σ: numpy's normal(loc=μ, scale=σ), scipy's norm(μ, σ)."""
+
     mu: float = 0.0
     sigma: float = 1.0
 
@@ -136,24 +138,24 @@ class Normal(Law):
 
 @dataclass(frozen=True)
 class Laplace(Law):
-    """Laplace(μ, b) with scale b: density exp(−|x − μ| / b) / 2b."""
+    """Laplace(loc, scale): density exp(−|x − loc| / scale) / 2·scale, as numpy's and scipy's laplace."""
 
-    mu: float = 0.0
-    b: float = 1.0
+    loc: float = 0.0
+    scale: float = 1.0
 
     def __post_init__(self):
-        _check_finite(self.mu, "mu")
-        _check_positive(self.b, "b")
+        _check_finite(self.loc, "loc")
+        _check_positive(self.scale, "scale")
 
     def median(self):
-        return self.mu
+        return self.loc
 
     def cdf1(self, t):
-        z = (t - self.mu) / self.b
+        z = (t - self.loc) / self.scale
         return 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
 
     def sf1(self, t):
-        z = (t - self.mu) / self.b
+        z = (t - self.loc) / self.scale
         return 1.0 - 0.5 * math.exp(z) if z < 0 else 0.5 * math.exp(-z)
 
     @staticmethod
@@ -164,20 +166,20 @@ class Laplace(Law):
         return 0.5 * math.exp(z) * (z - 1.0) if z < 0 else -0.5 * math.exp(-z) * (z + 1.0)
 
     def partial(self, a, b):
-        za, zb = (a - self.mu) / self.b, (b - self.mu) / self.b
-        return self.mu * self.mass(a, b) + self.b * (self._H(zb) - self._H(za))
+        za, zb = (a - self.loc) / self.scale, (b - self.loc) / self.scale
+        return self.loc * self.mass(a, b) + self.scale * (self._H(zb) - self._H(za))
 
     def mean(self):
-        return self.mu
+        return self.loc
 
     def var(self):
-        return 2.0 * self.b**2
+        return 2.0 * self.scale**2
 
     def sample(self, rng, size=None):
-        return rng.laplace(self.mu, self.b, size)
+        return rng.laplace(self.loc, self.scale, size)
 
     def logpdf(self, x):
-        return -np.abs(np.asarray(x, dtype=float) - self.mu) / self.b - math.log(2.0 * self.b)
+        return -np.abs(np.asarray(x, dtype=float) - self.loc) / self.scale - math.log(2.0 * self.scale)
 
     def quadrature(self, n: int = 256):
         """A 256-atom TTR quantization as quadrature rule (cached: laws are immutable)."""
@@ -186,116 +188,123 @@ class Laplace(Law):
 
 @dataclass(frozen=True)
 class Uniform(Law):
-    a: float = 0.0
-    b: float = 1.0
+    """Uniform on [low, high], as numpy's uniform(low, high) (scipy: uniform(loc=low, scale=high − low))."""
+
+    low: float = 0.0
+    high: float = 1.0
 
     def __post_init__(self):
-        _check_finite(self.a, "a")
-        _check_finite(self.b, "b")
-        if not self.a < self.b:
-            raise ValueError(f"Uniform needs a < b, got a={self.a}, b={self.b}")
-        object.__setattr__(self, "lower", float(self.a))
-        object.__setattr__(self, "upper", float(self.b))
+        _check_finite(self.low, "low")
+        _check_finite(self.high, "high")
+        if not self.low < self.high:
+            raise ValueError(f"Uniform needs low < high, got low={self.low}, high={self.high}")
+        object.__setattr__(self, "lower", float(self.low))
+        object.__setattr__(self, "upper", float(self.high))
 
     def median(self):
-        return 0.5 * (self.a + self.b)
+        return 0.5 * (self.low + self.high)
 
     def cdf1(self, t):
-        return min(max((t - self.a) / (self.b - self.a), 0.0), 1.0)
+        return min(max((t - self.low) / (self.high - self.low), 0.0), 1.0)
 
     def sf1(self, t):
-        return min(max((self.b - t) / (self.b - self.a), 0.0), 1.0)
+        return min(max((self.high - t) / (self.high - self.low), 0.0), 1.0)
 
-    def partial(self, lo, hi):
-        lo, hi = max(lo, self.a), min(hi, self.b)
+    def partial(self, a, b):
+        lo, hi = max(a, self.low), min(b, self.high)
         # Factored: hi² − lo² cancels badly on a narrow law far from 0 (and in the float build).
-        return (hi - lo) * (hi + lo) / (2.0 * (self.b - self.a)) if hi > lo else 0.0
+        return (hi - lo) * (hi + lo) / (2.0 * (self.high - self.low)) if hi > lo else 0.0
 
     def mean(self):
-        return 0.5 * (self.a + self.b)
+        return 0.5 * (self.low + self.high)
 
     def var(self):
-        return (self.b - self.a) ** 2 / 12.0
+        return (self.high - self.low) ** 2 / 12.0
 
     def sample(self, rng, size=None):
-        return rng.uniform(self.a, self.b, size)
+        return rng.uniform(self.low, self.high, size)
 
     def logpdf(self, x):
         x = np.asarray(x, dtype=float)
-        inside = (x >= self.a) & (x <= self.b)
-        return np.where(inside, -math.log(self.b - self.a), -np.inf)
+        inside = (x >= self.low) & (x <= self.high)
+        return np.where(inside, -math.log(self.high - self.low), -np.inf)
 
 
 @dataclass(frozen=True)
 class Exponential(Law):
-    lam: float = 1.0
+    """Exponential with mean `scale` (rate 1/scale) on [0, ∞), as numpy's exponential(scale) and scipy's
+    expon(scale=scale)."""
+
+    scale: float = 1.0
     lower = 0.0
 
     def __post_init__(self):
-        _check_positive(self.lam, "lam")
+        _check_positive(self.scale, "scale")
 
     def median(self):
-        return math.log(2.0) / self.lam
+        return math.log(2.0) * self.scale
 
     def cdf1(self, t):
-        return -math.expm1(-self.lam * t) if t > 0 else 0.0
+        return -math.expm1(-t / self.scale) if t > 0 else 0.0
 
     def sf1(self, t):
-        return math.exp(-self.lam * t) if t > 0 else 1.0
+        return math.exp(-t / self.scale) if t > 0 else 1.0
 
     def _H(self, t):
-        return 0.0 if math.isinf(t) else -math.exp(-self.lam * t) * (t + 1.0 / self.lam)
+        """Antiderivative of t·f(t): −e^{−t/scale}(t + scale), zero at +∞."""
+        return 0.0 if math.isinf(t) else -math.exp(-t / self.scale) * (t + self.scale)
 
     def partial(self, a, b):
         return self._H(b) - self._H(max(a, 0.0))
 
     def mean(self):
-        return 1.0 / self.lam
+        return self.scale
 
     def var(self):
-        return 1.0 / self.lam**2
+        return self.scale**2
 
     def sample(self, rng, size=None):
-        return rng.exponential(1.0 / self.lam, size)
+        return rng.exponential(self.scale, size)
 
     def logpdf(self, x):
         x = np.asarray(x, dtype=float)
-        return np.where(x >= 0, math.log(self.lam) - self.lam * x, -np.inf)
+        return np.where(x >= 0, -x / self.scale - math.log(self.scale), -np.inf)
 
 
 @dataclass(frozen=True)
 class StudentT(Law):
-    """Location–scale Student-t with ν > 1 degrees of freedom (so that the mean exists)."""
+    """Location–scale Student-t, as scipy's t(df, loc, scale): loc + scale·T with T ~ t(df), df > 1 (so
+    that the mean exists)."""
 
-    nu: float = 3.0
-    mu: float = 0.0
-    s: float = 1.0
+    df: float = 3.0
+    loc: float = 0.0
+    scale: float = 1.0
 
     def __post_init__(self):
-        if not (math.isfinite(self.nu) and self.nu > 1.0):
-            raise ValueError(f"StudentT needs nu > 1 (a finite mean), got {self.nu}")
-        _check_finite(self.mu, "mu")
-        _check_positive(self.s, "s")
+        if not (math.isfinite(self.df) and self.df > 1.0):
+            raise ValueError(f"StudentT needs df > 1 (a finite mean), got {self.df}")
+        _check_finite(self.loc, "loc")
+        _check_positive(self.scale, "scale")
 
     def median(self):
-        return self.mu
+        return self.loc
 
     def _lower_tail(self, z: float) -> float:
         """P(T ≤ z) for z ≤ 0 through the regularised incomplete beta."""
         if math.isinf(z):
             return 0.0
-        return 0.5 * float(special.betainc(0.5 * self.nu, 0.5, self.nu / (self.nu + z * z)))
+        return 0.5 * float(special.betainc(0.5 * self.df, 0.5, self.df / (self.df + z * z)))
 
     def cdf1(self, t):
-        z = (t - self.mu) / self.s
+        z = (t - self.loc) / self.scale
         return self._lower_tail(z) if z <= 0 else 1.0 - self._lower_tail(-z)
 
     def sf1(self, t):
-        z = (t - self.mu) / self.s
+        z = (t - self.loc) / self.scale
         return self._lower_tail(-z) if z >= 0 else 1.0 - self._lower_tail(z)
 
     def _f(self, z):
-        nu = self.nu
+        nu = self.df
         logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * math.log(nu * math.pi)
         return math.exp(logc - 0.5 * (nu + 1) * math.log1p(z * z / nu))
 
@@ -303,31 +312,32 @@ class StudentT(Law):
         """Antiderivative of z·f(z): −(ν + z²)/(ν − 1)·f(z), zero at ±∞."""
         if math.isinf(z):
             return 0.0
-        return -(self.nu + z * z) / (self.nu - 1.0) * self._f(z)
+        return -(self.df + z * z) / (self.df - 1.0) * self._f(z)
 
     def partial(self, a, b):
-        za, zb = (a - self.mu) / self.s, (b - self.mu) / self.s
-        return self.mu * self.mass(a, b) + self.s * (self._H(zb) - self._H(za))
+        za, zb = (a - self.loc) / self.scale, (b - self.loc) / self.scale
+        return self.loc * self.mass(a, b) + self.scale * (self._H(zb) - self._H(za))
 
     def mean(self):
-        return self.mu
+        return self.loc
 
     def var(self):
-        return self.s**2 * self.nu / (self.nu - 2.0) if self.nu > 2 else math.inf
+        return self.scale**2 * self.df / (self.df - 2.0) if self.df > 2 else math.inf
 
     def sample(self, rng, size=None):
-        return self.mu + self.s * rng.standard_t(self.nu, size)
+        return self.loc + self.scale * rng.standard_t(self.df, size)
 
     def logpdf(self, x):
-        z = (np.asarray(x, dtype=float) - self.mu) / self.s
-        nu = self.nu
+        z = (np.asarray(x, dtype=float) - self.loc) / self.scale
+        nu = self.df
         logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * math.log(nu * math.pi)
-        return logc - 0.5 * (nu + 1) * np.log1p(z * z / nu) - math.log(self.s)
+        return logc - 0.5 * (nu + 1) * np.log1p(z * z / nu) - math.log(self.scale)
 
 
 @dataclass(frozen=True)
 class LogNormal(Law):
-    """exp(N(μ, σ²)): μ and σ are those of the logarithm."""
+    """exp(N(μ, σ²)): μ and σ are those of the logarithm, as numpy's lognormal(mean=μ, sigma=σ) (scipy:
+    lognorm(σ, scale=e^μ))."""
 
     mu: float = 0.0
     sigma: float = 1.0

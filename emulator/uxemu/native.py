@@ -315,20 +315,22 @@ class Native:
                     f"quantize {kind}")
         return self.from_c(out)
 
+    # Same parameters as the reference constructors (uxemu.constructors); the ux_law fields they fill are
+    # those of firmware/include/ux/law.h.
     def gaussian(self, mu=0.0, sigma=1.0, eta=16):
         return self.quantize("gaussian", mu, sigma, 0.0, eta)
 
-    def laplace(self, mu=0.0, b=1.0, eta=16):
-        return self.quantize("laplace", mu, b, 0.0, eta)
+    def laplace(self, loc=0.0, scale=1.0, eta=16):
+        return self.quantize("laplace", loc, scale, 0.0, eta)
 
-    def uniform(self, a=0.0, b=1.0, eta=16):
-        return self.quantize("uniform", a, b, 0.0, eta)
+    def uniform(self, low=0.0, high=1.0, eta=16):
+        return self.quantize("uniform", low, high, 0.0, eta)
 
-    def exponential(self, lam=1.0, eta=16):
-        return self.quantize("exponential", lam, 0.0, 0.0, eta)
+    def exponential(self, scale=1.0, eta=16):
+        return self.quantize("exponential", scale, 0.0, 0.0, eta)
 
-    def student_t(self, nu, mu=0.0, s=1.0, eta=16):
-        return self.quantize("student_t", nu, mu, s, eta)
+    def student_t(self, df, loc=0.0, scale=1.0, eta=16):
+        return self.quantize("student_t", df, loc, scale, eta)
 
     def lognormal(self, mu=0.0, sigma=1.0, eta=16):
         return self.quantize("lognormal", mu, sigma, 0.0, eta)

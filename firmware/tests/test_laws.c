@@ -39,7 +39,7 @@ static void test_law_means_and_variances(void)
         {{UX_LAW_GAUSSIAN, 1.5, 0.3, 0}, 1.5, 0.09},
         {{UX_LAW_LAPLACE, -2, 0.5, 0}, -2, 0.5},
         {{UX_LAW_UNIFORM, -1, 3, 0}, 1, 16.0 / 12.0},
-        {{UX_LAW_EXPONENTIAL, 2, 0, 0}, 0.5, 0.25},
+        {{UX_LAW_EXPONENTIAL, 2, 0, 0}, 2, 4}, /* a = scale: the mean, as numpy's exponential(2) */
         {{UX_LAW_STUDENT_T, 5, 1, 2}, 1, 4.0 * 5.0 / 3.0},
         {{UX_LAW_LOGNORMAL, 0.1, 0.4, 0}, 1.1972173631218102, 0.24869823513854614},
     };
@@ -55,6 +55,40 @@ static void test_law_means_and_variances(void)
             if (eta == 64 && c != 4) /* the t law with ν = 5 has heavy tails: slow convergence */
                 CHECK(ux_var(&v) > 0.95 * cases[c].var);
         }
+}
+
+/* Each convenience constructor takes the law's fields a, b, c in order (docs/semantics.md). */
+static int same_value(const ux_value *p, const ux_value *q)
+{
+    uint32_t i;
+    if (p->count != q->count || p->eta != q->eta)
+        return 0;
+    for (i = 0; i < p->count; ++i)
+        if (p->x[i] != q->x[i] || p->w[i] != q->w[i])
+            return 0;
+    return 1;
+}
+
+static void test_constructors_fill_the_law_fields(void)
+{
+    const ux_law laws[] = {
+        {UX_LAW_GAUSSIAN, 0.3, 0.6, 0}, {UX_LAW_LAPLACE, -1.5, 2, 0},   {UX_LAW_UNIFORM, -1, 3, 0},
+        {UX_LAW_EXPONENTIAL, 2, 0, 0},  {UX_LAW_STUDENT_T, 5, -1.5, 2}, {UX_LAW_LOGNORMAL, 0.3, 0.6, 0},
+    };
+    ux_value by_call[6], by_law;
+    unsigned c;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&by_call[0], 0.3, 0.6, 16, &src) == UX_OK);
+    CHECK(ux_laplace(&by_call[1], -1.5, 2, 16, &src) == UX_OK);
+    CHECK(ux_uniform(&by_call[2], -1, 3, 16, &src) == UX_OK);
+    CHECK(ux_exponential(&by_call[3], 2, 16, &src) == UX_OK);
+    CHECK(ux_student_t(&by_call[4], 5, -1.5, 2, 16, &src) == UX_OK);
+    CHECK(ux_lognormal(&by_call[5], 0.3, 0.6, 16, &src) == UX_OK);
+    for (c = 0; c < 6; ++c) {
+        CHECK(ux_quantize(&laws[c], 16, &by_law, &src) == UX_OK);
+        CHECK(same_value(&by_call[c], &by_law));
+    }
+    CHECK_NEAR(ux_mean(&by_call[3]), 2.0, TOL(1e-12, 1e-5)); /* exponential(2): mean 2, as numpy's */
 }
 
 static void test_uniform_is_exact(void)
@@ -183,6 +217,7 @@ void suite_laws(void)
     RUN(test_gaussian_reference_atoms);
     RUN(test_law_means_and_variances);
     RUN(test_uniform_is_exact);
+    RUN(test_constructors_fill_the_law_fields);
     RUN(test_law_domain_errors);
     RUN(test_fresh_sources);
     RUN(test_from_samples);

@@ -6,6 +6,7 @@ import pytest
 from scipy import integrate, stats
 
 import uxemu as ux
+from law_table import FOREIGN_KEYWORDS, assert_quantized_moments, rows
 from uxemu import laws
 
 
@@ -35,7 +36,7 @@ CASES = [
     (lambda eta: ux.gaussian(1.5, 2.0, eta), stats.norm(1.5, 2.0), -np.inf, np.inf),
     (lambda eta: ux.laplace(-1.0, 0.5, eta), stats.laplace(-1.0, 0.5), -np.inf, np.inf),
     (lambda eta: ux.uniform(-2.0, 3.0, eta), stats.uniform(-2.0, 5.0), -2.0, 3.0),
-    (lambda eta: ux.exponential(2.0, eta), stats.expon(scale=0.5), 0.0, np.inf),
+    (lambda eta: ux.exponential(0.5, eta), stats.expon(scale=0.5), 0.0, np.inf),
     (lambda eta: ux.student_t(4.0, 0.5, 2.0, eta), stats.t(4.0, 0.5, 2.0), -np.inf, np.inf),
     (lambda eta: ux.lognormal(0.2, 0.4, eta), stats.lognorm(0.4, scale=math.exp(0.2)), 0.0, np.inf),
 ]
@@ -93,23 +94,59 @@ def test_mixture_keeps_mean_and_both_modes():
 
 
 @pytest.mark.parametrize("bad", [lambda: ux.gaussian(0, 0), lambda: ux.gaussian(np.nan, 1), lambda: ux.laplace(0, -1),
-                                 lambda: ux.uniform(1, 1), lambda: ux.exponential(0), lambda: ux.student_t(1.0),
+                                 lambda: ux.uniform(1, 1), lambda: ux.exponential(0), lambda: ux.exponential(-2),
+                                 lambda: ux.student_t(1.0), lambda: ux.student_t(3.0, 0.0, 0.0),
                                  lambda: ux.lognormal(0, np.inf), lambda: ux.gaussian(0, 1, eta=12)])
 def test_bad_parameters_are_refused(bad):
     with pytest.raises(ValueError):
         bad()
 
 
-@pytest.mark.parametrize("law", [laws.Normal(1, 2), laws.Laplace(0, 1), laws.Uniform(0, 4), laws.Exponential(3),
-                                 laws.StudentT(5, 1, 2), laws.LogNormal(0, 0.5)])
-def test_law_sampling_and_logpdf_agree_with_scipy(law, rng):
-    ref = {laws.Normal: lambda l: stats.norm(l.mu, l.sigma), laws.Laplace: lambda l: stats.laplace(l.mu, l.b),
-           laws.Uniform: lambda l: stats.uniform(l.a, l.b - l.a), laws.Exponential: lambda l: stats.expon(scale=1 / l.lam),
-           laws.StudentT: lambda l: stats.t(l.nu, l.mu, l.s),
-           laws.LogNormal: lambda l: stats.lognorm(l.sigma, scale=math.exp(l.mu))}[type(law)](law)
+@pytest.mark.parametrize("name, keyword", FOREIGN_KEYWORDS)
+def test_keywords_of_other_parameterisations_are_refused(name, keyword):
+    with pytest.raises(TypeError):
+        getattr(ux, name)(**{keyword: 2.0})
+
+
+def test_a_non_positive_scale_names_the_parameter():
+    with pytest.raises(ValueError, match="scale must be a finite positive number, got -2"):
+        ux.exponential(-2.0)
+
+
+ROWS = rows()
+ROW_IDS = [r.law for r in ROWS]
+
+
+def test_the_parameter_table_covers_every_law():
+    assert sorted(r.law_class.split("(")[0] for r in ROWS) == sorted(c.__name__ for c in laws.Law.__subclasses__())
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
+def test_documented_moments_are_those_of_the_documented_scipy_law(row):
+    frozen = row.frozen()
+    assert row.evaluate(row.mean) == pytest.approx(frozen.mean(), rel=1e-12)
+    assert row.evaluate(row.var) == pytest.approx(frozen.var(), rel=1e-12)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
+def test_constructor_moments_match_the_documented_scipy_law(row):
+    assert_quantized_moments(row.call(row.constructor, ux, eta=64), row.frozen(), row.constructor)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
+def test_law_draws_are_the_documented_numpy_draws(row):
+    law, ours, theirs = row.call(row.law_class, laws), np.random.default_rng(7), np.random.default_rng(7)
+    assert [float(law.sample(ours)) for _ in range(5)] == [float(row.draw(theirs)) for _ in range(5)]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
+def test_law_agrees_with_the_documented_scipy_law(row, rng):
+    law, ref = row.call(row.law_class, laws), row.frozen()
     t = ref.ppf(np.linspace(0.01, 0.99, 17))
     np.testing.assert_allclose(law.logpdf(t), ref.logpdf(t), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(law.cdf(t), ref.cdf(t), rtol=1e-10, atol=1e-13)
     assert law.mean() == pytest.approx(ref.mean(), rel=1e-12)
+    assert law.var() == pytest.approx(ref.var(), rel=1e-12)
+    assert law.median() == pytest.approx(ref.median(), rel=1e-12)
     s = law.sample(rng, 200000)
     assert stats.kstest(s, ref.cdf).pvalue > 1e-4

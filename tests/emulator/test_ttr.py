@@ -88,12 +88,17 @@ def test_idempotent(xw, n):
     np.testing.assert_allclose(qw, pw, rtol=1e-14)
 
 
-def test_w1_not_assumed_monotone_in_n():
-    """Far-apart modes: more atoms can be worse in W1; the tests never assert monotonicity."""
-    x = np.array([-100.0, -99.0, 0.0, 100.0, 101.0])
-    w = np.array([0.3, 0.2, 0.001, 0.3, 0.199])
-    errs = [brute_w1(x, w / w.sum(), *(lambda a, b: (a, b / b.sum()))(*reduce(x, w, n))) for n in range(4)]
-    assert errs[-1] <= errs[0]
+def test_w1_can_grow_with_n():
+    """More atoms can be worse in W1, so no test assumes monotonicity in n. Splitting a cell at its mean
+    moves each half's atom to the half's own mean, which can lie farther from that half's mass than the
+    parent's mean did. Here one atom at the mean −23/20 gives W1 = 433/200; the halves {−9, −2} and {−1, 9}
+    at their means −32/9 and 9/11 give 1349/495, more; four cells hold the four atoms exactly."""
+    x = np.array([-9.0, -2.0, -1.0, 9.0])
+    w = np.array([2.0, 7.0, 9.0, 2.0])
+    errs = [brute_w1(x, w / w.sum(), *(lambda a, b: (a, b / b.sum()))(*reduce(x, w, n))) for n in range(3)]
+    assert errs[0] == pytest.approx(433 / 200, rel=1e-12)
+    assert errs[1] == pytest.approx(1349 / 495, rel=1e-12)
+    assert errs[2] == 0.0
 
 
 def test_degenerate_all_equal():

@@ -10,14 +10,17 @@
 #include "config.h"
 #include "value.h"
 
-/* The numbering of the first two matches the link protocol's prior_kind. */
+/*
+ * The numbering of the first two matches the link protocol's prior_kind. The fields take numpy.random's
+ * and scipy.stats' parameters in their order (docs/semantics.md, "Parametric constructors"):
+ */
 typedef enum {
-    UX_LAW_GAUSSIAN = 0,    /* a = μ, b = σ > 0 */
-    UX_LAW_LAPLACE = 1,     /* a = μ, b = scale > 0 (density e^{−|x−μ|/b} / 2b) */
+    UX_LAW_GAUSSIAN = 0,    /* a = mean μ, b = standard deviation σ > 0: normal(loc, scale) */
+    UX_LAW_LAPLACE = 1,     /* a = loc, b = scale > 0 (density e^{−|x−loc|/scale} / 2·scale) */
     UX_LAW_UNIFORM = 2,     /* a = low < b = high */
-    UX_LAW_EXPONENTIAL = 3, /* a = rate λ > 0, support [0, ∞) */
-    UX_LAW_STUDENT_T = 4,   /* a = ν > 1, b = μ, c = scale s > 0 */
-    UX_LAW_LOGNORMAL = 5,   /* a = μ, b = σ > 0 of the logarithm */
+    UX_LAW_EXPONENTIAL = 3, /* a = scale > 0 = the mean (rate 1/scale), support [0, ∞) */
+    UX_LAW_STUDENT_T = 4,   /* a = df > 1, b = loc, c = scale > 0: loc + scale·T, T ~ t(df) */
+    UX_LAW_LOGNORMAL = 5,   /* a = μ, b = σ > 0 of the logarithm: lognormal(mean, sigma) */
     UX_LAW_POINT = 6        /* a = the value */
 } ux_law_kind;
 
@@ -35,10 +38,10 @@ ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources
 
 /* Convenience constructors (same as ux_quantize with the matching law). */
 ux_status ux_gaussian(ux_value *out, ux_real mu, ux_real sigma, unsigned eta, ux_sources *src);
-ux_status ux_laplace(ux_value *out, ux_real mu, ux_real b, unsigned eta, ux_sources *src);
-ux_status ux_uniform(ux_value *out, ux_real lo, ux_real hi, unsigned eta, ux_sources *src);
-ux_status ux_exponential(ux_value *out, ux_real rate, unsigned eta, ux_sources *src);
-ux_status ux_student_t(ux_value *out, ux_real nu, ux_real mu, ux_real s, unsigned eta, ux_sources *src);
+ux_status ux_laplace(ux_value *out, ux_real loc, ux_real scale, unsigned eta, ux_sources *src);
+ux_status ux_uniform(ux_value *out, ux_real low, ux_real high, unsigned eta, ux_sources *src);
+ux_status ux_exponential(ux_value *out, ux_real scale, unsigned eta, ux_sources *src);
+ux_status ux_student_t(ux_value *out, ux_real df, ux_real loc, ux_real scale, unsigned eta, ux_sources *src);
 ux_status ux_lognormal(ux_value *out, ux_real mu, ux_real sigma, unsigned eta, ux_sources *src);
 
 /*

@@ -78,7 +78,7 @@ static double sample_law(const ux_law *law, gen *g)
     case UX_LAW_UNIFORM:
         return law->a + (law->b - law->a) * ux_rng_uniform(&g->rng);
     case UX_LAW_EXPONENTIAL:
-        return -log(open_uniform(g)) / law->a;
+        return -log(open_uniform(g)) * law->a;
     case UX_LAW_LOGNORMAL:
         return exp(law->a + law->b * std_normal(g));
     default: /* UX_LAW_POINT */

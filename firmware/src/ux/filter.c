@@ -166,8 +166,11 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
         belief.count = (uint32_t)r;
         f->staged = r; /* still a valid staged prior should the lift below fail */
     }
-    ux_independent_copy(&belief, &belief, &f->sources);
-    ux_independent_copy(&f->process, &f->process, &f->sources);
+    st = ux_independent_copy(&belief, &belief, &f->sources);
+    if (st == UX_OK)
+        st = ux_independent_copy(&f->process, &f->process, &f->sources);
+    if (st != UX_OK)
+        return st;
 
     ctx.params = f->params;
     ctx.k = k;

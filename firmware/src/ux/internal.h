@@ -65,9 +65,6 @@ ux_real *ux_arena_reals(ux_arena *a, size_t count);
 /* The rest of the arena as a workspace (for calling another operation). */
 ux_workspace ux_arena_rest(const ux_arena *a);
 
-/* Smallest n with 2^n ≥ count (count ≥ 1), capped at UX_MAX_LOG2_ETA. */
-unsigned ux_ceil_log2(size_t count);
-
 /* out ← (x, w / Σw) with `count` atoms built for size eta: the last step of every operation that
  * reduces atoms into a value. w is normalised in place. */
 void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources);

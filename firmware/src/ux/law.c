@@ -43,7 +43,7 @@ static ux_real median(const ux_law *l)
     case UX_LAW_UNIFORM:
         return UX_R(0.5) * (l->a + l->b);
     case UX_LAW_EXPONENTIAL:
-        return UX_LOG(UX_R(2.0)) / l->a;
+        return UX_LOG(UX_R(2.0)) * l->a;
     case UX_LAW_STUDENT_T:
         return l->b;
     case UX_LAW_LOGNORMAL:
@@ -110,7 +110,7 @@ static ux_real cdf1(const ux_law *l, ux_real t)
         v = v > 0 ? v : UX_R(0.0);
         return v < 1 ? v : UX_R(1.0);
     case UX_LAW_EXPONENTIAL:
-        return t > 0 ? -UX_EXPM1(-l->a * t) : UX_R(0.0);
+        return t > 0 ? -UX_EXPM1(-t / l->a) : UX_R(0.0);
     case UX_LAW_STUDENT_T:
         z = (t - l->b) / l->c;
         return z <= 0 ? t_lower_tail(l->a, z) : UX_R(1.0) - t_lower_tail(l->a, -z);
@@ -135,7 +135,7 @@ static ux_real sf1(const ux_law *l, ux_real t)
         v = v > 0 ? v : UX_R(0.0);
         return v < 1 ? v : UX_R(1.0);
     case UX_LAW_EXPONENTIAL:
-        return t > 0 ? UX_EXP(-l->a * t) : UX_R(1.0);
+        return t > 0 ? UX_EXP(-t / l->a) : UX_R(1.0);
     case UX_LAW_STUDENT_T:
         z = (t - l->b) / l->c;
         return z >= 0 ? t_lower_tail(l->a, -z) : UX_R(1.0) - t_lower_tail(l->a, z);
@@ -175,9 +175,9 @@ static ux_real partial(const ux_law *l, ux_real a, ux_real b)
         return (hi - lo) * (hi + lo) / (UX_R(2.0) * (l->b - l->a));
     case UX_LAW_EXPONENTIAL:
         lo = a > 0 ? a : UX_R(0.0);
-        /* H(t) = −e^{−λt}(t + 1/λ), zero at +∞ */
-        eb = isinf(b) ? UX_R(0.0) : -UX_EXP(-l->a * b) * (b + UX_R(1.0) / l->a);
-        ea = isinf(lo) ? UX_R(0.0) : -UX_EXP(-l->a * lo) * (lo + UX_R(1.0) / l->a);
+        /* H(t) = −e^{−t/scale}(t + scale), zero at +∞ */
+        eb = isinf(b) ? UX_R(0.0) : -UX_EXP(-b / l->a) * (b + l->a);
+        ea = isinf(lo) ? UX_R(0.0) : -UX_EXP(-lo / l->a) * (lo + l->a);
         return eb - ea;
     case UX_LAW_STUDENT_T:
         za = (a - l->b) / l->c;
@@ -285,24 +285,24 @@ ux_status ux_gaussian(ux_value *out, ux_real mu, ux_real sigma, unsigned eta, ux
     return quantize_law(out, UX_LAW_GAUSSIAN, mu, sigma, 0, eta, src);
 }
 
-ux_status ux_laplace(ux_value *out, ux_real mu, ux_real b, unsigned eta, ux_sources *src)
+ux_status ux_laplace(ux_value *out, ux_real loc, ux_real scale, unsigned eta, ux_sources *src)
 {
-    return quantize_law(out, UX_LAW_LAPLACE, mu, b, 0, eta, src);
+    return quantize_law(out, UX_LAW_LAPLACE, loc, scale, 0, eta, src);
 }
 
-ux_status ux_uniform(ux_value *out, ux_real lo, ux_real hi, unsigned eta, ux_sources *src)
+ux_status ux_uniform(ux_value *out, ux_real low, ux_real high, unsigned eta, ux_sources *src)
 {
-    return quantize_law(out, UX_LAW_UNIFORM, lo, hi, 0, eta, src);
+    return quantize_law(out, UX_LAW_UNIFORM, low, high, 0, eta, src);
 }
 
-ux_status ux_exponential(ux_value *out, ux_real rate, unsigned eta, ux_sources *src)
+ux_status ux_exponential(ux_value *out, ux_real scale, unsigned eta, ux_sources *src)
 {
-    return quantize_law(out, UX_LAW_EXPONENTIAL, rate, 0, 0, eta, src);
+    return quantize_law(out, UX_LAW_EXPONENTIAL, scale, 0, 0, eta, src);
 }
 
-ux_status ux_student_t(ux_value *out, ux_real nu, ux_real mu, ux_real s, unsigned eta, ux_sources *src)
+ux_status ux_student_t(ux_value *out, ux_real df, ux_real loc, ux_real scale, unsigned eta, ux_sources *src)
 {
-    return quantize_law(out, UX_LAW_STUDENT_T, nu, mu, s, eta, src);
+    return quantize_law(out, UX_LAW_STUDENT_T, df, loc, scale, eta, src);
 }
 
 ux_status ux_lognormal(ux_value *out, ux_real mu, ux_real sigma, unsigned eta, ux_sources *src)

@@ -50,11 +50,3 @@ int ux_log2_eta(unsigned eta)
     }
     return n;
 }
-
-unsigned ux_ceil_log2(size_t count)
-{
-    unsigned n = 0;
-    while (n < UX_MAX_LOG2_ETA && ((size_t)1 << n) < count)
-        ++n;
-    return n;
-}
