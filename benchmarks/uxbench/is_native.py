@@ -122,8 +122,8 @@ class InferenceNative:
         return ev, (zs, om)
 
     def _seeded(self, seed: int):
-        rng = (C.c_uint64 * 4)()
-        self.lib.ux_rng_seed(rng, int(seed) & (2**64 - 1))
+        rng = self.nat.Rng()
+        self.lib.ux_rng_seed(C.byref(rng), int(seed) & (2**64 - 1))
         return rng
 
     def _workspace(self, obs: Observation):
@@ -137,7 +137,7 @@ class InferenceNative:
     def draw(self, law, n: int, seed: int) -> np.ndarray:
         out = np.empty(n)
         lw = self._law(law)
-        st = self.lib.uxb_draw_n(C.byref(lw), self._seeded(seed), out.ctypes.data_as(C.POINTER(C.c_double)), n)
+        st = self.lib.uxb_draw_n(C.byref(lw), C.byref(self._seeded(seed)), out.ctypes.data_as(C.POINTER(C.c_double)), n)
         self.nat._check(st, "uxb_draw_n")
         return out
 
@@ -146,7 +146,7 @@ class InferenceNative:
         x, w = np.empty(n), np.empty(n)
         lw = self._law(prior)
         ev, keep = self._evidence(z, omega, m)
-        st = self.lib.uxb_is_posterior(obs.ptr, C.byref(lw), C.byref(ev), n, self._seeded(seed),
+        st = self.lib.uxb_is_posterior(obs.ptr, C.byref(lw), C.byref(ev), n, C.byref(self._seeded(seed)),
                                        x.ctypes.data_as(C.POINTER(C.c_double)),
                                        w.ctypes.data_as(C.POINTER(C.c_double)))
         self.nat._check(st, "uxb_is_posterior")
@@ -161,7 +161,7 @@ class InferenceNative:
         px, pw = x.ctypes.data_as(C.POINTER(C.c_double)), w.ctypes.data_as(C.POINTER(C.c_double))
 
         def run(reps):
-            return self.lib.uxb_is_repeat(obs.ptr, C.byref(lw), C.byref(ev), n, rng, px, pw, reps)
+            return self.lib.uxb_is_repeat(obs.ptr, C.byref(lw), C.byref(ev), n, C.byref(rng), px, pw, reps)
 
         return self._time(run, "uxb_is_repeat", **timing)
 
