@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from uxbench import inference, inference_instances, inference_report, is_native
+from uxbench import baselines, inference, inference_instances, inference_report, is_native, metrics
 from uxbench.inference_exact import exact_posterior, system_loglik
-from uxemu import baselines, bayes_laplace, laws, metrics, systems
+from uxemu import bayes_laplace, laws, systems
 from uxemu.bayes import KernelLikelihood
 from uxemu.value import Value
 
@@ -21,7 +21,7 @@ POST_SD = math.sqrt(S0**2 * SIGMA**2 / (S0**2 + SIGMA**2))
 @pytest.fixture(scope="module")
 def inf():
     if not is_native.available():
-        pytest.skip(f"{is_native.library_path()} is not built (run `make native`)")
+        pytest.skip(f"{is_native.library_path()} is not built (run `make bench-lib`)")
     return is_native.load()
 
 

@@ -14,7 +14,7 @@ from uxemu.laws import Laplace, Normal, Uniform
 @pytest.fixture(scope="module")
 def mc():
     if not mc_native.library_path().exists():
-        pytest.skip(f"{mc_native.library_path()} is not built (run `make native`)")
+        pytest.skip(f"{mc_native.library_path()} is not built (run `make bench-lib`)")
     return mc_native.load()
 
 
@@ -52,7 +52,7 @@ def test_w1_of_a_sample_agrees_with_scipy_against_a_far_larger_sample(mc):
 
 
 def test_binned_table_gives_the_metrics_w1_of_a_reconstruction(mc):
-    from uxemu import metrics
+    from uxbench import metrics
     v = Normal(0.3, 2.0).quantize(16)
     sample = np.sort(np.random.default_rng(3).normal(0.0, 2.5, 20_000))
     table = propagation_exact.binned_table(*v.bins())
