@@ -171,15 +171,10 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def report(results: list[dict], size: Size, out_dir) -> dict:
-    """Markdown per system, Pareto plots, summary and raw data in out_dir; returns the targets' verdict.
-
-    The task results are saved first (filtering_tasks.json), so the tables can be rendered again from
-    them without rerunning the sweep: `python -m uxbench.filtering_report OUT_DIR quick|full`.
-    """
-    from .filtering_report import save_tasks, write
-    save_tasks(results, out_dir)
-    return write(results, size, out_dir)
+def report(results: list[dict], size: Size, out_dir, meta: dict | None = None) -> dict:
+    """Markdown per system, Pareto plots and a summary CSV in out_dir; returns the targets' verdict."""
+    from .filtering_report import write
+    return write(results, size, out_dir, meta)
 
 
 # -- scoring --------------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ Timings call the C repeat loops, so one foreign call covers many runs of the met
 from __future__ import annotations
 
 import ctypes as C
-import os
 import time
 from pathlib import Path
 

@@ -15,7 +15,6 @@ Where the library is: `clib.library_path()`.
 from __future__ import annotations
 
 import ctypes as C
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

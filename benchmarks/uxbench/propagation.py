@@ -138,7 +138,7 @@ def run_task(task: dict) -> dict:
     return rec
 
 
-def report(results: list, size: dict, out_dir) -> None:
+def report(results: list, size: dict, out_dir, meta: dict | None = None) -> None:
     from .propagation_report import write
 
-    write(results, size, out_dir)
+    write(results, size, out_dir, meta)
