@@ -1,7 +1,7 @@
 """The filtering benchmark's results: tables per system beside the paper's, Pareto plots, the targets.
 
 Aggregation over traces (and runs): RMSE = mean of the per-run RMSEs; per-trace RMSE std = mean over
-traces of the std (ddof = 1, as metrics.rmse_spread) over that trace's runs; NLL = mean over every
+traces of the std (ddof = 1, as uxbench.metrics.rmse_spread) over that trace's runs; NLL = mean over every
 scored step of −max(log p(x_true), LOG_PDF_FLOOR) with the floor hits counted; CRPS = mean over every
 scored step. Latency = the timing task's median ns per step (native C, one whole-trace call a sample, the calling
 thread's CPU time: what the call costs on a core of its own, whatever else the machine runs).
