@@ -48,9 +48,6 @@ class Row:
         it was run)."""
         return float(np.mean([np.mean(r["rmse"]) for r in self._recs(only)]))
 
-    def trace_means(self, only=None) -> dict:
-        return {i: float(np.mean(self.traces[i]["rmse"])) for i in sorted(self.traces) if only is None or i in only}
-
     def _repeated(self, only=None):
         """Per-trace RMSE stds of the traces run more than once (the ux filter repeats on a subset)."""
         return [np.std(r["rmse"], ddof=1) for r in self._recs(only) if len(r["rmse"]) >= 2]
