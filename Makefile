@@ -8,7 +8,7 @@ BUILD  := build
 # Every board folder with a board.mk (the same rule uxhost.qemu.boards() applies).
 BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
-.PHONY: all deps venv generate native firmware ctest test test-fast demo bench bench-full bench-firmware pio clean
+.PHONY: all deps venv generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware pio clean
 
 all: native firmware
 
@@ -33,6 +33,10 @@ generate:
 native: generate
 	$(MAKE) -C firmware host BUILD=$(abspath $(BUILD))/native
 
+# The C baselines the benchmarks time next to the core, linked with it (benchmarks/c): never flashed.
+bench-lib: generate
+	$(MAKE) -C benchmarks/c BUILD=$(abspath $(BUILD))/native
+
 # C unit tests on the host, plain and under the sanitizers.
 ctest:
 	$(MAKE) -C firmware check BUILD=$(abspath $(BUILD))/native
@@ -41,7 +45,7 @@ ctest:
 firmware: deps generate
 	@for b in $(BOARDS); do $(MAKE) -C firmware arm BOARD=$$b BUILD=$(abspath $(BUILD))/$$b || exit 1; done
 
-test: deps venv native ctest firmware
+test: deps venv native bench-lib ctest firmware
 	bash scripts/run-pytest.sh $(VPY) -m pytest -q
 
 # Pure-Python tests only (no C toolchain, no QEMU): quick inner loop while editing the reference.
@@ -52,10 +56,10 @@ demo: deps venv native firmware
 	$(VPY) -m uxhost demo
 
 # The paper's tables: `make bench` (quick, minutes) or `make bench-full` (the paper's counts).
-bench: venv native
+bench: venv native bench-lib
 	$(VPY) -m uxbench --quick
 
-bench-full: venv native
+bench-full: venv native bench-lib
 	$(VPY) -m uxbench --full
 
 # Flash, RAM and virtual cycles of the firmware on the QEMU boards → benchmarks/results/firmware.md

@@ -30,9 +30,8 @@ from pathlib import Path
 import numpy as np  # noqa: E402 (after the thread settings above)
 
 import uxemu as ux  # noqa: E402
-from uxemu import metrics  # noqa: E402
-from uxemu.baselines import bootstrap_filter  # noqa: E402
-from uxemu.grid import grid_filter  # noqa: E402
+from uxbench import metrics  # noqa: E402
+from uxbench.baselines import bootstrap_filter, grid_filter  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

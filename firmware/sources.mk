@@ -4,7 +4,5 @@ UX_INCLUDE     := include
 UX_CORE_SRCS   := $(sort $(wildcard src/ux/*.c))
 UX_MODEL_SRCS  := $(sort $(wildcard src/models/*.c))
 UX_SRCS        := $(UX_CORE_SRCS) $(UX_MODEL_SRCS)
-# Host-only benchmark baselines in C (particle filter, Monte Carlo, importance sampling): never flashed.
-UX_BENCH_SRCS  := $(sort $(wildcard src/bench/*.c))
 # Flags every build of the core uses: no fused multiply-add (it changes results across platforms).
 UX_CFLAGS      := -std=c11 -Wall -Wextra -Werror -ffp-contract=off -I$(UX_INCLUDE) -Isrc/ux

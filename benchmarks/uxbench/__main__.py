@@ -1,13 +1,12 @@
-"""python -m uxbench [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR]"""
+"""python -m uxbench [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR] [--render]"""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
-from . import registry, runner
+from . import registry, report, runner
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "results"
 
@@ -21,30 +20,29 @@ def main(argv=None) -> int:
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster, e.g. tcp://host:8786")
     p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default: benchmarks/results/SIZE)")
+    p.add_argument("--render", action="store_true",
+                   help="run nothing: render the tables and plots again from the saved NAME_results.json.gz")
     args = p.parse_args(argv)
     size = args.size or "quick"
     out = args.out or DEFAULT_OUT / size
     for name in args.only or registry.BENCHMARKS:
         bench = registry.load(name)
         params = bench.SIZES[size]
-        tasks = bench.tasks(params)
-        t0 = time.perf_counter()
-        print(f"uxbench: {name} ({size}): {len(tasks)} tasks; load average {_load()}", file=sys.stderr)
-        results = runner.execute(tasks, bench.run_task, workers=args.workers, scheduler=args.scheduler, desc=name)
-        verdict = bench.report(results, params, out / name)
-        print(f"uxbench: {name} done in {time.perf_counter() - t0:.0f} s → {out / name}; load average {_load()}",
-              file=sys.stderr)
+        if args.render:
+            results, meta = report.load_run(out / name, name)
+        else:
+            tasks = bench.tasks(params)
+            t0 = time.perf_counter()
+            print(f"uxbench: {name} ({size}): {len(tasks)} tasks", file=sys.stderr)
+            results = runner.execute(tasks, bench.run_task, workers=args.workers, scheduler=args.scheduler, desc=name)
+            meta = report.run_meta(time.perf_counter() - t0)
+            report.save_run(out / name, name, results, meta)
+        verdict = bench.report(results, params, out / name, meta)
+        print(f"uxbench: {name} ({size}) → {out / name}", file=sys.stderr)
         if isinstance(verdict, dict):  # a benchmark that checks targets says which it met
             for target, met in verdict.items():
                 print(f"uxbench: {name}: {target}: {'met' if met else 'NOT met'}", file=sys.stderr)
     return 0
-
-
-def _load() -> str:
-    try:
-        return "/".join(f"{v:.1f}" for v in os.getloadavg())
-    except OSError:
-        return "unknown"
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ On the same generated traces per system:
   std is measured (and its runs compared bit for bit), not assumed;
 - the bootstrap PF in C over the same model functions (`pf_native.run_pf`) with 10 … 1000 particles,
   `pf_runs` seeded runs per trace;
-- the grid filter (uxemu.grid, 1501 points): the near-exact Bayes floor;
+- the grid filter (uxbench.baselines.grid, 1501 points): the near-exact Bayes floor;
 - the bootstrap filter of the `particles` library (particles_check.py): the outside check of our PF.
-Metrics: uxemu.metrics (RMSE, per-trace RMSE std, NLL with its floor, exact CRPS); latency per step in
+Metrics: uxbench.metrics (RMSE, per-trace RMSE std, NLL with its floor, exact CRPS); latency per step in
 native nanoseconds (CPU time of whole-trace C calls) from one timing task that runs every timed call
 serially.
 
@@ -24,10 +24,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from uxemu import metrics, systems
-from uxemu.grid import grid_filter
+from uxemu import systems
 from uxemu.traces import simulate
 from uxemu.value import Value
+
+from . import metrics
+from .baselines import grid_filter
 
 SYSTEMS = ("sv", "gss", "cubic")
 ETAS = (8, 16, 32, 64)
@@ -169,15 +171,10 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def report(results: list[dict], size: Size, out_dir) -> dict:
-    """Markdown per system, Pareto plots, summary and raw data in out_dir; returns the targets' verdict.
-
-    The task results are saved first (filtering_tasks.json), so the tables can be rendered again from
-    them without rerunning the sweep: `python -m uxbench.filtering_report OUT_DIR quick|full`.
-    """
-    from .filtering_report import save_tasks, write
-    save_tasks(results, out_dir)
-    return write(results, size, out_dir)
+def report(results: list[dict], size: Size, out_dir, meta: dict | None = None) -> dict:
+    """Markdown per system, Pareto plots and a summary CSV in out_dir; returns the targets' verdict."""
+    from .filtering_report import write
+    return write(results, size, out_dir, meta)
 
 
 # -- scoring --------------------------------------------------------------------------------------------------

@@ -106,6 +106,6 @@ def run_task(task: dict) -> list[dict]:
     return records
 
 
-def report(results: list, params: dict, out_dir) -> None:
+def report(results: list, params: dict, out_dir, meta: dict | None = None) -> None:
     records = [r for rs in results for r in rs]
-    inference_report.write(records, params, out_dir)
+    inference_report.write(records, params, out_dir, meta)

@@ -1,14 +1,13 @@
-"""Tables, Pareto plots and the reading of the inference benchmark (one section per system)."""
+"""Tables and Pareto plots of the inference benchmark (one section per system)."""
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
 import numpy as np
 
 from . import paper_inference
-from .report import fmt, machine, markdown_table, write_raw
+from .report import markdown_table, statement, write_csv
 
 TITLES = {"sv": "Stochastic volatility", "gss": "Gordon–Salmond–Smith",
           "cubic": "Exponential (Beer–Lambert) observation of the cubic system"}
@@ -90,67 +89,6 @@ def pareto(rows: list[dict], ux_metric: str, form: str = "kernel"):
     return front, free
 
 
-def _cheapest_is_reaching(rows, target):
-    ok = [r for r in rows if r["method"] == "is" and r["w1"] <= target]
-    return min(ok, key=lambda r: r["latency_us"]) if ok else None
-
-
-def reading(system: str, rows: list[dict]) -> str:
-    """One paragraph, generated from the numbers: where ux is ahead or behind, dominance, the paper."""
-    parts = []
-    ux = [r for r in rows if r["method"] == "ux" and r["form"] == "kernel"]
-    for r in sorted(ux, key=lambda r: r["fidelity"]):
-        for metric, name in (("w1_rec", "reconstructed"), ("w1", "atoms")):
-            m = _cheapest_is_reaching(rows, r[metric])
-            if m is None:
-                parts.append(f"ux η={r['fidelity']} ({name} W1 {fmt(r[metric], 3)}, {fmt(r['latency_us'], 3)} µs) "
-                             "is more accurate than every tested IS size")
-            else:
-                ratio = m["latency_us"] / r["latency_us"]
-                parts.append(f"ux η={r['fidelity']} ({name} W1 {fmt(r[metric], 3)}) is matched by IS {m['fidelity']} "
-                             f"at {fmt(ratio, 3)}× its latency")
-    text = "; ".join(parts) + "."
-    for metric, name in (("w1_rec", "reconstructed"), ("w1", "atoms")):
-        front, free = pareto(rows, metric)
-        if not free:
-            text += (f" With ux measured by its {name} W1, the kernel-form ux points dominate every IS point "
-                     f"(front: {', '.join(front)}).")
-        else:
-            text += (f" With ux measured by its {name} W1, ux does not dominate IS: {', '.join(free)} "
-                     f"{'is' if len(free) == 1 else 'are'} dominated by no ux point (front: {', '.join(front)}).")
-    k8 = next((r for r in ux if r["fidelity"] == 8), None)
-    is10 = next((r for r in rows if r["method"] == "is" and r["fidelity"] == 10), None)
-    if k8 and is10 and not math.isnan(k8.get("quantize_us", math.nan)):
-        bare = k8["latency_us"] - k8["quantize_us"]
-        text += (f" Of ux η=8's {fmt(k8['latency_us'], 3)} µs, {fmt(k8['quantize_us'], 3)} µs quantize the prior law; a "
-                 f"filter, whose prior arrives as atoms, pays about {fmt(bare, 3)} µs, "
-                 f"{'less' if bare < is10['latency_us'] else 'more'} than IS 10 ({fmt(is10['latency_us'], 3)} µs).")
-    samp = {r["fidelity"]: r for r in rows if r["method"] == "ux" and r["form"] == "sampler"}
-    kern = {r["fidelity"]: r for r in ux}
-    worse = [e for e in samp if e in kern and samp[e]["w1_rec"] > kern[e]["w1_rec"]]
-    text += (f" The sampler likelihood is {'less' if len(worse) > len(samp) / 2 else 'not less'} accurate than the "
-             f"kernel form (reconstructed W1 higher at η = {', '.join(map(str, sorted(worse))) or 'none'}) and "
-             f"costs {fmt(np.median([samp[e]['latency_us'] / kern[e]['latency_us'] for e in samp if e in kern]), 3)}× "
-             "its latency (median over η).")
-    ux_vs = [(e, kern[e]["w1_rec"] / paper_inference.row(system, "UxHw", e)[1]) for e in sorted(kern)
-             if paper_inference.row(system, "UxHw", e)]
-    is_vs = [(r["fidelity"], r["w1"] / paper_inference.row(system, "MC", r["fidelity"])[1]) for r in rows
-             if r["method"] == "is" and r["fidelity"] in (10, 1000) and paper_inference.row(system, "MC", r["fidelity"])]
-    if ux_vs and is_vs:
-        text += (" Our reconstructed W1 at η = " + "/".join(str(e) for e, _ in ux_vs) + " is "
-                 + "/".join(fmt(v, 3) for _, v in ux_vs) + "× the paper's UxHw W1, our IS W1 at "
-                 + "/".join(str(n) for n, _ in is_vs) + " particles " + "/".join(fmt(v, 3) for _, v in is_vs)
-                 + "× its MC W1 (ours against the exact posterior, the paper's against a Monte Carlo one).")
-    p8 = paper_inference.row(system, "UxHw", 8)
-    p1000 = paper_inference.row(system, "MC", 1000)
-    o8, o1000 = kern.get(8), next((r for r in rows if r["method"] == "is" and r["fidelity"] == 1000), None)
-    if p8 and p1000 and o8 and o1000:
-        text += (f" Against the paper: its UxHw 8 / MC 1000 W1 ratio is {fmt(p8[1] / p1000[1], 3)} and its latency "
-                 f"ratio {fmt(p8[0] / p1000[0], 3)}; ours are {fmt(o8['w1_rec'] / o1000['w1'], 3)} (reconstructed) or "
-                 f"{fmt(o8['w1'] / o1000['w1'], 3)} (atoms) and {fmt(o8['latency_us'] / o1000['latency_us'], 3)}.")
-    return text
-
-
 def verdicts(summary: dict) -> str:
     """Per system and W1 measure: yes, or the IS sizes no kernel-form ux point dominates."""
     body = []
@@ -161,9 +99,7 @@ def verdicts(summary: dict) -> str:
             cells.append("yes" if not free else "no: " + ", ".join(free) + " undominated")
         body.append([TITLES[system], *cells])
     cols = ["system", "ux measured by its reconstructed W1", "ux measured by its atoms' W1"]
-    return markdown_table(cols, body) + (
-        "\nux = BayesLaplace, kernel likelihood, η = 8, 16, 32; a point dominates another when it is no slower "
-        "and no less accurate, and better in one. IS is always measured by its weighted particles.\n")
+    return markdown_table(cols, body)
 
 
 def plot(system: str, rows: list[dict], path: Path) -> None:
@@ -202,69 +138,23 @@ def plot(system: str, rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def write(records: list[dict], params: dict, out_dir) -> None:
+def write(records: list[dict], params: dict, out_dir, meta: dict | None = None) -> None:
+    """README.md (tables), pareto_SYSTEM.png per system, inference_summary.csv."""
+    from .inference import SIZES
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = summarise(records)
-    meta = dict(params=params, machine=machine())
-    # The per-instance records go to CSV only: at full size a JSON copy would add ~8 MB of the same
-    # numbers; the run's metadata sits in the summary's JSON.
-    _write_csv(out_dir / "inference_records.csv", records)
-    write_raw(out_dir, "inference_summary", [dict(r, system=s) for s, rows in summary.items() for r in rows], meta)
-    lines = ["# Inference benchmark: BayesLaplace against importance sampling", "", DESCRIPTION.format(**_describe(params)),
-             f"Machine: {meta['machine']['cpus']} cores, load average {fmt(meta['machine']['load_avg'], 3)} when "
-             "the tables were written (the machine is shared). Work: "
-             f"{fmt(sum({(r['system'], r['location_index']): r.get('task_s', 0.0) for r in records}.values()), 3)} "
-             "s of task wall time in total (summed over tasks, which run in parallel).", ""]
-    lines += ["## Does ux dominate importance sampling on the accuracy–latency front?", "", verdicts(summary), ""]
+    write_csv(out_dir / "inference_summary.csv", [dict(r, system=s) for s, rows in summary.items() for r in rows])
+    name = next((k for k, v in SIZES.items() if v == params), None)
+    every = "every instance" if params["time_every"] == 1 else f"one instance in {params['time_every']}"
+    how = (f"{params['locations']} prior locations × 10 per system (seed {params['seed']}), importance sampling "
+           f"{params['is_seeds']} seeds per instance; W1 to the exact posterior ({params['points']}-point grid); "
+           f"latency: native C, the calling thread's CPU time, median over {every}.")
+    lines = ["# Inference benchmark: BayesLaplace against importance sampling", "",
+             statement(meta, name, "inference", how),
+             "## Does ux dominate importance sampling on the accuracy–latency front?", "", verdicts(summary)]
     for system, rows in summary.items():
-        n_inst = rows[0]["instances"]
-        lines += [f"## {TITLES[system]} (`{system}`): {n_inst} instances", "",
-                  f"Paper: {paper_inference.LABELS[system]}.", "", table(system, rows), "",
-                  reading(system, rows), "", f"![Pareto plot](pareto_{system}.png)", ""]
+        lines += [f"## {TITLES[system]} (`{system}`): {rows[0]['instances']} instances, paper: "
+                  f"`{paper_inference.LABELS[system]}`", "", table(system, rows), f"![Pareto plot](pareto_{system}.png)", ""]
         plot(system, rows, out_dir / f"pareto_{system}.png")
     (out_dir / "README.md").write_text("\n".join(lines))
-
-
-def _write_csv(path: Path, records: list[dict]) -> None:
-    keys = sorted({k for r in records for k in r})
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=keys)
-        w.writeheader()
-        w.writerows(records)
-
-
-def _describe(params):
-    return dict(locations=params["locations"], instances=params["locations"] * 10, seeds=params["is_seeds"],
-                every="every instance" if params["time_every"] == 1 else f"one in {params['time_every']}", repeats=params["repeats"], points=params["points"],
-                seed=params["seed"])
-
-
-DESCRIPTION = """\
-Regenerate: `python -m uxbench --quick|--full --only inference` (needs `make native`). Seed {seed}.
-
-**Instances.** Per system, {locations} prior locations from a generated trace (rounded to one decimal),
-5 observations per location drawn at it and kept when p(z | location) > 0.1, each with a Gaussian and
-a Laplace prior of the system's scale s_x: {instances} instances per system (construction and the
-choices the paper leaves open: `uxbench/inference_instances.py`). The paper states its count, 500, for
-GSS only; 50 locations give that count, and the same construction is used for every system.
-
-**Methods.** *ux η*: BayesLaplace in the C core, the prior law quantized at η atoms, posterior at η
-atoms; *kernel* = exact kernel likelihood, *sampler* = the model's sampler lifted per hypothesis
-(TTR-binned density). *IS n*: importance sampling in C (uxbench/is.h), n draws from the prior law
-(xoshiro256**), weights from the same C kernel functions with the inner noise at 64 atoms; {seeds}
-seeds per instance.
-
-**Metrics.** W1 to the *exact* posterior (prior density × likelihood on a {points}-point grid over the
-range holding all but 1e-12 of the mass; no sampling error), not to a Monte Carlo sample as in the
-paper. *atoms / particles*: W1 of the ux atoms or of the weighted particles themselves;
-*reconstructed*: W1 of the ux value's TTR-binned density (the paper's UxHw figures are only reachable
-by a reconstruction). Mean and std over instances (IS: over all instance × seed runs; "std over seeds"
-is the mean per-instance std across seeds, 0 for ux). *Latency*: native C on this host, as the calling
-thread's CPU time (other work on a shared machine does not inflate it), one posterior including the
-prior's quantization (ux; its share is shown) or sampling (IS); median over the timed instances ({every})
-of the median of {repeats} repeats, each a C loop long enough to hide the call overhead. Between the
-instances of a system a method's latency varies by about ±5 % (p10–p90 in the raw records), so timing
-a subset loses little. The paper's latencies come from its hardware module: compare ratios, not
-absolute values.
-"""

@@ -1,6 +1,6 @@
-"""ctypes binding of the inference benchmark's C side (firmware/include/uxbench/is.h) in libuxbench.so.
+"""ctypes binding of the inference benchmark's C side (benchmarks/c/include/uxbench/is.h) in libuxbench.so.
 
-libuxbench.so is the core plus the host-only baselines built with the same flags (`make native`), so
+libuxbench.so is the core plus the host-only baselines built with the same flags (`make bench-lib`), so
 the core's own declarations (uxemu.native.Native on that library) serve for values, laws and
 evidence, and this module adds the benchmark's functions:
 
@@ -14,7 +14,6 @@ Timings call the C repeat loops, so one foreign call covers many runs of the met
 from __future__ import annotations
 
 import ctypes as C
-import os
 import time
 from pathlib import Path
 
@@ -22,16 +21,12 @@ import numpy as np
 
 from uxemu import native
 
+from . import clib
+
 FAMILIES = {"gaussian": 0, "laplace": 1, "uniform": 2}
 
 
-def library_path() -> Path:
-    env = os.environ.get("UX_BENCH_LIB")
-    return Path(env) if env else native.library_path().with_name("libuxbench.so")
-
-
-def available() -> bool:
-    return library_path().exists()
+library_path, available = clib.library_path, clib.available
 
 
 class Observation:
@@ -48,7 +43,7 @@ class InferenceNative:
     def __init__(self, path: Path | str | None = None):
         path = Path(path) if path is not None else library_path()
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: run `make native` in the repository root")
+            raise clib.missing(path)
         self.nat = native.Native(path=path)
         self.lib = self.nat.lib
         n = self.nat

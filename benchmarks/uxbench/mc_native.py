@@ -1,4 +1,4 @@
-"""ctypes bindings of the propagation benchmark's C code in libuxbench.so (firmware/src/bench/mc.c).
+"""ctypes bindings of the propagation benchmark's C code in libuxbench.so (benchmarks/c/src/mc.c).
 
 - `ux`: one ux propagation (inputs quantized at η, the C model function lifted over them);
 - `mc`: plain Monte Carlo over the same C function with xoshiro256**;
@@ -12,17 +12,18 @@ to be small; the median over repeated calls is reported. CPU time rather than wa
 benchmarks share their machine: a 3 ms propagation measured by the wall clock under a load of 5 on 2
 cores reads 7.5 ms (half of it spent descheduled), its CPU time 3.5 ms, as unloaded.
 
-The library is build/native/libuxbench.so under the repository root, or UXBENCH_LIB.
+Where the library is: `clib.library_path()`.
 """
 from __future__ import annotations
 
 import ctypes as C
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from . import clib
 
 MAX_ETA = 64
 MAX_ARGS = 4
@@ -32,12 +33,7 @@ MAX_PARAMS = 8
 SV_TRANSITION, SV_OBSERVATION, GSS_TRANSITION, GSS_OBSERVATION, CUBIC_TRANSITION, BL_OBSERVATION = range(6)
 LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2}
 
-_REPO = Path(__file__).resolve().parents[2]
-
-
-def library_path() -> Path:
-    env = os.environ.get("UXBENCH_LIB")
-    return Path(env) if env else _REPO / "build" / "native" / "libuxbench.so"
+library_path = clib.library_path
 
 
 class _Law(C.Structure):
@@ -103,7 +99,7 @@ class MCNative:
     def __init__(self, path: Path | str | None = None):
         path = Path(path) if path is not None else library_path()
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: run `make native` in the repository root")
+            raise clib.missing(path)
         self.lib = L = C.CDLL(str(path))
         P, PV, PT, PD = C.POINTER(_Prop), C.POINTER(_Value), C.POINTER(_Table), C.POINTER(C.c_double)
         sig = {

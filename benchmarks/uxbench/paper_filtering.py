@@ -57,18 +57,6 @@ TITLES = {
              "y = e^{−x}(1 + m) + h, m ~ N(0, 0.05²), h ~ Laplace(0, √(0.01² + e^{−x}(1 + m))); x₀ ~ N(0, 0.1²)",
 }
 
-PARETO_CAPTIONS = {
-    "sv": "The UxHw-based filters achieve dominating positions in the pareto frontier. Particle filters beyond "
-          "100 particles converge to a better RMSE–latency coefficient and the 1000-particle filter dominates at "
-          "latency 270 ms.",
-    "gss": "The UxHw-based filter achieves head-to-head performance with the particle filter in raw "
-           "point-estimate error.",
-    "cubic": "The small latency of UxHw 8 allows it to stay competitive with the particle filter (region around "
-             "RMSE 0.115 and per-iteration latency 17 ms); in raw point-estimate accuracy the particle filter "
-             "keeps the better accuracy–latency coefficient.",
-}
-
-
 def rows(system: str) -> list[dict]:
     """The paper's rows for one system as dicts keyed by COLUMNS."""
     return [dict(zip(COLUMNS, r)) for r in TABLES[system]]

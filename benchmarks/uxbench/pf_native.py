@@ -1,7 +1,7 @@
-"""ctypes bindings of the filtering benchmark's C code in libuxbench.so (`make native`).
+"""ctypes bindings of the filtering benchmark's C code in libuxbench.so (`make bench-lib`).
 
-- `run_pf`: the bootstrap particle filter of firmware/src/bench/pf.c over a registered system;
-- `run_ux`: a whole trace through the ux filter in one C call (firmware/src/bench/ux_run.c).
+- `run_pf`: the bootstrap particle filter of benchmarks/c/src/pf.c over a registered system;
+- `run_ux`: a whole trace through the ux filter in one C call (benchmarks/c/src/ux_run.c).
 
 Both fill numpy arrays the caller side allocates, and report the time of the single C call in
 nanoseconds: `elapsed_ns` (wall clock) and `cpu_ns` (the calling thread's CPU time, which is what the
@@ -10,12 +10,11 @@ turns). Outputs are allocated before the clocks start, so the time is the filter
 ctypes crossing per trace. libuxbench.so holds the whole core too, so the core's types
 and functions come from `uxemu.native.Native` loaded over the same library.
 
-The library is build/native/libuxbench.so under the repository root, or the path in UXBENCH_LIB.
+Where the library is: `clib.library_path()`.
 """
 from __future__ import annotations
 
 import ctypes as C
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,13 +23,10 @@ import numpy as np
 
 from uxemu import native
 
+from . import clib
+
 MAX_ETA = native.MAX_ETA
-_REPO = Path(__file__).resolve().parents[2]
-
-
-def library_path() -> Path:
-    env = os.environ.get("UXBENCH_LIB")
-    return Path(env) if env else _REPO / "build" / "native" / "libuxbench.so"
+library_path, available = clib.library_path, clib.available
 
 
 @dataclass
@@ -86,8 +82,7 @@ class BenchLib:
     def __init__(self, path: Path | str | None = None):
         path = Path(path) if path is not None else library_path()
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: run `make native` in the repository root "
-                                    "(or point UXBENCH_LIB at a built libuxbench.so)")
+            raise clib.missing(path)
         self.nat = native.Native(path)
         lib = self.nat.lib
         lib.uxb_pf_workspace_bytes.restype, lib.uxb_pf_workspace_bytes.argtypes = C.c_size_t, [C.c_size_t]
@@ -181,6 +176,3 @@ def load(path: Path | str | None = None) -> BenchLib:
         _loaded[key] = BenchLib(path)
     return _loaded[key]
 
-
-def available() -> bool:
-    return library_path().exists()

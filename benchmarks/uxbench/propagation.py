@@ -19,7 +19,7 @@ For every configuration of the paper's spaces (`propagation_models`), one task:
    100·(W1_ux − W1_MC)/W1_MC;
 6. the paper's protocol for reference: a 10⁶-draw Monte Carlo sample as ground truth, its own W1 to the
    exact law, and the reconstruction's W1 measured against it (the definition of
-   `uxemu.metrics.w1_reconstructed`, computed in C through `binned_table`).
+   `uxbench.metrics.w1_reconstructed`, computed in C through `binned_table`).
 """
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def run_task(task: dict) -> dict:
     return rec
 
 
-def report(results: list, size: dict, out_dir) -> None:
+def report(results: list, size: dict, out_dir, meta: dict | None = None) -> None:
     from .propagation_report import write
 
-    write(results, size, out_dir)
+    write(results, size, out_dir, meta)

@@ -1,9 +1,14 @@
-"""Writing results: markdown tables beside the paper's rows, raw numbers as CSV and JSON."""
+"""Writing results: markdown tables, summary CSV, and the raw task results saved compressed, so that every
+results file can be rendered again from them (`python -m uxbench … --render`) without rerunning."""
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import math
+import os
+import platform
+import subprocess
 from pathlib import Path
 
 
@@ -27,19 +32,64 @@ def markdown_table(columns: list[str], rows: list[list]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_raw(out_dir: Path, name: str, records: list[dict], meta: dict) -> None:
-    """records → NAME.csv (one row each) and NAME.json (with the run's metadata: sizes, seeds, machine)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_csv(path: Path, records: list[dict]) -> None:
     keys = sorted({k for r in records for k in r})
-    with (out_dir / f"{name}.csv").open("w", newline="") as fh:
+    with Path(path).open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(records)
-    (out_dir / f"{name}.json").write_text(json.dumps({"meta": meta, "records": records}, indent=1, default=float))
 
 
-def machine() -> dict:
-    import os
-    import platform
+# -- the raw results of a run --------------------------------------------------------------------------
+def results_path(out_dir, name: str) -> Path:
+    return Path(out_dir) / f"{name}_results.json.gz"
+
+
+def save_run(out_dir, name: str, results: list, meta: dict) -> Path:
+    """{meta, results} as gzip'd JSON; mtime 0, so the same results give the same bytes."""
+    path = results_path(out_dir, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps({"meta": meta, "results": results}, default=float).encode()
+    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(data)
+    return path
+
+
+def load_run(out_dir, name: str) -> tuple[list, dict]:
+    path = results_path(out_dir, name)
+    if not path.exists():
+        raise SystemExit(f"uxbench: {path} is missing: run the benchmark first (without --render)")
+    with gzip.open(path, "rt") as fh:
+        data = json.load(fh)
+    return data["results"], data["meta"]
+
+
+def run_meta(seconds: float | None = None) -> dict:
+    """Where and when the numbers were taken: machine, load average, commit, wall time of the run."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "load_avg": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
+            "load_avg": load, "commit": _commit(), "seconds": seconds}
+
+
+def statement(meta: dict | None, size_name: str | None, bench: str, how: str) -> str:
+    """The one line at the top of a results file: how the numbers were taken and how to regenerate them."""
+    m = meta or {}
+    where = f"{m.get('machine', '?')}, {m.get('cpus', '?')} CPUs, load average {fmt(m.get('load_avg'), 3)}"
+    if m.get("commit"):
+        where += f", commit {m['commit']}"
+    if m.get("seconds") is not None:
+        where += f", {m['seconds']:.0f} s"
+    if size_name is None:
+        return f"{how} Measured on {where}, at a custom size (not one of the benchmark's SIZES).\n"
+    cmd = f".venv/bin/python -m uxbench --{size_name} --only {bench}"
+    return (f"{how} Measured on {where}. Regenerate: `{cmd}`; render these files again from "
+            f"`{bench}_results.json.gz`: `{cmd} --render`.\n")
+
+
+def _commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
+                             capture_output=True, text=True, timeout=10)
+    except OSError:
+        return None
+    return out.stdout.strip() or None

@@ -6,7 +6,7 @@
     >>> round(y.mean(), 3) > 0
     True
 """
-from . import baselines, grid, laws, metrics, systems
+from . import laws, metrics, systems
 from .bayes import BayesResult, KernelLikelihood, SamplerLikelihood, Status, bayes_laplace
 from .constructors import (exponential, from_samples, from_weighted_samples, gaussian, laplace, lognormal,
                            mixture, point, student_t, uniform)
@@ -20,6 +20,6 @@ __all__ = [
     "BayesLaplaceFilter", "BayesResult", "DependencyError", "FilterRun", "Kernel", "KernelLikelihood",
     "Sampler", "SamplerLikelihood", "StateSpaceModel", "Status", "Trace", "Value", "bayes_laplace", "cos",
     "exp", "exponential", "from_samples", "from_weighted_samples", "gaussian", "independent_copy", "laplace",
-    "baselines", "grid", "laws", "lift", "log", "metrics", "lognormal", "mixture", "point", "pow", "run_filter", "simulate", "simulate_many",
+    "laws", "lift", "log", "metrics", "lognormal", "mixture", "point", "pow", "run_filter", "simulate", "simulate_many",
     "sin", "sqrt", "student_t", "systems", "uniform",
 ]

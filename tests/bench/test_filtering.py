@@ -1,12 +1,13 @@
 """The filtering benchmark (uxbench.filtering) on tiny sizes: tables, metrics, determinism, outside check."""
-import json
+import csv
 import math
 
 import numpy as np
 import pytest
 
 import uxemu as ux
-from uxbench import filtering, filtering_report, paper_filtering, particles_check, runner
+from uxbench import filtering, filtering_report, metrics, paper_filtering, particles_check, runner
+from uxbench.baselines import grid_filter
 from uxbench.filtering_report import Row
 
 
@@ -58,9 +59,6 @@ def test_the_full_size_states_what_it_leaves_out():
     # cubic's PF runs are the one count below the paper's, and the results say so
     assert full.runs_for("cubic") < 100 and any(n.startswith("C PF on cubic") for n in full.notes)
     assert full.skipped == filtering.SIZES["quick"].skipped == (filtering.SLOW_CUBIC_SAMPLER,)
-    header = filtering_report._header(full, "cubic")
-    assert "Not run: sampler likelihood, refined, η = 64 on cubic" in header
-    assert "Not run" not in filtering_report._header(full, "sv")
 
 
 # -- metrics on known answers ----------------------------------------------------------------------------
@@ -120,7 +118,8 @@ def test_targets_met_on_a_table_built_to_meet_them():
     text, verdict = filtering_report.targets(_table())
     assert verdict == {"eta64_within_1pct_of_grid": True, "ux_pareto_dominates_pf": True,
                        "ux_rmse_std_exactly_zero": True}
-    assert text.count(": met.") == 3 and "+0.40 %" in text
+    assert text.count("| yes |") == 3 and "| sys | refined kernel | +0.40 % |" in text
+    assert "| sys | PF 10 (C) | 1.3 | 0.02 µs | ux η=8 refined kernel | 1 | 0.01 µs |" in text
 
 
 def test_each_target_can_fail():
@@ -145,17 +144,18 @@ def test_tables_are_produced(results, size, tmp_path):
     assert set(verdict) == {"eta64_within_1pct_of_grid", "ux_pareto_dominates_pf", "ux_rmse_std_exactly_zero"}
     for system in filtering.SYSTEMS:
         text = (tmp_path / f"{system}.md").read_text()
-        assert "## Beside the paper" in text and "## Targets" in text and "## Reading" in text
+        assert "## Beside the paper" in text and "## Reading" not in text
         first = paper_filtering.rows(system)[0]
         assert f"{first['rmse']:.6g}" in text  # the paper's row is printed beside ours
         assert "ux η=8 refined kernel" in text and "PF 100 (C)" in text and "grid 301 points" in text
         assert (tmp_path / f"{system}_pareto.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    raw = json.loads((tmp_path / "filtering.json").read_text())
-    assert raw["meta"]["trace_seed"] == filtering.TRACE_SEED and raw["meta"]["pf_seed"] == filtering.PF_SEED
-    methods = {(r["system"], r["method"]) for r in raw["records"]}
-    assert len(methods) == 3 * (1 + 2 * 4 + 2)
-    assert all(r["latency_ns"] > 0 for r in raw["records"] if r["family"] in ("ux", "pf"))
-    assert "Per-trace RMSE std exactly 0 for the deterministic filter: met" in (tmp_path / "README.md").read_text()
+    with (tmp_path / "filtering_summary.csv").open() as fh:
+        records = list(csv.DictReader(fh))
+    methods = {(r["system"], r["method"]) for r in records}
+    assert len(methods) == len(records) == 3 * (1 + 2 * 4 + 2)
+    assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf"))
+    readme = (tmp_path / "README.md").read_text()
+    assert "| largest per-trace RMSE std of the ux filter, 0 with bit-identical runs | 0.0 | 0.0 | 0.0 | yes |" in readme
 
 
 def test_ux_std_is_measured_and_zero(results):
@@ -203,23 +203,10 @@ def test_the_outside_check_runs_the_particles_library(size):
     assert "unavailable" not in res, res.get("unavailable")
     (row,) = res["rows"]
     assert row["key"] == ["particles", 200] and len(row["rmse"]) == 2 and row["steps"] == 2 * 12
-    grid = ux.grid.grid_filter(ux.systems.get("sv"), filtering.trace_for("sv", 0, small))
+    grid = grid_filter(ux.systems.get("sv"), filtering.trace_for("sv", 0, small))
     truth = filtering.trace_for("sv", 0, small).x
-    assert np.mean(row["rmse"]) == pytest.approx(ux.metrics.rmse(grid.mean, truth), rel=0.25)
+    assert np.mean(row["rmse"]) == pytest.approx(metrics.rmse(grid.mean, truth), rel=0.25)
     assert math.isfinite(row["nll_sum"]) and row["crps_sum"] > 0
-
-
-def test_the_reading_compares_ratios_to_each_sides_bpf_1000():
-    """sv paper: UxHw 8 / BPF 1000 = 0.526074 / 0.496254 = 1.060; ours 1.05 / 1.0 → ahead."""
-    rows = {k: _row(k, [[v]], 1.0) for k, v in [(("grid", 1501), 0.98), (("pf", 1000), 1.0), (("pf", 10), 1.4),
-                                                   (("ux", 8, "paper", "sampler"), 1.05),
-                                                   (("ux", 8, "refined", "kernel"), 1.07)]}
-    text = filtering_report.reading("sv", rows, [(10, 0.03, 0.01), (1000, -0.01, 0.02)])
-    assert "UxHw 8 1.050 vs 1.060" in text.split("For our default")[0].split("behind")[0]
-    assert "UxHw 8 1.070 vs 1.060" in text.split("For our default")[1].split("Our C PF")[0].split("behind")[1]
-    assert "BPF 10 1.400 vs 1.301" in text  # our PF at N = 10 against the paper's 0.645772 / 0.496254
-    assert "ux η=8 paper sampler at 1.05 (+7.14 % from the grid)" in text
-    assert "by +3.0 %, -1.0 % at N = 10, 1000" in text and "3.0 SE at N = 10" in text
 
 
 def test_the_outside_gap_has_a_standard_error():
@@ -229,10 +216,16 @@ def test_the_outside_gap_has_a_standard_error():
     assert filtering_report._gap_se(ours, theirs, {0, 1}) == pytest.approx(math.sqrt(0.05) / 2)
 
 
-def test_tables_render_again_from_the_saved_tasks(results, size, tmp_path, monkeypatch):
-    filtering.report(results, size, tmp_path)
-    first = (tmp_path / "sv.md").read_text()
-    (tmp_path / "sv.md").unlink()
+def test_tables_render_again_from_the_saved_results(results, size, tmp_path, monkeypatch):
+    from uxbench import __main__ as cli
+    from uxbench import report
+    filtering.report(results, size, tmp_path / "filtering", {"machine": "x86_64", "cpus": 2, "load_avg": 1.0})
+    first = (tmp_path / "filtering" / "sv.md").read_text()
+    (tmp_path / "filtering" / "sv.md").unlink()
+    report.save_run(tmp_path / "filtering", "filtering", results, {"machine": "x86_64", "cpus": 2, "load_avg": 1.0})
     monkeypatch.setitem(filtering.SIZES, "quick", size)
-    assert filtering_report.main([str(tmp_path), "quick"]) == 0
-    assert (tmp_path / "sv.md").read_text() == first
+    assert cli.main(["--quick", "--only", "filtering", "--render", "--out", str(tmp_path)]) == 0
+    again = (tmp_path / "filtering" / "sv.md").read_text()
+    # the same tables, only the size is now named (and so is the command that regenerates it)
+    assert again.split("## Our rows")[1] == first.split("## Our rows")[1]
+    assert "--quick --only filtering --render" in again

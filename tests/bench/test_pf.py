@@ -1,11 +1,11 @@
-"""The C bootstrap PF (firmware/src/bench/pf.c) and the whole-trace ux runner, through uxbench.pf_native."""
+"""The C bootstrap PF (benchmarks/c/src/pf.c) and the whole-trace ux runner, through uxbench.pf_native."""
 import numpy as np
 import pytest
 
 import uxemu as ux
-from uxemu import metrics, native
-from uxemu.baselines import bootstrap_filter
-from uxemu.grid import grid_filter
+from uxbench import metrics
+from uxbench.baselines import bootstrap_filter, grid_filter
+from uxemu import native
 
 SYSTEMS = ("sv", "gss", "cubic")
 

@@ -61,5 +61,5 @@ def test_an_unreachable_scheduler_is_one_clear_error(monkeypatch):
 def test_the_command_line_writes_the_filtering_results(benchlib, small, monkeypatch, tmp_path):
     monkeypatch.setitem(filtering.SIZES, "quick", small)
     assert cli.main(["--quick", "--only", "filtering", "--workers", "1", "--out", str(tmp_path)]) == 0
-    for name in ("sv.md", "cubic.md", "README.md", "filtering.csv", "filtering.json", "sv_pareto.png"):
+    for name in ("sv.md", "cubic.md", "README.md", "filtering_summary.csv", "filtering_results.json.gz", "sv_pareto.png"):
         assert (tmp_path / "filtering" / name).exists(), name

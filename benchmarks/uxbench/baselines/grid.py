@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .baselines.particle import normalise_log_weights
-from .model import StateSpaceModel
+from uxemu.model import StateSpaceModel
+
+from .particle import normalise_log_weights
 
 DEFAULT_POINTS = 1501
 DEFAULT_TAIL = 1e-12

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import StateSpaceModel
+from uxemu.model import StateSpaceModel
+
 from . import resampling
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bayes import evidence_arrays
-from ..value import Value
+from uxemu.bayes import evidence_arrays
+from uxemu.value import Value
+
 from .particle import normalise_log_weights
 
 

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 import uxemu as ux
-from uxemu.grid import grid_filter, tail_quantiles
+from uxbench.baselines.grid import grid_filter, tail_quantiles
 from uxemu.laws import Exponential, Normal, Uniform
 from uxemu.model import Kernel, Sampler, StateSpaceModel
 

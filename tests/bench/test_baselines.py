@@ -3,12 +3,12 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_grid import M0, R, S0, kalman, linear_gaussian
 
 import uxemu as ux
-from uxemu.baselines import bootstrap_filter, draw, importance_posterior, propagate, resampling
+from uxbench.baselines import bootstrap_filter, draw, importance_posterior, propagate, resampling
 from uxemu.laws import Normal
 
 N_PF = 2000
@@ -88,6 +88,7 @@ def test_bad_arguments_are_refused():
 weights = st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40).filter(lambda v: sum(v) > 1e-3)
 
 
+@settings(deadline=None)  # no timing in tests: a loaded machine must not fail it
 @given(weights, st.integers(0, 2**32 - 1))
 def test_systematic_copy_counts_are_floor_or_ceil_of_n_w(raw, seed):
     w = np.array(raw) / sum(raw)
