@@ -112,8 +112,9 @@ def bench(args) -> list[dict]:
     nat = native.load()
     rows = []
     for lik in args.likelihoods:
-        for sid in (1, 2, 3):
-            model = systems.get(sid)
+        for name in systems.with_twin():
+            model = systems.get(name)
+            sid = model.system_id
             tr = traces.simulate(model, args.steps, np.random.default_rng(1000 + sid))
             for eta in args.etas:
                 for mode in ("refined", "paper"):

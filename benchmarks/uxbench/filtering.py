@@ -28,10 +28,10 @@ from uxemu import systems
 from uxemu.traces import simulate
 from uxemu.value import Value
 
-from . import metrics
+from . import metrics, paper_filtering
 from .baselines import grid_filter
 
-SYSTEMS = ("sv", "gss", "cubic")
+SYSTEMS = tuple(paper_filtering.TABLES)  # the systems the paper reports filtering results for
 ETAS = (8, 16, 32, 64)
 MODES = ("refined", "paper")
 LIKELIHOODS = ("kernel", "sampler")

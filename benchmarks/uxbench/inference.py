@@ -23,10 +23,10 @@ import numpy as np
 from uxemu import systems
 from uxemu.value import Value
 
-from . import inference_instances, inference_report
+from . import inference_instances, inference_report, paper_inference
 from .inference_exact import POINTS, exact_posterior, system_loglik
 
-SYSTEMS = ("sv", "gss", "cubic")
+SYSTEMS = tuple(paper_inference.TABLES)  # the systems the paper reports inference results for
 ETAS = (8, 16, 32)
 FORMS = ("kernel", "sampler")
 PARTICLES = (10, 20, 50, 100, 500, 1000)

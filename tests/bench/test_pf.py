@@ -7,7 +7,7 @@ from uxbench import metrics
 from uxbench.baselines import bootstrap_filter, grid_filter
 from uxemu import native
 
-SYSTEMS = ("sv", "gss", "cubic")
+SYSTEMS = ux.systems.with_twin()
 
 
 def traces(name, n, T, seed):
