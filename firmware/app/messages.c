@@ -151,7 +151,7 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
         if (!isfinite(evidence_z[j])) {
             return error_of(ERR_EVIDENCE, (uint16_t)(FIELD_STEP_EVIDENCE0 + 2u * j));
         }
-        if (!isfinite(evidence_w[j]) || evidence_w[j] < 0.0) {
+        if (!isfinite(evidence_w[j]) || !(evidence_w[j] > 0.0)) {
             return error_of(ERR_EVIDENCE, (uint16_t)(FIELD_STEP_EVIDENCE0 + 2u * j + 1u));
         }
     }
