@@ -1,9 +1,10 @@
 """The host side of the link protocol (docs/protocol.md), as a pure codec: no I/O here.
 
-A wire frame is ``COBS(header ‖ payload ‖ crc32) ‖ 0x00`` with the 6-byte little-endian header
-``version:u8 type:u8 seq:u16 length:u16`` and ``crc32 = zlib.crc32(header ‖ payload)``. Every message
-is a frozen dataclass with ``pack()`` (payload bytes) and ``unpack(payload)``; :func:`encode` and
-:func:`decode` add and remove the frame.
+A wire frame is ``COBS(header ‖ payload ‖ crc32) ‖ 0x00`` with ``crc32 = zlib.crc32(header ‖ payload)``.
+Every message is a frozen dataclass with ``pack()`` (payload bytes) and ``unpack(payload)``; :func:`encode`
+and :func:`decode` add and remove the frame. The numbers and the payload layouts are not written here:
+they come from protocol_spec, generated from docs/protocol.toml, and one layout-driven codec packs and
+unpacks every message.
 """
 
 from __future__ import annotations

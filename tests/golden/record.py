@@ -178,6 +178,9 @@ def main() -> None:
         "# (tests/golden/golden_test.c, through the frames.h codegen makes of this file) must give every answer",
         "# byte for byte. `sent` / `answered` are the messages' fields; a request without `sent` is raw bytes",
         "# that no message of the host codec encodes. Made by tests/golden/record.py (see there).",
+        "",
+        "# The firmware version the device is built with (APP_FW_VERSION), which its INFO answers carry.",
+        f"fw_version = {toml_value(FW_VERSION)}",
     ]
     with tempfile.TemporaryDirectory() as tmp:
         exe = build_app(Path(tmp) / "golden_record", HERE / "golden_test.c", FW_VERSION, own_main=True,
