@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import struct
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,6 @@ def frame(type_, seq, payload=b"", version=p.PROTOCOL_VERSION):
 def step_payload(k=1, flags=1, u=0.0, m=1, evidence=((1.0, 1.0),), n=None):
     n = len(evidence) if n is None else n
     pairs = [v for pair in evidence for v in pair]
-    import struct
     return struct.pack("<IBdHB", k, flags, u, m, n) + struct.pack(f"<{len(pairs)}d", *pairs)
 
 

@@ -245,6 +245,9 @@ def test_step_refuses_weights_that_are_not_finite_and_positive(w):
 
 GOLDEN = tomllib.loads((Path(__file__).resolve().parents[1] / "golden" / "frames.toml").read_text())["case"]
 EXCHANGES = [pytest.param(x, id=f"{case['name']}-{i}") for case in GOLDEN for i, x in enumerate(case["exchange"])]
+# Requests that are messages of the codec; the others are raw bytes no message encodes (damaged frames,
+# unknown types, weights the host refuses to send).
+SENT = [x for x in EXCHANGES if "sent" in x.values[0]]
 
 
 def message_of(fields: dict):
@@ -264,11 +267,9 @@ def test_golden_cases_cover_every_message_type_and_every_frame_error():
     assert codes == {int(c) for c in p.ErrorCode} - {p.ErrorCode.INTERNAL}
 
 
-@pytest.mark.parametrize("exchange", EXCHANGES)
+@pytest.mark.parametrize("exchange", SENT)
 def test_golden_request_encodes_and_decodes(exchange):
     wire = bytes.fromhex(exchange["request"])
-    if "sent" not in exchange:
-        return  # raw bytes that no message encodes (damaged, unknown type, refused by the host)
     message, seq, version = message_of(exchange["sent"])
     assert p.encode(message, seq, version) == wire
     frame, back = p.decode(wire)
