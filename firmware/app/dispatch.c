@@ -5,8 +5,8 @@
  * Retry memory: the encoded answer of the last *executed* request, with that request's seq and CRC. A
  * request with the same seq and the same CRC is the host resending a frame whose answer it did not get;
  * it is answered from memory, byte for byte, without running again. (Requiring the CRC as well as the
- * seq keeps a new host session, which restarts at seq 1, from being answered with an old session's
- * answer to a different request.) Error answers are never stored.
+ * seq keeps a new host session, which starts at a random seq that may be the remembered one, from being
+ * answered with an old session's answer to a different request.) Error answers are never stored.
  */
 #include "dispatch.h"
 
@@ -18,8 +18,8 @@
 #include "proto.h"
 #include "wire.h"
 
-/* Largest wire size of an ERROR frame: 6 + 3 + 4 bytes, COBS overhead, delimiter. */
-#define ERROR_WIRE_MAX (COBS_ENCODED_MAX(PROTO_HEADER_BYTES + 3u + PROTO_CRC_BYTES) + 1u)
+/* Largest wire size of an ERROR frame: header, payload, CRC, COBS overhead, delimiter. */
+#define ERROR_WIRE_MAX (COBS_ENCODED_MAX(PROTO_HEADER_BYTES + ERROR_BYTES + PROTO_CRC_BYTES) + 1u)
 
 static dispatch_writer writer;
 static frame_reader reader;
@@ -44,11 +44,11 @@ void dispatch_init(dispatch_writer write)
 
 static void send_error(uint16_t seq, uint8_t code, uint16_t detail)
 {
-    uint8_t raw[PROTO_HEADER_BYTES + 3u + PROTO_CRC_BYTES];
+    uint8_t raw[PROTO_HEADER_BYTES + ERROR_BYTES + PROTO_CRC_BYTES];
     uint8_t wire[ERROR_WIRE_MAX];
-    raw[PROTO_HEADER_BYTES] = code;
-    wire_put_u16(raw + PROTO_HEADER_BYTES + 1u, detail);
-    size_t n = frame_encode(raw, MSG_ERROR, seq, 3u, wire);
+    raw[PROTO_HEADER_BYTES + ERROR_CODE_AT] = code;
+    wire_put_u16(raw + PROTO_HEADER_BYTES + ERROR_DETAIL_AT, detail);
+    size_t n = frame_encode(raw, MSG_ERROR, seq, ERROR_BYTES, wire);
     writer(wire, n);
 }
 
@@ -65,10 +65,10 @@ static void handle_frame(const uint8_t *f, size_t n)
         send_error(0u, ERR_CRC, 0u);
         return;
     }
-    uint8_t version = f[0];
-    uint8_t type = f[1];
-    uint16_t seq = wire_get_u16(f + 2);
-    uint16_t length = wire_get_u16(f + 4);
+    uint8_t version = f[HEADER_VERSION_AT];
+    uint8_t type = f[HEADER_TYPE_AT];
+    uint16_t seq = wire_get_u16(f + HEADER_SEQ_AT);
+    uint16_t length = wire_get_u16(f + HEADER_LENGTH_AT);
     if (version != PROTO_VERSION) {
         send_error(seq, ERR_VERSION, version);
         return;

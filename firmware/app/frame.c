@@ -37,10 +37,10 @@ frame_event frame_reader_push(frame_reader *r, uint8_t byte)
 
 size_t frame_encode(uint8_t *raw, uint8_t type, uint16_t seq, size_t payload_len, uint8_t *wire)
 {
-    raw[0] = (uint8_t)PROTO_VERSION;
-    raw[1] = type;
-    wire_put_u16(raw + 2, seq);
-    wire_put_u16(raw + 4, (uint16_t)payload_len);
+    raw[HEADER_VERSION_AT] = (uint8_t)PROTO_VERSION;
+    raw[HEADER_TYPE_AT] = type;
+    wire_put_u16(raw + HEADER_SEQ_AT, seq);
+    wire_put_u16(raw + HEADER_LENGTH_AT, (uint16_t)payload_len);
     size_t n = PROTO_HEADER_BYTES + payload_len;
     wire_put_u32(raw + n, crc32(raw, n));
     n += PROTO_CRC_BYTES;

@@ -19,15 +19,8 @@
 #define APP_FW_VERSION "unversioned"
 #endif
 
-/* STEP field indices, the detail of ERR_EVIDENCE (each evidence pair is two fields: z then ω). */
-#define FIELD_STEP_FLAGS 1u
-#define FIELD_STEP_U 2u
-#define FIELD_STEP_M 3u
-#define FIELD_STEP_N_EVIDENCE 4u
-#define FIELD_STEP_EVIDENCE0 5u
-
-static double evidence_z[STEP_MAX_EVIDENCE];
-static double evidence_w[STEP_MAX_EVIDENCE];
+static double evidence_z[PROTO_MAX_EVIDENCE];
+static double evidence_w[PROTO_MAX_EVIDENCE];
 static session_posterior posterior;
 
 static message_result answer_of(uint8_t type, size_t length)
@@ -52,55 +45,40 @@ bool messages_known(uint8_t type)
     return type == MSG_HELLO || type == MSG_CONFIGURE || type == MSG_STEP || type == MSG_RESET;
 }
 
-static size_t put_string(uint8_t *p, const char *s)
-{
-    size_t n = strlen(s);
-    if (n > 255u) {
-        n = 255u;
-    }
-    p[0] = (uint8_t)n;
-    memcpy(p + 1, s, n);
-    return 1u + n;
-}
-
 static message_result hello(uint8_t *a)
 {
-    size_t n = 0;
-    wire_put_u16(a, (uint16_t)PROTO_VERSION);
-    a[2] = (uint8_t)session_max_eta();
-    a[3] = (uint8_t)UX_REAL_BYTES;
-    a[4] = board_cycle_source;
-    n = 5;
-    n += put_string(a + n, board_name);
-    n += put_string(a + n, APP_FW_VERSION);
-    a[n++] = session_systems();
-    return answer_of(MSG_INFO, n);
+    wire_put_u16(a + INFO_PROTOCOL_AT, (uint16_t)PROTO_VERSION);
+    a[INFO_MAX_ETA_AT] = (uint8_t)session_max_eta();
+    a[INFO_REAL_BYTES_AT] = (uint8_t)UX_REAL_BYTES;
+    a[INFO_CYCLE_SOURCE_AT] = board_cycle_source;
+    size_t board_len = wire_put_str(a + INFO_BOARD_AT, board_name);
+    size_t fw_len = wire_put_str(a + INFO_FW_VERSION_AT(board_len), APP_FW_VERSION);
+    a[INFO_SYSTEMS_AT(board_len, fw_len)] = session_systems();
+    return answer_of(MSG_INFO, INFO_BYTES(board_len, fw_len));
 }
 
 static message_result configure(const uint8_t *p, size_t len, size_t frame_bytes, uint8_t *a)
 {
-    if (len < CONFIGURE_FIXED_BYTES) {
+    if (len < CONFIGURE_MIN_BYTES) {
         return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
     }
     session_config cfg;
-    cfg.system = p[0];
-    cfg.eta = p[1];
-    cfg.mode = p[2];
-    cfg.likelihood = p[3];
-    cfg.n_params = p[4];
-    if (len != CONFIGURE_FIXED_BYTES + 8u * (size_t)cfg.n_params) {
+    cfg.system = p[CONFIGURE_SYSTEM_AT];
+    cfg.eta = p[CONFIGURE_ETA_AT];
+    cfg.mode = p[CONFIGURE_MODE_AT];
+    cfg.likelihood = p[CONFIGURE_LIKELIHOOD_AT];
+    cfg.n_params = p[CONFIGURE_N_PARAMS_AT];
+    const size_t n = cfg.n_params;
+    if (len != CONFIGURE_BYTES(n)) {
         return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
     }
     memset(cfg.params, 0, sizeof cfg.params);
-    const uint8_t *q = p + 5;
-    for (unsigned i = 0; i < cfg.n_params; i++, q += 8) {
-        if (i < SESSION_MAX_PARAMS) {
-            cfg.params[i] = wire_get_f64(q);
-        }
+    for (size_t i = 0; i < n && i < SESSION_MAX_PARAMS; i++) {
+        cfg.params[i] = wire_get_f64(p + CONFIGURE_PARAMS_AT + CONFIGURE_PARAMS_BYTES * i);
     }
-    cfg.prior_kind = q[0];
-    cfg.prior_a = wire_get_f64(q + 1);
-    cfg.prior_b = wire_get_f64(q + 9);
+    cfg.prior_kind = p[CONFIGURE_PRIOR_KIND_AT(n)];
+    cfg.prior_a = wire_get_f64(p + CONFIGURE_PRIOR_A_AT(n));
+    cfg.prior_b = wire_get_f64(p + CONFIGURE_PRIOR_B_AT(n));
 
     uint8_t count = 0;
     uint32_t ws_bytes = 0;
@@ -108,23 +86,23 @@ static message_result configure(const uint8_t *p, size_t len, size_t frame_bytes
     if (e.code != 0u) {
         return error_of(e.code, e.detail);
     }
-    a[0] = count;
-    wire_put_u32(a + 1, ws_bytes);
-    return answer_of(MSG_CONFIGURED, 5u);
+    a[CONFIGURED_COUNT_AT] = count;
+    wire_put_u32(a + CONFIGURED_WORKSPACE_BYTES_AT, ws_bytes);
+    return answer_of(MSG_CONFIGURED, CONFIGURED_BYTES);
 }
 
 static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uint8_t *a)
 {
-    if (len < STEP_FIXED_BYTES) {
+    if (len < STEP_MIN_BYTES) {
         return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
     }
     session_step_in in;
-    in.k = wire_get_u32(p);
-    uint8_t flags = p[4];
-    in.u = wire_get_f64(p + 5);
-    in.m = wire_get_u16(p + 13);
-    in.n_evidence = p[15];
-    if (len != STEP_FIXED_BYTES + STEP_EVIDENCE_BYTES * (size_t)in.n_evidence) {
+    in.k = wire_get_u32(p + STEP_K_AT);
+    uint8_t flags = p[STEP_FLAGS_AT];
+    in.u = wire_get_f64(p + STEP_U_AT);
+    in.m = wire_get_u16(p + STEP_M_AT);
+    in.n_evidence = p[STEP_N_EVIDENCE_AT];
+    if (len != STEP_BYTES((size_t)in.n_evidence)) {
         return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
     }
     /* Not configured outranks bad fields: the host's mistake is the missing CONFIGURE. */
@@ -132,27 +110,28 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
         return error_of(ERR_NOT_CONFIGURED, 0u);
     }
     if ((flags & (uint8_t)~STEP_FLAG_PREDICT) != 0u) {
-        return error_of(ERR_EVIDENCE, FIELD_STEP_FLAGS);
+        return error_of(ERR_EVIDENCE, STEP_FIELD_FLAGS);
     }
     in.predict = (flags & STEP_FLAG_PREDICT) != 0u;
     if (!isfinite(in.u)) {
-        return error_of(ERR_EVIDENCE, FIELD_STEP_U);
+        return error_of(ERR_EVIDENCE, STEP_FIELD_U);
     }
     if (in.m == 0u) {
-        return error_of(ERR_EVIDENCE, FIELD_STEP_M);
+        return error_of(ERR_EVIDENCE, STEP_FIELD_M);
     }
-    if (in.n_evidence < 1u || in.n_evidence > STEP_MAX_EVIDENCE) {
-        return error_of(ERR_EVIDENCE, FIELD_STEP_N_EVIDENCE);
+    if (in.n_evidence < 1u || in.n_evidence > PROTO_MAX_EVIDENCE) {
+        return error_of(ERR_EVIDENCE, STEP_FIELD_N_EVIDENCE);
     }
-    const uint8_t *q = p + STEP_FIXED_BYTES;
-    for (unsigned j = 0; j < in.n_evidence; j++, q += STEP_EVIDENCE_BYTES) {
-        evidence_z[j] = wire_get_f64(q);
-        evidence_w[j] = wire_get_f64(q + 8);
+    for (unsigned j = 0; j < in.n_evidence; j++) {
+        const uint8_t *e = p + STEP_EVIDENCE_AT + STEP_EVIDENCE_BYTES * j;
+        evidence_z[j] = wire_get_f64(e + STEP_EVIDENCE_Z_AT);
+        evidence_w[j] = wire_get_f64(e + STEP_EVIDENCE_OMEGA_AT);
         if (!isfinite(evidence_z[j])) {
-            return error_of(ERR_EVIDENCE, (uint16_t)(FIELD_STEP_EVIDENCE0 + 2u * j));
+            return error_of(ERR_EVIDENCE, (uint16_t)STEP_FIELD_EVIDENCE_Z(j));
         }
-        if (!isfinite(evidence_w[j]) || evidence_w[j] < 0.0) {
-            return error_of(ERR_EVIDENCE, (uint16_t)(FIELD_STEP_EVIDENCE0 + 2u * j + 1u));
+        /* ω = 0 too: the core's domain is ω > 0, and a refusal here names the field. */
+        if (!isfinite(evidence_w[j]) || !(evidence_w[j] > 0.0)) {
+            return error_of(ERR_EVIDENCE, (uint16_t)STEP_FIELD_EVIDENCE_OMEGA(j));
         }
     }
     in.z = evidence_z;
@@ -162,19 +141,19 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
     if (e.code != 0u) {
         return error_of(e.code, e.detail);
     }
-    wire_put_u32(a, in.k);
-    a[4] = posterior.status;
-    wire_put_f64(a + 5, posterior.mean);
-    wire_put_f64(a + 13, posterior.var);
-    wire_put_u64(a + 21, posterior.cycles_predict);
-    wire_put_u64(a + 29, posterior.cycles_update);
-    a[37] = posterior.count;
-    uint8_t *o = a + POSTERIOR_FIXED_BYTES;
-    for (unsigned i = 0; i < posterior.count; i++, o += POSTERIOR_ATOM_BYTES) {
-        wire_put_f64(o, posterior.x[i]);
-        wire_put_f64(o + 8, posterior.w[i]);
+    wire_put_u32(a + POSTERIOR_K_AT, in.k);
+    a[POSTERIOR_STATUS_AT] = posterior.status;
+    wire_put_f64(a + POSTERIOR_MEAN_AT, posterior.mean);
+    wire_put_f64(a + POSTERIOR_VAR_AT, posterior.var);
+    wire_put_u64(a + POSTERIOR_CYCLES_PREDICT_AT, posterior.cycles_predict);
+    wire_put_u64(a + POSTERIOR_CYCLES_UPDATE_AT, posterior.cycles_update);
+    a[POSTERIOR_COUNT_AT] = posterior.count;
+    for (unsigned i = 0; i < posterior.count; i++) {
+        uint8_t *atom = a + POSTERIOR_ATOMS_AT + POSTERIOR_ATOMS_BYTES * i;
+        wire_put_f64(atom + POSTERIOR_ATOMS_X_AT, posterior.x[i]);
+        wire_put_f64(atom + POSTERIOR_ATOMS_W_AT, posterior.w[i]);
     }
-    return answer_of(MSG_POSTERIOR, POSTERIOR_FIXED_BYTES + POSTERIOR_ATOM_BYTES * (size_t)posterior.count);
+    return answer_of(MSG_POSTERIOR, POSTERIOR_BYTES((size_t)posterior.count));
 }
 
 message_result messages_run(uint8_t type, const uint8_t *payload, size_t length, size_t frame_bytes,
@@ -182,7 +161,7 @@ message_result messages_run(uint8_t type, const uint8_t *payload, size_t length,
 {
     switch (type) {
     case MSG_HELLO:
-        if (length != 0u) {
+        if (length != HELLO_BYTES) {
             return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
         }
         return hello(answer);
@@ -191,7 +170,7 @@ message_result messages_run(uint8_t type, const uint8_t *payload, size_t length,
     case MSG_STEP:
         return step(payload, length, frame_bytes, answer);
     case MSG_RESET:
-        if (length != 0u) {
+        if (length != RESET_BYTES) {
             return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
         }
         session_reset();

@@ -1,25 +1,35 @@
+// GENERATED from docs/protocol.toml by scripts/codegen — do not edit by hand.
+// Change the source and run `make generate`; tests fail when this file and its source drift apart.
 /*
- * proto.h — constants of the link protocol, version 1. docs/protocol.md is the specification; the names
- * and numbers here are copied from it and must change only together with it.
+ * proto.h — the link protocol's numbers and payload layouts (docs/protocol.md). Offsets are in bytes
+ * from the start of the payload; a field after a string or an array has its offset as a macro of
+ * the counts before it. FIELD_ numbers are the detail of ERR_CONFIG / ERR_EVIDENCE: fields counted
+ * from 0 in payload order, each array element (each field of a record element) one field.
  */
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
 #define PROTO_VERSION 1u
-
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
 #define PROTO_MAX_FRAME (PROTO_HEADER_BYTES + PROTO_MAX_PAYLOAD + PROTO_CRC_BYTES)
+#define PROTO_MAX_EVIDENCE 64u
 
-/* Message types: requests have bit 7 clear, answers set. */
+/* Header fields. */
+#define HEADER_VERSION_AT 0u
+#define HEADER_TYPE_AT 1u
+#define HEADER_SEQ_AT 2u
+#define HEADER_LENGTH_AT 4u
+
+/* Message types. */
 #define MSG_HELLO 0x01u
-#define MSG_CONFIGURE 0x02u
-#define MSG_STEP 0x03u
-#define MSG_RESET 0x04u
 #define MSG_INFO 0x81u
+#define MSG_CONFIGURE 0x02u
 #define MSG_CONFIGURED 0x82u
+#define MSG_STEP 0x03u
 #define MSG_POSTERIOR 0x83u
+#define MSG_RESET 0x04u
 #define MSG_RESET_DONE 0x84u
 #define MSG_ERROR 0x7Fu
 
@@ -35,20 +45,116 @@
 #define ERR_COBS 9u
 #define ERR_INTERNAL 10u
 
-/* INFO.cycle_source */
+/* cycle_source */
 #define CYCLES_SYSTICK_ICOUNT 0u
 #define CYCLES_DWT 1u
 #define CYCLES_HOST_NS 2u
 
-/* STEP.flags */
+/* mode */
+#define MODE_REFINED 0u
+#define MODE_PAPER 1u
+
+/* likelihood */
+#define LIKELIHOOD_KERNEL 0u
+#define LIKELIHOOD_SAMPLER 1u
+
+/* prior_kind */
+#define PRIOR_GAUSSIAN 0u
+#define PRIOR_LAPLACE 1u
+
+/* status */
+#define STATUS_OK 0u
+#define STATUS_FALLBACK 1u
+
+/* step_flags */
 #define STEP_FLAG_PREDICT 0x01u
 
-/* Fixed parts of the payloads. */
-#define CONFIGURE_FIXED_BYTES 22u /* system eta mode likelihood n_params prior_kind prior_a prior_b */
-#define STEP_FIXED_BYTES 16u      /* k flags u m n_evidence */
-#define STEP_EVIDENCE_BYTES 16u   /* z ω */
-#define STEP_MAX_EVIDENCE 64u
-#define POSTERIOR_FIXED_BYTES 38u /* k status mean var cycles_predict:u64 cycles_update:u64 count */
-#define POSTERIOR_ATOM_BYTES 16u  /* x w */
+/* HELLO: empty */
+#define HELLO_BYTES 0u
+
+/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 board:str fw_version:str systems:u8 */
+#define INFO_PROTOCOL_AT 0u
+#define INFO_MAX_ETA_AT 2u
+#define INFO_REAL_BYTES_AT 3u
+#define INFO_CYCLE_SOURCE_AT 4u
+#define INFO_BOARD_AT 5u
+#define INFO_FW_VERSION_AT(board_len) (6u + (board_len))
+#define INFO_SYSTEMS_AT(board_len, fw_version_len) (7u + (board_len) + (fw_version_len))
+#define INFO_BYTES(board_len, fw_version_len) (8u + (board_len) + (fw_version_len))
+#define INFO_MIN_BYTES 8u /* every count 0, every string empty */
+
+/* CONFIGURE: system:u8 eta:u8 mode:u8 likelihood:u8 n_params:u8 params:f64[n_params] prior_kind:u8 prior_a:f64 prior_b:f64 */
+#define CONFIGURE_SYSTEM_AT 0u
+#define CONFIGURE_ETA_AT 1u
+#define CONFIGURE_MODE_AT 2u
+#define CONFIGURE_LIKELIHOOD_AT 3u
+#define CONFIGURE_N_PARAMS_AT 4u
+#define CONFIGURE_PARAMS_AT 5u
+#define CONFIGURE_PARAMS_BYTES 8u /* one element */
+#define CONFIGURE_PRIOR_KIND_AT(n_params) (5u + 8u * (n_params))
+#define CONFIGURE_PRIOR_A_AT(n_params) (6u + 8u * (n_params))
+#define CONFIGURE_PRIOR_B_AT(n_params) (14u + 8u * (n_params))
+#define CONFIGURE_BYTES(n_params) (22u + 8u * (n_params))
+#define CONFIGURE_MIN_BYTES 22u /* every count 0, every string empty */
+#define CONFIGURE_FIELD_SYSTEM 0u
+#define CONFIGURE_FIELD_ETA 1u
+#define CONFIGURE_FIELD_MODE 2u
+#define CONFIGURE_FIELD_LIKELIHOOD 3u
+#define CONFIGURE_FIELD_N_PARAMS 4u
+#define CONFIGURE_FIELD_PARAMS(i) (5u + (i))
+#define CONFIGURE_FIELD_PRIOR_KIND(n_params) (5u + (n_params))
+#define CONFIGURE_FIELD_PRIOR_A(n_params) (6u + (n_params))
+#define CONFIGURE_FIELD_PRIOR_B(n_params) (7u + (n_params))
+
+/* CONFIGURED: count:u8 workspace_bytes:u32 */
+#define CONFIGURED_COUNT_AT 0u
+#define CONFIGURED_WORKSPACE_BYTES_AT 1u
+#define CONFIGURED_BYTES 5u
+
+/* STEP: k:u32 flags:u8 u:f64 m:u16 n_evidence:u8 evidence:(z:f64 omega:f64)[n_evidence] */
+#define STEP_K_AT 0u
+#define STEP_FLAGS_AT 4u
+#define STEP_U_AT 5u
+#define STEP_M_AT 13u
+#define STEP_N_EVIDENCE_AT 15u
+#define STEP_EVIDENCE_AT 16u
+#define STEP_EVIDENCE_BYTES 16u /* one element */
+#define STEP_EVIDENCE_Z_AT 0u /* within an element */
+#define STEP_EVIDENCE_OMEGA_AT 8u /* within an element */
+#define STEP_BYTES(n_evidence) (16u + 16u * (n_evidence))
+#define STEP_MIN_BYTES 16u /* every count 0, every string empty */
+#define STEP_FIELD_K 0u
+#define STEP_FIELD_FLAGS 1u
+#define STEP_FIELD_U 2u
+#define STEP_FIELD_M 3u
+#define STEP_FIELD_N_EVIDENCE 4u
+#define STEP_FIELD_EVIDENCE_Z(i) (5u + 2u * (i) + 0u)
+#define STEP_FIELD_EVIDENCE_OMEGA(i) (5u + 2u * (i) + 1u)
+
+/* POSTERIOR: k:u32 status:u8 mean:f64 var:f64 cycles_predict:u64 cycles_update:u64 count:u8 atoms:(x:f64 w:f64)[count] */
+#define POSTERIOR_K_AT 0u
+#define POSTERIOR_STATUS_AT 4u
+#define POSTERIOR_MEAN_AT 5u
+#define POSTERIOR_VAR_AT 13u
+#define POSTERIOR_CYCLES_PREDICT_AT 21u
+#define POSTERIOR_CYCLES_UPDATE_AT 29u
+#define POSTERIOR_COUNT_AT 37u
+#define POSTERIOR_ATOMS_AT 38u
+#define POSTERIOR_ATOMS_BYTES 16u /* one element */
+#define POSTERIOR_ATOMS_X_AT 0u /* within an element */
+#define POSTERIOR_ATOMS_W_AT 8u /* within an element */
+#define POSTERIOR_BYTES(count) (38u + 16u * (count))
+#define POSTERIOR_MIN_BYTES 38u /* every count 0, every string empty */
+
+/* RESET: empty */
+#define RESET_BYTES 0u
+
+/* RESET_DONE: empty */
+#define RESET_DONE_BYTES 0u
+
+/* ERROR: code:u8 detail:u16 */
+#define ERROR_CODE_AT 0u
+#define ERROR_DETAIL_AT 1u
+#define ERROR_BYTES 3u
 
 #endif /* APP_PROTO_H */

@@ -10,16 +10,9 @@
 #include "proto.h"
 #include "ux/ux.h"
 
-/* CONFIGURE field indices (docs/protocol.md: fields counted from 0 in payload order, each parameter
- * one field). */
-#define FIELD_SYSTEM 0u
-#define FIELD_ETA 1u
-#define FIELD_MODE 2u
-#define FIELD_LIKELIHOOD 3u
-#define FIELD_N_PARAMS 4u
-#define FIELD_PARAM0 5u
-#define PRIOR_GAUSSIAN 0u
-#define PRIOR_LAPLACE 1u
+/* The wire's values are the core's: CONFIGURE's mode and likelihood reach the core unchanged. */
+_Static_assert(MODE_REFINED == UX_MODE_REFINED && MODE_PAPER == UX_MODE_PAPER, "mode values");
+_Static_assert(LIKELIHOOD_KERNEL == UX_LIK_KERNEL && LIKELIHOOD_SAMPLER == UX_LIK_SAMPLER, "likelihood values");
 
 _Static_assert(APP_MAX_ETA >= 1 && APP_MAX_ETA <= UX_MAX_ETA, "APP_MAX_ETA must be in 1..UX_MAX_ETA");
 _Static_assert(SESSION_MAX_PARAMS == UX_MODEL_MAX_PARAMS, "the wire carries what a model can take");
@@ -92,42 +85,42 @@ session_error session_configure(const session_config *cfg, uint8_t *count, uint3
 {
     const ux_model *model = ux_model_find(cfg->system);
     if (model == NULL) {
-        return fail(ERR_CONFIG, FIELD_SYSTEM);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_SYSTEM);
     }
     if (!valid_eta(cfg->eta)) {
-        return fail(ERR_CONFIG, FIELD_ETA);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_ETA);
     }
     if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER) {
-        return fail(ERR_CONFIG, FIELD_MODE);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_MODE);
     }
     if ((cfg->likelihood == UX_LIK_KERNEL && model->code->kernel == NULL) ||
         (cfg->likelihood == UX_LIK_SAMPLER && model->code->sampler == NULL) ||
         (cfg->likelihood != UX_LIK_KERNEL && cfg->likelihood != UX_LIK_SAMPLER)) {
-        return fail(ERR_CONFIG, FIELD_LIKELIHOOD);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_LIKELIHOOD);
     }
     if (cfg->n_params != model->n_params) {
-        return fail(ERR_CONFIG, FIELD_N_PARAMS);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_N_PARAMS);
     }
     int bad = ux_filter_check_params(model, cfg->params);
     if (bad >= 0) {
-        return fail(ERR_CONFIG, FIELD_PARAM0 + (unsigned)bad);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_PARAMS((unsigned)bad));
     }
-    unsigned prior_field = FIELD_PARAM0 + cfg->n_params;
+    const unsigned n = cfg->n_params;
     if (cfg->prior_kind != PRIOR_GAUSSIAN && cfg->prior_kind != PRIOR_LAPLACE) {
-        return fail(ERR_CONFIG, prior_field);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_PRIOR_KIND(n));
     }
     if (!isfinite(cfg->prior_a)) {
-        return fail(ERR_CONFIG, prior_field + 1u);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_PRIOR_A(n));
     }
     if (!isfinite(cfg->prior_b) || !(cfg->prior_b > 0.0)) {
-        return fail(ERR_CONFIG, prior_field + 2u);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_PRIOR_B(n));
     }
 
     ux_law prior = {cfg->prior_kind == PRIOR_GAUSSIAN ? UX_LAW_GAUSSIAN : UX_LAW_LAPLACE,
                     (ux_real)cfg->prior_a, (ux_real)cfg->prior_b, (ux_real)0};
     /* The float build may round a valid double scale to 0 or infinity; the core knows its domain. */
     if (ux_law_check(&prior) != UX_OK) {
-        return fail(ERR_CONFIG, prior_field + 2u);
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_PRIOR_B(n));
     }
     ux_filter_config fc = {model, cfg->params, cfg->eta, (ux_mode)cfg->mode,
                            (ux_likelihood)cfg->likelihood, &prior};
@@ -171,7 +164,7 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     }
 
     const ux_value *post = ux_filter_posterior(live);
-    out->status = (st == UX_FALLBACK) ? 1u : 0u;
+    out->status = (st == UX_FALLBACK) ? STATUS_FALLBACK : STATUS_OK;
     out->mean = ux_filter_mean(live);
     out->var = ux_filter_var(live);
     out->cycles_predict = cycles_predict;

@@ -7,6 +7,7 @@
 #ifndef APP_WIRE_H
 #define APP_WIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -54,6 +55,18 @@ static inline void wire_put_f64(uint8_t *p, double v)
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     wire_put_u64(p, bits);
+}
+
+/* A str field: a u8 byte count, then the bytes (a text longer than 255 bytes is cut). Returns the count. */
+static inline size_t wire_put_str(uint8_t *p, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > 255u) {
+        n = 255u;
+    }
+    p[0] = (uint8_t)n;
+    memcpy(p + 1, s, n);
+    return n;
 }
 
 #endif /* APP_WIRE_H */

@@ -1,57 +1,41 @@
 """The host side of the link protocol (docs/protocol.md), as a pure codec: no I/O here.
 
-A wire frame is ``COBS(header ‖ payload ‖ crc32) ‖ 0x00`` with the 6-byte little-endian header
-``version:u8 type:u8 seq:u16 length:u16`` and ``crc32 = zlib.crc32(header ‖ payload)``. Every message
-is a frozen dataclass with ``pack()`` (payload bytes) and ``unpack(payload)``; :func:`encode` and
-:func:`decode` add and remove the frame.
+A wire frame is ``COBS(header ‖ payload ‖ crc32) ‖ 0x00`` with ``crc32 = zlib.crc32(header ‖ payload)``.
+Every message is a frozen dataclass with ``pack()`` (payload bytes) and ``unpack(payload)``; :func:`encode`
+and :func:`decode` add and remove the frame. The numbers and the payload layouts are not written here:
+they come from protocol_spec, generated from docs/protocol.toml, and one layout-driven codec packs and
+unpacks every message.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
-PROTOCOL_VERSION = 1
-HEADER = struct.Struct("<BBHH")
-CRC = struct.Struct("<I")
-MAX_PAYLOAD = 1200
+from .protocol_spec import (  # noqa: F401 - re-exported: the protocol's numbers, generated from docs/protocol.toml
+    CRC,
+    HEADER,
+    LAYOUTS,
+    MAX_EVIDENCE,
+    MAX_PAYLOAD,
+    PROTOCOL_VERSION,
+    SCALARS,
+    CycleSource,
+    ErrorCode,
+    Likelihood,
+    Mode,
+    MsgType,
+    PriorKind,
+    Status,
+    StepFlags,
+)
+
 MAX_FRAME = HEADER.size + MAX_PAYLOAD + CRC.size
-MAX_EVIDENCE = 64
 DELIMITER = b"\x00"
-
-
-class MsgType(enum.IntEnum):
-    HELLO = 0x01
-    CONFIGURE = 0x02
-    STEP = 0x03
-    RESET = 0x04
-    INFO = 0x81
-    CONFIGURED = 0x82
-    POSTERIOR = 0x83
-    RESET_DONE = 0x84
-    ERROR = 0x7F
-
-
-class ErrorCode(enum.IntEnum):
-    CRC = 1
-    LENGTH = 2
-    TOO_LONG = 3
-    TYPE = 4
-    VERSION = 5
-    NOT_CONFIGURED = 6
-    CONFIG = 7
-    EVIDENCE = 8
-    COBS = 9
-    INTERNAL = 10
-
-
-class CycleSource(enum.IntEnum):
-    SYSTICK_ICOUNT = 0  # virtual cycles: SysTick under QEMU -icount
-    DWT = 1  # real cycles from DWT CYCCNT
-    HOST_NS = 2  # nanoseconds of the host clock (native build)
 
 
 class System(enum.IntEnum):
@@ -60,32 +44,6 @@ class System(enum.IntEnum):
     SV = 1
     GSS = 2
     CUBIC_BL = 3
-
-
-SYSTEM_N_PARAMS = {System.SV: 4, System.GSS: 2, System.CUBIC_BL: 6}
-
-
-class Mode(enum.IntEnum):
-    REFINED = 0
-    PAPER = 1
-
-
-class Likelihood(enum.IntEnum):
-    KERNEL = 0
-    SAMPLER = 1
-
-
-class PriorKind(enum.IntEnum):
-    GAUSSIAN = 0
-    LAPLACE = 1
-
-
-class Status(enum.IntEnum):
-    OK = 0
-    FALLBACK = 1  # every likelihood was zero: the posterior is the prior
-
-
-STEP_FLAG_PREDICT = 0x01
 
 
 class ProtocolError(ValueError):
@@ -192,46 +150,99 @@ def decode_frame(wire: bytes) -> Frame:
 # Messages
 
 
-def _need(payload: bytes, size: int, what: str) -> None:
-    if len(payload) != size:
-        raise ProtocolError(f"{what}: payload of {len(payload)} bytes, expected {size}")
+def _pack_fields(layout: tuple, values: dict, what: str) -> bytes:
+    """Payload bytes of `values` (a dict by field name) laid out as `layout` (protocol_spec.LAYOUTS). Count
+    fields are not in `values`: they are the lengths of their arrays."""
+    counts = {count: len(values[name]) for name, element, *rest in layout if rest for count in rest}
+    out = bytearray()
+    for name, kind, *count in layout:
+        if count:
+            for element in values[name]:
+                out += (_pack_fields(kind, element, what) if isinstance(kind, tuple)
+                        else _pack_scalar(kind, element, name))
+        elif kind == "str":
+            data = values[name].encode("utf-8")
+            if len(data) > 255:
+                raise ValueError(f"{what}.{name}: string longer than 255 bytes")
+            out += bytes([len(data)]) + data
+        else:
+            out += _pack_scalar(kind, counts[name] if name in counts else values[name], name)
+    return bytes(out)
 
 
-def _string(payload: bytes, at: int, what: str) -> tuple[str, int]:
-    if at >= len(payload):
-        raise ProtocolError(f"{what}: payload ends before a string length")
-    n = payload[at]
-    if at + 1 + n > len(payload):
-        raise ProtocolError(f"{what}: string runs past the payload")
-    return payload[at + 1 : at + 1 + n].decode("utf-8", errors="replace"), at + 1 + n
+def _pack_scalar(kind: str, value, name: str) -> bytes:
+    try:
+        return struct.pack("<" + SCALARS[kind], value)
+    except struct.error as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
-def _pack_string(text: str) -> bytes:
-    data = text.encode("utf-8")
-    if len(data) > 255:
-        raise ValueError("string longer than 255 bytes")
-    return bytes([len(data)]) + data
+def _unpack_fields(layout: tuple, payload: bytes, at: int, what: str) -> tuple[dict, int]:
+    """The fields of `layout` from `payload` at offset `at`, and the offset after them. Raises
+    ProtocolError when the payload ends early."""
+    values: dict = {}
+    for name, kind, *count in layout:
+        if count:
+            items = []
+            for _ in range(values[count[0]]):
+                if isinstance(kind, tuple):
+                    element, at = _unpack_fields(kind, payload, at, what)
+                else:
+                    element, at = _unpack_scalar(kind, payload, at, what)
+                items.append(element)
+            values[name] = items
+        elif kind == "str":
+            n, at = _unpack_scalar("u8", payload, at, what)
+            if at + n > len(payload):
+                raise ProtocolError(f"{what}: string {name} runs past the payload")
+            values[name], at = payload[at:at + n].decode("utf-8", errors="replace"), at + n
+        else:
+            values[name], at = _unpack_scalar(kind, payload, at, what)
+    return values, at
 
 
-class _Empty:
-    """A message with no payload (HELLO, RESET, RESET_DONE)."""
+def _unpack_scalar(kind: str, payload: bytes, at: int, what: str):
+    code = struct.Struct("<" + SCALARS[kind])
+    if at + code.size > len(payload):
+        raise ProtocolError(f"{what}: payload of {len(payload)} bytes ends inside a field")
+    return code.unpack_from(payload, at)[0], at + code.size
+
+
+def _names(message) -> list[str]:
+    return [f.name for f in fields(message)]
+
+
+class _Message:
+    """A message is its fields in wire form (to_wire/from_wire: the dataclass's fields by default), laid
+    out by the schema's layout for its TYPE."""
+
+    TYPE: ClassVar[MsgType]
+
+    def to_wire(self) -> dict:
+        return {f: getattr(self, f) for f in _names(self)}
+
+    @classmethod
+    def from_wire(cls, values: dict):
+        return cls(**{f: values[f] for f in _names(cls)})
 
     def pack(self) -> bytes:
-        return b""
+        return _pack_fields(LAYOUTS[self.TYPE], self.to_wire(), self.TYPE.name)
 
     @classmethod
     def unpack(cls, payload: bytes):
-        _need(payload, 0, cls.TYPE.name)
-        return cls()
+        values, at = _unpack_fields(LAYOUTS[cls.TYPE], payload, 0, cls.TYPE.name)
+        if at != len(payload):
+            raise ProtocolError(f"{cls.TYPE.name}: payload of {len(payload)} bytes, expected {at}")
+        return cls.from_wire(values)
 
 
 @dataclass(frozen=True)
-class Hello(_Empty):
+class Hello(_Message):
     TYPE: ClassVar[MsgType] = MsgType.HELLO
 
 
 @dataclass(frozen=True)
-class Info:
+class Info(_Message):
     TYPE: ClassVar[MsgType] = MsgType.INFO
     protocol: int
     max_eta: int
@@ -245,31 +256,9 @@ class Info:
     def system_ids(self) -> list[int]:
         return [i for i in range(8) if self.systems >> i & 1]
 
-    def pack(self) -> bytes:
-        return (
-            struct.pack("<HBBB", self.protocol, self.max_eta, self.real_bytes, self.cycle_source)
-            + _pack_string(self.board)
-            + _pack_string(self.fw_version)
-            + bytes([self.systems])
-        )
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> "Info":
-        if len(payload) < 5:
-            raise ProtocolError("INFO: payload too short")
-        protocol, max_eta, real_bytes, cycle_source = struct.unpack_from("<HBBB", payload)
-        board, at = _string(payload, 5, "INFO")
-        fw_version, at = _string(payload, at, "INFO")
-        _need(payload[at:], 1, "INFO systems")
-        return cls(protocol, max_eta, real_bytes, cycle_source, board, fw_version, payload[at])
-
-
-_CONFIGURE_HEAD = struct.Struct("<BBBBB")
-_CONFIGURE_TAIL = struct.Struct("<Bdd")
-
 
 @dataclass(frozen=True)
-class Configure:
+class Configure(_Message):
     TYPE: ClassVar[MsgType] = MsgType.CONFIGURE
     system: int
     eta: int
@@ -280,82 +269,54 @@ class Configure:
     prior_a: float = 0.0
     prior_b: float = 1.0
 
-    def pack(self) -> bytes:
-        params = tuple(float(p) for p in self.params)
-        return (
-            _CONFIGURE_HEAD.pack(self.system, self.eta, self.mode, self.likelihood, len(params))
-            + struct.pack(f"<{len(params)}d", *params)
-            + _CONFIGURE_TAIL.pack(self.prior_kind, self.prior_a, self.prior_b)
-        )
+    def to_wire(self) -> dict:
+        return {**super().to_wire(), "params": [float(v) for v in self.params]}
 
     @classmethod
-    def unpack(cls, payload: bytes) -> "Configure":
-        if len(payload) < _CONFIGURE_HEAD.size + _CONFIGURE_TAIL.size:
-            raise ProtocolError("CONFIGURE: payload too short")
-        system, eta, mode, likelihood, n = _CONFIGURE_HEAD.unpack_from(payload)
-        _need(payload, _CONFIGURE_HEAD.size + 8 * n + _CONFIGURE_TAIL.size, "CONFIGURE")
-        params = struct.unpack_from(f"<{n}d", payload, _CONFIGURE_HEAD.size)
-        kind, a, b = _CONFIGURE_TAIL.unpack_from(payload, _CONFIGURE_HEAD.size + 8 * n)
-        return cls(system, eta, mode, likelihood, params, kind, a, b)
-
-
-_CONFIGURED = struct.Struct("<BI")
+    def from_wire(cls, values: dict) -> "Configure":
+        return super().from_wire({**values, "params": tuple(values["params"])})
 
 
 @dataclass(frozen=True)
-class Configured:
+class Configured(_Message):
     TYPE: ClassVar[MsgType] = MsgType.CONFIGURED
     count: int  # atoms in the quantized prior
     workspace_bytes: int
 
-    def pack(self) -> bytes:
-        return _CONFIGURED.pack(self.count, self.workspace_bytes)
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> "Configured":
-        _need(payload, _CONFIGURED.size, "CONFIGURED")
-        return cls(*_CONFIGURED.unpack(payload))
-
-
-_STEP_HEAD = struct.Struct("<IBdHB")
-
 
 @dataclass(frozen=True)
-class Step:
+class Step(_Message):
     TYPE: ClassVar[MsgType] = MsgType.STEP
     k: int
     predict: bool
     u: float
     z: tuple[float, ...]
-    w: tuple[float, ...] = field(default=())  # empty: one point observation, weight 1
+    w: tuple[float, ...] = field(default=())  # empty: equal weights 1/len(z)
     m: int = 1
 
-    def pack(self) -> bytes:
+    def to_wire(self) -> dict:
         z = tuple(float(v) for v in self.z)
         w = tuple(float(v) for v in self.w) if self.w else tuple(1.0 / len(z) for _ in z)
         if len(w) != len(z):
             raise ValueError("evidence positions and weights differ in length")
-        flags = STEP_FLAG_PREDICT if self.predict else 0
-        pairs = [v for pair in zip(z, w) for v in pair]
-        return _STEP_HEAD.pack(self.k, flags, self.u, self.m, len(z)) + struct.pack(f"<{len(pairs)}d", *pairs)
+        for j, omega in enumerate(w):
+            if not (math.isfinite(omega) and omega > 0):
+                raise ValueError(f"STEP: evidence weight ω[{j}] = {omega!r}; every weight must be finite and > 0")
+        flags = StepFlags.PREDICT if self.predict else 0
+        return {"k": self.k, "flags": flags, "u": self.u, "m": self.m, "evidence": [{"z": zj, "omega": wj} for zj, wj in zip(z, w)]}
 
     @classmethod
-    def unpack(cls, payload: bytes) -> "Step":
-        if len(payload) < _STEP_HEAD.size:
-            raise ProtocolError("STEP: payload too short")
-        k, flags, u, m, n = _STEP_HEAD.unpack_from(payload)
-        _need(payload, _STEP_HEAD.size + 16 * n, "STEP")
-        pairs = struct.unpack_from(f"<{2 * n}d", payload, _STEP_HEAD.size)
-        if flags & ~STEP_FLAG_PREDICT:
+    def from_wire(cls, values: dict) -> "Step":
+        flags = values["flags"]
+        if flags & ~StepFlags.PREDICT:
             raise ProtocolError(f"STEP: unknown flags 0x{flags:02x}")
-        return cls(k, bool(flags & STEP_FLAG_PREDICT), u, pairs[0::2], pairs[1::2], m)
-
-
-_POSTERIOR_HEAD = struct.Struct("<IBddQQB")
+        evidence = [(e["z"], e["omega"]) for e in values["evidence"]]
+        return cls(values["k"], bool(flags & StepFlags.PREDICT), values["u"],
+                   tuple(z for z, _ in evidence), tuple(w for _, w in evidence), values["m"])
 
 
 @dataclass(frozen=True)
-class Posterior:
+class Posterior(_Message):
     TYPE: ClassVar[MsgType] = MsgType.POSTERIOR
     k: int
     status: int
@@ -374,38 +335,31 @@ class Posterior:
     def fallback(self) -> bool:
         return self.status == Status.FALLBACK
 
-    def pack(self) -> bytes:
-        pairs = [v for pair in zip(self.x, self.w) for v in pair]
-        head = _POSTERIOR_HEAD.pack(
-            self.k, self.status, self.mean, self.var, self.cycles_predict, self.cycles_update, len(self.x)
-        )
-        return head + struct.pack(f"<{len(pairs)}d", *pairs)
+    def to_wire(self) -> dict:
+        if len(self.x) != len(self.w):
+            raise ValueError("atom positions and weights differ in length")
+        atoms = [{"x": x, "w": w} for x, w in zip(self.x, self.w)]
+        return {**{f: getattr(self, f) for f in _names(self) if f not in ("x", "w")}, "atoms": atoms}
 
     @classmethod
-    def unpack(cls, payload: bytes) -> "Posterior":
-        if len(payload) < _POSTERIOR_HEAD.size:
-            raise ProtocolError("POSTERIOR: payload too short")
-        k, status, mean, var, cp, cu, n = _POSTERIOR_HEAD.unpack_from(payload)
-        _need(payload, _POSTERIOR_HEAD.size + 16 * n, "POSTERIOR")
-        pairs = struct.unpack_from(f"<{2 * n}d", payload, _POSTERIOR_HEAD.size)
-        return cls(k, status, mean, var, cp, cu, pairs[0::2], pairs[1::2])
+    def from_wire(cls, values: dict) -> "Posterior":
+        atoms = values["atoms"]
+        rest = {f: values[f] for f in _names(cls) if f not in ("x", "w")}
+        return cls(**rest, x=tuple(a["x"] for a in atoms), w=tuple(a["w"] for a in atoms))
 
 
 @dataclass(frozen=True)
-class Reset(_Empty):
+class Reset(_Message):
     TYPE: ClassVar[MsgType] = MsgType.RESET
 
 
 @dataclass(frozen=True)
-class ResetDone(_Empty):
+class ResetDone(_Message):
     TYPE: ClassVar[MsgType] = MsgType.RESET_DONE
 
 
-_ERROR = struct.Struct("<BH")
-
-
 @dataclass(frozen=True)
-class Error:
+class Error(_Message):
     TYPE: ClassVar[MsgType] = MsgType.ERROR
     code: int
     detail: int = 0
@@ -416,14 +370,6 @@ class Error:
             return "ERR_" + ErrorCode(self.code).name
         except ValueError:
             return f"error {self.code}"
-
-    def pack(self) -> bytes:
-        return _ERROR.pack(self.code, self.detail)
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> "Error":
-        _need(payload, _ERROR.size, "ERROR")
-        return cls(*_ERROR.unpack(payload))
 
 
 Message = Hello | Info | Configure | Configured | Step | Posterior | Reset | ResetDone | Error

@@ -7,7 +7,7 @@ import sys
 from .common import ROOT, emit
 
 # One module per source of truth; each exposes outputs() -> {path: text}.
-GENERATORS: tuple[str, ...] = ("systems",)
+GENERATORS: tuple[str, ...] = ("systems", "protocol")
 
 
 def main(argv: list[str]) -> int:

@@ -3,44 +3,28 @@ fed random byte streams: whatever arrives, the code never touches memory it does
 answering, and answers every non-empty frame exactly once with a valid frame. QEMU runs the same code
 on the boards (tests/firmware/test_fw_*.py) but cannot see a buffer overrun; the sanitizers can."""
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from app_build import build_app, run_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from uxhost import protocol as p
 
-ROOT = Path(__file__).resolve().parents[2]
-FIRMWARE = ROOT / "firmware"
-CC = os.environ.get("CC", "cc")
-
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    if shutil.which(CC) is None:
-        pytest.fail(f"no C compiler ({CC}) to build the host harness")
     exe = tmp_path_factory.mktemp("app") / "app_native"
-    sources = sorted(str(s) for s in (FIRMWARE / "app").glob("*.c"))
-    # What the firmware links (sources.mk's UX_SRCS): the core and the models, not host-only code.
-    sources += sorted(str(s) for d in ("ux", "models") for s in (FIRMWARE / "src" / d).glob("*.c"))
-    sources.append(str(Path(__file__).with_name("native_board.c")))
-    cmd = [CC, "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off",
-           "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
-           f"-I{FIRMWARE / 'include'}", f"-I{FIRMWARE / 'src' / 'ux'}", f"-I{FIRMWARE / 'app'}",
-           "-DAPP_FW_VERSION=\"0.2.0+native-test\"", "-o", str(exe), *sources, "-lm"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(f"host build of firmware/app failed:\n{' '.join(cmd)}\n{proc.stderr}")
-    return exe
+    try:
+        return build_app(exe, Path(__file__).with_name("native_board.c"), "0.2.0+native-test")
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 def run(app, data: bytes) -> list[bytes]:
-    proc = subprocess.run([str(app)], input=data, capture_output=True, timeout=60,
-                          env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
+    proc = subprocess.run([str(app)], input=data, capture_output=True, timeout=60, env=run_env())
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
     assert proc.stdout == b"" or proc.stdout.endswith(b"\x00")
     return [chunk for chunk in proc.stdout.split(b"\x00") if chunk]

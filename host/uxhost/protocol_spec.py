@@ -1,0 +1,85 @@
+# GENERATED from docs/protocol.toml by scripts/codegen — do not edit by hand.
+# Change the source and run `make generate`; tests fail when this file and its source drift apart.
+"""The link protocol's numbers and payload layouts (docs/protocol.md), for uxhost.protocol.
+
+A layout is a tuple of fields in payload order: (name, scalar type) or (name, 'str') or, for a
+counted array, (name, element, count field) where element is a scalar type or a layout.
+"""
+
+import enum
+import struct
+
+PROTOCOL_VERSION = 1
+MAX_PAYLOAD = 1200
+MAX_EVIDENCE = 64
+HEADER = struct.Struct("<BBHH")  # version type seq length
+CRC = struct.Struct("<I")
+SCALARS = {'u8': 'B', 'u16': 'H', 'u32': 'I', 'u64': 'Q', 'f64': 'd'}  # struct codes
+
+
+class MsgType(enum.IntEnum):
+    HELLO = 0x01
+    INFO = 0x81
+    CONFIGURE = 0x02
+    CONFIGURED = 0x82
+    STEP = 0x03
+    POSTERIOR = 0x83
+    RESET = 0x04
+    RESET_DONE = 0x84
+    ERROR = 0x7F
+
+
+class ErrorCode(enum.IntEnum):
+    CRC = 1  # CRC mismatch
+    LENGTH = 2  # frame shorter than header + CRC, or `length` ≠ bytes received, or payload size wrong for its type
+    TOO_LONG = 3  # frame longer than the largest allowed
+    TYPE = 4  # unknown message type
+    VERSION = 5  # header version ≠ the protocol's version
+    NOT_CONFIGURED = 6  # STEP before CONFIGURE
+    CONFIG = 7  # unknown system, η not a power of two ≤ max, bad mode/likelihood/prior, wrong `n_params`, non-finite or out-of-domain parameter
+    EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0`, `n_evidence` out of range, bad flags
+    COBS = 9  # COBS decoding failed
+    INTERNAL = 10  # the core returned an error (workspace, domain)
+
+
+class CycleSource(enum.IntEnum):
+    SYSTICK_ICOUNT = 0  # SysTick counting under QEMU `-icount` (virtual cycles)
+    DWT = 1  # DWT CYCCNT (real cycles)
+    HOST_NS = 2  # host clock in nanoseconds (native build)
+
+
+class Mode(enum.IntEnum):
+    REFINED = 0  # refined (default)
+    PAPER = 1  # paper
+
+
+class Likelihood(enum.IntEnum):
+    KERNEL = 0  # kernel
+    SAMPLER = 1  # sampler
+
+
+class PriorKind(enum.IntEnum):
+    GAUSSIAN = 0  # Gaussian(mean `prior_a`, std `prior_b`)
+    LAPLACE = 1  # Laplace(μ `prior_a`, scale `prior_b`)
+
+
+class Status(enum.IntEnum):
+    OK = 0  # OK
+    FALLBACK = 1  # every likelihood was zero; the posterior is the prior
+
+
+class StepFlags(enum.IntFlag):
+    PREDICT = 1  # run predict before the update (set for every step but the first of a trace); other bits must be 0
+
+
+LAYOUTS = {
+    MsgType.HELLO: (),
+    MsgType.INFO: (('protocol', 'u16'), ('max_eta', 'u8'), ('real_bytes', 'u8'), ('cycle_source', 'u8'), ('board', 'str'), ('fw_version', 'str'), ('systems', 'u8')),
+    MsgType.CONFIGURE: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('likelihood', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
+    MsgType.CONFIGURED: (('count', 'u8'), ('workspace_bytes', 'u32')),
+    MsgType.STEP: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('evidence', (('z', 'f64'), ('omega', 'f64')), 'n_evidence')),
+    MsgType.POSTERIOR: (('k', 'u32'), ('status', 'u8'), ('mean', 'f64'), ('var', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('count', 'u8'), ('atoms', (('x', 'f64'), ('w', 'f64')), 'count')),
+    MsgType.RESET: (),
+    MsgType.RESET_DONE: (),
+    MsgType.ERROR: (('code', 'u8'), ('detail', 'u16')),
+}
