@@ -16,7 +16,7 @@ def test_generated_files_match_their_sources():
 
 
 def test_schema_expresses_strings_and_arrays_of_records_with_strings():
-    # A message describing a system: `name:str n:u8 (pname:str default:f64 lo:f64 hi:f64)[n]`. Both
+    # A message like SYSTEM but with more floats per record: `name:str n:u8 (pname:str default:f64 lo:f64 hi:f64)[n]`. Both
     # generators take it, and the host codec built from the generated layout round-trips it.
     sys.path.insert(0, str(SCRIPTS))
     from codegen import protocol as gen
@@ -27,21 +27,21 @@ def test_schema_expresses_strings_and_arrays_of_records_with_strings():
     record = [{"name": "pname", "type": "str"}] + [{"name": n, "type": "f64"} for n in ("default", "lo", "hi")]
     fields = [{"name": "name", "type": "str"}, {"name": "n", "type": "u8"},
               {"name": "params", "count": "n", "fields": record}]
-    gen.check_fields(fields, "SYSTEM")
-    spec["message"].append({"name": "SYSTEM", "type": 0x85, "from": "device", "fields": fields})
+    gen.check_fields(fields, "EXAMPLE")
+    spec["message"].append({"name": "EXAMPLE", "type": 0xF5, "from": "device", "fields": fields})
     header = gen.c_header(spec)
-    assert "#define SYSTEM_N_AT(name_len) (1u + (name_len))" in header
-    assert "#define SYSTEM_PARAMS_AT(name_len) (2u + (name_len))" in header
-    assert "#define SYSTEM_BYTES(name_len, params_bytes) (2u + (name_len) + (params_bytes))" in header
+    assert "#define EXAMPLE_N_AT(name_len) (1u + (name_len))" in header
+    assert "#define EXAMPLE_PARAMS_AT(name_len) (2u + (name_len))" in header
+    assert "#define EXAMPLE_BYTES(name_len, params_bytes) (2u + (name_len) + (params_bytes))" in header
     assert "`name:str n:u8 params:(pname:str default:f64 lo:f64 hi:f64)[n]`" in gen.doc_messages(spec)
     namespace: dict = {}
     exec(gen.py_module(spec), namespace)
-    layout = namespace["LAYOUTS"][namespace["MsgType"].SYSTEM]
+    layout = namespace["LAYOUTS"][namespace["MsgType"].EXAMPLE]
     values = {"name": "gss", "params": [{"pname": "sigma_v", "default": 3.0, "lo": 0.0, "hi": 10.0},
                                         {"pname": "sigma_n", "default": 1.0, "lo": 0.0, "hi": 5.0}]}
-    payload = p._pack_fields(layout, values, "SYSTEM")
+    payload = p._pack_fields(layout, values, "EXAMPLE")
     assert payload[:5] == b"\x03gss\x02" and payload[5:13] == b"\x07sigma_v"
-    assert p._unpack_fields(layout, payload, 0, "SYSTEM") == ({**values, "n": 2}, len(payload))
+    assert p._unpack_fields(layout, payload, 0, "EXAMPLE") == ({**values, "n": 2}, len(payload))
 
 
 def test_schema_errors_name_the_bad_field():

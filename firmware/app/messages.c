@@ -1,5 +1,5 @@
 /*
- * messages.c — HELLO, CONFIGURE, STEP and RESET (docs/protocol.md, "Messages").
+ * messages.c — HELLO, DESCRIBE, CONFIGURE, STEP and RESET (docs/protocol.md, "Messages").
  *
  * Each request is checked completely (size, then fields in payload order) before anything runs, so a
  * rejected request leaves the device as it was.
@@ -13,6 +13,7 @@
 #include "proto.h"
 #include "session.h"
 #include "ux/config.h"
+#include "ux/model.h"
 #include "wire.h"
 
 #ifndef APP_FW_VERSION
@@ -42,7 +43,8 @@ void messages_init(void)
 
 bool messages_known(uint8_t type)
 {
-    return type == MSG_HELLO || type == MSG_CONFIGURE || type == MSG_STEP || type == MSG_RESET;
+    return type == MSG_HELLO || type == MSG_DESCRIBE || type == MSG_CONFIGURE || type == MSG_STEP ||
+           type == MSG_RESET;
 }
 
 static message_result hello(uint8_t *a)
@@ -53,8 +55,60 @@ static message_result hello(uint8_t *a)
     a[INFO_CYCLE_SOURCE_AT] = board_cycle_source;
     size_t board_len = wire_put_str(a + INFO_BOARD_AT, board_name);
     size_t fw_len = wire_put_str(a + INFO_FW_VERSION_AT(board_len), APP_FW_VERSION);
-    a[INFO_SYSTEMS_AT(board_len, fw_len)] = session_systems();
+    a[INFO_N_SYSTEMS_AT(board_len, fw_len)] = session_system_count();
     return answer_of(MSG_INFO, INFO_BYTES(board_len, fw_len));
+}
+
+/* The wire's value for a parameter domain and a prior law of the core. */
+static uint8_t wire_domain(uint8_t domain)
+{
+    switch (domain) {
+    case UX_PARAM_POSITIVE:
+        return DOMAIN_POSITIVE;
+    case UX_PARAM_NONNEGATIVE:
+        return DOMAIN_NONNEGATIVE;
+    default:
+        return DOMAIN_REAL;
+    }
+}
+
+static size_t str_bytes(const char *s)
+{
+    size_t n = strlen(s);
+    return 1u + (n > 255u ? 255u : n);
+}
+
+/* SYSTEM: the index-th system of the table, written field by field (its records hold strings). */
+static message_result describe(const uint8_t *p, uint8_t *a)
+{
+    const ux_model *m = ux_model_at(p[DESCRIBE_INDEX_AT]);
+    if (m == NULL || p[DESCRIBE_INDEX_AT] >= session_system_count()) {
+        return error_of(ERR_CONFIG, DESCRIBE_FIELD_INDEX);
+    }
+    size_t need = SYSTEM_MIN_BYTES + str_bytes(m->name) - 1u + str_bytes(m->title) - 1u;
+    for (unsigned i = 0; i < m->n_params; i++) {
+        need += str_bytes(m->param_names[i]) + 8u + 1u;
+    }
+    if (need > PROTO_MAX_PAYLOAD) { /* a table entry too long for one frame: a build-time mistake */
+        return error_of(ERR_INTERNAL, 0u);
+    }
+    a[SYSTEM_ID_AT] = m->id;
+    size_t name_len = wire_put_str(a + SYSTEM_NAME_AT, m->name);
+    size_t title_len = wire_put_str(a + SYSTEM_TITLE_AT(name_len), m->title);
+    a[SYSTEM_N_PARAMS_AT(name_len, title_len)] = m->n_params;
+    uint8_t *at = a + SYSTEM_PARAMS_AT(name_len, title_len);
+    for (unsigned i = 0; i < m->n_params; i++) {
+        at += 1u + wire_put_str(at, m->param_names[i]);
+        wire_put_f64(at, (double)m->defaults[i]);
+        at[8] = wire_domain(m->domains[i]);
+        at += 9u;
+    }
+    size_t params_bytes = (size_t)(at - (a + SYSTEM_PARAMS_AT(name_len, title_len)));
+    a[SYSTEM_PRIOR_KIND_AT(name_len, title_len, params_bytes)] =
+        m->prior.kind == UX_LAW_LAPLACE ? PRIOR_LAPLACE : PRIOR_GAUSSIAN;
+    wire_put_f64(a + SYSTEM_PRIOR_A_AT(name_len, title_len, params_bytes), (double)m->prior.a);
+    wire_put_f64(a + SYSTEM_PRIOR_B_AT(name_len, title_len, params_bytes), (double)m->prior.b);
+    return answer_of(MSG_SYSTEM, SYSTEM_BYTES(name_len, title_len, params_bytes));
 }
 
 static message_result configure(const uint8_t *p, size_t len, size_t frame_bytes, uint8_t *a)
@@ -165,6 +219,11 @@ message_result messages_run(uint8_t type, const uint8_t *payload, size_t length,
             return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
         }
         return hello(answer);
+    case MSG_DESCRIBE:
+        if (length != DESCRIBE_BYTES) {
+            return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
+        }
+        return describe(payload, answer);
     case MSG_CONFIGURE:
         return configure(payload, length, frame_bytes, answer);
     case MSG_STEP:

@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 1u
+#define PROTO_VERSION 2u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -29,6 +29,8 @@
 #define MSG_CONFIGURED 0x82u
 #define MSG_STEP 0x03u
 #define MSG_POSTERIOR 0x83u
+#define MSG_DESCRIBE 0x05u
+#define MSG_SYSTEM 0x85u
 #define MSG_RESET 0x04u
 #define MSG_RESET_DONE 0x84u
 #define MSG_ERROR 0x7Fu
@@ -62,6 +64,11 @@
 #define PRIOR_GAUSSIAN 0u
 #define PRIOR_LAPLACE 1u
 
+/* param_domain */
+#define DOMAIN_REAL 0u
+#define DOMAIN_POSITIVE 1u
+#define DOMAIN_NONNEGATIVE 2u
+
 /* status */
 #define STATUS_OK 0u
 #define STATUS_FALLBACK 1u
@@ -72,14 +79,14 @@
 /* HELLO: empty */
 #define HELLO_BYTES 0u
 
-/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 board:str fw_version:str systems:u8 */
+/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 board:str fw_version:str n_systems:u8 */
 #define INFO_PROTOCOL_AT 0u
 #define INFO_MAX_ETA_AT 2u
 #define INFO_REAL_BYTES_AT 3u
 #define INFO_CYCLE_SOURCE_AT 4u
 #define INFO_BOARD_AT 5u
 #define INFO_FW_VERSION_AT(board_len) (6u + (board_len))
-#define INFO_SYSTEMS_AT(board_len, fw_version_len) (7u + (board_len) + (fw_version_len))
+#define INFO_N_SYSTEMS_AT(board_len, fw_version_len) (7u + (board_len) + (fw_version_len))
 #define INFO_BYTES(board_len, fw_version_len) (8u + (board_len) + (fw_version_len))
 #define INFO_MIN_BYTES 8u /* every count 0, every string empty */
 
@@ -145,6 +152,23 @@
 #define POSTERIOR_ATOMS_W_AT 8u /* within an element */
 #define POSTERIOR_BYTES(count) (38u + 16u * (count))
 #define POSTERIOR_MIN_BYTES 38u /* every count 0, every string empty */
+
+/* DESCRIBE: index:u8 */
+#define DESCRIBE_INDEX_AT 0u
+#define DESCRIBE_BYTES 1u
+#define DESCRIBE_FIELD_INDEX 0u
+
+/* SYSTEM: id:u8 name:str title:str n_params:u8 params:(name:str default:f64 domain:u8)[n_params] prior_kind:u8 prior_a:f64 prior_b:f64 */
+#define SYSTEM_ID_AT 0u
+#define SYSTEM_NAME_AT 1u
+#define SYSTEM_TITLE_AT(name_len) (2u + (name_len))
+#define SYSTEM_N_PARAMS_AT(name_len, title_len) (3u + (name_len) + (title_len))
+#define SYSTEM_PARAMS_AT(name_len, title_len) (4u + (name_len) + (title_len))
+#define SYSTEM_PRIOR_KIND_AT(name_len, title_len, params_bytes) (4u + (name_len) + (title_len) + (params_bytes))
+#define SYSTEM_PRIOR_A_AT(name_len, title_len, params_bytes) (5u + (name_len) + (title_len) + (params_bytes))
+#define SYSTEM_PRIOR_B_AT(name_len, title_len, params_bytes) (13u + (name_len) + (title_len) + (params_bytes))
+#define SYSTEM_BYTES(name_len, title_len, params_bytes) (21u + (name_len) + (title_len) + (params_bytes))
+#define SYSTEM_MIN_BYTES 21u /* every count 0, every string empty */
 
 /* RESET: empty */
 #define RESET_BYTES 0u

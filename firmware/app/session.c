@@ -59,16 +59,10 @@ unsigned session_max_eta(void)
     return APP_MAX_ETA;
 }
 
-uint8_t session_systems(void)
+uint8_t session_system_count(void)
 {
-    uint8_t mask = 0u;
-    for (unsigned i = 0; i < ux_model_count(); i++) {
-        const ux_model *m = ux_model_at(i);
-        if (m != NULL && m->id >= 1u && m->id <= 7u) {
-            mask = (uint8_t)(mask | (1u << m->id));
-        }
-    }
-    return mask;
+    unsigned n = ux_model_count();
+    return (uint8_t)(n > 255u ? 255u : n); /* INFO.n_systems is a u8; the table holds ids 1…255 */
 }
 
 bool session_configured(void)

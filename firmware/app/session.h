@@ -56,8 +56,8 @@ unsigned session_max_eta(void);
 
 bool session_configured(void);
 
-/* Bit i set when system id i is built in (ids are 1..7). */
-uint8_t session_systems(void);
+/* How many systems are built in (INFO.n_systems); DESCRIBE tells each. */
+uint8_t session_system_count(void);
 
 /*
  * Checks every field in wire order (the first bad one is the detail of ERR_CONFIG) and builds the new

@@ -101,6 +101,24 @@ class Device:
             )
         return info
 
+    def systems(self, info: p.Info | None = None) -> dict:
+        """The device's systems by name, as it describes them (DESCRIBE 0 … n_systems − 1), as
+        uxemu.systems.SystemSpec — the same shape the system table gives the host."""
+        from uxemu.systems import Param, SystemSpec
+
+        info = info or self.hello()
+        specs = {}
+        for index in range(info.n_systems):
+            s = self.request(p.Describe(index), p.System)
+            try:
+                params = tuple(Param(name, default, p.ParamDomain(domain).name.lower())
+                               for name, default, domain in s.params)
+                prior = (p.PriorKind(s.prior_kind).name.lower(), s.prior_a, s.prior_b)
+            except ValueError as exc:
+                raise p.ProtocolError(f"SYSTEM {s.name!r}: {exc}") from None
+            specs[s.name] = SystemSpec(s.id, s.name, s.title, params, prior)
+        return specs
+
     def configure(self, system: int, eta: int, mode: int = p.Mode.REFINED,
                   likelihood: int = p.Likelihood.KERNEL, params: Sequence[float] = (),
                   prior_kind: int = p.PriorKind.GAUSSIAN, prior_a: float = 0.0,

@@ -9,7 +9,6 @@ unpacks every message.
 
 from __future__ import annotations
 
-import enum
 import math
 import struct
 import zlib
@@ -29,6 +28,7 @@ from .protocol_spec import (  # noqa: F401 - re-exported: the protocol's numbers
     Likelihood,
     Mode,
     MsgType,
+    ParamDomain,
     PriorKind,
     Status,
     StepFlags,
@@ -36,14 +36,6 @@ from .protocol_spec import (  # noqa: F401 - re-exported: the protocol's numbers
 
 MAX_FRAME = HEADER.size + MAX_PAYLOAD + CRC.size
 DELIMITER = b"\x00"
-
-
-class System(enum.IntEnum):
-    """Ids of docs/semantics.md."""
-
-    SV = 1
-    GSS = 2
-    CUBIC_BL = 3
 
 
 class ProtocolError(ValueError):
@@ -250,11 +242,36 @@ class Info(_Message):
     cycle_source: int
     board: str
     fw_version: str
-    systems: int  # bit i set when system id i is built in
+    n_systems: int  # systems built in: DESCRIBE 0 … n_systems − 1
 
-    @property
-    def system_ids(self) -> list[int]:
-        return [i for i in range(8) if self.systems >> i & 1]
+
+@dataclass(frozen=True)
+class Describe(_Message):
+    TYPE: ClassVar[MsgType] = MsgType.DESCRIBE
+    index: int
+
+
+@dataclass(frozen=True)
+class System(_Message):
+    """One of the device's systems, as its system table describes it."""
+
+    TYPE: ClassVar[MsgType] = MsgType.SYSTEM
+    id: int
+    name: str
+    title: str
+    params: tuple[tuple[str, float, int], ...]  # (name, default, ParamDomain) in the system's order
+    prior_kind: int
+    prior_a: float
+    prior_b: float
+
+    def to_wire(self) -> dict:
+        params = [{"name": n, "default": float(d), "domain": int(dom)} for n, d, dom in self.params]
+        return {**super().to_wire(), "params": params}
+
+    @classmethod
+    def from_wire(cls, values: dict) -> "System":
+        params = tuple((p["name"], p["default"], p["domain"]) for p in values["params"])
+        return super().from_wire({**values, "params": params})
 
 
 @dataclass(frozen=True)
@@ -372,10 +389,11 @@ class Error(_Message):
             return f"error {self.code}"
 
 
-Message = Hello | Info | Configure | Configured | Step | Posterior | Reset | ResetDone | Error
+Message = Hello | Info | Describe | System | Configure | Configured | Step | Posterior | Reset | ResetDone | Error
 
 MESSAGES: dict[int, type] = {
-    cls.TYPE: cls for cls in (Hello, Info, Configure, Configured, Step, Posterior, Reset, ResetDone, Error)
+    cls.TYPE: cls
+    for cls in (Hello, Info, Describe, System, Configure, Configured, Step, Posterior, Reset, ResetDone, Error)
 }
 
 

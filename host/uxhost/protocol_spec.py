@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -24,6 +24,8 @@ class MsgType(enum.IntEnum):
     CONFIGURED = 0x82
     STEP = 0x03
     POSTERIOR = 0x83
+    DESCRIBE = 0x05
+    SYSTEM = 0x85
     RESET = 0x04
     RESET_DONE = 0x84
     ERROR = 0x7F
@@ -39,7 +41,7 @@ class ErrorCode(enum.IntEnum):
     CONFIG = 7  # unknown system, η not a power of two ≤ max, bad mode/likelihood/prior, wrong `n_params`, non-finite or out-of-domain parameter
     EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0`, `n_evidence` out of range, bad flags
     COBS = 9  # COBS decoding failed
-    INTERNAL = 10  # the core returned an error (workspace, domain)
+    INTERNAL = 10  # the core returned an error (workspace, domain); a system whose description does not fit one frame
 
 
 class CycleSource(enum.IntEnum):
@@ -63,6 +65,12 @@ class PriorKind(enum.IntEnum):
     LAPLACE = 1  # Laplace(μ `prior_a`, scale `prior_b`)
 
 
+class ParamDomain(enum.IntEnum):
+    REAL = 0  # any finite value
+    POSITIVE = 1  # > 0
+    NONNEGATIVE = 2  # ≥ 0
+
+
 class Status(enum.IntEnum):
     OK = 0  # OK
     FALLBACK = 1  # every likelihood was zero; the posterior is the prior
@@ -74,11 +82,13 @@ class StepFlags(enum.IntFlag):
 
 LAYOUTS = {
     MsgType.HELLO: (),
-    MsgType.INFO: (('protocol', 'u16'), ('max_eta', 'u8'), ('real_bytes', 'u8'), ('cycle_source', 'u8'), ('board', 'str'), ('fw_version', 'str'), ('systems', 'u8')),
+    MsgType.INFO: (('protocol', 'u16'), ('max_eta', 'u8'), ('real_bytes', 'u8'), ('cycle_source', 'u8'), ('board', 'str'), ('fw_version', 'str'), ('n_systems', 'u8')),
     MsgType.CONFIGURE: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('likelihood', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
     MsgType.CONFIGURED: (('count', 'u8'), ('workspace_bytes', 'u32')),
     MsgType.STEP: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('evidence', (('z', 'f64'), ('omega', 'f64')), 'n_evidence')),
     MsgType.POSTERIOR: (('k', 'u32'), ('status', 'u8'), ('mean', 'f64'), ('var', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('count', 'u8'), ('atoms', (('x', 'f64'), ('w', 'f64')), 'count')),
+    MsgType.DESCRIBE: (('index', 'u8'),),
+    MsgType.SYSTEM: (('id', 'u8'), ('name', 'str'), ('title', 'str'), ('n_params', 'u8'), ('params', (('name', 'str'), ('default', 'f64'), ('domain', 'u8')), 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
     MsgType.RESET: (),
     MsgType.RESET_DONE: (),
     MsgType.ERROR: (('code', 'u8'), ('detail', 'u16')),

@@ -21,6 +21,8 @@ class StreamSummary:
     cycles_update: np.ndarray
     cycle_unit: str
     resends: int
+    config: object = None  # the ModelConfig that ran
+    spec: object = None  # the device's description of its system
 
     def lines(self) -> list[str]:
         out = [f"{self.steps} steps, {self.fallbacks} fallback(s), {self.resends} resent request(s)"]
@@ -50,8 +52,10 @@ def device_for(port: str | None, board: str | None, elf: Path | None, timeout: f
 
 def stream_trace(device, trace, config, output, trace_path: str | None = None, qemu=None,
                  progress: bool | None = None, expect_board: str | None = None) -> StreamSummary:
-    """HELLO, CONFIGURE and one STEP per trace row; every posterior is written to `output` at once.
+    """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; every posterior is written to `output` at once.
 
+    `config` is a ModelConfig, checked against the system the device describes under its name, or a function
+    (device's specs by name, where) -> ModelConfig for a system the host may only learn from the device.
     `progress` None shows the bar only on a terminal. A device lost mid-run (a dead emulator, an
     unplugged board) ends with a UserError that says how many steps the dump kept."""
     from tqdm import tqdm
@@ -67,10 +71,18 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     if expect_board is not None and info.board != expect_board:
         raise UserError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
                         f"{expect_board} asked for: nothing was configured")
+    where = f"the firmware {info.fw_version!r} on {info.board}"
+    specs = device.systems(info)
+    if callable(config):
+        config = config(specs, where)
+    spec = specs.get(config.system)
+    if spec is None or spec.id != config.system_id:
+        raise UserError(f"{where} has no system {config.system!r} (it has: {', '.join(specs) or 'none'})")
+    if len(config.params) != len(spec.params):
+        raise UserError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
+                        f"not the {len(config.params)} asked for")
     if config.eta > info.max_eta:
         raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
-    if config.system_id not in info.system_ids:
-        raise UserError(f"firmware {info.fw_version!r} on {info.board} does not include system {config.system}")
     device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood[config.likelihood.upper()],
                      config.params, PriorKind[config.prior_kind.upper()], config.prior_a, config.prior_b)
     header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
@@ -96,7 +108,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
             bar.update()
     # Step 0 only updates: its predict count is not a predict and stays out of the statistics.
     return StreamSummary(len(cu), fallbacks, np.array(cp[1:], dtype=np.int64), np.array(cu, dtype=np.int64),
-                         CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends)
+                         CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec)
 
 
 def _lost(qemu, exc) -> str:

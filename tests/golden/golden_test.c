@@ -21,7 +21,7 @@
 #define GOLDEN_CYCLES 0x0123456789ABCDEFull
 
 const char board_name[] = "golden";
-const uint8_t board_cycle_source = CYCLES_HOST_NS;
+uint8_t board_cycle_source = CYCLES_HOST_NS;
 
 void board_init(void) {}
 uint8_t board_getc(void) { return 0u; }

@@ -25,14 +25,31 @@ sys.path.insert(0, str(HERE.parent / "firmware"))
 
 from app_build import build_app, run_env  # noqa: E402
 
+from uxemu import systems  # noqa: E402
 from uxhost import protocol as p  # noqa: E402
 
 FW_VERSION = "golden-1"
 E = p.ErrorCode
-GSS = p.Configure(2, 8, 0, 0, (3.0, 1.0), 0, 0.0, 5.0)
-SV_PAPER_LAPLACE = p.Configure(1, 4, 1, 0, (0.98, 0.0, 0.2, 1.0), 1, 0.0, 2.25)
-CUBIC_SAMPLER = p.Configure(3, 4, 0, 1, (0.1, 0.05, 0.95, 0.05, 0.05, 0.01), 0, 0.0, 0.1)
-INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, "golden", FW_VERSION, 0x0E)
+SPECS = systems.SPECS  # the system table the device is built with
+
+
+def configure(name, eta, mode=0, likelihood=0, prior_kind=0):
+    spec = SPECS[name]
+    return p.Configure(spec.id, eta, mode, likelihood, spec.defaults, prior_kind, *spec.prior[1:])
+
+
+def described(name):
+    """The SYSTEM answer the table says the device must give for `name`."""
+    spec = SPECS[name]
+    return p.System(spec.id, spec.name, spec.title,
+                    tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
+                    p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
+
+
+GSS = configure("gss", 8)
+SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
+CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
+INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, "golden", FW_VERSION, len(SPECS))
 
 
 def message(m, seq, version=p.PROTOCOL_VERSION):
@@ -68,6 +85,13 @@ def err(code, detail, seq):
 # (name, what it shows, [(request, expected answer or None: as the device gives it)])
 CASES = [
     ("hello", "HELLO is answered with INFO", [(message(p.Hello(), 0x3A01), (INFO, 0x3A01))]),
+    ("describe", "DESCRIBE of every system index: the device's system table, entry by entry", [
+        (message(p.Describe(i), 0x50 + i), (described(name), 0x50 + i)) for i, name in enumerate(SPECS)
+    ]),
+    ("err_describe", "DESCRIBE past the last system, and of the wrong size", [
+        (message(p.Describe(len(SPECS)), 0x60), err(E.CONFIG, 0, 0x60)),
+        (raw(frame(p.MsgType.DESCRIBE, 0x61, b"\x00\x00"), "DESCRIBE with two payload bytes"), err(E.LENGTH, 12, 0x61)),
+    ]),
     ("session_gss", "a full session: HELLO, CONFIGURE, STEPs with and without predict, RESET", [
         (message(p.Hello(), 0xFFFE), (INFO, 0xFFFE)),
         (message(GSS, 0xFFFF), None),
@@ -96,7 +120,7 @@ CASES = [
     ("err_length_short", "a frame shorter than header + CRC", [
         (raw(p.cobs_encode(b"\x01\x02\x03") + b"\x00", "3 bytes"), err(E.LENGTH, 3, 0))]),
     ("err_length_field", "the header's length disagrees with the frame", [
-        (raw(p.cobs_encode(p.HEADER.pack(1, 1, 6, 4) + b"\x01\x02" + p.CRC.pack(p.crc32(p.HEADER.pack(1, 1, 6, 4) + b"\x01\x02"))) + b"\x00",
+        (raw(p.cobs_encode(p.HEADER.pack(p.PROTOCOL_VERSION, 1, 6, 4) + b"\x01\x02" + p.CRC.pack(p.crc32(p.HEADER.pack(p.PROTOCOL_VERSION, 1, 6, 4) + b"\x01\x02"))) + b"\x00",
              "HELLO whose length says 4, with 2 payload bytes"), err(E.LENGTH, 12, 6))]),
     ("err_length_payload", "a payload of the wrong size for its type", [
         (raw(frame(p.MsgType.HELLO, 10, b"\x01"), "HELLO with one payload byte"), err(E.LENGTH, 11, 10)),

@@ -18,6 +18,8 @@ from uxhost.dump import load_dump
 
 from peers import FramePeer
 
+SPECS = uxemu.systems.SPECS
+
 
 class ReferenceDevice(FramePeer):
     """A device speaking the link protocol, with the reference filter as its firmware.
@@ -46,7 +48,13 @@ class ReferenceDevice(FramePeer):
 
     def _answer(self, message):
         if isinstance(message, p.Hello):
-            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, "reference-device", "ref-1", 0b1110)
+            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, "reference-device", "ref-1",
+                          len(SPECS))
+        if isinstance(message, p.Describe):  # the reference's systems, described as firmware does
+            spec = SPECS[list(SPECS)[message.index]]
+            return p.System(spec.id, spec.name, spec.title,
+                            tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
+                            p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
         if isinstance(message, p.Configure) and self.refuse_configure:
             return p.Error(p.ErrorCode.CONFIG, 5)
         if isinstance(message, p.Configure):
@@ -107,10 +115,13 @@ def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, ca
     assert "12 steps, 0 fallback(s), 0 resent request(s)" in stdout
     assert "predict  median" in stdout and "update   median" in stdout and " ns" in stdout
 
-    # One HELLO, one CONFIGURE with the paper's parameters and the model's prior, one STEP per row.
-    hello, configure, *steps = dev.requests
+    # One HELLO, a DESCRIBE of each system the device has, one CONFIGURE with the system's default
+    # parameters and prior (as the device describes them), one STEP per row.
+    hello, *describes, configure = dev.requests[:2 + len(SPECS)]
+    steps = dev.requests[2 + len(SPECS):]
     assert isinstance(hello, p.Hello)
-    assert configure == p.Configure(p.System.GSS, 8, p.Mode.REFINED, p.Likelihood.KERNEL, (3.0, 1.0),
+    assert describes == [p.Describe(i) for i in range(len(SPECS))]
+    assert configure == p.Configure(SPECS["gss"].id, 8, p.Mode.REFINED, p.Likelihood.KERNEL, (3.0, 1.0),
                                     p.PriorKind.GAUSSIAN, 0.0, 5.0)
     rows = uxemu.Trace.from_csv(trace)
     assert [s.k for s in steps] == list(rows.k)
@@ -136,7 +147,7 @@ def test_stream_sends_the_chosen_configuration(device, trace, tmp_path, capsys):
                            "--mode", "paper", "--likelihood", "sampler", "--params", "0.9,0.1,0.3,1.5",
                            "--prior", "laplace:0.5,2", "-o", tmp_path / "d.jsonl")
     assert code == 0, err
-    assert dev.requests[1] == p.Configure(p.System.SV, 4, p.Mode.PAPER, p.Likelihood.SAMPLER, (0.9, 0.1, 0.3, 1.5),
+    assert dev.requests[1 + len(SPECS)] == p.Configure(SPECS["sv"].id, 4, p.Mode.PAPER, p.Likelihood.SAMPLER, (0.9, 0.1, 0.3, 1.5),
                                           p.PriorKind.LAPLACE, 0.5, 2.0)
     code, stdout, _ = run_cli(capsys, "validate", tmp_path / "d.jsonl")
     assert code == 0, stdout
@@ -170,11 +181,11 @@ def test_silent_device_is_one_line(device, trace, tmp_path, capsys):
 
 
 def test_version_mismatch_is_one_line(device, trace, tmp_path, capsys):
-    dev = device(protocol=2)
+    dev = device(protocol=p.PROTOCOL_VERSION + 1)
     code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "-o", tmp_path / "d.jsonl")
     assert code == 2
     assert err.startswith("uxhost stream: error: ")
-    assert "speaks protocol 2" in err and "this host speaks 1" in err
+    assert f"speaks protocol {p.PROTOCOL_VERSION + 1}" in err and f"this host speaks {p.PROTOCOL_VERSION}" in err
     assert len(err.strip().splitlines()) == 1
     assert not any(isinstance(r, p.Configure) for r in dev.requests)
 

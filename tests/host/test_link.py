@@ -42,7 +42,7 @@ def peer():
         s.close()
 
 
-INFO = p.Info(1, 64, 8, 0, "fake", "0.0", 0b1110)
+INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, 0, "fake", "0.0", 3)
 
 
 def test_hello_returns_info(peer):
@@ -147,9 +147,9 @@ def test_missing_port_names_the_url():
 
 
 def test_protocol_version_mismatch_in_info(peer):
-    old = p.Info(2, 64, 8, 0, "fake", "9.9", 0b1110)
-    with link.Device.open(peer(lambda f, m, n: p.encode(old, f.seq)).url, timeout=2) as dev:
-        with pytest.raises(link.VersionMismatch, match="protocol 2"):
+    other = p.Info(p.PROTOCOL_VERSION + 1, 64, 8, 0, "fake", "9.9", 3)
+    with link.Device.open(peer(lambda f, m, n: p.encode(other, f.seq)).url, timeout=2) as dev:
+        with pytest.raises(link.VersionMismatch, match=f"protocol {p.PROTOCOL_VERSION + 1}"):
             dev.hello()
 
 
@@ -161,9 +161,10 @@ def test_version_error_answer_is_a_version_mismatch(peer):
 
 
 def test_answer_frame_with_other_version_is_a_version_mismatch(peer):
-    answer = lambda f, m, n: p.encode(INFO, f.seq, version=2)  # noqa: E731
+    other = p.PROTOCOL_VERSION + 1
+    answer = lambda f, m, n: p.encode(INFO, f.seq, version=other)  # noqa: E731
     with link.Device.open(peer(answer).url, timeout=2) as dev:
-        with pytest.raises(link.VersionMismatch, match="version 2"):
+        with pytest.raises(link.VersionMismatch, match=f"version {other}"):
             dev.hello()
 
 

@@ -89,7 +89,7 @@ def test_frame_layout_is_byte_exact():
     wire = p.encode_frame(p.Frame(type=0x01, seq=0x0203, payload=b"\xaa"))
     assert wire.endswith(b"\x00") and wire.count(0) == 1
     raw = p.cobs_decode(wire[:-1])
-    body = bytes([1, 0x01, 0x03, 0x02, 0x01, 0x00, 0xAA])
+    body = bytes([p.PROTOCOL_VERSION, 0x01, 0x03, 0x02, 0x01, 0x00, 0xAA])
     assert raw == body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -195,14 +195,19 @@ def test_posterior_cycles_are_u64_where_the_specification_puts_them():
     assert (back.cycles_predict, back.cycles_update) == (predict, update)
 
 
-def test_info_lists_system_ids():
-    info = p.Info(1, 64, 8, 0, "mps2-an500", "0.1.0", 0b1110)
-    assert info.system_ids == [1, 2, 3]
+def test_info_strings_are_length_prefixed_and_systems_are_counted():
+    payload = p.Info(2, 64, 8, 0, "ab", "xyz", 3).pack()
+    assert payload == b"\x02\x00\x40\x08\x00\x02ab\x03xyz\x03"
+    assert p.Info.unpack(payload).n_systems == 3
 
 
-def test_info_strings_are_length_prefixed():
-    payload = p.Info(1, 64, 8, 0, "ab", "xyz", 0x0E).pack()
-    assert payload == b"\x01\x00\x40\x08\x00\x02ab\x03xyz\x0e"
+def test_system_description_round_trips_with_strings_in_its_records():
+    s = p.System(200, "thermo", "room thermometer", (("a", 0.9, p.ParamDomain.REAL), ("s", 0.5, p.ParamDomain.POSITIVE)),
+                 p.PriorKind.GAUSSIAN, 18.0, 3.0)
+    payload = s.pack()
+    assert payload[:8] == b"\xc8\x06thermo" and p.System.unpack(payload) == s
+    with pytest.raises(p.ProtocolError, match="SYSTEM"):
+        p.System.unpack(payload[:-1])
 
 
 def test_unknown_type_and_bad_payload_are_rejected():
@@ -255,7 +260,10 @@ def message_of(fields: dict):
     fields = dict(fields)
     cls = getattr(p, fields.pop("message"))
     seq, version = fields.pop("seq"), fields.pop("version", p.PROTOCOL_VERSION)
-    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}), seq, version
+    def frozen(v):  # the table's arrays (and arrays of records) as the messages' tuples
+        return tuple(frozen(e) for e in v) if isinstance(v, list) else v
+
+    return cls(**{k: frozen(v) for k, v in fields.items()}), seq, version
 
 
 def test_golden_cases_cover_every_message_type_and_every_frame_error():

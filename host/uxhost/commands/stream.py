@@ -35,19 +35,27 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from ..config import table_specs
     from ..dump import dump_format
     from ..streaming import device_for, stream_trace
     from ..traces import load_trace
 
-    # Everything that can be checked without the device is checked before it is opened (or booted).
+    # Everything that can be checked without the device is checked before it is opened (or booted): the
+    # trace, the dump's format, and the model options of a system the system table knows. A system only
+    # the device knows is resolved against the device's own description of it.
     trace = load_trace(args.trace, args.z_col)
     dump_format(args.output)
     choose_system(args, trace)
-    config = model_config(args)
-    print(f"model: {config.describe(model_spec(config))}{args.system_source}")
+    if args.system in table_specs():
+        model_config(args)
+
+    def on_device(specs, where):
+        return model_config(args, specs, where)
+
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud) as (device, qemu):
-        summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu,
+        summary = stream_trace(device, trace, on_device, args.output, trace_path=str(args.trace), qemu=qemu,
                                expect_board=args.board or args.expect_board)
+    print(f"model: {summary.config.describe(summary.spec)}{args.system_source}")
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
     for line in summary.lines():
         print("  " + line)
@@ -69,9 +77,3 @@ def choose_system(args, trace) -> None:
     if args.params is None and trace.meta.get("params"):
         args.params = trace.meta["params"]
         args.system_source = f" (system and parameters from {args.trace}'s header)"
-
-
-def model_spec(config):
-    from ..config import table_specs
-
-    return table_specs().get(config.system)
