@@ -12,7 +12,7 @@
 #include "proto.h"
 
 const char board_name[] = "native-test";
-const uint8_t board_cycle_source = CYCLES_HOST_NS;
+uint8_t board_cycle_source = CYCLES_HOST_NS;
 
 static struct timespec started;
 

@@ -14,7 +14,7 @@
 #define UART_BAUDDIV 16u /* the fastest the CMSDK UART allows; QEMU does not pace it anyway */
 
 const char board_name[] = BOARD_NAME;
-const uint8_t board_cycle_source = CYCLES_SYSTICK_ICOUNT;
+uint8_t board_cycle_source = CYCLES_SYSTICK_ICOUNT;
 
 void board_init(void)
 {
