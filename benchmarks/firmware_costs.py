@@ -1,13 +1,14 @@
 """What the firmware costs on each QEMU board: flash and RAM per largest η, virtual cycles per step.
 
-1. Builds the firmware for every QEMU board under boards/ at BOARD_MAX_ETA = 8, 16, 32, 64 into a scratch
-   build directory and records flash and RAM as `make arm` prints them.
-2. Boots each board's η ≤ 64 image in QEMU (`uxhost.qemu`, -icount shift=6) and streams one fixed
+1. Builds the firmware for every QEMU board under boards/ at BOARD_MAX_ETA = 8, 16, 32, 64, as far as the
+   board's own BOARD_MAX_ETA (what its RAM holds), into a scratch build directory and records flash and
+   RAM as `make arm` prints them.
+2. Boots each board's largest image in QEMU (`uxhost.qemu`, -icount shift=6) and streams one fixed
    simulated trace per system (T steps, fixed seed) at every η, in both modes, with the kernel and the
    sampler likelihood; records the virtual cycles (icount) of predict and of update at every step. The
    statistics are over steps 1…T−1, the steps that run predict and update (step 0 only updates the prior).
    The instructions of a step do not depend on the image's largest η (only the size of a static array
-   does), so one image per board serves every η.
+   does), so one image per board serves every η it holds.
 
 The slowest configuration, the cubic system's sampler likelihood at η = 64 in refined mode, takes ~50 s
 of QEMU time per step; it runs a shorter trace (`--slow-steps`), marked in the tables.
@@ -112,6 +113,12 @@ def measure(device: link.Device, board: str, system: int, eta: int, mode: int, l
                  sum(s.fallback for s in posts))
 
 
+def board_etas(board: str, etas: list[int]) -> list[int]:
+    """The η of `etas` that `board`'s RAM holds (BOARD_MAX_ETA of its board.mk)."""
+    largest = int(qemu.board_var(board, "BOARD_MAX_ETA") or 64)
+    return [eta for eta in etas if eta <= largest]
+
+
 def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: int, seed: int,
               started: float) -> tuple[list[Costs], str]:
     """Every configuration on one booted board; returns the costs and the firmware's version string."""
@@ -155,7 +162,8 @@ def tool_version(command: list[str]) -> str:
 
 def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
     shift = meta["icount_shift"]
-    per_instr = 2**shift / (1e9 / qemu.CLOCK_HZ)
+    boards = list(dict.fromkeys(b.board for b in builds))
+    clocks = ", ".join(f"{b} {qemu.cpu_hz(b) / 1e6:g} MHz (× {2**shift * qemu.cpu_hz(b) / 1e9:g})" for b in boards)
     lines = [
         "# Firmware costs on the QEMU boards",
         "",
@@ -166,10 +174,11 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
         f"- QEMU command for {meta['qemu_command'].split(' -M ')[1].split()[0]} (`-M` names each board's "
         f"machine; the port is a free one chosen per run): `{meta['qemu_command']}`.",
         f"- Virtual cycles (icount): `-icount shift={shift}` gives every instruction 2^{shift} ns of "
-        f"virtual time and SysTick counts at the boards' {qemu.CLOCK_HZ / 1e6:g} MHz, so virtual cycles = "
-        f"instructions × {per_instr:g} (`uxhost.qemu.instructions_of`). They count instructions "
-        "executed, exactly and reproducibly, not the timing of a real Cortex-M4F or M7 (no pipeline, "
-        "memory wait states or FPU latencies).",
+        f"virtual time and SysTick counts at the CPU clock of each machine (QEMU_CPU_HZ in its board.mk), "
+        f"so virtual cycles = instructions × 2^{shift} ns × clock (`uxhost.qemu.instructions_of`): "
+        f"{clocks}. They count instructions executed, exactly and reproducibly, not the timing of a real "
+        "Cortex-M0, M4F or M7 (no pipeline, memory wait states or FPU latencies); compare boards by "
+        "instructions.",
         "",
         "## Flash and RAM per largest η",
         "",
@@ -187,8 +196,8 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
         "## Virtual cycles per step",
         "",
         f"One simulated trace per system, T = {meta['steps']} steps (seed {meta['seed']}, the same "
-        f"observations at every η, mode and likelihood), streamed to the board's η ≤ {meta['image_eta']} "
-        "image; median and "
+        f"observations at every η, mode and likelihood), streamed to the board's largest "
+        "image (the last row of the board in the table above); median and "
         f"maximum over steps 1…T−1, each of which runs predict then update. Rows marked † ran "
         f"T = {meta['slow_steps']} (too slow under QEMU for a whole trace). \"workspace\" is the bytes "
         "the configuration uses (CONFIGURED.workspace_bytes). k = 10³, M = 10⁶, G = 10⁹ virtual cycles.",
@@ -208,7 +217,7 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
             ]
             for c in rows:
                 mark = " †" if c.steps != meta["steps"] - 1 else ""
-                instr = qemu.instructions_of(c.predict_median + c.update_median, shift)
+                instr = qemu.instructions_of(c.predict_median + c.update_median, shift, c.board)
                 lines.append(
                     f"| {c.system} | {c.eta}{mark} | {c.mode} | {human(c.predict_median)} | "
                     f"{human(c.predict_max)} | {human(c.update_median)} | {human(c.update_max)} | "
@@ -239,17 +248,19 @@ def main(argv: list[str] | None = None) -> int:
 
     builds, images = [], {}
     for board in boards:
-        for eta in etas:
+        held = board_etas(board, etas)
+        if not held:
+            sys.exit(f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of --etas {args.etas}")
+        for eta in held:
             b, elf = build(board, eta, args.scratch)
             builds.append(b)
-            if eta == etas[-1]:
-                images[board] = elf  # the largest η: it runs every η measured
+            images[board] = elf  # the largest η last: it runs every η measured
             log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B", started)
 
     costs, versions = [], []
     for board in boards:
-        board_costs, version = run_board(board, images[board], etas, args.steps, args.slow_steps, args.seed,
-                                         started)
+        board_costs, version = run_board(board, images[board], board_etas(board, etas), args.steps,
+                                         args.slow_steps, args.seed, started)
         costs += board_costs
         versions.append(version)
 
@@ -264,7 +275,6 @@ def main(argv: list[str] | None = None) -> int:
         "qemu": tool_version([qemu.QEMU, "--version"]),
         "qemu_command": " ".join(qemu.command(boards[0], Path("firmware.elf"), 0)).replace("port=0,", "port=PORT,"),
         "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT,
-        "image_eta": etas[-1],
         "steps": args.steps,
         "slow_steps": args.slow_steps,
         "seed": args.seed,

@@ -25,8 +25,8 @@ void board_cycles_restart(void);
 /* Cycles since the last restart. 64 bits: a step of the largest configurations exceeds 2^32 cycles. */
 uint64_t board_cycles_read(void);
 
-/* What board_cycles_read counts: CYCLES_SYSTICK_ICOUNT, CYCLES_DWT or CYCLES_HOST_NS (proto.h). Set by
- * board_init at the latest: a board may find at boot that DWT CYCCNT does not count (QEMU) and fall back. */
+/* What board_cycles_read counts: CYCLES_SYSTICK_ICOUNT, CYCLES_DWT or CYCLES_HOST_NS (proto.h). Not
+ * const: a board may choose its counter in board_init, after checking that DWT CYCCNT counts. */
 extern uint8_t board_cycle_source;
 
 /* Board name as reported in INFO, e.g. "mps2-an500". */

@@ -1,9 +1,14 @@
 """Boot a firmware image in QEMU and reach its UART through a pyserial URL.
 
-QEMU's UART0 becomes a TCP server on 127.0.0.1 at a free ephemeral port (``server=on,wait=on``: the
-guest starts only when the host connects, so it cannot miss a byte). ``-icount shift=N`` ties the
+The board's host UART becomes a TCP server on 127.0.0.1 at a free ephemeral port (``server=on,wait=on``:
+the guest starts only when the host connects, so it cannot miss a byte). ``-icount shift=N`` ties the
 guest's clock to executed instructions — each instruction takes 2^N ns of virtual time — so SysTick
-counts are exactly reproducible: virtual cycles = instructions × 2^N / 40 at the boards' 25 MHz clock.
+counts are exactly reproducible: virtual cycles = instructions × 2^N ns × the machine's CPU clock
+(25 MHz on the MPS2 images: 1.6 per instruction at N = 6).
+
+What a machine needs comes from its boards/<board>/board.mk: QEMU_MACHINE (-M), QEMU_CPU_HZ (the clock
+SysTick counts), QEMU_SERIAL_INDEX (which -serial the host UART is; 0 when absent) and QEMU_ONBOARD_NIC
+(a network controller soldered to the board, which wants a peer; absent on boards without one).
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ QEMU = "qemu-system-arm"
 # 64 ns per instruction: 1.6 virtual cycles per instruction, so a single instruction is visible.
 DEFAULT_ICOUNT_SHIFT = 6
 DEFAULT_BOARD = "mps2-an500"  # the reference target: Cortex-M7 with a double-precision FPU
-CLOCK_HZ = 25_000_000
 _READY = "waiting for connection"
 
 
@@ -40,6 +44,11 @@ class QemuError(RuntimeError):
 def boards() -> list[str]:
     """Boards that run under QEMU: folders of boards/ whose board.mk names a QEMU machine."""
     return sorted(p.parent.name for p in BOARDS_DIR.glob("*/board.mk") if _board_var(p.parent.name, "QEMU_MACHINE"))
+
+
+def board_var(board: str, name: str) -> str | None:
+    """A one-word variable of boards/<board>/board.mk (QEMU_MACHINE, BOARD_MAX_ETA, …), None if unset."""
+    return _board_var(board, name)
 
 
 def _board_var(board: str, name: str) -> str | None:
@@ -59,14 +68,31 @@ def machine_of(board: str) -> str:
     return machine
 
 
+def cpu_hz(board: str) -> int:
+    """The clock SysTick counts on `board`'s QEMU machine (QEMU_CPU_HZ of its board.mk)."""
+    value = _board_var(board, "QEMU_CPU_HZ")
+    if value is None or not value.isdigit():
+        raise QemuError(f"boards/{board}/board.mk gives no QEMU_CPU_HZ (the machine's CPU clock in Hz)")
+    return int(value)
+
+
+def serial_index(board: str) -> int:
+    """Which of QEMU's -serial devices is `board`'s host UART (QEMU_SERIAL_INDEX, default 0)."""
+    value = _board_var(board, "QEMU_SERIAL_INDEX") or "0"
+    if not value.isdigit():
+        raise QemuError(f"boards/{board}/board.mk: QEMU_SERIAL_INDEX must be a number, not {value!r}")
+    return int(value)
+
+
 def image_path(board: str, build_dir: Path | str | None = None) -> Path:
     """Where `make firmware` puts the image of `board`: build/<board>/firmware.elf."""
     return Path(build_dir or BUILD_DIR) / board / "firmware.elf"
 
 
-def instructions_of(cycles: int, icount_shift: int = DEFAULT_ICOUNT_SHIFT) -> float:
-    """Instructions executed in `cycles` virtual cycles (SysTick at 25 MHz under -icount shift=N)."""
-    return cycles * (1e9 / CLOCK_HZ) / 2**icount_shift
+def instructions_of(cycles: int, icount_shift: int = DEFAULT_ICOUNT_SHIFT, board: str = DEFAULT_BOARD) -> float:
+    """Instructions executed in `cycles` virtual cycles (SysTick at the CPU clock of `board`'s machine
+    under -icount shift=N)."""
+    return cycles * (1e9 / cpu_hz(board)) / 2**icount_shift
 
 
 def check_image(elf: Path) -> None:
@@ -163,13 +189,20 @@ class QemuInstance:
             pass
 
 
+def _nic_args(qemu_binary: str, board: str) -> tuple[str, ...]:
+    """A peer for the on-board Ethernet controller of a board that has one (QEMU_ONBOARD_NIC, e.g. the
+    MPS2's lan9118), which the firmware never uses. Without one QEMU warns "nic lan9118.0 has no peer" at
+    every start, and `-nic none` does not help: it removes default NICs only, not one soldered to the
+    board. A board without a controller gets none: there QEMU would warn that the NIC was not created."""
+    if _board_var(board, "QEMU_ONBOARD_NIC") is None:
+        return ()
+    return _user_nic_args(qemu_binary)
+
+
 @functools.cache
-def _nic_args(qemu_binary: str) -> tuple[str, ...]:
-    """A peer for the on-board Ethernet controller of the MPS2 machines, which the firmware never uses.
-    Without one QEMU warns "nic lan9118.0 has no peer" at every start, and `-nic none` does not help:
-    it removes default NICs only, not one soldered to the board. The user-mode backend with `restrict=on`
-    and IPv4 only never sends a frame unasked and reaches nothing outside. It is optional when QEMU is
-    built, so it is asked for only when this QEMU has it."""
+def _user_nic_args(qemu_binary: str) -> tuple[str, ...]:
+    """The user-mode backend with `restrict=on` and IPv4 only never sends a frame unasked and reaches
+    nothing outside. It is optional when QEMU is built, so it is asked for only when this QEMU has it."""
     try:
         listing = subprocess.run([qemu_binary, "-M", "none", "-netdev", "help"], capture_output=True, text=True,
                                  timeout=10, stdin=subprocess.DEVNULL).stdout
@@ -182,7 +215,7 @@ def _nic_args(qemu_binary: str) -> tuple[str, ...]:
 
 def command(board: str, elf: Path | None, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
             gdb_port: int | None = None) -> list[str]:
-    """The QEMU command line for `board` with UART0 on a TCP server at `port`. With `gdb_port`: empty
+    """The QEMU command line for `board` with its host UART on a TCP server at `port`. With `gdb_port`: empty
     flash and the CPU halted at reset, a GDB server at that port — the image arrives the way a probe's
     GDB server would deliver it (`uxhost flash --gdb`), and the guest starts when GDB lets it go."""
     paused = gdb_port is not None
@@ -190,12 +223,13 @@ def command(board: str, elf: Path | None, port: int, icount_shift: int | None = 
         QEMU, "-M", machine_of(board), "-nodefaults", "-display", "none", "-monitor", "none",
         # A guest that resets itself has failed: exit so that the host notices, instead of rebooting.
         "-no-reboot",
-        *_nic_args(QEMU),
+        *_nic_args(QEMU, board),
         # Booting an image, QEMU holds the guest until the host connects (wait=on); a paused machine is
         # held by GDB instead, and its UART must not block QEMU's start.
         "-chardev", f"socket,id=link,host=127.0.0.1,port={port},server=on,wait={'off' if paused else 'on'},"
                     "nodelay=on",
-        "-serial", "chardev:link",
+        # -serial devices attach in order: the UARTs before the host one get a null backend.
+        *(["-serial", "null"] * serial_index(board)), "-serial", "chardev:link",
     ]
     args += ["-S", "-gdb", f"tcp:127.0.0.1:{gdb_port}"] if paused else ["-kernel", str(elf)]
     if icount_shift is not None:

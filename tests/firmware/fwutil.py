@@ -1,9 +1,11 @@
 """Helpers shared by the firmware tests: raw frames, systems and their parameter vectors, traces."""
 
 import numpy as np
+import pytest
 
 from uxemu import systems, traces
 from uxhost import protocol as p
+from uxhost import qemu
 
 # The paper's parameters and priors (docs/semantics.md), from the reference itself.
 MODELS = {sid: systems.get(sid) for sid in (p.System.SV, p.System.GSS, p.System.CUBIC_BL)}
@@ -13,6 +15,30 @@ def configure_args(system: int, eta: int, mode: int = 0, likelihood: int = 0) ->
     model = MODELS[system]
     return dict(system=system, eta=eta, mode=mode, likelihood=likelihood, params=model.params,
                 prior_kind=p.PriorKind.GAUSSIAN, prior_a=model.prior.mu, prior_b=model.prior.sigma)
+
+
+def board_setting(board: str, name: str) -> str:
+    """A variable of boards/<board>/board.mk (BOARD_MAX_ETA, BOARD_DEFS, …), where each is defined once."""
+    value = qemu._board_var(board, name)
+    assert value is not None, f"boards/{board}/board.mk does not set {name}"
+    return value
+
+
+def real_bytes_of(board: str) -> int:
+    """4 for the float build (-DUX_REAL_FLOAT in BOARD_DEFS), 8 for the double build."""
+    return 4 if "-DUX_REAL_FLOAT" in (qemu._board_var(board, "BOARD_DEFS") or "") else 8
+
+
+def need_eta(dev, eta: int) -> None:
+    """Skips the test, saying why, on a board whose RAM holds no workspace for `eta` (INFO.max_eta)."""
+    info = dev.hello()
+    if eta > info.max_eta:
+        pytest.skip(f"{info.board} holds η ≤ {info.max_eta} (BOARD_MAX_ETA): η = {eta} does not fit its RAM")
+
+
+def largest_eta(dev, eta: int) -> int:
+    """`eta`, or the board's largest η if that is smaller."""
+    return min(eta, dev.hello().max_eta)
 
 
 def trace(system: int, T: int, seed: int):

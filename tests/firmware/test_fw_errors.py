@@ -5,7 +5,7 @@ same bytes as one that did not."""
 import struct
 
 import pytest
-from fwutil import configure_args, exchange, expect_error, raw_frame, step_request
+from fwutil import configure_args, exchange, expect_error, largest_eta, raw_frame, step_request
 
 from uxhost import protocol as p
 
@@ -192,11 +192,12 @@ def run_steps(dev, zs, start=0):
 
 def test_errors_change_nothing(dev):
     zs = [1.5, 0.2, 4.0, 7.5]
-    dev.configure(**configure_args(p.System.GSS, 16))
+    eta = largest_eta(dev, 16)
+    dev.configure(**configure_args(p.System.GSS, eta))
     clean = run_steps(dev, zs)
 
     dev.reset()
-    dev.configure(**configure_args(p.System.GSS, 16))
+    dev.configure(**configure_args(p.System.GSS, eta))
     disturbed = run_steps(dev, zs[:2])
     # Every kind of bad request, between two steps of a configured filter.
     bad = [

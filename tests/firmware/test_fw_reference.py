@@ -19,7 +19,7 @@ Wasserstein-1 distance between the two posteriors is insensitive to that and is 
 
 import numpy as np
 import pytest
-from fwutil import MODELS, configure_args, trace
+from fwutil import MODELS, configure_args, need_eta, trace
 
 from uxemu import filter as uxfilter
 from uxemu.value import Value
@@ -57,6 +57,7 @@ def w1(xa, wa, xb, wb):
 
 @pytest.mark.parametrize("system, eta, mode, likelihood", CASES, ids=lambda v: str(int(v)))
 def test_trace_matches_reference(dev, board, system, eta, mode, likelihood):
+    need_eta(dev, eta)
     tr = trace(system, T, seed=1000 + 10 * int(system) + eta)
     double = dev.hello().real_bytes == 8
     ref = uxfilter.BayesLaplaceFilter(MODELS[system], eta, MODE[mode], LIK[likelihood])

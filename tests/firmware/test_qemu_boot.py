@@ -27,13 +27,31 @@ def test_command_line_follows_the_link_design(tmp_path):
     assert "-icount" not in qemu.command("mps2-an500", tmp_path / "fw.elf", 1, icount_shift=None)
 
 
+def test_machine_settings_come_from_board_mk(tmp_path, monkeypatch):
+    board = tmp_path / "boards" / "uart2-board"
+    board.mkdir(parents=True)
+    (board / "board.mk").write_text("QEMU_MACHINE := some-machine\nQEMU_CPU_HZ := 50000000\n"
+                                    "QEMU_SERIAL_INDEX := 2\n")
+    monkeypatch.setattr(qemu, "BOARDS_DIR", tmp_path / "boards")
+    args = qemu.command("uart2-board", tmp_path / "fw.elf", 4321)
+    # The host UART is the third -serial: the two before it are null.
+    serials = [args[i + 1] for i, a in enumerate(args) if a == "-serial"]
+    assert serials == ["null", "null", "chardev:link"] and "-nic" not in args
+    assert qemu.instructions_of(50 * 64, icount_shift=6, board="uart2-board") == 1000
+    (board / "board.mk").write_text("QEMU_MACHINE := some-machine\n")
+    with pytest.raises(qemu.QemuError, match="no QEMU_CPU_HZ"):
+        qemu.cpu_hz("uart2-board")
+
+
 def test_boot_gives_a_url_and_close_reaps_qemu(board, image):
     with qemu.boot(board, image) as instance:
         assert instance.url == f"socket://127.0.0.1:{instance.port}"
         with link.Device.open(instance.url, timeout=10) as dev:
             assert dev.hello().board == board
-        # The unused on-board NIC has a peer (Debian's QEMU has the user-mode backend): nothing to warn about.
-        assert qemu._nic_args(qemu.QEMU) == ("-nic", "user,restrict=on,ipv6=off")
+        # An unused on-board NIC has a peer (Debian's QEMU has the user-mode backend), a board without
+        # one is given none: nothing to warn about.
+        has_nic = qemu._board_var(board, "QEMU_ONBOARD_NIC") is not None
+        assert qemu._nic_args(qemu.QEMU, board) == (("-nic", "user,restrict=on,ipv6=off") if has_nic else ())
         assert "warning" not in instance.stderr()
         pid = instance.process.pid
     assert instance.process.returncode is not None  # waited for: no zombie

@@ -1,4 +1,4 @@
-"""The CLI against the real firmware in QEMU: stream + validate on both boards, `uxhost qemu`, and an
+"""The CLI against the real firmware in QEMU: stream + validate on every QEMU board, `uxhost qemu`, and an
 emulator that dies in the middle of a run."""
 import os
 import re
@@ -37,9 +37,15 @@ def write_trace(path, system, steps, seed):
     return path
 
 
-@pytest.mark.parametrize("board, system, eta", [("mps2-an500", "gss", 8), ("mps2-an386", "sv", 8)])
-def test_stream_to_a_booted_board_then_validate(board, system, eta, tmp_path, capsys):
+def real_bytes_of(board):
+    """4 for a float build (-DUX_REAL_FLOAT in its board.mk), 8 for the double build."""
+    return 4 if "-DUX_REAL_FLOAT" in (qemu._board_var(board, "BOARD_DEFS") or "") else 8
+
+
+@pytest.mark.parametrize("board", qemu.boards())
+def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     image(board)
+    system, eta = ("gss" if real_bytes_of(board) == 8 else "sv"), 8  # η = 8 fits every board
     trace = write_trace(tmp_path / "t.csv", system, 15, 3)
     out = tmp_path / "d.npz"
     code = main(["stream", str(trace), "--board", board, "--system", system, "--eta", str(eta), "-o", str(out)])
@@ -49,7 +55,7 @@ def test_stream_to_a_booted_board_then_validate(board, system, eta, tmp_path, ca
     assert "virtual cycles (icount)" in stdout
     dump = load_dump(out)
     assert dump.header.board == board and dump.header.cycle_source == "qemu-icount"
-    assert dump.header.real_bytes == (8 if board == "mps2-an500" else 4)
+    assert dump.header.real_bytes == real_bytes_of(board)
     assert all(s.cycles_update > 0 for s in dump.steps) and all(s.cycles_predict > 0 for s in dump.steps[1:])
 
     code = main(["validate", str(out), "--trace", str(trace)])

@@ -24,7 +24,7 @@ def image(board):
     return path
 
 
-@pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
+@pytest.mark.parametrize("board", qemu.boards())
 def test_flash_through_gdb_then_stream_and_validate(board, tmp_path, capsys):
     elf = image(board)
     server = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", board, "--gdb"],

@@ -1,0 +1,35 @@
+/*
+ * board.c — BBC micro:bit v1 (nRF51822, Cortex-M0): the host link is the nRF51's UART on the pins wired
+ * to the interface chip's USB serial port (P0.24 TX, P0.25 RX); cycles from SysTick.
+ */
+#include "board.h"
+#include "proto.h"
+#include "uart.h"
+
+#ifndef BOARD_NAME
+#error "board.mk defines BOARD_NAME"
+#endif
+
+#define TXD_PIN 24u
+#define RXD_PIN 25u
+
+const char board_name[] = BOARD_NAME;
+/* ARMv6-M has no DWT cycle counter (ARMv6-M ARM §C1.8: only watchpoints); SysTick is an option of the
+ * architecture, which QEMU provides on its Cortex-M0. */
+uint8_t board_cycle_source = CYCLES_SYSTICK_ICOUNT;
+
+void board_init(void)
+{
+    nrf51_uart_init(TXD_PIN, RXD_PIN, NRF51_BAUD_115200);
+    board_cycles_restart();
+}
+
+uint8_t board_getc(void)
+{
+    return nrf51_uart_getc();
+}
+
+void board_write(const uint8_t *data, size_t len)
+{
+    nrf51_uart_write(data, len);
+}

@@ -1,0 +1,14 @@
+# Netduino Plus 2 (QEMU netduinoplus2): STM32F405RG, Cortex-M4F with a single-precision FPU — the float
+# build, like mps2-an386. Host link on USART1; cycles from DWT CYCCNT where it counts, else SysTick.
+BOARD_NAME   := netduinoplus2
+QEMU_MACHINE := netduinoplus2
+# SysTick's clock under QEMU: the machine's fixed SYSCLK (hw/arm/netduinoplus2.c, SYSCLK_FRQ).
+QEMU_CPU_HZ  := 168000000
+BOARD_CPU    := -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard
+BOARD_DEFS   := -DUX_REAL_FLOAT
+BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cortex-m/dwt_cycles.c \
+                common/stm32/rcc.c common/stm32/usart.c common/stm32/board.c
+BOARD_INCS   := netduinoplus2 common/stm32 common/cortex-m
+BOARD_LDDIRS := common/cortex-m
+# Largest η the 128 KiB of SRAM1+SRAM2 holds the workspace for (float build; see memory.ld).
+BOARD_MAX_ETA := 64
