@@ -41,11 +41,11 @@ from uxhost import protocol as p
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "firmware.md"
 SCRATCH = ROOT / "build" / "firmware-costs"
-SYSTEMS = {p.System.SV: "SV", p.System.GSS: "GSS", p.System.CUBIC_BL: "Cubic-BL"}
+SYSTEMS = {systems.spec(name).id: name for name in systems.with_twin()}  # id → name, every system with a twin
 MODES = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
 LIKELIHOODS = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
 # Configurations too slow under QEMU for a whole trace (~50 s per step): (system, η, likelihood, mode).
-SLOW = {(p.System.CUBIC_BL, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
+SLOW = {(systems.spec("cubic").id, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
 _SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack (\d+)\)$", re.MULTILINE)
 
 

@@ -7,8 +7,10 @@ from uxemu import systems, traces
 from uxhost import protocol as p
 from uxhost import qemu
 
-# The paper's parameters and priors (docs/semantics.md), from the reference itself.
-MODELS = {sid: systems.get(sid) for sid in (p.System.SV, p.System.GSS, p.System.CUBIC_BL)}
+# Every system with a reference twin, with its table defaults and prior, by id; and the ids of the
+# systems some tests pick by name.
+MODELS = {systems.spec(name).id: systems.get(name) for name in systems.with_twin()}
+SV, GSS, CUBIC = (systems.spec(name).id for name in ("sv", "gss", "cubic"))
 
 
 def configure_args(system: int, eta: int, mode: int = 0, likelihood: int = 0) -> dict:

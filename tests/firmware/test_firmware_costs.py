@@ -8,7 +8,7 @@ import json
 import sys
 
 import pytest
-from fwutil import configure_args
+from fwutil import GSS, configure_args
 
 from uxemu import systems, traces
 from uxhost import link, qemu
@@ -40,18 +40,18 @@ def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
     assert f"| mps2-an500 | 8 | {build['flash']:,} | {build['ram']:,} |" in md
     assert "firmware_costs.py --boards mps2-an500 --etas 8" in md and "-icount shift=6" in md
 
-    assert len(record["cycles"]) == len(rows) == 3 * 2 * 2  # systems × modes × likelihoods
+    assert len(record["cycles"]) == len(rows) == len(costs.SYSTEMS) * 2 * 2  # systems × modes × likelihoods
     assert all(c["steps"] == 2 and c["predict_max"] >= c["predict_median"] > 0 for c in record["cycles"])
     assert [int(r["update_max"]) for r in rows] == [c["update_max"] for c in record["cycles"]]
     assert "[" in capsys.readouterr().err  # progress
 
     # The same trace streamed here, on the image the benchmark built, gives the same counts.
     gss = next(c for c in record["cycles"]
-               if (c["system"], c["mode"], c["likelihood"]) == ("GSS", "refined", "kernel"))
+               if (c["system"], c["mode"], c["likelihood"]) == ("gss", "refined", "kernel"))
     image = costs.SCRATCH / "mps2-an500-eta8" / "firmware.elf"
-    tr = traces.simulate(systems.get(2), 3, costs.np.random.default_rng([4, 2]))
+    tr = traces.simulate(systems.get(GSS), 3, costs.np.random.default_rng([4, GSS]))
     with qemu.boot("mps2-an500", image) as instance, link.Device.open(instance.url, timeout=30) as dev:
-        dev.configure(**configure_args(p.System.GSS, 8))
+        dev.configure(**configure_args(GSS, 8))
         steps = [dev.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i])) for i in range(3)]
     assert gss["update_max"] == max(s.cycles_update for s in steps[1:])
     assert gss["predict_max"] == max(s.cycles_predict for s in steps[1:])

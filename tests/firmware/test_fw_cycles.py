@@ -5,7 +5,7 @@ idle for a different time."""
 import time
 
 import pytest
-from fwutil import configure_args, largest_eta, trace
+from fwutil import CUBIC, GSS, configure_args, largest_eta, trace
 
 from uxhost import protocol as p
 from uxhost import qemu
@@ -26,8 +26,8 @@ def run(dev, system, eta, T, seed, pause=0.0, likelihood=p.Likelihood.KERNEL):
 def test_cycles_identical_across_two_fresh_boots(boot):
     dev = boot()
     eta = largest_eta(dev, 16)
-    first = run(dev, p.System.GSS, eta, T=8, seed=11)
-    second = run(boot(), p.System.GSS, eta, T=8, seed=11, pause=0.05)
+    first = run(dev, GSS, eta, T=8, seed=11)
+    second = run(boot(), GSS, eta, T=8, seed=11, pause=0.05)
     cycles = [(s.cycles_predict, s.cycles_update) for s in first]
     assert cycles == [(s.cycles_predict, s.cycles_update) for s in second]
     assert first == second
@@ -40,9 +40,9 @@ def test_cycles_identical_on_a_rerun(dev):
     # the micro:bit's Cortex-M0).
     eta = largest_eta(dev, 32)
     likelihood = p.Likelihood.KERNEL if eta == 32 else p.Likelihood.SAMPLER
-    first = run(dev, p.System.CUBIC_BL, eta, T=6, seed=5, likelihood=likelihood)
+    first = run(dev, CUBIC, eta, T=6, seed=5, likelihood=likelihood)
     dev.reset()
-    second = run(dev, p.System.CUBIC_BL, eta, T=6, seed=5, pause=0.03, likelihood=likelihood)
+    second = run(dev, CUBIC, eta, T=6, seed=5, pause=0.03, likelihood=likelihood)
     assert [(s.cycles_predict, s.cycles_update) for s in first] == [
         (s.cycles_predict, s.cycles_update) for s in second
     ]
@@ -54,7 +54,7 @@ def test_cycles_grow_with_eta(dev):
     small = large // 4
     costs = {}
     for eta in (small, large):
-        steps = run(dev, p.System.GSS, eta, T=2, seed=3)
+        steps = run(dev, GSS, eta, T=2, seed=3)
         costs[eta] = steps[1].cycles_predict
     assert costs[large] > 4 * costs[small]
 
@@ -68,7 +68,7 @@ def test_counts_above_2_to_the_32_do_not_wrap(dev, boot):
     # shift=2 below. SysTick's handler runs 16 times as often at the longer shift, a few thousand
     # instructions more out of 4·10^8: hence the 1e-4.
     assert qemu.DEFAULT_ICOUNT_SHIFT == 6
-    args = (p.System.CUBIC_BL, largest_eta(dev, 32), 2, 1)
+    args = (CUBIC, largest_eta(dev, 32), 2, 1)
     base = run(dev, *args, likelihood=p.Likelihood.SAMPLER)[1]
     other_shift = 2 if base.cycles_update > 2**32 else 10
     other = run(boot(icount_shift=other_shift), *args, likelihood=p.Likelihood.SAMPLER)[1]

@@ -5,7 +5,7 @@ same bytes as one that did not."""
 import struct
 
 import pytest
-from fwutil import configure_args, exchange, expect_error, largest_eta, raw_frame, step_request
+from fwutil import GSS, configure_args, exchange, expect_error, largest_eta, raw_frame, step_request
 
 from uxhost import protocol as p
 
@@ -47,7 +47,7 @@ def test_frame_shorter_than_header_and_crc(dev):
 
 
 def test_length_field_disagrees_with_the_frame(dev):
-    body = p.HEADER.pack(1, p.MsgType.HELLO, 6, 4) + b"\x01\x02"  # says 4 payload bytes, has 2
+    body = p.HEADER.pack(p.PROTOCOL_VERSION, p.MsgType.HELLO, 6, 4) + b"\x01\x02"  # says 4 payload bytes, has 2
     raw = body + p.CRC.pack(p.crc32(body))
     expect_error(dev, p.cobs_encode(raw) + b"\x00", E.LENGTH, detail=len(raw), seq=6)
     still_works(dev)
@@ -76,13 +76,13 @@ def test_largest_frame_is_read_and_judged_by_its_type(dev):
     still_works(dev)
 
 
-@pytest.mark.parametrize("type_", [0x00, 0x05, 0x7F, 0x81, 0x83, 0xFF])
+@pytest.mark.parametrize("type_", [0x00, 0x06, 0x7F, 0x81, 0x85, 0xFF])
 def test_unknown_message_type(dev, type_):
     expect_error(dev, raw_frame(type_, 11), E.TYPE, detail=type_, seq=11)
     still_works(dev)
 
 
-@pytest.mark.parametrize("version", [0, 2, 255])
+@pytest.mark.parametrize("version", [0, p.PROTOCOL_VERSION + 1, 255])
 def test_wrong_version(dev, version):
     err = expect_error(dev, raw_frame(p.MsgType.HELLO, 12, version=version), E.VERSION, detail=version, seq=12)
     assert err.detail == version
@@ -177,7 +177,7 @@ def test_bad_configuration(dev, fields, index):
     ],
 )
 def test_bad_evidence(dev, fields, index):
-    dev.configure(**configure_args(p.System.GSS, 8))
+    dev.configure(**configure_args(GSS, 8))
     expect_error(dev, raw_frame(p.MsgType.STEP, 60, step_payload(**fields)), E.EVIDENCE, detail=index, seq=60)
     still_works(dev)
 
@@ -193,11 +193,11 @@ def run_steps(dev, zs, start=0):
 def test_errors_change_nothing(dev):
     zs = [1.5, 0.2, 4.0, 7.5]
     eta = largest_eta(dev, 16)
-    dev.configure(**configure_args(p.System.GSS, eta))
+    dev.configure(**configure_args(GSS, eta))
     clean = run_steps(dev, zs)
 
     dev.reset()
-    dev.configure(**configure_args(p.System.GSS, eta))
+    dev.configure(**configure_args(GSS, eta))
     disturbed = run_steps(dev, zs[:2])
     # Every kind of bad request, between two steps of a configured filter.
     bad = [
@@ -208,7 +208,7 @@ def test_errors_change_nothing(dev):
         raw_frame(p.MsgType.STEP, 74, step_payload(k=2, flags=3)),
         raw_frame(p.MsgType.STEP, 75, step_payload(k=2)[:-1]),
         raw_frame(p.MsgType.RESET, 76, b"\x00"),
-        raw_frame(p.MsgType.RESET, 77, version=2),
+        raw_frame(p.MsgType.RESET, 77, version=p.PROTOCOL_VERSION + 1),
         raw_frame(0x42, 78),
         bytes([0x21]) * 3000 + b"\x00",
         b"\x03\x01\x00",
@@ -222,7 +222,7 @@ def test_errors_change_nothing(dev):
 
 def test_error_answers_are_not_remembered(dev):
     # A rejected request's seq is not the device's "last executed" one: a valid request reusing it runs.
-    dev.configure(**configure_args(p.System.GSS, 8))
+    dev.configure(**configure_args(GSS, 8))
     step0 = p.encode(step_request(0, False, 1.0), 90)
     [(_, _, first)] = exchange(dev, step0)
     expect_error(dev, raw_frame(p.MsgType.STEP, 91, step_payload(k=1, m=0)), E.EVIDENCE, detail=3, seq=91)

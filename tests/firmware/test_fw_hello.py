@@ -1,8 +1,9 @@
 """HELLO / INFO from the real firmware, and the basic request cycle."""
 
 import pytest
-from fwutil import board_setting, largest_eta, real_bytes_of
+from fwutil import GSS, SV, board_setting, largest_eta, real_bytes_of
 
+from uxemu import systems
 from uxhost import link
 from uxhost import protocol as p
 
@@ -16,14 +17,23 @@ def test_hello_reports_version_board_and_real_size(dev, board):
     assert info.real_bytes == real_bytes_of(board)
     assert info.max_eta == int(board_setting(board, "BOARD_MAX_ETA"))
     assert info.cycle_source == p.CycleSource.SYSTICK_ICOUNT
-    assert info.system_ids == [p.System.SV, p.System.GSS, p.System.CUBIC_BL]
+    # The device describes exactly the system table it was built with (defaults in its own precision).
+    assert info.n_systems == len(systems.names())
+    described = dev.systems(info)
+    assert list(described) == systems.names()
+    for name, spec in described.items():
+        table = systems.spec(name)
+        assert (spec.id, spec.title, spec.param_names, spec.prior[0]) == (table.id, table.title, table.param_names,
+                                                                           table.prior[0])
+        assert [q.domain for q in spec.params] == [q.domain for q in table.params]
+        assert spec.defaults == pytest.approx(table.defaults, rel=1e-7)
     assert info.fw_version.startswith("0.2.0")
 
 
 def test_configure_reports_prior_size_and_workspace(dev):
     max_eta = dev.hello().max_eta
     for eta in sorted({1, 2, 8, max_eta}):
-        done = dev.configure(p.System.GSS, eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
+        done = dev.configure(GSS, eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
         assert done.count == eta
         assert 0 < done.workspace_bytes <= 256 * 1024
 
@@ -33,13 +43,13 @@ def test_configure_refuses_an_eta_above_the_boards_largest(dev):
     if max_eta == 64:
         pytest.skip("this board holds every η the protocol allows (≤ 64)")
     with pytest.raises(link.DeviceError, match="ERR_CONFIG"):
-        dev.configure(p.System.GSS, 2 * max_eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
-    assert dev.configure(p.System.GSS, max_eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0).count == max_eta
+        dev.configure(GSS, 2 * max_eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
+    assert dev.configure(GSS, max_eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0).count == max_eta
 
 
 def test_step_answers_a_valid_posterior(dev):
     eta = largest_eta(dev, 16)
-    dev.configure(p.System.SV, eta, params=(0.98, 0.0, 0.2, 1.0), prior_a=0.0, prior_b=2.25)
+    dev.configure(SV, eta, params=(0.98, 0.0, 0.2, 1.0), prior_a=0.0, prior_b=2.25)
     first = dev.step(0, False, 0.0, 0.3)
     assert first.cycles_predict == 0 and first.cycles_update > 0
     post = dev.step(1, True, 0.0, -0.4)
@@ -52,7 +62,7 @@ def test_step_answers_a_valid_posterior(dev):
 
 
 def test_reset_forgets_the_configuration(dev):
-    dev.configure(p.System.GSS, 4, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
+    dev.configure(GSS, 4, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
     dev.step(0, False, 0.0, 1.0)
     dev.reset()
     with pytest.raises(link.DeviceError, match="ERR_NOT_CONFIGURED"):

@@ -19,7 +19,7 @@ Wasserstein-1 distance between the two posteriors is insensitive to that and is 
 
 import numpy as np
 import pytest
-from fwutil import MODELS, configure_args, need_eta, trace
+from fwutil import CUBIC, GSS, MODELS, SV, configure_args, need_eta, trace
 
 from uxemu import filter as uxfilter
 from uxemu.value import Value
@@ -27,7 +27,7 @@ from uxhost import protocol as p
 
 pytestmark = pytest.mark.qemu
 
-S = p.System
+
 MODE = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
 LIK = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
 T = 25
@@ -35,15 +35,15 @@ U32 = 2.0**-24
 
 CASES = [
     # system, η, mode, likelihood
-    (S.SV, 8, p.Mode.REFINED, p.Likelihood.KERNEL),
-    (S.SV, 32, p.Mode.PAPER, p.Likelihood.KERNEL),
-    (S.SV, 8, p.Mode.REFINED, p.Likelihood.SAMPLER),
-    (S.GSS, 16, p.Mode.REFINED, p.Likelihood.KERNEL),
-    (S.GSS, 64, p.Mode.REFINED, p.Likelihood.KERNEL),
-    (S.GSS, 8, p.Mode.PAPER, p.Likelihood.SAMPLER),
-    (S.CUBIC_BL, 8, p.Mode.REFINED, p.Likelihood.KERNEL),
-    (S.CUBIC_BL, 32, p.Mode.REFINED, p.Likelihood.KERNEL),
-    (S.CUBIC_BL, 4, p.Mode.REFINED, p.Likelihood.SAMPLER),
+    (SV, 8, p.Mode.REFINED, p.Likelihood.KERNEL),
+    (SV, 32, p.Mode.PAPER, p.Likelihood.KERNEL),
+    (SV, 8, p.Mode.REFINED, p.Likelihood.SAMPLER),
+    (GSS, 16, p.Mode.REFINED, p.Likelihood.KERNEL),
+    (GSS, 64, p.Mode.REFINED, p.Likelihood.KERNEL),
+    (GSS, 8, p.Mode.PAPER, p.Likelihood.SAMPLER),
+    (CUBIC, 8, p.Mode.REFINED, p.Likelihood.KERNEL),
+    (CUBIC, 32, p.Mode.REFINED, p.Likelihood.KERNEL),
+    (CUBIC, 4, p.Mode.REFINED, p.Likelihood.SAMPLER),
 ]
 
 

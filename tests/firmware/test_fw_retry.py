@@ -4,7 +4,7 @@ nothing runs twice; a host that times out and resends loses no step and applies 
 import time
 
 import pytest
-from fwutil import configure_args, exchange, largest_eta, step_request, trace
+from fwutil import CUBIC, GSS, SV, configure_args, exchange, largest_eta, step_request, trace
 
 from uxhost import link
 from uxhost import protocol as p
@@ -15,11 +15,11 @@ pytestmark = pytest.mark.qemu
 def test_repeated_step_returns_identical_bytes_and_does_not_advance(dev):
     zs = [1.0, 3.0, 0.5]
     eta = largest_eta(dev, 16)
-    dev.configure(**configure_args(p.System.GSS, eta))
+    dev.configure(**configure_args(GSS, eta))
     reference = [dev.step(k, k > 0, 0.0, z) for k, z in enumerate(zs)]
 
     dev.reset()
-    dev.configure(**configure_args(p.System.GSS, eta))
+    dev.configure(**configure_args(GSS, eta))
     [(_, _, post0)] = exchange(dev, p.encode(step_request(0, False, zs[0]), 200))
     wire1 = p.encode(step_request(1, True, zs[1]), 201)
     answers = [exchange(dev, wire1)[0] for _ in range(3)]
@@ -31,7 +31,7 @@ def test_repeated_step_returns_identical_bytes_and_does_not_advance(dev):
 
 def test_only_the_last_executed_request_is_remembered(dev):
     # A CONFIGURE resent after another request has run is new work: the filter starts again.
-    wire = p.encode(p.Configure(**configure_args(p.System.SV, 8)), 300)
+    wire = p.encode(p.Configure(**configure_args(SV, 8)), 300)
     first = exchange(dev, wire)[0]
     again = exchange(dev, wire)[0]  # still the last one: answered from memory
     assert first[0] == again[0]
@@ -43,14 +43,14 @@ def test_only_the_last_executed_request_is_remembered(dev):
 
 def test_same_seq_different_request_is_executed(dev):
     # A new host session restarts at seq 1: a different request with the remembered seq is new work.
-    dev.configure(**configure_args(p.System.GSS, 8))
+    dev.configure(**configure_args(GSS, 8))
     [(_, _, a)] = exchange(dev, p.encode(step_request(0, False, 2.0), 400))
     [(_, _, b)] = exchange(dev, p.encode(step_request(1, True, 2.5), 400))
     assert isinstance(b, p.Posterior) and b.k == 1 and a.k == 0
 
 
 def test_retry_memory_survives_reset(dev):
-    dev.configure(**configure_args(p.System.GSS, 8))
+    dev.configure(**configure_args(GSS, 8))
     wire = p.encode(p.Reset(), 500)
     first = exchange(dev, wire)[0][0]
     assert exchange(dev, wire)[0][0] == first
@@ -58,7 +58,7 @@ def test_retry_memory_survives_reset(dev):
 
 def test_host_resends_lose_no_step_and_apply_none_twice(dev):
     """Answers slower than the host's timeout make the host resend; the result must be the same."""
-    system, eta, T = p.System.SV, largest_eta(dev, 32), 6
+    system, eta, T = SV, largest_eta(dev, 32), 6
     tr = trace(system, T, seed=7)
     dev.configure(**configure_args(system, eta, likelihood=p.Likelihood.SAMPLER))
     patient = [dev.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i])) for i in range(T)]
@@ -80,7 +80,7 @@ def test_silent_device_is_a_timeout(boot):
     dev = boot()
     dev.hello()
     dev.retries = 1
-    dev.configure(**configure_args(p.System.CUBIC_BL, largest_eta(dev, 64), likelihood=p.Likelihood.SAMPLER))
+    dev.configure(**configure_args(CUBIC, largest_eta(dev, 64), likelihood=p.Likelihood.SAMPLER))
     started = time.monotonic()
     dev.step(0, False, 0.0, 1.0, timeout=60)
     first = time.monotonic() - started
