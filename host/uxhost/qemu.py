@@ -41,6 +41,11 @@ class QemuError(RuntimeError):
     """QEMU is missing, or it did not start."""
 
 
+def all_boards() -> list[str]:
+    """Every board folder of boards/ (a board.mk), emulated or not."""
+    return sorted(p.parent.name for p in BOARDS_DIR.glob("*/board.mk"))
+
+
 def boards() -> list[str]:
     """Boards that run under QEMU: folders of boards/ whose board.mk names a QEMU machine."""
     return sorted(p.parent.name for p in BOARDS_DIR.glob("*/board.mk") if _board_var(p.parent.name, "QEMU_MACHINE"))
