@@ -61,15 +61,22 @@ def test_host_resends_lose_no_step_and_apply_none_twice(dev):
     system, eta, T = SV, largest_eta(dev, 32), 6
     tr = trace(system, T, seed=7)
     dev.configure(**configure_args(system, eta, likelihood=p.Likelihood.SAMPLER))
-    patient = [dev.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i])) for i in range(T)]
+    patient, took = [], []
+    for i in range(T):
+        started = time.monotonic()
+        patient.append(dev.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i])))
+        took.append(time.monotonic() - started)
 
     dev.reset()
     dev.configure(**configure_args(system, eta, likelihood=p.Likelihood.SAMPLER))
     before, retries = dev.resends, dev.retries
-    # A step takes ~0.07 s here; 0.02 s timeouts force resends (the device answers every copy).
-    dev.retries = 100
+    # Timeouts a third of the typical predict-and-update step force a few resends of each (the device
+    # answers every copy, so many more would flood the link); enough tries to wait out ten times the
+    # slowest step, however loaded the machine is: only a lost or doubled step can fail the test.
+    timeout = sorted(took[1:])[len(took[1:]) // 2] / 3
+    dev.retries = int(10 * max(took) / timeout) + 10
     try:
-        hasty = [dev.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i]), timeout=0.02) for i in range(T)]
+        hasty = [dev.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i]), timeout=timeout) for i in range(T)]
     finally:
         dev.retries = retries
     assert dev.resends > before
