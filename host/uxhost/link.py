@@ -27,6 +27,14 @@ DEFAULT_RETRIES = 3
 _FRAME_ERRORS = {p.ErrorCode.CRC, p.ErrorCode.LENGTH, p.ErrorCode.TOO_LONG, p.ErrorCode.COBS}
 
 
+def system_message(spec) -> p.System:
+    """The SYSTEM answer that describes a uxemu.systems.SystemSpec (what a device built with that system
+    table answers to DESCRIBE); Device.systems() reads such answers back into specs."""
+    return p.System(spec.id, spec.name, spec.title,
+                    tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
+                    p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
+
+
 class LinkError(Exception):
     """Base of every error of the link."""
 

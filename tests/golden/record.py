@@ -27,6 +27,7 @@ from app_build import build_app, run_env  # noqa: E402
 
 from uxemu import systems  # noqa: E402
 from uxhost import protocol as p  # noqa: E402
+from uxhost.link import system_message  # noqa: E402
 
 FW_VERSION = "golden-1"
 E = p.ErrorCode
@@ -40,10 +41,7 @@ def configure(name, eta, mode=0, likelihood=0, prior_kind=0):
 
 def described(name):
     """The SYSTEM answer the table says the device must give for `name`."""
-    spec = SPECS[name]
-    return p.System(spec.id, spec.name, spec.title,
-                    tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
-                    p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
+    return system_message(SPECS[name])
 
 
 GSS = configure("gss", 8)

@@ -18,6 +18,8 @@ from uxhost.dump import load_dump
 
 from peers import FramePeer
 
+from uxhost.link import system_message
+
 SPECS = uxemu.systems.SPECS
 
 
@@ -51,10 +53,7 @@ class ReferenceDevice(FramePeer):
             return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, "reference-device", "ref-1",
                           len(SPECS))
         if isinstance(message, p.Describe):  # the reference's systems, described as firmware does
-            spec = SPECS[list(SPECS)[message.index]]
-            return p.System(spec.id, spec.name, spec.title,
-                            tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
-                            p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
+            return system_message(SPECS[list(SPECS)[message.index]])
         if isinstance(message, p.Configure) and self.refuse_configure:
             return p.Error(p.ErrorCode.CONFIG, 5)
         if isinstance(message, p.Configure):
