@@ -282,8 +282,7 @@ def _outside(system: str, indices: list[int], size: Size) -> dict:
     from . import particles_check
     model = systems.get(system)
     traces = {i: trace_for(system, i, size) for i in indices}
-    names = {"sv": ("phi", "c", "sigma_eta", "sigma_eps"), "gss": ("sigma_v", "sigma_n"),
-             "cubic": ("alpha", "beta", "c", "sigma_v", "sigma_m", "sigma_base")}[system]
+    names = systems.spec(system).param_names
     spec = {"system": system, "params": dict(zip(names, map(float, model.params))),
             "prior": [model.prior.mu, model.prior.sigma], "quadrature": 64, "particles": list(size.particles),
             "runs": size.outside_runs,
