@@ -24,13 +24,14 @@ import numpy as np
 
 from . import __version__
 from .config import ModelConfig
+from .protocol import CycleSource
 
 FORMAT = "uxhost-dump"
 FORMAT_VERSION = 1
 JOURNAL_SUFFIX = ".partial.jsonl"
 
 # Cycle sources by the link's code (docs/protocol.md), with the unit a report should print.
-CYCLE_SOURCES = {0: "qemu-icount", 1: "dwt", 2: "host-ns"}
+CYCLE_SOURCES = {CycleSource.SYSTICK_ICOUNT: "qemu-icount", CycleSource.DWT: "dwt", CycleSource.HOST_NS: "host-ns"}
 CYCLE_UNITS = {"qemu-icount": "virtual cycles (icount)", "dwt": "cycles", "host-ns": "ns", "none": "(none)"}
 
 
