@@ -11,13 +11,19 @@ PT_LOAD = 1
 VECTOR_SECTIONS = (".vectors", ".isr_vector", ".intvecs")  # ours, STM32Cube's, TI's
 
 
+def _sections(data: bytes) -> list[tuple[int, ...]]:
+    """The section headers of a 32-bit little-endian ELF: (name, type, flags, addr, offset, size, link, …)."""
+    shoff, = struct.unpack_from("<I", data, 32)
+    shentsize, shnum = struct.unpack_from("<HH", data, 46)
+    return [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
+
+
 def vector_table_address(elf: Path | str) -> int:
     """Load address of the Cortex-M vector table (initial SP, then the reset vector): the section named
     like one, else the lowest loadable segment, where every Cortex-M image starts."""
     data = Path(elf).read_bytes()
-    shoff, = struct.unpack_from("<I", data, 32)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 46)
-    sections = [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
+    sections = _sections(data)
+    shstrndx, = struct.unpack_from("<H", data, 50)
     names = sections[shstrndx][4]
     for sh in sections:
         name = data[names + sh[0]:data.index(b"\0", names + sh[0])].decode()
@@ -40,9 +46,7 @@ def board_of(elf: Path | str) -> str | None:
 
 
 def _board_name(data: bytes) -> str | None:
-    shoff, = struct.unpack_from("<I", data, 32)
-    shentsize, shnum = struct.unpack_from("<HH", data, 46)
-    sections = [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
+    sections = _sections(data)
     for sh in sections:
         if sh[1] != SHT_SYMTAB:
             continue
