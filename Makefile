@@ -25,9 +25,10 @@ $(VENV)/.stamp: pyproject.toml constraints.txt
 venv: $(VENV)/.stamp
 
 # Generated files (C headers, Python tables, doc tables) from their one hand-written source each.
-# Checked in; regenerated here when a source changed, and a test fails when they drift apart.
-generate:
-	cd scripts && $(PYTHON) -m codegen
+# Checked in; regenerated here when a source changed, and a test fails when they drift apart. The venv's
+# python, because the standard quantization table comes from the reference (numpy, scipy).
+generate: venv
+	cd scripts && $(abspath $(VPY)) -m codegen
 
 # Host build of the C core as a shared library (the native engine used by tests and benchmarks).
 native: generate

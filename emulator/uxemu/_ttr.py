@@ -1,9 +1,11 @@
-"""The telescoping-torques restructuring (TTR), vectorised over cells and over batches of atom sets.
+"""The telescoping-torques restructuring (TTR), vectorised over cells and over groups of atom sets.
 
-Every sum that decides a split is a *sequential* sum from the cell's first atom, exactly as
-docs/semantics.md prescribes and as the C core computes it. numpy's `sum` is pairwise, so cell sums here
-come from `cumsum` along the rows of a zero-padded (cells × longest cell) matrix: `cumsum` is sequential,
-and adding the padding zeros leaves a sum unchanged.
+TTR never sorts: at level ℓ an atom in cell c moves to child 2c when x < mean(c), else to 2c + 1, and
+every sum that decides a split is a *sequential* sum over the cell's atoms in their input order, exactly
+as docs/semantics.md prescribes and as the C core computes it. numpy's `sum` is pairwise, so cell sums
+here come from `cumsum` along the rows of a zero-padded (cells × longest cell) matrix of the atoms grouped
+by cell with a stable sort (which keeps their input order): `cumsum` is sequential, and adding the
+padding zeros leaves a sum unchanged.
 """
 from __future__ import annotations
 
@@ -21,15 +23,14 @@ def log2_eta(eta: int) -> int:
     return eta.bit_length() - 1
 
 
-def canonical(x, w):
-    """Drop zero weights and stable-sort by position (ties keep their input order)."""
+def compact(x, w):
+    """Drop zero weights, keeping the other atoms in their order."""
     x = np.asarray(x, dtype=np.float64).ravel()
     w = np.asarray(w, dtype=np.float64).ravel()
     keep = w != 0.0
     if not keep.all():
         x, w = x[keep], w[keep]
-    order = np.argsort(x, kind="stable")
-    return x[order], w[order]
+    return x, w
 
 
 def sequential_sum(values: np.ndarray) -> float:
@@ -97,13 +98,6 @@ def split_cells(x, w, starts, ends, levels: int | None, record_splits: bool = Fa
     return starts, ends
 
 
-def cell_atoms(x, w, starts, ends):
-    """One atom per cell: position clamp(S/W, first, last) and mass W."""
-    W, S, _, _ = _cell_sums(x, w, starts, ends)
-    pos = np.minimum(np.maximum(S / W, x[starts]), x[ends - 1])
-    return pos, W
-
-
 def merge_equal(pos, mass):
     """Merge consecutive equal positions, adding masses left to right."""
     if pos.size < 2:
@@ -118,47 +112,83 @@ def merge_equal(pos, mass):
     return pos[heads], out_mass
 
 
-def ttr_sorted(x, w, n: int):
-    """TTR(n) of canonically ordered atoms (positions sorted, weights > 0)."""
+def _sums_by_key(x, w, key, keys: int):
+    """Sequential W and S per key over its atoms in input order, with the grouping used for them.
+
+    Returns W, S (length `keys`, zero for a key with no atom), the stable order that groups the atoms
+    by key, and the start and end of each non-empty key's run in that order.
+    """
+    order = np.argsort(key, kind="stable")
+    counts = np.bincount(key, minlength=keys)
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    live = counts > 0
+    W = np.zeros(keys)
+    S = np.zeros(keys)
+    xs, ws = x[order], w[order]
+    W[live], S[live], _, _ = _cell_sums(xs, ws, starts[live], ends[live])
+    return W, S, xs, starts[live], ends[live], live
+
+
+def cell_keys(x, w, group, groups: int, n: int):
+    """The cell of every atom after n levels, as set·2^n + cell (cells numbered left to right)."""
+    key = np.asarray(group, dtype=np.int64)  # set·2^ℓ + cell: the children of key k are 2k and 2k + 1
+    for level in range(n):
+        W, S, *_ = _sums_by_key(x, w, key, groups << level)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = S / W  # NaN for a cell with no atom: no atom asks for it
+        key = 2 * key + (~(x < mean[key])).astype(np.int64)
+    return key
+
+
+def ttr_groups(x, w, group, groups: int, n: int):
+    """TTR(n) of `groups` independent atom sets at once.
+
+    x, w, group are flat arrays: atom i belongs to set group[i], and each set's atoms are taken in their
+    order here (weights > 0). Returns positions, masses and the set of each output atom, ordered by set
+    and, within a set, by increasing position (equal positions merged).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    key = cell_keys(x, w, group, groups, n)
+    W, S, xs, starts, ends, live = _sums_by_key(x, w, key, groups << n)
+    lo = np.minimum.reduceat(xs, starts)
+    hi = np.maximum.reduceat(xs, starts)
+    pos = np.minimum(np.maximum(S[live] / W[live], lo), hi)
+    mass = W[live]
+    out_group = np.flatnonzero(live) >> n
+    same = (pos[1:] == pos[:-1]) & (out_group[1:] == out_group[:-1])
+    if same.any():  # rare: it needs rounding to collide two cell means
+        parts = [merge_equal(pos[out_group == g], mass[out_group == g]) for g in range(groups)]
+        pos = np.concatenate([p for p, _ in parts])
+        mass = np.concatenate([m for _, m in parts])
+        out_group = np.concatenate([np.full(p.size, g) for g, (p, _) in enumerate(parts)])
+    return pos, mass, out_group
+
+
+def ttr(x, w, n: int):
+    """TTR(n) of one atom set in its given order (weights > 0): positions and masses, not renormalised."""
+    x = np.asarray(x, dtype=np.float64).ravel()
     if x.size == 0:
         raise ValueError("TTR of an empty atom set")
-    starts, ends = split_cells(x, w, np.array([0]), np.array([x.size]), n)
-    pos, mass = cell_atoms(x, w, starts, ends)
-    return merge_equal(pos, mass)
+    pos, mass, _ = ttr_groups(x, w, np.zeros(x.size, dtype=np.int64), 1, n)
+    return pos, mass
 
 
-def ttr_batch_sorted(x, w, n: int):
-    """TTR(n) of B independent atom sets given as (B, M) arrays, each row canonically ordered.
+def ttr_rows(y, w, n: int):
+    """TTR(n) of B atom sets given as (B, P) arrays; atoms with weight 0 are not part of their row.
 
-    Zero weights are allowed only as trailing padding of a row (they never reach a cell). Returns padded
-    (B, 2**n) position and mass arrays (mass 0 marks padding) and the count per row.
+    Returns padded (B, 2**n) position and mass arrays (mass 0 marks padding) and the count per row.
     """
-    B, M = x.shape
-    counts_in = (w > 0).sum(axis=1)
-    flat_x = x.ravel()
-    flat_w = w.ravel()
-    row_start = np.arange(B) * M
-    starts, ends = split_cells(flat_x, flat_w, row_start, row_start + counts_in, n)
-    pos, mass = cell_atoms(flat_x, flat_w, starts, ends)
-    row = starts // M
-    eta = 1 << n
-    out_x = np.zeros((B, eta))
-    out_w = np.zeros((B, eta))
+    B, P = y.shape
+    live = w > 0
+    rows = np.broadcast_to(np.arange(B)[:, None], (B, P))
+    pos, mass, row = ttr_groups(y[live], w[live], rows[live], B, n)
     counts = np.bincount(row, minlength=B)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     slot = np.arange(row.size) - first[row]
+    out_x = np.zeros((B, 1 << n))
+    out_w = np.zeros((B, 1 << n))
     out_x[row, slot] = pos
     out_w[row, slot] = mass
-    # Merging equal positions is rare (it needs rounding to collide two cell means); do it per row.
-    dup = np.zeros(B, dtype=bool)
-    same = (pos[1:] == pos[:-1]) & (row[1:] == row[:-1])
-    dup[row[1:][same]] = True
-    for r in np.flatnonzero(dup):
-        c = counts[r]
-        px, pw = merge_equal(out_x[r, :c], out_w[r, :c])
-        out_x[r, :] = 0.0
-        out_w[r, :] = 0.0
-        out_x[r, : px.size] = px
-        out_w[r, : px.size] = pw
-        counts[r] = px.size
     return out_x, out_w, counts

@@ -103,14 +103,9 @@ class SamplerLikelihood:
                 y = np.asarray(self.h(xs[:, None], *[p[None, :] for p in points]), dtype=np.float64)
             y = np.broadcast_to(y, (xs.size, P))
             w = np.broadcast_to(q, (xs.size, P))
-            # Non-finite outputs and underflowed weights leave the law; +inf sorts them to the row's end.
+            # Non-finite outputs and underflowed weights leave the law.
             dead = ~np.isfinite(y) | (w == 0)
-            y = np.where(dead, np.inf, y)
-            w = np.where(dead, 0.0, w)
-            order = np.argsort(y, axis=1, kind="stable")
-            ys = np.take_along_axis(y, order, axis=1)
-            ws = np.take_along_axis(w, order, axis=1)
-            X, Wt, counts = _ttr.ttr_batch_sorted(ys, ws, self.n)
+            X, Wt, counts = _ttr.ttr_rows(np.where(dead, 0.0, y), np.where(dead, 0.0, w), self.n)
             dens = np.zeros((xs.size, z.size))
             for c in np.unique(counts):
                 sel = np.flatnonzero(counts == c)
@@ -152,8 +147,8 @@ def evidence_arrays(evidence):
 def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = None) -> BayesResult:
     """Posterior of `prior` given `evidence` observed `m` times under `likelihood`.
 
-    `prior` is a Value or a canonically ordered (x, w) pair (the η² predictive atoms of the refined
-    filter). The result has at most `eta` atoms (default: the prior's η).
+    `prior` is a Value or an (x, w) pair of atoms in any order with positive weights (the η² predictive
+    atoms of the refined filter, in evaluation order). The result has at most `eta` atoms (default: the prior's η).
     """
     if isinstance(prior, Value):
         x, w = prior.x, prior.w
@@ -177,9 +172,9 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
         a = np.log(w) + ell
     top = a.max()
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
-        px, pw = _ttr.ttr_sorted(x, w, n)
+        px, pw = _ttr.ttr(x, w, n)
         return BayesResult(Value(px, normalise(pw), eta), Status.FALLBACK, ell)
     wp = np.exp(a - top)
-    xs, ws = _ttr.canonical(x, wp)
-    px, pw = _ttr.ttr_sorted(xs, ws, n)
+    xs, ws = _ttr.compact(x, wp)
+    px, pw = _ttr.ttr(xs, ws, n)
     return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell)

@@ -43,15 +43,15 @@ class BayesLaplaceFilter:
         self.posterior = prior_law.quantize(eta)
 
     def predict(self, k: int, u: float = 0.0):
-        """The predictive atoms: all η² (refined) or reduced to η (paper), canonically ordered."""
+        """The predictive atoms: all η² in evaluation order (refined) or reduced to η (paper)."""
         post = self.posterior.independent_copy()
         noise = self.process_noise.independent_copy()
         y, w, _ = evaluate(lambda x, e: self.model.transition(x, e, k, u), [post, noise])
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
-        xs, ws = _ttr.canonical(y, w)
+        xs, ws = _ttr.compact(y, w)
         if self.mode == "paper":
-            px, pw = _ttr.ttr_sorted(xs, ws, self.n)
+            px, pw = _ttr.ttr(xs, ws, self.n)
             return px, normalise(pw)
         return xs, ws
 

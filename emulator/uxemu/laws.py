@@ -6,7 +6,9 @@ and so baselines (particle filters, Monte Carlo) can sample the very same noise.
 Quantization runs the TTR recursion on the continuous law (docs/semantics.md): cells are intervals,
 each split at its conditional mean G(a, b) / P(a, b), with closed forms for the mass P and the partial
 first moment G. Cells left of the law's median use F(b) − F(a), the others S(a) − S(b), so that tail
-cells keep full relative precision.
+cells keep full relative precision. A law that is loc + scale·(a standard law) — Gaussian, Laplace,
+Uniform, Exponential — is quantized as the standard law's atoms, computed once, scaled: the C core
+holds the same atoms as a generated table (scripts/codegen/std_atoms.py).
 """
 from __future__ import annotations
 
@@ -62,10 +64,25 @@ class Law:
             return self.cdf1(b) - self.cdf1(a)
         return self.sf1(a) - self.sf1(b)
 
+    def location_scale(self):
+        """(loc, scale) when this law is loc + scale·S for its class's standard law S (STANDARD_FORMS),
+        else None."""
+        return None
+
     def quantize(self, eta: int = 16) -> Value:
         """Analytic TTR quantization at eta atoms (a fresh independent source)."""
-        x, w = self.quantize_atoms(_ttr.log2_eta(eta))
-        return Value(x, normalise(w), eta)
+        n = _ttr.log2_eta(eta)
+        form = self.location_scale()
+        if form is None:
+            x, w = self.quantize_atoms(n)
+            return Value(x, normalise(w), eta)
+        loc, scale = form
+        sx, sw = standard_atoms(type(self), n)
+        x = loc + scale * sx
+        if not np.isfinite(x).all():
+            raise ValueError(f"{self} has atoms beyond the floating-point range")
+        x, w = _ttr.merge_equal(x, sw)  # a scale tiny beside loc can round neighbours together
+        return Value(x, w, eta)
 
     def quantize_atoms(self, n: int):
         """Unnormalised cell means and masses after n levels; n may exceed 6 for internal use."""
@@ -106,6 +123,9 @@ class Normal(Law):
 
     def median(self):
         return self.mu
+
+    def location_scale(self):
+        return self.mu, self.sigma
 
     def cdf1(self, t):
         return _Phi((t - self.mu) / self.sigma)
@@ -149,6 +169,9 @@ class Laplace(Law):
 
     def median(self):
         return self.loc
+
+    def location_scale(self):
+        return self.loc, self.scale
 
     def cdf1(self, t):
         z = (t - self.loc) / self.scale
@@ -204,6 +227,9 @@ class Uniform(Law):
     def median(self):
         return 0.5 * (self.low + self.high)
 
+    def location_scale(self):
+        return self.low, self.high - self.low
+
     def cdf1(self, t):
         return min(max((t - self.low) / (self.high - self.low), 0.0), 1.0)
 
@@ -243,6 +269,9 @@ class Exponential(Law):
 
     def median(self):
         return math.log(2.0) * self.scale
+
+    def location_scale(self):
+        return 0.0, self.scale
 
     def cdf1(self, t):
         return -math.expm1(-t / self.scale) if t > 0 else 0.0
@@ -406,3 +435,18 @@ def _check_finite(v, name):
 def _check_positive(v, name):
     if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{name} must be a finite positive number, got {v}")
+
+
+# The standard member of every law class that has a location–scale form (Law.location_scale).
+STANDARD_FORMS = {Normal: Normal(0.0, 1.0), Laplace: Laplace(0.0, 1.0), Uniform: Uniform(0.0, 1.0),
+                  Exponential: Exponential(1.0)}
+
+
+@functools.lru_cache(maxsize=None)
+def standard_atoms(kind: type, n: int):
+    """The standard law's 2**n atoms, weights normalised: the table every quantization of `kind` scales."""
+    x, w = STANDARD_FORMS[kind].quantize_atoms(n)
+    w = normalise(w)
+    x.flags.writeable = False
+    w.flags.writeable = False
+    return x, w

@@ -64,7 +64,7 @@ def evaluate(f, values, vectorized=True):
 
 
 def lift(f, *values: Value, eta: int | None = None, vectorized: bool = True) -> Value:
-    """The law of f(values…) for independent inputs: outer product, canonical order, TTR, normalise.
+    """The law of f(values…) for independent inputs: outer product, TTR in that order, normalise.
 
     `f` takes numpy arrays (one per input) and works elementwise; pass `vectorized=False` for a
     function of plain floats. The result is built for `eta` atoms (default: the largest input size).
@@ -83,8 +83,8 @@ def lift(f, *values: Value, eta: int | None = None, vectorized: bool = True) -> 
             f"the lifted function returned {y[bad]} at one of the input points: "
             "it is not defined on the whole support of its inputs"
         )
-    xs, ws = _ttr.canonical(y, weights)
-    px, pw = _ttr.ttr_sorted(xs, ws, n)
+    xs, ws = _ttr.compact(y, weights)
+    px, pw = _ttr.ttr(xs, ws, n)
     sources = frozenset().union(*(v.sources for v in distinct))
     return Value(px, normalise(pw), eta, sources)
 

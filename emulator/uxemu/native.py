@@ -210,8 +210,8 @@ class Native:
             "ux_from_samples": (C.c_int, [PV, PR, PR, C.c_size_t, C.c_uint, PS, PW]),
             "ux_mixture": (C.c_int, [PV, PV, PV, R, C.c_uint, PS]),
             "ux_quantize": (C.c_int, [C.POINTER(Law), C.c_uint, PV, PS]),
-            "ux_canonical": (C.c_int, [PR, PR, C.POINTER(C.c_size_t), PW]),
-            "ux_ttr": (C.c_size_t, [PR, PR, C.c_size_t, C.c_uint]),
+            "ux_compact": (C.c_int, [PR, PR, C.POINTER(C.c_size_t)]),
+            "ux_ttr": (C.c_size_t, [PR, PR, C.c_size_t, C.c_uint, C.c_void_p]),
             "ux_lift": (C.c_int, [PV, fn, C.c_void_p, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
             "ux_mean": (R, [PV]), "ux_var": (R, [PV]),
             "ux_moment": (R, [PV, C.c_uint]), "ux_central_moment": (R, [PV, C.c_uint]),
@@ -241,7 +241,7 @@ class Native:
             "ux_abi_sizeof": (C.c_size_t, [C.c_char_p]),
             "ux_abi_field": (C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(C.c_size_t), C.POINTER(C.c_size_t)]),
             "ux_abi_field_count": (C.c_uint, [C.c_char_p]),
-            "ux_abi_sort_workspace_bytes": (C.c_size_t, [C.c_size_t]),
+            "ux_abi_ttr_workspace_bytes": (C.c_size_t, [C.c_size_t]),
             "ux_abi_lift_workspace_bytes": (C.c_size_t, [C.c_size_t]),
             "ux_abi_from_samples_workspace_bytes": (C.c_size_t, [C.c_size_t]),
             "ux_abi_bayes_workspace_bytes": (C.c_size_t, [C.c_int, C.c_size_t, C.c_size_t]),
@@ -370,20 +370,21 @@ class Native:
         return self.from_c(c)
 
     # -- TTR ---------------------------------------------------------------------------------------
-    def canonical(self, x, w):
+    def compact(self, x, w):
+        """Zero weights dropped, order kept (the reference's _ttr.compact)."""
         xs, px = self._reals(np.array(x, dtype=np.float64).ravel())
         ws, pw = self._reals(np.array(w, dtype=np.float64).ravel())
         n = C.c_size_t(xs.size)
-        wsp = self.workspace(self.lib.ux_abi_sort_workspace_bytes(xs.size))
-        self._check(self.lib.ux_canonical(px, pw, C.byref(n), C.byref(wsp)), "ux_canonical")
+        self._check(self.lib.ux_compact(px, pw, C.byref(n)), "ux_compact")
         return xs[: n.value].astype(np.float64), ws[: n.value].astype(np.float64)
 
     def ttr(self, x, w, n: int):
-        """Canonical order then TTR(n), masses not renormalised (the reference's canonical + ttr_sorted)."""
-        xs, ws = self.canonical(x, w)
+        """Zero weights dropped, then TTR(n), masses not renormalised (the reference's compact + ttr)."""
+        xs, ws = self.compact(x, w)
         xs, px = self._reals(xs)
         ws, pw = self._reals(ws)
-        r = self.lib.ux_ttr(px, pw, xs.size, n)
+        cell = self.workspace(self.lib.ux_abi_ttr_workspace_bytes(xs.size))
+        r = self.lib.ux_ttr(px, pw, xs.size, n, cell.mem)
         return xs[:r].astype(np.float64), ws[:r].astype(np.float64)
 
     # -- lift of the built-in operations -----------------------------------------------------------
@@ -511,7 +512,7 @@ class Native:
 
     def bayes_laplace(self, system_id: int, prior_x, prior_w, z, omega=None, m: int = 1, eta: int = 16,
                       likelihood: str = "kernel", params=None):
-        """BayesLaplace of prior atoms (canonical order) under a built-in system's observation model,
+        """BayesLaplace of prior atoms (any order) under a built-in system's observation model,
         with its noises quantized at eta. Returns (NValue, status)."""
         model = self.model(system_id)
         p = self._params(model, params)

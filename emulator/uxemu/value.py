@@ -36,7 +36,7 @@ class Value:
     # -- construction from weighted atoms -------------------------------------------------------
     @classmethod
     def from_atoms(cls, x, w, eta: int = 16, sources: frozenset | None = None) -> "Value":
-        """Canonical order, TTR(log2 eta), normalise: the one path every weighted atom set takes."""
+        """Zero weights dropped, TTR(log2 eta), normalise: the one path every weighted atom set takes."""
         n = _ttr.log2_eta(eta)
         x = np.asarray(x, dtype=np.float64).ravel()
         w = np.asarray(w, dtype=np.float64).ravel()
@@ -48,10 +48,10 @@ class Value:
             raise ValueError("positions and weights must be finite")
         if (w < 0).any():
             raise ValueError("weights must be non-negative")
-        xs, ws = _ttr.canonical(x, w)
+        xs, ws = _ttr.compact(x, w)
         if xs.size == 0:
             raise ValueError("every weight is zero")
-        px, pw = _ttr.ttr_sorted(xs, ws, n)
+        px, pw = _ttr.ttr(xs, ws, n)
         return cls(px, normalise(pw), eta, sources)
 
     # -- basic shape -----------------------------------------------------------------------------

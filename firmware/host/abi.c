@@ -87,11 +87,11 @@ unsigned ux_abi_field_count(const char *type)
 }
 
 /* Workspace each entry point needs, from the same macros the core checks against (ux/workspace.h). */
-size_t ux_abi_sort_workspace_bytes(size_t count) { return UX_SORT_WORKSPACE_BYTES(count); }
+size_t ux_abi_ttr_workspace_bytes(size_t count) { return UX_TTR_WORKSPACE_BYTES(count); }
 size_t ux_abi_lift_workspace_bytes(size_t points) { return UX_LIFT_WORKSPACE_BYTES(points); }
 size_t ux_abi_from_samples_workspace_bytes(size_t count)
 {
-    return UX_SORT_WORKSPACE_BYTES(count) + 2u * UX_WS_REALS(count);
+    return UX_TTR_WORKSPACE_BYTES(count) + 2u * UX_WS_REALS(count);
 }
 size_t ux_abi_bayes_workspace_bytes(int form, size_t prior_count, size_t noise_points)
 {

@@ -44,7 +44,7 @@ typedef struct {
 } ux_evidence;
 
 /*
- * Posterior of the prior atoms (px, pw; any count, canonical order) at eta atoms into `out` (fresh
+ * Posterior of the prior atoms (px, pw; any count, any order, positive weights) at eta atoms into `out` (fresh
  * source). Returns UX_OK, or UX_FALLBACK when every likelihood is zero or non-finite — then `out` is
  * the prior reduced with TTR — or an error: non-finite evidence or ω < 0 or m = 0 (UX_ERR_DOMAIN),
  * bad arguments (UX_ERR_ARG), too small a workspace (UX_ERR_WORKSPACE). The prior arrays are consumed

@@ -2,7 +2,7 @@
  * ux/lift.h — lifting plain functions of reals to uncertain values, and per-operation arithmetic.
  *
  * lift(f, v1..vk) evaluates f on every point of the outer product of the inputs' atoms (weights
- * multiplied left to right, the first input varying slowest), then canonical order, TTR, normalise.
+ * multiplied left to right, the first input varying slowest), then TTR in that order, normalise.
  * Every use of an input inside f sees the same atom, so correlation inside f is exact.
  *
  * Dependencies: the same pointer passed twice is one input (f sees the same atom in both places:
@@ -29,13 +29,13 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
                   ux_workspace *ws);
 
 /*
- * The outer product alone, without reduction: points (x, w) in canonical order, *count set. Used by
- * the filter's refined prediction, which keeps all points. Same dependency rule and errors as ux_lift.
- * x and w must have room for the product of the distinct inputs' counts.
- * Workspace: UX_SORT_WORKSPACE_BYTES(points).
+ * The outer product alone, without reduction: points (x, w) in evaluation order (first input varying
+ * slowest), zero weights dropped, *count set. Used by the filter's refined prediction, which keeps all
+ * points. Same dependency rule and errors as ux_lift. x and w must have room for the product of the
+ * distinct inputs' counts. Needs no workspace.
  */
 ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                         const ux_value *const *in, unsigned k, ux_workspace *ws);
+                         const ux_value *const *in, unsigned k);
 
 /* Per-operation arithmetic: the k = 1 and k = 2 lifts of the obvious functions, eta = 0 rule.
  * ux_mul(out, x, x) is the exact law of X²; ux_mul(out, x, y) with y computed from x is refused. */

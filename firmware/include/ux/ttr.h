@@ -1,8 +1,8 @@
 /*
- * ux/ttr.h — canonical ordering and the telescoping-torques restructuring (docs/semantics.md).
+ * ux/ttr.h — the telescoping-torques restructuring (docs/semantics.md).
  *
  * These work on plain arrays so that the η² atoms of a lift or of a refined prior never need to fit
- * in a ux_value.
+ * in a ux_value. Atoms need no order: TTR sums every cell in the atoms' input order and never sorts.
  */
 #ifndef UX_TTR_H
 #define UX_TTR_H
@@ -12,26 +12,25 @@
 #include "workspace.h"
 
 /*
- * Canonical order: drop atoms with w == 0, then a stable sort by position (bottom-up merge sort, no
- * recursion). `*count` is updated. Non-finite positions or weights, or negative weights, give
- * UX_ERR_DOMAIN and leave the arrays unspecified.
- * Workspace: UX_SORT_WORKSPACE_BYTES(*count).
+ * Drop atoms with w == 0, keeping the others in order; `*count` is updated. Non-finite positions or
+ * weights, or negative weights, give UX_ERR_DOMAIN and leave the arrays unspecified.
  */
-ux_status ux_canonical(ux_real *x, ux_real *w, size_t *count, ux_workspace *ws);
+ux_status ux_compact(ux_real *x, ux_real *w, size_t *count);
 
 /*
- * TTR(n) of canonically ordered atoms, in place: returns the output count (≤ 2^n and ≤ count); the
- * output atoms are x[0..r-1], w[0..r-1]. Masses are not renormalised. n ≤ UX_MAX_LOG2_ETA, count ≥ 1.
- * Needs no workspace (the cell boundaries live on the stack: at most 2^n + 1 indices).
+ * TTR(n) of atoms with positive weights in any order, in place: returns the output count (≤ 2^n and
+ * ≤ count); the output atoms are x[0..r-1], w[0..r-1], in increasing position. Masses are not
+ * renormalised. n ≤ UX_MAX_LOG2_ETA, count ≥ 1 (else 0 is returned). `cell` is scratch for one byte per
+ * atom (UX_TTR_WORKSPACE_BYTES(count)); it may be NULL when n ≤ 1.
  */
-size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n);
+size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell);
 
 /* Normalise weights in place: total = Σ w sequentially, then w[i] /= total. */
 void ux_normalise(ux_real *w, size_t count);
 
 /*
- * Weighted atoms → value: canonical order, TTR(log2 eta), normalise. The arrays are consumed (used as
- * scratch). `sources` is stored in the result as given. Workspace: UX_SORT_WORKSPACE_BYTES(count).
+ * Weighted atoms → value: drop zero weights, TTR(log2 eta), normalise. The arrays are consumed (used as
+ * scratch). `sources` is stored in the result as given. Workspace: UX_TTR_WORKSPACE_BYTES(count).
  */
 ux_status ux_reduce(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,
                     ux_workspace *ws);

@@ -46,17 +46,17 @@ ux_status ux_independent_copy(ux_value *out, const ux_value *in, ux_sources *src
 
 /*
  * A value from `count` samples (equal weights) or weighted samples (`w` may be NULL for equal
- * weights): canonical order, TTR(log2 eta), normalise. Non-finite samples or negative / non-finite
- * weights give UX_ERR_DOMAIN; zero weights are dropped. eta = 0 means UX_DEFAULT_ETA.
- * Workspace: UX_SORT_WORKSPACE_BYTES(count) plus 2 * UX_WS_REALS(count) for the sorted copy.
+ * weights): zero weights dropped, TTR(log2 eta), normalise. Non-finite samples or negative / non-finite
+ * weights give UX_ERR_DOMAIN. eta = 0 means UX_DEFAULT_ETA.
+ * Workspace: UX_TTR_WORKSPACE_BYTES(count) plus 2 * UX_WS_REALS(count) for the working copy.
  */
 ux_status ux_from_samples(ux_value *out, const ux_real *x, const ux_real *w, size_t count, unsigned eta,
                           ux_sources *src, ux_workspace *ws);
 
 /*
- * Mixture p·a + (1 − p)·b, 0 < p < 1: atoms of a with weights p·w, of b with (1 − p)·w, canonical order,
- * TTR(log2 eta), normalise; fresh source. eta = 0 means the larger of the two values' eta. Needs no
- * workspace: both inputs are already sorted, so canonical order is a stable merge on the stack.
+ * Mixture p·a + (1 − p)·b, 0 < p < 1: atoms of a with weights p·w, then of b with (1 − p)·w, TTR(log2
+ * eta), normalise; fresh source. eta = 0 means the larger of the two values' eta. Needs no workspace:
+ * the 2η atoms and their cells fit on the stack.
  */
 ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta,
                      ux_sources *src);

@@ -1,8 +1,8 @@
 /*
  * ux/workspace.h — caller-provided scratch memory.
  *
- * Operations that need more than a value's worth of memory (the η² outer product of a lift, the merge
- * sort of canonical ordering, the log-weights of BayesLaplace) take a `ux_workspace`: a block of memory
+ * Operations that need more than a value's worth of memory (the η² outer product of a lift, TTR's cell
+ * of each atom, the log-weights of BayesLaplace) take a `ux_workspace`: a block of memory
  * the caller owns, typically a static array sized with the macros below so that RAM use is known
  * before flashing. The core carves it up per call and keeps nothing in it between calls, except the
  * filter, which keeps its predictive atoms there between predict and update (see filter.h).
@@ -27,11 +27,11 @@ typedef struct {
 #define UX_WS_ROUND(bytes) ((((size_t)(bytes)) + 7u) & ~(size_t)7u)
 #define UX_WS_REALS(count) UX_WS_ROUND((size_t)(count) * sizeof(ux_real))
 
-/* Canonical ordering (stable merge sort) of `count` atoms: one scratch copy of positions and weights. */
-#define UX_SORT_WORKSPACE_BYTES(count) (2u * UX_WS_REALS(count))
+/* TTR of `count` atoms: the cell of each atom, one byte each. */
+#define UX_TTR_WORKSPACE_BYTES(count) UX_WS_ROUND(count)
 
-/* A lift whose outer product has `points` points: the points themselves plus the sort scratch. */
-#define UX_LIFT_WORKSPACE_BYTES(points) (2u * UX_WS_REALS(points) + UX_SORT_WORKSPACE_BYTES(points))
+/* A lift whose outer product has `points` points: the points themselves plus TTR's cells. */
+#define UX_LIFT_WORKSPACE_BYTES(points) (2u * UX_WS_REALS(points) + UX_TTR_WORKSPACE_BYTES(points))
 
 #define UX_WS_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -52,7 +52,7 @@ typedef struct {
 /*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
  * between predict and update, plus the largest of
- *  - predict: the lift's η² points and their sort scratch;
+ *  - predict: the lift's η² points and TTR's cells;
  *  - update, kernel form: η² hypotheses, up to η inner-noise atoms;
  *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises).
  */

@@ -66,7 +66,7 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
 }
 
 /* Sampler form: y_i = h(x_i, noise…) over the noises' outer product, non-finite points dropped,
- * canonical order, TTR, normalise; ℓ_i = m Σ_k ω_k log pdf_{y_i}(z_k). */
+ * TTR in evaluation order, normalise; ℓ_i = m Σ_k ω_k log pdf_{y_i}(z_k). */
 static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
                                 const ux_real *omega, ux_real *ell, ux_arena *arena)
 {
@@ -74,7 +74,7 @@ static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, si
     unsigned r, k, n;
     int ln;
     ux_real *y, *w;
-    ux_workspace rest;
+    uint8_t *cell;
     unsigned eta = obs->eta;
 
     if (obs->noise == NULL || obs->n_noise < 1 || obs->n_noise >= UX_MAX_ARGS)
@@ -93,15 +93,14 @@ static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, si
     n = (unsigned)ln;
     y = ux_arena_reals(arena, P);
     w = ux_arena_reals(arena, P);
-    if (y == NULL || w == NULL)
+    cell = ux_arena_bytes(arena, P);
+    if (y == NULL || w == NULL || cell == NULL)
         return UX_ERR_WORKSPACE;
-    rest = ux_arena_rest(arena);
 
     for (i = 0; i < count; ++i) {
         uint32_t idx[UX_MAX_ARGS] = {0};
         ux_real args[UX_MAX_ARGS], split[UX_MAX_ETA], acc = 0;
         size_t live = 0, c;
-        ux_status st;
         args[0] = px[i];
         for (p = 0; p < P; ++p) {
             ux_real q = obs->noise[0]->w[idx[0]], v;
@@ -122,13 +121,7 @@ static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, si
                 idx[r] = 0;
             }
         }
-        c = 0;
-        if (live > 0) {
-            st = ux_canonical(y, w, &live, &rest);
-            if (st != UX_OK)
-                return st;
-            c = ux_ttr(y, w, live, n);
-        }
+        c = live > 0 ? ux_ttr(y, w, live, n, cell) : 0;
         if (c < 2) { /* a one-atom law has no density */
             for (k = 0; k < ev->count; ++k)
                 acc = acc + omega[k] * -UX_INF;
@@ -164,6 +157,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
 {
     ux_real omega[UX_MAX_ETA], top;
     ux_real *ell;
+    uint8_t *cell;
     ux_arena arena;
     ux_status st;
     size_t i, kept;
@@ -199,13 +193,15 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         if (ell[i] > top || i == 0)
             top = ell[i];
     }
+    /* TTR's cell of each atom reuses the log-weights' memory once they are read (a real is ≥ a byte). */
+    cell = (uint8_t *)(void *)ell;
     if (!ux_finite(top)) {
         /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
-        size_t r = ux_ttr(px, pw, prior_count, (unsigned)n);
+        size_t r = ux_ttr(px, pw, prior_count, (unsigned)n, cell);
         ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
         return UX_FALLBACK;
     }
-    /* w'_i = exp(a_i − A); the prior is already in order, so canonical order only drops zeros. */
+    /* w'_i = exp(a_i − A), zero weights dropped, the order kept (TTR writes `cell` only after this). */
     kept = 0;
     for (i = 0; i < prior_count; ++i) {
         ux_real wi = UX_EXP(ell[i] - top);
@@ -215,7 +211,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
             ++kept;
         }
     }
-    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n), eta, ux_sources_fresh(src));
+    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n, cell), eta, ux_sources_fresh(src));
     return UX_OK;
 }
 

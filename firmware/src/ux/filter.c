@@ -136,10 +136,10 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     return UX_OK;
 }
 
-/* Reduce η² atoms to η and normalise, in place; returns the count. */
-static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t count)
+/* Reduce η² atoms to η and normalise, in place (`cell`: TTR's scratch, count bytes); returns the count. */
+static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t count, uint8_t *cell)
 {
-    size_t r = ux_ttr(x, w, count, f->n);
+    size_t r = ux_ttr(x, w, count, f->n, cell);
     ux_normalise(w, r);
     return r;
 }
@@ -152,15 +152,26 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     ux_workspace rest;
     ux_arena arena;
     ux_real *x, *w;
-    size_t count = 0;
+    uint8_t *cell;
+    size_t count = 0, points;
     ux_status st;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
+    points = (size_t)f->eta * f->eta;
+    rest = scratch(f);
+    st = ux_arena_open(&arena, &rest);
+    if (st != UX_OK)
+        return st;
+    x = ux_arena_reals(&arena, points);
+    w = ux_arena_reals(&arena, points);
+    cell = ux_arena_bytes(&arena, points);
+    if (x == NULL || w == NULL || cell == NULL)
+        return UX_ERR_WORKSPACE;
     /* The belief predicted from: the posterior, or a prediction already staged (reduced to η). */
     belief = f->posterior;
     if (f->staged > 0) {
-        size_t r = reduce_in_place(f, staged_x(f), staged_w(f), f->staged);
+        size_t r = reduce_in_place(f, staged_x(f), staged_w(f), f->staged, cell);
         memcpy(belief.x, staged_x(f), r * sizeof(ux_real));
         memcpy(belief.w, staged_w(f), r * sizeof(ux_real));
         belief.count = (uint32_t)r;
@@ -177,20 +188,12 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     ctx.u = (ux_real)u;
     in[0] = &belief;
     in[1] = &f->process;
-    rest = scratch(f);
-    st = ux_arena_open(&arena, &rest);
-    if (st != UX_OK)
-        return st;
-    x = ux_arena_reals(&arena, (size_t)f->eta * f->eta);
-    w = ux_arena_reals(&arena, (size_t)f->eta * f->eta);
-    if (x == NULL || w == NULL)
-        return UX_ERR_WORKSPACE;
-    rest = ux_arena_rest(&arena);
-    st = ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2, &rest);
+    /* Into scratch first: should the lift fail, the staged prediction is still intact. */
+    st = ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
     if (st != UX_OK)
         return st;
     if (f->mode == UX_MODE_PAPER)
-        count = reduce_in_place(f, x, w, count);
+        count = reduce_in_place(f, x, w, count, cell);
     memcpy(staged_x(f), x, count * sizeof(ux_real));
     memcpy(staged_w(f), w, count * sizeof(ux_real));
     f->staged = count;

@@ -9,6 +9,7 @@
 
 #include "ux/bayes.h"
 #include "ux/config.h"
+#include "ux/law.h"
 #include "ux/value.h"
 #include "ux/workspace.h"
 
@@ -62,8 +63,14 @@ typedef struct {
 ux_status ux_arena_open(ux_arena *a, const ux_workspace *ws);
 /* `count` reals, or NULL when the block is too small. */
 ux_real *ux_arena_reals(ux_arena *a, size_t count);
+/* `count` bytes, or NULL when the block is too small. */
+uint8_t *ux_arena_bytes(ux_arena *a, size_t count);
 /* The rest of the arena as a workspace (for calling another operation). */
 ux_workspace ux_arena_rest(const ux_arena *a);
+
+/* The standard atoms of a law kind at 2^n atoms (scripts/codegen/std_atoms.py, from the reference):
+ * 1 with *x, *w set for a kind with a location–scale form, else 0. */
+int ux_std_atoms(ux_law_kind kind, unsigned n, const ux_real **x, const ux_real **w);
 
 /* out ← (x, w / Σw) with `count` atoms built for size eta: the last step of every operation that
  * reduces atoms into a value. w is normalised in place. */

@@ -4,7 +4,9 @@
  * The formulas follow docs/semantics.md operation for operation (the reference evaluates the same
  * expressions in the same order), because a cell's mean decides where the next split falls.
  * Cells left of the median take their mass as F(b) − F(a), the others as S(a) − S(b), so tail cells
- * keep full relative precision (1 − F is never formed).
+ * keep full relative precision (1 − F is never formed). A law that is loc + scale·(a standard law) is
+ * quantized as the standard law's atoms scaled: those come from a table generated from the reference
+ * (std_atoms.c), so the recursion runs only for Student-t and Lognormal.
  */
 #include "betainc.h"
 #include "internal.h"
@@ -219,8 +221,53 @@ ux_status ux_law_check(const ux_law *law)
     }
 }
 
+/* 1 and (loc, scale) when the law is loc + scale·S for the standard law S of its kind, else 0. */
+static int location_scale(const ux_law *l, ux_real *loc, ux_real *scale)
+{
+    switch (l->kind) {
+    case UX_LAW_GAUSSIAN:
+    case UX_LAW_LAPLACE:
+        *loc = l->a;
+        *scale = l->b;
+        return 1;
+    case UX_LAW_UNIFORM:
+        *loc = l->a;
+        *scale = l->b - l->a;
+        return 1;
+    case UX_LAW_EXPONENTIAL:
+        *loc = 0;
+        *scale = l->a;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* loc + scale·(standard atoms); neighbours that a tiny scale rounds together merge (masses added). */
+static ux_status scale_standard(ux_value *out, ux_real loc, ux_real scale, const ux_real *sx, const ux_real *sw,
+                                size_t count)
+{
+    size_t i, k = 0;
+    for (i = 0; i < count; ++i) {
+        ux_real x = loc + scale * sx[i];
+        if (!ux_finite(x))
+            return UX_ERR_DOMAIN;
+        if (k > 0 && out->x[k - 1] == x) {
+            out->w[k - 1] = out->w[k - 1] + sw[i];
+        } else {
+            out->x[k] = x;
+            out->w[k] = sw[i];
+            ++k;
+        }
+    }
+    out->count = (uint32_t)k;
+    return UX_OK;
+}
+
 ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources *src)
 {
+    const ux_real *sx, *sw;
+    ux_real loc, scale;
     /* Interval cells of the current level: cell c is (edge[c], edge[c + 1]). */
     ux_real edge[UX_MAX_ETA + 1], next[UX_MAX_ETA + 1];
     size_t cells = 1, c, k = 0;
@@ -239,6 +286,14 @@ ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources
         return st;
     if (law->kind == UX_LAW_POINT)
         return ux_point(out, law->a, eta, src);
+    if (location_scale(law, &loc, &scale) && ux_std_atoms(law->kind, (unsigned)n, &sx, &sw)) {
+        st = scale_standard(out, loc, scale, sx, sw, eta);
+        if (st != UX_OK)
+            return st;
+        out->eta = eta;
+        out->sources = ux_sources_fresh(src);
+        return UX_OK;
+    }
 
     edge[0] = lower_bound(law);
     edge[1] = upper_bound(law);

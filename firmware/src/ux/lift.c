@@ -1,5 +1,5 @@
 /*
- * Lift: f over the outer product of independent inputs, then canonical order, TTR, normalise.
+ * Lift: f over the outer product of independent inputs, then TTR, normalise.
  *
  * The dependency rule lives here: the same pointer twice is one input (f sees one atom in both places,
  * which is what makes x·x exact), and different inputs that share a source are refused, because their
@@ -49,27 +49,31 @@ static ux_status collect(distinct_inputs *d, const ux_value *const *in, unsigned
     return UX_OK;
 }
 
-/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w). */
+/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w): rows of
+ * the last input's atoms, the other inputs fixed per row and advanced like an odometer. */
 static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w)
 {
     uint32_t idx[UX_MAX_ARGS] = {0};
     ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS];
-    size_t p;
-    unsigned i, a;
-    for (p = 0; p < d->points; ++p) {
-        ux_real weight = d->v[0]->w[idx[0]];
-        for (i = 1; i < d->n; ++i)
-            weight = weight * d->v[i]->w[idx[i]]; /* product left to right */
-        for (i = 0; i < d->n; ++i)
+    const ux_value *last = d->v[d->n - 1];
+    size_t p = 0, rows = d->points / last->count, r;
+    unsigned i, a, j;
+    for (r = 0; r < rows; ++r) {
+        ux_real row_weight = 1;
+        for (i = 0; i + 1 < d->n; ++i) {
             atom[i] = d->v[i]->x[idx[i]];
-        for (a = 0; a < k; ++a)
-            args[a] = atom[d->where[a]];
-        x[p] = f(args, ctx);
-        w[p] = weight;
-        if (!ux_finite(x[p]))
-            return UX_ERR_DOMAIN; /* f is not defined on the whole support: refuse, never drop mass */
-        /* Odometer: the last input varies fastest. */
-        for (i = d->n; i-- > 0;) {
+            row_weight = i == 0 ? d->v[0]->w[idx[0]] : row_weight * d->v[i]->w[idx[i]]; /* left to right */
+        }
+        for (j = 0; j < last->count; ++j, ++p) {
+            atom[d->n - 1] = last->x[j];
+            for (a = 0; a < k; ++a)
+                args[a] = atom[d->where[a]];
+            x[p] = f(args, ctx);
+            w[p] = d->n == 1 ? last->w[j] : row_weight * last->w[j];
+            if (!ux_finite(x[p]))
+                return UX_ERR_DOMAIN; /* f is not defined on the whole support: refuse, never drop mass */
+        }
+        for (i = d->n - 1; i-- > 0;) {
             if (++idx[i] < d->v[i]->count)
                 break;
             idx[i] = 0;
@@ -79,7 +83,7 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
 }
 
 ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                         const ux_value *const *in, unsigned k, ux_workspace *ws)
+                         const ux_value *const *in, unsigned k)
 {
     distinct_inputs d;
     ux_status st;
@@ -92,7 +96,7 @@ ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const v
     if (st != UX_OK)
         return st;
     *count = d.points;
-    return ux_canonical(x, w, count, ws);
+    return ux_compact(x, w, count);
 }
 
 ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,

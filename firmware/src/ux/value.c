@@ -1,6 +1,6 @@
 /*
  * Values: sources, validity, and the constructors that start from atoms (point, samples, mixture).
- * Every weighted atom set becomes a value the same way: canonical order, TTR(log2 eta), normalise.
+ * Every weighted atom set becomes a value the same way: zero weights dropped, TTR(log2 eta), normalise.
  */
 #include "internal.h"
 #include "ux/ttr.h"
@@ -83,16 +83,24 @@ ux_status ux_reduce(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigne
     int n = ux_log2_eta(eta);
     size_t r;
     ux_status st;
+    ux_arena arena;
+    uint8_t *cell;
     if (out == NULL || x == NULL || w == NULL || n < 0)
         return UX_ERR_ARG;
     if (count == 0)
         return UX_ERR_DOMAIN;
-    st = ux_canonical(x, w, &count, ws);
+    st = ux_compact(x, w, &count);
     if (st != UX_OK)
         return st;
     if (count == 0) /* every weight was zero */
         return UX_ERR_DOMAIN;
-    r = ux_ttr(x, w, count, (unsigned)n);
+    st = ux_arena_open(&arena, ws);
+    if (st != UX_OK)
+        return st;
+    cell = ux_arena_bytes(&arena, count);
+    if (cell == NULL)
+        return UX_ERR_WORKSPACE;
+    r = ux_ttr(x, w, count, (unsigned)n, cell);
     ux_value_set(out, x, w, r, eta, sources);
     return UX_OK;
 }
@@ -132,8 +140,9 @@ ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_rea
                      ux_sources *src)
 {
     ux_real mx[2 * UX_MAX_ETA], mw[2 * UX_MAX_ETA];
+    uint8_t cell[2 * UX_MAX_ETA];
     ux_real q;
-    size_t i = 0, j = 0, k = 0, r;
+    size_t i, k = 0, r;
     int n;
 
     if (out == NULL || a == NULL || b == NULL || src == NULL)
@@ -148,24 +157,17 @@ ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_rea
     if (n < 0)
         return UX_ERR_ARG;
     q = UX_R(1.0) - p;
-    /* Canonical order of the concatenation (a's atoms first) is a stable merge of two sorted lists. */
-    while (i < a->count || j < b->count) {
-        int take_b = i >= a->count || (j < b->count && b->x[j] < a->x[i]);
-        if (take_b) {
-            mx[k] = b->x[j];
-            mw[k] = q * b->w[j];
-            ++j;
-        } else {
-            mx[k] = a->x[i];
-            mw[k] = p * a->w[i];
-            ++i;
-        }
+    /* a's atoms, then b's; weights that underflowed to zero leave. */
+    for (i = 0; i < a->count + b->count; ++i) {
+        int from_a = i < a->count;
+        mx[k] = from_a ? a->x[i] : b->x[i - a->count];
+        mw[k] = from_a ? p * a->w[i] : q * b->w[i - a->count];
         if (mw[k] != 0)
             ++k;
     }
     if (k == 0) /* both weights underflowed: nothing left to mix */
         return UX_ERR_DOMAIN;
-    r = ux_ttr(mx, mw, k, (unsigned)n);
+    r = ux_ttr(mx, mw, k, (unsigned)n, cell);
     ux_value_set(out, mx, mw, r, eta, ux_sources_fresh(src));
     return UX_OK;
 }

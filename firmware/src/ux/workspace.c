@@ -18,20 +18,29 @@ ux_status ux_arena_open(ux_arena *a, const ux_workspace *ws)
     return UX_OK;
 }
 
-ux_real *ux_arena_reals(ux_arena *a, size_t count)
+/* `bytes` bytes rounded up to 8, or NULL when the block is too small. */
+static void *carve(ux_arena *a, size_t bytes)
 {
-    size_t bytes;
-    ux_real *p;
-    if (count > (SIZE_MAX - 7u) / sizeof(ux_real))
+    void *p;
+    if (bytes > SIZE_MAX - 7u)
         return NULL;
-    bytes = UX_WS_REALS(count);
+    bytes = UX_WS_ROUND(bytes);
     if (bytes > a->left)
         return NULL;
-    p = (ux_real *)(void *)a->next;
+    p = a->next;
     a->next += bytes;
     a->left -= bytes;
     return p;
 }
+
+ux_real *ux_arena_reals(ux_arena *a, size_t count)
+{
+    if (count > (SIZE_MAX - 7u) / sizeof(ux_real))
+        return NULL;
+    return (ux_real *)carve(a, count * sizeof(ux_real));
+}
+
+uint8_t *ux_arena_bytes(ux_arena *a, size_t count) { return (uint8_t *)carve(a, count); }
 
 ux_workspace ux_arena_rest(const ux_arena *a)
 {
