@@ -132,3 +132,24 @@ def test_sources_are_fresh(nat):
     c = nat.independent_copy(a)
     assert a.sources & b.sources == 0 and a.sources & c.sources == 0
     np.testing.assert_array_equal(a.x, c.x)
+
+
+@NATIVE
+@given(st.sampled_from(["gaussian", "laplace", "uniform", "exponential"]), finite, positive, ETAS)
+def test_location_scale_laws_are_the_same_bits(nat, kind, loc, scale, eta):
+    """Both sides scale the same standard atoms (the C table is the reference's doubles, generated):
+    loc + scale·s in IEEE double is the same number on both sides, not merely close."""
+    args = {"gaussian": (loc, scale), "laplace": (loc, scale), "uniform": (loc, loc + scale),
+            "exponential": (scale,)}[kind]
+    got, ref = getattr(nat, kind)(*args, eta=eta), getattr(ux, kind)(*args, eta=eta)
+    np.testing.assert_array_equal(got.x, ref.x)
+    np.testing.assert_array_equal(got.w, ref.w)
+
+
+def test_tiny_scale_merges_atoms_that_round_together(nat):
+    """N(1e6, 1e-12): the scaled atoms collide in double; both sides merge them into a valid value."""
+    ref = ux.gaussian(1e6, 1e-12, 64)
+    got = nat.gaussian(1e6, 1e-12, 64)
+    assert ref.x.size < 64 and np.all(np.diff(ref.x) > 0) and ref.w.sum() == pytest.approx(1.0)
+    np.testing.assert_array_equal(got.x, ref.x)
+    np.testing.assert_array_equal(got.w, ref.w)
