@@ -27,6 +27,7 @@ import numpy as np
 
 MAX_ETA = 64
 MAX_ARGS = 4
+STEP_CONSTANTS = 4  # UX_MODEL_STEP_CONSTANTS (the layout check at load catches a mismatch)
 
 OK, FALLBACK = 0, 1
 ERR_ARG, ERR_DOMAIN, ERR_DEPENDENT, ERR_WORKSPACE = -1, -2, -3, -4
@@ -161,7 +162,7 @@ class Native:
 
         class ModelCode(C.Structure):
             _fields_ = [("transition", C.c_void_p), ("noises", C.c_void_p), ("family", C.c_int),
-                        ("kernel", C.c_void_p), ("sampler", C.c_void_p)]
+                        ("kernel", C.c_void_p), ("sampler", C.c_void_p), ("prepare", C.c_void_p)]
 
         class Model(C.Structure):
             _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("title", C.c_char_p), ("n_params", C.c_uint8),
@@ -169,7 +170,7 @@ class Native:
                         ("domains", C.POINTER(C.c_uint8)), ("prior", Law), ("code", C.POINTER(ModelCode))]
 
         class ModelCtx(C.Structure):
-            _fields_ = [("params", C.POINTER(R)), ("k", C.c_uint32), ("u", R)]
+            _fields_ = [("params", C.POINTER(R)), ("k", C.c_uint32), ("u", R), ("step", R * STEP_CONSTANTS)]
 
         class Noises(C.Structure):
             _fields_ = [("process", Law), ("n_inner", C.c_uint), ("inner", Law), ("n_noise", C.c_uint),
@@ -223,6 +224,7 @@ class Native:
             "ux_pdf": (R, [PV, R]),
             "ux_model_find": (C.POINTER(Model), [C.c_uint]),
             "ux_model_count": (C.c_uint, []),
+            "ux_model_context": (None, [C.POINTER(Model), PR, C.c_uint32, R, C.POINTER(ModelCtx)]),
             "ux_bayes_laplace": (C.c_int, [PV, C.POINTER(Observation), PR, PR, C.c_size_t, C.POINTER(Evidence),
                                            C.c_uint, PS, PW]),
             "ux_filter_workspace_bytes": (C.c_size_t, [C.POINTER(Model), C.c_uint, C.c_int, C.c_int]),
@@ -517,7 +519,8 @@ class Native:
         model = self.model(system_id)
         p = self._params(model, params)
         preal = (self.real * len(p))(*p)
-        ctx = self.ModelCtx(C.cast(preal, C.POINTER(self.real)), 0, 0.0)
+        ctx = self.ModelCtx()
+        self.lib.ux_model_context(model, C.cast(preal, C.POINTER(self.real)), 0, 0.0, C.byref(ctx))
         noises = self.Noises()
         code = model.contents.code.contents
         self.noises_fn_type(code.noises)(preal, C.byref(noises))

@@ -15,9 +15,7 @@ static ux_status bind_params(uxb_observation *o, const ux_model *model, const ux
         o->params[i] = i < model->n_params ? (params != NULL ? params[i] : model->defaults[i]) : 0;
     if (ux_model_check_params(model, o->params) >= 0)
         return UX_ERR_DOMAIN;
-    o->ctx.params = o->params;
-    o->ctx.k = 0;
-    o->ctx.u = 0;
+    ux_model_context(model, o->params, 0, 0, &o->ctx);
     return UX_OK;
 }
 

@@ -65,9 +65,7 @@ static ux_status bind(const uxb_prop *p, bound *b)
         break;
     }
     memcpy(b->params, p->params, sizeof b->params);
-    b->ctx.model.params = b->params;
-    b->ctx.model.k = p->k;
-    b->ctx.model.u = 0;
+    ux_model_context(m, b->params, p->k, 0, &b->ctx.model);
     b->ctx.kernel = m->code->kernel;
     return UX_OK;
 }

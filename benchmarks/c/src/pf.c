@@ -222,8 +222,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
             ux_real args[2];
             double *swap;
             resample(x, w, n, moved, &g);
-            s.ctx.k = k[t];
-            s.ctx.u = (ux_real)u[t];
+            ux_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
             for (i = 0; i < n; ++i) {
                 args[0] = (ux_real)moved[i];
                 args[1] = (ux_real)sample_law(&s.noises.process, &g);
@@ -233,8 +232,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
             x = moved;
             moved = swap;
         }
-        s.ctx.k = k[t];
-        s.ctx.u = (ux_real)u[t];
+        ux_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
         for (i = 0; i < n; ++i)
             w[i] = isfinite(x[i]) ? log_likelihood(&s, x[i], z[t]) : -INFINITY;
         fell_back = normalise(w, n);

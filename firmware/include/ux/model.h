@@ -5,7 +5,9 @@
  *   z_k ~ kernel form:  outer family at loc/scale given {x_k, inner noise atom}
  *       ~ sampler form: sampler({x_k, noise_1, …}, ctx)
  *
- * ctx is a `ux_model_ctx` (parameters, step index, control input). Adding a system: write one C file
+ * ctx is a `ux_model_ctx` (parameters, step index, control input, and the constants the model's
+ * optional `prepare` computed once for the step — GSS's 8·cos(1.2k) — instead of once per point;
+ * callers build it with ux_model_context). Adding a system: write one C file
  * in firmware/src/models/ that defines a `const ux_model_code`, and add its entry to the system table
  * firmware/src/models/systems.toml (see firmware/README.md).
  */
@@ -19,12 +21,14 @@
 
 #define UX_MODEL_MAX_PARAMS 8
 #define UX_MODEL_MAX_NOISES 2 /* sampler-form observation noises after x */
+#define UX_MODEL_STEP_CONSTANTS 4
 
 /* What every model function receives as ctx. */
 typedef struct {
     const ux_real *params; /* the model's parameters, in its table order */
     uint32_t k;            /* time index of the step */
     ux_real u;             /* control input of the step */
+    ux_real step[UX_MODEL_STEP_CONSTANTS]; /* the model's per-step constants (its `prepare`), else 0 */
 } ux_model_ctx;
 
 /* The noise laws of a system for given parameters. */
@@ -50,6 +54,9 @@ typedef struct {
     ux_law_kind family;                   /* kernel form outer family */
     ux_kernel_fn kernel;                  /* NULL when the system has no kernel form */
     ux_fn sampler;                        /* args {x, noise_1, …} */
+    /* Optional: fill ctx->step from ctx->params, k and u, once per step, for constants the functions
+     * above would otherwise compute at every point. NULL when the model has none. */
+    void (*prepare)(ux_model_ctx *ctx);
 } ux_model_code;
 
 /* A system: its identity from the system table (systems.toml, generated into systems_table.c) and its
@@ -75,5 +82,8 @@ unsigned ux_model_count(void);
 const ux_model *ux_model_at(unsigned i);
 /* Index of the first parameter that is not finite or out of its domain, or −1 when all are valid. */
 int ux_model_check_params(const ux_model *model, const ux_real *params);
+/* The ctx of step k with control input u: params, k, u, then the model's prepare (if any). Every caller
+ * of a model's functions builds its ctx here, so per-step constants are never missing. */
+void ux_model_context(const ux_model *model, const ux_real *params, uint32_t k, ux_real u, ux_model_ctx *ctx);
 
 #endif /* UX_MODEL_H */

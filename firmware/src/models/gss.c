@@ -8,12 +8,14 @@
 #include "ux/model.h"
 #include "ux/rmath.h"
 
+/* The drive 8cos(1.2k) is the same for every point of a step: computed once, in step[0]. */
+static void prepare(ux_model_ctx *c) { c->step[0] = (ux_real)8.0 * ux_rcos((ux_real)1.2 * (ux_real)c->k); }
+
 static ux_real transition(const ux_real *a, const void *ctx)
 {
     const ux_model_ctx *c = (const ux_model_ctx *)ctx;
     ux_real x = a[0];
-    ux_real drive = (ux_real)8.0 * ux_rcos((ux_real)1.2 * (ux_real)c->k);
-    return x / (ux_real)2.0 + (ux_real)25.0 * x / ((ux_real)1.0 + x * x) + drive + a[1];
+    return x / (ux_real)2.0 + (ux_real)25.0 * x / ((ux_real)1.0 + x * x) + c->step[0] + a[1];
 }
 
 static void kernel(const ux_real *a, const void *ctx, ux_real *loc, ux_real *scale)
@@ -43,4 +45,5 @@ const ux_model_code ux_code_gss = {
     .family = UX_LAW_GAUSSIAN,
     .kernel = kernel,
     .sampler = sampler,
+    .prepare = prepare,
 };

@@ -32,6 +32,16 @@ const ux_model *ux_model_named(const char *name)
     return NULL;
 }
 
+void ux_model_context(const ux_model *model, const ux_real *params, uint32_t k, ux_real u, ux_model_ctx *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->params = params;
+    ctx->k = k;
+    ctx->u = u;
+    if (model->code->prepare != NULL)
+        model->code->prepare(ctx);
+}
+
 int ux_model_check_params(const ux_model *model, const ux_real *params)
 {
     unsigned i;

@@ -183,9 +183,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     if (st != UX_OK)
         return st;
 
-    ctx.params = f->params;
-    ctx.k = k;
-    ctx.u = (ux_real)u;
+    ux_model_context(f->model, f->params, k, (ux_real)u, &ctx);
     in[0] = &belief;
     in[1] = &f->process;
     /* Into scratch first: should the lift fail, the staged prediction is still intact. */
@@ -232,9 +230,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         count = f->staged;
     }
 
-    ctx.params = f->params;
-    ctx.k = 0;
-    ctx.u = 0;
+    ux_model_context(f->model, f->params, 0, 0, &ctx);
     memset(&obs, 0, sizeof obs);
     obs.form = f->likelihood;
     obs.ctx = &ctx;
