@@ -1,6 +1,6 @@
 """Host time per filter step: the native C core (build/native/libux.so) next to the Python reference.
 
-For each system (SV, GSS, cubic–Beer–Lambert), η = 8…64, both refinement modes and both likelihood
+For each system (SV, GSS, cubic–Beer–Lambert), η = 2…64, both refinement modes and both likelihood
 paths, both engines filter the same simulated trace; a step is one predict and one update, and the figure
 is the median over repeats of (wall time of steps 1…T−1) / (T − 1). Step 0 (an update of the prior
 only) and the filter's construction are outside the timed region. The two engines compute the same
@@ -11,7 +11,7 @@ overhead, measured separately and printed with the table, is included in its fig
 for the smallest configurations.
 
     python benchmarks/native_vs_reference.py            # full table (a few minutes)
-    python benchmarks/native_vs_reference.py --quick    # η = 8, 16 only, fewer repeats
+    python benchmarks/native_vs_reference.py --quick    # η = 2, 4, 8, 16 only, fewer repeats
 
 Writes benchmarks/results/native_vs_reference.md.
 """
@@ -173,13 +173,13 @@ def write_report(rows, args, overhead_ns, path: Path) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true", help="η = 8 and 16 only, 3 repeats")
+    p.add_argument("--quick", action="store_true", help="η = 2, 4, 8 and 16 only, 3 repeats")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--likelihood", choices=["kernel", "sampler", "both"], default="both")
     p.add_argument("--out", type=Path, default=ROOT / "results" / "native_vs_reference.md")
     args = p.parse_args(argv)
-    args.etas = (8, 16) if args.quick else (8, 16, 32, 64)
+    args.etas = (2, 4, 8, 16) if args.quick else (2, 4, 8, 16, 32, 64)
     if args.quick:
         args.repeats = min(args.repeats, 3)
     args.likelihoods = ("kernel", "sampler") if args.likelihood == "both" else (args.likelihood,)

@@ -4,7 +4,7 @@
 For each of the paper's three systems, on one set of generated traces (fixed seed), it reports RMSE of
 the posterior mean, the spread of the RMSE over seeded runs, NLL and CRPS of the true state, and
 milliseconds per filter step (median over traces) for: the 1501-point grid filter (near-exact Bayes),
-the ux filter at η = 8/16/32/64 in refined and paper mode (kernel likelihood), with the native C engine's
+the ux filter at η = 2/4/8/16/32/64 in refined and paper mode (kernel likelihood), with the native C engine's
 time next to it when that is built, and the bootstrap PF at several particle counts. Metric definitions:
 uxemu.metrics and benchmarks/README.md.
 
@@ -59,7 +59,7 @@ def parse(argv=None):
     p.add_argument("--traces", type=int, default=5, help="generated traces per system")
     p.add_argument("--T", type=int, default=100, help="steps per trace")
     p.add_argument("--seed", type=int, default=2026, help="seed of the traces and of the PF runs")
-    p.add_argument("--etas", type=ints, default=[8, 16, 32, 64])
+    p.add_argument("--etas", type=ints, default=[2, 4, 8, 16, 32, 64])
     p.add_argument("--particles", type=ints, default=[10, 20, 50, 100, 500, 1000])
     p.add_argument("--pf-runs", type=int, default=3, help="seeded PF runs per trace (>= 2 for the spread)")
     p.add_argument("--resample", default="systematic", choices=["systematic", "multinomial"])

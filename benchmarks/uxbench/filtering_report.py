@@ -269,23 +269,36 @@ def _ours_for(rows: dict, method: str) -> tuple[Row | None, Row | None]:
     return rows.get(("pf", n)), None
 
 
+def _paper_etas(system: str) -> set[int]:
+    """The η the paper has a UxHw row for."""
+    return {int(p["method"].split()[1]) for p in paper.rows(system) if p["method"].startswith("UxHw ")}
+
+
 def beside_paper(system: str, rows: dict) -> str:
+    """The paper's rows in its order, ours beside each; then our ux η the paper has no row for (e.g. 2 and 4),
+    with the paper's columns empty."""
     cols = ["paper row", "paper RMSE", "ours RMSE", "paper RMSE / BPF 1000", "ours RMSE / PF 1000", "paper std",
             "ours std", "paper NLL", "ours NLL", "paper CRPS", "ours CRPS", "ours refined + kernel: RMSE / NLL / CRPS"]
     ref_paper = paper.row(system, "BPF 1000")["rmse"]
     ref_ours = rows.get(("pf", 1000))
+
+    def line(method, p, mine, other):
+        theirs = [p["rmse"], p["rmse"] / ref_paper, p["rmse_std"], p["nll"], p["crps"]] if p else ["—"] * 5
+        if mine is None:
+            ours = ["—"] * 5
+        else:
+            std = mine.rmse_std()
+            ours = [mine.rmse(), mine.rmse() / ref_ours.rmse() if ref_ours else "—", "—" if std is None else std,
+                    mine.nll(), mine.crps()]
+        default = f"{fmt(other.rmse(), 5)} / {fmt(other.nll(), 4)} / {fmt(other.crps(), 5)}" if other else "—"
+        return [method, *(c for pair in zip(theirs, ours) for c in pair), default]
+
     out = []
     for p in paper.rows(system):
-        mine, other = _ours_for(rows, p["method"])
-        if mine is None:
-            out.append([p["method"], p["rmse"], "—", p["rmse"] / ref_paper, "—", p["rmse_std"], "—", p["nll"], "—",
-                        p["crps"], "—", "—"])
-            continue
-        std = mine.rmse_std()
-        out.append([p["method"], p["rmse"], mine.rmse(), p["rmse"] / ref_paper,
-                    mine.rmse() / ref_ours.rmse() if ref_ours else "—", p["rmse_std"], "—" if std is None else std,
-                    p["nll"], mine.nll(), p["crps"], mine.crps(),
-                    f"{fmt(other.rmse(), 5)} / {fmt(other.nll(), 4)} / {fmt(other.crps(), 5)}" if other else "—"])
+        out.append(line(p["method"], p, *_ours_for(rows, p["method"])))
+    ours_only = sorted({k[1] for k in rows if k[0] == "ux"} - _paper_etas(system), reverse=True)
+    for eta in ours_only:
+        out.append(line(f"UxHw {eta} (not in the paper)", None, *_ours_for(rows, f"UxHw {eta}")))
     return markdown_table(cols, out)
 
 

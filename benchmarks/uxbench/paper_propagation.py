@@ -29,8 +29,11 @@ class PaperRow:
     p90_change: float
 
 
+ETAS = (8, 16, 32)  # the η the paper's tables have rows for (ours has more: its columns are empty there)
+
+
 def _rows(*rows):
-    return {eta: PaperRow(*r) for eta, r in zip((8, 16, 32), rows)}
+    return {eta: PaperRow(*r) for eta, r in zip(ETAS, rows, strict=True)}
 
 
 PAPER = {
@@ -76,6 +79,12 @@ PAPER = {
          -91.11),
     ),
 }
+
+
+def row(model: str, eta: int) -> PaperRow | None:
+    """The paper's row for one model and η, or None when the paper did not run that η."""
+    return PAPER[model].get(eta)
+
 
 CONFIGURATIONS = {"sv_transition": 36, "sv_observation": 36, "gss_transition": 27, "gss_observation": 27,
                   "cubic_transition": 84, "bl_observation": 63}

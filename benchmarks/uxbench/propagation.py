@@ -4,10 +4,11 @@ For every configuration of the paper's spaces (`propagation_models`), one task:
 
 1. the exact law of the output (`propagation_exact`: numerical convolution by Gauss quadrature, exact
    to < 10⁻⁶ of every W1 here), instead of a Monte Carlo ground truth;
-2. for η = 8, 16, 32, the ux propagation in the native C core — each input law quantized at η atoms,
-   the registry's C model function lifted over them (`uxb_prop_ux`) — its native time (median of
-   repeated calls of a back-to-back loop) and its W1 to the exact law, of the atoms themselves and of
-   their TTR-binned reconstruction (`Value.bins`);
+2. for η = 2, 4, 8, 16, 32 (the paper's 8, 16, 32 and two cheaper sizes it has no rows for), the ux
+   propagation in the native C core — each input law quantized at η atoms, the registry's C model
+   function lifted over them (`uxb_prop_ux`) — its native time (median of repeated calls of a
+   back-to-back loop) and its W1 to the exact law, of the atoms themselves and of their TTR-binned
+   reconstruction (`Value.bins`);
 3. plain Monte Carlo on the same C function in the same process (`uxb_prop_mc`: xoshiro256**, ziggurat
    normals): its time per draw, and for each of `seeds` independent streams the W1 of its first n draws
    for n on a geometric grid (`per_doubling` counts per doubling), up to the first n whose W1 reaches
@@ -31,7 +32,7 @@ import numpy as np
 from . import mc_native, propagation_models
 from .propagation_exact import binned_table, w1_reconstructed
 
-ETAS = (8, 16, 32)
+ETAS = (2, 4, 8, 16, 32)  # the paper's 8, 16, 32 and two cheaper sizes it has no rows for
 BASE_SEED = 20261105
 GROUND_TRUTH_STREAM = 1 << 20  # stream index of the 10⁶-draw sample (never one of the seeds)
 

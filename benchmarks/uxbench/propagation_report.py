@@ -1,4 +1,7 @@
-"""The propagation benchmark's results: per-model tables beside the paper's rows, and a plot."""
+"""The propagation benchmark's results: per-model tables beside the paper's rows, and a plot.
+
+The η reported are those the records hold (`etas_of`), so a run made with another `propagation.ETAS` renders
+as it ran; an η the paper has no row for (2, 4) gets our rows and empty paper cells."""
 from __future__ import annotations
 
 import math
@@ -7,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from . import paper_propagation, propagation_models
-from .propagation import ETAS
 from .report import fmt, markdown_table, statement, write_csv
 
 KINDS = (("rec", "reconstructed"), ("atoms", "atoms"))
@@ -21,10 +23,16 @@ def _p10(v):
     return float(np.percentile(v, 10))
 
 
+def etas_of(records: list) -> list[int]:
+    """The η every record holds (its `eta{η}` entries), ascending."""
+    held = [{int(k[3:]) for k in r if k.startswith("eta") and k[3:].isdigit()} for r in records]
+    return sorted(set.intersection(*held)) if held else []
+
+
 def summarise(records: list) -> dict:
     """Per η and kind: the paper's columns, averaged and at the 90th percentile across configurations."""
     out = {}
-    for eta in ETAS:
+    for eta in etas_of(records):
         e = [r[f"eta{eta}"] for r in records]
         ux_us = np.array([x["ux_ns"] for x in e]) / 1e3
         att = np.array([x["att_count"] for x in e], dtype=float)
@@ -45,12 +53,18 @@ def summarise(records: list) -> dict:
     return out
 
 
+def _etas(s) -> list[int]:
+    """The η of a summary, ascending."""
+    return sorted({eta for eta, _ in s})
+
+
 def _average_rows(key, s):
     rows = []
-    for eta in ETAS:
-        p = paper_propagation.PAPER[key][eta]
-        rows.append([f"paper UxHw {eta} (FPGA)", p.w1, p.runtime_us, p.iso_count, p.iso_us, f"×{p.speedup:.2f}",
-                     p.att_count, p.att_w1, f"{p.change:.2f} %"])
+    for eta in _etas(s):
+        p = paper_propagation.row(key, eta)
+        if p:
+            rows.append([f"paper UxHw {eta} (FPGA)", p.w1, p.runtime_us, p.iso_count, p.iso_us, f"×{p.speedup:.2f}",
+                         p.att_count, p.att_w1, f"{p.change:.2f} %"])
         for kind, name in KINDS:
             x = s[(eta, kind)]
             rows.append([f"ux η={eta}, {name}", x["w1"], x["runtime_us"], x["iso_count"], x["iso_us"],
@@ -60,10 +74,11 @@ def _average_rows(key, s):
 
 def _p90_rows(key, s):
     rows = []
-    for eta in ETAS:
-        p = paper_propagation.PAPER[key][eta]
-        rows.append([f"paper UxHw {eta} (FPGA)", p.p90_iso_count, p.p90_iso_us, f"×{p.p90_speedup:.2f}",
-                     p.p90_att_w1, f"{p.p90_change:.2f} %"])
+    for eta in _etas(s):
+        p = paper_propagation.row(key, eta)
+        if p:
+            rows.append([f"paper UxHw {eta} (FPGA)", p.p90_iso_count, p.p90_iso_us, f"×{p.p90_speedup:.2f}",
+                         p.p90_att_w1, f"{p.p90_change:.2f} %"])
         for kind, name in KINDS:
             x = s[(eta, kind)]
             rows.append([f"ux η={eta}, {name}", x["p90_iso_count"], x["p90_iso_us"], f"×{x['p90_speedup']:.2f}",
@@ -72,8 +87,13 @@ def _p90_rows(key, s):
 
 
 def target_met(key, s) -> dict:
-    """η → whether our reconstructed-W1 iso-quality speedup average reaches the paper's average."""
-    return {eta: s[(eta, "rec")]["speedup"] >= paper_propagation.PAPER[key][eta].speedup for eta in ETAS}
+    """η → whether our reconstructed-W1 iso-quality speedup average reaches the paper's average (None where
+    the paper has no row for η)."""
+    met = {}
+    for eta in _etas(s):
+        p = paper_propagation.row(key, eta)
+        met[eta] = None if p is None else bool(s[(eta, "rec")]["speedup"] >= p.speedup)
+    return met
 
 
 def _plot(records, out_dir: Path):
@@ -89,16 +109,20 @@ def _plot(records, out_dir: Path):
         if not rs:
             ax.set_visible(False)
             continue
-        for j, eta in enumerate(ETAS):
+        etas = etas_of(rs)
+        papered = False  # the paper's average is labelled once, at the first η it has a row for
+        for j, eta in enumerate(etas):
             for kind, name, mark, shift in (("rec", "reconstructed", "o", -0.12), ("atoms", "atoms", "x", 0.12)):
                 y = [r[f"eta{eta}"][f"iso_{kind}_speedup"] for r in rs]
                 ax.scatter(np.full(len(y), j + shift), y, marker=mark, s=14, alpha=0.6,
                            color="C0" if kind == "rec" else "C2", label=f"ours, {name}" if j == 0 else None)
-            ax.hlines(paper_propagation.PAPER[key][eta].speedup, j - 0.3, j + 0.3, color="C3",
-                      label="paper average" if j == 0 else None)
+            p = paper_propagation.row(key, eta)
+            if p:
+                ax.hlines(p.speedup, j - 0.3, j + 0.3, color="C3", label=None if papered else "paper average")
+                papered = True
         ax.axhline(1.0, color="0.6", lw=0.8, ls=":")
         ax.set_yscale("log")
-        ax.set_xticks(range(len(ETAS)), [f"η={e}" for e in ETAS])
+        ax.set_xticks(range(len(etas)), [f"η={e}" for e in etas])
         ax.set_title(propagation_models.MODELS[key].title, fontsize=10)
         ax.set_ylabel("iso-quality speedup (MC time / ux time)")
     for ax in axes.ravel():
@@ -127,13 +151,14 @@ def write(results: list, size: dict, out_dir, meta: dict | None = None) -> None:
     rows = []
     for key, s in summaries.items():
         met = target_met(key, s)
-        for eta in ETAS:
-            p = paper_propagation.PAPER[key][eta]
-            rows.append([propagation_models.MODELS[key].title if eta == ETAS[0] else "", eta, len(by_model[key]),
-                         f"×{p.speedup:.2f}", f"×{s[(eta, 'rec')]['speedup']:.2f}",
+        for j, eta in enumerate(_etas(s)):
+            p = paper_propagation.row(key, eta)
+            rows.append([propagation_models.MODELS[key].title if j == 0 else "", eta, len(by_model[key]),
+                         f"×{p.speedup:.2f}" if p else "—", f"×{s[(eta, 'rec')]['speedup']:.2f}",
                          f"×{s[(eta, 'atoms')]['speedup']:.2f}",
-                         p.w1, s[(eta, "rec")]["w1"], s[(eta, "atoms")]["w1"], f"{p.change:.1f} %",
-                         f"{s[(eta, 'rec')]['change']:.1f} %", "yes" if met[eta] else "no"])
+                         p.w1 if p else "—", s[(eta, "rec")]["w1"], s[(eta, "atoms")]["w1"],
+                         f"{p.change:.1f} %" if p else "—",
+                         f"{s[(eta, 'rec')]['change']:.1f} %", {True: "yes", False: "no", None: "—"}[met[eta]]])
     lines.append(markdown_table(["model", "η", "configs", "paper speedup", "ours (rec.)", "ours (atoms)", "paper W1",
                                  "ours W1 rec.", "ours W1 atoms", "paper iso-time ΔW1", "ours ΔW1 rec.",
                                  "target met"], rows))
@@ -147,7 +172,7 @@ def write(results: list, size: dict, out_dir, meta: dict | None = None) -> None:
              "10⁶-draw sample's W1 to the exact law (mean)", "iso-quality searches at the cap"],
             [[f"`{model.paper_table}`", paper_propagation.CONFIGURATIONS[key], len(rs),
               f"{np.mean([r['mc_ns'] for r in rs]):.1f}", fmt(np.mean([r["gt_w1_exact"] for r in rs]), 3),
-              sum(s[(eta, k)]["censored"] for eta in ETAS for k, _ in KINDS)]]))
+              sum(s[(eta, k)]["censored"] for eta in _etas(s) for k, _ in KINDS)]]))
         lines.append("**Averages over configurations**\n")
         lines.append(markdown_table(["method", "avg W1", "runtime (μs)", "iso-q. avg count", "iso-q. MC (μs)",
                                      "speedup avg", "att. count ⌈avg⌉", "iso-t. MC W1", "% W1 change"],
@@ -159,5 +184,5 @@ def write(results: list, size: dict, out_dir, meta: dict | None = None) -> None:
                      "exact law\n")
         lines.append(markdown_table(["η", "against the sample", "against the exact law"],
                                     [[eta, fmt(float(np.mean([r[f"eta{eta}"]["w1_rec_vs_gt"] for r in rs])), 3),
-                                      fmt(s[(eta, "rec")]["w1"], 3)] for eta in ETAS]))
+                                      fmt(s[(eta, "rec")]["w1"], 3)] for eta in _etas(s)]))
     (out_dir / "propagation.md").write_text("\n".join(lines))

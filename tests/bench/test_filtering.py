@@ -148,20 +148,24 @@ def test_tables_are_produced(results, size, tmp_path):
         first = paper_filtering.rows(system)[0]
         assert f"{first['rmse']:.6g}" in text  # the paper's row is printed beside ours
         assert "ux η=8 refined kernel" in text and "PF 100 (C)" in text and "grid 301 points" in text
+        # η the paper never ran: our numbers, the paper's columns empty
+        for eta in (2, 4):
+            assert f"ux η={eta} paper sampler" in text
+            assert f"| UxHw {eta} (not in the paper) | — | " in text
         assert (tmp_path / f"{system}_pareto.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with (tmp_path / "filtering_summary.csv").open() as fh:
         records = list(csv.DictReader(fh))
     methods = {(r["system"], r["method"]) for r in records}
-    assert len(methods) == len(records) == 3 * (1 + 2 * 4 + 2)
+    assert len(methods) == len(records) == 3 * (1 + 4 * len(size.etas) + 2)
     assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf"))
     readme = (tmp_path / "README.md").read_text()
     assert "| largest per-trace RMSE std of the ux filter, 0 with bit-identical runs | 0.0 | 0.0 | 0.0 | yes |" in readme
 
 
-def test_ux_std_is_measured_and_zero(results):
+def test_ux_std_is_measured_and_zero(results, size):
     table, _ = filtering_report.aggregate(results)
     ux_rows = [r for rows in table.values() for k, r in rows.items() if k[0] == "ux"]
-    assert len(ux_rows) == 3 * 8
+    assert len(ux_rows) == 3 * len(size.etas) * 4  # systems × η × modes × likelihoods
     for r in ux_rows:
         assert r.runs_per_trace == 2 and r.max_trace_std() == 0.0 and r.identical
     pf = table["gss"][("pf", 10)]

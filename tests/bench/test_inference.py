@@ -45,9 +45,13 @@ def test_tables_and_plots_are_produced(inf, tmp_path):
     # Every method has a row, with the paper's figures beside ours where the paper has that row.
     assert text.count("| IS 1000 |") == 3 and text.count("| ux η=32 sampler |") == 3
     assert "| 631903 | 0.054679 | 0.020856 |" in text  # the paper's SV MC 1000 row
+    for eta in (2, 4):  # η the paper has no row for: ours, the paper's cells empty
+        assert text.count(f"| ux η={eta} kernel |") == 3
+        assert all(line.endswith("| — | — | — |") for line in text.splitlines() if line.startswith(f"| ux η={eta} "))
     assert "dominate" in text and "Reading" not in text
-    # one summary row per system and method: 6 IS sizes, 3 η × 2 likelihood forms
-    assert (tmp_path / "inference_summary.csv").read_text().count("\n") == 3 * (6 + 6) + 1
+    # one summary row per system and method: 6 IS sizes, each η × 2 likelihood forms
+    rows = len(inference.PARTICLES) + 2 * len(inference.ETAS)
+    assert (tmp_path / "inference_summary.csv").read_text().count("\n") == 3 * rows + 1
     recs = [r for rs in results for r in rs]
     assert all(r["w1_atoms"] > 0 for r in recs)
     # The binned reconstruction is closer to the exact posterior than the atoms, on average.

@@ -1,5 +1,6 @@
 """The propagation benchmark's own code: exact laws, W1, the C Monte Carlo, the iso-quality search, tables."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -190,7 +191,11 @@ def test_tables_are_produced(mc, tmp_path):
         assert propagation_models.MODELS[key].title in md
     assert "paper UxHw 8 (FPGA) | 0.074508 | 8985" in md  # the paper's row beside ours
     assert "ux η=32, reconstructed" in md and "ux η=32, atoms" in md
-    assert md.count("| yes |") + md.count("| no |") == 2 * len(propagation.ETAS)  # a target cell per model and η
+    # a target cell per model and η the paper has a row for; the others have ours beside empty paper cells
+    assert md.count("| yes |") + md.count("| no |") == 2 * len(paper_propagation.ETAS)
+    for eta in sorted(set(propagation.ETAS) - set(paper_propagation.ETAS)):
+        assert f"ux η={eta}, reconstructed" in md and f"paper UxHw {eta} " not in md
+        assert re.search(rf"\| {eta} \| 1 \| — \| ×[0-9.]+ \| ×[0-9.]+ \| — \| .* \| — \| .* \| — \|", md)
     assert (tmp_path / "propagation_speedup.png").stat().st_size > 0
     assert (tmp_path / "propagation_summary.csv").read_text().count("\n") == 2 * len(propagation.ETAS) * 2 + 1
     records = [dict(r[f"eta{eta}"], mc_ns=r["mc_ns"]) for r in results for eta in propagation.ETAS]
@@ -198,3 +203,11 @@ def test_tables_are_produced(mc, tmp_path):
         assert r["w1_rec"] < r["w1_atoms"] and r["ux_ns"] > 0 and r["mc_ns"] > 0
         assert r["iso_rec_count"] >= r["iso_atoms_count"]
         assert r["iso_rec_speedup"] == pytest.approx(r["iso_rec_count"] * r["mc_ns"] / r["ux_ns"])
+
+    # A run made when ETAS held only the paper's η renders as it ran.
+    old = [{k: v for k, v in r.items() if not (k.startswith("eta") and int(k[3:]) not in paper_propagation.ETAS)}
+           for r in results]
+    propagation.report(old, size, tmp_path / "old")
+    md = (tmp_path / "old" / "propagation.md").read_text()
+    assert md.count("| yes |") + md.count("| no |") == 2 * len(paper_propagation.ETAS)
+    assert "ux η=8, reconstructed" in md and "ux η=2," not in md and "| — |" not in md.split("## ")[1]
