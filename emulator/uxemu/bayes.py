@@ -168,13 +168,11 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
             acc = acc + om[k] * L[:, k]
         ell = float(m) * acc
     ell = np.where(np.isnan(ell), -np.inf, ell)
-    with np.errstate(divide="ignore"):
-        a = np.log(w) + ell
-    top = a.max()
+    top = ell.max()
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
         px, pw = _ttr.ttr(x, w, n)
         return BayesResult(Value(px, normalise(pw), eta), Status.FALLBACK, ell)
-    wp = np.exp(a - top)
+    wp = w * np.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)
     return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell)

@@ -6,7 +6,7 @@
  *    known standard density; p(z | x_i) = Σ_j ν_j g((z − loc_ij)/scale_ij)/scale_ij (exact);
  *  - sampler: y_i = lift(h(x_i, noise…)) reduced to η atoms; p(z | x_i) = TTR-binned pdf of y_i at z.
  * Evidence is J weighted points (z_k, ω_k) standing for m observations:
- * log L_i = m Σ_k ω_k log p(z_k | x_i). All weighting happens in the log domain, max-subtracted.
+ * log L_i = m Σ_k ω_k log p(z_k | x_i); the posterior weights are w_i·exp(log L_i − max_j log L_j).
  */
 #ifndef UX_BAYES_H
 #define UX_BAYES_H

@@ -1,6 +1,5 @@
 /*
- * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, log-domain weighting with the
- * maximum subtracted, then TTR. If no hypothesis survives, the result is the prior reduced with TTR and
+ * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, weights w·exp(ℓ − max ℓ), then TTR. If no hypothesis survives, the result is the prior reduced with TTR and
  * the status says so (the dogmatic-prior fallback), so no NaN ever reaches a posterior.
  */
 #include "internal.h"
@@ -36,6 +35,7 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
                                const ux_real *omega, ux_real *ell, ux_arena *arena)
 {
     size_t J = obs->inner != NULL ? obs->inner->count : 1, i, j;
+    ux_real last_scale = UX_R(1.0), last_log = UX_R(0.0); /* log 1 = 0: the memo starts valid */
     ux_real *log_nu = ux_arena_reals(arena, J), *loc = ux_arena_reals(arena, J);
     ux_real *scale = ux_arena_reals(arena, J), *log_scale = ux_arena_reals(arena, J);
     ux_real *a = ux_arena_reals(arena, J);
@@ -51,7 +51,12 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
         for (j = 0; j < J; ++j) {
             args[1] = obs->inner != NULL ? obs->inner->x[j] : UX_R(0.0);
             obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
-            log_scale[j] = UX_LOG(scale[j]);
+            /* A scale that repeats (GSS's is the same for every x) needs one logarithm, not one per x. */
+            if (scale[j] != last_scale) {
+                last_scale = scale[j];
+                last_log = UX_LOG(last_scale);
+            }
+            log_scale[j] = last_log;
         }
         for (k = 0; k < ev->count; ++k) {
             ux_real L;
@@ -185,12 +190,12 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     if (st != UX_OK)
         return st;
 
-    /* a_i = log w_i + ℓ_i (a NaN ℓ_i means the hypothesis is impossible), kept in ell. */
+    /* L = max_i ℓ_i (a NaN ℓ_i means the hypothesis is impossible: −∞). */
     top = -UX_INF;
     for (i = 0; i < prior_count; ++i) {
-        ux_real l = isnan(ell[i]) ? -UX_INF : ell[i];
-        ell[i] = UX_LOG(pw[i]) + l;
-        if (ell[i] > top || i == 0)
+        if (isnan(ell[i]))
+            ell[i] = -UX_INF;
+        if (ell[i] > top)
             top = ell[i];
     }
     /* TTR's cell of each atom reuses the log-weights' memory once they are read (a real is ≥ a byte). */
@@ -201,10 +206,11 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
         return UX_FALLBACK;
     }
-    /* w'_i = exp(a_i − A), zero weights dropped, the order kept (TTR writes `cell` only after this). */
+    /* w'_i = w_i·exp(ℓ_i − L): the best hypothesis keeps its prior weight, so the weights cannot all
+     * underflow; zero weights dropped, the order kept (TTR writes `cell` only after this). */
     kept = 0;
     for (i = 0; i < prior_count; ++i) {
-        ux_real wi = UX_EXP(ell[i] - top);
+        ux_real wi = pw[i] * UX_EXP(ell[i] - top);
         if (wi != 0) {
             px[kept] = px[i];
             pw[kept] = wi;
