@@ -4,17 +4,22 @@
    board's own BOARD_MAX_ETA (what its RAM holds), into a scratch build directory and records flash and
    RAM as `make arm` prints them.
 2. Boots each board's largest image in QEMU (`uxhost.qemu`, -icount shift=6) and streams one fixed
-   simulated trace per system (T steps, fixed seed) at every η, in both modes, with the kernel and the
-   sampler likelihood; records the virtual cycles (icount) of predict and of update at every step. The
-   statistics are over steps 1…T−1, the steps that run predict and update (step 0 only updates the prior).
-   The instructions of a step do not depend on the image's largest η (only the size of a static array
-   does), so one image per board serves every η it holds.
+   simulated trace per system (T steps, fixed seed) at every η = 2, 4, …, 64 the image holds, in both
+   modes, with the kernel and the sampler likelihood; records the virtual cycles (icount) of predict and
+   of update at every step. The statistics are over steps 1…T−1, the steps that run predict and update
+   (step 0 only updates the prior). The instructions of a step do not depend on the image's largest η
+   (only the size of a static array does), so one image per board serves every η it holds; the firmware
+   takes any power-of-two η up to its largest at CONFIG time.
+
+η = 2 and 4 are measured, not built: no image is made for a largest η below 8 (`--build-etas` can ask
+for one), since such a build differs from the η = 8 one only by a smaller static workspace, and what a
+configuration uses of it is in the cycle tables' "workspace" column.
 
 The slowest configuration, the cubic system's sampler likelihood at η = 64 in refined mode, takes ~50 s
 of QEMU time per step; it runs a shorter trace (`--slow-steps`), marked in the tables.
 
     .venv/bin/python benchmarks/firmware_costs.py                  # everything (7–8 minutes)
-    .venv/bin/python benchmarks/firmware_costs.py --etas 8,16 --steps 6 --out /tmp/fw.md   # a quick look
+    .venv/bin/python benchmarks/firmware_costs.py --etas 2,4,8 --steps 6 --out /tmp/fw.md   # a quick look
 
 Writes benchmarks/results/firmware.md, and firmware.json and firmware.csv beside it.
 """
@@ -46,6 +51,7 @@ MODES = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
 LIKELIHOODS = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
 # Configurations too slow under QEMU for a whole trace (~50 s per step): (system, η, likelihood, mode).
 SLOW = {(systems.spec("cubic").id, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
+SMALLEST_BUILD = 8  # images are built for a largest η of at least this; smaller η run on them
 _SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack (\d+)\)$", re.MULTILINE)
 
 
@@ -117,6 +123,12 @@ def board_etas(board: str, etas: list[int]) -> list[int]:
     """The η of `etas` that `board`'s RAM holds (BOARD_MAX_ETA of its board.mk)."""
     largest = int(qemu.board_var(board, "BOARD_MAX_ETA") or 64)
     return [eta for eta in etas if eta <= largest]
+
+
+def default_builds(etas: list[int]) -> list[int]:
+    """The largest η to build images for when --build-etas is not given: those of `etas` from
+    SMALLEST_BUILD up, or SMALLEST_BUILD alone (the smaller η run on the images built)."""
+    return [eta for eta in etas if eta >= SMALLEST_BUILD] or [SMALLEST_BUILD]
 
 
 def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: int, seed: int,
@@ -200,7 +212,8 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
         "",
         f"One simulated trace per system, T = {meta['steps']} steps (seed {meta['seed']}, the same "
         f"observations at every η, mode and likelihood), streamed to the board's largest "
-        "image (the last row of the board in the table above); median and "
+        "image (the last row of the board in the table above; a smaller η, 2 and 4 included, is chosen at "
+        "CONFIG time and runs the same instructions on it as on its own build); median and "
         f"maximum over steps 1…T−1, each of which runs predict then update. Rows marked † ran "
         f"T = {meta['slow_steps']} (too slow under QEMU for a whole trace). \"workspace\" is the bytes "
         "the configuration uses (CONFIGURED.workspace_bytes). k = 10³, M = 10⁶, G = 10⁹ virtual cycles.",
@@ -236,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards", default=",".join(qemu.all_boards()),
                     help="comma-separated boards (default: every board folder; those QEMU does not emulate get "
                          "flash and RAM only)")
-    ap.add_argument("--etas", default="8,16,32,64", help="largest η of the builds, and the η measured")
+    ap.add_argument("--etas", default="2,4,8,16,32,64",
+                    help="the η measured, on each board's largest image (those it holds)")
+    ap.add_argument("--build-etas", help="largest η of the builds (default: the η of --etas from "
+                                         f"{SMALLEST_BUILD} up, or {SMALLEST_BUILD} when none is)")
     ap.add_argument("--steps", type=int, default=20, help="trace length T (default 20)")
     ap.add_argument("--slow-steps", type=int, default=2, help="T for the slowest configuration (default 2)")
     ap.add_argument("--seed", type=int, default=2026)
@@ -245,27 +261,29 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     boards = args.boards.split(",")
     etas = sorted(int(e) for e in args.etas.split(","))
+    build_etas = sorted(int(e) for e in args.build_etas.split(",")) if args.build_etas else default_builds(etas)
     if args.steps < 2 or args.slow_steps < 2:
         ap.error("a trace needs at least 2 steps (step 0 has no predict)")
     started = time.monotonic()
     load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
     commit = tool_version(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])
 
-    builds, images = [], {}
+    builds, images, largest = [], {}, {}
     for board in boards:
-        held = board_etas(board, etas)
+        held = board_etas(board, build_etas)
         if not held:
-            sys.exit(f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of --etas {args.etas}")
+            sys.exit(f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of the builds' η "
+                     f"{','.join(map(str, build_etas))}")
         for eta in held:
             b, elf = build(board, eta, args.scratch)
             builds.append(b)
-            images[board] = elf  # the largest η last: it runs every η measured
+            images[board], largest[board] = elf, eta  # the largest η last: it runs every η measured
             log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B", started)
 
     costs, versions = [], []
     for board in (b for b in boards if b in qemu.boards()):
-        board_costs, version = run_board(board, images[board], board_etas(board, etas), args.steps,
-                                         args.slow_steps, args.seed, started)
+        board_costs, version = run_board(board, images[board], [eta for eta in etas if eta <= largest[board]],
+                                         args.steps, args.slow_steps, args.seed, started)
         costs += board_costs
         versions.append(version)
 
