@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated boards (default: every board folder; those QEMU does not emulate get "
                          "flash and RAM only)")
     ap.add_argument("--etas", default="2,4,8,16,32,64",
-                    help="the η measured, each on the board's largest image that holds it")
+                    help="the η measured, on each board's largest image (those it holds)")
     ap.add_argument("--build-etas", help="largest η of the builds (default: the η of --etas from "
                                          f"{SMALLEST_BUILD} up, or {SMALLEST_BUILD} when none is)")
     ap.add_argument("--steps", type=int, default=20, help="trace length T (default 20)")
