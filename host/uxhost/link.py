@@ -100,8 +100,10 @@ class Device:
     # ---------------------------------------------------------------------------------------------
     # Messages
 
-    def hello(self) -> p.Info:
-        info = self.request(p.Hello(), p.Info)
+    def hello(self, timeout: float | None = None) -> p.Info:
+        """INFO of the device. `timeout` (default: the link's) bounds the wait before HELLO is sent again:
+        a device that booted after the first HELLO reached it answers the resend."""
+        info = self.request(p.Hello(), p.Info, timeout)
         if info.protocol != p.PROTOCOL_VERSION:
             raise VersionMismatch(
                 f"device at {self.url} speaks protocol {info.protocol} (firmware {info.fw_version!r}); "

@@ -135,6 +135,16 @@ def test_silent_device_raises_timeout(peer):
     assert len(dev_peer.received) == 3
 
 
+def test_a_lost_hello_is_sent_again_after_its_own_timeout(peer):
+    """A board whose UART was not listening yet drops the first HELLO; hello(timeout=…) asks again after
+    that short wait, whatever long timeout the link keeps for slow steps."""
+    dev_peer = peer(lambda f, m, n: None if n == 0 else p.encode(INFO, f.seq))
+    with link.Device.open(dev_peer.url, timeout=600, retries=2) as dev:
+        assert dev.hello(timeout=0.2) == INFO
+        assert dev.resends == 1
+    assert len(dev_peer.received) == 2
+
+
 def test_missing_port_names_the_url():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
