@@ -18,15 +18,25 @@ def _sections(data: bytes) -> list[tuple[int, ...]]:
     return [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
 
 
+def _named_sections(data: bytes) -> dict[str, tuple[int, ...]]:
+    """The section headers by name."""
+    sections = _sections(data)
+    shstrndx, = struct.unpack_from("<H", data, 50)
+    names = sections[shstrndx][4]
+    return {data[names + sh[0]:data.index(b"\0", names + sh[0])].decode(): sh for sh in sections}
+
+
+def section(elf: Path | str, name: str) -> tuple[int, int] | None:
+    """(address, size) of the section `name` (e.g. ".stack"), or None when the image has none."""
+    sh = _named_sections(Path(elf).read_bytes()).get(name)
+    return None if sh is None else (sh[3], sh[5])
+
+
 def vector_table_address(elf: Path | str) -> int:
     """Load address of the Cortex-M vector table (initial SP, then the reset vector): the section named
     like one, else the lowest loadable segment, where every Cortex-M image starts."""
     data = Path(elf).read_bytes()
-    sections = _sections(data)
-    shstrndx, = struct.unpack_from("<H", data, 50)
-    names = sections[shstrndx][4]
-    for sh in sections:
-        name = data[names + sh[0]:data.index(b"\0", names + sh[0])].decode()
+    for name, sh in _named_sections(data).items():
         if name in VECTOR_SECTIONS:
             return sh[3]
     phoff, = struct.unpack_from("<I", data, 28)

@@ -25,3 +25,14 @@ def test_a_file_that_cannot_tell_its_board_is_left_to_the_loader(tmp_path, conte
     path.write_bytes(content)
     assert board_of(path) is None
     check_board(path, "mps2-an500")  # no claim, no refusal: qemu.check_image reports what is wrong
+
+
+@pytest.mark.parametrize("board", qemu.boards())
+def test_each_built_image_has_its_stack_section(board):
+    elf = qemu.image_path(board)
+    if not elf.is_file():
+        pytest.skip(f"no image at {elf} (make firmware)")
+    from uxhost.elf import section
+    address, size = section(elf, ".stack")
+    assert address >= 0x20000000 and size in (3584, 4096, 16384)  # boards/*/memory.ld's STACK_SIZE
+    assert section(elf, ".no-such-section") is None

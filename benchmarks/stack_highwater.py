@@ -1,0 +1,80 @@
+"""The stack's high-water mark of each emulated board's firmware, measured in QEMU.
+
+QEMU's RAM starts zeroed and the firmware never clears its stack, so after a workload the lowest
+non-zero word of the `.stack` section (read from the image) marks the deepest the stack has been. The
+workload is every system of the image, in both modes and with both likelihoods, a short trace at each η
+asked for. The image is loaded through QEMU's GDB server (`uxhost flash --gdb`), which also reads the
+memory afterwards.
+
+    .venv/bin/python benchmarks/stack_highwater.py                          # every emulated board, η = 8, 32
+    .venv/bin/python benchmarks/stack_highwater.py --boards microbit --etas 2,4,8
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import numpy as np
+
+from uxemu import systems, traces
+from uxhost import elf as elf_info
+from uxhost import link, qemu
+from uxhost import protocol as p
+
+STEPS = 6
+HELLO_TIMEOUT = 10.0  # seconds before HELLO is sent again
+
+
+def workload(device: link.Device, etas: list[int], largest: int) -> None:
+    """Every system, mode and likelihood at every η the image holds: STEPS steps of one trace each."""
+    for spec in device.systems().values():
+        model = systems.get(spec.name)
+        tr = traces.simulate(model, STEPS, np.random.default_rng(1))
+        for eta in (e for e in etas if e <= largest):
+            for mode in (p.Mode.REFINED, p.Mode.PAPER):
+                for lik in (p.Likelihood.KERNEL, p.Likelihood.SAMPLER):
+                    device.configure(model.system_id, eta, mode, lik, model.params, p.PriorKind.GAUSSIAN,
+                                     model.prior.mu, model.prior.sigma)
+                    for i in range(STEPS):
+                        device.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i]))
+
+
+def high_water(board: str, etas: list[int]) -> tuple[int, int]:
+    """(bytes of stack used at most, bytes reserved) on `board` after the workload."""
+    image = qemu.image_path(board)
+    stack = elf_info.section(image, ".stack")
+    if stack is None:
+        sys.exit(f"{image} has no .stack section: this tool reads the stack the linker script reserves")
+    base, size = stack
+    with qemu.boot(board, gdb=True) as instance:
+        subprocess.run([sys.executable, "-m", "uxhost", "flash", "--board", board, "--gdb", instance.gdb_address,
+                        str(image)], check=True, capture_output=True)
+        with link.Device.open(instance.url, timeout=600) as device:
+            info = device.hello(timeout=HELLO_TIMEOUT)
+            workload(device, etas, info.max_eta)
+        out = subprocess.run(["gdb-multiarch", "-batch", "-ex", f"target remote {instance.gdb_address}",
+                              "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
+                             capture_output=True, text=True, check=True).stdout
+    words = [int(w, 16) for line in out.splitlines() if line.startswith("0x") and ":" in line
+             for w in line.split(":", 1)[1].split()]
+    if len(words) != size // 4:
+        sys.exit(f"read {len(words)} words of the stack from GDB, expected {size // 4}:\n{out}")
+    first = next((i for i, w in enumerate(words) if w != 0), len(words))
+    return size - 4 * first, size
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", default=",".join(qemu.boards()), help="comma-separated emulated boards")
+    ap.add_argument("--etas", default="8,32", help="η of the workload (those above an image's largest are skipped)")
+    args = ap.parse_args(argv)
+    etas = sorted(int(e) for e in args.etas.split(","))
+    for board in args.boards.split(","):
+        used, size = high_water(board, etas)
+        print(f"{board}: stack high-water mark {used:,} B of {size:,} B reserved (η ≤ {max(etas)})", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
