@@ -51,7 +51,6 @@ MODES = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
 LIKELIHOODS = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
 # Configurations too slow under QEMU for a whole trace (~50 s per step): (system, η, likelihood, mode).
 SLOW = {(systems.spec("cubic").id, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
-HELLO_TIMEOUT = 10.0  # seconds before HELLO is sent again (booting takes well under one)
 SMALLEST_BUILD = 8  # images are built for a largest η of at least this; smaller η run on them
 _SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack (\d+)\)$", re.MULTILINE)
 
@@ -142,7 +141,7 @@ def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: 
     with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=600) as device:
         # A HELLO that reaches the board before its UART listens is lost: ask again after seconds, not
         # after the 600 s a slow step may need.
-        info = device.hello(timeout=HELLO_TIMEOUT)
+        info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
         if info.cycle_source != p.CycleSource.SYSTICK_ICOUNT:
             sys.exit(f"{board} counts {p.CycleSource(info.cycle_source).name}, not virtual cycles")
         for system in SYSTEMS:

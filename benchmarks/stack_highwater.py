@@ -23,7 +23,6 @@ from uxhost import link, qemu
 from uxhost import protocol as p
 
 STEPS = 6
-HELLO_TIMEOUT = 10.0  # seconds before HELLO is sent again
 
 
 def workload(device: link.Device, etas: list[int], largest: int) -> None:
@@ -51,7 +50,7 @@ def high_water(board: str, etas: list[int]) -> tuple[int, int]:
         subprocess.run([sys.executable, "-m", "uxhost", "flash", "--board", board, "--gdb", instance.gdb_address,
                         str(image)], check=True, capture_output=True)
         with link.Device.open(instance.url, timeout=600) as device:
-            info = device.hello(timeout=HELLO_TIMEOUT)
+            info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
             workload(device, etas, info.max_eta)
         out = subprocess.run(["gdb-multiarch", "-batch", "-ex", f"target remote {instance.gdb_address}",
                               "-ex", f"x/{size // 4}xw {base:#x}", str(image)],

@@ -18,6 +18,9 @@ import serial
 from . import protocol as p
 
 DEFAULT_TIMEOUT = 5.0
+# The wait before HELLO is sent again on a link whose steps may take minutes (a slow configuration under
+# QEMU): a board whose UART was not listening yet dropped the first one, and booting takes well under it.
+BOOT_HELLO_TIMEOUT = 10.0
 # No answer is longer than this on the wire; a longer run without a delimiter is noise, not a frame.
 _MAX_WIRE = p.MAX_FRAME + p.MAX_FRAME // 254 + 2
 DEFAULT_RETRIES = 3
