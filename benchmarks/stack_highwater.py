@@ -17,26 +17,22 @@ import sys
 
 import numpy as np
 
+from firmware_costs import LIKELIHOODS, MODES, measure  # the cost run's configure-and-stream, run beside this
 from uxemu import systems, traces
 from uxhost import elf as elf_info
 from uxhost import link, qemu
-from uxhost import protocol as p
 
 STEPS = 6
 
 
-def workload(device: link.Device, etas: list[int], largest: int) -> None:
+def workload(device: link.Device, board: str, etas: list[int], largest: int) -> None:
     """Every system, mode and likelihood at every η the image holds: STEPS steps of one trace each."""
     for spec in device.systems().values():
-        model = systems.get(spec.name)
-        tr = traces.simulate(model, STEPS, np.random.default_rng(1))
+        tr = traces.simulate(systems.get(spec.name), STEPS, np.random.default_rng(1))
         for eta in (e for e in etas if e <= largest):
-            for mode in (p.Mode.REFINED, p.Mode.PAPER):
-                for lik in (p.Likelihood.KERNEL, p.Likelihood.SAMPLER):
-                    device.configure(model.system_id, eta, mode, lik, model.params, p.PriorKind.GAUSSIAN,
-                                     model.prior.mu, model.prior.sigma)
-                    for i in range(STEPS):
-                        device.step(int(tr.k[i]), i > 0, float(tr.u[i]), float(tr.z[i]))
+            for mode in MODES:
+                for lik in LIKELIHOODS:
+                    measure(device, board, spec.id, eta, mode, lik, tr, STEPS)
 
 
 def high_water(board: str, etas: list[int]) -> tuple[int, int]:
@@ -51,7 +47,7 @@ def high_water(board: str, etas: list[int]) -> tuple[int, int]:
                         str(image)], check=True, capture_output=True)
         with link.Device.open(instance.url, timeout=600) as device:
             info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
-            workload(device, etas, info.max_eta)
+            workload(device, board, etas, info.max_eta)
         out = subprocess.run(["gdb-multiarch", "-batch", "-ex", f"target remote {instance.gdb_address}",
                               "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
                              capture_output=True, text=True, check=True).stdout
