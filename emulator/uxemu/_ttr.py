@@ -115,8 +115,8 @@ def merge_equal(pos, mass):
 def _sums_by_key(x, w, key, keys: int):
     """Sequential W and S per key over its atoms in input order, with the grouping used for them.
 
-    Returns W, S (length `keys`, zero for a key with no atom), the stable order that groups the atoms
-    by key, and the start and end of each non-empty key's run in that order.
+    Returns W, S (length `keys`, zero for a key with no atom), the positions grouped by key (a stable
+    order), the start of each non-empty key's run in it, and which keys are non-empty.
     """
     order = np.argsort(key, kind="stable")
     counts = np.bincount(key, minlength=keys)
@@ -127,7 +127,7 @@ def _sums_by_key(x, w, key, keys: int):
     S = np.zeros(keys)
     xs, ws = x[order], w[order]
     W[live], S[live], _, _ = _cell_sums(xs, ws, starts[live], ends[live])
-    return W, S, xs, starts[live], ends[live], live
+    return W, S, xs, starts[live], live
 
 
 def cell_keys(x, w, group, groups: int, n: int):
@@ -151,7 +151,7 @@ def ttr_groups(x, w, group, groups: int, n: int):
     x = np.asarray(x, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     key = cell_keys(x, w, group, groups, n)
-    W, S, xs, starts, ends, live = _sums_by_key(x, w, key, groups << n)
+    W, S, xs, starts, live = _sums_by_key(x, w, key, groups << n)
     lo = np.minimum.reduceat(xs, starts)
     hi = np.maximum.reduceat(xs, starts)
     pos = np.minimum(np.maximum(S[live] / W[live], lo), hi)

@@ -1,6 +1,7 @@
 /*
- * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, weights w·exp(ℓ − max ℓ), then TTR. If no hypothesis survives, the result is the prior reduced with TTR and
- * the status says so (the dogmatic-prior fallback), so no NaN ever reaches a posterior.
+ * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, weights w·exp(ℓ − max ℓ), then TTR.
+ * If no hypothesis survives, the result is the prior reduced with TTR and the status says so (the
+ * dogmatic-prior fallback), so no NaN ever reaches a posterior.
  */
 #include "internal.h"
 #include "ux/bayes.h"
