@@ -18,6 +18,7 @@ _LOG2 = math.log(2.0)
 class Status(enum.IntEnum):
     OK = 0
     FALLBACK = 1  # every likelihood was zero or non-finite: the posterior is the (reduced) prior
+    NO_EVIDENCE = 2  # a filter step without observation: the posterior is the (reduced) prediction
 
 
 def log_family(family: str, t: np.ndarray) -> np.ndarray:
@@ -144,6 +145,12 @@ def evidence_arrays(evidence):
     return z, om
 
 
+def reduce_prior(x, w, eta: int) -> Value:
+    """The prior atoms reduced with TTR to η and normalised: the posterior when the evidence says nothing."""
+    px, pw = _ttr.ttr(x, w, _ttr.log2_eta(eta))
+    return Value(px, normalise(pw), eta)
+
+
 def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = None) -> BayesResult:
     """Posterior of `prior` given `evidence` observed `m` times under `likelihood`.
 
@@ -170,8 +177,7 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
     ell = np.where(np.isnan(ell), -np.inf, ell)
     top = ell.max()
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
-        px, pw = _ttr.ttr(x, w, n)
-        return BayesResult(Value(px, normalise(pw), eta), Status.FALLBACK, ell)
+        return BayesResult(reduce_prior(x, w, eta), Status.FALLBACK, ell)
     wp = w * np.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)

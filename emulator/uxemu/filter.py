@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _ttr
-from .bayes import Status, bayes_laplace
+from .bayes import Status, bayes_laplace, reduce_prior
 from .lift import evaluate
 from .model import StateSpaceModel
 from .value import Value, normalise
@@ -56,23 +56,36 @@ class BayesLaplaceFilter:
         return xs, ws
 
     def update(self, prior_atoms, evidence, m: int = 1):
+        """BayesLaplace on the prior atoms; `evidence` None is a step without observation (status
+        NO_EVIDENCE): the posterior is the prior atoms reduced to η, as on a fallback."""
+        if evidence is None:
+            self.posterior = reduce_prior(*prior_atoms, self.eta)
+            return Status.NO_EVIDENCE
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self.posterior = res.posterior
         return res.status
 
     def step(self, k: int, evidence, u: float = 0.0, predict: bool | None = None, m: int = 1) -> Status:
+        """Predict (all steps but the first, unless told) and update; evidence None: no observation."""
         predict = k > 0 if predict is None else predict
         atoms = self.predict(k, u) if predict else (self.posterior.x, self.posterior.w)
         return self.update(atoms, evidence, m)
 
     def run(self, trace) -> FilterRun:
+        """Every row of the trace; a NaN z is a missing observation (a predict-only step)."""
         T = len(trace.z)
         means, vars_, status, posts = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), []
         for i in range(T):
-            status[i] = self.step(int(trace.k[i]), float(trace.z[i]), float(trace.u[i]), predict=i > 0)
+            status[i] = self.step(int(trace.k[i]), observation(trace.z[i]), float(trace.u[i]), predict=i > 0)
             means[i], vars_[i] = self.posterior.mean(), self.posterior.var()
             posts.append(self.posterior)
         return FilterRun(means, vars_, status, posts)
+
+
+def observation(z: float) -> float | None:
+    """A trace's z as evidence: NaN marks a missing observation (None), anything else is observed."""
+    z = float(z)
+    return None if np.isnan(z) else z
 
 
 def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refined",

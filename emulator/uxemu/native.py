@@ -579,14 +579,17 @@ class Native:
 
     def run_filter(self, system_id: int, k, u, z, eta: int = 16, mode: str = "refined",
                    likelihood: str = "kernel", params=None, prior=None, atoms: bool = True) -> NativeRun:
-        """Filter a whole trace (arrays k, u, z; the first step only updates), like uxemu.run_filter."""
+        """Filter a whole trace (arrays k, u, z; the first step only updates; a NaN z is a step without
+        observation), like uxemu.run_filter."""
+        from .filter import observation
+
         f = self.filter(system_id, eta, mode, likelihood, params, prior)
         T = len(z)
         means, vars_, status, posts = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), []
         for i in range(T):
             if i > 0:
                 f.predict(int(k[i]), float(u[i]))
-            status[i] = f.update([float(z[i])])
+            status[i] = f.update(observation(z[i]))
             means[i], vars_[i] = f.mean(), f.var()
             if atoms:
                 posts.append(f.posterior_atoms())
@@ -622,6 +625,9 @@ class NativeFilter:
         return self.nat._check(self.nat.lib.ux_filter_predict(self._state, k, u), "ux_filter_predict")
 
     def update(self, z, omega=None, m: int = 1) -> int:
+        """BayesLaplace with evidence z (weights omega, count m); z None: a step without observation."""
+        if z is None:
+            return self.nat._check(self.nat.lib.ux_filter_update(self._state, None, None, 0, 0), "ux_filter_update")
         zs = np.ascontiguousarray(np.atleast_1d(z), dtype=np.float64)
         po = None
         if omega is not None:

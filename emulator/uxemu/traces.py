@@ -1,7 +1,8 @@
 """Sensor traces: generation from a model (seeded) and CSV input/output.
 
 CSV columns: k, u, z and, when the truth is known, x. One row per step; the first observation is of
-the initial state (k = 0). Lines before the column header that start with `#` are the trace's metadata,
+the initial state (k = 0). A missing observation is an empty z field (or `nan`): that step only
+predicts. Lines before the column header that start with `#` are the trace's metadata,
 `# key: value` (a simulated trace names the system and parameters that made it).
 """
 from __future__ import annotations
@@ -34,7 +35,8 @@ class Trace:
             out = csv.writer(fh)
             out.writerow(["k", "u", "z"] + (["x"] if self.x is not None else []))
             for i in range(len(self)):
-                row = [int(self.k[i]), repr(float(self.u[i])), repr(float(self.z[i]))]
+                z = float(self.z[i])
+                row = [int(self.k[i]), repr(float(self.u[i])), "" if np.isnan(z) else repr(z)]
                 if self.x is not None:
                     row.append(repr(float(self.x[i])))
                 out.writerow(row)
@@ -68,6 +70,9 @@ class Trace:
             if len(row) != len(head):
                 raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
             for name, i in used.items():
+                if name == "z" and not row[i].strip():
+                    cols[name].append(float("nan"))  # a missing observation
+                    continue
                 try:
                     cols[name].append(float(row[i]))
                 except ValueError:

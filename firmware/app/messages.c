@@ -170,10 +170,12 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
     if (!isfinite(in.u)) {
         return error_of(ERR_EVIDENCE, STEP_FIELD_U);
     }
-    if (in.m == 0u) {
+    /* m counts the observations the evidence stands for: none exactly when there is no evidence (a
+     * missing observation, a predict-only step). */
+    if ((in.m == 0u) != (in.n_evidence == 0u)) {
         return error_of(ERR_EVIDENCE, STEP_FIELD_M);
     }
-    if (in.n_evidence < 1u || in.n_evidence > PROTO_MAX_EVIDENCE) {
+    if (in.n_evidence > PROTO_MAX_EVIDENCE) {
         return error_of(ERR_EVIDENCE, STEP_FIELD_N_EVIDENCE);
     }
     for (unsigned j = 0; j < in.n_evidence; j++) {

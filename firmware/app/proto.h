@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 2u
+#define PROTO_VERSION 3u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -72,6 +72,7 @@
 /* status */
 #define STATUS_OK 0u
 #define STATUS_FALLBACK 1u
+#define STATUS_NO_EVIDENCE 2u
 
 /* step_flags */
 #define STEP_FLAG_PREDICT 0x01u

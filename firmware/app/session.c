@@ -158,7 +158,7 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     }
 
     const ux_value *post = ux_filter_posterior(live);
-    out->status = (st == UX_FALLBACK) ? STATUS_FALLBACK : STATUS_OK;
+    out->status = st == UX_FALLBACK ? STATUS_FALLBACK : st == UX_NO_EVIDENCE ? STATUS_NO_EVIDENCE : STATUS_OK;
     out->mean = ux_filter_mean(live);
     out->var = ux_filter_var(live);
     out->cycles_predict = cycles_predict;

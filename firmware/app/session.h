@@ -37,7 +37,7 @@ typedef struct {
 } session_step_in;
 
 typedef struct {
-    uint8_t status; /* STATUS_OK or STATUS_FALLBACK (proto.h) */
+    uint8_t status; /* STATUS_OK, STATUS_FALLBACK or STATUS_NO_EVIDENCE (proto.h) */
     double mean, var;
     uint64_t cycles_predict, cycles_update;
     uint8_t count;

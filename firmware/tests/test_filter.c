@@ -1,4 +1,5 @@
-/* The filter: determinism, workspace sizing, configuration errors, fallback, domain errors. */
+/* The filter: determinism, workspace sizing, configuration errors, fallback, steps without observation,
+ * domain errors. */
 #include <string.h>
 
 #include "harness.h"
@@ -184,6 +185,29 @@ static void test_predict_twice_and_update_without_predict(void)
     CHECK(ux_filter_posterior(&f)->count <= 8);
 }
 
+static void test_step_without_observation(void)
+{
+    static ux_filter f;
+    ux_filter_config cfg = {ux_model_find(1), NULL, 8, UX_MODE_REFINED, UX_LIK_KERNEL, NULL};
+    double z = 0.3, before, phi = ux_model_find(1)->defaults[0];
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK);
+    before = ux_filter_mean(&f);
+    CHECK(ux_filter_predict(&f, 1, 0) == UX_OK);
+    CHECK(ux_filter_update(&f, NULL, NULL, 0, 1) == UX_ERR_ARG); /* evidence counted but not given */
+    /* A missing observation: the prediction reduced to η atoms. SV's default mean level c is 0, so the
+     * predicted mean is φ·mean, kept by TTR. */
+    CHECK(ux_filter_update(&f, NULL, NULL, 0, 0) == UX_NO_EVIDENCE);
+    CHECK(ux_filter_last_status(&f) == UX_NO_EVIDENCE);
+    CHECK(ux_filter_posterior(&f)->count == 8 && ux_value_check(ux_filter_posterior(&f)) == UX_OK);
+    CHECK(fabs(ux_filter_mean(&f) - phi * before) <= TOL(1e-12, 1e-5));
+    /* Nothing staged: the belief itself, reduced again (still η atoms, same mean). */
+    before = ux_filter_mean(&f);
+    CHECK(ux_filter_update(&f, NULL, NULL, 0, 0) == UX_NO_EVIDENCE);
+    CHECK(fabs(ux_filter_mean(&f) - before) <= TOL(1e-12, 1e-5));
+    CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK && ux_filter_last_status(&f) == UX_OK);
+}
+
 void suite_filter(void)
 {
     RUN(test_every_system_mode_and_path_is_deterministic);
@@ -194,4 +218,5 @@ void suite_filter(void)
     RUN(test_empirical_evidence);
     RUN(test_non_finite_prediction_is_refused);
     RUN(test_predict_twice_and_update_without_predict);
+    RUN(test_step_without_observation);
 }

@@ -27,7 +27,8 @@ from .config import ModelConfig
 from .protocol import CycleSource
 
 FORMAT = "uxhost-dump"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a step without observation has z null (NaN in .npz) and status NO_EVIDENCE
+READABLE_VERSIONS = (1, 2)  # version 1 is version 2 without missing observations
 JOURNAL_SUFFIX = ".partial.jsonl"
 
 # Cycle sources by the link's code (docs/protocol.md), with the unit a report should print.
@@ -68,9 +69,9 @@ class Header:
     def from_json(cls, obj: dict, where: str) -> "Header":
         if obj.get("format") != FORMAT:
             raise DumpError(f"{where}: not a uxhost dump (no 'format': '{FORMAT}' in the header)")
-        if obj.get("format_version") != FORMAT_VERSION:
+        if obj.get("format_version") not in READABLE_VERSIONS:
             raise DumpError(f"{where}: dump format version {obj.get('format_version')!r}; this uxhost reads "
-                            f"version {FORMAT_VERSION}")
+                            f"versions {', '.join(map(str, READABLE_VERSIONS))}")
         try:
             prior = obj["prior"]
             config = ModelConfig(str(obj["system"]), tuple(float(v) for v in obj["params"]), int(obj["eta"]),
@@ -86,7 +87,7 @@ class Header:
 class StepRecord:
     k: int
     u: float
-    z: float
+    z: float  # NaN: no observation at this step (JSON null); the status is then NO_EVIDENCE
     x: float | None  # the true state, when the trace has it
     status: int
     mean: float
@@ -100,13 +101,15 @@ class StepRecord:
         out = {"record": "step"}
         out.update(asdict(self))
         out["atoms_x"], out["atoms_w"] = list(self.atoms_x), list(self.atoms_w)
+        if math.isnan(self.z):
+            out["z"] = None  # strict JSON has no NaN
         return out
 
     @classmethod
     def from_json(cls, obj: dict, where: str) -> "StepRecord":
         try:
-            x = obj["x"]
-            rec = cls(int(obj["k"]), float(obj["u"]), float(obj["z"]), None if x is None else float(x),
+            x, z = obj["x"], obj["z"]
+            rec = cls(int(obj["k"]), float(obj["u"]), math.nan if z is None else float(z), None if x is None else float(x),
                       int(obj["status"]), float(obj["mean"]), float(obj["var"]),
                       tuple(float(v) for v in obj["atoms_x"]), tuple(float(v) for v in obj["atoms_w"]),
                       int(obj["cycles_predict"]), int(obj["cycles_update"]))
@@ -135,6 +138,11 @@ class Dump:
         if not self.steps or any(s.x is None for s in self.steps):
             return None
         return self.column("x").astype(np.float64)
+
+    @property
+    def missing(self) -> int:
+        """Steps without observation (predict only)."""
+        return sum(math.isnan(s.z) for s in self.steps)
 
     @property
     def complete(self) -> bool:

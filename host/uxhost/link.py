@@ -140,10 +140,13 @@ class Device:
                           int(prior_kind), float(prior_a), float(prior_b))
         return self.request(msg, p.Configured)
 
-    def step(self, k: int, predict: bool, u: float, evidence_z: float | Sequence[float],
+    def step(self, k: int, predict: bool, u: float, evidence_z: float | Sequence[float] | None,
              evidence_w: Sequence[float] | None = None, m: int = 1,
              timeout: float | None = None) -> p.Posterior:
-        if isinstance(evidence_z, (int, float)):
+        """One filter step; evidence_z None is a missing observation (no evidence, m = 0: predict only)."""
+        if evidence_z is None:
+            z, m = (), 0
+        elif isinstance(evidence_z, (int, float)):
             z: tuple[float, ...] = (float(evidence_z),)
         else:
             z = tuple(float(v) for v in evidence_z)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .dump import Dump
+from .protocol import Status
 
 BAND = (0.05, 0.95)
 
@@ -47,9 +48,12 @@ def plot_dump(dump: Dump, out_path, truth=None, title: str | None = None) -> Pat
     ax.plot(k, mean, color="tab:blue", lw=1.5, label="posterior mean")
     if truth is not None:
         ax.plot(k, truth, "o", color="black", ms=3, label="true state")
-    fallbacks = dump.column("status") != 0
-    if fallbacks.any():
-        ax.plot(k[fallbacks], mean[fallbacks], "x", color="tab:red", ms=7, label="fallback (prior kept)")
+    status = dump.column("status")
+    for code, marker, color, label in ((Status.FALLBACK, "x", "tab:red", "fallback (prior kept)"),
+                                       (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)")):
+        hit = status == code
+        if hit.any():
+            ax.plot(k[hit], mean[hit], marker, color=color, ms=6, mfc="none", label=label)
     ax.set_ylabel("state x")
     ax.legend(loc="best", fontsize="small")
     h = dump.header

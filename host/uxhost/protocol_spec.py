@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -39,7 +39,7 @@ class ErrorCode(enum.IntEnum):
     VERSION = 5  # header version ≠ the protocol's version
     NOT_CONFIGURED = 6  # STEP before CONFIGURE
     CONFIG = 7  # unknown system, η not a power of two ≤ max, bad mode/likelihood/prior, wrong `n_params`, non-finite or out-of-domain parameter
-    EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0`, `n_evidence` out of range, bad flags
+    EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0` with evidence or `m ≠ 0` without, `n_evidence` > max, bad flags
     COBS = 9  # COBS decoding failed
     INTERNAL = 10  # the core returned an error (workspace, domain); a system whose description does not fit one frame
 
@@ -74,6 +74,7 @@ class ParamDomain(enum.IntEnum):
 class Status(enum.IntEnum):
     OK = 0  # OK
     FALLBACK = 1  # every likelihood was zero; the posterior is the prior
+    NO_EVIDENCE = 2  # a step without observation (`n_evidence = 0`): the posterior is the prediction
 
 
 class StepFlags(enum.IntFlag):

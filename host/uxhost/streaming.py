@@ -17,6 +17,7 @@ from .errors import UserError
 class StreamSummary:
     steps: int
     fallbacks: int
+    missing: int  # steps without observation (predict only)
     cycles_predict: np.ndarray
     cycles_update: np.ndarray
     cycle_unit: str
@@ -25,7 +26,8 @@ class StreamSummary:
     spec: object = None  # the device's description of its system
 
     def lines(self) -> list[str]:
-        out = [f"{self.steps} steps, {self.fallbacks} fallback(s), {self.resends} resent request(s)"]
+        out = [f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
+               f"{self.resends} resent request(s)"]
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
             if c.size:
                 out.append(f"{name:<8} median {np.median(c):,.0f}  max {c.max():,} {self.cycle_unit}")
@@ -88,14 +90,16 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
                     real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
                     trace=trace_path, trace_steps=len(trace))
-    cp, cu, fallbacks = [], [], 0
+    from uxemu.filter import observation
+
+    cp, cu, fallbacks, missing = [], [], 0, 0
     with open_writer(output, header) as out, \
             tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
                  desc="stream", leave=False) as bar:
         for i in range(len(trace)):
             k = int(trace.k[i])
             try:
-                post = device.step(k, i > 0, float(trace.u[i]), float(trace.z[i]))
+                post = device.step(k, i > 0, float(trace.u[i]), observation(trace.z[i]))
             except (LinkError, ProtocolError) as exc:
                 raise UserError(f"{_lost(qemu, exc)} at step k={k}; the dump {output} keeps the "
                                    f"{out.count} step(s) before it") from None
@@ -105,9 +109,10 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
             cp.append(post.cycles_predict)
             cu.append(post.cycles_update)
             fallbacks += post.status == Status.FALLBACK
+            missing += post.status == Status.NO_EVIDENCE
             bar.update()
     # Step 0 only updates: its predict count is not a predict and stays out of the statistics.
-    return StreamSummary(len(cu), fallbacks, np.array(cp[1:], dtype=np.int64), np.array(cu, dtype=np.int64),
+    return StreamSummary(len(cu), fallbacks, missing, np.array(cp[1:], dtype=np.int64), np.array(cu, dtype=np.int64),
                          CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec)
 
 

@@ -1,5 +1,6 @@
 """Loading a trace CSV (k,u,z[,x], optional `# key: value` metadata lines first) and checking it for
-what the link and the filter need; every error names the file and line."""
+what the link and the filter need; every error names the file and line. An empty (or `nan`) z is a
+missing observation: the step is streamed without evidence and only predicts."""
 from __future__ import annotations
 
 import csv
@@ -30,7 +31,9 @@ def load_trace(path, z_col: str = "z"):
         column = getattr(trace, name)
         if column is None:
             continue
-        bad = [i for i, v in enumerate(column) if not math.isfinite(v)]
+        # A NaN z is a missing observation (an empty field); an infinite one is an error like any other.
+        missing_ok = name == "z"
+        bad = [i for i, v in enumerate(column) if not (math.isfinite(v) or (missing_ok and math.isnan(v)))]
         if bad:
             i = bad[0]
             label = z_col if name == "z" else name

@@ -112,10 +112,10 @@ class NativeReference:
         self.filter = nat.filter(config.system_id, config.eta, config.mode, config.likelihood, config.params,
                                  (config.prior_kind, config.prior_a, config.prior_b))
 
-    def step(self, k: int, z: float, u: float = 0.0, predict: bool = True) -> int:
+    def step(self, k: int, z: float | None, u: float = 0.0, predict: bool = True) -> int:
         if predict:
             self.filter.predict(k, u)
-        return self.filter.update([z])
+        return self.filter.update(None if z is None else [z])
 
     @property
     def posterior(self):
@@ -132,6 +132,7 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
     instead of the reference's own: a one-step check of the device's arithmetic, free of the drift
     that a long run accumulates where rounding differs (the float build)."""
     from uxemu import Value
+    from uxemu.filter import observation
 
     filt = reference_filter(config, native_lib, float_build)
     if given is not None and isinstance(filt, NativeReference):
@@ -141,7 +142,7 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
         if given is not None and i > 0:
             prev = given[i - 1]
             filt.posterior = Value(np.asarray(prev.atoms_x), np.asarray(prev.atoms_w), config.eta)
-        status = filt.step(int(k[i]), float(z[i]), float(u[i]), predict=i > 0)
+        status = filt.step(int(k[i]), observation(z[i]), float(u[i]), predict=i > 0)
         yield int(status), filt.posterior
 
 
@@ -250,7 +251,8 @@ def check_trace(dump: Dump, trace, trace_path) -> None:
     if len(trace) < len(dump):
         raise DumpError(f"{trace_path} has {len(trace)} rows but the dump has {len(dump)} steps")
     for i, rec in enumerate(dump.steps):
-        if (rec.k, rec.u, rec.z) != (int(trace.k[i]), float(trace.u[i]), float(trace.z[i])):
+        same_z = rec.z == float(trace.z[i]) or (math.isnan(rec.z) and math.isnan(float(trace.z[i])))
+        if (rec.k, rec.u) != (int(trace.k[i]), float(trace.u[i])) or not same_z:
             raise DumpError(f"{trace_path}: row {i + 1} (k={int(trace.k[i])}) does not match the dump's step "
                             f"k={rec.k}: not the trace this dump was made from")
 

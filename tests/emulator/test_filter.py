@@ -21,12 +21,14 @@ def linear_gaussian():
 
 
 def kalman(z):
+    """(mean, variance) per step; a NaN z is a missing observation: predict only."""
     mu, P, out = 0.0, S0**2, []
     for k, zk in enumerate(z):
         if k:
             mu, P = A * mu, A * A * P + Q * Q
-        K = P / (P + R * R)
-        mu, P = mu + K * (zk - mu), (1 - K) * P
+        if not np.isnan(zk):
+            K = P / (P + R * R)
+            mu, P = mu + K * (zk - mu), (1 - K) * P
         out.append((mu, P))
     return np.array(out)
 
@@ -45,6 +47,21 @@ def test_eta64_refined_tracks_kalman():
     assert np.median(rel_var) < 0.005
     assert np.max(rel_var) < 0.05
     assert run.fallbacks == 0
+
+
+def test_missing_observations_are_predict_only_steps_that_track_kalman():
+    # A gap of five samples: the Kalman filter only predicts, its variance grows; the ux filter flags
+    # those steps NO_EVIDENCE and follows it through the gap and after (same tolerances as above).
+    m = linear_gaussian()
+    tr = ux.simulate(m, 40, np.random.default_rng(7))
+    gap = np.arange(10, 15)
+    tr.z[gap] = np.nan
+    kf = kalman(tr.z)
+    run = ux.run_filter(m, tr, eta=64)
+    assert list(np.flatnonzero(run.status == ux.Status.NO_EVIDENCE)) == list(gap)
+    assert np.max(np.abs(run.mean - kf[:, 0]) / np.sqrt(kf[:, 1])) < 0.02
+    assert np.max(np.abs(run.var / kf[:, 1] - 1)) < 0.05
+    assert np.all(np.diff(run.var[gap[0] - 1 : gap[-1] + 1]) > 0)  # the belief widens while blind
 
 
 def test_refinement_helps_at_small_eta():

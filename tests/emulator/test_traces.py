@@ -37,3 +37,17 @@ def test_malformed_csv_names_the_line(tmp_path):
         ux.Trace.from_csv(tmp_path / "missing.csv")
     with pytest.raises(TypeError, match="Generator"):
         ux.simulate(ux.systems.get("sv"), 3, 42)
+
+
+def test_missing_observations_are_empty_fields_and_round_trip(tmp_path):
+    p = tmp_path / "gaps.csv"
+    p.write_text("k,u,z\n0,0,1.0\n1,0,\n2,0,nan\n3,0,2.5\n")
+    tr = ux.Trace.from_csv(p)
+    np.testing.assert_array_equal(np.isnan(tr.z), [False, True, True, False])
+    tr.to_csv(tmp_path / "out.csv")
+    assert (tmp_path / "out.csv").read_text().splitlines()[2:4] == ["1,0.0,", "2,0.0,"]  # written empty
+    back = ux.Trace.from_csv(tmp_path / "out.csv")
+    np.testing.assert_array_equal(back.z, tr.z)  # NaN where missing, the same numbers elsewhere
+    p.write_text("k,u,z\n0,,1.0\n")
+    with pytest.raises(ValueError, match=":2: column 'u' is not a number"):  # only z may be missing
+        ux.Trace.from_csv(p)

@@ -108,6 +108,12 @@ CASES = [
         (message(p.Step(0, False, 0.0, (0.5,), (1.0,)), 41), None),
         (message(p.Step(1, True, 0.0, (0.55,), (1.0,)), 42), None),
     ]),
+    ("session_missing", "steps without observation (n_evidence 0, m 0): the first, and one after a predict", [
+        (message(GSS, 50), None),
+        (message(p.Step(0, False, 0.0, (), (), m=0), 51), None),
+        (message(p.Step(1, True, 0.0, (), (), m=0), 52), None),
+        (message(p.Step(2, True, 0.0, (1.0,), (1.0,)), 53), None),
+    ]),
     ("resend", "a resent frame (same seq, same CRC) is answered from memory, not run again", [
         (message(GSS, 7), None),
         (message(p.Step(0, False, 0.0, (1.0,), (1.0,)), 8), None),
@@ -147,7 +153,7 @@ CASES = [
         (raw(frame(p.MsgType.STEP, 31, step_payload(flags=3)), "flags 0x03"), err(E.EVIDENCE, 1, 31)),
         (message(p.Step(1, True, math.nan, (1.0,), (1.0,)), 32), err(E.EVIDENCE, 2, 32)),
         (message(p.Step(1, True, 0.0, (1.0,), (1.0,), m=0), 33), err(E.EVIDENCE, 3, 33)),
-        (raw(frame(p.MsgType.STEP, 34, step_payload(evidence=())), "n_evidence 0"), err(E.EVIDENCE, 4, 34)),
+        (raw(frame(p.MsgType.STEP, 34, step_payload(evidence=())), "n_evidence 0 with m = 1"), err(E.EVIDENCE, 3, 34)),
         (message(p.Step(1, True, 0.0, (1.0, math.inf), (0.5, 0.5)), 35), err(E.EVIDENCE, 7, 35)),
         (raw(frame(p.MsgType.STEP, 36, step_payload(evidence=((1.0, 1.0), (2.0, 0.0)))), "ω = (1, 0)"),
          err(E.EVIDENCE, 8, 36)),

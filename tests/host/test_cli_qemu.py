@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import uxemu
@@ -19,6 +20,7 @@ from uxhost.streaming import stream_trace
 from uxhost.config import ModelConfig
 from uxhost.dump import load_dump
 from uxhost.link import Device
+from uxhost.protocol import Status
 
 pytestmark = pytest.mark.qemu
 
@@ -32,8 +34,11 @@ def image(board):
     return path
 
 
-def write_trace(path, system, steps, seed):
-    uxemu.simulate_many(uxemu.systems.get(system), 1, steps, seed)[0].to_csv(path)
+def write_trace(path, system, steps, seed, missing=()):
+    """A simulated trace; the rows in `missing` lose their observation (an empty z field)."""
+    trace = uxemu.simulate_many(uxemu.systems.get(system), 1, steps, seed)[0]
+    trace.z[list(missing)] = np.nan
+    trace.to_csv(path)
     return path
 
 
@@ -46,23 +51,27 @@ def real_bytes_of(board):
 def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     image(board)
     system, eta = ("gss" if real_bytes_of(board) == 8 else "sv"), 8  # η = 8 fits every board
-    trace = write_trace(tmp_path / "t.csv", system, 15, 3)
+    missing = (4, 5, 11)  # samples lost on the way: predict-only steps, marked in the dump
+    trace = write_trace(tmp_path / "t.csv", system, 15, 3, missing)
     out = tmp_path / "d.npz"
     code = main(["stream", str(trace), "--board", board, "--system", system, "--eta", str(eta), "-o", str(out)])
     stdout, err = capsys.readouterr()
     assert code == 0, err
     # Resends may happen on a loaded machine (a slow answer is resent, answered from memory): not counted.
-    assert re.search(r"15 steps, 0 fallback\(s\), \d+ resent request\(s\)", stdout), stdout
+    assert re.search(r"15 steps, 0 fallback\(s\), 3 without observation, \d+ resent request\(s\)", stdout), stdout
     assert "virtual cycles (icount)" in stdout
     dump = load_dump(out)
     assert dump.header.board == board and dump.header.cycle_source == "qemu-icount"
     assert dump.header.real_bytes == real_bytes_of(board)
     assert all(s.cycles_update > 0 for s in dump.steps) and all(s.cycles_predict > 0 for s in dump.steps[1:])
+    marked = [i for i, s in enumerate(dump.steps) if s.status == Status.NO_EVIDENCE and np.isnan(s.z)]
+    assert marked == list(missing)
 
     code = main(["validate", str(out), "--trace", str(trace)])
     stdout, _ = capsys.readouterr()
     assert code == 0, stdout
     assert "on every step: OK" in stdout and "RMSE" in stdout
+    assert "3 step(s) without observation" in stdout
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])

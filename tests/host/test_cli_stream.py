@@ -67,8 +67,8 @@ class ReferenceDevice(FramePeer):
             return p.Error(p.ErrorCode.INTERNAL, 3)
         if isinstance(message, p.Step):
             t0 = time.perf_counter_ns()
-            status = self.filter.step(message.k, (np.array(message.z), np.array(message.w)), message.u,
-                                      predict=message.predict, m=message.m)
+            evidence = (np.array(message.z), np.array(message.w)) if message.z else None  # none: missing
+            status = self.filter.step(message.k, evidence, message.u, predict=message.predict, m=message.m)
             took = time.perf_counter_ns() - t0
             self.steps += 1
             post = self.filter.posterior
@@ -111,7 +111,7 @@ def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, ca
     code, stdout, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "gss", "--eta", 8,
                                 "-o", out)
     assert code == 0, err
-    assert "12 steps, 0 fallback(s), 0 resent request(s)" in stdout
+    assert "12 steps, 0 fallback(s), 0 without observation, 0 resent request(s)" in stdout
     assert "predict  median" in stdout and "update   median" in stdout and " ns" in stdout
 
     # One HELLO, a DESCRIBE of each system the device has, one CONFIGURE with the system's default

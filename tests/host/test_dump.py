@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from uxhost.config import ModelConfig
+from uxhost import dump
 from uxhost.dump import (JOURNAL_SUFFIX, Dump, DumpError, Header, StepRecord, load_dump, open_writer,
                          save_dump)
 
@@ -47,10 +48,33 @@ def test_jsonl_and_npz_agree(tmp_path):
     assert load_dump(tmp_path / "b.npz").steps == dump.steps
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".npz"])
+def test_a_step_without_observation_is_marked_and_round_trips(suffix, tmp_path):
+    dump = awkward_dump()
+    dump.steps[1].z, dump.steps[1].status = math.nan, 2  # NO_EVIDENCE
+    save_dump(dump, tmp_path / f"d{suffix}")
+    if suffix == ".jsonl":
+        record = json.loads((tmp_path / "d.jsonl").read_text().splitlines()[2])
+        assert record["z"] is None and record["status"] == 2  # strict JSON: null, not NaN
+    back = load_dump(tmp_path / f"d{suffix}")
+    assert back.missing == 1 and math.isnan(back.steps[1].z) and back.steps[1].status == 2
+    assert [s.z for s in back.steps[::2]] == [s.z for s in dump.steps[::2]]
+    assert back.steps[1].atoms_x == dump.steps[1].atoms_x
+
+
+def test_a_version_1_dump_still_reads(tmp_path):
+    save_dump(awkward_dump(), tmp_path / "d.jsonl")
+    lines = (tmp_path / "d.jsonl").read_text().splitlines()
+    head = json.loads(lines[0])
+    head["format_version"] = 1
+    (tmp_path / "v1.jsonl").write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    assert load_dump(tmp_path / "v1.jsonl").steps == awkward_dump().steps
+
+
 def test_jsonl_header_names_the_format_and_configuration(tmp_path):
     save_dump(awkward_dump(), tmp_path / "d.jsonl")
     head = json.loads((tmp_path / "d.jsonl").read_text().splitlines()[0])
-    assert head["record"] == "header" and head["format"] == "uxhost-dump" and head["format_version"] == 1
+    assert head["record"] == "header" and head["format"] == "uxhost-dump" and head["format_version"] == dump.FORMAT_VERSION
     assert head["system"] == "cubic" and head["eta"] == 4 and head["mode"] == "paper"
     assert head["prior"] == {"kind": "laplace", "a": -0.0, "b": 0.1}
     assert head["board"] == "mps2-an386" and head["real_bytes"] == 4 and head["cycle_source"] == "qemu-icount"

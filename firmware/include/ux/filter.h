@@ -11,6 +11,7 @@
  *     for (k = 0; k < T; ++k) {
  *         if (k > 0) ux_filter_predict(&f, k, u[k]);       // the first observation is of x_0
  *         st = ux_filter_update(&f, &z[k], NULL, 1, 1);    // UX_OK or UX_FALLBACK (prior kept)
+ *         // a missing sample: ux_filter_update(&f, NULL, NULL, 0, 0) → UX_NO_EVIDENCE
  *         mean = ux_filter_mean(&f);
  *     }
  *
@@ -93,6 +94,8 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
  * Returns UX_OK, UX_FALLBACK (every likelihood zero or non-finite: the posterior is the prior reduced
  * to η atoms), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
  * UX_ERR_ARG), in which case nothing changes.
+ * A step without observation (a missing sample) is J = 0 and m = 0 (z and omega may be NULL): the
+ * posterior is the prior reduced to η atoms, as on a fallback, and the status UX_NO_EVIDENCE.
  */
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m);
 

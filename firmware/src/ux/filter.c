@@ -199,6 +199,33 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     return UX_OK;
 }
 
+/* A step without observation: the prior of the update (the staged prediction, or the current belief)
+ * reduced to η atoms and normalised, exactly as a fallback leaves it. */
+static ux_status no_evidence(ux_filter *f)
+{
+    ux_workspace rest = scratch(f);
+    ux_arena arena;
+    ux_real *x = staged_x(f), *w = staged_w(f);
+    uint8_t *cell;
+    size_t count = f->staged;
+    ux_status st = ux_arena_open(&arena, &rest);
+
+    if (st != UX_OK)
+        return st;
+    cell = ux_arena_bytes(&arena, (size_t)f->eta * f->eta);
+    if (cell == NULL)
+        return UX_ERR_WORKSPACE;
+    if (count == 0) {
+        count = f->posterior.count;
+        memcpy(x, f->posterior.x, count * sizeof(ux_real));
+        memcpy(w, f->posterior.w, count * sizeof(ux_real));
+    }
+    ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
+    f->staged = 0;
+    f->last = UX_NO_EVIDENCE;
+    return UX_NO_EVIDENCE;
+}
+
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
     ux_real zr[UX_MAX_ETA], wr[UX_MAX_ETA];
@@ -211,7 +238,11 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     size_t count;
     unsigned k;
 
-    if (f == NULL || f->model == NULL || z == NULL || J < 1 || J > UX_MAX_ETA)
+    if (f == NULL || f->model == NULL)
+        return UX_ERR_ARG;
+    if (J == 0 && m == 0)
+        return no_evidence(f);
+    if (z == NULL || J < 1 || J > UX_MAX_ETA)
         return UX_ERR_ARG;
     if (m < 1)
         return UX_ERR_DOMAIN;

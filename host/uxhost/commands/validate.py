@@ -54,6 +54,8 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
     print(f"{name}: {len(dump)} steps of {cfg.system}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
           f"({source}, {h.real_bytes}-byte reals)")
+    if dump.missing:
+        print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)")
     if not dump.complete:
         print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
     how = ("the reference's own run of the trace" if cmp.policy.reference == "run"
