@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import struct
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -51,6 +52,7 @@ class Header:
     trace: str | None = None
     trace_steps: int | None = None  # rows in the trace: more than the records when a run was cut short
     uxhost_version: str = __version__
+    resumed_at: tuple[int, ...] = ()  # record indices at which a cut-short run was resumed (stream --resume)
 
     @property
     def cycle_unit(self) -> str:
@@ -78,6 +80,7 @@ class Header:
                                  str(obj["mode"]), str(obj["likelihood"]), str(prior["kind"]),
                                  float(prior["a"]), float(prior["b"]), system_id=obj.get("system_id"))
             rest = {f.name: obj[f.name] for f in fields(cls) if f.name != "config" and f.name in obj}
+            rest["resumed_at"] = tuple(int(i) for i in rest.get("resumed_at", ()))
         except (KeyError, TypeError, ValueError) as exc:
             raise DumpError(f"{where}: header lacks or garbles {exc}") from None
         return cls(config, **rest)
@@ -96,6 +99,12 @@ class StepRecord:
     atoms_w: tuple[float, ...]
     cycles_predict: int = 0
     cycles_update: int = 0
+
+    def posterior(self) -> tuple:
+        """What the filter answered — status, mean, variance, atoms — as bits, for exact comparison (the
+        cycle counts are the board's clock, not the filter's answer)."""
+        return (self.status, _bits(self.mean), _bits(self.var), tuple(map(_bits, self.atoms_x)),
+                tuple(map(_bits, self.atoms_w)))
 
     def to_json(self) -> dict:
         out = {"record": "step"}
@@ -119,6 +128,10 @@ class StepRecord:
             raise DumpError(f"{where}: step k={rec.k} has {len(rec.atoms_x)} positions and "
                             f"{len(rec.atoms_w)} weights")
         return rec
+
+
+def _bits(v: float) -> bytes:
+    return struct.pack("<d", v)
 
 
 @dataclass
@@ -154,13 +167,20 @@ class Dump:
 
 
 class JsonlWriter:
-    """Appends records line by line, flushed, so that what was received survives an interruption."""
+    """Appends records line by line, flushed, so that what was received survives an interruption.
 
-    def __init__(self, path, header: Header):
+    `kept`: records of an earlier run that this one continues. They are written with the header to a file
+    beside `path` that then replaces it, so the earlier records are never absent from disk."""
+
+    def __init__(self, path, header: Header, kept=()):
         self.path = Path(path)
         self.count = 0
-        self._fh = self.path.open("w", encoding="utf-8")
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        self._fh = tmp.open("w", encoding="utf-8")
         self._line(header.to_json())
+        for step in kept:
+            self.write(step)
+        os.replace(tmp, self.path)
 
     def _line(self, obj: dict) -> None:
         self._fh.write(json.dumps(obj) + "\n")
@@ -183,10 +203,10 @@ class JsonlWriter:
 class NpzWriter:
     """Journals records as JSONL while the run goes, then writes the archive on close."""
 
-    def __init__(self, path, header: Header):
+    def __init__(self, path, header: Header, kept=()):
         self.path = Path(path)
         self.journal = self.path.with_name(self.path.name + JOURNAL_SUFFIX)
-        self._jsonl = JsonlWriter(self.journal, header)
+        self._jsonl = JsonlWriter(self.journal, header, kept)
 
     @property
     def count(self) -> int:
@@ -219,12 +239,13 @@ def dump_format(path: Path) -> str:
     raise DumpError(f"{path}: a dump file must end in .jsonl or .npz")
 
 
-def open_writer(path, header: Header):
-    """A writer for `path` (format by suffix); use it as a context manager."""
+def open_writer(path, header: Header, kept=()):
+    """A writer for `path` (format by suffix), starting with the records `kept` of a run it continues;
+    use it as a context manager."""
     path = Path(path)
     kind = dump_format(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return JsonlWriter(path, header) if kind == "jsonl" else NpzWriter(path, header)
+    return JsonlWriter(path, header, kept) if kind == "jsonl" else NpzWriter(path, header, kept)
 
 
 def save_dump(dump: Dump, path) -> None:
@@ -280,6 +301,16 @@ def load_dump(path) -> Dump:
         hint = f" (an interrupted run left {journal}, which is readable)" if journal.exists() else ""
         raise DumpError(f"dump file {path} does not exist{hint}")
     return load_jsonl(path) if dump_format(path) == "jsonl" else load_npz(path)
+
+
+def load_unfinished(path) -> Dump:
+    """The dump of a run that may have been cut short: the file itself, or the journal a killed .npz
+    run left beside it."""
+    path = Path(path)
+    journal = path.with_name(path.name + JOURNAL_SUFFIX)
+    if not path.exists() and dump_format(path) == "npz" and journal.exists():
+        return load_jsonl(journal)
+    return load_dump(path)
 
 
 def load_jsonl(path: Path) -> Dump:

@@ -24,10 +24,13 @@ class StreamSummary:
     resends: int
     config: object = None  # the ModelConfig that ran
     spec: object = None  # the device's description of its system
+    replayed: int = 0  # steps of a resumed dump replayed (and checked bit for bit) before the run went on
 
     def lines(self) -> list[str]:
         out = [f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
                f"{self.resends} resent request(s)"]
+        if self.replayed:
+            out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
             if c.size:
                 out.append(f"{name:<8} median {np.median(c):,.0f}  max {c.max():,} {self.cycle_unit}")
@@ -53,18 +56,23 @@ def device_for(port: str | None, board: str | None, elf: Path | None, timeout: f
 
 
 def stream_trace(device, trace, config, output, trace_path: str | None = None, qemu=None,
-                 progress: bool | None = None, expect_board: str | None = None) -> StreamSummary:
+                 progress: bool | None = None, expect_board: str | None = None, resume=None) -> StreamSummary:
     """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; every posterior is written to `output` at once.
 
     `config` is a ModelConfig, checked against the system the device describes under its name, or a function
     (device's specs by name, where) -> ModelConfig for a system the host may only learn from the device.
     `progress` None shows the bar only on a terminal. A device lost mid-run (a dead emulator, an
-    unplugged board) ends with a UserError that says how many steps the dump kept."""
+    unplugged board) ends with a UserError that says how many steps the dump kept.
+
+    `resume`: the Dump of an earlier run of this trace and configuration that was cut short. Its steps are
+    replayed on the (fresh) device first and every answer must equal the recorded posterior bit for bit —
+    determinism makes a continued run exactly the run that was lost — then the run goes on from the first
+    step the dump lacks, into `output`, which keeps the earlier records. A replay that differs stops before
+    `output` is touched."""
     from tqdm import tqdm
 
-    from .dump import CYCLE_SOURCES, CYCLE_UNITS, Header, StepRecord, open_writer
-    from .link import LinkError
-    from .protocol import Likelihood, Mode, PriorKind, ProtocolError, Status
+    from .dump import CYCLE_SOURCES, CYCLE_UNITS, Header, open_writer
+    from .protocol import ProtocolError, Status
 
     try:
         info = device.hello()
@@ -77,6 +85,43 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     specs = device.systems(info)
     if callable(config):
         config = config(specs, where)
+    spec = _configure(device, info, specs, config, where)
+    kept = list(resume.steps) if resume is not None else []
+    header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
+                    real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
+                    trace=trace_path, trace_steps=len(trace),
+                    resumed_at=(resume.header.resumed_at + (len(kept),)) if resume is not None else ())
+    records = []
+    with tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
+              desc="replay" if kept else "stream", leave=False) as bar:
+        for i, rec in enumerate(kept):
+            post = _step(device, trace, i, qemu, f"{output} is unchanged")
+            if _record(trace, i, post).posterior() != rec.posterior():
+                raise UserError(f"{where} answers step k={rec.k} of the replay differently from the dump: not the "
+                                f"run the dump recorded (another build, board or configuration), so it cannot be "
+                                f"continued exactly; {output} is unchanged")
+            records.append(rec)
+            bar.update()
+        bar.set_description("stream")
+        with open_writer(output, header, kept) as out:
+            for i in range(len(kept), len(trace)):
+                post = _step(device, trace, i, qemu, f"the dump {output} keeps the {out.count} step(s) before it")
+                records.append(_record(trace, i, post))
+                out.write(records[-1])
+                bar.update()
+    # Step 0 only updates: its predict count is not a predict and stays out of the statistics.
+    status = np.array([r.status for r in records])
+    return StreamSummary(len(records), int((status == Status.FALLBACK).sum()), int((status == Status.NO_EVIDENCE).sum()),
+                         np.array([r.cycles_predict for r in records[1:]], dtype=np.int64),
+                         np.array([r.cycles_update for r in records], dtype=np.int64),
+                         CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec,
+                         replayed=len(kept))
+
+
+def _configure(device, info, specs, config, where):
+    """Checks `config` against the device's description of its system and sends CONFIGURE; the spec."""
+    from .protocol import Likelihood, Mode, PriorKind
+
     spec = specs.get(config.system)
     if spec is None or spec.id != config.system_id:
         raise UserError(f"{where} has no system {config.system!r} (it has: {', '.join(specs) or 'none'})")
@@ -87,33 +132,30 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
         raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
     device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood[config.likelihood.upper()],
                      config.params, PriorKind[config.prior_kind.upper()], config.prior_a, config.prior_b)
-    header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
-                    real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
-                    trace=trace_path, trace_steps=len(trace))
+    return spec
+
+
+def _step(device, trace, i: int, qemu, kept: str):
+    """STEP for row i of the trace (predict on all rows but the first; a NaN z is sent without evidence).
+    A lost device is a UserError that ends with what was kept (`kept`)."""
     from uxemu.filter import observation
 
-    cp, cu, fallbacks, missing = [], [], 0, 0
-    with open_writer(output, header) as out, \
-            tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
-                 desc="stream", leave=False) as bar:
-        for i in range(len(trace)):
-            k = int(trace.k[i])
-            try:
-                post = device.step(k, i > 0, float(trace.u[i]), observation(trace.z[i]))
-            except (LinkError, ProtocolError) as exc:
-                raise UserError(f"{_lost(qemu, exc)} at step k={k}; the dump {output} keeps the "
-                                   f"{out.count} step(s) before it") from None
-            x = None if trace.x is None else float(trace.x[i])
-            out.write(StepRecord(k, float(trace.u[i]), float(trace.z[i]), x, post.status, post.mean, post.var,
-                                 tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update))
-            cp.append(post.cycles_predict)
-            cu.append(post.cycles_update)
-            fallbacks += post.status == Status.FALLBACK
-            missing += post.status == Status.NO_EVIDENCE
-            bar.update()
-    # Step 0 only updates: its predict count is not a predict and stays out of the statistics.
-    return StreamSummary(len(cu), fallbacks, missing, np.array(cp[1:], dtype=np.int64), np.array(cu, dtype=np.int64),
-                         CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec)
+    from .link import LinkError
+    from .protocol import ProtocolError
+
+    k = int(trace.k[i])
+    try:
+        return device.step(k, i > 0, float(trace.u[i]), observation(trace.z[i]))
+    except (LinkError, ProtocolError) as exc:
+        raise UserError(f"{_lost(qemu, exc)} at step k={k}; {kept}") from None
+
+
+def _record(trace, i: int, post):
+    from .dump import StepRecord
+
+    x = None if trace.x is None else float(trace.x[i])
+    return StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, post.status, post.mean, post.var,
+                      tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update)
 
 
 def _lost(qemu, exc) -> str:

@@ -168,8 +168,8 @@ def test_bad_configuration(dev, fields, index):
         (dict(flags=2), 1),
         (dict(flags=0x81), 1),
         (dict(u=float("inf")), 2),
-        (dict(m=0), 3),
-        (dict(evidence=()), 4),
+        (dict(m=0), 3),  # evidence that stands for no observation
+        (dict(evidence=()), 3),  # m = 1 observation, but no evidence (a missing one is m = 0)
         (dict(evidence=((1.0, 1.0),) * 65), 4),
         (dict(evidence=((float("nan"), 1.0),)), 5),
         (dict(evidence=((1.0, float("nan")),)), 6),

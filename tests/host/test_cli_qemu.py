@@ -197,3 +197,42 @@ def test_a_device_of_another_board_is_refused_before_configure(tmp_path, capsys)
         assert "is a mps2-an500" in err and "not the mps2-an386 asked for: nothing was configured" in err
         with Device.open(instance.url, timeout=5) as device:  # the device is untouched and still serves
             assert device.hello().board == "mps2-an500"
+
+
+@pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
+def test_killed_emulator_then_resume_equals_an_uninterrupted_run(board, tmp_path, capsys):
+    # QEMU is killed at step 14 of 40; `stream --resume` boots a fresh one, replays the 14 recorded steps
+    # (each must come back bit for bit) and goes on. The dump then equals an uninterrupted run's.
+    elf = image(board)
+    system = "gss" if real_bytes_of(board) == 8 else "sv"
+    trace_path = write_trace(tmp_path / "t.csv", system, 40, 4, missing=(20,))
+    whole = tmp_path / "whole.jsonl"
+    assert main(["stream", str(trace_path), "--board", board, "--eta", "8", "-o", str(whole)]) == 0
+
+    spec = uxemu.systems.SPECS[system]
+    cfg = ModelConfig(system, spec.defaults, 8, "refined", "kernel", *spec.prior)
+    out = tmp_path / "cut.jsonl"
+    with qemu.boot(board, elf) as instance:
+        class KilledAtStep14(Device):
+            steps = 0
+
+            def step(self, *args, **kwargs):
+                if self.steps == 14:
+                    instance.process.kill()
+                self.steps += 1
+                return super().step(*args, **kwargs)
+
+        device = Device.open(instance.url, timeout=1.0)
+        device.__class__ = KilledAtStep14
+        with device, pytest.raises(UserError, match="keeps the 14 step"):
+            stream_trace(device, uxemu.Trace.from_csv(trace_path), cfg, out, trace_path=str(trace_path),
+                         qemu=instance)
+    capsys.readouterr()
+
+    assert main(["stream", str(trace_path), "--board", board, "--resume", str(out)]) == 0
+    stdout, _ = capsys.readouterr()
+    assert "resumed: 14 recorded step(s) replayed" in stdout
+    resumed, reference = load_dump(out), load_dump(whole)
+    assert resumed.header.resumed_at == (14,)
+    assert [(s.k, s.z == s.z, s.posterior()) for s in resumed.steps] == \
+        [(s.k, s.z == s.z, s.posterior()) for s in reference.steps]

@@ -244,3 +244,82 @@ def test_step_refused_by_the_device_is_one_line_and_keeps_the_dump(device, trace
     assert err.strip() == (f"uxhost stream: error: device rejected STEP: ERR_INTERNAL (detail 3) at step k=2; "
                            f"the dump {out} keeps the 2 step(s) before it")
     assert len(load_dump(out)) == 2
+
+
+# -- resuming a cut-short run (stream --resume) -------------------------------------------------------
+
+def cut_short_run(device, trace, out, capsys, die_after=5):
+    dev = device(die_after=die_after)
+    code, _, _ = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.5", "--system", "gss",
+                         "--eta", 8, "-o", out)
+    assert code == 2 and len(load_dump(out)) == die_after
+
+
+def posteriors(dump):
+    return [(s.k, s.u, s.z, s.x, s.posterior()) for s in dump.steps]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".npz"])
+def test_resume_replays_then_continues_into_the_same_dump(suffix, device, trace, tmp_path, capsys):
+    whole = tmp_path / f"whole{suffix}"
+    assert run_cli(capsys, "stream", trace, "--port", device().url, "--system", "gss", "--eta", 8, "-o", whole)[0] == 0
+    out = tmp_path / f"cut{suffix}"
+    cut_short_run(device, trace, out, capsys)
+    fresh = device()
+    code, stdout, err = run_cli(capsys, "stream", trace, "--port", fresh.url, "--resume", out)
+    assert code == 0, err
+    assert "resumed: 5 recorded step(s) replayed, every posterior bit-identical to the dump" in stdout
+    assert "12 steps" in stdout
+    # The fresh device ran every step once, from the start: the replay is what makes it exact.
+    assert [s.k for s in fresh.requests if isinstance(s, p.Step)] == list(range(12))
+    resumed = load_dump(out)
+    assert posteriors(resumed) == posteriors(load_dump(whole))
+    assert resumed.header.resumed_at == (5,) and resumed.complete
+    assert run_cli(capsys, "validate", out)[0] == 0
+
+
+class OffByOneUlp(ReferenceDevice):
+    """A device whose filter differs from the recorded run in the last bit of one mean."""
+
+    def _answer(self, message):
+        answer = super()._answer(message)
+        if isinstance(answer, p.Posterior) and answer.k == 3:
+            answer = answer.__class__(**{**answer.__dict__, "mean": np.nextafter(answer.mean, np.inf)})
+        return answer
+
+
+def test_resume_refuses_a_device_that_answers_differently_and_keeps_the_dump(device, trace, tmp_path, capsys):
+    out = tmp_path / "cut.jsonl"
+    cut_short_run(device, trace, out, capsys)
+    before = out.read_bytes()
+    other = OffByOneUlp()
+    try:
+        code, _, err = run_cli(capsys, "stream", trace, "--port", other.url, "--resume", out)
+    finally:
+        other.close()
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "answers step k=3 of the replay differently from the dump" in err and f"{out} is unchanged" in err
+    assert out.read_bytes() == before
+
+
+def test_resume_errors_before_any_device_is_opened(device, trace, tmp_path, capsys):
+    out = tmp_path / "cut.jsonl"
+    cut_short_run(device, trace, out, capsys)
+    nobody = "socket://127.0.0.1:9"  # never opened: every error below comes first
+    cases = [
+        (("--resume", out, "--eta", 16), "runs the configuration recorded in"),
+        (("--resume", out, "--system", "gss"), "drop --system"),
+        (("--resume", tmp_path / "none.jsonl"), "does not exist"),
+    ]
+    for argv, complaint in cases:
+        code, _, err = run_cli(capsys, "stream", trace, "--port", nobody, *argv)
+        assert code == 2 and complaint in err and len(err.strip().splitlines()) == 1, err
+    other = tmp_path / "other.csv"
+    rows = trace.read_text().splitlines()
+    other.write_text("\n".join(rows[:3] + [rows[3].replace(rows[3].split(",")[2], "9.5")] + rows[4:]) + "\n")
+    code, _, err = run_cli(capsys, "stream", other, "--port", nobody, "--resume", out)
+    assert code == 2 and "not the trace this dump was made from" in err
+    whole = tmp_path / "whole.jsonl"
+    run_cli(capsys, "stream", trace, "--port", device().url, "--system", "gss", "--eta", 8, "-o", whole)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", nobody, "--resume", whole)
+    assert code == 2 and "already holds all 12 steps" in err

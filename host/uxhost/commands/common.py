@@ -4,6 +4,7 @@ streaming, qemu)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 
 from ..config import LIKELIHOODS, MODES, ModelConfig, etas, find_spec, resolve, table_specs
@@ -30,6 +31,12 @@ def positive_float(text: str) -> float:
     return value
 
 
+# The filter options' defaults are ModelConfig's. The options themselves default to None, so a command can
+# tell an option the user gave from one left at its default (stream --resume refuses the former).
+FILTER_DEFAULTS = {f.name: f.default for f in dataclasses.fields(ModelConfig) if f.name in ("eta", "mode", "likelihood")}
+MODEL_OPTIONS = ("system", "params", "prior", *FILTER_DEFAULTS)
+
+
 def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = True,
                         system_required: bool = True) -> None:
     known = ", ".join(table_specs())
@@ -41,12 +48,13 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
                              "name=value overrides (e.g. sigma_v=2); default: the system's defaults")
     if not filter_options:
         return
-    parser.add_argument("--eta", type=int, choices=etas(), default=16, help="atoms per value (default: %(default)s)")
-    parser.add_argument("--mode", choices=MODES, default="refined",
-                        help="refined: weight all η² predictive atoms; paper: reduce to η first (default: %(default)s)")
-    parser.add_argument("--likelihood", choices=LIKELIHOODS, default="kernel",
+    d = FILTER_DEFAULTS
+    parser.add_argument("--eta", type=int, choices=etas(), help=f"atoms per value (default: {d['eta']})")
+    parser.add_argument("--mode", choices=MODES,
+                        help=f"refined: weight all η² predictive atoms; paper: reduce to η first (default: {d['mode']})")
+    parser.add_argument("--likelihood", choices=LIKELIHOODS,
                         help="kernel: exact marginalisation; sampler: TTR-binned density of the lifted "
-                             "observation model (default: %(default)s)")
+                             f"observation model (default: {d['likelihood']})")
     parser.add_argument("--prior", metavar="KIND:A,B",
                         help="prior override, gaussian:MEAN,STD or laplace:MU,SCALE; default: the system's prior")
 
@@ -54,7 +62,15 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
 def model_config(args, specs=None, where: str = "the system table") -> ModelConfig:
     """The configuration the command-line options ask for, among `specs` (default: the system table)."""
     spec = find_spec(table_specs() if specs is None else specs, args.system, where)
-    return resolve(spec, args.params, args.prior, args.eta, args.mode, args.likelihood)
+    chosen = {name: getattr(args, name, None) for name in FILTER_DEFAULTS}
+    filt = {name: FILTER_DEFAULTS[name] if value is None else value for name, value in chosen.items()}
+    return resolve(spec, args.params, args.prior, **filt)
 
 
-__all__ = ["UserError", "add_model_arguments", "model_config", "positive_float", "positive_int"]
+def given_model_options(args) -> list[str]:
+    """The model options the user typed (as --name), of those add_model_arguments defines."""
+    return [f"--{name}" for name in MODEL_OPTIONS if getattr(args, name, None) is not None]
+
+
+__all__ = ["UserError", "add_model_arguments", "given_model_options", "model_config", "positive_float",
+           "positive_int"]

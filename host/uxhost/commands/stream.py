@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..qemu import boards
-from .common import add_model_arguments, model_config, positive_float
+from .common import UserError, add_model_arguments, given_model_options, model_config, positive_float
 
 
 def register(sub) -> None:
@@ -30,7 +30,12 @@ def register(sub) -> None:
     add_model_arguments(parser, system_required=False)
     parser.add_argument("--timeout", type=positive_float, default=10.0,
                         help="seconds to wait for each answer before resending (default: %(default)s)")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="dump file to write (.jsonl or .npz)")
+    out = parser.add_mutually_exclusive_group(required=True)
+    out.add_argument("-o", "--output", type=Path, help="dump file to write (.jsonl or .npz)")
+    out.add_argument("--resume", type=Path, metavar="DUMP",
+                     help="continue the cut-short run DUMP of this trace on a fresh device: its steps are "
+                          "replayed and must come back bit for bit, then the run goes on and DUMP grows. "
+                          "The configuration is DUMP's own (no model options)")
     parser.set_defaults(run=run)
 
 
@@ -44,22 +49,43 @@ def run(args) -> int:
     # trace, the dump's format, and the model options of a system the system table knows. A system only
     # the device knows is resolved against the device's own description of it.
     trace = load_trace(args.trace, args.z_col)
-    dump_format(args.output)
-    choose_system(args, trace)
-    if args.system in table_specs():
-        model_config(args)
+    resume = None
+    if args.resume is not None:
+        resume = resumable(args, trace)
+        args.output, args.system_source = args.resume, f" (from {args.resume})"
+        config = resume.header.config
+    else:
+        dump_format(args.output)
+        choose_system(args, trace)
+        if args.system in table_specs():
+            model_config(args)
 
-    def on_device(specs, where):
-        return model_config(args, specs, where)
+        def config(specs, where):
+            return model_config(args, specs, where)
 
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud) as (device, qemu):
-        summary = stream_trace(device, trace, on_device, args.output, trace_path=str(args.trace), qemu=qemu,
-                               expect_board=args.board or args.expect_board)
+        summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu,
+                               expect_board=args.board or args.expect_board, resume=resume)
     print(f"model: {summary.config.describe(summary.spec)}{args.system_source}")
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
     for line in summary.lines():
         print("  " + line)
     return 0
+
+
+def resumable(args, trace):
+    """The dump --resume names, checked against the trace before any device is opened."""
+    from ..dump import load_unfinished
+    from ..validate import check_trace
+
+    given = given_model_options(args)
+    if given:
+        raise UserError(f"--resume runs the configuration recorded in {args.resume}; drop {', '.join(given)}")
+    dump = load_unfinished(args.resume)
+    check_trace(dump, trace, args.trace)
+    if len(dump) >= len(trace):
+        raise UserError(f"{args.resume} already holds all {len(trace)} steps of {args.trace}: nothing to resume")
+    return dump
 
 
 def choose_system(args, trace) -> None:
