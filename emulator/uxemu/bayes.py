@@ -124,6 +124,7 @@ class BayesResult:
     posterior: Value
     status: Status
     log_likelihood: np.ndarray  # ℓ_i per prior atom (after m and ω), for diagnostics
+    log_evidence: float = 0.0  # log p(evidence) under the prior atoms: the update's normalising constant
 
 
 def evidence_arrays(evidence):
@@ -175,10 +176,12 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
             acc = acc + om[k] * L[:, k]
         ell = float(m) * acc
     ell = np.where(np.isnan(ell), -np.inf, ell)
-    top = ell.max()
+    top = float(ell.max())
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
-        return BayesResult(reduce_prior(x, w, eta), Status.FALLBACK, ell)
+        return BayesResult(reduce_prior(x, w, eta), Status.FALLBACK, ell, top)
     wp = w * np.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
+    # log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, the same max subtracted; sums sequential, as in C.
+    log_evidence = top + math.log(_ttr.sequential_sum(wp)) - math.log(_ttr.sequential_sum(w))
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)
-    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell)
+    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence)

@@ -20,6 +20,15 @@ class FilterRun:
     var: np.ndarray
     status: np.ndarray  # Status per step
     posteriors: list[Value] = field(repr=False)
+    log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step (0 without observation)
+
+    @property
+    def log_likelihood(self) -> float:
+        """log p(z_0..T−1): the steps' log evidence summed in order (as the C filter accumulates it)."""
+        total = 0.0
+        for v in self.log_evidence:
+            total += float(v)
+        return total
 
     @property
     def fallbacks(self) -> int:
@@ -41,6 +50,8 @@ class BayesLaplaceFilter:
         self.process_noise = model.process_noise.quantize(eta)
         prior_law = model.prior if prior is None else prior
         self.posterior = prior_law.quantize(eta)
+        self.log_evidence = 0.0  # of the last update
+        self.log_likelihood = 0.0  # summed over every update
 
     def predict(self, k: int, u: float = 0.0):
         """The predictive atoms: all η² in evaluation order (refined) or reduced to η (paper)."""
@@ -60,9 +71,12 @@ class BayesLaplaceFilter:
         NO_EVIDENCE): the posterior is the prior atoms reduced to η, as on a fallback."""
         if evidence is None:
             self.posterior = reduce_prior(*prior_atoms, self.eta)
+            self.log_evidence = 0.0  # nothing observed: p(∅) = 1
             return Status.NO_EVIDENCE
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self.posterior = res.posterior
+        self.log_evidence = res.log_evidence
+        self.log_likelihood += res.log_evidence
         return res.status
 
     def step(self, k: int, evidence, u: float = 0.0, predict: bool | None = None, m: int = 1) -> Status:
@@ -74,12 +88,12 @@ class BayesLaplaceFilter:
     def run(self, trace) -> FilterRun:
         """Every row of the trace; a NaN z is a missing observation (a predict-only step)."""
         T = len(trace.z)
-        means, vars_, status, posts = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), []
+        means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
         for i in range(T):
             status[i] = self.step(int(trace.k[i]), observation(trace.z[i]), float(trace.u[i]), predict=i > 0)
-            means[i], vars_[i] = self.posterior.mean(), self.posterior.var()
+            means[i], vars_[i], evidence[i] = self.posterior.mean(), self.posterior.var(), self.log_evidence
             posts.append(self.posterior)
-        return FilterRun(means, vars_, status, posts)
+        return FilterRun(means, vars_, status, posts, evidence)
 
 
 def observation(z: float) -> float | None:

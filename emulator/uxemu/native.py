@@ -121,6 +121,8 @@ class NativeRun:
     var: np.ndarray
     status: np.ndarray
     posteriors: list  # (x, w) per step
+    log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step
+    log_likelihood: float = 0.0  # the filter's own running sum at the end
 
 
 class Native:
@@ -226,7 +228,7 @@ class Native:
             "ux_model_count": (C.c_uint, []),
             "ux_model_context": (None, [C.POINTER(Model), PR, C.c_uint32, R, C.POINTER(ModelCtx)]),
             "ux_bayes_laplace": (C.c_int, [PV, C.POINTER(Observation), PR, PR, C.c_size_t, C.POINTER(Evidence),
-                                           C.c_uint, PS, PW]),
+                                           C.c_uint, PS, PW, PR]),
             "ux_filter_workspace_bytes": (C.c_size_t, [C.POINTER(Model), C.c_uint, C.c_int, C.c_int]),
             "ux_filter_init": (C.c_int, [C.c_void_p, C.POINTER(FilterConfig), Workspace]),
             "ux_filter_predict": (C.c_int, [C.c_void_p, C.c_uint32, C.c_double]),
@@ -236,6 +238,8 @@ class Native:
             "ux_filter_sizeof": (C.c_size_t, []),
             "ux_filter_mean": (C.c_double, [C.c_void_p]),
             "ux_filter_var": (C.c_double, [C.c_void_p]),
+            "ux_filter_log_evidence": (C.c_double, [C.c_void_p]),
+            "ux_filter_log_likelihood": (C.c_double, [C.c_void_p]),
             "ux_filter_workspace_in_use": (C.c_size_t, [C.c_void_p]),
             "ux_filter_check_params": (C.c_int, [C.POINTER(Model), C.POINTER(C.c_double)]),
             "ux_model_at": (C.POINTER(Model), [C.c_uint]),
@@ -513,9 +517,10 @@ class Native:
         return list(map(float, params))
 
     def bayes_laplace(self, system_id: int, prior_x, prior_w, z, omega=None, m: int = 1, eta: int = 16,
-                      likelihood: str = "kernel", params=None):
+                      likelihood: str = "kernel", params=None, with_evidence: bool = False):
         """BayesLaplace of prior atoms (any order) under a built-in system's observation model,
-        with its noises quantized at eta. Returns (NValue, status)."""
+        with its noises quantized at eta. Returns (NValue, status), and the log evidence third when
+        `with_evidence`."""
         model = self.model(system_id)
         p = self._params(model, params)
         preal = (self.real * len(p))(*p)
@@ -564,10 +569,11 @@ class Native:
         else:
             noise_pts = obs.inner.contents.count if obs.inner else 1
         wsp = self.workspace(self.lib.ux_abi_bayes_workspace_bytes(obs.form, P, noise_pts))
+        log_evidence = self.real()
         st = self.lib.ux_bayes_laplace(C.byref(out), C.byref(obs), px, pw, P, C.byref(ev), eta,
-                                       C.byref(self._sources), C.byref(wsp))
+                                       C.byref(self._sources), C.byref(wsp), C.byref(log_evidence))
         self._check(st, "ux_bayes_laplace")
-        return self.from_c(out), st
+        return (self.from_c(out), st, float(log_evidence.value)) if with_evidence else (self.from_c(out), st)
 
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
         return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode],
@@ -585,15 +591,15 @@ class Native:
 
         f = self.filter(system_id, eta, mode, likelihood, params, prior)
         T = len(z)
-        means, vars_, status, posts = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), []
+        means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
         for i in range(T):
             if i > 0:
                 f.predict(int(k[i]), float(u[i]))
             status[i] = f.update(observation(z[i]))
-            means[i], vars_[i] = f.mean(), f.var()
+            means[i], vars_[i], evidence[i] = f.mean(), f.var(), f.log_evidence()
             if atoms:
                 posts.append(f.posterior_atoms())
-        return NativeRun(means, vars_, status, posts)
+        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood())
 
 
 class _Sources(C.Structure):
@@ -641,6 +647,12 @@ class NativeFilter:
 
     def var(self) -> float:
         return float(self.nat.lib.ux_filter_var(self._state))
+
+    def log_evidence(self) -> float:
+        return float(self.nat.lib.ux_filter_log_evidence(self._state))
+
+    def log_likelihood(self) -> float:
+        return float(self.nat.lib.ux_filter_log_likelihood(self._state))
 
     def posterior(self) -> NValue:
         return self.nat.from_c(self.nat.lib.ux_filter_posterior(self._state).contents)

@@ -201,6 +201,7 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
     a[POSTERIOR_STATUS_AT] = posterior.status;
     wire_put_f64(a + POSTERIOR_MEAN_AT, posterior.mean);
     wire_put_f64(a + POSTERIOR_VAR_AT, posterior.var);
+    wire_put_f64(a + POSTERIOR_LOG_EVIDENCE_AT, posterior.log_evidence);
     wire_put_u64(a + POSTERIOR_CYCLES_PREDICT_AT, posterior.cycles_predict);
     wire_put_u64(a + POSTERIOR_CYCLES_UPDATE_AT, posterior.cycles_update);
     a[POSTERIOR_COUNT_AT] = posterior.count;

@@ -139,20 +139,21 @@
 #define STEP_FIELD_EVIDENCE_Z(i) (5u + 2u * (i) + 0u)
 #define STEP_FIELD_EVIDENCE_OMEGA(i) (5u + 2u * (i) + 1u)
 
-/* POSTERIOR: k:u32 status:u8 mean:f64 var:f64 cycles_predict:u64 cycles_update:u64 count:u8 atoms:(x:f64 w:f64)[count] */
+/* POSTERIOR: k:u32 status:u8 mean:f64 var:f64 log_evidence:f64 cycles_predict:u64 cycles_update:u64 count:u8 atoms:(x:f64 w:f64)[count] */
 #define POSTERIOR_K_AT 0u
 #define POSTERIOR_STATUS_AT 4u
 #define POSTERIOR_MEAN_AT 5u
 #define POSTERIOR_VAR_AT 13u
-#define POSTERIOR_CYCLES_PREDICT_AT 21u
-#define POSTERIOR_CYCLES_UPDATE_AT 29u
-#define POSTERIOR_COUNT_AT 37u
-#define POSTERIOR_ATOMS_AT 38u
+#define POSTERIOR_LOG_EVIDENCE_AT 21u
+#define POSTERIOR_CYCLES_PREDICT_AT 29u
+#define POSTERIOR_CYCLES_UPDATE_AT 37u
+#define POSTERIOR_COUNT_AT 45u
+#define POSTERIOR_ATOMS_AT 46u
 #define POSTERIOR_ATOMS_BYTES 16u /* one element */
 #define POSTERIOR_ATOMS_X_AT 0u /* within an element */
 #define POSTERIOR_ATOMS_W_AT 8u /* within an element */
-#define POSTERIOR_BYTES(count) (38u + 16u * (count))
-#define POSTERIOR_MIN_BYTES 38u /* every count 0, every string empty */
+#define POSTERIOR_BYTES(count) (46u + 16u * (count))
+#define POSTERIOR_MIN_BYTES 46u /* every count 0, every string empty */
 
 /* DESCRIBE: index:u8 */
 #define DESCRIBE_INDEX_AT 0u

@@ -161,6 +161,7 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     out->status = st == UX_FALLBACK ? STATUS_FALLBACK : st == UX_NO_EVIDENCE ? STATUS_NO_EVIDENCE : STATUS_OK;
     out->mean = ux_filter_mean(live);
     out->var = ux_filter_var(live);
+    out->log_evidence = ux_filter_log_evidence(live);
     out->cycles_predict = cycles_predict;
     out->cycles_update = cycles_update;
     out->count = (uint8_t)post->count;

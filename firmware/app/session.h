@@ -38,7 +38,7 @@ typedef struct {
 
 typedef struct {
     uint8_t status; /* STATUS_OK, STATUS_FALLBACK or STATUS_NO_EVIDENCE (proto.h) */
-    double mean, var;
+    double mean, var, log_evidence;
     uint64_t cycles_predict, cycles_update;
     uint8_t count;
     double x[UX_MAX_ETA], w[UX_MAX_ETA];

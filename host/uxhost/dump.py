@@ -6,7 +6,7 @@ Two formats, chosen by the file suffix:
   Floats are written with Python's shortest round-trip repr, so a dump reads back bit for bit. Each line
   is flushed as it is written, so an interrupted run keeps every step it received; a last line cut short
   by a crash is ignored when reading.
-- ``.npz``: numpy arrays (``k u z x status mean var cycles_predict cycles_update count atoms_x atoms_w``,
+- ``.npz``: numpy arrays (``k u z x status mean var log_evidence cycles_predict cycles_update count atoms_x atoms_w``,
   atoms padded with NaN positions and zero weights; ``x`` NaN where unknown) and the header as JSON text.
   An archive cannot grow in place, so while a run is going the records go to a JSONL journal beside it
   (``NAME.npz.partial.jsonl``); closing the writer — also on Ctrl-C or an error — writes the archive and
@@ -28,7 +28,7 @@ from .config import ModelConfig
 from .protocol import CycleSource
 
 FORMAT = "uxhost-dump"
-FORMAT_VERSION = 2  # 2: a step without observation has z null (NaN in .npz) and status NO_EVIDENCE
+FORMAT_VERSION = 2  # 2: z null (NaN in .npz) for a step without observation; each step's log_evidence
 READABLE_VERSIONS = (1, 2)  # version 1 is version 2 without missing observations
 JOURNAL_SUFFIX = ".partial.jsonl"
 
@@ -99,12 +99,13 @@ class StepRecord:
     atoms_w: tuple[float, ...]
     cycles_predict: int = 0
     cycles_update: int = 0
+    log_evidence: float = math.nan  # log p(z_k | z_0..k−1); NaN in a version 1 dump, which lacks it
 
     def posterior(self) -> tuple:
-        """What the filter answered — status, mean, variance, atoms — as bits, for exact comparison (the
-        cycle counts are the board's clock, not the filter's answer)."""
-        return (self.status, _bits(self.mean), _bits(self.var), tuple(map(_bits, self.atoms_x)),
-                tuple(map(_bits, self.atoms_w)))
+        """What the filter answered — status, mean, variance, log evidence, atoms — as bits, for exact
+        comparison (the cycle counts are the board's clock, not the filter's answer)."""
+        return (self.status, _bits(self.mean), _bits(self.var), _bits(self.log_evidence),
+                tuple(map(_bits, self.atoms_x)), tuple(map(_bits, self.atoms_w)))
 
     def to_json(self) -> dict:
         out = {"record": "step"}
@@ -112,6 +113,8 @@ class StepRecord:
         out["atoms_x"], out["atoms_w"] = list(self.atoms_x), list(self.atoms_w)
         if math.isnan(self.z):
             out["z"] = None  # strict JSON has no NaN
+        if not math.isfinite(self.log_evidence):
+            out["log_evidence"] = repr(self.log_evidence)  # "-inf" on a fallback: a string, read back by float()
         return out
 
     @classmethod
@@ -121,7 +124,7 @@ class StepRecord:
             rec = cls(int(obj["k"]), float(obj["u"]), math.nan if z is None else float(z), None if x is None else float(x),
                       int(obj["status"]), float(obj["mean"]), float(obj["var"]),
                       tuple(float(v) for v in obj["atoms_x"]), tuple(float(v) for v in obj["atoms_w"]),
-                      int(obj["cycles_predict"]), int(obj["cycles_update"]))
+                      int(obj["cycles_predict"]), int(obj["cycles_update"]), float(obj.get("log_evidence", math.nan)))
         except (KeyError, TypeError, ValueError) as exc:
             raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
         if len(rec.atoms_x) != len(rec.atoms_w) or not rec.atoms_x:
@@ -278,6 +281,7 @@ def save_npz(dump: Dump, path: Path) -> None:
         "status": np.array([s.status for s in steps], dtype=np.int64),
         "mean": np.array([s.mean for s in steps], dtype=np.float64),
         "var": np.array([s.var for s in steps], dtype=np.float64),
+        "log_evidence": np.array([s.log_evidence for s in steps], dtype=np.float64),
         "cycles_predict": np.array([s.cycles_predict for s in steps], dtype=np.int64),
         "cycles_update": np.array([s.cycles_update for s in steps], dtype=np.int64),
         "count": np.array([len(s.atoms_x) for s in steps], dtype=np.int64),
@@ -360,7 +364,8 @@ def load_npz(path: Path) -> Dump:
                 int(arrays["k"][i]), float(arrays["u"][i]), float(arrays["z"][i]), None if math.isnan(x) else x,
                 int(arrays["status"][i]), float(arrays["mean"][i]), float(arrays["var"][i]),
                 tuple(float(v) for v in arrays["atoms_x"][i, :n]), tuple(float(v) for v in arrays["atoms_w"][i, :n]),
-                int(arrays["cycles_predict"][i]), int(arrays["cycles_update"][i])))
+                int(arrays["cycles_predict"][i]), int(arrays["cycles_update"][i]),
+                float(arrays["log_evidence"][i]) if "log_evidence" in arrays else math.nan))
     except KeyError as exc:
         raise DumpError(f"{path}: archive lacks the array {exc}") from None
     return Dump(header, steps)

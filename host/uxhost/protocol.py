@@ -339,6 +339,7 @@ class Posterior(_Message):
     status: int
     mean: float
     var: float
+    log_evidence: float  # log p(z_k | z_0..k−1): summed over a run, the marginal likelihood
     cycles_predict: int  # u64: a step of the largest configurations exceeds 2^32 virtual cycles
     cycles_update: int
     x: tuple[float, ...]

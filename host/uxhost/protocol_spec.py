@@ -87,7 +87,7 @@ LAYOUTS = {
     MsgType.CONFIGURE: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('likelihood', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
     MsgType.CONFIGURED: (('count', 'u8'), ('workspace_bytes', 'u32')),
     MsgType.STEP: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('evidence', (('z', 'f64'), ('omega', 'f64')), 'n_evidence')),
-    MsgType.POSTERIOR: (('k', 'u32'), ('status', 'u8'), ('mean', 'f64'), ('var', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('count', 'u8'), ('atoms', (('x', 'f64'), ('w', 'f64')), 'count')),
+    MsgType.POSTERIOR: (('k', 'u32'), ('status', 'u8'), ('mean', 'f64'), ('var', 'f64'), ('log_evidence', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('count', 'u8'), ('atoms', (('x', 'f64'), ('w', 'f64')), 'count')),
     MsgType.DESCRIBE: (('index', 'u8'),),
     MsgType.SYSTEM: (('id', 'u8'), ('name', 'str'), ('title', 'str'), ('n_params', 'u8'), ('params', (('name', 'str'), ('default', 'f64'), ('domain', 'u8')), 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
     MsgType.RESET: (),

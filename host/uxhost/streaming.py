@@ -155,7 +155,7 @@ def _record(trace, i: int, post):
 
     x = None if trace.x is None else float(trace.x[i])
     return StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, post.status, post.mean, post.var,
-                      tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update)
+                      tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update, post.log_evidence)
 
 
 def _lost(qemu, exc) -> str:

@@ -22,6 +22,8 @@ standard deviation σ):
 - law: W1(device atoms, reference atoms) / max(|reference mean|, σ): the distance between the two laws,
   on the same scale as the mean.
 - variance: |a − b| / b.   atom weights: |a − b| / b (weights are positive).
+- log evidence (log p(z_k | z_0..k−1)): |a − b| / max(|b|, 1), in nats where |b| < 1; equal infinities
+  (a fallback's −∞) are no difference. A version 1 dump has none: not compared.
 - a different atom count or status is an infinite difference: the laws no longer correspond atom by atom.
 
 Which quantities must be within which tolerance depends on the build (DOUBLE, FLOAT):
@@ -48,9 +50,9 @@ import numpy as np
 from .config import ModelConfig
 from .dump import Dump, DumpError, Header, StepRecord
 
-QUANTITIES = ("mean", "var", "law", "atoms_x", "atoms_w")
+QUANTITIES = ("mean", "var", "law", "atoms_x", "atoms_w", "log_evidence")
 LABELS = {"mean": "mean", "var": "variance", "law": "law (W1)", "atoms_x": "atom positions",
-          "atoms_w": "atom weights", "status": "status", "count": "atom count"}
+          "atoms_w": "atom weights", "log_evidence": "log evidence", "status": "status", "count": "atom count"}
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,10 @@ class NativeReference:
         return self.filter.update(None if z is None else [z])
 
     @property
+    def log_evidence(self) -> float:
+        return self.filter.log_evidence()
+
+    @property
     def posterior(self):
         from uxemu import Value
 
@@ -126,7 +132,8 @@ class NativeReference:
 
 
 def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False):
-    """(status, posterior Value) per step, exactly as a device is driven: predict on all but the first.
+    """(status, posterior Value, log evidence) per step, exactly as a device is driven: predict on all but
+    the first.
 
     With `given` (the device's step records), each step starts from the device's previous posterior
     instead of the reference's own: a one-step check of the device's arithmetic, free of the drift
@@ -143,17 +150,18 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
             prev = given[i - 1]
             filt.posterior = Value(np.asarray(prev.atoms_x), np.asarray(prev.atoms_w), config.eta)
         status = filt.step(int(k[i]), observation(z[i]), float(u[i]), predict=i > 0)
-        yield int(status), filt.posterior
+        yield int(status), filt.posterior, float(filt.log_evidence)
 
 
 def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) -> Dump:
     """The dump the reference itself produces for a trace (no device, no cycles)."""
     header = Header(config, real_bytes=8, cycle_source="none", trace=trace_path, trace_steps=len(trace))
     dump = Dump(header)
-    for i, (status, post) in enumerate(reference_posteriors(config, trace.k, trace.u, trace.z)):
+    for i, (status, post, log_evidence) in enumerate(reference_posteriors(config, trace.k, trace.u, trace.z)):
         x = None if trace.x is None else float(trace.x[i])
         dump.steps.append(StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, status,
-                                     post.mean(), post.var(), tuple(map(float, post.x)), tuple(map(float, post.w))))
+                                     post.mean(), post.var(), tuple(map(float, post.x)), tuple(map(float, post.w)),
+                                     log_evidence=log_evidence))
     return dump
 
 
@@ -161,8 +169,9 @@ def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) ->
 # Comparison
 
 
-def step_differences(rec: StepRecord, status: int, ref) -> dict[str, float]:
-    """Relative differences of one device step against the reference posterior `ref` (a Value)."""
+def step_differences(rec: StepRecord, status: int, ref, log_evidence: float | None = None) -> dict[str, float]:
+    """Relative differences of one device step against the reference posterior `ref` (a Value) and the
+    reference's log evidence (None: the dump has none to compare, a version 1 dump)."""
     b_mean, b_var = ref.mean(), ref.var()
     scale = max(math.sqrt(max(b_var, 0.0)), np.finfo(float).tiny)
     out = {
@@ -179,10 +188,17 @@ def step_differences(rec: StepRecord, status: int, ref) -> dict[str, float]:
         with np.errstate(all="ignore"):
             out["atoms_x"] = float(np.max(np.abs(ax - ref.x) / np.maximum(np.abs(ref.x), scale)))
             out["atoms_w"] = float(np.max(np.abs(aw - ref.w) / ref.w))
+    out["log_evidence"] = 0.0 if log_evidence is None else _log_evidence_difference(rec.log_evidence, log_evidence)
     for key in QUANTITIES:
         if math.isnan(out[key]):
             out[key] = math.inf  # a NaN from the device is as far off as it gets
     return out
+
+
+def _log_evidence_difference(a: float, b: float) -> float:
+    if a == b:  # also equal infinities: both updates fell back
+        return 0.0
+    return abs(a - b) / max(abs(b), 1.0)  # NaN (a device's NaN) becomes inf below
 
 
 def _law_distance(ax, aw, bx, bw) -> float:
@@ -200,6 +216,8 @@ class Comparison:
     max_rel: dict[str, float] = field(default_factory=lambda: dict.fromkeys(QUANTITIES, 0.0))
     worst_k: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(QUANTITIES))
     first_bad: tuple[int, str, float, float] | None = None  # (k, quantity, relative difference, tolerance)
+    log_likelihood: float | None = None  # log p(z_0..T−1): the dump's log evidence summed (None: not recorded)
+    reference_log_likelihood: float | None = None  # the same sum of the reference's
 
     @property
     def ok(self) -> bool:
@@ -226,13 +244,19 @@ def compare(dump: Dump, rtol: float | None = None, reference: str | None = None,
     given = dump.steps if policy.reference == "step" else None
     # The most specific failure first: a moved atom also moves the mean and the law.
     limits = {"status": 0.0, **policy.tolerance}
-    order = [q for q in ("status", "count", "atoms_x", "atoms_w", "mean", "var", "law") if q in limits]
+    order = [q for q in ("status", "count", "atoms_x", "atoms_w", "mean", "var", "law", "log_evidence") if q in limits]
+    recorded = not all(math.isnan(s.log_evidence) for s in dump.steps)  # a version 1 dump has none
+    if recorded:
+        cmp.log_likelihood = cmp.reference_log_likelihood = 0.0
     try:
         posteriors = reference_posteriors(dump.header.config, k, u, z, given, native_lib,
                                           float_build=dump.header.real_bytes < 8)
-        for rec, (status, ref) in zip(dump.steps, posteriors):
-            diffs = step_differences(rec, status, ref)
+        for rec, (status, ref, log_evidence) in zip(dump.steps, posteriors):
+            diffs = step_differences(rec, status, ref, log_evidence if recorded else None)
             cmp.steps += 1
+            if recorded:
+                cmp.log_likelihood += rec.log_evidence
+                cmp.reference_log_likelihood += log_evidence
             for q in QUANTITIES:
                 if diffs[q] > cmp.max_rel[q] or cmp.worst_k[q] is None:
                     cmp.max_rel[q], cmp.worst_k[q] = diffs[q], rec.k

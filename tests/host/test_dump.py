@@ -24,7 +24,8 @@ def awkward_dump(truth=True) -> Dump:
         w = rng.random(n)
         w /= w.sum()
         steps.append(StepRecord(k, 0.1 * k, 1 / 3 + k, (2 ** -1074 if k == 1 else 1 / 7) if truth else None,
-                                k % 2, float(x @ w), 1e-300 * (k + 1), tuple(x), tuple(w), 2**32 - 1 - k, 17 * k))
+                                k % 2, float(x @ w), 1e-300 * (k + 1), tuple(x), tuple(w), 2**32 - 1 - k, 17 * k,
+                                -math.inf if k == 1 else -1 / 3 - k))  # a fallback's log evidence is −∞
     return Dump(header, steps)
 
 
@@ -51,7 +52,7 @@ def test_jsonl_and_npz_agree(tmp_path):
 @pytest.mark.parametrize("suffix", [".jsonl", ".npz"])
 def test_a_step_without_observation_is_marked_and_round_trips(suffix, tmp_path):
     dump = awkward_dump()
-    dump.steps[1].z, dump.steps[1].status = math.nan, 2  # NO_EVIDENCE
+    dump.steps[1].z, dump.steps[1].status, dump.steps[1].log_evidence = math.nan, 2, 0.0  # NO_EVIDENCE
     save_dump(dump, tmp_path / f"d{suffix}")
     if suffix == ".jsonl":
         record = json.loads((tmp_path / "d.jsonl").read_text().splitlines()[2])
@@ -67,8 +68,13 @@ def test_a_version_1_dump_still_reads(tmp_path):
     lines = (tmp_path / "d.jsonl").read_text().splitlines()
     head = json.loads(lines[0])
     head["format_version"] = 1
-    (tmp_path / "v1.jsonl").write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
-    assert load_dump(tmp_path / "v1.jsonl").steps == awkward_dump().steps
+    steps = [json.loads(line) for line in lines[1:]]
+    for step in steps:
+        del step["log_evidence"]  # version 1 had none
+    (tmp_path / "v1.jsonl").write_text("\n".join(json.dumps(r) for r in [head] + steps) + "\n")
+    back = load_dump(tmp_path / "v1.jsonl").steps
+    assert all(math.isnan(s.log_evidence) for s in back)
+    assert [s.posterior()[:3] for s in back] == [s.posterior()[:3] for s in awkward_dump().steps]
 
 
 def test_jsonl_header_names_the_format_and_configuration(tmp_path):

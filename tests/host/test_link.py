@@ -188,7 +188,7 @@ def test_error_answer_raises_device_error_with_code_and_detail(peer):
 
 def test_step_sends_the_documented_payload(peer):
     def answer(f, m, n):
-        return p.encode(p.Posterior(m.k, 0, 1.0, 2.0, 3, 4, (1.0,), (1.0,)), f.seq)
+        return p.encode(p.Posterior(m.k, 0, 1.0, 2.0, -1.0, 3, 4, (1.0,), (1.0,)), f.seq)
 
     dev_peer = peer(answer)
     with link.Device.open(dev_peer.url, timeout=2) as dev:

@@ -143,7 +143,7 @@ messages = st.one_of(
     ),
     st.integers(0, 64).flatmap(
         lambda n: st.builds(
-            p.Posterior, u32, u8, finite, finite, u64, u64,
+            p.Posterior, u32, u8, finite, finite, st.floats(allow_nan=False, width=64), u64, u64,
             st.lists(finite, min_size=n, max_size=n).map(tuple),
             st.lists(finite, min_size=n, max_size=n).map(tuple),
         )
@@ -167,8 +167,8 @@ def test_payload_sizes_match_the_specification():
     assert len(p.Configure(1, 8, params=(0.98, 0.0, 0.2, 1.0)).pack()) == 5 + 4 * 8 + 1 + 16
     assert len(p.Configured(8, 1024).pack()) == 5
     assert len(p.Step(3, True, 0.0, (1.0, 2.0), (0.5, 0.5)).pack()) == 4 + 1 + 8 + 2 + 1 + 2 * 16
-    post = p.Posterior(1, 0, 0.0, 1.0, 5, 6, (0.0,) * 64, (1 / 64,) * 64)
-    assert len(post.pack()) == 4 + 1 + 8 + 8 + 8 + 8 + 1 + 64 * 16 <= p.MAX_PAYLOAD
+    post = p.Posterior(1, 0, 0.0, 1.0, -2.5, 5, 6, (0.0,) * 64, (1 / 64,) * 64)
+    assert len(post.pack()) == 4 + 1 + 8 + 8 + 8 + 8 + 8 + 1 + 64 * 16 <= p.MAX_PAYLOAD
     assert len(p.Error(1, 0).pack()) == 3
 
 
@@ -189,8 +189,8 @@ def test_step_default_weights_are_equal():
 def test_posterior_cycles_are_u64_where_the_specification_puts_them():
     # A cubic η = 64 sampler step takes more than 2^32 virtual cycles: the counts must not wrap.
     predict, update = 2**32 + 5, 2**63 + 2**40 + 7
-    payload = p.Posterior(9, 0, 1.0, 2.0, predict, update, (1.0,), (1.0,)).pack()
-    assert struct.unpack_from("<QQB", payload, 21) == (predict, update, 1)
+    payload = p.Posterior(9, 0, 1.0, 2.0, -math.inf, predict, update, (1.0,), (1.0,)).pack()
+    assert struct.unpack_from("<dQQB", payload, 21) == (-math.inf, predict, update, 1)
     back = p.Posterior.unpack(payload)
     assert (back.cycles_predict, back.cycles_update) == (predict, update)
 
@@ -220,7 +220,7 @@ def test_unknown_type_and_bad_payload_are_rejected():
 
 
 def test_oversized_message_is_refused_by_the_encoder():
-    huge = p.Posterior(1, 0, 0.0, 0.0, 0, 0, (0.0,) * 80, (0.0,) * 80)
+    huge = p.Posterior(1, 0, 0.0, 0.0, 0.0, 0, 0, (0.0,) * 80, (0.0,) * 80)
     with pytest.raises(ValueError, match="exceeds"):
         p.encode(huge, 1)
 
@@ -234,7 +234,7 @@ def test_error_names_follow_the_specification():
 
 def test_reals_travel_as_binary64_bit_exact():
     values = (math.pi, -0.0, 5e-324, 1.7976931348623157e308)
-    post = p.Posterior.unpack(p.Posterior(1, 0, values[0], values[1], 0, 0, values, values).pack())
+    post = p.Posterior.unpack(p.Posterior(1, 0, values[0], values[1], values[2], 0, 0, values, values).pack())
     assert [struct.pack("<d", v) for v in post.x] == [struct.pack("<d", v) for v in values]
 
 

@@ -43,7 +43,7 @@ def test_reference_dump_passes_exactly(dump, tmp_path, capsys):
     code, out, _ = validate(capsys, tmp_path, dump)
     assert code == 0
     assert "15 steps of gss, η=8, refined, kernel likelihood (made by the reference, 8-byte reals)" in out
-    assert out.count("0.000e+00") == 4
+    assert out.count("0.000e+00") == 5  # mean, variance, atoms, weights, log evidence; the law is W1 > 0
     assert "within tolerance 1e-09 on every step: OK" in out
 
 
@@ -214,3 +214,21 @@ def test_a_nan_from_the_device_is_an_infinite_difference(reference):
     rec.atoms_x, rec.atoms_w = rec.atoms_x[:-1], rec.atoms_w[:-1]
     diffs = step_differences(rec, 0, post)
     assert diffs["mean"] == diffs["count"] == math.inf
+
+
+def test_log_evidence_is_validated_and_summed(dump, tmp_path, capsys):
+    code, out, _ = validate(capsys, tmp_path, dump)
+    total = float(np.cumsum([s.log_evidence for s in dump.steps])[-1])
+    assert code == 0 and f"log-likelihood log p(z) {total:.6f} over {len(dump)} steps (reference {total:.6f})" in out
+    bad = copy.deepcopy(dump)
+    bad.steps[3].log_evidence += 1e-6  # a nat in a million: far beyond the double build's 1e-9
+    code, out, _ = validate(capsys, tmp_path, bad)
+    assert code == 1 and f"FAILED: step k={bad.steps[3].k} is the first outside tolerance 1e-09 (log evidence" in out
+
+
+def test_a_version_1_dump_without_log_evidence_still_validates(dump, tmp_path, capsys):
+    old = copy.deepcopy(dump)
+    for s in old.steps:
+        s.log_evidence = math.nan  # what reading a version 1 dump gives
+    code, out, _ = validate(capsys, tmp_path, old)
+    assert code == 0 and "log-likelihood" not in out

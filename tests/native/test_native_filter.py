@@ -23,6 +23,8 @@ def compare_runs(nat, sid, eta, mode, lik, T, prior=None):
     np.testing.assert_array_equal(got.status, ref.status.astype(np.int8), err_msg=what)
     assert_agree(got.mean, ref.mean, what=what + " means")
     assert_agree(got.var, ref.var, what=what + " variances")
+    assert_agree(got.log_evidence, ref.log_evidence, what=what + " log evidence")
+    assert_agree(got.log_likelihood, ref.log_likelihood, what=what + " log likelihood")
     for k, (p, (x, w)) in enumerate(zip(ref.posteriors, got.posteriors)):
         assert len(x) == len(p.x), f"{what} step {k}: {len(x)} atoms vs {len(p.x)}"
         assert_agree(x, p.x, what=f"{what} step {k} atoms")
@@ -89,6 +91,8 @@ def test_missing_observations_match(nat, sid, mode):
     for (x, w), p in zip(got.posteriors, ref.posteriors):
         np.testing.assert_array_equal(x, p.x)
         np.testing.assert_array_equal(w, p.w)
+    np.testing.assert_array_equal(got.log_evidence, ref.log_evidence)  # 0 on the missing steps
+    assert got.log_likelihood == ref.log_likelihood
 
 
 @pytest.mark.parametrize("lik", ["kernel", "sampler"])

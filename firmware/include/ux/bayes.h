@@ -50,11 +50,13 @@ typedef struct {
  * bad arguments (UX_ERR_ARG), too small a workspace (UX_ERR_WORKSPACE). The prior arrays are consumed
  * (used as scratch, so refined mode needs no second copy of its η² atoms). `out` is written only on
  * UX_OK or UX_FALLBACK.
+ * `log_evidence` (NULL: not wanted) receives log p(evidence) under the prior atoms, the normalising
+ * constant of the update: L + log Σ_i w_i·exp(ℓ_i − L) − log Σ_i w_i (L = max ℓ; −∞ on a fallback).
  * Workspace: UX_BAYES_WORKSPACE_BYTES(prior_count, noise points per hypothesis).
  */
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw,
                            size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
-                           ux_workspace *ws);
+                           ux_workspace *ws, ux_real *log_evidence);
 
 /* The same for a value prior; the output is built for the prior's eta. */
 ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,

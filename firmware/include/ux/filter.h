@@ -59,6 +59,8 @@ typedef struct {
     size_t ws_used;                           /* bytes of workspace the configuration needs */
     size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
     ux_status last;                           /* status of the last update */
+    double log_evidence;                      /* log p(z_k | z_0..k−1) of the last update */
+    double log_likelihood;                    /* Σ of log_evidence over every update since init */
 } ux_filter;
 
 /*
@@ -106,5 +108,11 @@ const ux_value *ux_filter_posterior(const ux_filter *f);
 double ux_filter_mean(const ux_filter *f);
 double ux_filter_var(const ux_filter *f);
 ux_status ux_filter_last_status(const ux_filter *f);
+/* log p(z_k | z_0..k−1) of the last update: the log of its normalising constant (docs/semantics.md,
+ * "Evidence"); 0 for a step without observation, −∞ on a fallback. */
+double ux_filter_log_evidence(const ux_filter *f);
+/* log p(z_0..k) so far: the sum of every update's log evidence since init (a deterministic function of
+ * the parameters, so an optimiser can climb it). */
+double ux_filter_log_likelihood(const ux_filter *f);
 
 #endif /* UX_FILTER_H */

@@ -159,9 +159,10 @@ ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
 
 
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
-                           const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws)
+                           const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
+                           ux_real *log_evidence)
 {
-    ux_real omega[UX_MAX_ETA], top;
+    ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0;
     ux_real *ell;
     uint8_t *cell;
     ux_arena arena;
@@ -194,6 +195,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     /* L = max_i ℓ_i (a NaN ℓ_i means the hypothesis is impossible: −∞). */
     top = -UX_INF;
     for (i = 0; i < prior_count; ++i) {
+        prior_mass += pw[i];
         if (isnan(ell[i]))
             ell[i] = -UX_INF;
         if (ell[i] > top)
@@ -205,6 +207,8 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
         size_t r = ux_ttr(px, pw, prior_count, (unsigned)n, cell);
         ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
+        if (log_evidence != NULL)
+            *log_evidence = top;
         return UX_FALLBACK;
     }
     /* w'_i = w_i·exp(ℓ_i − L): the best hypothesis keeps its prior weight, so the weights cannot all
@@ -212,6 +216,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     kept = 0;
     for (i = 0; i < prior_count; ++i) {
         ux_real wi = pw[i] * UX_EXP(ell[i] - top);
+        mass += wi;
         if (wi != 0) {
             px[kept] = px[i];
             pw[kept] = wi;
@@ -219,6 +224,9 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         }
     }
     ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n, cell), eta, ux_sources_fresh(src));
+    /* log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, with the same max subtracted. */
+    if (log_evidence != NULL)
+        *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
     return UX_OK;
 }
 
@@ -230,5 +238,5 @@ ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const
         return UX_ERR_ARG;
     memcpy(x, prior->x, prior->count * sizeof(ux_real));
     memcpy(w, prior->w, prior->count * sizeof(ux_real));
-    return ux_bayes_laplace(out, obs, x, w, prior->count, ev, prior->eta, src, ws);
+    return ux_bayes_laplace(out, obs, x, w, prior->count, ev, prior->eta, src, ws, NULL);
 }

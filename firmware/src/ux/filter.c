@@ -223,6 +223,7 @@ static ux_status no_evidence(ux_filter *f)
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
     f->staged = 0;
     f->last = UX_NO_EVIDENCE;
+    f->log_evidence = 0; /* nothing observed: p(∅) = 1 */
     return UX_NO_EVIDENCE;
 }
 
@@ -235,6 +236,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_model_ctx ctx;
     ux_workspace rest;
     ux_status st;
+    ux_real log_evidence;
     size_t count;
     unsigned k;
 
@@ -281,11 +283,14 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     rest = scratch(f);
     /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
      * (one value less on the stack). */
-    st = ux_bayes_laplace(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest);
+    st = ux_bayes_laplace(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
+                          &log_evidence);
     if (st < 0)
         return st;
     f->staged = 0;
     f->last = st;
+    f->log_evidence = (double)log_evidence;
+    f->log_likelihood += f->log_evidence;
     return st;
 }
 
@@ -294,3 +299,5 @@ const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f-
 double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
 double ux_filter_var(const ux_filter *f) { return (double)ux_var(&f->posterior); }
 ux_status ux_filter_last_status(const ux_filter *f) { return f != NULL ? f->last : UX_ERR_ARG; }
+double ux_filter_log_evidence(const ux_filter *f) { return f->log_evidence; }
+double ux_filter_log_likelihood(const ux_filter *f) { return f->log_likelihood; }

@@ -81,7 +81,12 @@ def resumable(args, trace):
     given = given_model_options(args)
     if given:
         raise UserError(f"--resume runs the configuration recorded in {args.resume}; drop {', '.join(given)}")
+    from ..protocol import PROTOCOL_VERSION
+
     dump = load_unfinished(args.resume)
+    if dump.header.protocol != PROTOCOL_VERSION:
+        raise UserError(f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
+                        f"exactly only on the protocol it started with ({PROTOCOL_VERSION} here)")
     check_trace(dump, trace, args.trace)
     if len(dump) >= len(trace):
         raise UserError(f"{args.resume} already holds all {len(trace)} steps of {args.trace}: nothing to resume")

@@ -72,6 +72,9 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
             print(f"  FAILED: step k={k} is the first outside tolerance: its {LABELS[q]} differs from the reference's")
         else:
             print(f"  FAILED: step k={k} is the first outside tolerance {tol:g} ({LABELS[q]}: {diff:.3e})")
+    if cmp.log_likelihood is not None:
+        print(f"  log-likelihood log p(z) {cmp.log_likelihood:.6f} over {cmp.steps} steps "
+              f"(reference {cmp.reference_log_likelihood:.6f})")
     if truth is not None:
         acc = accuracy(dump, truth)
         floored = f", log p clamped to {acc.log_pdf_floor:g} on {acc.floored} step(s)" if acc.floored else ""
