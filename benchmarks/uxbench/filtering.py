@@ -8,7 +8,11 @@ On the same generated traces per system:
 - the bootstrap PF in C over the same model functions (`pf_native.run_pf`) with 10 … 1000 particles,
   `pf_runs` seeded runs per trace;
 - the grid filter (uxbench.baselines.grid, 1501 points): the near-exact Bayes floor;
-- the bootstrap filter of the `particles` library (particles_check.py): the outside check of our PF.
+- the bootstrap filter of the `particles` library (particles_check.py): the outside check of our PF;
+- the Kalman-type filters an embedded engineer ships today, in C over the same model functions
+  (`pf_native.run_kf`, benchmarks/c/include/uxbench/kf.h): the generic EKF and UKF on every system, and
+  on systems observed as y = scale(x)·e (SV) the EKF on log y², the practitioner's fix for the generic
+  ones' zero gain there. Deterministic: run like the ux filter, scored as Gaussian beliefs.
 Metrics: uxbench.metrics (RMSE, per-trace RMSE std, NLL with its floor, exact CRPS); latency per step in
 native nanoseconds (CPU time of whole-trace C calls) from one timing task that runs every timed call
 serially.
@@ -42,6 +46,8 @@ TRACE_SEED = 2026  # trace i of a system: simulate_many(model, traces, T, TRACE_
 PF_SEED = 20261  # run r of the C PF with N particles on trace i: see pf_seed()
 OUTSIDE_SEED = 20262  # the same for the particles library (numpy's global generator)
 INNER_ETA = 64  # atoms of the PF's inner-noise quantization (cubic's m)
+KF_METHODS = ("ekf", "ukf")  # the generic Kalman-type baselines, run on every system
+LOGSQ = "ekf_logsq"  # the EKF on log y², run where the observation is y = scale(x)·e (kf_methods)
 
 # The one configuration left out of both sizes, with the reason shown in the tables. A size with
 # skipped=() runs it.
@@ -135,6 +141,15 @@ def ux_configs(system: str, size: Size):
                     yield eta, mode, lik
 
 
+def kf_methods(system: str) -> tuple:
+    """The Kalman-type baselines run on a system: the generic EKF and UKF, and the log y² EKF when the
+    kernel form is Gaussian with location 0 and no inner noise (the form it needs, e.g. SV)."""
+    kernel = systems.get(system).kernel
+    fits = kernel is not None and kernel.family == "gaussian" and not kernel.inner and \
+        not np.any(np.asarray(kernel.loc_scale(np.linspace(-10.0, 10.0, 41))[0]))
+    return KF_METHODS + ((LOGSQ,) if fits else ())
+
+
 # -- tasks ------------------------------------------------------------------------------------------------
 def tasks(size: Size) -> list[dict]:
     """The timing task first (the longest single task), then the outside check, then accuracy, cubic first."""
@@ -192,6 +207,12 @@ def _score_sets(xs, ws, truth) -> dict:
     return _scores(logps, crps)
 
 
+def _score_gaussian(means, variances, truth) -> dict:
+    """NLL (Gaussian density at the truth) and closed-form CRPS of per-step Gaussian beliefs."""
+    return _scores([metrics.log_pdf_gaussian(m, v, y) for m, v, y in zip(means, variances, truth)],
+                   [metrics.crps_gaussian(m, v, y) for m, v, y in zip(means, variances, truth)])
+
+
 def _lib():
     from . import pf_native
     return pf_native.load()
@@ -236,6 +257,16 @@ def _accuracy(system: str, index: int, size: Size) -> dict:
         row = {"key": ["pf", n], "rmse": rmses, "fallbacks": fallbacks}
         row.update({k: sum(s[k] for s in scored) for k in scored[0]})
         rows.append(row)
+
+    for method in kf_methods(system):
+        repeats = size.ux_runs if index < size.ux_repeat_traces else 1
+        runs = [lib.run_kf(model.system_id, tr.k, tr.u, tr.z, method) for _ in range(repeats)]
+        first = runs[0]
+        identical = all(np.array_equal(r.mean, first.mean) and np.array_equal(r.var, first.var) for r in runs[1:])
+        row = {"key": ["kf", method], "rmse": [metrics.rmse(r.mean, tr.x) for r in runs],
+               "identical": bool(identical), "fallbacks": int(first.skipped.sum())}
+        row.update(_score_gaussian(first.mean, first.var, tr.x))
+        rows.append(row)
     return {"kind": "accuracy", "system": system, "trace": index, "rows": rows}
 
 
@@ -262,7 +293,8 @@ def _timed(call, traces) -> dict:
 
 def _timing(size: Size) -> dict:
     """Every timed configuration of every system, one after the other in this one task (so no two timed
-    calls ever share a core): ux configurations and the C PF, without storing particles or atoms."""
+    calls ever share a core): ux configurations, the C PF and the Kalman-type filters, without storing
+    particles or atoms; and the cost of an empty call."""
     lib = _lib()
     rows = []
     for system in size.systems:
@@ -275,7 +307,17 @@ def _timing(size: Size) -> dict:
             t = _timed(lambda tr: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, 0, n, 0),
                                              particles=False, inner_eta=INNER_ETA), traces)
             rows.append({"system": system, "key": ["pf", n], **t})
-    return {"kind": "timing", "rows": rows}
+        for method in kf_methods(system):
+            t = _timed(lambda tr: lib.run_kf(model.system_id, tr.k, tr.u, tr.z, method), traces)
+            rows.append({"system": system, "key": ["kf", method], **t})
+    return {"kind": "timing", "rows": rows, "empty_call_ns": _empty_call_ns(lib, systems.get(size.systems[0]).system_id)}
+
+
+def _empty_call_ns(lib, system_id: int, calls: int = 51) -> float:
+    """Median CPU ns of a whole-trace C call on an empty trace (T = 0): the fixed cost of one ctypes
+    crossing that every latency above carries once per trace, stated beside the sub-µs rows it weighs on."""
+    empty = np.zeros(0)
+    return float(statistics.median(lib.run_kf(system_id, empty, empty, empty, "ekf").cpu_ns for _ in range(calls)))
 
 
 # -- the outside check -------------------------------------------------------------------------------------------

@@ -5,6 +5,11 @@ traces of the std (ddof = 1, as uxbench.metrics.rmse_spread) over that trace's r
 scored step of −max(log p(x_true), LOG_PDF_FLOOR) with the floor hits counted; CRPS = mean over every
 scored step. Latency = the timing task's median ns per step (native C, one whole-trace call a sample, the calling
 thread's CPU time: what the call costs on a core of its own, whatever else the machine runs).
+
+The Kalman-type baselines (EKF, UKF, EKF on log y²; family "kf") are deterministic Gaussian beliefs: NLL is
+their Gaussian density at the truth (clamped the same way), CRPS the Gaussian closed form. They appear in
+every table and plot beside the PF, and `kalman_comparison` states, from the numbers, where the ux filter
+is ahead of them or behind.
 """
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ from . import paper_filtering as paper
 from .report import fmt, markdown_table, statement, write_csv
 
 TARGET_GRID_GAP = 0.01  # η = 64 RMSE within 1 % of the grid filter's
+KF_LABELS = {"ekf": "EKF", "ukf": "UKF", "ekf_logsq": "EKF (log y²)"}
+NATIVE = ("ux", "pf", "kf")  # the families timed natively (points of the Pareto plots)
 
 
 @dataclass
@@ -38,7 +45,8 @@ class Row:
     def label(self) -> str:
         k = self.key
         return {"grid": lambda: f"grid {k[1]} points", "ux": lambda: f"ux η={k[1]} {k[2]} {k[3]}",
-                "pf": lambda: f"PF {k[1]} (C)", "particles": lambda: f"particles PF {k[1]}"}[k[0]]()
+                "pf": lambda: f"PF {k[1]} (C)", "particles": lambda: f"particles PF {k[1]}",
+                "kf": lambda: KF_LABELS[k[1]]}[k[0]]()
 
     def _recs(self, only=None):
         return [self.traces[i] for i in sorted(self.traces) if only is None or i in only]
@@ -224,7 +232,7 @@ def our_table(rows: dict) -> str:
     out = []
     for r in sorted(rows.values(), key=lambda r: r.rmse()):
         std = r.rmse_std()
-        lat = _lat(r.latency_ns) if r.family in ("ux", "pf") else "— (Python)"
+        lat = _lat(r.latency_ns) if r.family in NATIVE else "— (Python)"
         out.append([r.label, r.runs_text(), r.rmse(), "—" if std is None else std, r.nll(),
                     f"{r.total('floor_hits')}/{r.total('steps')}", r.crps(), lat, r.total("fallbacks")])
     return markdown_table(cols, out)
@@ -299,7 +307,67 @@ def beside_paper(system: str, rows: dict) -> str:
     ours_only = sorted({k[1] for k in rows if k[0] == "ux"} - _paper_etas(system), reverse=True)
     for eta in ours_only:
         out.append(line(f"UxHw {eta} (not in the paper)", None, *_ours_for(rows, f"UxHw {eta}")))
+    for k, r in sorted(rows.items()):
+        if k[0] == "kf":
+            out.append(line(f"{r.label} (not in the paper)", None, r, None))
     return markdown_table(cols, out)
+
+
+# -- the Kalman-type baselines ----------------------------------------------------------------------------
+def kalman_comparison(system: str, rows: dict, empty_ns: float | None = None, T: int | None = None) \
+        -> tuple[list, list[str]]:
+    """Per Kalman-type row: its numbers, the ux rows more accurate, the fastest of them; and one sentence
+    per row saying where the ux filter is ahead or behind, built from these numbers. With the empty call's
+    cost and T, latency ratios are also given net of that fixed per-trace cost."""
+    per_step = empty_ns / T if empty_ns is not None and T else None
+    ux = [r for k, r in rows.items() if k[0] == "ux"]
+    table, sentences = [], []
+    for k, b in sorted(rows.items()):
+        if k[0] != "kf" or not ux:
+            continue
+        better = [r for r in ux if r.rmse() < b.rmse()]
+        fastest = min((r for r in better if r.latency_ns is not None), key=lambda r: r.latency_ns, default=None)
+        best = min(ux, key=lambda r: r.rmse())
+        quickest = min((r for r in ux if r.latency_ns is not None), key=lambda r: r.latency_ns, default=None)
+        dom = dominated_by(b, ux)
+        table.append([system, b.label, fmt(b.rmse(), 4), fmt(b.nll(), 4), fmt(b.crps(), 4), _lat(b.latency_ns),
+                      f"{len(better)}/{len(ux)}", fastest.label if fastest else "none",
+                      fmt(fastest.rmse(), 4) if fastest else "—", _lat(fastest.latency_ns) if fastest else "—",
+                      dom.label if dom else "not dominated"])
+        head = f"{system}, {b.label} (RMSE {fmt(b.rmse(), 4)}, NLL {fmt(b.nll(), 4)}, {_lat(b.latency_ns)}/step): "
+        if not better:
+            sentences.append(head + f"ux is behind in accuracy — no ux configuration reaches its RMSE (the best, "
+                                    f"{best.label}, has {fmt(best.rmse(), 4)}).")
+            continue
+        nll_better = sum(r.nll() < b.nll() for r in ux)
+        text = head + f"ux is ahead in accuracy in {len(better)} of {len(ux)} configurations (RMSE down to " \
+                      f"{fmt(best.rmse(), 4)}, {_pct(best.rmse() / b.rmse() - 1)}; lower NLL in {nll_better})"
+        if dom is not None:
+            text += f", and {dom.label} is also at least as fast ({_lat(dom.latency_ns)}): the baseline is dominated."
+        elif fastest is not None and b.latency_ns:
+            text += (f"; it is behind in latency: the fastest more accurate one, {fastest.label}, takes "
+                     f"{_lat(fastest.latency_ns)} ({fastest.latency_ns / b.latency_ns:.3g}× the baseline's")
+            if per_step is not None and b.latency_ns > per_step:
+                text += (f"; {(fastest.latency_ns - per_step) / (b.latency_ns - per_step):.3g}× net of the "
+                         f"{_lat(per_step)} per step of the call itself")
+            text += ")"
+            if quickest is not None and quickest.latency_ns > b.latency_ns:
+                text += f", and no ux configuration is as fast (the fastest takes {_lat(quickest.latency_ns)})"
+            text += "."
+        else:
+            text += "."
+        sentences.append(text)
+    return table, sentences
+
+
+KALMAN_COLUMNS = ["system", "baseline", "RMSE", "NLL", "CRPS", "latency/step", "ux rows more accurate",
+                  "fastest of them", "its RMSE", "its latency", "dominated by"]
+
+KALMAN_NOTE = ("EKF and UKF are generic (kf.h): they linearise / sample the model functions and never look at "
+               "which system they run. Where the observation's location does not depend on x (SV: y = ε·exp(x/2) "
+               "has mean 0 for every x) their gain is 0 and they never learn from the data; the row "
+               "EKF (log y²) is the standard practitioner's fix for that form (an EKF on log y² = log scale(x)² + "
+               "log e², log e² with mean ψ(½) + log 2 and variance π²/2), not a generic filter.")
 
 
 # -- plot ----------------------------------------------------------------------------------------------------------
@@ -327,10 +395,15 @@ def plot(system: str, rows: dict, path: Path) -> None:
         for r in pf:
             ax.annotate(f"N{r.key[1]}", (r.latency_ns, r.rmse()), textcoords="offset points", xytext=(4, -10),
                         fontsize=7, color="tab:blue")
-    front = frontier([r for k, r in rows.items() if k[0] in ("ux", "pf")])
+    kf_styles = {"ekf": ("tab:red", "^"), "ukf": ("tab:orange", "v"), "ekf_logsq": ("tab:brown", "*")}
+    for k, r in sorted(rows.items()):
+        if k[0] == "kf" and r.latency_ns:
+            colour, marker = kf_styles.get(k[1], ("tab:gray", "x"))
+            ax.plot([r.latency_ns], [r.rmse()], marker=marker, color=colour, ls="none", ms=8, label=f"{r.label} (C)")
+    front = frontier([r for k, r in rows.items() if k[0] in NATIVE])
     if front:
         ax.step([r.latency_ns for r in front], [r.rmse() for r in front], where="post", color="grey", lw=0.8,
-                alpha=0.6, label="Pareto frontier (ux and PF)")
+                alpha=0.6, label="Pareto frontier (ux, PF, Kalman)")
     grid = grid_row(rows)
     ax.axhline(grid.rmse(), color="black", ls="--", lw=0.8, label=f"grid filter ({grid.key[1]} points)")
     ax.set_xscale("log")
@@ -357,14 +430,21 @@ def write(results: list[dict], size, out_dir, meta: dict | None = None) -> dict:
            f"`uxbench.filtering.SIZES[{name!r}]`); latency: native C, the calling thread's CPU time per step, median.")
     line = statement(meta, name, "filtering", how)
     summary, verdict = targets(table)
-    records = []
+    records, kalman_rows, kalman_text = [], [], []
+    empty_ns = next((r.get("empty_call_ns") for r in results if r["kind"] == "timing"), None)
     for system, rows in table.items():
         main = main_rows(rows)
         plot(system, main, out_dir / f"{system}_pareto.png")
         outside, gaps = outside_table(rows)
+        ktable, ktext = kalman_comparison(system, main, empty_ns, size.T)
         body = [f"# Filter accuracy: {paper.TITLES[system]}", "", line, "## Our rows (sorted by RMSE)", "",
                 our_table(main), "## Beside the paper", "", beside_paper(system, main),
                 f"![RMSE against latency]({system}_pareto.png)", ""]
+        if ktable:
+            body += ["## The Kalman-type baselines", "", KALMAN_NOTE, "", markdown_table(KALMAN_COLUMNS, ktable),
+                     *(f"- {t}" for t in ktext), ""]
+            kalman_rows += ktable
+            kalman_text += ktext
         skipped = [[" ".join(map(str, key[1:])), reason] for key, reason in size.skipped if key[0] == system]
         if skipped:
             body += ["## Not run at this size", "", markdown_table(["configuration", "reason"], skipped)]
@@ -383,6 +463,13 @@ def write(results: list[dict], size, out_dir, meta: dict | None = None) -> dict:
                             "runs_identical": r.identical, "python_ms_per_step": r.python_ms()})
     write_csv(out_dir / "filtering_summary.csv", records)
     index = ["# Filter accuracy: summary", "", line, "## Targets", "", summary]
+    if kalman_rows:
+        index += ["## The Kalman-type baselines (EKF, UKF)", "", KALMAN_NOTE, "",
+                  markdown_table(KALMAN_COLUMNS, kalman_rows), *(f"- {t}" for t in kalman_text), ""]
+        if empty_ns is not None:
+            index += [f"Every latency includes one ctypes call per trace; an empty trace (T = 0) costs "
+                      f"{_lat(empty_ns)} of CPU time, i.e. {_lat(empty_ns / size.T)} of each step's latency at "
+                      f"T = {size.T}: small beside the PF and ux rows, a large part of the Kalman rows'.", ""]
     if size.notes:
         index += ["## Reductions from the paper's counts", "", *(f"- {n}" for n in size.notes), ""]
     index += ["## Tables", "", *(f"- [{s}]({s}.md) — [Pareto plot]({s}_pareto.png)" for s in table)]

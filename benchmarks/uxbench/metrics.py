@@ -6,6 +6,9 @@
   h = σ_w · n_eff^(−1/5), n_eff = 1 / Σw² and σ_w² = Σw(x − μ)² / (1 − Σw²) the unbiased weighted variance
   (exactly scipy.stats.gaussian_kde with weights), in the log domain; of grid posteriors: GridRun.pdf.
   Both are clamped like ux values (uxemu.metrics.LOG_PDF_FLOOR).
+- NLL and CRPS of a Gaussian belief N(μ, σ²) (the Kalman-type baselines): its density at the truth,
+  clamped like the others, and the closed-form CRPS σ[t(2Φ(t) − 1) + 2φ(t) − 1/√π], t = (y − μ)/σ
+  (Gneiting & Raftery 2007); a zero variance is a point mass (log density −∞ off it, CRPS |y − μ|).
 - W1 against a Monte Carlo sample of the true law: of the atoms themselves (uxemu.metrics.w1_atoms), and
   of the reconstructed (TTR-binned, piecewise-uniform) density: the exact integral ∫ |F_rec(t) − F_sample(t)| dt,
   with F_rec piecewise linear and F_sample a step function, summed interval by interval between the merged
@@ -60,6 +63,27 @@ def kde_logpdf(x, w, t, bandwidth: float | None = None):
 
 def log_pdf_particles(x, w, y: float) -> float:
     return kde_logpdf(x, w, float(y))
+
+
+def log_pdf_gaussian(mean: float, var: float, y: float) -> float:
+    """log N(y; mean, var); a zero variance is a point mass at the mean (−∞ elsewhere)."""
+    mean, var, y = float(mean), float(var), float(y)
+    if not var > 0:
+        return math.inf if y == mean and var == 0 else -math.inf
+    d = y - mean
+    return -0.5 * d * d / var - 0.5 * math.log(2 * math.pi * var)
+
+
+def crps_gaussian(mean: float, var: float, y: float) -> float:
+    """Closed-form CRPS of N(mean, var) at y; |y − mean| for a zero variance."""
+    mean, var, y = float(mean), float(var), float(y)
+    if not var > 0:
+        return abs(y - mean) if var == 0 else math.nan
+    sd = math.sqrt(var)
+    t = (y - mean) / sd
+    cdf = 0.5 * math.erfc(-t / math.sqrt(2.0))
+    pdf = math.exp(-0.5 * t * t) / math.sqrt(2 * math.pi)
+    return sd * (t * (2.0 * cdf - 1.0) + 2.0 * pdf - 1.0 / math.sqrt(math.pi))
 
 
 def log_pdf_grid(run, i: int, y: float) -> float:

@@ -1,9 +1,11 @@
 """ctypes bindings of the filtering benchmark's C code in libuxbench.so (`make bench-lib`).
 
 - `run_pf`: the bootstrap particle filter of benchmarks/c/src/pf.c over a registered system;
-- `run_ux`: a whole trace through the ux filter in one C call (benchmarks/c/src/ux_run.c).
+- `run_ux`: a whole trace through the ux filter in one C call (benchmarks/c/src/ux_run.c);
+- `run_kf`: the EKF, the UKF or the EKF on log y² of benchmarks/c/src/kf.c (uxbench/kf.h) over a
+  registered system, or over the C test-only linear-Gaussian system (`kf_test_model`).
 
-Both fill numpy arrays the caller side allocates, and report the time of the single C call in
+All fill numpy arrays the caller side allocates, and report the time of the single C call in
 nanoseconds: `elapsed_ns` (wall clock) and `cpu_ns` (the calling thread's CPU time, which is what the
 call costs on a core of its own: on a shared machine the wall clock also counts other processes'
 turns). Outputs are allocated before the clocks start, so the time is the filter's alone plus one
@@ -57,6 +59,27 @@ class UXRun:
         return self.x[t, :c], self.w[t, :c]
 
 
+@dataclass
+class KFRun:
+    mean: np.ndarray  # (T,) posterior mean of the Gaussian belief
+    var: np.ndarray  # (T,) its variance
+    skipped: np.ndarray  # (T,) bool: the update was skipped (the step only predicted)
+    elapsed_ns: int = 0
+    cpu_ns: int = 0
+
+
+KF_METHODS = {"ekf": 0, "ukf": 1, "ekf_logsq": 2}  # uxb_kf_method
+
+
+class _KFConfig(C.Structure):
+    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
+                ("method", C.c_int)]
+
+
+class _KFOutput(C.Structure):
+    _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("skipped", C.c_void_p)]
+
+
 class _PFConfig(C.Structure):
     _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
                 ("n", C.c_size_t), ("seed", C.c_uint64), ("inner_eta", C.c_uint)]
@@ -92,6 +115,10 @@ class BenchLib:
         lib.uxb_ux_run.restype = C.c_int
         lib.uxb_ux_run.argtypes = [C.c_void_p, C.POINTER(self.nat.FilterConfig), self.nat.Workspace, C.c_void_p,
                                    C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(_UXOutput)]
+        lib.uxb_kf_run.restype = C.c_int
+        lib.uxb_kf_run.argtypes = [C.POINTER(_KFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
+                                   C.POINTER(_KFOutput)]
+        lib.uxb_kf_test_model.restype, lib.uxb_kf_test_model.argtypes = C.POINTER(self.nat.Model), []
         self.lib = lib
 
     @staticmethod
@@ -135,6 +162,28 @@ class BenchLib:
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_pf_run")
         run.fallback = run.fallback.astype(bool)
+        return run
+
+    def kf_test_model(self):
+        """The C test-only linear-Gaussian system of uxbench/kf.h (x' = a·x + w, z = x + v; a, σ_w, σ_v)."""
+        return self.lib.uxb_kf_test_model()
+
+    def run_kf(self, system, k, u, z, method: str = "ekf", params=None, prior=None) -> KFRun:
+        """A Kalman-type filter over a trace: method 'ekf', 'ukf' or 'ekf_logsq'; `system` is a registered
+        system's id or a model pointer (kf_test_model())."""
+        k, u, z = self._trace_arrays(k, u, z)
+        T = z.size
+        model = self.nat.model(system) if isinstance(system, int) else system
+        cparams = self._params(model, params)
+        law, plaw = self._prior(prior)
+        cfg = _KFConfig(C.cast(model, C.c_void_p), C.cast(cparams, C.POINTER(C.c_double)), plaw, KF_METHODS[method])
+        run = KFRun(np.empty(T), np.empty(T), np.zeros(T, dtype=np.uint8))
+        out = _KFOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.skipped))
+        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
+        st = self.lib.uxb_kf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out))
+        run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
+        self.nat._check(st, "uxb_kf_run")
+        run.skipped = run.skipped.astype(bool)
         return run
 
     def run_ux(self, system_id: int, k, u, z, eta: int, mode: str = "refined", likelihood: str = "kernel",

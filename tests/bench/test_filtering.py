@@ -68,6 +68,40 @@ def test_scores_clamp_and_count_the_floor():
     assert s["crps_sum"] == 2.0 and s["crps_steps"] == 2
 
 
+def test_gaussian_belief_scores_on_known_answers():
+    """N(0, 1) at its mean: log density −½log 2π, CRPS 2φ(0) − 1/√π = (√2 − 1)/√π; a point mass: |y − μ|."""
+    s = filtering._score_gaussian([0.0, 1.0], [1.0, 4.0], [0.0, 1.0])
+    assert s["nll_sum"] == pytest.approx(0.5 * math.log(2 * math.pi) + 0.5 * math.log(2 * math.pi * 4.0), rel=1e-14)
+    assert metrics.crps_gaussian(0.0, 1.0, 0.0) == pytest.approx((math.sqrt(2) - 1) / math.sqrt(math.pi), rel=1e-14)
+    assert s["crps_sum"] == pytest.approx(3 * (math.sqrt(2) - 1) / math.sqrt(math.pi), rel=1e-14)  # σ = 2 scales it
+    assert metrics.crps_gaussian(1.0, 0.0, 3.5) == 2.5 and metrics.log_pdf_gaussian(1.0, 0.0, 3.5) == -math.inf
+    far = filtering._score_gaussian([0.0], [1e-6], [1.0])
+    assert far["floor_hits"] == 1 and far["nll_sum"] == 20.0
+
+
+def test_log_y2_runs_only_where_the_observation_is_scale_times_noise():
+    assert filtering.kf_methods("sv") == ("ekf", "ukf", "ekf_logsq")
+    assert filtering.kf_methods("gss") == filtering.kf_methods("cubic") == ("ekf", "ukf")
+
+
+def test_kalman_sentences_say_ahead_or_behind_from_the_numbers():
+    rows = {("ux", 8, "refined", "kernel"): _row(("ux", 8, "refined", "kernel"), [[1.0]], 10.0, nll_sum=1.0, steps=1),
+            ("ux", 2, "refined", "kernel"): _row(("ux", 2, "refined", "kernel"), [[3.0]], 4.0, nll_sum=3.0, steps=1),
+            ("kf", "ekf"): _row(("kf", "ekf"), [[2.0]], 5.0, nll_sum=2.0, steps=1)}
+    table, (text,) = filtering_report.kalman_comparison("sys", rows)
+    assert table[0][6] == "1/2" and table[0][7] == "ux η=8 refined kernel" and table[0][10] == "not dominated"
+    assert "ux is ahead in accuracy in 1 of 2 configurations (RMSE down to 1, -50.00 %; lower NLL in 1)" in text
+    assert "behind in latency" in text and "2× the baseline's" in text and "no ux configuration is as fast" not in text
+    _, (text,) = filtering_report.kalman_comparison("sys", rows, empty_ns=8.0, T=4)  # 2 ns of each step is the call
+    assert "(2× the baseline's; 2.67× net of the 0.002 µs per step of the call itself)" in text
+    rows[("ux", 8, "refined", "kernel")].latency_ns = 4.5
+    _, (text,) = filtering_report.kalman_comparison("sys", rows)
+    assert "ux η=8 refined kernel is also at least as fast" in text and "dominated" in text
+    rows[("kf", "ekf")] = _row(("kf", "ekf"), [[0.5]], 5.0)
+    _, (text,) = filtering_report.kalman_comparison("sys", rows)
+    assert "ux is behind in accuracy" in text and "the best, ux η=8 refined kernel, has 1)" in text
+
+
 def test_particle_set_scores_on_a_two_atom_set():
     """Atoms 0 and 2 with mass ½, truth 1: CRPS = ½·1 + ½·1 − ½·(2·¼·2) = ½; the KDE (Scott's rule,
     σ_w² = Σw(x−μ)²/(1 − Σw²) = 2, n_eff = 2) puts φ(1/h)/h at 1 from both atoms."""
@@ -156,9 +190,17 @@ def test_tables_are_produced(results, size, tmp_path):
     with (tmp_path / "filtering_summary.csv").open() as fh:
         records = list(csv.DictReader(fh))
     methods = {(r["system"], r["method"]) for r in records}
-    assert len(methods) == len(records) == 3 * (1 + 4 * len(size.etas) + 2)
-    assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf"))
+    kalman = 2 * 3 + 1  # EKF and UKF on every system, the log y² EKF on SV only
+    assert len(methods) == len(records) == 3 * (1 + 4 * len(size.etas) + 2) + kalman
+    assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf", "kf"))
+    assert {m for s, m in methods if s == "sv" and m.startswith(("EKF", "UKF"))} == {"EKF", "UKF", "EKF (log y²)"}
+    for system in filtering.SYSTEMS:
+        text = (tmp_path / f"{system}.md").read_text()
+        assert "| EKF |" in text and "| UKF |" in text and "| EKF (not in the paper) | — |" in text
+        assert ("| EKF (log y²) |" in text) == (system == "sv")
+        assert "## The Kalman-type baselines" in text and f"- {system}, EKF (RMSE " in text
     readme = (tmp_path / "README.md").read_text()
+    assert "## The Kalman-type baselines (EKF, UKF)" in readme and "an empty trace (T = 0) costs" in readme
     assert "| largest per-trace RMSE std of the ux filter, 0 with bit-identical runs | 0.0 | 0.0 | 0.0 | yes |" in readme
 
 

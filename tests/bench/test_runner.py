@@ -23,7 +23,7 @@ def _comparable(results):
     """Everything but wall-clock measurements, which no two runs share."""
     out = []
     for r in sorted(results, key=lambda r: (r["kind"], r.get("system", ""), r.get("trace", -1))):
-        r = {k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds")}
+        r = {k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds", "empty_call_ns")}
         if r["kind"] == "timing":
             r["rows"] = [{k: v for k, v in row.items() if k not in ("ns_per_step", "wall_ns_per_step", "samples")}
                          for row in r["rows"]]
