@@ -12,4 +12,7 @@ TABLE = (
     {"id": 3, "name": 'cubic', "title": 'cubic mean-reverting, Beer–Lambert observation',
      "params": (('alpha', 0.1, 'real'), ('beta', 0.05, 'real'), ('c', 0.95, 'real'), ('sigma_v', 0.05, 'positive'), ('sigma_m', 0.05, 'positive'), ('sigma_base', 0.01, 'nonnegative'),),
      "prior": ('gaussian', 0.0, 0.1)},
+    {"id": 4, "name": 'lg', "title": 'linear-Gaussian',
+     "params": (('a', 0.95, 'real'), ('q', 0.5, 'positive'), ('r', 1.0, 'positive'),),
+     "prior": ('gaussian', 0.0, 2.0)},
 )

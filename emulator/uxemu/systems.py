@@ -127,7 +127,17 @@ def _cubic(alpha, beta, c, sigma_v, sigma_m, sigma_base):
     )
 
 
-TWINS = {"sv": _sv, "gss": _gss, "cubic": _cubic}
+def _lg(a, q, r):
+    """x' = a·x + w, w ~ N(0, q²);  z = x + v, v ~ N(0, r²) (the Kalman filter is its exact posterior)."""
+    return dict(
+        transition=lambda x, w, k, u: a * x + w,
+        process_noise=Normal(0.0, q),
+        sampler=Sampler(lambda x, v: x + v, (Normal(0.0, r),)),
+        kernel=Kernel("gaussian", lambda x: (x, r + 0.0 * x)),
+    )
+
+
+TWINS = {"sv": _sv, "gss": _gss, "cubic": _cubic, "lg": _lg}
 
 
 def names() -> list[str]:

@@ -6,6 +6,7 @@
 extern const ux_model_code ux_code_sv;
 extern const ux_model_code ux_code_gss;
 extern const ux_model_code ux_code_cubic;
+extern const ux_model_code ux_code_lg;
 
 static const char *const sv_param_names[] = {"phi", "c", "sigma_eta", "sigma_eps"};
 static const ux_real sv_defaults[] = {0.98, 0.0, 0.2, 1.0};
@@ -19,10 +20,15 @@ static const char *const cubic_param_names[] = {"alpha", "beta", "c", "sigma_v",
 static const ux_real cubic_defaults[] = {0.1, 0.05, 0.95, 0.05, 0.05, 0.01};
 static const uint8_t cubic_domains[] = {UX_PARAM_REAL, UX_PARAM_REAL, UX_PARAM_REAL, UX_PARAM_POSITIVE, UX_PARAM_POSITIVE, UX_PARAM_NONNEGATIVE};
 
+static const char *const lg_param_names[] = {"a", "q", "r"};
+static const ux_real lg_defaults[] = {0.95, 0.5, 1.0};
+static const uint8_t lg_domains[] = {UX_PARAM_REAL, UX_PARAM_POSITIVE, UX_PARAM_POSITIVE};
+
 const ux_model ux_models[] = {
     {1, "sv", "stochastic volatility", 4, sv_param_names, sv_defaults, sv_domains, {UX_LAW_GAUSSIAN, 0.0, 2.25, 0.0}, &ux_code_sv},
     {2, "gss", "Gordon–Salmond–Smith", 2, gss_param_names, gss_defaults, gss_domains, {UX_LAW_GAUSSIAN, 0.0, 5.0, 0.0}, &ux_code_gss},
     {3, "cubic", "cubic mean-reverting, Beer–Lambert observation", 6, cubic_param_names, cubic_defaults, cubic_domains, {UX_LAW_GAUSSIAN, 0.0, 0.1, 0.0}, &ux_code_cubic},
+    {4, "lg", "linear-Gaussian", 3, lg_param_names, lg_defaults, lg_domains, {UX_LAW_GAUSSIAN, 0.0, 2.0, 0.0}, &ux_code_lg},
 };
 
 const unsigned ux_models_count = sizeof ux_models / sizeof ux_models[0];
