@@ -13,7 +13,7 @@ CASES = 60  # per system and path: 3 systems × 2 paths × 60 = 360 random cases
 
 def random_prior(rng, sid, eta):
     """A prior like the filter's: refined (η² raw atoms) or paper (η atoms), around the system's range."""
-    centre, spread = {1: (0.0, 2.0), 2: (0.0, 8.0), 3: (0.0, 0.3)}[sid]
+    centre, spread = {1: (0.0, 2.0), 2: (0.0, 8.0), 3: (0.0, 0.3), 4: (0.0, 3.0)}[sid]
     M = eta * eta if rng.uniform() < 0.5 else eta
     x = np.sort(rng.normal(centre, spread, M))
     w = rng.uniform(0.01, 1, M) / M
@@ -22,8 +22,8 @@ def random_prior(rng, sid, eta):
 
 def random_evidence(rng, sid):
     J = int(rng.integers(1, 5))
-    base = {1: 0.0, 2: 5.0, 3: 1.0}[sid]
-    scale = {1: 2.0, 2: 10.0, 3: 0.3}[sid]
+    base = {1: 0.0, 2: 5.0, 3: 1.0, 4: 0.0}[sid]
+    scale = {1: 2.0, 2: 10.0, 3: 0.3, 4: 3.0}[sid]
     z = base + scale * rng.normal(size=J)
     om = None if J == 1 and rng.uniform() < 0.5 else rng.uniform(0.1, 1, J)
     m = int(rng.integers(1, 6))
