@@ -123,6 +123,9 @@ class BayesResult:
     posterior: Value
     status: Status
     log_likelihood: np.ndarray  # ℓ_i per prior atom (after m and ω), for diagnostics
+    # log Σ_i w_i exp(ℓ_i) over the prior atoms, as L + log Σ_i w_i exp(ℓ_i − L) summed in order (the
+    # unnormalised evidence); −∞ on FALLBACK
+    log_evidence: float = -math.inf
 
 
 def evidence_arrays(evidence):
@@ -173,6 +176,18 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
         px, pw = _ttr.ttr(x, w, n)
         return BayesResult(Value(px, normalise(pw), eta), Status.FALLBACK, ell)
     wp = w * np.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
+    log_evidence = top + math.log(_ttr.sequential_sum(wp))
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)
-    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell)
+    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence)
+
+
+def log_likelihood_sum(likelihood, x: np.ndarray, z: np.ndarray, om: np.ndarray, m: int) -> np.ndarray:
+    """ℓ(x) = m Σ_k ω_k log p(z_k | x) per point of x (sequential over k; NaN read as −∞), as BayesLaplace."""
+    L = likelihood.log_likelihood(np.asarray(x, dtype=np.float64), z)
+    acc = np.zeros(L.shape[0])
+    with np.errstate(invalid="ignore"):
+        for k in range(z.size):
+            acc = acc + om[k] * L[:, k]
+        ell = float(m) * acc
+    return np.where(np.isnan(ell), -np.inf, ell)

@@ -158,10 +158,37 @@ ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
 }
 
 
+ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
+                             ux_real *ell, const ux_workspace *ws)
+{
+    ux_real omega[UX_MAX_ETA];
+    ux_arena arena;
+    ux_status st = ux_evidence_weights(ev, omega);
+    size_t i;
+    if (st != UX_OK)
+        return st;
+    st = ux_arena_open(&arena, ws);
+    if (st != UX_OK)
+        return st;
+    st = obs->form == UX_LIK_KERNEL ? kernel_loglik(obs, px, count, ev, omega, ell, &arena)
+                                    : sampler_loglik(obs, px, count, ev, omega, ell, &arena);
+    for (i = 0; st == UX_OK && i < count; ++i)
+        if (isnan(ell[i]))
+            ell[i] = -UX_INF;
+    return st;
+}
+
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                            const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws)
 {
-    ux_real omega[UX_MAX_ETA], top;
+    return ux_bayes_laplace_evidence(out, obs, px, pw, prior_count, ev, eta, src, ws, NULL);
+}
+
+ux_status ux_bayes_laplace_evidence(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw,
+                                    size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
+                                    ux_workspace *ws, ux_real *log_evidence)
+{
+    ux_real omega[UX_MAX_ETA], top, total = 0;
     ux_real *ell;
     uint8_t *cell;
     ux_arena arena;
@@ -205,6 +232,8 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
         size_t r = ux_ttr(px, pw, prior_count, (unsigned)n, cell);
         ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
+        if (log_evidence != NULL)
+            *log_evidence = -UX_INF;
         return UX_FALLBACK;
     }
     /* w'_i = w_i·exp(ℓ_i − L): the best hypothesis keeps its prior weight, so the weights cannot all
@@ -212,12 +241,15 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     kept = 0;
     for (i = 0; i < prior_count; ++i) {
         ux_real wi = pw[i] * UX_EXP(ell[i] - top);
+        total = total + wi;
         if (wi != 0) {
             px[kept] = px[i];
             pw[kept] = wi;
             ++kept;
         }
     }
+    if (log_evidence != NULL)
+        *log_evidence = top + UX_LOG(total);
     ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n, cell), eta, ux_sources_fresh(src));
     return UX_OK;
 }
