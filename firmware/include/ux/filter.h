@@ -66,13 +66,15 @@ typedef struct {
     size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
     ux_status last;                           /* status of the last update */
     ux_law prior;                             /* the prior law (its density serves the first update) */
-    int fresh;                                /* 1 until the first update */
-    size_t pending;                           /* mixture components of the staged prediction, 0: none */
-    ux_density_form density;                  /* form of the posterior's density */
-    size_t dens_count;                        /* its mixture components */
-    unsigned dens_J, dens_m;                  /* its evidence (positions and weights in the workspace) */
-    int dens_lik;                             /* 1: it carries the likelihood factor (0 after a fallback) */
-    ux_real dens_log_z;                       /* log of the update's evidence */
+    uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
+    ux_real pred_u;                           /* u of the last predict */
+    ux_real dens_log_z;                       /* log of the last update's evidence */
+    unsigned dens_m;                          /* its m */
+    uint8_t fresh;                            /* 1 until the first update */
+    uint8_t density;                          /* ux_density_form of the posterior's density */
+    uint8_t dens_lik;                         /* 1: it carries the likelihood factor (0 after a fallback) */
+    uint8_t dens_count;                       /* its mixture components (centres, weights in the workspace) */
+    uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
 } ux_filter;
 
 /*

@@ -4,8 +4,8 @@
  * paper mode reduces them to η first.
  *
  * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start, then
- * the density's eight η-real areas (centres, weights, scales of the posterior's mixture and of the staged
- * prediction's, the update's evidence positions and weights), followed by scratch that predict, update and
+ * the density's four η-real areas (the posterior mixture's centres and weights, the update's evidence
+ * positions and weights), followed by scratch that predict, update and
  * ux_filter_pdf each carve afresh.
  */
 #include "internal.h"
@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* The density's areas in the workspace, after the staged prediction. */
-enum { A_C, A_W, A_S, A_PC, A_PW, A_PS, A_Z, A_OM, DENSITY_AREAS };
+enum { A_C, A_W, A_Z, A_OM, DENSITY_AREAS };
 
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
@@ -145,7 +145,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->last = UX_OK;
     f->prior = prior;
     f->fresh = 1;
-    f->density = (prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE) ? UX_DENSITY_PRIOR : UX_DENSITY_BINS;
+    f->density = (uint8_t)((prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE) ? UX_DENSITY_PRIOR
+                                                                                          : UX_DENSITY_BINS);
     f->model = model; /* set last: a filter with a model is a configured filter */
     return UX_OK;
 }
@@ -158,23 +159,24 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
     return r;
 }
 
-/* The predictive mixture's components from the belief (docs/semantics.md, "Filter density"): centre
- * f(x_i, 0) + μ, weight w_i, scale σ of the Gaussian process noise. 0 when the model does not declare
- * additive Gaussian process noise, or a centre is not finite. */
-static size_t mixture_components(const ux_filter *f, const ux_value *b, const ux_model_ctx *ctx)
+/* The predictive mixture's components from the belief the last predict lifted (docs/semantics.md,
+ * "Filter density"): centre f(x_i, 0) + μ and weight w_i; the scale is the process noise's σ. 0 when the
+ * model does not declare additive Gaussian process noise, or a centre is not finite. */
+static size_t mixture_components(const ux_filter *f, const ux_value *b)
 {
     ux_model_noises nz;
-    ux_real *c = area(f, A_PC), *w = area(f, A_PW), *s = area(f, A_PS), args[2];
+    ux_model_ctx ctx;
+    ux_real *c = area(f, A_C), *w = area(f, A_W), args[2];
     size_t i;
 
     f->model->code->noises(f->params, &nz);
     if (!f->model->code->additive_noise || nz.process.kind != UX_LAW_GAUSSIAN)
         return 0;
+    ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
     args[1] = 0;
     for (i = 0; i < b->count; ++i) {
         args[0] = b->x[i];
-        c[i] = f->model->code->transition(args, ctx) + nz.process.a;
-        s[i] = nz.process.b;
+        c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
         w[i] = b->w[i];
         if (!ux_finite(c[i]))
             return 0;
@@ -234,7 +236,8 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     memcpy(staged_w(f), w, count * sizeof(ux_real));
     f->staged = count;
     f->posterior = belief;
-    f->pending = mixture_components(f, &belief, &ctx);
+    f->pred_k = k;
+    f->pred_u = (ux_real)u;
     return UX_OK;
 }
 
@@ -269,6 +272,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     size_t count;
     unsigned k;
     int predicted;
+    size_t components = 0;
 
     if (f == NULL || f->model == NULL || z == NULL || J < 1 || J > UX_MAX_ETA)
         return UX_ERR_ARG;
@@ -290,6 +294,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         count = f->staged;
     }
 
+    /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
+    if (predicted && J <= f->eta)
+        components = mixture_components(f, &f->posterior);
     observation(f, &ctx, noise, &obs);
     ev.z = zr;
     ev.omega = wr;
@@ -300,33 +307,30 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
      * (one value less on the stack). */
     st = ux_bayes_laplace_evidence(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources,
                                    &rest, &log_z);
-    if (st < 0)
+    if (st < 0) {
+        if (components > 0) /* the areas no longer hold the previous posterior's mixture */
+            f->density = UX_DENSITY_BINS;
         return st;
+    }
     /* The posterior's density (docs/semantics.md, "Filter density"). */
     if (J > f->eta)
         f->density = UX_DENSITY_BINS;
-    else if (predicted && f->pending > 0)
+    else if (predicted && components > 0)
         f->density = UX_DENSITY_MIXTURE;
     else if (!predicted && f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))
         f->density = UX_DENSITY_PRIOR;
     else
         f->density = UX_DENSITY_BINS;
-    if (f->density == UX_DENSITY_MIXTURE) {
-        memcpy(area(f, A_C), area(f, A_PC), f->pending * sizeof(ux_real));
-        memcpy(area(f, A_W), area(f, A_PW), f->pending * sizeof(ux_real));
-        memcpy(area(f, A_S), area(f, A_PS), f->pending * sizeof(ux_real));
-        f->dens_count = f->pending;
-    }
+    f->dens_count = (uint8_t)components;
     if (f->density != UX_DENSITY_BINS) {
         memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
         memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
-        f->dens_J = J;
+        f->dens_J = (uint8_t)J;
         f->dens_m = m;
         f->dens_lik = st == UX_OK;
         f->dens_log_z = log_z;
     }
     f->fresh = 0;
-    f->pending = 0;
     f->staged = 0;
     f->last = st;
     return st;
@@ -346,9 +350,14 @@ static ux_real filter_logpdf(const ux_filter *f, ux_real tr)
         return p > 0 ? UX_LOG(p) : -UX_INF;
     }
     if (f->density == UX_DENSITY_MIXTURE) {
-        const ux_real *c = area(f, A_C), *w = area(f, A_W), *s = area(f, A_S);
+        const ux_real *c = area(f, A_C), *w = area(f, A_W);
+        ux_model_noises nz;
+        ux_real sigma, log_sigma;
+        f->model->code->noises(f->params, &nz);
+        sigma = nz.process.b;
+        log_sigma = UX_LOG(sigma);
         for (i = 0; i < f->dens_count; ++i)
-            a[i] = (UX_LOG(w[i]) + ux_std_logpdf(UX_LAW_GAUSSIAN, (tr - c[i]) / s[i])) - UX_LOG(s[i]);
+            a[i] = (UX_LOG(w[i]) + ux_std_logpdf(UX_LAW_GAUSSIAN, (tr - c[i]) / sigma)) - log_sigma;
         base = ux_logsumexp(a, f->dens_count);
     } else {
         base = ux_std_logpdf(f->prior.kind, (tr - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
@@ -385,7 +394,10 @@ double ux_filter_pdf(const ux_filter *f, double t)
     return lp == -UX_INF ? 0.0 : (double)UX_EXP(lp);
 }
 
-ux_density_form ux_filter_density_form(const ux_filter *f) { return f != NULL ? f->density : UX_DENSITY_BINS; }
+ux_density_form ux_filter_density_form(const ux_filter *f)
+{
+    return f != NULL ? (ux_density_form)f->density : UX_DENSITY_BINS;
+}
 
 size_t ux_filter_sizeof(void) { return sizeof(ux_filter); }
 const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f->posterior : NULL; }
