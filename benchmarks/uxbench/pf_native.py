@@ -51,6 +51,7 @@ class UXRun:
     count: np.ndarray | None = field(default=None, repr=False)  # (T,) atoms per posterior
     x: np.ndarray | None = field(default=None, repr=False)  # (T, 64), first count[t] used
     w: np.ndarray | None = field(default=None, repr=False)
+    logpdf: np.ndarray | None = field(default=None, repr=False)  # (T,) filter density at the truth
     elapsed_ns: int = 0
     cpu_ns: int = 0
 
@@ -87,12 +88,12 @@ class _PFConfig(C.Structure):
 
 class _PFOutput(C.Structure):
     _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("ess", C.c_void_p), ("fallback", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p)]
+                ("x", C.c_void_p), ("w", C.c_void_p), ("at", C.c_void_p), ("logpdf", C.c_void_p)]
 
 
 class _UXOutput(C.Structure):
     _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("status", C.c_void_p), ("count", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p)]
+                ("x", C.c_void_p), ("w", C.c_void_p), ("at", C.c_void_p), ("logpdf", C.c_void_p)]
 
 
 def _ptr(a):
@@ -187,8 +188,9 @@ class BenchLib:
         return run
 
     def run_ux(self, system_id: int, k, u, z, eta: int, mode: str = "refined", likelihood: str = "kernel",
-               atoms: bool = True, params=None, prior=None) -> UXRun:
-        """The ux filter over a whole trace in one C call; `atoms=False` skips the posteriors' atoms."""
+               atoms: bool = True, params=None, prior=None, truth=None) -> UXRun:
+        """The ux filter over a whole trace in one C call; `atoms=False` skips the posteriors' atoms;
+        `truth` (T points) also returns run.logpdf, each posterior's ux_filter_logpdf at its point."""
         k, u, z = self._trace_arrays(k, u, z)
         T = z.size
         model = self.nat.model(system_id)
@@ -206,7 +208,13 @@ class BenchLib:
             run.count = np.zeros(T, dtype=np.uint32)
             run.x = np.zeros((T, MAX_ETA))
             run.w = np.zeros((T, MAX_ETA))
-        out = _UXOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w))
+        at = None if truth is None else np.ascontiguousarray(truth, dtype=np.float64)
+        if at is not None:
+            if at.size != T:
+                raise ValueError(f"truth needs one point per step ({T}), got {at.size}")
+            run.logpdf = np.empty(T)
+        out = _UXOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w),
+                        _ptr(at), _ptr(run.logpdf) if at is not None else None)
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         st = self.lib.uxb_ux_run(C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data,
                                  z.ctypes.data, T, C.byref(out))

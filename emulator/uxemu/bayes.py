@@ -185,3 +185,14 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)
     return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence)
+
+
+def log_likelihood_sum(likelihood, x: np.ndarray, z: np.ndarray, om: np.ndarray, m: int) -> np.ndarray:
+    """ℓ(x) = m Σ_k ω_k log p(z_k | x) per point of x (sequential over k; NaN read as −∞), as BayesLaplace."""
+    L = likelihood.log_likelihood(np.asarray(x, dtype=np.float64), z)
+    acc = np.zeros(L.shape[0])
+    with np.errstate(invalid="ignore"):
+        for k in range(z.size):
+            acc = acc + om[k] * L[:, k]
+        ell = float(m) * acc
+    return np.where(np.isnan(ell), -np.inf, ell)

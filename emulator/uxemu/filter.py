@@ -1,17 +1,82 @@
 """The BayesLaplace filter: predict by lifting the transition, update with BayesLaplace."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import _ttr
-from .bayes import Status, bayes_laplace, reduce_prior
+from .bayes import Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
+from .laws import Laplace, Normal
 from .lift import evaluate
 from .model import StateSpaceModel
 from .value import Value, normalise
 
 MODES = ("refined", "paper")
+DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_density_form
+
+
+def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float):
+    """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
+    density"), or None when the model does not declare additive Gaussian process noise."""
+    law = model.process_noise
+    if not (model.additive_noise and isinstance(law, Normal)):
+        return None
+    x, w = belief.x, belief.w
+    with np.errstate(all="ignore"):
+        centres = np.asarray(model.transition(x, np.zeros_like(x), k, u), dtype=np.float64) + law.mu
+    scales = np.full(x.size, float(law.sigma))
+    if not (np.isfinite(centres).all() and np.isfinite(scales).all()):
+        return None
+    return centres, w.copy(), scales
+
+
+@dataclass(frozen=True)
+class FilterDensity:
+    """The density of one filter posterior (docs/semantics.md, "Filter density").
+
+    form 'mixture': L(t) Σ_i w_i N(t; c_i, s_i²) / Z; 'prior': L(t) p_prior(t) / Z (the first update);
+    'bins': the posterior value's TTR-binned density. L(t) = exp ℓ(t), ℓ the update's log-likelihood of
+    its evidence, Z = the update's evidence (no likelihood factor when the update fell back)."""
+
+    form: str
+    posterior: Value
+    components: tuple | None = None  # (centres, weights, scales)
+    prior: object = None  # Normal or Laplace law
+    likelihood: object = None  # None: no likelihood factor (FALLBACK)
+    z: np.ndarray | None = None
+    omega: np.ndarray | None = None
+    m: int = 1
+    log_evidence: float = 0.0
+
+    def logpdf(self, t):
+        tt = np.atleast_1d(np.asarray(t, dtype=np.float64)).ravel()
+        if self.form == "bins":
+            with np.errstate(divide="ignore"):
+                out = np.log(self.posterior.pdf(tt))
+        else:
+            if self.form == "mixture":
+                c, w, sc = self.components
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    a = (np.log(w)[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])) \
+                        - np.log(sc)[None, :]
+                base = logsumexp_rows(a)
+            else:
+                loc, scale = self.prior.location_scale()
+                fam = "gaussian" if isinstance(self.prior, Normal) else "laplace"
+                base = log_family(fam, (tt - loc) / scale) - math.log(scale)
+            if self.likelihood is not None:
+                ell = log_likelihood_sum(self.likelihood, tt, self.z, self.omega, self.m)
+                with np.errstate(invalid="ignore"):
+                    out = base + ell - self.log_evidence
+                out = np.where(np.isnan(out), -np.inf, out)
+            else:
+                out = base
+        return out.reshape(np.shape(t)) if np.ndim(t) else float(out[0])
+
+    def pdf(self, t):
+        return np.exp(self.logpdf(t))
 
 
 @dataclass
@@ -21,6 +86,7 @@ class FilterRun:
     status: np.ndarray  # Status per step
     posteriors: list[Value] = field(repr=False)
     log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step (0 without observation)
+    densities: list[FilterDensity] = field(default_factory=list, repr=False)
 
     @property
     def log_likelihood(self) -> float:
@@ -33,6 +99,10 @@ class FilterRun:
     @property
     def fallbacks(self) -> int:
         return int((self.status == Status.FALLBACK).sum())
+
+    def logpdf(self, i: int, t):
+        """log density of step i's posterior at t (the filter density, docs/semantics.md)."""
+        return self.densities[i].logpdf(t)
 
 
 class BayesLaplaceFilter:
@@ -49,9 +119,15 @@ class BayesLaplaceFilter:
         self.likelihood = model.likelihood(eta, likelihood)
         self.process_noise = model.process_noise.quantize(eta)
         prior_law = model.prior if prior is None else prior
+        self.prior_law = prior_law
         self.posterior = prior_law.quantize(eta)
         self.log_evidence = 0.0  # of the last update
         self.log_likelihood = 0.0  # summed over every update
+        self._fresh = True  # no update yet: the prior of the next one is the quantized prior law
+        self._pending = None  # mixture components of the staged prediction
+        self._staged = False
+        self.density = FilterDensity("prior" if isinstance(prior_law, (Normal, Laplace)) else "bins",
+                                     self.posterior, prior=prior_law)
 
     def predict(self, k: int, u: float = 0.0):
         """The predictive atoms: all η² in evaluation order (refined) or reduced to η (paper)."""
@@ -61,23 +137,50 @@ class BayesLaplaceFilter:
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
         xs, ws = _ttr.compact(y, w)
+        self._pending = mixture_components(self.model, post, k, u)
+        self._staged = True
         if self.mode == "paper":
             px, pw = _ttr.ttr(xs, ws, self.n)
             return px, normalise(pw)
         return xs, ws
 
     def update(self, prior_atoms, evidence, m: int = 1):
-        """BayesLaplace on the prior atoms; `evidence` None is a step without observation (status
-        NO_EVIDENCE): the posterior is the prior atoms reduced to η, as on a fallback."""
+        """BayesLaplace on the prior atoms (those `predict` returned, or the posterior's own atoms);
+        `evidence` None is a step without observation (status NO_EVIDENCE): the posterior is the prior
+        atoms reduced to η, as on a fallback, and its density has no likelihood factor."""
         if evidence is None:
             self.posterior = reduce_prior(*prior_atoms, self.eta)
             self.log_evidence = 0.0  # nothing observed: p(∅) = 1
+            self.density = self._density(self.posterior)
+            self._fresh, self._staged, self._pending = False, False, None
             return Status.NO_EVIDENCE
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
         self.log_likelihood += res.log_evidence
+        z, om = evidence_arrays(evidence)
+        lik = dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence) \
+            if res.status == Status.OK else {}
+        self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
+        self._fresh, self._staged, self._pending = False, False, None
         return res.status
+
+    def _density(self, posterior: Value, lik: dict | None = None) -> FilterDensity:
+        """The density of the posterior an update (or a step without observation) just made: the
+        predictive mixture after a predict, the prior law's at the first update, else the bins."""
+        lik = lik or {}
+        if self._staged and self._pending is not None:
+            return FilterDensity("mixture", posterior, components=self._pending, **lik)
+        if not self._staged and self._fresh and isinstance(self.prior_law, (Normal, Laplace)):
+            return FilterDensity("prior", posterior, prior=self.prior_law, **lik)
+        return FilterDensity("bins", posterior)
+
+    def logpdf(self, t):
+        """log density of the current posterior at t (docs/semantics.md, "Filter density")."""
+        return self.density.logpdf(t)
+
+    def pdf(self, t):
+        return self.density.pdf(t)
 
     def step(self, k: int, evidence, u: float = 0.0, predict: bool | None = None, m: int = 1) -> Status:
         """Predict (all steps but the first, unless told) and update; evidence None: no observation."""
@@ -88,12 +191,14 @@ class BayesLaplaceFilter:
     def run(self, trace) -> FilterRun:
         """Every row of the trace; a NaN z is a missing observation (a predict-only step)."""
         T = len(trace.z)
-        means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
+        means, vars_, status, posts, dens = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], []
+        evidence = np.empty(T)
         for i in range(T):
             status[i] = self.step(int(trace.k[i]), observation(trace.z[i]), float(trace.u[i]), predict=i > 0)
             means[i], vars_[i], evidence[i] = self.posterior.mean(), self.posterior.var(), self.log_evidence
             posts.append(self.posterior)
-        return FilterRun(means, vars_, status, posts, evidence)
+            dens.append(self.density)
+        return FilterRun(means, vars_, status, posts, evidence, dens)
 
 
 def observation(z: float) -> float | None:

@@ -3,7 +3,9 @@ definition each; the benchmarks' own additions are in benchmarks/uxbench/metrics
 benchmarks/README.md).
 
 - RMSE of the posterior mean over the steps of one trace.
-- NLL of the true state, −log p(x_true), with the TTR-binned density of a ux value (Value.pdf). Where the
+- NLL of the true state, −log p(x_true): of a filter run with its posterior density (FilterRun.logpdf, the
+  filter density of docs/semantics.md: the predictive mixture for models with additive Gaussian process
+  noise; `nll_run`), of a bare ux value with its TTR-binned density (Value.pdf). Where the
   density is 0 (outside a binned density's outer edges), log p is clamped to LOG_PDF_FLOOR = −20, so one
   step contributes at most 20 nats; `nll` reports how many steps hit the floor, as that count matters as
   much as the mean.
@@ -50,6 +52,11 @@ def nll(log_densities) -> NLL:
     with np.errstate(invalid="ignore"):
         hits = int((np.isnan(lp) | (lp < LOG_PDF_FLOOR)).sum())
     return NLL(float(-clamp_log(lp).mean()), hits, lp.size)
+
+
+def nll_run(run, truth) -> NLL:
+    """NLL of a filter run (uxemu.filter.FilterRun) against the true states, with its filter density."""
+    return nll([run.logpdf(i, float(y)) for i, y in enumerate(np.asarray(truth, dtype=np.float64))])
 
 
 def log_pdf_value(v: Value, y: float) -> float:

@@ -42,6 +42,10 @@ class StateSpaceModel:
     prior: Law
     sampler: Sampler
     kernel: Kernel | None = None
+    # True when the process noise enters additively, f(x, w, k, u) = f(x, 0, k, u) + w for every x and w
+    # (the C model's `additive_noise`; tests check it on random points). With additive Gaussian process
+    # noise the filter's posterior density is the predictive mixture (docs/semantics.md, "Filter density").
+    additive_noise: bool = False
     system_id: int = 0  # the id the C core and the link know it by (0: Python-only model)
     params: tuple = field(default=())
 

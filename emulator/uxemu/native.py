@@ -164,7 +164,8 @@ class Native:
 
         class ModelCode(C.Structure):
             _fields_ = [("transition", C.c_void_p), ("noises", C.c_void_p), ("family", C.c_int),
-                        ("kernel", C.c_void_p), ("sampler", C.c_void_p), ("prepare", C.c_void_p)]
+                        ("kernel", C.c_void_p), ("sampler", C.c_void_p), ("prepare", C.c_void_p),
+                        ("additive_noise", C.c_int)]
 
         class Model(C.Structure):
             _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("title", C.c_char_p), ("n_params", C.c_uint8),
@@ -240,6 +241,9 @@ class Native:
             "ux_filter_var": (C.c_double, [C.c_void_p]),
             "ux_filter_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_log_likelihood": (C.c_double, [C.c_void_p]),
+            "ux_filter_logpdf": (C.c_double, [C.c_void_p, C.c_double]),
+            "ux_filter_pdf": (C.c_double, [C.c_void_p, C.c_double]),
+            "ux_filter_density_form": (C.c_int, [C.c_void_p]),
             "ux_filter_workspace_in_use": (C.c_size_t, [C.c_void_p]),
             "ux_filter_check_params": (C.c_int, [C.POINTER(Model), C.POINTER(C.c_double)]),
             "ux_model_at": (C.POINTER(Model), [C.c_uint]),
@@ -656,6 +660,21 @@ class NativeFilter:
 
     def posterior(self) -> NValue:
         return self.nat.from_c(self.nat.lib.ux_filter_posterior(self._state).contents)
+
+    def logpdf(self, t):
+        """log density of the posterior at t (ux_filter_logpdf: the filter density of docs/semantics.md)."""
+        ts = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        out = np.array([self.nat.lib.ux_filter_logpdf(self._state, float(v)) for v in ts.ravel()]).reshape(ts.shape)
+        return out if np.ndim(t) else float(out[0])
+
+    def pdf(self, t):
+        ts = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        out = np.array([self.nat.lib.ux_filter_pdf(self._state, float(v)) for v in ts.ravel()]).reshape(ts.shape)
+        return out if np.ndim(t) else float(out[0])
+
+    def density_form(self) -> str:
+        from .filter import DENSITY_FORMS
+        return DENSITY_FORMS[self.nat.lib.ux_filter_density_form(self._state)]
 
     def posterior_atoms(self):
         v = self.posterior()

@@ -90,6 +90,7 @@ def _sv(phi, c, sigma_eta, sigma_eps):
         process_noise=Normal(0.0, sigma_eta),
         sampler=Sampler(lambda x, e: e * np.exp(x / 2.0), (Normal(0.0, sigma_eps),)),
         kernel=Kernel("gaussian", lambda x: (0.0 * x, sigma_eps * np.exp(x / 2.0))),
+        additive_noise=True,
     )
 
 
@@ -100,6 +101,7 @@ def _gss(sigma_v, sigma_n):
         process_noise=Normal(0.0, sigma_v),
         sampler=Sampler(lambda x, v: x * x / 20.0 + v, (Normal(0.0, sigma_n),)),
         kernel=Kernel("gaussian", lambda x: (x * x / 20.0, sigma_n + 0.0 * x)),
+        additive_noise=True,
     )
 
 
@@ -124,6 +126,7 @@ def _cubic(alpha, beta, c, sigma_v, sigma_m, sigma_base):
         process_noise=Normal(0.0, sigma_v),
         sampler=Sampler(h, (Normal(0.0, sigma_m), Laplace(0.0, 1.0))),
         kernel=Kernel("laplace", loc_scale, (Normal(0.0, sigma_m),)),
+        additive_noise=True,
     )
 
 
@@ -134,6 +137,7 @@ def _lg(a, q, r):
         process_noise=Normal(0.0, q),
         sampler=Sampler(lambda x, v: x + v, (Normal(0.0, r),)),
         kernel=Kernel("gaussian", lambda x: (x, r + 0.0 * x)),
+        additive_noise=True,
     )
 
 

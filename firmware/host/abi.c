@@ -27,6 +27,7 @@
     X(ux_model_noises, n_noise) X(ux_model_noises, noise)                                              \
     X(ux_model_code, transition) X(ux_model_code, noises) X(ux_model_code, family)                     \
     X(ux_model_code, kernel) X(ux_model_code, sampler) X(ux_model_code, prepare)                       \
+    X(ux_model_code, additive_noise)                                                                   \
     X(ux_model, id) X(ux_model, name) X(ux_model, title) X(ux_model, n_params)                         \
     X(ux_model, param_names) X(ux_model, defaults) X(ux_model, domains) X(ux_model, prior)             \
     X(ux_model, code)                                                                                  \

@@ -42,7 +42,7 @@ static void test_every_system_mode_and_path_is_deterministic(void)
     double a[12], b[12];
     ux_value va, vb;
     unsigned i, mode, lik;
-    CHECK(ux_model_count() == 3);
+    CHECK(ux_model_count() == 4);
     for (i = 0; i < ux_model_count(); ++i)
         for (mode = 0; mode < 2; ++mode)
             for (lik = 0; lik < 2; ++lik) {
@@ -58,8 +58,9 @@ static void test_every_system_mode_and_path_is_deterministic(void)
 static void test_registry(void)
 {
     CHECK(ux_model_find(1) == ux_model_at(0) && ux_model_find(2)->n_params == 2);
-    CHECK(ux_model_find(3)->n_params == 6 && ux_model_find(0) == NULL && ux_model_find(4) == NULL);
-    CHECK(ux_model_at(3) == NULL);
+    CHECK(ux_model_find(3)->n_params == 6 && ux_model_find(0) == NULL && ux_model_find(5) == NULL);
+    CHECK(ux_model_find(4) == ux_model_named("lg") && ux_model_find(4)->n_params == 3);
+    CHECK(ux_model_at(4) == NULL);
 }
 
 static void test_workspace_sizes(void)

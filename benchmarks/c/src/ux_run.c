@@ -32,6 +32,8 @@ ux_status uxb_ux_run(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws,
             out->status[t] = (int8_t)st;
         if (out->count != NULL)
             out->count[t] = post->count;
+        if (out->logpdf != NULL && out->at != NULL)
+            out->logpdf[t] = ux_filter_logpdf(f, out->at[t]);
         for (i = 0; i < post->count; ++i) {
             if (out->x != NULL)
                 out->x[t * UX_MAX_ETA + i] = (double)post->x[i];

@@ -58,6 +58,12 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
                            size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
                            ux_workspace *ws, ux_real *log_evidence);
 
+/* ux_bayes_laplace that also writes the log of the unnormalised evidence, L + log Σ_i w_i exp(ℓ_i − L)
+ * summed in order (−∞ on UX_FALLBACK), to *log_evidence when it is not NULL. */
+ux_status ux_bayes_laplace_evidence(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw,
+                                    size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
+                                    ux_workspace *ws, ux_real *log_evidence);
+
 /* The same for a value prior; the output is built for the prior's eta. */
 ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,
                                  const ux_evidence *ev, ux_sources *src, ux_workspace *ws);

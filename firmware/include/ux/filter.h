@@ -42,6 +42,13 @@ typedef struct {
     const ux_law *prior;   /* NULL for the model's default prior */
 } ux_filter_config;
 
+/* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
+typedef enum {
+    UX_DENSITY_BINS = 0,    /* the posterior value's TTR-binned density (ux_pdf) */
+    UX_DENSITY_PRIOR = 1,   /* first update: prior law density × likelihood / evidence */
+    UX_DENSITY_MIXTURE = 2, /* predictive mixture × likelihood / evidence */
+} ux_density_form;
+
 /* All state of one filter. Treat as opaque; read it through the functions below. */
 typedef struct {
     const ux_model *model;
@@ -61,6 +68,15 @@ typedef struct {
     ux_status last;                           /* status of the last update */
     double log_evidence;                      /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood;                    /* Σ of log_evidence over every update since init */
+    ux_law prior;                             /* the prior law (its density serves the first update) */
+    uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
+    ux_real pred_u;                           /* u of the last predict */
+    unsigned dens_m;                          /* the last update's m (the density's likelihood factor) */
+    uint8_t fresh;                            /* 1 until the first update */
+    uint8_t density;                          /* ux_density_form of the posterior's density */
+    uint8_t dens_lik;                         /* 1: it carries the likelihood factor (0 after a fallback) */
+    uint8_t dens_count;                       /* its mixture components (centres, weights in the workspace) */
+    uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
 } ux_filter;
 
 /*
@@ -100,6 +116,18 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
  * posterior is the prior reduced to η atoms, as on a fallback, and the status UX_NO_EVIDENCE.
  */
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m);
+
+/*
+ * Density of the current posterior at t (docs/semantics.md, "Filter density"): with a model that
+ * declares additive Gaussian process noise, after a predict + update, the predictive mixture
+ * L(t)·Σ_i w_i N(t; c_i, s_i²)/Z; after the first update (no predict) with a Gaussian or Laplace prior
+ * law, L(t)·p_prior(t)/Z; otherwise the TTR-binned density of the posterior value (ux_pdf). Uses the
+ * filter's scratch workspace (never the staged prediction), so it may be called at any time.
+ * ux_filter_logpdf returns −∞ where the density is 0; both return NaN for an unconfigured filter.
+ */
+double ux_filter_logpdf(const ux_filter *f, double t);
+double ux_filter_pdf(const ux_filter *f, double t);
+ux_density_form ux_filter_density_form(const ux_filter *f);
 
 /* sizeof(ux_filter), for bindings that allocate the state from another language. */
 size_t ux_filter_sizeof(void);

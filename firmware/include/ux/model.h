@@ -57,6 +57,10 @@ typedef struct {
     /* Optional: fill ctx->step from ctx->params, k and u, once per step, for constants the functions
      * above would otherwise compute at every point. NULL when the model has none. */
     void (*prepare)(ux_model_ctx *ctx);
+    /* 1 when the process noise enters additively, transition({x, w}) = transition({x, 0}) + w for every x
+     * and w (tests check it on random points); 0 when it does not or is not known. With additive Gaussian
+     * process noise the filter reads its posterior density as the predictive mixture (ux_filter_pdf). */
+    int additive_noise;
 } ux_model_code;
 
 /* A system: its identity from the system table (systems.toml, generated into systems_table.c) and its

@@ -51,13 +51,13 @@ typedef struct {
 
 /*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
- * between predict and update, plus the largest of
+ * between predict and update and the four η-real areas of its posterior density, plus the largest of
  *  - predict: the lift's η² points and TTR's cells;
  *  - update, kernel form: η² hypotheses, up to η inner-noise atoms;
  *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises).
  */
 #define UX_WORKSPACE_BYTES(eta)                                                                        \
-    (2u * UX_WS_REALS((size_t)(eta) * (eta)) +                                                         \
+    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + 4u * UX_WS_REALS(eta) +                                 \
      UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)),                                         \
                UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                \
                          UX_BAYES_SAMPLER_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))))

@@ -52,4 +52,5 @@ const ux_model_code ux_code_cubic = {
     .family = UX_LAW_LAPLACE,
     .kernel = kernel,
     .sampler = sampler,
+    .additive_noise = 1,
 };

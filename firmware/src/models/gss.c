@@ -46,4 +46,5 @@ const ux_model_code ux_code_gss = {
     .kernel = kernel,
     .sampler = sampler,
     .prepare = prepare,
+    .additive_noise = 1,
 };

@@ -42,4 +42,5 @@ const ux_model_code ux_code_lg = {
     .family = UX_LAW_GAUSSIAN,
     .kernel = kernel,
     .sampler = sampler,
+    .additive_noise = 1,
 };

@@ -44,4 +44,5 @@ const ux_model_code ux_code_sv = {
     .family = UX_LAW_GAUSSIAN,
     .kernel = kernel,
     .sampler = sampler,
+    .additive_noise = 1,
 };

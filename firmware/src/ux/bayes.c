@@ -158,6 +158,26 @@ ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
 }
 
 
+ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
+                             ux_real *ell, const ux_workspace *ws)
+{
+    ux_real omega[UX_MAX_ETA];
+    ux_arena arena;
+    ux_status st = ux_evidence_weights(ev, omega);
+    size_t i;
+    if (st != UX_OK)
+        return st;
+    st = ux_arena_open(&arena, ws);
+    if (st != UX_OK)
+        return st;
+    st = obs->form == UX_LIK_KERNEL ? kernel_loglik(obs, px, count, ev, omega, ell, &arena)
+                                    : sampler_loglik(obs, px, count, ev, omega, ell, &arena);
+    for (i = 0; st == UX_OK && i < count; ++i)
+        if (isnan(ell[i]))
+            ell[i] = -UX_INF;
+    return st;
+}
+
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                            const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
                            ux_real *log_evidence)

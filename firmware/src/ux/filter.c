@@ -3,15 +3,21 @@
  * process noise}), update = BayesLaplace. Refined mode hands all η² predictive atoms to the update;
  * paper mode reduces them to η first.
  *
- * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start,
- * followed by scratch that predict and update each carve afresh.
+ * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start, then
+ * the density's four η-real areas (the posterior mixture's centres and weights, the update's evidence
+ * positions and weights), followed by scratch that predict, update and
+ * ux_filter_pdf each carve afresh.
  */
 #include "internal.h"
 #include "ux/filter.h"
+#include "ux/pdf.h"
 #include "ux/stats.h"
 #include "ux/ttr.h"
 
 #include <string.h>
+
+/* The density's areas in the workspace, after the staged prediction. */
+enum { A_C, A_W, A_Z, A_OM, DENSITY_AREAS };
 
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
@@ -35,7 +41,7 @@ size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mo
     if (model == NULL || ux_log2_eta(eta) < 0)
         return 0;
     np = noise_points(model, eta, lik);
-    staged = 2 * UX_WS_REALS(pred);
+    staged = 2 * UX_WS_REALS(pred) + DENSITY_AREAS * UX_WS_REALS(eta);
     predict = UX_LIFT_WORKSPACE_BYTES(pred);
     update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
                                   : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
@@ -64,10 +70,15 @@ static ux_real *staged_w(const ux_filter *f)
 {
     return (ux_real *)(void *)((unsigned char *)f->ws.mem + UX_WS_REALS((size_t)f->eta * f->eta));
 }
+static ux_real *area(const ux_filter *f, unsigned a)
+{
+    return (ux_real *)(void *)((unsigned char *)f->ws.mem + 2 * UX_WS_REALS((size_t)f->eta * f->eta) +
+                               a * UX_WS_REALS(f->eta));
+}
 static ux_workspace scratch(const ux_filter *f)
 {
     ux_workspace w;
-    size_t skip = 2 * UX_WS_REALS((size_t)f->eta * f->eta);
+    size_t skip = 2 * UX_WS_REALS((size_t)f->eta * f->eta) + DENSITY_AREAS * UX_WS_REALS(f->eta);
     w.mem = (unsigned char *)f->ws.mem + skip;
     w.bytes = f->ws_used - skip;
     return w;
@@ -132,6 +143,10 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->ws_used = need;
     f->staged = 0;
     f->last = UX_OK;
+    f->prior = prior;
+    f->fresh = 1;
+    f->density = (uint8_t)((prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE) ? UX_DENSITY_PRIOR
+                                                                                          : UX_DENSITY_BINS);
     f->model = model; /* set last: a filter with a model is a configured filter */
     return UX_OK;
 }
@@ -142,6 +157,31 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
     size_t r = ux_ttr(x, w, count, f->n, cell);
     ux_normalise(w, r);
     return r;
+}
+
+/* The predictive mixture's components from the belief the last predict lifted (docs/semantics.md,
+ * "Filter density"): centre f(x_i, 0) + μ and weight w_i; the scale is the process noise's σ. 0 when the
+ * model does not declare additive Gaussian process noise, or a centre is not finite. */
+static size_t mixture_components(const ux_filter *f, const ux_value *b)
+{
+    ux_model_noises nz;
+    ux_model_ctx ctx;
+    ux_real *c = area(f, A_C), *w = area(f, A_W), args[2];
+    size_t i;
+
+    f->model->code->noises(f->params, &nz);
+    if (!f->model->code->additive_noise || nz.process.kind != UX_LAW_GAUSSIAN)
+        return 0;
+    ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
+    args[1] = 0;
+    for (i = 0; i < b->count; ++i) {
+        args[0] = b->x[i];
+        c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
+        w[i] = b->w[i];
+        if (!ux_finite(c[i]))
+            return 0;
+    }
+    return b->count;
 }
 
 ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
@@ -196,6 +236,8 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     memcpy(staged_w(f), w, count * sizeof(ux_real));
     f->staged = count;
     f->posterior = belief;
+    f->pred_k = k;
+    f->pred_u = (ux_real)u;
     return UX_OK;
 }
 
@@ -220,11 +262,40 @@ static ux_status no_evidence(ux_filter *f)
         memcpy(x, f->posterior.x, count * sizeof(ux_real));
         memcpy(w, f->posterior.w, count * sizeof(ux_real));
     }
+    /* Its density is the predictive mixture (or the prior's) without a likelihood factor. */
+    if (f->staged > 0) {
+        size_t components = mixture_components(f, &f->posterior);
+        f->density = (uint8_t)(components > 0 ? UX_DENSITY_MIXTURE : UX_DENSITY_BINS);
+        f->dens_count = (uint8_t)components;
+    } else if (!(f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))) {
+        f->density = UX_DENSITY_BINS;
+    }
+    f->dens_lik = 0;
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
+    f->fresh = 0;
     f->staged = 0;
     f->last = UX_NO_EVIDENCE;
     f->log_evidence = 0; /* nothing observed: p(∅) = 1 */
     return UX_NO_EVIDENCE;
+}
+
+/* The update's observation model (ctx and noise are the caller's, referenced by obs). */
+static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs)
+{
+    unsigned k;
+    ux_model_context(f->model, f->params, 0, 0, ctx);
+    memset(obs, 0, sizeof *obs);
+    obs->form = f->likelihood;
+    obs->ctx = ctx;
+    obs->family = f->model->code->family;
+    obs->kernel = f->model->code->kernel;
+    obs->inner = f->n_inner > 0 ? &f->inner : NULL;
+    obs->sampler = f->model->code->sampler;
+    for (k = 0; k < f->n_noise; ++k)
+        noise[k] = &f->noise[k];
+    obs->noise = noise;
+    obs->n_noise = f->n_noise;
+    obs->eta = f->eta;
 }
 
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
@@ -239,6 +310,8 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_real log_evidence;
     size_t count;
     unsigned k;
+    int predicted;
+    size_t components = 0;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -255,6 +328,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         if (!ux_finite(zr[k]) || !ux_finite(wr[k]) || !(wr[k] > 0))
             return UX_ERR_DOMAIN;
     }
+    predicted = f->staged > 0;
     if (f->staged == 0) {
         memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
         memcpy(staged_w(f), f->posterior.w, f->posterior.count * sizeof(ux_real));
@@ -263,19 +337,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         count = f->staged;
     }
 
-    ux_model_context(f->model, f->params, 0, 0, &ctx);
-    memset(&obs, 0, sizeof obs);
-    obs.form = f->likelihood;
-    obs.ctx = &ctx;
-    obs.family = f->model->code->family;
-    obs.kernel = f->model->code->kernel;
-    obs.inner = f->n_inner > 0 ? &f->inner : NULL;
-    obs.sampler = f->model->code->sampler;
-    for (k = 0; k < f->n_noise; ++k)
-        noise[k] = &f->noise[k];
-    obs.noise = noise;
-    obs.n_noise = f->n_noise;
-    obs.eta = f->eta;
+    /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
+    if (predicted && J <= f->eta)
+        components = mixture_components(f, &f->posterior);
+    observation(f, &ctx, noise, &obs);
     ev.z = zr;
     ev.omega = wr;
     ev.count = J;
@@ -285,13 +350,97 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
      * (one value less on the stack). */
     st = ux_bayes_laplace(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
                           &log_evidence);
-    if (st < 0)
+    if (st < 0) {
+        if (components > 0) /* the areas no longer hold the previous posterior's mixture */
+            f->density = UX_DENSITY_BINS;
         return st;
+    }
+    /* The posterior's density (docs/semantics.md, "Filter density"). */
+    if (J > f->eta)
+        f->density = UX_DENSITY_BINS;
+    else if (predicted && components > 0)
+        f->density = UX_DENSITY_MIXTURE;
+    else if (!predicted && f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))
+        f->density = UX_DENSITY_PRIOR;
+    else
+        f->density = UX_DENSITY_BINS;
+    f->dens_count = (uint8_t)components;
+    if (f->density != UX_DENSITY_BINS) {
+        memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
+        memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
+        f->dens_J = (uint8_t)J;
+        f->dens_m = m;
+        f->dens_lik = st == UX_OK;
+    }
+    f->fresh = 0;
     f->staged = 0;
     f->last = st;
     f->log_evidence = (double)log_evidence;
     f->log_likelihood += f->log_evidence;
     return st;
+}
+
+static ux_real filter_logpdf(const ux_filter *f, ux_real tr)
+{
+    ux_real a[UX_MAX_ETA], base, ell;
+    const ux_value *noise[UX_MODEL_MAX_NOISES];
+    ux_observation obs;
+    ux_evidence ev;
+    ux_model_ctx ctx;
+    size_t i;
+
+    if (f->density == UX_DENSITY_BINS) {
+        ux_real p = ux_pdf(&f->posterior, tr);
+        return p > 0 ? UX_LOG(p) : -UX_INF;
+    }
+    if (f->density == UX_DENSITY_MIXTURE) {
+        const ux_real *c = area(f, A_C), *w = area(f, A_W);
+        ux_model_noises nz;
+        ux_real sigma, log_sigma;
+        f->model->code->noises(f->params, &nz);
+        sigma = nz.process.b;
+        log_sigma = UX_LOG(sigma);
+        for (i = 0; i < f->dens_count; ++i)
+            a[i] = (UX_LOG(w[i]) + ux_std_logpdf(UX_LAW_GAUSSIAN, (tr - c[i]) / sigma)) - log_sigma;
+        base = ux_logsumexp(a, f->dens_count);
+    } else {
+        base = ux_std_logpdf(f->prior.kind, (tr - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
+    }
+    if (!f->dens_lik)
+        return base;
+    observation(f, &ctx, noise, &obs);
+    ev.z = area(f, A_Z);
+    ev.omega = area(f, A_OM);
+    ev.count = f->dens_J;
+    ev.m = f->dens_m;
+    {
+        ux_workspace rest = scratch(f);
+        if (ux_log_likelihoods(&obs, &tr, 1, &ev, &ell, &rest) != UX_OK)
+            return (ux_real)NAN;
+    }
+    base = base + ell - (ux_real)f->log_evidence;
+    return isnan(base) ? -UX_INF : base;
+}
+
+double ux_filter_logpdf(const ux_filter *f, double t)
+{
+    if (f == NULL || f->model == NULL)
+        return (double)NAN;
+    return (double)filter_logpdf(f, (ux_real)t);
+}
+
+double ux_filter_pdf(const ux_filter *f, double t)
+{
+    ux_real lp;
+    if (f == NULL || f->model == NULL)
+        return (double)NAN;
+    lp = filter_logpdf(f, (ux_real)t);
+    return lp == -UX_INF ? 0.0 : (double)UX_EXP(lp);
+}
+
+ux_density_form ux_filter_density_form(const ux_filter *f)
+{
+    return f != NULL ? (ux_density_form)f->density : UX_DENSITY_BINS;
 }
 
 size_t ux_filter_sizeof(void) { return sizeof(ux_filter); }

@@ -20,6 +20,8 @@ typedef struct {
     uint32_t *count;  /* T: atoms of each posterior */
     double *x;        /* T·UX_MAX_ETA, row per step: the posterior's atoms (first count used) */
     double *w;        /* T·UX_MAX_ETA: their weights */
+    const double *at; /* T: a point per step (the true state), read only when logpdf is set */
+    double *logpdf;   /* T: ux_filter_logpdf of each posterior at at[t] (for the NLL) */
 } uxb_ux_output;
 
 /*
