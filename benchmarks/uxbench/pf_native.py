@@ -41,6 +41,12 @@ class PFRun:
     w: np.ndarray | None = field(default=None, repr=False)  # (T, n) its normalised weights
     elapsed_ns: int = 0
     cpu_ns: int = 0
+    log_evidence: np.ndarray | None = field(default=None, repr=False)  # (T,) the PF's estimate (random)
+
+    @property
+    def log_likelihood(self) -> float:
+        """The PF's estimate of log p(z_0..T−1): its steps' log mean likelihoods summed."""
+        return float(np.sum(self.log_evidence))
 
 
 @dataclass
@@ -88,7 +94,7 @@ class _PFConfig(C.Structure):
 
 class _PFOutput(C.Structure):
     _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("ess", C.c_void_p), ("fallback", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p), ("at", C.c_void_p), ("logpdf", C.c_void_p)]
+                ("x", C.c_void_p), ("w", C.c_void_p), ("log_evidence", C.c_void_p)]
 
 
 class _UXOutput(C.Structure):
@@ -153,8 +159,10 @@ class BenchLib:
         cfg = _PFConfig(C.cast(model, C.c_void_p), C.cast(cparams, C.POINTER(C.c_double)), plaw, int(n),
                         int(seed) & (2**64 - 1), int(inner_eta))
         run = PFRun(np.empty(T), np.empty(T), np.empty(T), np.zeros(T, dtype=np.uint8),
-                    np.empty((T, n)) if particles else None, np.empty((T, n)) if particles else None)
-        out = _PFOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.ess), _ptr(run.fallback), _ptr(run.x), _ptr(run.w))
+                    np.empty((T, n)) if particles else None, np.empty((T, n)) if particles else None,
+                    log_evidence=np.empty(T))
+        out = _PFOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.ess), _ptr(run.fallback), _ptr(run.x), _ptr(run.w),
+                        _ptr(run.log_evidence))
         nbytes = int(self.lib.uxb_pf_workspace_bytes(n))
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)

@@ -26,5 +26,5 @@ def test_microbit_stack_stays_inside_its_reservation():
                          proc.stdout)
     assert match, proc.stdout
     used, size = (int(g.replace(",", "")) for g in match.groups())
-    assert size == elf.section(image, ".stack")[1] == 3456
+    assert size == elf.section(image, ".stack")[1] == 3392
     assert 1024 < used < size  # TTR, BayesLaplace and the link's handlers are on it, and it did not overflow

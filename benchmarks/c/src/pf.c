@@ -112,7 +112,9 @@ static double log_likelihood(const run_state *s, double x, double z)
 }
 
 /* Log-weights → normalised weights in place; 1 (and equal weights) when none is finite. */
-static int normalise(double *w, size_t n)
+/* Log-weights to normalised weights; *log_evidence = log of the mean likelihood, the bootstrap filter's
+ * (random) estimate of log p(z_t | z_0..t−1) (−∞ when every likelihood is zero). */
+static int normalise(double *w, size_t n, double *log_evidence)
 {
     double top = -INFINITY, sum = 0;
     size_t i;
@@ -122,6 +124,7 @@ static int normalise(double *w, size_t n)
     if (!isfinite(top)) {
         for (i = 0; i < n; ++i)
             w[i] = 1.0 / (double)n;
+        *log_evidence = top;
         return 1;
     }
     for (i = 0; i < n; ++i) {
@@ -130,6 +133,7 @@ static int normalise(double *w, size_t n)
     }
     for (i = 0; i < n; ++i)
         w[i] /= sum;
+    *log_evidence = top + log(sum / (double)n);
     return 0;
 }
 
@@ -216,7 +220,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
         x[i] = sample_law(&prior, &g);
 
     for (t = 0; t < T; ++t) {
-        double mean = 0, var = 0, sq = 0;
+        double mean = 0, var = 0, sq = 0, log_evidence;
         int fell_back;
         if (t > 0) {
             ux_real args[2];
@@ -235,7 +239,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
         ux_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
         for (i = 0; i < n; ++i)
             w[i] = isfinite(x[i]) ? log_likelihood(&s, x[i], z[t]) : -INFINITY;
-        fell_back = normalise(w, n);
+        fell_back = normalise(w, n, &log_evidence);
         if (fell_back) { /* equal weights on the finite positions only: others would poison the moments */
             size_t live = 0;
             for (i = 0; i < n; ++i)
@@ -260,6 +264,8 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
             out->ess[t] = 1.0 / sq;
         if (out->fallback != NULL)
             out->fallback[t] = (uint8_t)fell_back;
+        if (out->log_evidence != NULL)
+            out->log_evidence[t] = log_evidence;
         if (out->x != NULL)
             memcpy(out->x + t * n, x, n * sizeof(double));
         if (out->w != NULL)

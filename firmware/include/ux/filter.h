@@ -66,7 +66,7 @@ typedef struct {
     size_t ws_used;                           /* bytes of workspace the configuration needs */
     size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
     ux_status last;                           /* status of the last update */
-    double log_evidence;                      /* log p(z_k | z_0..k−1) of the last update */
+    ux_real log_evidence;                     /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood;                    /* Σ of log_evidence over every update since init */
     ux_law prior;                             /* the prior law (its density serves the first update) */
     uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */

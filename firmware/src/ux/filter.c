@@ -375,8 +375,8 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     f->fresh = 0;
     f->staged = 0;
     f->last = st;
-    f->log_evidence = (double)log_evidence;
-    f->log_likelihood += f->log_evidence;
+    f->log_evidence = log_evidence;
+    f->log_likelihood += (double)log_evidence;
     return st;
 }
 
@@ -418,7 +418,7 @@ static ux_real filter_logpdf(const ux_filter *f, ux_real tr)
         if (ux_log_likelihoods(&obs, &tr, 1, &ev, &ell, &rest) != UX_OK)
             return (ux_real)NAN;
     }
-    base = base + ell - (ux_real)f->log_evidence;
+    base = base + ell - f->log_evidence;
     return isnan(base) ? -UX_INF : base;
 }
 
@@ -448,5 +448,5 @@ const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f-
 double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
 double ux_filter_var(const ux_filter *f) { return (double)ux_var(&f->posterior); }
 ux_status ux_filter_last_status(const ux_filter *f) { return f != NULL ? f->last : UX_ERR_ARG; }
-double ux_filter_log_evidence(const ux_filter *f) { return f->log_evidence; }
+double ux_filter_log_evidence(const ux_filter *f) { return (double)f->log_evidence; }
 double ux_filter_log_likelihood(const ux_filter *f) { return f->log_likelihood; }

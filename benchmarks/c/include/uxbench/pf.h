@@ -41,6 +41,7 @@ typedef struct {
     uint8_t *fallback;  /* T: 1 where every likelihood was zero or non-finite */
     double *x;          /* T·n, row per step: particle positions of the weighted set */
     double *w;          /* T·n: their normalised weights */
+    double *log_evidence; /* T: log of the mean likelihood, the PF's estimate of log p(z_t | z_0..t−1) */
 } uxb_pf_output;
 
 /* Bytes of workspace a run with n particles needs (three arrays of n reals). */

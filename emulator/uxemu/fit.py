@@ -1,0 +1,203 @@
+"""Fitting a system's parameters to a trace by maximising the filter's marginal likelihood.
+
+The filter's log p(z_0..T−1 | θ) is the sum of its updates' log evidence (docs/semantics.md,
+"Evidence"): a deterministic function of θ, so an ordinary optimiser can climb it — no common random
+numbers, no particle MCMC. `fit` runs Nelder–Mead over the free parameters (positive ones on a log scale,
+so the search never leaves their domain) and reads standard errors from the observed information, the
+curvature of the log-likelihood at the optimum.
+
+The curvature is taken by central differences on a step that adapts to the answer (a fraction of each
+parameter's own standard error): the log-likelihood is smooth on that scale but not on a much finer one,
+where the reductions' cell boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import systems
+
+ENGINES = ("auto", "native", "reference")
+
+
+@dataclass
+class FitResult:
+    system: str
+    free: tuple[str, ...]  # the fitted parameters' names
+    estimate: dict[str, float]  # their maximum-likelihood values
+    stderr: dict[str, float]  # standard errors from the observed information (NaN where it is not positive)
+    params: tuple[float, ...]  # the whole parameter vector at the optimum, in the table's order
+    log_likelihood: float  # log p(z_0..T−1 | θ̂)
+    evaluations: int  # filter runs the search and the curvature took
+    seconds: float  # CPU time
+    converged: bool
+    message: str
+    engine: str
+    trace_steps: int = 0
+    history: list = field(default_factory=list, repr=False)  # (θ_free, log-likelihood) per evaluation
+
+
+class LogLikelihood:
+    """θ ↦ log p(z_0..T−1 | θ) of one system, trace and filter configuration (the full parameter vector in
+    the table's order). `engine`: 'native' (the C core through uxemu.native: fast), 'reference' (the
+    Python twin) or 'auto' (native when its library is built)."""
+
+    def __init__(self, system, trace, eta: int = 16, mode: str = "refined", likelihood: str = "kernel",
+                 prior=None, engine: str = "auto"):
+        if engine not in ENGINES:
+            raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
+        self.spec = systems.spec(system)
+        self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
+        self.engine, self._native = self._engine(engine)
+        self.calls = 0
+
+    def _engine(self, engine: str):
+        if engine == "reference":
+            return "reference", None
+        from . import native
+
+        try:
+            return "native", native.load()
+        except (OSError, FileNotFoundError):
+            if engine == "native":
+                raise
+            return "reference", None
+
+    def __call__(self, params) -> float:
+        """The log-likelihood; −∞ where the parameters are out of their domain or the filter refuses them."""
+        params = tuple(float(v) for v in params)
+        self.calls += 1
+        if not all(p.admits(v) for p, v in zip(self.spec.params, params)):
+            return -math.inf
+        try:
+            if self._native is not None:
+                prior = None if self.prior is None else _prior_tuple(self.prior)
+                run = self._native.run_filter(self.spec.id, self.trace.k, self.trace.u, self.trace.z, self.eta,
+                                              self.mode, self.likelihood, params=params, prior=prior, atoms=False)
+            else:
+                from .filter import run_filter
+
+                run = run_filter(systems.from_param_vector(self.spec.id, params), self.trace, self.eta, self.mode,
+                                 self.likelihood, prior=self.prior)
+        except (ValueError, ArithmeticError):  # a transition that overflows, a parameter the core refuses
+            return -math.inf
+        value = float(run.log_likelihood)
+        return value if not math.isnan(value) else -math.inf
+
+
+def _prior_tuple(law):
+    from .laws import Laplace, Normal
+
+    if isinstance(law, (Normal, Laplace)):
+        loc, scale = law.location_scale()
+        return ("gaussian" if isinstance(law, Normal) else "laplace", loc, scale)
+    raise ValueError(f"the native engine takes a Gaussian or Laplace prior, not {type(law).__name__}")
+
+
+def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
+        eta: int = 16, mode: str = "refined", likelihood: str = "kernel", prior=None, engine: str = "auto",
+        progress=None, max_evaluations: int = 400) -> FitResult:
+    """Maximum-likelihood estimate of the parameters named in `free` for `system` (name or id) on `trace`.
+
+    `fixed` / `start`: values by name for the parameters held fixed / where the search starts (default:
+    the table's defaults for both). `bounds`: {name: (low, high)} limits of the search (None: unbounded
+    within the parameter's domain). `progress(evaluations, log_likelihood)` is called after every filter run.
+    """
+    from scipy.optimize import minimize
+
+    loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine)
+    spec = loglik.spec
+    free = tuple(free)
+    unknown = [n for n in free if n not in spec.param_names]
+    if unknown or not free:
+        raise ValueError(f"system {spec.name} has parameters {spec.param_names}; free must name some of them "
+                         f"(got {list(free) or 'none'})")
+    base = dict(zip(spec.param_names, spec.param_vector(**(fixed or {}))))
+    theta0 = {**base, **(start or {})}
+    index = [spec.param_names.index(n) for n in free]
+    logscale = [spec.params[i].domain == "positive" for i in index]
+    history = []
+    t0 = time.process_time()
+
+    def vector(u):
+        v = [base[n] for n in spec.param_names]
+        for j, i in enumerate(index):
+            v[i] = math.exp(u[j]) if logscale[j] else u[j]
+        return v
+
+    def objective(u):
+        v = vector(u)
+        value = loglik(v)
+        history.append((tuple(v[i] for i in index), value))
+        if progress is not None:
+            progress(len(history), value)
+        return -value if math.isfinite(value) else 1e300
+
+    u0 = [math.log(theta0[n]) if ls else float(theta0[n]) for n, ls in zip(free, logscale)]
+    ubounds = None
+    if bounds:
+        ubounds = []
+        for n, ls in zip(free, logscale):
+            lo, hi = bounds.get(n, (None, None))
+            if ls:
+                lo = None if lo is None or lo <= 0 else math.log(lo)
+                hi = None if hi is None else math.log(hi)
+            ubounds.append((lo, hi))
+    # The first simplex steps every coordinate by 0.1: ±10 % of a positive parameter (log scale), 0.1 of a
+    # real one (scipy's default, 5 % of the value, is a near-zero step at log 1 = 0).
+    simplex = np.array([u0] + [np.add(u0, 0.1 * np.eye(len(u0))[j]) for j in range(len(u0))])
+    res = minimize(objective, u0, method="Nelder-Mead", bounds=ubounds,
+                   options=dict(xatol=1e-4, fatol=1e-4, maxfev=max_evaluations, adaptive=len(free) > 2,
+                                initial_simplex=simplex))
+    best = vector(res.x)
+    estimate = {n: best[i] for n, i in zip(free, index)}
+    stderr = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)))
+    return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
+                     loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
+                     len(trace.z), history)
+
+
+def standard_errors(loglik, best, index, progress=None) -> list[float]:
+    """sqrt(diag(I⁻¹)), I the observed information −∇² log L at `best`, by central differences. The step of
+    each parameter is half its standard error from a first pass (that pass: 5 % of the value, at least
+    1e-3): fine enough for the curvature to be local, coarse enough to be above the reductions' jitter."""
+    best = np.asarray(best, dtype=np.float64)
+    steps = np.array([max(0.05 * abs(best[i]), 1e-3) for i in index])
+    for _ in range(2):
+        info = -hessian(loglik, best, index, steps, progress)
+        try:
+            cov = np.linalg.inv(info)
+        except np.linalg.LinAlgError:
+            return [math.nan] * len(index)
+        var = np.diag(cov)
+        se = np.where(var > 0, np.sqrt(np.abs(var)), np.nan)
+        if not np.all(np.isfinite(se)):
+            return [float(s) for s in se]
+        steps = np.maximum(0.5 * se, 1e-6 * np.maximum(np.abs(best[index]), 1.0))
+    return [float(s) for s in se]
+
+
+def hessian(loglik, point, index, steps, progress=None) -> np.ndarray:
+    """∂² log L / ∂θ_a ∂θ_b over the parameters in `index` by central differences of step `steps`."""
+    n = len(index)
+    f0 = loglik(point)
+
+    def at(offsets):
+        p = np.array(point, dtype=np.float64)
+        for (j, s) in offsets:
+            p[index[j]] += s * steps[j]
+        value = loglik(p)
+        if progress is not None:
+            progress(value)
+        return value
+
+    H = np.empty((n, n))
+    for a in range(n):
+        H[a, a] = (at([(a, 1)]) - 2 * f0 + at([(a, -1)])) / steps[a] ** 2
+        for b in range(a):
+            H[a, b] = H[b, a] = (at([(a, 1), (b, 1)]) - at([(a, 1), (b, -1)]) - at([(a, -1), (b, 1)])
+                                 + at([(a, -1), (b, -1)])) / (4 * steps[a] * steps[b])
+    return H
