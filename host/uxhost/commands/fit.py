@@ -1,0 +1,129 @@
+"""`uxhost fit`: a system's parameters from a trace, by maximising the filter's marginal likelihood."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+from .common import UserError, add_model_arguments
+
+
+def register(sub) -> None:
+    parser = sub.add_parser(
+        "fit", help="fit a system's parameters to a trace (maximum of the filter's log-likelihood)",
+        description="Estimate the parameters named by --free from a trace CSV: the filter's log p(z | θ) is "
+                    "deterministic, so an ordinary optimiser (Nelder-Mead) climbs it; standard errors come "
+                    "from its curvature at the optimum. The other parameters stay at --params (default: the "
+                    "trace header's, else the system's defaults).")
+    parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
+    parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
+    add_model_arguments(parser, system_required=False)
+    parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
+    parser.add_argument("--start", metavar="NAME=V,…",
+                        help="where the search starts (default: the system table's defaults, whatever the trace "
+                             "header says)")
+    parser.add_argument("--bounds", metavar="NAME=LO:HI,…", help="limits of the search, per parameter")
+    parser.add_argument("--engine", choices=("auto", "native", "reference"), default="auto",
+                        help="native: the C core's host build (fast); reference: the Python twin (default: %(default)s)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def parse_assignments(text: str | None, option: str, names) -> dict[str, str]:
+    """{name: value text} from NAME=V,…, every name one of `names`."""
+    out = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or name not in names:
+            raise UserError(f"{option} {item.strip()!r}: expected NAME=VALUE with NAME one of {', '.join(names)}")
+        out[name] = value.strip()
+    return out
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from uxemu import fit
+
+    from ..config import find_spec, parse_params, table_specs
+    from ..traces import load_trace
+    from .common import FILTER_DEFAULTS
+    from .stream import choose_system
+
+    trace = load_trace(args.trace, args.z_col)
+    choose_system(args, trace)
+    spec = find_spec(table_specs(), args.system)
+    free = [n.strip() for n in args.free.split(",") if n.strip()]
+    unknown = [n for n in free if n not in spec.param_names]
+    if unknown or not free:
+        raise UserError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
+                        f"got {', '.join(unknown) or 'none'}")
+    fixed = dict(zip(spec.param_names, parse_params(spec, args.params)))
+    try:
+        start = {n: spec.defaults[spec.param_names.index(n)] for n in free}
+        start.update({n: float(v) for n, v in parse_assignments(args.start, "--start", free).items()})
+        bounds = {}
+        for n, v in parse_assignments(args.bounds, "--bounds", free).items():
+            lo, sep, hi = v.partition(":")
+            bounds[n] = (float(lo) if lo.strip() else None, float(hi) if hi.strip() else None)
+            if not sep:
+                raise ValueError(f"{n}={v}: expected LO:HI")
+    except ValueError as exc:
+        raise UserError(f"--start/--bounds: {exc}") from None
+    prior = None
+    if args.prior:
+        from ..config import parse_prior
+        from uxemu.laws import Laplace, Normal
+
+        kind, a, b = parse_prior(args.prior)
+        prior = (Normal if kind == "gaussian" else Laplace)(a, b)
+    eta, mode, likelihood = (getattr(args, n) or FILTER_DEFAULTS[n] for n in ("eta", "mode", "likelihood"))
+
+    with tqdm(unit=" runs", file=sys.stderr, desc="fit", leave=False, disable=None) as bar:
+        def progress(evaluations, value):
+            bar.update()
+            if math.isfinite(value):
+                bar.set_postfix_str(f"log L {value:.3f}")
+
+        try:
+            result = fit.fit(spec.name, trace, free, bounds=bounds, start=start, fixed=fixed, eta=eta, mode=mode,
+                             likelihood=likelihood, prior=prior, engine=args.engine, progress=progress)
+        except (ValueError, OSError) as exc:
+            raise UserError(str(exc)) from None
+    simulated = simulated_values(trace, spec)
+    print(f"fit {', '.join(free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
+          f"η={eta}, {mode}, {likelihood} likelihood, {result.engine} engine")
+    print(f"  {'parameter':<12}{'estimate':>12}{'std. error':>12}" + (f"{'simulated':>12}" if simulated else ""))
+    for n in free:
+        line = f"  {n:<12}{result.estimate[n]:>12.5g}{result.stderr[n]:>12.3g}"
+        if simulated:
+            off = (result.estimate[n] - simulated[n]) / result.stderr[n] if result.stderr[n] > 0 else math.nan
+            line += f"{simulated[n]:>12.5g}  ({off:+.1f} se)"
+        print(line)
+    state = "converged" if result.converged else f"NOT converged ({result.message})"
+    print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
+          f"{result.seconds:.1f} s CPU; {state}")
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "system": spec.name, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
+            "likelihood": likelihood, "engine": result.engine, "estimate": result.estimate, "stderr": result.stderr,
+            "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
+            "evaluations": result.evaluations, "cpu_seconds": result.seconds, "converged": result.converged,
+        }, indent=2) + "\n")
+    return 0 if result.converged else 1
+
+
+def simulated_values(trace, spec) -> dict[str, float] | None:
+    """The parameters a simulated trace's header names (`# system:` this system, `# params:`), else None."""
+    if trace.meta.get("system") != spec.name or not trace.meta.get("params"):
+        return None
+    try:
+        values = [float(v) for v in trace.meta["params"].split(",")]
+    except ValueError:
+        return None
+    return dict(zip(spec.param_names, values)) if len(values) == len(spec.params) else None

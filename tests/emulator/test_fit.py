@@ -1,0 +1,54 @@
+"""Fitting parameters by the filter's marginal likelihood, against the exact answer of the linear-Gaussian
+system: the maximum of the Kalman filter's likelihood and its curvature."""
+import math
+
+import numpy as np
+import pytest
+
+from uxemu import fit, kalman, systems, traces
+
+
+@pytest.fixture(scope="module")
+def lg_trace():
+    return traces.simulate(systems.get("lg"), 300, np.random.default_rng(4))
+
+
+def exact_fit(trace):
+    """The exact MLE of (q, r) and its standard errors, from the Kalman likelihood."""
+    return kalman.fit_noises(trace.z, systems.spec("lg").defaults[0], *systems.spec("lg").prior[1:])
+
+
+def test_the_filter_likelihood_matches_kalman_on_lg(lg_trace):
+    a, q, r = systems.spec("lg").defaults
+    exact = kalman.kalman_filter(lg_trace.z, a, q, r, *systems.spec("lg").prior[1:]).log_likelihood
+    got = fit.LogLikelihood("lg", lg_trace, eta=64)(systems.spec("lg").defaults)
+    assert abs(got - exact) / lg_trace.z.size < 1e-3
+
+
+def test_fit_finds_the_exact_maximum_likelihood_estimate(lg_trace):
+    # η = 32: the estimate within a tenth of a standard error of the exact MLE, the standard errors within
+    # 15 % of the exact ones, in a few dozen filter runs.
+    best, se = exact_fit(lg_trace)
+    res = fit.fit("lg", lg_trace, ["q", "r"], eta=32)
+    assert res.converged and res.engine == "native"
+    for name, b, s in zip(("q", "r"), best, se):
+        assert abs(res.estimate[name] - b) < 0.1 * s, (name, res.estimate[name], b, s)
+        assert abs(res.stderr[name] / s - 1) < 0.15, (name, res.stderr[name], s)
+    assert res.evaluations < 300 and len(res.params) == 3 and res.params[0] == systems.spec("lg").defaults[0]
+
+
+def test_native_and_reference_engines_agree(lg_trace):
+    p = systems.spec("lg").defaults
+    short = traces.Trace(lg_trace.k[:40], lg_trace.u[:40], lg_trace.z[:40])
+    native = fit.LogLikelihood("lg", short, eta=8, engine="native")(p)
+    reference = fit.LogLikelihood("lg", short, eta=8, engine="reference")(p)
+    assert native == reference  # bit for bit: the same evidence rule in C and in the reference
+
+
+def test_out_of_domain_parameters_have_no_likelihood_and_bad_names_are_refused(lg_trace):
+    L = fit.LogLikelihood("lg", lg_trace, eta=8)
+    assert L([0.95, -0.5, 1.0]) == -math.inf
+    with pytest.raises(ValueError, match="free must name"):
+        fit.fit("lg", lg_trace, ["sigma"])
+    with pytest.raises(ValueError, match="unknown system"):
+        fit.fit("nope", lg_trace, ["q"])

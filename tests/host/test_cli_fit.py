@@ -1,0 +1,49 @@
+"""`uxhost fit`: parameters recovered from a simulated trace, and every bad option as one line."""
+import json
+
+import pytest
+
+from uxemu import Trace, kalman, systems
+from uxhost.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def lg_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fit") / "lg.csv"
+    assert main(["simulate", "--system", "lg", "--params", "q=0.3,r=0.8", "--steps", "300", "--seed", "5",
+                 "-o", str(path)]) == 0
+    return path
+
+
+def test_fit_recovers_the_simulated_parameters(lg_csv, tmp_path, capsys):
+    out = tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out)
+    assert code == 0, err
+    assert "fit q, r of lg" in stdout and "(system and parameters from" in stdout and "converged" in stdout
+    result = json.loads(out.read_text())
+    assert result["engine"] == "native" and result["eta"] == 16 and result["params"]["a"] == 0.95
+    # The oracle is the exact maximum-likelihood estimate (Kalman), not the simulated values: η = 16 lands
+    # within a quarter of a standard error of it.
+    exact, se = kalman.fit_noises(Trace.from_csv(lg_csv).z, 0.95, *systems.spec("lg").prior[1:])
+    for name, best, s, true in zip(("q", "r"), exact, se, (0.3, 0.8)):
+        assert abs(result["estimate"][name] - best) < 0.25 * s, (name, result, best)
+        assert abs(result["stderr"][name] / s - 1) < 0.25
+        assert f"{true:>12.5g}" in stdout  # the simulated value, from the trace header
+
+
+@pytest.mark.parametrize("argv, complaint", [
+    (("--free", "sigma"), "--free: system lg has parameters a, q, r; got sigma"),
+    (("--free", "q", "--start", "r=1"), "--start 'r=1': expected NAME=VALUE with NAME one of q"),
+    (("--free", "q", "--bounds", "q=0.1"), "q=0.1: expected LO:HI"),
+    (("--free", "q", "--bounds", "q=a:b"), "--start/--bounds"),
+    (("--free", "q", "--system", "nope"), "no system 'nope'"),
+])
+def test_bad_options_are_one_line(lg_csv, capsys, argv, complaint):
+    code, _, err = run_cli(capsys, "fit", lg_csv, *argv)
+    assert code == 2 and complaint in err and len(err.strip().splitlines()) == 1, err
