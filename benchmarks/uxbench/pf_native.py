@@ -3,7 +3,7 @@
 - `run_pf`: the bootstrap particle filter of benchmarks/c/src/pf.c over a registered system;
 - `run_ux`: a whole trace through the ux filter in one C call (benchmarks/c/src/ux_run.c);
 - `run_kf`: the EKF, the UKF or the EKF on log y² of benchmarks/c/src/kf.c (uxbench/kf.h) over a
-  registered system, or over the C test-only linear-Gaussian system (`kf_test_model`).
+  registered system.
 
 All fill numpy arrays the caller side allocates, and report the time of the single C call in
 nanoseconds: `elapsed_ns` (wall clock) and `cpu_ns` (the calling thread's CPU time, which is what the
@@ -125,7 +125,6 @@ class BenchLib:
         lib.uxb_kf_run.restype = C.c_int
         lib.uxb_kf_run.argtypes = [C.POINTER(_KFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
                                    C.POINTER(_KFOutput)]
-        lib.uxb_kf_test_model.restype, lib.uxb_kf_test_model.argtypes = C.POINTER(self.nat.Model), []
         self.lib = lib
 
     @staticmethod
@@ -173,13 +172,9 @@ class BenchLib:
         run.fallback = run.fallback.astype(bool)
         return run
 
-    def kf_test_model(self):
-        """The C test-only linear-Gaussian system of uxbench/kf.h (x' = a·x + w, z = x + v; a, σ_w, σ_v)."""
-        return self.lib.uxb_kf_test_model()
-
     def run_kf(self, system, k, u, z, method: str = "ekf", params=None, prior=None) -> KFRun:
         """A Kalman-type filter over a trace: method 'ekf', 'ukf' or 'ekf_logsq'; `system` is a registered
-        system's id or a model pointer (kf_test_model())."""
+        system's id or a model pointer."""
         k, u, z = self._trace_arrays(k, u, z)
         T = z.size
         model = self.nat.model(system) if isinstance(system, int) else system

@@ -47,7 +47,8 @@ def test_linear_gaussian_is_the_kalman_filter(benchlib, case, method):
     and the unscented transform is exact for linear maps; what is left is rounding (~1e-13)."""
     a, sw, sv, pm, ps = case
     k, u, z = lg_trace(case, 40, 3)
-    run = benchlib.run_kf(benchlib.kf_test_model(), k, u, z, method, params=[a, sw, sv], prior=("gaussian", pm, ps))
+    lg = ux.systems.spec("lg").id  # x' = a·x + w, z = x + v: parameters a, q, r
+    run = benchlib.run_kf(lg, k, u, z, method, params=[a, sw, sv], prior=("gaussian", pm, ps))
     m, P = exact_kalman(a, sw, sv, pm, ps * ps, z)
     assert np.all(np.abs(run.mean - m) <= 1e-12 * np.maximum(np.abs(m), 1.0)), np.max(np.abs(run.mean - m))
     assert np.all(np.abs(run.var - P) <= 1e-12 * P), np.max(np.abs(run.var - P) / P)

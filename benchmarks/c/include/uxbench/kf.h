@@ -98,9 +98,5 @@ typedef struct {
 ux_status uxb_kf_run(const uxb_kf_config *cfg, const uint32_t *k, const double *u, const double *z, size_t T,
                      const uxb_kf_output *out);
 
-/* A test-only system for the Kalman filters (not in the registry): x' = a·x + w, w ~ N(0, σ_w²);
- * z = x + v, v ~ N(0, σ_v²) (kernel form: Gaussian, loc x, scale σ_v). Parameters a, σ_w, σ_v; defaults
- * 0.9, 0.5, 0.8; prior N(0, 1). The EKF and the UKF are exactly the Kalman filter on it. */
-const ux_model *uxb_kf_test_model(void);
 
 #endif /* UXBENCH_KF_H */
