@@ -8,7 +8,7 @@ BUILD  := build
 # Every board folder with a board.mk (the same rule uxhost.qemu.boards() applies).
 BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
-.PHONY: all deps venv generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware pio clean
+.PHONY: all deps venv generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware fuzz pio clean
 
 all: native firmware
 
@@ -66,6 +66,12 @@ bench-full: venv native bench-lib
 # Flash, RAM and virtual cycles of the firmware on the QEMU boards → benchmarks/results/firmware.md
 bench-firmware: deps venv
 	$(VPY) benchmarks/firmware_costs.py
+
+# The fuzz campaign (not part of `make test`): libFuzzer harnesses of the link and of the core, a bounded
+# run per harness, figures → benchmarks/results/fuzz.md, findings → tests/fuzz/findings/ (replayed by the tests).
+fuzz: venv generate
+	@bash scripts/install-deps.sh fuzz
+	$(VPY) fuzz/run.py
 
 # PlatformIO, offline: every env of platformio.ini and the example application (platformio/README.md).
 pio: deps venv generate

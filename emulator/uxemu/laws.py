@@ -74,7 +74,12 @@ class Law:
         n = _ttr.log2_eta(eta)
         form = self.location_scale()
         if form is None:
-            x, w = self.quantize_atoms(n)
+            try:
+                x, w = self.quantize_atoms(n)
+            except OverflowError:
+                x = np.array([math.inf])
+            if not np.isfinite(x).all():
+                raise ValueError(f"{self} has atoms beyond the floating-point range")
             return Value(x, normalise(w), eta)
         loc, scale = form
         sx, sw = standard_atoms(type(self), n)
@@ -90,7 +95,8 @@ class Law:
         for _ in range(n):
             nxt = []
             for a, b in cells:
-                m = self.partial(a, b) / self.mass(a, b)
+                p = self.mass(a, b)
+                m = self.partial(a, b) / p if p != 0.0 else math.nan  # a cell without mass: 0/0, as in C
                 nxt.append((a, m))
                 nxt.append((m, b))
             cells = nxt
@@ -98,8 +104,12 @@ class Law:
         for a, b in cells:
             p = self.mass(a, b)
             if p > 0.0:
-                xs.append(self.partial(a, b) / p)
-                ws.append(p)
+                x = self.partial(a, b) / p
+                if xs and not x > xs[-1]:  # a scale so small that cell means round together (or even out
+                    ws[-1] = ws[-1] + p    # of order): merge into the previous atom, as in C
+                else:
+                    xs.append(x)
+                    ws.append(p)
         return np.array(xs), np.array(ws)
 
     # Subclasses give sample(rng, size) and logpdf(x) vectorised, plus mean() and var().

@@ -63,6 +63,32 @@ def test_lognormal(nat, mu, sigma, eta):
     assert_same_value(nat.lognormal(mu, sigma, eta), ux.lognormal(mu, sigma, eta))
 
 
+@pytest.mark.parametrize("law", [("lognormal", 0.0, 1.265e-321), ("lognormal", 1.0, 1e-17),
+                                 ("lognormal", 2.33419537317e-313, 4.347969375688e-311),
+                                 ("student_t", 3.0, 1.0, 1e-300)])
+@pytest.mark.parametrize("eta", [2, 16, 64])
+def test_a_scale_too_small_to_resolve_merges_the_atoms(nat, law, eta):
+    # The fuzz campaign's first findings (tests/fuzz/findings/core): a lognormal whose σ is subnormal gave
+    # 16 equal positions in C (not a valid value) and a ZeroDivisionError in the reference, or two means
+    # out of order by one ulp. Cell means that round together (or out of order) now merge into the
+    # previous atom, masses added, on both sides.
+    name, *args = law
+    got, want = getattr(nat, name)(*args, eta), getattr(ux, name)(*args, eta)
+    assert want.x.size == 1 and want.w[0] == 1.0
+    assert_same_value(got, want)
+
+
+def test_atoms_beyond_the_real_range_are_refused(nat):
+    # The fuzz campaign's second finding: lognormal(μ = 2e155) quantized to [inf] in C, OverflowError in the
+    # reference. Both refuse it now, as the location-scale laws already did.
+    from uxemu.native import NativeDomainError
+
+    with pytest.raises(NativeDomainError):
+        nat.lognormal(2.145250579023192e155, 7e-309, 16)
+    with pytest.raises(ValueError, match="beyond the floating-point range"):
+        ux.lognormal(2.145250579023192e155, 7e-309, 16)
+
+
 @NATIVE
 @given(finite, ETAS)
 def test_point(nat, c, eta):

@@ -308,9 +308,17 @@ ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources
         memcpy(edge, next, (cells + 1) * sizeof(ux_real));
     }
     for (c = 0; c < cells; ++c) {
-        ux_real a = edge[c], b = edge[c + 1], p = mass(law, a, b);
-        if (p > 0) { /* cells the law gives no mass (or NaN) are dropped */
-            out->x[k] = partial(law, a, b) / p;
+        ux_real a = edge[c], b = edge[c + 1], p = mass(law, a, b), x;
+        if (!(p > 0)) /* cells the law gives no mass (or NaN) are dropped */
+            continue;
+        x = partial(law, a, b) / p;
+        if (!ux_finite(x)) /* a law whose atoms lie beyond the real type's range (lognormal, μ = 1e155) */
+            return UX_ERR_DOMAIN;
+        if (k > 0 && !(x > out->x[k - 1])) { /* a scale so small that cell means round together (or even
+                                                 * out of order): merge into the previous atom */
+            out->w[k - 1] = out->w[k - 1] + p;
+        } else {
+            out->x[k] = x;
             out->w[k] = p;
             ++k;
         }

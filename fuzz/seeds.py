@@ -1,0 +1,51 @@
+"""Seed inputs of the fuzz harnesses, written as files: the golden frames' requests for the link (each
+case's requests in sequence, as a device receives them), and for the core one input per law kind and per
+system × likelihood × mode with the table's own numbers (the shapes of core_fuzz.c's input)."""
+from __future__ import annotations
+
+import struct
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "emulator"))
+
+LAWS = [(0, 0.0, 1.0, 0.0), (1, 0.5, 2.0, 0.0), (2, -1.0, 3.0, 0.0), (3, 2.0, 0.0, 0.0), (4, 3.0, 0.0, 1.0),
+        (5, 0.0, 0.5, 0.0), (6, 4.0, 0.0, 0.0)]
+
+
+def frames() -> dict[str, bytes]:
+    table = tomllib.loads((ROOT / "tests" / "golden" / "frames.toml").read_text(encoding="utf-8"))
+    return {case["name"]: b"".join(bytes.fromhex(x["request"]) for x in case["exchange"]) for case in table["case"]}
+
+
+def core() -> dict[str, bytes]:
+    from uxemu import systems
+
+    out = {}
+    for kind, a, b, c in LAWS:
+        out[f"law-{kind}"] = bytes([1, 4, kind]) + struct.pack("<ddd", a, b, c)
+    observe = bytes([1, 1, 0, 0]) + struct.pack("<ddd", 0.5, 1.0, 0.1)  # J, m, ω given?, predict?; z, ω, t
+    predict = bytes([0, 0, 0, 1]) + struct.pack("<d", 0.0)  # …, predict: u
+    missing = bytes([0, 0, 0, 0]) + struct.pack("<d", 0.0)  # J = 0, m = 0: no observation; t
+    for index, spec in enumerate(systems.SPECS.values()):
+        for lik in (0, 1):
+            for mode in (0, 1):
+                head = bytes([0, index, 3, mode, lik]) + bytes(len(spec.params)) + bytes([0])  # defaults, prior
+                steps = [observe, predict, observe, predict, missing, predict, observe]
+                out[f"{spec.name}-lik{lik}-mode{mode}"] = head + bytes([len(steps)]) + b"".join(steps)
+    return out
+
+
+SEEDS = {"frames": frames, "core": core}
+
+
+def write(harness: str, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, data in SEEDS[harness]().items():
+        path = directory / f"seed-{name}"
+        path.write_bytes(data)
+        paths.append(path)
+    return paths
