@@ -132,7 +132,8 @@ def report(acc, rec, prof, out_dir: Path, meta: str) -> str:
     lines += ["", f"Within two standard errors: {sum(inside)} of {len(inside)} estimates; by system and η: " +
               ", ".join(f"{s} η={e}: {sum(abs(r['z']) <= 2 for r in rec if r['system'] == s and r['eta'] == e)}/"
                         f"{sum(1 for r in rec if r['system'] == s and r['eta'] == e)}"
-                        for s in FREE for e in sorted({r['eta'] for r in rec})) + ". Largest CPU time of one fit: "
+                        for s in FREE for e in sorted({r['eta'] for r in rec})
+                        if any(r['system'] == s and r['eta'] == e for r in rec)) + ". Largest CPU time of one fit: "
               f"{max(r['cpu'] for r in rec):.1f} s.", ""]
     grid, ux, pf = prof
     d2 = np.diff(ux, 2)
