@@ -265,7 +265,6 @@ static ux_status setup(kf_state *s, const uxb_kf_config *cfg, double *x, double 
 {
     ux_model_noises noises;
     ux_law prior;
-    unsigned i;
 
     memset(s, 0, sizeof *s);
     memset(&noises, 0, sizeof noises);
@@ -273,12 +272,7 @@ static ux_status setup(kf_state *s, const uxb_kf_config *cfg, double *x, double 
         cfg->model->n_params > UX_MODEL_MAX_PARAMS || (unsigned)cfg->method > UXB_KF_EKF_LOGSQ)
         return UX_ERR_ARG;
     s->model = cfg->model;
-    for (i = 0; i < s->model->n_params; ++i) {
-        s->params[i] = cfg->params != NULL ? (ux_real)cfg->params[i] : s->model->defaults[i];
-        if (!isfinite(s->params[i]))
-            return UX_ERR_DOMAIN;
-    }
-    if (ux_model_check_params(s->model, s->params) >= 0)
+    if (ux_model_params(s->model, cfg->params, s->params) != UX_OK)
         return UX_ERR_DOMAIN;
     s->ctx.params = s->params;
     s->model->code->noises(s->params, &noises);

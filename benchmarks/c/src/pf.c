@@ -162,12 +162,7 @@ static ux_status setup(run_state *s, const uxb_pf_config *cfg, ux_law *prior)
         cfg->model->n_params > UX_MODEL_MAX_PARAMS)
         return UX_ERR_ARG;
     s->model = cfg->model;
-    for (i = 0; i < s->model->n_params; ++i) {
-        s->params[i] = cfg->params != NULL ? (ux_real)cfg->params[i] : s->model->defaults[i];
-        if (!isfinite(s->params[i]))
-            return UX_ERR_DOMAIN;
-    }
-    if (ux_model_check_params(s->model, s->params) >= 0)
+    if (ux_model_params(s->model, cfg->params, s->params) != UX_OK)
         return UX_ERR_DOMAIN;
     s->ctx.params = s->params;
     s->model->code->noises(s->params, &s->noises);

@@ -86,6 +86,10 @@ unsigned ux_model_count(void);
 const ux_model *ux_model_at(unsigned i);
 /* Index of the first parameter that is not finite or out of its domain, or −1 when all are valid. */
 int ux_model_check_params(const ux_model *model, const ux_real *params);
+/* The parameter vector a caller gives as doubles (NULL: the model's defaults) in the real type, into out
+ * (model->n_params values): UX_OK, or UX_ERR_DOMAIN when one is not finite (also after the conversion to
+ * float) or out of its domain. */
+ux_status ux_model_params(const ux_model *model, const double *params, ux_real *out);
 /* The ctx of step k with control input u: params, k, u, then the model's prepare (if any). Every caller
  * of a model's functions builds its ctx here, so per-step constants are never missing. */
 void ux_model_context(const ux_model *model, const ux_real *params, uint32_t k, ux_real u, ux_model_ctx *ctx);

@@ -42,6 +42,14 @@ void ux_model_context(const ux_model *model, const ux_real *params, uint32_t k, 
         model->code->prepare(ctx);
 }
 
+ux_status ux_model_params(const ux_model *model, const double *params, ux_real *out)
+{
+    unsigned i;
+    for (i = 0; i < model->n_params; ++i)
+        out[i] = params != NULL ? (ux_real)params[i] : model->defaults[i];
+    return ux_model_check_params(model, out) >= 0 ? UX_ERR_DOMAIN : UX_OK;
+}
+
 int ux_model_check_params(const ux_model *model, const ux_real *params)
 {
     unsigned i;

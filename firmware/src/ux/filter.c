@@ -105,10 +105,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     if (cfg->likelihood == UX_LIK_KERNEL ? model->code->kernel == NULL
                                          : (cfg->likelihood != UX_LIK_SAMPLER || model->code->sampler == NULL))
         return UX_ERR_ARG;
-    if (cfg->params != NULL && ux_filter_check_params(model, cfg->params) >= 0)
+    if (ux_model_params(model, cfg->params, f->params) != UX_OK)
         return UX_ERR_DOMAIN;
-    for (i = 0; i < model->n_params; ++i)
-        f->params[i] = cfg->params != NULL ? (ux_real)cfg->params[i] : model->defaults[i];
 
     need = ux_filter_workspace_bytes(model, cfg->eta, cfg->mode, cfg->likelihood);
     st = ux_arena_open(&arena, &ws);
