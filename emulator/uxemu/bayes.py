@@ -169,13 +169,7 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
     if int(m) != m or m < 1:
         raise ValueError(f"the observation count m must be a positive integer, got {m}")
     z, om = evidence_arrays(evidence)
-    L = likelihood.log_likelihood(x, z)
-    acc = np.zeros(x.size)
-    with np.errstate(invalid="ignore"):
-        for k in range(z.size):
-            acc = acc + om[k] * L[:, k]
-        ell = float(m) * acc
-    ell = np.where(np.isnan(ell), -np.inf, ell)
+    ell = log_likelihood_sum(likelihood, x, z, om, m)
     top = float(ell.max())
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
         return BayesResult(reduce_prior(x, w, eta), Status.FALLBACK, ell, top)

@@ -181,7 +181,7 @@ def standard_errors(loglik, best, index, progress=None) -> list[float]:
             else:
                 break
         steps.append(h)
-    info = -hessian(loglik, best, index, np.array(steps), progress)
+    info = -hessian(loglik, best, index, np.array(steps), progress, f0)
     try:
         cov = np.linalg.inv(info)
     except np.linalg.LinAlgError:
@@ -199,10 +199,11 @@ def _shifted(loglik, point, i, h, progress):
     return value
 
 
-def hessian(loglik, point, index, steps, progress=None) -> np.ndarray:
-    """∂² log L / ∂θ_a ∂θ_b over the parameters in `index` by central differences of step `steps`."""
+def hessian(loglik, point, index, steps, progress=None, f0: float | None = None) -> np.ndarray:
+    """∂² log L / ∂θ_a ∂θ_b over the parameters in `index` by central differences of step `steps`
+    (`f0`: log L at `point`, when the caller has it)."""
     n = len(index)
-    f0 = loglik(point)
+    f0 = loglik(point) if f0 is None else f0
 
     def at(offsets):
         p = np.array(point, dtype=np.float64)

@@ -186,13 +186,14 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     ux_real *ell;
     uint8_t *cell;
     ux_arena arena;
+    ux_workspace rest;
     ux_status st;
     size_t i, kept;
     int n = ux_log2_eta(eta);
 
     if (out == NULL || obs == NULL || px == NULL || pw == NULL || prior_count == 0 || src == NULL || n < 0)
         return UX_ERR_ARG;
-    st = ux_evidence_weights(ev, omega);
+    st = ux_evidence_weights(ev, omega); /* refused evidence before any work */
     if (st != UX_OK)
         return st;
     if (obs->form == UX_LIK_KERNEL) {
@@ -207,17 +208,15 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     ell = ux_arena_reals(&arena, prior_count);
     if (ell == NULL)
         return UX_ERR_WORKSPACE;
-    st = obs->form == UX_LIK_KERNEL ? kernel_loglik(obs, px, prior_count, ev, omega, ell, &arena)
-                                    : sampler_loglik(obs, px, prior_count, ev, omega, ell, &arena);
+    rest = ux_arena_rest(&arena);
+    st = ux_log_likelihoods(obs, px, prior_count, ev, ell, &rest); /* a NaN ℓ_i (impossible) is −∞ */
     if (st != UX_OK)
         return st;
 
-    /* L = max_i ℓ_i (a NaN ℓ_i means the hypothesis is impossible: −∞). */
+    /* L = max_i ℓ_i. */
     top = -UX_INF;
     for (i = 0; i < prior_count; ++i) {
         prior_mass += pw[i];
-        if (isnan(ell[i]))
-            ell[i] = -UX_INF;
         if (ell[i] > top)
             top = ell[i];
     }

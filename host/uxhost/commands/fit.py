@@ -49,20 +49,21 @@ def run(args) -> int:
 
     from uxemu import fit
 
-    from ..config import find_spec, parse_params, table_specs
+    from ..config import find_spec, table_specs
     from ..traces import load_trace
-    from .common import FILTER_DEFAULTS
+    from .common import model_config
     from .stream import choose_system
 
     trace = load_trace(args.trace, args.z_col)
     choose_system(args, trace)
-    spec = find_spec(table_specs(), args.system)
+    config = model_config(args)  # the parameters, η, mode, likelihood and prior, as for any filter run
+    spec = find_spec(table_specs(), config.system)
     free = [n.strip() for n in args.free.split(",") if n.strip()]
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
         raise UserError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
                         f"got {', '.join(unknown) or 'none'}")
-    fixed = dict(zip(spec.param_names, parse_params(spec, args.params)))
+    fixed = dict(zip(spec.param_names, config.params))
     try:
         start = {n: spec.defaults[spec.param_names.index(n)] for n in free}
         start.update({n: float(v) for n, v in parse_assignments(args.start, "--start", free).items()})
@@ -74,14 +75,7 @@ def run(args) -> int:
                 raise ValueError(f"{n}={v}: expected LO:HI")
     except ValueError as exc:
         raise UserError(f"--start/--bounds: {exc}") from None
-    prior = None
-    if args.prior:
-        from ..config import parse_prior
-        from uxemu.laws import Laplace, Normal
-
-        kind, a, b = parse_prior(args.prior)
-        prior = (Normal if kind == "gaussian" else Laplace)(a, b)
-    eta, mode, likelihood = (getattr(args, n) or FILTER_DEFAULTS[n] for n in ("eta", "mode", "likelihood"))
+    eta, mode, likelihood = config.eta, config.mode, config.likelihood
 
     with tqdm(unit=" runs", file=sys.stderr, desc="fit", leave=False, disable=None) as bar:
         def progress(evaluations, value):
@@ -91,7 +85,7 @@ def run(args) -> int:
 
         try:
             result = fit.fit(spec.name, trace, free, bounds=bounds, start=start, fixed=fixed, eta=eta, mode=mode,
-                             likelihood=likelihood, prior=prior, engine=args.engine, progress=progress)
+                             likelihood=likelihood, prior=config.prior_law(), engine=args.engine, progress=progress)
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
     simulated = simulated_values(trace, spec)

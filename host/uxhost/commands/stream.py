@@ -76,13 +76,12 @@ def run(args) -> int:
 def resumable(args, trace):
     """The dump --resume names, checked against the trace before any device is opened."""
     from ..dump import load_unfinished
+    from ..protocol import PROTOCOL_VERSION
     from ..validate import check_trace
 
     given = given_model_options(args)
     if given:
         raise UserError(f"--resume runs the configuration recorded in {args.resume}; drop {', '.join(given)}")
-    from ..protocol import PROTOCOL_VERSION
-
     dump = load_unfinished(args.resume)
     if dump.header.protocol != PROTOCOL_VERSION:
         raise UserError(f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
