@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from .value import Value, normalise
 
 MODES = ("refined", "paper")
 DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_density_form
+# The density's normaliser (ux/filter.h): trapezoid intervals, and the base law's support in its scales.
+DENSITY_INTERVALS = 128
+DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
 
 
 def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float):
@@ -38,7 +42,8 @@ class FilterDensity:
 
     form 'mixture': L(t) Σ_i w_i N(t; c_i, s_i²) / Z; 'prior': L(t) p_prior(t) / Z (the first update);
     'bins': the posterior value's TTR-binned density. L(t) = exp ℓ(t), ℓ the update's log-likelihood of
-    its evidence, Z = the update's evidence (no likelihood factor when the update fell back)."""
+    its evidence, Z the trapezoid integral of the numerator over the base law's support (Z = 1 and no
+    likelihood factor when the update fell back)."""
 
     form: str
     posterior: Value
@@ -50,29 +55,65 @@ class FilterDensity:
     m: int = 1
     log_evidence: float = 0.0
 
+    def log_numerator(self, t) -> np.ndarray:
+        """log of the density's numerator at the points t (1-D): base law plus ℓ; −∞ where it is 0."""
+        tt = np.asarray(t, dtype=np.float64)
+        if self.form == "mixture":
+            c, w, sc = self.components
+            with np.errstate(divide="ignore", invalid="ignore"):
+                a = (np.log(w)[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])) \
+                    - np.log(sc)[None, :]
+            base = logsumexp_rows(a)
+        else:
+            loc, scale = self.prior.location_scale()
+            base = log_family(self._prior_family, (tt - loc) / scale) - math.log(scale)
+        if self.likelihood is None:
+            return base
+        ell = log_likelihood_sum(self.likelihood, tt, self.z, self.omega, self.m)
+        with np.errstate(invalid="ignore"):
+            out = base + ell
+        return np.where(np.isnan(out), -np.inf, out)
+
+    @property
+    def _prior_family(self) -> str:
+        return "gaussian" if isinstance(self.prior, Normal) else "laplace"
+
+    def support(self) -> tuple[float, float]:
+        """The interval the base law holds all but a negligible part of its mass in (ux/filter.c)."""
+        if self.form == "mixture":
+            c, _, sc = self.components
+            reach = DENSITY_REACH["gaussian"] * float(sc[0])
+            return float(c.min()) - reach, float(c.max()) + reach
+        loc, scale = self.prior.location_scale()
+        reach = DENSITY_REACH[self._prior_family] * scale
+        return loc - reach, loc + reach
+
+    @cached_property
+    def log_norm(self) -> float:
+        """log Z: the numerator's trapezoid integral on DENSITY_INTERVALS equal intervals of the support,
+        max-subtracted and summed in node order as the C core does; the update's evidence should the
+        numerator vanish or overflow at every node; 0 without a likelihood factor."""
+        if self.likelihood is None:
+            return 0.0
+        lo, hi = self.support()
+        h = (hi - lo) / float(DENSITY_INTERVALS)
+        u = self.log_numerator(lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h)
+        top = float(u.max())
+        if not math.isfinite(top):
+            return self.log_evidence
+        e = np.exp(u - top)
+        e[0], e[-1] = 0.5 * e[0], 0.5 * e[-1]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            out = top + float(np.log(np.cumsum(e)[-1] * h))
+        return out if math.isfinite(out) else self.log_evidence
+
     def logpdf(self, t):
         tt = np.atleast_1d(np.asarray(t, dtype=np.float64)).ravel()
         if self.form == "bins":
             with np.errstate(divide="ignore"):
                 out = np.log(self.posterior.pdf(tt))
         else:
-            if self.form == "mixture":
-                c, w, sc = self.components
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    a = (np.log(w)[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])) \
-                        - np.log(sc)[None, :]
-                base = logsumexp_rows(a)
-            else:
-                loc, scale = self.prior.location_scale()
-                fam = "gaussian" if isinstance(self.prior, Normal) else "laplace"
-                base = log_family(fam, (tt - loc) / scale) - math.log(scale)
-            if self.likelihood is not None:
-                ell = log_likelihood_sum(self.likelihood, tt, self.z, self.omega, self.m)
-                with np.errstate(invalid="ignore"):
-                    out = base + ell - self.log_evidence
-                out = np.where(np.isnan(out), -np.inf, out)
-            else:
-                out = base
+            out = self.log_numerator(tt) - self.log_norm
         return out.reshape(np.shape(t)) if np.ndim(t) else float(out[0])
 
     def pdf(self, t):

@@ -42,11 +42,17 @@ typedef struct {
     const ux_law *prior;   /* NULL for the model's default prior */
 } ux_filter_config;
 
+/* The filter density's normaliser: trapezoid intervals over the support of its base law, and that
+ * support in scales of the base law (beyond it a Gaussian holds e^−50 of its mass, a Laplace e^−40). */
+#define UX_DENSITY_INTERVALS 128
+#define UX_DENSITY_GAUSSIAN_REACH 10
+#define UX_DENSITY_LAPLACE_REACH 40
+
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {
     UX_DENSITY_BINS = 0,    /* the posterior value's TTR-binned density (ux_pdf) */
-    UX_DENSITY_PRIOR = 1,   /* first update: prior law density × likelihood / evidence */
-    UX_DENSITY_MIXTURE = 2, /* predictive mixture × likelihood / evidence */
+    UX_DENSITY_PRIOR = 1,   /* first update: prior law density × likelihood / Z */
+    UX_DENSITY_MIXTURE = 2, /* predictive mixture × likelihood / Z */
 } ux_density_form;
 
 /* All state of one filter. Treat as opaque; read it through the functions below. */
@@ -67,6 +73,7 @@ typedef struct {
     size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
     ux_status last;                           /* status of the last update */
     ux_real log_evidence;                     /* log p(z_k | z_0..k−1) of the last update */
+    ux_real dens_log_norm;                    /* log of the density's normaliser, once computed */
     double log_likelihood;                    /* Σ of log_evidence over every update since init */
     ux_law prior;                             /* the prior law (its density serves the first update) */
     uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
@@ -77,6 +84,7 @@ typedef struct {
     uint8_t dens_lik;                         /* 1: it carries the likelihood factor (0 after a fallback) */
     uint8_t dens_count;                       /* its mixture components (centres, weights in the workspace) */
     uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
+    uint8_t dens_norm_ready;                  /* 1: dens_log_norm holds this posterior's normaliser */
 } ux_filter;
 
 /*
@@ -121,12 +129,15 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
  * Density of the current posterior at t (docs/semantics.md, "Filter density"): with a model that
  * declares additive Gaussian process noise, after a predict + update, the predictive mixture
  * L(t)·Σ_i w_i N(t; c_i, s_i²)/Z; after the first update (no predict) with a Gaussian or Laplace prior
- * law, L(t)·p_prior(t)/Z; otherwise the TTR-binned density of the posterior value (ux_pdf). Uses the
- * filter's scratch workspace (never the staged prediction), so it may be called at any time.
- * ux_filter_logpdf returns −∞ where the density is 0; both return NaN for an unconfigured filter.
+ * law, L(t)·p_prior(t)/Z; otherwise the TTR-binned density of the posterior value (ux_pdf). Z is the
+ * integral of the numerator by the trapezoid rule on UX_DENSITY_INTERVALS intervals: the first read after
+ * an update computes it (UX_DENSITY_INTERVALS + 1 likelihood evaluations) and keeps it in the filter,
+ * hence the non-const filter. Uses the filter's scratch workspace (never the staged prediction), so it
+ * may be called at any time. ux_filter_logpdf returns −∞ where the density is 0; both return NaN for an
+ * unconfigured filter.
  */
-double ux_filter_logpdf(const ux_filter *f, double t);
-double ux_filter_pdf(const ux_filter *f, double t);
+double ux_filter_logpdf(ux_filter *f, double t);
+double ux_filter_pdf(ux_filter *f, double t);
 ux_density_form ux_filter_density_form(const ux_filter *f);
 
 /* sizeof(ux_filter), for bindings that allocate the state from another language. */

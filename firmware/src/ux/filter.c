@@ -269,6 +269,7 @@ static ux_status no_evidence(ux_filter *f)
         f->density = UX_DENSITY_BINS;
     }
     f->dens_lik = 0;
+    f->dens_norm_ready = 0;
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
     f->fresh = 0;
     f->staged = 0;
@@ -349,7 +350,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     st = ux_bayes_laplace(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
                           &log_evidence);
     if (st < 0) {
-        if (components > 0) /* the areas no longer hold the previous posterior's mixture */
+        /* The areas may no longer hold the previous posterior's mixture (mixture_components may have
+         * written some centres before it met a non-finite one). */
+        if (components > 0 || (predicted && J <= f->eta && f->density == UX_DENSITY_MIXTURE))
             f->density = UX_DENSITY_BINS;
         return st;
     }
@@ -363,6 +366,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     else
         f->density = UX_DENSITY_BINS;
     f->dens_count = (uint8_t)components;
+    f->dens_norm_ready = 0;
     if (f->density != UX_DENSITY_BINS) {
         memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
         memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
@@ -378,7 +382,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return st;
 }
 
-static ux_real filter_logpdf(const ux_filter *f, ux_real tr)
+/* log of the density's numerator at t: the base law's log density plus, unless the update fell back, the
+ * update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density"); −∞ where it is 0. Not for BINS. */
+static ux_real numerator_log(const ux_filter *f, ux_real tr)
 {
     ux_real a[UX_MAX_ETA], base, ell;
     const ux_value *noise[UX_MODEL_MAX_NOISES];
@@ -387,10 +393,6 @@ static ux_real filter_logpdf(const ux_filter *f, ux_real tr)
     ux_model_ctx ctx;
     size_t i;
 
-    if (f->density == UX_DENSITY_BINS) {
-        ux_real p = ux_pdf(&f->posterior, tr);
-        return p > 0 ? UX_LOG(p) : -UX_INF;
-    }
     if (f->density == UX_DENSITY_MIXTURE) {
         const ux_real *c = area(f, A_C), *w = area(f, A_W);
         ux_model_noises nz;
@@ -416,18 +418,84 @@ static ux_real filter_logpdf(const ux_filter *f, ux_real tr)
         if (ux_log_likelihoods(&obs, &tr, 1, &ev, &ell, &rest) != UX_OK)
             return (ux_real)NAN;
     }
-    base = base + ell - f->log_evidence;
+    base = base + ell;
     return isnan(base) ? -UX_INF : base;
 }
 
-double ux_filter_logpdf(const ux_filter *f, double t)
+/* The interval the density's base law holds all but a negligible part of its mass in: the mixture's
+ * centres ± UX_DENSITY_GAUSSIAN_REACH σ, or the prior law's location ± its reach in scales. */
+static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
+{
+    if (f->density == UX_DENSITY_MIXTURE) {
+        const ux_real *c = area(f, A_C);
+        ux_model_noises nz;
+        ux_real reach, cmin = c[0], cmax = c[0];
+        size_t i;
+        f->model->code->noises(f->params, &nz);
+        reach = (ux_real)UX_DENSITY_GAUSSIAN_REACH * nz.process.b;
+        for (i = 1; i < f->dens_count; ++i) {
+            cmin = c[i] < cmin ? c[i] : cmin;
+            cmax = c[i] > cmax ? c[i] : cmax;
+        }
+        *lo = cmin - reach;
+        *hi = cmax + reach;
+    } else {
+        ux_real reach = (ux_real)(f->prior.kind == UX_LAW_GAUSSIAN ? UX_DENSITY_GAUSSIAN_REACH
+                                                                   : UX_DENSITY_LAPLACE_REACH) * f->prior.b;
+        *lo = f->prior.a - reach;
+        *hi = f->prior.a + reach;
+    }
+}
+
+/* log Z, the integral of the density's numerator by the trapezoid rule on UX_DENSITY_INTERVALS equal
+ * intervals of its support (docs/semantics.md, "Filter density"): the largest log numerator at the nodes,
+ * then the weighted sum of exp(u_k − max) in node order. Without a likelihood factor the base law is its
+ * own density (Z = 1); should the numerator vanish or overflow at every node, the update's evidence. The
+ * nodes are evaluated twice (maximum, then sum) rather than stored: no memory beyond the stack frame. */
+static ux_real density_log_norm(const ux_filter *f)
+{
+    ux_real lo, hi, h, top = -UX_INF, sum = 0, out;
+    unsigned k;
+
+    if (!f->dens_lik)
+        return 0;
+    density_support(f, &lo, &hi);
+    h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
+    for (k = 0; k <= UX_DENSITY_INTERVALS; ++k) {
+        ux_real u = numerator_log(f, lo + (ux_real)k * h);
+        top = u > top ? u : top;
+    }
+    if (!ux_finite(top))
+        return f->log_evidence;
+    for (k = 0; k <= UX_DENSITY_INTERVALS; ++k) {
+        ux_real e = UX_EXP(numerator_log(f, lo + (ux_real)k * h) - top);
+        sum += (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
+    }
+    out = top + UX_LOG(sum * h);
+    return ux_finite(out) ? out : f->log_evidence;
+}
+
+static ux_real filter_logpdf(ux_filter *f, ux_real tr)
+{
+    if (f->density == UX_DENSITY_BINS) {
+        ux_real p = ux_pdf(&f->posterior, tr);
+        return p > 0 ? UX_LOG(p) : -UX_INF;
+    }
+    if (!f->dens_norm_ready) {
+        f->dens_log_norm = density_log_norm(f);
+        f->dens_norm_ready = 1;
+    }
+    return numerator_log(f, tr) - f->dens_log_norm;
+}
+
+double ux_filter_logpdf(ux_filter *f, double t)
 {
     if (f == NULL || f->model == NULL)
         return (double)NAN;
     return (double)filter_logpdf(f, (ux_real)t);
 }
 
-double ux_filter_pdf(const ux_filter *f, double t)
+double ux_filter_pdf(ux_filter *f, double t)
 {
     ux_real lp;
     if (f == NULL || f->model == NULL)
