@@ -1,4 +1,4 @@
-"""python -m uxbench [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR] [--render]"""
+"""python -m uxbench [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR] [--render | --rescore-density]"""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +22,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, default=None, help="results folder (default: benchmarks/results/SIZE)")
     p.add_argument("--render", action="store_true",
                    help="run nothing: render the tables and plots again from the saved NAME_results.json.gz")
+    p.add_argument("--rescore-density", action="store_true",
+                   help="filtering only: score the saved run's ux NLL again with the current filter density "
+                        "(the rest of the run is kept; refused if the filter itself changed), then render")
     args = p.parse_args(argv)
+    if args.rescore_density and (args.render or set(args.only or registry.BENCHMARKS) != {"filtering"}):
+        p.error("--rescore-density goes with --only filtering and without --render")
     size = args.size or "quick"
     out = args.out or DEFAULT_OUT / size
     for name in args.only or registry.BENCHMARKS:
@@ -30,6 +35,12 @@ def main(argv=None) -> int:
         params = bench.SIZES[size]
         if args.render:
             results, meta = report.load_run(out / name, name)
+        elif args.rescore_density:
+            results, meta = report.load_run(out / name, name)
+            t0 = time.perf_counter()
+            rows = bench.rescore_density(results, params)
+            meta["density_rescored"] = {**report.run_meta(time.perf_counter() - t0), "rows": rows}
+            report.save_run(out / name, name, results, meta)
         else:
             tasks = bench.tasks(params)
             t0 = time.perf_counter()

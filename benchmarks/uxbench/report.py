@@ -79,6 +79,10 @@ def statement(meta: dict | None, size_name: str | None, bench: str, how: str) ->
         where += f", commit {m['commit']}"
     if m.get("seconds") is not None:
         where += f", {m['seconds']:.0f} s"
+    rescored = m.get("density_rescored")
+    if rescored:
+        where += (f"; the ux rows' NLL scored again with the filter density of commit {rescored.get('commit')} "
+                  f"(`--rescore-density`, {rescored.get('rows')} runs, each reproducing its RMSE bit for bit)")
     if size_name is None:
         return f"{how} Measured on {where}, at a custom size (not one of the benchmark's SIZES).\n"
     cmd = f".venv/bin/python -m uxbench --{size_name} --only {bench}"

@@ -275,3 +275,21 @@ def test_tables_render_again_from_the_saved_results(results, size, tmp_path, mon
     # the same tables, only the size is now named (and so is the command that regenerates it)
     assert again.split("## Our rows")[1] == first.split("## Our rows")[1]
     assert "--quick --only filtering --render" in again
+
+
+# -- rescoring the density of a saved run -------------------------------------------------------------
+def test_rescoring_the_density_reproduces_a_runs_own_nll_and_refuses_a_changed_filter(benchlib):
+    import copy
+    size = filtering.tiny(systems=("gss",), etas=(8,), particles=(10,))
+    saved = [filtering.run_task({"kind": "accuracy", "size": size, "system": "gss", "trace": t}) for t in (0, 1)]
+    again = copy.deepcopy(saved)
+    for res in again:  # what an older density would have left: the NLL is overwritten below
+        for row in res["rows"]:
+            if row["key"][0] == "ux":
+                row["nll_sum"], row["floor_hits"] = 1e9, -1
+    assert filtering.rescore_density(again, size) == 2 * sum(r["key"][0] == "ux" for r in saved[0]["rows"])
+    assert again == saved  # the same core scores the same NLL; nothing else moved
+    ux_row = next(r for r in again[1]["rows"] if r["key"][0] == "ux")
+    ux_row["rmse"][0] = math.nextafter(ux_row["rmse"][0], 1.0)  # a saved run from another filter
+    with pytest.raises(ValueError, match="RMSE differs"):
+        filtering.rescore_density(again, size)
