@@ -18,10 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ttr
-from .lift import outer_product, unique_inputs
+from .lift import DependencyError, outer_product, unique_inputs
 from .value import Value, fresh_source
 
 MAX_DIM = 4
+MAX_ARGS = 4  # noise inputs of one joint lift (UX_MAX_ARGS)
 
 # The split rule of the core, and the alternatives the benchmark measured it against. Only "scaled" is in
 # the C core; the others exist here so that the choice can be re-measured.
@@ -138,6 +139,49 @@ def product(*values: Value, eta: int | None = None, rule: str = RULE) -> JointVa
     sources = frozenset().union(*[v.sources for v in distinct])
     eta = max(v.eta for v in distinct) if eta is None else eta
     return JointValue.from_atoms(x, wprod, eta, sources, rule)
+
+
+def lift(f, state: JointValue, *noises: Value, eta: int | None = None) -> JointValue:
+    """The law of x' = f(x, w): f evaluated on the product of the state's atoms and the independent scalar
+    noises' outer product, then reduced (docs/semantics.md, "Joint lift").
+
+    `f(x, w)` takes the points as arrays — x of shape (P, d), w of shape (P, k), one row per point — and
+    returns a (P, d') array (1 ≤ d' ≤ 4), each row computed from its own row only (so the C core, which
+    calls it one point at a time, gets the same numbers). Points are enumerated with the state's atom
+    varying slowest, then the noises in order; weights are multiplied left to right. eta defaults to the
+    largest of the inputs'. The same noise twice is one input; inputs sharing a source are refused.
+    """
+    if not isinstance(state, JointValue):
+        raise TypeError(f"the state must be a JointValue, got {type(state).__name__}")
+    if len(noises) > MAX_ARGS:
+        raise ValueError(f"at most {MAX_ARGS} noise inputs, got {len(noises)}")
+    distinct, where = unique_inputs(noises) if noises else ([], [])
+    for v in distinct:
+        shared = state.sources & v.sources
+        if shared:
+            raise DependencyError(f"the noise shares the uncertain source(s) {sorted(shared)} with the state: "
+                                  "the transition's inputs must be independent")
+    weights = state.w
+    for v in distinct:  # left to right: (w_state · w_1) · w_2 …, as the C loop multiplies
+        weights = np.multiply.outer(weights, v.w).ravel()
+    if distinct:
+        points, _ = outer_product(distinct)
+        noise = np.stack([points[j] for j in where], axis=1)
+    else:
+        noise = np.zeros((1, 0))
+    rows = noise.shape[0]
+    x = np.repeat(state.x, rows, axis=0)
+    w = np.tile(noise, (len(state), 1))
+    with np.errstate(all="ignore"):
+        y = np.asarray(f(x, w), dtype=np.float64)
+    if y.ndim != 2 or y.shape[0] != x.shape[0]:
+        raise ValueError(f"f must return one row per point, shape ({x.shape[0]}, d'); got {y.shape}")
+    if not np.isfinite(y).all():
+        raise ValueError("the transition returned a non-finite value at one of the points: it is not defined "
+                         "on the whole support of its inputs")
+    eta = max([state.eta] + [v.eta for v in distinct]) if eta is None else eta
+    sources = frozenset(state.sources).union(*(v.sources for v in distinct))
+    return JointValue.from_atoms(y, weights, eta, sources)
 
 
 # -- the reduction ----------------------------------------------------------------------------------

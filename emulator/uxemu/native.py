@@ -230,6 +230,8 @@ class Native:
         PV, PR, PW = C.POINTER(Value), C.POINTER(R), C.POINTER(Workspace)
         PS = C.POINTER(_Sources)
         PJ = C.POINTER(Joint)
+        joint_fn = C.CFUNCTYPE(None, PR, PR, PR, C.c_void_p)
+        self.joint_fn_type = joint_fn
         sig = {
             "ux_sources_init": (None, [PS]),
             "ux_point": (C.c_int, [PV, R, C.c_uint, PS]),
@@ -292,6 +294,7 @@ class Native:
             "ux_joint_quantile": (C.c_int, [PJ, C.c_uint, R, PR]),
             "ux_joint_cdf": (C.c_int, [PJ, C.c_uint, R, PR]),
             "ux_joint_sf": (C.c_int, [PJ, C.c_uint, R, PR]),
+            "ux_joint_lift": (C.c_int, [PJ, joint_fn, C.c_void_p, C.c_uint, PJ, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
         }
         for name, (res, args) in sig.items():
             f = getattr(L, name)
@@ -639,6 +642,35 @@ class Native:
 
     def joint_sf(self, v: NJoint, k: int, t: float) -> float:
         return self._joint_stat("ux_joint_sf", v, k, t)
+
+    def joint_lift(self, f, state: NJoint, *noises: NValue, dim_out: int | None = None, eta: int = 0) -> NJoint:
+        """uxemu.joint.lift through the C core: `f(x, w)` is called once per point with (1, d) and (1, k)
+        arrays and returns a (1, d') array — the same function the reference calls on all rows at once."""
+        d, k = state.dim, len(noises)
+        if dim_out is None:
+            dim_out = np.asarray(f(state.x[:1], np.zeros((1, k)))).shape[1]
+
+        def trampoline(out, x, w, _ctx):
+            xs = np.array([[x[i] for i in range(d)]])
+            ws = np.array([[w[i] for i in range(k)]])
+            y = np.asarray(f(xs, ws), dtype=np.float64).ravel()
+            for i in range(dim_out):
+                out[i] = float(y[i])
+
+        cb = self.joint_fn_type(trampoline)
+        cache, arr = {}, (C.POINTER(self.Value) * max(k, 1))()
+        for i, v in enumerate(noises):
+            if id(v) not in cache:
+                cache[id(v)] = self.to_c(v)
+            arr[i] = C.pointer(cache[id(v)])
+        distinct = {id(v): v for v in noises}.values()
+        points = len(state) * int(np.prod([len(v) for v in distinct]))
+        size = eta or max([state.eta] + [v.eta for v in distinct])
+        cstate, out = self.joint_to_c(state), self.Joint()
+        wsp = self.workspace(self.lib.ux_abi_joint_from_atoms_workspace_bytes(points, dim_out, size))
+        self._check(self.lib.ux_joint_lift(C.byref(out), cb, None, dim_out, C.byref(cstate), arr, k, eta,
+                                           C.byref(wsp)), "ux_joint_lift")
+        return self.joint_from_c(out)
 
     # -- models, BayesLaplace and the filter -----------------------------------------------------------
     def model(self, system_id: int):

@@ -208,6 +208,70 @@ static void test_workspace_macro_is_what_the_reduction_needs(void)
         }
 }
 
+/* Constant-velocity target, dt = 1 (noise on both components). */
+static void cv(ux_real *out, const ux_real *x, const ux_real *w, const void *ctx)
+{
+    (void)ctx;
+    out[0] = x[0] + x[1] + w[0];
+    out[1] = x[1] + w[1];
+}
+
+static ux_real gss1(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return a[0] / 2 + 25 * a[0] / (1 + a[0] * a[0]) + a[1];
+}
+
+static void gss1_joint(ux_real *out, const ux_real *x, const ux_real *w, const void *ctx)
+{
+    ux_real args[2];
+    args[0] = x[0];
+    args[1] = w[0];
+    out[0] = gss1(args, ctx);
+}
+
+static void test_lift(void)
+{
+    ux_sources src;
+    static ux_value a, b, n0, n1, scalar;
+    static ux_joint state, v, one;
+    const ux_value *parts[2], *noise[2];
+    ux_real mean[2], m0[2];
+    unsigned i;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&a, 0, 1, 16, &src) == UX_OK);
+    CHECK(ux_gaussian(&b, 1, 0.5, 16, &src) == UX_OK);
+    CHECK(ux_gaussian(&n0, 0.1, 0.3, 16, &src) == UX_OK);
+    CHECK(ux_gaussian(&n1, 0, 0.2, 8, &src) == UX_OK);
+    parts[0] = &a;
+    parts[1] = &b;
+    CHECK(ux_joint_product(&state, parts, 2, 0, &ux_test_ws) == UX_OK);
+    noise[0] = &n0;
+    noise[1] = &n1;
+    CHECK(ux_joint_lift(&v, cv, NULL, 2, &state, noise, 2, 0, &ux_test_ws) == UX_OK);
+    CHECK(ux_joint_check(&v) == UX_OK && v.eta == 16 && v.dim == 2);
+    CHECK(ux_joint_mean(&state, m0) == UX_OK && ux_joint_mean(&v, mean) == UX_OK);
+    CHECK_NEAR(mean[0], m0[0] + m0[1] + ux_mean(&n0), TOL(1e-13, 1e-5));
+    CHECK_NEAR(mean[1], m0[1] + ux_mean(&n1), TOL(1e-13, 1e-5));
+    /* d = 1: the scalar lift of the same function, bit for bit. */
+    one.count = a.count;
+    one.eta = a.eta;
+    one.dim = 1;
+    one.sources = a.sources;
+    memcpy(one.x, a.x, a.count * sizeof(ux_real));
+    memcpy(one.w, a.w, a.count * sizeof(ux_real));
+    parts[1] = &n0;
+    CHECK(ux_lift(&scalar, gss1, NULL, parts, 2, 0, &ux_test_ws) == UX_OK);
+    CHECK(ux_joint_lift(&v, gss1_joint, NULL, 1, &one, noise, 1, 0, &ux_test_ws) == UX_OK);
+    CHECK(v.count == scalar.count);
+    for (i = 0; i < v.count; ++i)
+        CHECK(v.x[i] == scalar.x[i] && v.w[i] == scalar.w[i]);
+    /* A noise sharing the state's source is refused. */
+    noise[1] = &a;
+    CHECK(ux_joint_lift(&v, cv, NULL, 2, &state, noise, 2, 0, &ux_test_ws) == UX_ERR_DEPENDENT);
+    CHECK(ux_joint_lift(&v, cv, NULL, 0, &state, noise, 2, 0, &ux_test_ws) == UX_ERR_ARG);
+}
+
 void suite_joint(void)
 {
     RUN(test_d1_is_ttr_bit_for_bit);
@@ -218,4 +282,5 @@ void suite_joint(void)
     RUN(test_statistics_of_a_known_value);
     RUN(test_refusals);
     RUN(test_workspace_macro_is_what_the_reduction_needs);
+    RUN(test_lift);
 }

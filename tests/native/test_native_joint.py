@@ -181,3 +181,57 @@ def test_float_build_against_the_reference(nat_f, rng):
         for k in range(d):
             q = nat_f.joint_quantile(v, k, 0.5)
             assert r.quantile(k, 0.4) - 1e-5 * scale[k] <= q <= r.quantile(k, 0.6) + 1e-5 * scale[k]
+
+
+# -- the joint lift --------------------------------------------------------------------------------------
+def cv(x, w):
+    """Constant-velocity target, dt = 1, noise on both components."""
+    return np.stack([x[:, 0] + x[:, 1] + w[:, 0], x[:, 1] + w[:, 1]], axis=1)
+
+
+def coupled(x, w):
+    """A nonlinear 2-D transition of arithmetic only (so both sides compute the same bits): a GSS-like
+    position driven by a velocity, the velocity damped."""
+    p, v = x[:, 0], x[:, 1]
+    return np.stack([p / 2 + 25 * p / (1 + p * p) + v + w[:, 0], 0.9 * v - 0.01 * p * v + w[:, 1]], axis=1)
+
+
+def expand(x, w):
+    """d = 3 → 4: a component appended from the noise."""
+    return np.concatenate([x + 0.1 * w[:, :1], (x[:, :1] * x[:, 1:2] + w[:, 1:2])], axis=1)
+
+
+@pytest.mark.parametrize("f, d", [(cv, 2), (coupled, 2), (expand, 3)], ids=["cv", "coupled", "expand"])
+def test_joint_lift_bit_for_bit(nat, rng, f, d):
+    """η = 8 … 64 for the state; noises of up to 16 atoms each, so a case stays a few thousand callbacks."""
+    for case in range(6):
+        eta = (8, 16, 32, 64, 8, 32)[case]
+        parts = [ux.gaussian(float(rng.normal()), float(rng.uniform(0.2, 2)), eta) for _ in range(d)]
+        state = joint.product(*parts, eta=eta)
+        noises = [ux.gaussian(0, float(rng.uniform(0.05, 0.5)), int(2 ** rng.integers(0, 5))) for _ in range(2)]
+        ref = joint.lift(f, state, *noises)
+        got = nat.joint_lift(f, nat.joint_from_reference(state), *[nat.from_reference(n) for n in noises])
+        np.testing.assert_array_equal(got.x, ref.x, err_msg=f"case {case}")
+        np.testing.assert_array_equal(got.w, ref.w, err_msg=f"case {case}")
+        assert got.eta == ref.eta == max([eta] + [v.eta for v in noises])
+
+
+def test_joint_lift_same_noise_twice_and_refusals(nat):
+    state = joint.product(ux.gaussian(0, 1, 8), ux.gaussian(0, 1, 8))
+    n = ux.gaussian(0, 1, 8)
+    f = lambda x, w: np.stack([x[:, 0] + w[:, 0], x[:, 1] - w[:, 1]], axis=1)  # noqa: E731
+    ns, nn = nat.joint_from_reference(state), nat.from_reference(n)
+    ref, got = joint.lift(f, state, n, n), nat.joint_lift(f, ns, nn, nn)
+    np.testing.assert_array_equal(got.x, ref.x)
+    np.testing.assert_array_equal(got.w, ref.w)
+    with pytest.raises(NativeDomainError):
+        nat.joint_lift(lambda x, w: np.log(x - 100), ns)
+    shared = nat.joint_marginal(ns, 0)  # carries the state's sources
+    with pytest.raises(NativeDependencyError):
+        nat.joint_lift(f, ns, shared, nn)
+
+
+def test_sizeof_joint_is_the_documented_figure(nat, nat_f):
+    """ux/joint.h and docs/semantics.md: 24 + (UX_MAX_DIM + 1)·64 reals."""
+    assert nat.lib.ux_abi_sizeof(b"ux_joint") == 24 + 5 * 64 * 8 == 2584
+    assert nat_f.lib.ux_abi_sizeof(b"ux_joint") == 24 + 5 * 64 * 4 == 1304

@@ -112,4 +112,23 @@ ux_status ux_joint_quantile(const ux_joint *v, unsigned k, ux_real q, ux_real *o
 ux_status ux_joint_cdf(const ux_joint *v, unsigned k, ux_real t, ux_real *out); /* P(X_k ≤ t) */
 ux_status ux_joint_sf(const ux_joint *v, unsigned k, ux_real t, ux_real *out);  /* P(X_k > t) */
 
+/*
+ * A vector transition: out[0 .. dim_out) = f(x[0 .. dim), noise[0 .. n_noise); ctx). ctx is passed
+ * through untouched (a model's parameters, the step's k and u).
+ */
+typedef void (*ux_joint_fn)(ux_real *out, const ux_real *x, const ux_real *noise, const void *ctx);
+
+/*
+ * The joint lift x' = f(x, w): f evaluated on the product of the state's atoms and the outer product of
+ * the independent scalar noises (the state varying slowest, then the noises in order, the first slowest;
+ * weights multiplied left to right), then reduced to eta (0: the largest eta of the state and the
+ * noises) with dim_out components. The same noise pointer twice is one input; a noise sharing a source
+ * with the state or with another noise gives UX_ERR_DEPENDENT. A non-finite f value gives UX_ERR_DOMAIN.
+ * Sources: the union. `out` may be `state`. n_noise ≤ UX_MAX_ARGS. Workspace:
+ * UX_JOINT_FROM_ATOMS_WORKSPACE_BYTES(points, dim_out, eta), points = state->count × the product of the
+ * distinct noises' counts.
+ */
+ux_status ux_joint_lift(ux_joint *out, ux_joint_fn f, const void *ctx, unsigned dim_out, const ux_joint *state,
+                        const ux_value *const *noise, unsigned n_noise, unsigned eta, ux_workspace *ws);
+
 #endif /* UX_JOINT_H */
