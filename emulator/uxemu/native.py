@@ -28,6 +28,7 @@ import numpy as np
 MAX_ETA = 64
 MAX_ARGS = 4
 STEP_CONSTANTS = 4  # UX_MODEL_STEP_CONSTANTS (the layout check at load catches a mismatch)
+MAX_DIM = 4  # UX_MAX_DIM of ux/joint.h (likewise)
 
 OK, FALLBACK = 0, 1
 ERR_ARG, ERR_DOMAIN, ERR_DEPENDENT, ERR_WORKSPACE = -1, -2, -3, -4
@@ -116,6 +117,23 @@ class NValue:
 
 
 @dataclass
+class NJoint:
+    """A joint value returned by the C core: atoms (rows), weights, the size it was built for, sources."""
+
+    x: np.ndarray
+    w: np.ndarray
+    eta: int
+    sources: int
+
+    @property
+    def dim(self) -> int:
+        return self.x.shape[1]
+
+    def __len__(self) -> int:
+        return self.x.shape[0]
+
+
+@dataclass
 class NativeRun:
     mean: np.ndarray
     var: np.ndarray
@@ -197,7 +215,12 @@ class Native:
             _fields_ = [("model", C.POINTER(Model)), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint),
                         ("mode", C.c_int), ("likelihood", C.c_int), ("prior", C.POINTER(Law))]
 
+        class Joint(C.Structure):
+            _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("dim", C.c_uint32), ("sources", C.c_uint64),
+                        ("x", R * (MAX_ETA * MAX_DIM)), ("w", R * MAX_ETA)]
+
         self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = Value, Law, Model, ModelCode, ModelCtx
+        self.Joint = Joint
         self.Rng = Rng
         self.Noises, self.Observation, self.Evidence, self.Workspace = Noises, Observation, Evidence, Workspace
         self.FilterConfig, self.fn_type, self.kernel_fn_type = FilterConfig, fn, kernel_fn
@@ -206,6 +229,9 @@ class Native:
         L = self.lib
         PV, PR, PW = C.POINTER(Value), C.POINTER(R), C.POINTER(Workspace)
         PS = C.POINTER(_Sources)
+        PJ = C.POINTER(Joint)
+        joint_fn = C.CFUNCTYPE(None, PR, PR, PR, C.c_void_p)
+        self.joint_fn_type = joint_fn
         sig = {
             "ux_sources_init": (None, [PS]),
             "ux_point": (C.c_int, [PV, R, C.c_uint, PS]),
@@ -255,6 +281,20 @@ class Native:
             "ux_abi_lift_workspace_bytes": (C.c_size_t, [C.c_size_t]),
             "ux_abi_from_samples_workspace_bytes": (C.c_size_t, [C.c_size_t]),
             "ux_abi_bayes_workspace_bytes": (C.c_size_t, [C.c_int, C.c_size_t, C.c_size_t]),
+            "ux_abi_joint_ttr_workspace_bytes": (C.c_size_t, [C.c_size_t, C.c_uint, C.c_uint]),
+            "ux_abi_joint_from_atoms_workspace_bytes": (C.c_size_t, [C.c_size_t, C.c_uint, C.c_uint]),
+            "ux_joint_ttr": (C.c_int, [PR, PR, C.c_size_t, C.c_uint, C.c_uint, C.POINTER(C.c_size_t), PW]),
+            "ux_joint_compact": (C.c_int, [PR, PR, C.POINTER(C.c_size_t), C.c_uint]),
+            "ux_joint_from_atoms": (C.c_int, [PJ, PR, PR, C.c_size_t, C.c_uint, C.c_uint, PS, PW]),
+            "ux_joint_product": (C.c_int, [PJ, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
+            "ux_joint_check": (C.c_int, [PJ]),
+            "ux_joint_mean": (C.c_int, [PJ, PR]),
+            "ux_joint_cov": (C.c_int, [PJ, PR]),
+            "ux_joint_marginal": (C.c_int, [PV, PJ, C.c_uint]),
+            "ux_joint_quantile": (C.c_int, [PJ, C.c_uint, R, PR]),
+            "ux_joint_cdf": (C.c_int, [PJ, C.c_uint, R, PR]),
+            "ux_joint_sf": (C.c_int, [PJ, C.c_uint, R, PR]),
+            "ux_joint_lift": (C.c_int, [PJ, joint_fn, C.c_void_p, C.c_uint, PJ, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
         }
         for name, (res, args) in sig.items():
             f = getattr(L, name)
@@ -271,7 +311,7 @@ class Native:
         return {"ux_value": self.Value, "ux_sources": _Sources, "ux_law": self.Law, "ux_rng": self.Rng,
                 "ux_workspace": self.Workspace, "ux_evidence": self.Evidence, "ux_observation": self.Observation,
                 "ux_model_ctx": self.ModelCtx, "ux_model_noises": self.Noises, "ux_model_code": self.ModelCode,
-                "ux_model": self.Model, "ux_filter_config": self.FilterConfig}
+                "ux_model": self.Model, "ux_filter_config": self.FilterConfig, "ux_joint": self.Joint}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _check(self, status: int, what: str) -> int:
@@ -504,6 +544,133 @@ class Native:
         ts = np.atleast_1d(np.asarray(t, dtype=np.float64))
         out = np.array([self.lib.ux_pdf(C.byref(c), float(tt)) for tt in ts.ravel()]).reshape(ts.shape)
         return out if np.ndim(t) else float(out[0])
+
+    # -- joint values (uxemu.joint) -------------------------------------------------------------------
+    def joint_to_c(self, v: NJoint):
+        c = self.Joint()
+        n, d = np.shape(v.x)
+        if not (1 <= n <= MAX_ETA and 1 <= d <= MAX_DIM):
+            raise ValueError(f"a native joint value holds 1..{MAX_ETA} atoms of 1..{MAX_DIM} components, got {n}×{d}")
+        c.count, c.eta, c.dim, c.sources = n, int(v.eta), d, int(v.sources)
+        c.x[: n * d] = [float(t) for t in np.ravel(v.x)]
+        c.w[:n] = [float(t) for t in v.w]
+        return c
+
+    def joint_from_c(self, c) -> NJoint:
+        n, d = c.count, c.dim
+        x = np.array(c.x[: n * d], dtype=np.float64).reshape(n, d)
+        return NJoint(x, np.array(c.w[:n], dtype=np.float64), int(c.eta), int(c.sources))
+
+    def joint_from_reference(self, v) -> NJoint:
+        """A native copy of a reference `uxemu.joint.JointValue` (a fresh native source)."""
+        return NJoint(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), v.eta,
+                      self.fresh_source())
+
+    def joint_ttr(self, x, w, n: int):
+        """Zero weights dropped (ux_joint_compact), then the joint TTR(n): rows and masses, not renormalised
+        (the reference's uxemu.joint.reduce of the kept rows)."""
+        x2 = np.atleast_2d(np.asarray(x, dtype=np.float64).T).T
+        count, dim = x2.shape
+        xs, px = self._reals(x2.ravel())
+        ws, pw = self._reals(np.array(w, dtype=np.float64).ravel())
+        kept, r = C.c_size_t(count), C.c_size_t(0)
+        self._check(self.lib.ux_joint_compact(px, pw, C.byref(kept), dim), "ux_joint_compact")
+        wsp = self.workspace(self.lib.ux_abi_joint_ttr_workspace_bytes(kept.value, dim, 1 << n))
+        self._check(self.lib.ux_joint_ttr(px, pw, kept.value, dim, n, C.byref(r), C.byref(wsp)), "ux_joint_ttr")
+        return (xs[: r.value * dim].astype(np.float64).reshape(r.value, dim),
+                ws[: r.value].astype(np.float64))
+
+    def joint_from_atoms(self, x, w=None, eta: int = 16) -> NJoint:
+        x2 = np.atleast_2d(np.asarray(x, dtype=np.float64).T).T
+        count, dim = x2.shape
+        xs, px = self._reals(x2.ravel())
+        if w is None:
+            pw = None
+        else:
+            ws, pw = self._reals(np.ravel(w))
+            if ws.size != count:
+                raise ValueError(f"{count} atoms but {ws.size} weights")
+        out = self.Joint()
+        wsp = self.workspace(self.lib.ux_abi_joint_from_atoms_workspace_bytes(count, dim, eta or 16))
+        self._check(self.lib.ux_joint_from_atoms(C.byref(out), px, pw, count, dim, eta, C.byref(self._sources),
+                                                 C.byref(wsp)), "ux_joint_from_atoms")
+        return self.joint_from_c(out)
+
+    def joint_product(self, *values: NValue, eta: int = 0) -> NJoint:
+        """The same Python object twice is the same input (same pointer), as for a lift."""
+        cache, arr = {}, (C.POINTER(self.Value) * len(values))()
+        for i, v in enumerate(values):
+            if id(v) not in cache:
+                cache[id(v)] = self.to_c(v)
+            arr[i] = C.pointer(cache[id(v)])
+        distinct = {id(v): v for v in values}.values()
+        points = int(np.prod([len(v) for v in distinct]))
+        size = eta or max(v.eta for v in distinct)
+        out = self.Joint()
+        wsp = self.workspace(self.lib.ux_abi_joint_from_atoms_workspace_bytes(points, len(values), size))
+        self._check(self.lib.ux_joint_product(C.byref(out), arr, len(values), eta, C.byref(wsp)), "ux_joint_product")
+        return self.joint_from_c(out)
+
+    def joint_check(self, v: NJoint) -> int:
+        return int(self.lib.ux_joint_check(C.byref(self.joint_to_c(v))))
+
+    def joint_mean(self, v: NJoint) -> np.ndarray:
+        out = (self.real * MAX_DIM)()
+        self._check(self.lib.ux_joint_mean(C.byref(self.joint_to_c(v)), out), "ux_joint_mean")
+        return np.array(out[: v.dim], dtype=np.float64)
+
+    def joint_cov(self, v: NJoint) -> np.ndarray:
+        out = (self.real * (MAX_DIM * MAX_DIM))()
+        self._check(self.lib.ux_joint_cov(C.byref(self.joint_to_c(v)), out), "ux_joint_cov")
+        return np.array(out[: v.dim * v.dim], dtype=np.float64).reshape(v.dim, v.dim)
+
+    def joint_marginal(self, v: NJoint, k: int) -> NValue:
+        out = self.Value()
+        self._check(self.lib.ux_joint_marginal(C.byref(out), C.byref(self.joint_to_c(v)), k), "ux_joint_marginal")
+        return self.from_c(out)
+
+    def _joint_stat(self, name: str, v: NJoint, k: int, t: float) -> float:
+        out = self.real()
+        self._check(getattr(self.lib, name)(C.byref(self.joint_to_c(v)), k, t, C.byref(out)), name)
+        return float(out.value)
+
+    def joint_quantile(self, v: NJoint, k: int, q: float) -> float:
+        return self._joint_stat("ux_joint_quantile", v, k, q)
+
+    def joint_cdf(self, v: NJoint, k: int, t: float) -> float:
+        return self._joint_stat("ux_joint_cdf", v, k, t)
+
+    def joint_sf(self, v: NJoint, k: int, t: float) -> float:
+        return self._joint_stat("ux_joint_sf", v, k, t)
+
+    def joint_lift(self, f, state: NJoint, *noises: NValue, dim_out: int | None = None, eta: int = 0) -> NJoint:
+        """uxemu.joint.lift through the C core: `f(x, w)` is called once per point with (1, d) and (1, k)
+        arrays and returns a (1, d') array — the same function the reference calls on all rows at once."""
+        d, k = state.dim, len(noises)
+        if dim_out is None:
+            dim_out = np.asarray(f(state.x[:1], np.zeros((1, k)))).shape[1]
+
+        def trampoline(out, x, w, _ctx):
+            xs = np.array([[x[i] for i in range(d)]])
+            ws = np.array([[w[i] for i in range(k)]])
+            y = np.asarray(f(xs, ws), dtype=np.float64).ravel()
+            for i in range(dim_out):
+                out[i] = float(y[i])
+
+        cb = self.joint_fn_type(trampoline)
+        cache, arr = {}, (C.POINTER(self.Value) * max(k, 1))()
+        for i, v in enumerate(noises):
+            if id(v) not in cache:
+                cache[id(v)] = self.to_c(v)
+            arr[i] = C.pointer(cache[id(v)])
+        distinct = {id(v): v for v in noises}.values()
+        points = len(state) * int(np.prod([len(v) for v in distinct]))
+        size = eta or max([state.eta] + [v.eta for v in distinct])
+        cstate, out = self.joint_to_c(state), self.Joint()
+        wsp = self.workspace(self.lib.ux_abi_joint_from_atoms_workspace_bytes(points, dim_out, size))
+        self._check(self.lib.ux_joint_lift(C.byref(out), cb, None, dim_out, C.byref(cstate), arr, k, eta,
+                                           C.byref(wsp)), "ux_joint_lift")
+        return self.joint_from_c(out)
 
     # -- models, BayesLaplace and the filter -----------------------------------------------------------
     def model(self, system_id: int):

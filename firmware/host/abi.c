@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ux/joint.h"
 #include "ux/ux.h"
 
 /* Every mirrored struct: X(type, field), in declaration order. */
@@ -32,11 +33,13 @@
     X(ux_model, param_names) X(ux_model, defaults) X(ux_model, domains) X(ux_model, prior)             \
     X(ux_model, code)                                                                                  \
     X(ux_filter_config, model) X(ux_filter_config, params) X(ux_filter_config, eta)                    \
-    X(ux_filter_config, mode) X(ux_filter_config, likelihood) X(ux_filter_config, prior)
+    X(ux_filter_config, mode) X(ux_filter_config, likelihood) X(ux_filter_config, prior)               \
+    X(ux_joint, count) X(ux_joint, eta) X(ux_joint, dim) X(ux_joint, sources) X(ux_joint, x)           \
+    X(ux_joint, w)
 
 #define UX_ABI_STRUCTS(X)                                                                              \
     X(ux_value) X(ux_sources) X(ux_law) X(ux_rng) X(ux_workspace) X(ux_evidence) X(ux_observation)     \
-    X(ux_model_ctx) X(ux_model_noises) X(ux_model_code) X(ux_model) X(ux_filter_config)
+    X(ux_model_ctx) X(ux_model_noises) X(ux_model_code) X(ux_model) X(ux_filter_config) X(ux_joint)
 
 typedef struct {
     const char *type, *field;
@@ -98,4 +101,12 @@ size_t ux_abi_bayes_workspace_bytes(int form, size_t prior_count, size_t noise_p
 {
     return form == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, noise_points)
                                  : UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, noise_points);
+}
+size_t ux_abi_joint_ttr_workspace_bytes(size_t count, unsigned dim, unsigned eta)
+{
+    return UX_JOINT_TTR_WORKSPACE_BYTES(count, dim, eta);
+}
+size_t ux_abi_joint_from_atoms_workspace_bytes(size_t count, unsigned dim, unsigned eta)
+{
+    return UX_JOINT_FROM_ATOMS_WORKSPACE_BYTES(count, dim, eta);
 }

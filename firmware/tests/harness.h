@@ -61,5 +61,6 @@ void suite_stats(void);
 void suite_pdf(void);
 void suite_bayes(void);
 void suite_filter(void);
+void suite_joint(void);
 
 #endif /* UX_TEST_HARNESS_H */

@@ -37,6 +37,7 @@ int main(void)
     suite_pdf();
     suite_bayes();
     suite_filter();
+    suite_joint();
     printf("ctest: %d passed, %d failed\n", passed, failed);
     return failed == 0 && passed > 0 ? 0 : 1;
 }
