@@ -5,6 +5,7 @@
 #include "bayes.h"
 #include "config.h"
 #include "filter.h"
+#include "joint.h"
 #include "law.h"
 #include "lift.h"
 #include "model.h"
