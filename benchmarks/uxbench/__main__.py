@@ -38,7 +38,7 @@ def main(argv=None) -> int:
         elif args.rescore_density:
             results, meta = report.load_run(out / name, name)
             t0 = time.perf_counter()
-            rows = bench.rescore_density(results, params)
+            rows = bench.rescore_density(results, params, workers=args.workers)
             meta["density_rescored"] = {**report.run_meta(time.perf_counter() - t0), "rows": rows}
             report.save_run(out / name, name, results, meta)
         else:

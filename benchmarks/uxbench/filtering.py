@@ -181,32 +181,35 @@ def run_task(task: dict) -> dict:
     return out
 
 
-def rescore_density(results: list[dict], size: Size, progress=None) -> int:
+def rescore_density(results: list[dict], size: Size, workers: int | None = None) -> int:
     """Score the ux rows' NLL again with the current core's filter density, in place, keeping every other
     number of a saved run: the density is a read-out of the posterior, so a change to it alone needs no
     new run of the whole sweep. Each ux run must reproduce its saved RMSE bit for bit, the proof that the
     filter itself is unchanged; otherwise this refuses (ValueError). Returns the rows rescored."""
-    lib = _lib()
+    from . import runner
+    index = [i for i, res in enumerate(results) if res.get("kind") == "accuracy"]
+    tasks = [{"result": results[i], "size": size} for i in index]
     done = 0
-    for res in results:
-        if res.get("kind") != "accuracy":
-            continue
-        system, index = res["system"], res["trace"]
-        model, tr = systems.get(system), trace_for(system, index, size)
-        for row in res["rows"]:
-            if row["key"][0] != "ux":
-                continue
-            _, eta, mode, lik = row["key"]
-            run = lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, lik, atoms=False, truth=tr.x)
-            if metrics.rmse(run.mean, tr.x) != row["rmse"][0]:
-                raise ValueError(f"{system} trace {index} ux η={eta} {mode} {lik}: the filter's RMSE differs "
-                                 "from the saved run's, so the filter changed: run the whole benchmark again")
-            nll = metrics.nll(np.asarray(run.logpdf, dtype=np.float64))
-            row["nll_sum"], row["floor_hits"] = nll.mean * nll.steps, nll.floor_hits
-            done += 1
-        if progress is not None:
-            progress()
+    for i, res in zip(index, runner.execute(tasks, _rescore_task, workers=workers, desc="rescore")):
+        results[i], done = res, done + sum(row["key"][0] == "ux" for row in res["rows"])
     return done
+
+
+def _rescore_task(task: dict) -> dict:
+    res, size = task["result"], task["size"]
+    system, index = res["system"], res["trace"]
+    lib, model, tr = _lib(), systems.get(system), trace_for(system, index, size)
+    for row in res["rows"]:
+        if row["key"][0] != "ux":
+            continue
+        _, eta, mode, lik = row["key"]
+        run = lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, lik, atoms=False, truth=tr.x)
+        if metrics.rmse(run.mean, tr.x) != row["rmse"][0]:
+            raise ValueError(f"{system} trace {index} ux η={eta} {mode} {lik}: the filter's RMSE differs from "
+                             "the saved run's, so the filter changed: run the whole benchmark again")
+        nll = metrics.nll(np.asarray(run.logpdf, dtype=np.float64))
+        row["nll_sum"], row["floor_hits"] = nll.mean * nll.steps, nll.floor_hits
+    return res
 
 
 def _cpu() -> float:

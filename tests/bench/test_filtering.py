@@ -287,9 +287,9 @@ def test_rescoring_the_density_reproduces_a_runs_own_nll_and_refuses_a_changed_f
         for row in res["rows"]:
             if row["key"][0] == "ux":
                 row["nll_sum"], row["floor_hits"] = 1e9, -1
-    assert filtering.rescore_density(again, size) == 2 * sum(r["key"][0] == "ux" for r in saved[0]["rows"])
+    assert filtering.rescore_density(again, size, workers=1) == 2 * sum(r["key"][0] == "ux" for r in saved[0]["rows"])
     assert again == saved  # the same core scores the same NLL; nothing else moved
     ux_row = next(r for r in again[1]["rows"] if r["key"][0] == "ux")
     ux_row["rmse"][0] = math.nextafter(ux_row["rmse"][0], 1.0)  # a saved run from another filter
     with pytest.raises(ValueError, match="RMSE differs"):
-        filtering.rescore_density(again, size)
+        filtering.rescore_density(again, size, workers=1)
