@@ -4,9 +4,11 @@ maximising it, and its smoothness in θ beside a bootstrap particle filter's ran
 Writes benchmarks/results/evidence.md and evidence_profile.png:
 
 1. Accuracy: log p(z_0..T−1) of the ux filter (native C, refined, kernel) at η = 16, 32, 64 against the
-   grid filter's (1501 points; the Kalman filter's too on lg), per step.
-2. Recovery: `uxemu.fit` on simulated 500-step traces of each system at η = 16 (and η = 64): estimate,
-   standard error, how many standard errors from the simulated value, CPU time.
+   grid filter's (1501 points; the Kalman filter's too on lg), per step: the updates' evidence (the
+   filter's log-likelihood) and the filter density's quadrature of the same integrals (evidence="density").
+2. Recovery: `uxemu.fit` on simulated 500-step traces of each system at η = 16 (and η = 64) on the
+   updates' evidence, and at η = 16 on the density's: estimate, standard error, how many standard errors
+   from the simulated value, CPU time.
 3. Smoothness: the log-likelihood along one parameter (sv's σ_η) from the ux filter and from the C
    bootstrap PF with 100 and 1000 particles (mean and seed-to-seed std over seeds).
 
@@ -44,9 +46,9 @@ def accuracy(T: int, n_traces: int, etas) -> list[dict]:
             grid = grid_filter(model, tr).log_likelihood
             exact = kalman.for_model(model, tr.z).log_likelihood if name == "lg" else None
             for eta in etas:
-                run = nat.run_filter(sid, tr.k, tr.u, tr.z, eta, atoms=False)
+                run = nat.run_filter(sid, tr.k, tr.u, tr.z, eta, atoms=False, density_evidence=True)
                 rows.append(dict(system=name, trace=i, eta=eta, ux=run.log_likelihood, grid=grid, kalman=exact,
-                                 steps=T))
+                                 steps=T, density=fit._sum(run.density_log_evidence)))
     return rows
 
 
@@ -61,12 +63,14 @@ def recovery(T: int, n_traces: int, etas) -> list[dict]:
         spec = systems.spec(name)
         truth = dict(zip(spec.param_names, spec.defaults))
         for i, tr in enumerate(traces.simulate_many(systems.get(name), n_traces, T, SEED + 1)):
-            for eta in (min(e, LARGEST_ETA.get(name, e)) for e in etas):
+            runs = [(min(e, LARGEST_ETA.get(name, e)), "update") for e in etas] + [(min(etas), "density")]
+            for eta, evidence in runs:
                 t0 = time.process_time()
-                res = fit.fit(name, tr, free, eta=eta)
+                res = fit.fit(name, tr, free, eta=eta, evidence=evidence)
                 cpu = time.process_time() - t0
                 for p in free:
-                    rows.append(dict(system=name, trace=i, eta=eta, param=p, truth=truth[p], estimate=res.estimate[p],
+                    rows.append(dict(system=name, trace=i, eta=eta, evidence=evidence, param=p, truth=truth[p],
+                                     estimate=res.estimate[p],
                                      stderr=res.stderr[p], z=(res.estimate[p] - truth[p]) / res.stderr[p],
                                      cpu=cpu, runs=res.evaluations, converged=res.converged))
     return rows
@@ -112,28 +116,35 @@ def report(acc, rec, prof, out_dir: Path, meta: str) -> str:
     lines = ["# The filter's evidence: accuracy, parameter recovery, smoothness", "", meta, "",
              "## Log-likelihood against the exact one (refined, kernel; native C)", "",
              "Per step: |log L_ux − log L_ref| / T summed over the trace, mean over traces; `worst` is the largest "
-             "such per-trace value. Reference: the grid filter (1501 points); on lg also the Kalman filter (exact).", "",
-             "| system | η | mean per-step gap to grid | worst trace | to Kalman |", "|---|---|---|---|---|"]
+             "such per-trace value. Reference: the grid filter (1501 points); on lg also the Kalman filter (exact). "
+             "`update`: the filter's log-likelihood (its updates' evidence); `density`: the filter density's "
+             "quadrature of the same integrals (docs/semantics.md, \"Filter density\").", "",
+             "| system | η | update: mean per-step gap to grid | worst trace | to Kalman "
+             "| density: mean per-step gap to grid | worst trace | to Kalman |", "|---|---|---|---|---|---|---|---|"]
     for name in FREE:
         for eta in sorted({r["eta"] for r in acc}):
             rs = [r for r in acc if r["system"] == name and r["eta"] == eta]
-            gaps = [abs(r["ux"] - r["grid"]) / r["steps"] for r in rs]
-            kal = [abs(r["ux"] - r["kalman"]) / r["steps"] for r in rs if r["kalman"] is not None]
-            lines.append(f"| {name} | {eta} | {np.mean(gaps):.2e} | {np.max(gaps):.2e} | "
-                         f"{np.mean(kal):.2e} |" if kal else f"| {name} | {eta} | {np.mean(gaps):.2e} | "
-                         f"{np.max(gaps):.2e} | — |")
+            cells = []
+            for key in ("ux", "density"):
+                gaps = [abs(r[key] - r["grid"]) / r["steps"] for r in rs]
+                kal = [abs(r[key] - r["kalman"]) / r["steps"] for r in rs if r["kalman"] is not None]
+                cells += [f"{np.mean(gaps):.2e}", f"{np.max(gaps):.2e}", f"{np.mean(kal):.2e}" if kal else "—"]
+            lines.append(f"| {name} | {eta} | " + " | ".join(cells) + " |")
     lines += ["", "## Parameters recovered by `uxemu.fit` (500-step traces, defaults simulated)", "",
-              "| system | η | trace | parameter | simulated | estimate ± se | (est − sim)/se | CPU s | runs |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| system | η | evidence | trace | parameter | simulated | estimate ± se | (est − sim)/se | CPU s | runs |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rec:
-        lines.append(f"| {r['system']} | {r['eta']} | {r['trace']} | {r['param']} | {r['truth']:g} | "
+        lines.append(f"| {r['system']} | {r['eta']} | {r['evidence']} | {r['trace']} | {r['param']} | {r['truth']:g} | "
                      f"{r['estimate']:.4g} ± {r['stderr']:.3g} | {r['z']:+.2f} | {r['cpu']:.1f} | {r['runs']} |")
     inside = [abs(r["z"]) <= 2 for r in rec]
-    lines += ["", f"Within two standard errors: {sum(inside)} of {len(inside)} estimates; by system and η: " +
-              ", ".join(f"{s} η={e}: {sum(abs(r['z']) <= 2 for r in rec if r['system'] == s and r['eta'] == e)}/"
-                        f"{sum(1 for r in rec if r['system'] == s and r['eta'] == e)}"
-                        for s in FREE for e in sorted({r['eta'] for r in rec})
-                        if any(r['system'] == s and r['eta'] == e for r in rec)) + ". Largest CPU time of one fit: "
+    groups = sorted({(r["eta"], r["evidence"]) for r in rec}, key=lambda g: (g[1] != "update", g[0]))
+
+    def within(s, g):
+        rs = [r for r in rec if r["system"] == s and (r["eta"], r["evidence"]) == g]
+        return f"{s} η={g[0]} {g[1]}: {sum(abs(r['z']) <= 2 for r in rs)}/{len(rs)}" if rs else None
+
+    lines += ["", f"Within two standard errors: {sum(inside)} of {len(inside)} estimates; by system, η and evidence: " +
+              ", ".join(w for s in FREE for g in groups if (w := within(s, g))) + ". Largest CPU time of one fit: "
               f"{max(r['cpu'] for r in rec):.1f} s.", ""]
     grid, ux, pf = prof
     d2 = np.diff(ux, 2)

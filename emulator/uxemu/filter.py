@@ -138,6 +138,14 @@ class FilterRun:
         return total
 
     @property
+    def density_log_evidence(self) -> np.ndarray:
+        """log p(z_k | z_0..k−1) per step by the filter density's quadrature (docs/semantics.md, "Filter
+        density"): the exact evidence of the filter's predictive law; the update's evidence where the
+        density is the bins or has no likelihood factor (ux_filter_density_log_evidence)."""
+        return np.array([d.log_norm if d.form != "bins" and d.likelihood is not None else float(e)
+                         for d, e in zip(self.densities, self.log_evidence)])
+
+    @property
     def fallbacks(self) -> int:
         return int((self.status == Status.FALLBACK).sum())
 

@@ -22,6 +22,10 @@ import numpy as np
 from . import systems
 
 ENGINES = ("auto", "native", "reference")
+# Which per-step evidence the log-likelihood sums (docs/semantics.md): "update", BayesLaplace's η²-point
+# normaliser (what the filter and the device report); "density", the filter density's quadrature of the
+# same integral (exact for the filter's predictive law; the update's where the density is the bins).
+EVIDENCE = ("update", "density")
 
 
 @dataclass
@@ -37,6 +41,7 @@ class FitResult:
     converged: bool
     message: str
     engine: str
+    evidence: str = "update"
     trace_steps: int = 0
     history: list = field(default_factory=list, repr=False)  # (θ_free, log-likelihood) per evaluation
 
@@ -44,12 +49,15 @@ class FitResult:
 class LogLikelihood:
     """θ ↦ log p(z_0..T−1 | θ) of one system, trace and filter configuration (the full parameter vector in
     the table's order). `engine`: 'native' (the C core through uxemu.native: fast), 'reference' (the
-    Python twin) or 'auto' (native when its library is built)."""
+    Python twin) or 'auto' (native when its library is built). `evidence`: one of EVIDENCE."""
 
     def __init__(self, system, trace, eta: int = 16, mode: str = "refined", likelihood: str = "kernel",
-                 prior=None, engine: str = "auto"):
+                 prior=None, engine: str = "auto", evidence: str = "update"):
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
+        if evidence not in EVIDENCE:
+            raise ValueError(f"unknown evidence {evidence!r}; use one of {EVIDENCE}")
+        self.evidence = evidence
         self.spec = systems.spec(system)
         self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
         self.engine, self._native = self._engine(engine)
@@ -77,16 +85,25 @@ class LogLikelihood:
             if self._native is not None:
                 prior = None if self.prior is None else _prior_tuple(self.prior)
                 run = self._native.run_filter(self.spec.id, self.trace.k, self.trace.u, self.trace.z, self.eta,
-                                              self.mode, self.likelihood, params=params, prior=prior, atoms=False)
+                                              self.mode, self.likelihood, params=params, prior=prior, atoms=False,
+                                              density_evidence=self.evidence == "density")
             else:
                 from .filter import run_filter
 
                 run = run_filter(systems.from_param_vector(self.spec.id, params), self.trace, self.eta, self.mode,
                                  self.likelihood, prior=self.prior)
+            value = float(run.log_likelihood) if self.evidence == "update" else _sum(run.density_log_evidence)
         except (ValueError, ArithmeticError):  # a transition that overflows, a parameter the core refuses
             return -math.inf
-        value = float(run.log_likelihood)
         return value if not math.isnan(value) else -math.inf
+
+
+def _sum(values) -> float:
+    """Σ in step order (as the filter accumulates its own log-likelihood)."""
+    total = 0.0
+    for v in values:
+        total += float(v)
+    return total
 
 
 def _prior_tuple(law):
@@ -100,16 +117,17 @@ def _prior_tuple(law):
 
 def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
         eta: int = 16, mode: str = "refined", likelihood: str = "kernel", prior=None, engine: str = "auto",
-        progress=None, max_evaluations: int = 400) -> FitResult:
+        progress=None, max_evaluations: int = 400, evidence: str = "update") -> FitResult:
     """Maximum-likelihood estimate of the parameters named in `free` for `system` (name or id) on `trace`.
 
     `fixed` / `start`: values by name for the parameters held fixed / where the search starts (default:
     the table's defaults for both). `bounds`: {name: (low, high)} limits of the search (None: unbounded
     within the parameter's domain). `progress(evaluations, log_likelihood)` is called after every filter run.
+    `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE).
     """
     from scipy.optimize import minimize
 
-    loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine)
+    loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
     spec = loglik.spec
     free = tuple(free)
     unknown = [n for n in free if n not in spec.param_names]
@@ -158,7 +176,7 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     stderr = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)))
     return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
                      loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
-                     len(trace.z), history)
+                     evidence, len(trace.z), history)
 
 
 def standard_errors(loglik, best, index, progress=None) -> list[float]:

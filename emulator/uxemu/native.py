@@ -141,6 +141,7 @@ class NativeRun:
     posteriors: list  # (x, w) per step
     log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step
     log_likelihood: float = 0.0  # the filter's own running sum at the end
+    density_log_evidence: np.ndarray = None  # per step by the density's quadrature (when asked for)
 
 
 class Native:
@@ -267,6 +268,7 @@ class Native:
             "ux_filter_var": (C.c_double, [C.c_void_p]),
             "ux_filter_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_log_likelihood": (C.c_double, [C.c_void_p]),
+            "ux_filter_density_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_logpdf": (C.c_double, [C.c_void_p, C.c_double]),
             "ux_filter_pdf": (C.c_double, [C.c_void_p, C.c_double]),
             "ux_filter_density_form": (C.c_int, [C.c_void_p]),
@@ -755,22 +757,27 @@ class Native:
         return NativeFilter(self, system_id, eta, mode, likelihood, params, prior)
 
     def run_filter(self, system_id: int, k, u, z, eta: int = 16, mode: str = "refined",
-                   likelihood: str = "kernel", params=None, prior=None, atoms: bool = True) -> NativeRun:
+                   likelihood: str = "kernel", params=None, prior=None, atoms: bool = True,
+                   density_evidence: bool = False) -> NativeRun:
         """Filter a whole trace (arrays k, u, z; the first step only updates; a NaN z is a step without
-        observation), like uxemu.run_filter."""
+        observation), like uxemu.run_filter. density_evidence: also each step's evidence by the filter
+        density's quadrature (ux_filter_density_log_evidence)."""
         from .filter import observation
 
         f = self.filter(system_id, eta, mode, likelihood, params, prior)
         T = len(z)
         means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
+        density = np.empty(T) if density_evidence else None
         for i in range(T):
             if i > 0:
                 f.predict(int(k[i]), float(u[i]))
             status[i] = f.update(observation(z[i]))
             means[i], vars_[i], evidence[i] = f.mean(), f.var(), f.log_evidence()
+            if density_evidence:
+                density[i] = f.density_log_evidence()
             if atoms:
                 posts.append(f.posterior_atoms())
-        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood())
+        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood(), density)
 
 
 class _Sources(C.Structure):
@@ -824,6 +831,9 @@ class NativeFilter:
 
     def log_likelihood(self) -> float:
         return float(self.nat.lib.ux_filter_log_likelihood(self._state))
+
+    def density_log_evidence(self) -> float:
+        return float(self.nat.lib.ux_filter_density_log_evidence(self._state))
 
     def posterior(self) -> NValue:
         return self.nat.from_c(self.nat.lib.ux_filter_posterior(self._state).contents)

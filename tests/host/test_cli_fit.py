@@ -47,3 +47,21 @@ def test_fit_recovers_the_simulated_parameters(lg_csv, tmp_path, capsys):
 def test_bad_options_are_one_line(lg_csv, capsys, argv, complaint):
     code, _, err = run_cli(capsys, "fit", lg_csv, *argv)
     assert code == 2 and complaint in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_fit_on_the_density_evidence(lg_csv, tmp_path, capsys):
+    out = tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--evidence", "density", "--json", out)
+    assert code == 0, err
+    assert "density evidence" in stdout
+    result = json.loads(out.read_text())
+    assert result["evidence"] == "density"
+    exact, se = kalman.fit_noises(Trace.from_csv(lg_csv).z, 0.95, *systems.spec("lg").prior[1:])
+    for name, best, s in zip(("q", "r"), exact, se):
+        assert abs(result["estimate"][name] - best) < 0.25 * s, (name, result, best)
+
+
+def test_the_clis_choices_are_the_libraries():
+    from uxemu import fit
+    from uxhost.commands import fit as command
+    assert command.EVIDENCE == fit.EVIDENCE and command.DEFAULT_EVIDENCE == "update"

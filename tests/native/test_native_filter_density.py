@@ -88,3 +88,17 @@ def test_density_after_a_step_without_observation_matches_reference(nat, sid):
         fin = np.isfinite(want)
         np.testing.assert_array_equal(np.isfinite(got), fin)
         assert_agree(got[fin], want[fin], what=f"system {sid} step {i} log density")
+
+
+@pytest.mark.parametrize("sid", TWIN_IDS)
+def test_density_evidence_matches_reference(nat, sid):
+    # The density's quadrature of each update's integral, bit for bit; the update's own evidence (0) at a
+    # step without observation.
+    model = systems.get(sid)
+    tr = simulate(model, 12, np.random.default_rng(21 + sid))
+    tr.z[[0, 6]] = np.nan
+    c = nat.run_filter(sid, tr.k, tr.u, tr.z, 8, atoms=False, density_evidence=True)
+    ref = BayesLaplaceFilter(model, 8).run(tr)
+    np.testing.assert_array_equal(c.density_log_evidence, ref.density_log_evidence)
+    assert c.density_log_evidence[0] == c.density_log_evidence[6] == 0.0
+    assert np.all(np.isfinite(c.density_log_evidence)) and not np.array_equal(c.density_log_evidence, c.log_evidence)

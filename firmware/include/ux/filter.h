@@ -153,5 +153,11 @@ double ux_filter_log_evidence(const ux_filter *f);
 /* log p(z_0..k) so far: the sum of every update's log evidence since init (a deterministic function of
  * the parameters, so an optimiser can climb it). */
 double ux_filter_log_likelihood(const ux_filter *f);
+/* log p(z_k | z_0..k−1) of the last update by the filter density's quadrature (docs/semantics.md,
+ * "Filter density"): the exact evidence of the filter's own predictive law, log ∫ b(t) e^{ℓ(t)} dt, where
+ * ux_filter_log_evidence is BayesLaplace's η²-point sum of the same integral. Computed (and kept) at the
+ * first call or density read after an update. Equal to ux_filter_log_evidence when the density is the
+ * bins, after a fallback (−∞) and after a step without observation (0); NaN for an unconfigured filter. */
+double ux_filter_density_log_evidence(ux_filter *f);
 
 #endif /* UX_FILTER_H */

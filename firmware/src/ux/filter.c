@@ -475,17 +475,32 @@ static ux_real density_log_norm(const ux_filter *f)
     return ux_finite(out) ? out : f->log_evidence;
 }
 
+/* The density's log normaliser, computed at the first need after an update. */
+static ux_real cached_log_norm(ux_filter *f)
+{
+    if (!f->dens_norm_ready) {
+        f->dens_log_norm = density_log_norm(f);
+        f->dens_norm_ready = 1;
+    }
+    return f->dens_log_norm;
+}
+
 static ux_real filter_logpdf(ux_filter *f, ux_real tr)
 {
     if (f->density == UX_DENSITY_BINS) {
         ux_real p = ux_pdf(&f->posterior, tr);
         return p > 0 ? UX_LOG(p) : -UX_INF;
     }
-    if (!f->dens_norm_ready) {
-        f->dens_log_norm = density_log_norm(f);
-        f->dens_norm_ready = 1;
-    }
-    return numerator_log(f, tr) - f->dens_log_norm;
+    return numerator_log(f, tr) - cached_log_norm(f);
+}
+
+double ux_filter_density_log_evidence(ux_filter *f)
+{
+    if (f == NULL || f->model == NULL)
+        return (double)NAN;
+    if (f->density == UX_DENSITY_BINS || !f->dens_lik)
+        return (double)f->log_evidence;
+    return (double)cached_log_norm(f);
 }
 
 double ux_filter_logpdf(ux_filter *f, double t)

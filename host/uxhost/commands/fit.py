@@ -8,6 +8,10 @@ from pathlib import Path
 
 from .common import UserError, add_model_arguments
 
+# uxemu.fit.EVIDENCE, stated here so that building the parser needs no numpy.
+EVIDENCE = ("update", "density")
+DEFAULT_EVIDENCE = "update"
+
 
 def register(sub) -> None:
     parser = sub.add_parser(
@@ -26,6 +30,10 @@ def register(sub) -> None:
     parser.add_argument("--bounds", metavar="NAME=LO:HI,…", help="limits of the search, per parameter")
     parser.add_argument("--engine", choices=("auto", "native", "reference"), default="auto",
                         help="native: the C core's host build (fast); reference: the Python twin (default: %(default)s)")
+    parser.add_argument("--evidence", choices=EVIDENCE, default=DEFAULT_EVIDENCE,
+                        help="which per-step evidence the log-likelihood sums: update (BayesLaplace's η²-point "
+                             "normaliser, what a device reports) or density (the filter density's quadrature: "
+                             "the exact evidence of the filter's predictive law) (default: %(default)s)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
     parser.set_defaults(run=run)
 
@@ -85,12 +93,13 @@ def run(args) -> int:
 
         try:
             result = fit.fit(spec.name, trace, free, bounds=bounds, start=start, fixed=fixed, eta=eta, mode=mode,
-                             likelihood=likelihood, prior=config.prior_law(), engine=args.engine, progress=progress)
+                             likelihood=likelihood, prior=config.prior_law(), engine=args.engine, progress=progress,
+                             evidence=args.evidence)
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
     simulated = simulated_values(trace, spec)
     print(f"fit {', '.join(free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
-          f"η={eta}, {mode}, {likelihood} likelihood, {result.engine} engine")
+          f"η={eta}, {mode}, {likelihood} likelihood, {result.engine} engine, {result.evidence} evidence")
     print(f"  {'parameter':<12}{'estimate':>12}{'std. error':>12}" + (f"{'simulated':>12}" if simulated else ""))
     for n in free:
         line = f"  {n:<12}{result.estimate[n]:>12.5g}{result.stderr[n]:>12.3g}"
@@ -105,7 +114,7 @@ def run(args) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
             "system": spec.name, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
-            "likelihood": likelihood, "engine": result.engine, "estimate": result.estimate, "stderr": result.stderr,
+            "likelihood": likelihood, "engine": result.engine, "evidence": result.evidence, "estimate": result.estimate, "stderr": result.stderr,
             "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
             "evaluations": result.evaluations, "cpu_seconds": result.seconds, "converged": result.converged,
         }, indent=2) + "\n")
