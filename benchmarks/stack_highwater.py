@@ -1,10 +1,11 @@
-"""The stack's high-water mark of each emulated board's firmware, measured in QEMU.
+"""The stack's high-water mark of each emulated board's firmware, measured in QEMU, beside its static bound.
 
 QEMU's RAM starts zeroed and the firmware never clears its stack, so after a workload the lowest
 non-zero word of the `.stack` section (read from the image) marks the deepest the stack has been. The
 workload is every system of the image, in both modes and with both likelihoods, a short trace at each η
 asked for. The image is loaded through QEMU's GDB server (`uxhost flash --gdb`), which also reads the
-memory afterwards.
+memory afterwards. The static worst case is firmware/tools/stack_bound.py's, from the image and the
+`.su` files beside its objects; the measurement can only be below it.
 
     .venv/bin/python benchmarks/stack_highwater.py                          # every emulated board, η = 8, 32
     .venv/bin/python benchmarks/stack_highwater.py --boards microbit --etas 2,4,8
@@ -12,8 +13,10 @@ memory afterwards.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +26,22 @@ from uxhost import elf as elf_info
 from uxhost import link, qemu
 
 STEPS = 6
+
+
+def stack_bound_module():
+    """firmware/tools/stack_bound.py, the build's own analyser (a script, not a package)."""
+    path = qemu.REPO_ROOT / "firmware" / "tools" / "stack_bound.py"
+    spec = importlib.util.spec_from_file_location("stack_bound", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def static_bound(image: Path):
+    """The static worst case of `image` (a stack_bound.Bound), from the .su files of its build's objects."""
+    sb = stack_bound_module()
+    return sb.bound(image, [image.parent / "obj"], "arm-none-eabi-objdump")
 
 
 def workload(device: link.Device, board: str, etas: list[int], largest: int) -> None:
@@ -35,9 +54,10 @@ def workload(device: link.Device, board: str, etas: list[int], largest: int) -> 
                     measure(device, board, spec.id, eta, mode, lik, tr, STEPS)
 
 
-def high_water(board: str, etas: list[int]) -> tuple[int, int]:
-    """(bytes of stack used at most, bytes reserved) on `board` after the workload."""
-    image = qemu.image_path(board)
+def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[int, int]:
+    """(bytes of stack used at most, bytes reserved) on `board` after the workload, running `image` (default
+    the board's image under build/)."""
+    image = image or qemu.image_path(board)
     stack = elf_info.section(image, ".stack")
     if stack is None:
         sys.exit(f"{image} has no .stack section: this tool reads the stack the linker script reserves")
@@ -67,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     etas = sorted(int(e) for e in args.etas.split(","))
     for board in args.boards.split(","):
         used, size = high_water(board, etas)
-        print(f"{board}: stack high-water mark {used:,} B of {size:,} B reserved (η ≤ {max(etas)})", flush=True)
+        bound = static_bound(qemu.image_path(board))
+        print(f"{board} (η ≤ {max(etas)}): stack high-water mark {used:,} B, static worst case {bound.total:,} B "
+              f"(measured/static {used / bound.total:.3f}), reserved {size:,} B; deepest path: {bound.path_text()}",
+              flush=True)
     return 0
 
 

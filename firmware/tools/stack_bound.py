@@ -76,6 +76,8 @@ class Function:
     frame: int = 0
     frame_from: str = ""          # "su" or "code"
     code_frame: int | None = None # the sum of its code's sp decrements (None: sp set by a register)
+    vfp: bool = False             # it executes a VFP instruction
+    problem: str | None = None    # why its frame cannot be bounded (refused when it is reached)
     calls: set[int] = field(default_factory=set)
     indirect: bool = False
 
@@ -296,96 +298,102 @@ def track(elf: Elf, known: dict[str, int], table: dict[str, int], mnemonic: str,
         known[dest] = value
 
 
-def add_unnamed_code(elf: Elf, insns: list[tuple[int, str, str, str]]) -> None:
-    """Makes a function of every run of instructions no function symbol covers: hand-written library
-    routines keep fragments outside their symbol (newlib's Thumb-2 strcmp returns through code placed
-    before its entry), and a branch there must reach something with a frame and calls of its own."""
-    starts = sorted(elf.functions)
-    run: list[int] = []
-
-    def close():
-        if run:
-            nxt = next((a for a in starts if a > run[0]), run[-1] + 4)
-            elf.functions[run[0]] = Function(run[0], min(nxt, run[-1] + 4) - run[0], [f"code at {run[0]:#x}"])
-            run.clear()
-
-    for at, *_ in insns:
-        i = bisect.bisect_right(starts, at) - 1
-        covered = i >= 0 and at < starts[i] + elf.functions[starts[i]].size
-        if covered or (run and i >= 0 and starts[i] > run[0]):
-            close()
-        if not covered:
-            run.append(at)
-    close()
-
-
-def analyse_code(elf: Elf, insns: list[tuple[int, str, str, str]], su: dict) -> tuple[dict[int, int], bool]:
-    """Fills every function's frame and calls; returns the values movw/movt pairs build, by the address of
-    the instruction, and whether the code executes VFP instructions."""
-    add_unnamed_code(elf, insns)
-    starts = sorted(elf.functions)
-    ends = {a: a + elf.functions[a].size for a in starts}
-    immediates: dict[int, int] = {}
-    vfp = False
-    by_function: dict[int, list[tuple[int, str, str, str]]] = {}
-    for insn in insns:
-        i = bisect.bisect_right(starts, insn[0]) - 1
-        if i >= 0 and insn[0] < ends[starts[i]]:
-            by_function.setdefault(starts[i], []).append(insn)
-    for address, fn in elf.functions.items():
-        code = by_function.get(address, [])
-        movw: dict[str, int] = {}
-        known: dict[str, int] = {}     # register → the constant it holds, where the code shows it
-        table: dict[str, int] = {}     # register → the address of the table it was loaded from
-        decrements, unbounded = 0, None
-        for at, mnemonic, operands, comment in code:
-            dest = operands.split(",")[0].strip()
-            track(elf, known, table, mnemonic, operands, comment)
-            vfp = vfp or mnemonic.startswith("v")  # VFP (and only VFP) mnemonics begin with v
-            if mnemonic.startswith("movw"):
-                reg, imm = operands.split(",")[0], _IMM.search(operands)
-                if imm:
-                    movw[reg] = int(imm.group(1)) & 0xFFFF
-                    immediates[at] = movw[reg]
-            elif mnemonic.startswith("movt"):
-                reg, imm = operands.split(",")[0], _IMM.search(operands)
-                if imm:
-                    immediates[at] = (int(imm.group(1)) & 0xFFFF) << 16 | movw.get(reg, 0)
-            step = sp_decrement(mnemonic, operands)
-            by_register = re.match(r"^(add|sub)(\.w)?$", mnemonic) and re.match(r"sp,(sp,)?(\w+)$", operands.replace(" ", ""))
-            if step is None and by_register and by_register.group(2) in known:
-                # The M0's large frames: `ldr rN, =-N; add sp, rN`, and `movs rN, #n; lsls rN, #k; add sp, rN`
-                # to free them: a constant the code shows, as bounded as an immediate.
-                value = known[by_register.group(2)]
-                value = value - (1 << 32) if value >= 1 << 31 else value
-                step = max(-value if mnemonic.startswith("add") else value, 0)
-            if step is None:
-                unbounded = unbounded or f"{mnemonic} {operands} at {at:#x}"
-            else:
-                decrements += step
-            branch = _BRANCH.match(mnemonic)
-            target = _TARGET.search(operands)
-            if branch and target:
-                to = int(target.group(1), 16)
-                if not (address <= to < ends[address]):
-                    fn.calls.add(to)
-            elif mnemonic.startswith("blx"):
-                fn.indirect = True
-            elif mnemonic.startswith("bx") and operands != "lr" or (
-                    re.match(r"^(mov|add|ldr)", mnemonic) and dest == "pc" and not re.match(r"pc,\[sp\]", operands.replace(" ", ""))):
-                jump = operands.split(",")[-1].strip() if mnemonic.startswith("bx") else operands.split(",", 1)[1].strip()
-                if not own_table(elf, fn, table.get(jump)):
-                    fn.indirect = True
-        fn.code_frame = None if unbounded else decrements
-        frame = su_frame(fn, su)
-        if frame is not None:
-            fn.frame, fn.frame_from = frame, "su"
-        elif unbounded:
-            raise Refused(f"{fn.name} has no -fstack-usage entry and its code sets sp in a way it does not "
-                          f"bound ({unbounded}): its frame is unknown")
+def analyse_function(elf: Elf, fn: Function, code: list[tuple[int, str, str, str]], su: dict,
+                     immediates: dict[int, int]) -> None:
+    """Fills `fn`'s frame, calls and indirect calls from its code and its .su entry; adds the values its
+    movw/movt pairs build to `immediates`, by the instruction's address."""
+    end = fn.address + fn.size
+    movw: dict[str, int] = {}
+    known: dict[str, int] = {}     # register → the constant it holds, where the code shows it
+    table: dict[str, int] = {}     # register → the address of the table it was loaded from
+    decrements, unbounded = 0, None
+    for at, mnemonic, operands, comment in code:
+        dest = operands.split(",")[0].strip()
+        track(elf, known, table, mnemonic, operands, comment)
+        fn.vfp = fn.vfp or mnemonic.startswith("v")  # VFP (and only VFP) mnemonics begin with v
+        if mnemonic.startswith("movw"):
+            imm = _IMM.search(operands)
+            if imm:
+                movw[dest] = immediates[at] = int(imm.group(1)) & 0xFFFF
+        elif mnemonic.startswith("movt"):
+            imm = _IMM.search(operands)
+            if imm:
+                immediates[at] = (int(imm.group(1)) & 0xFFFF) << 16 | movw.get(dest, 0)
+        step = sp_decrement(mnemonic, operands)
+        by_register = re.match(r"^(add|sub)(\.w)?$", mnemonic) and re.match(r"sp,(sp,)?(\w+)$", operands.replace(" ", ""))
+        if step is None and by_register and by_register.group(2) in known:
+            # The M0's large frames: `ldr rN, =-N; add sp, rN`, and `movs rN, #n; lsls rN, #k; add sp, rN`
+            # to free them: a constant the code shows, as bounded as an immediate.
+            value = known[by_register.group(2)]
+            value = value - (1 << 32) if value >= 1 << 31 else value
+            step = max(-value if mnemonic.startswith("add") else value, 0)
+        if step is None:
+            unbounded = unbounded or f"{mnemonic} {operands} at {at:#x}"
         else:
-            fn.frame, fn.frame_from = decrements, "code"
-    return immediates, vfp
+            decrements += step
+        target = _TARGET.search(operands)
+        if _BRANCH.match(mnemonic) and target:
+            to = int(target.group(1), 16)
+            if not (fn.address <= to < end):
+                fn.calls.add(to)
+        elif mnemonic.startswith("blx"):
+            fn.indirect = True
+        elif mnemonic.startswith("bx") and operands != "lr" or (
+                re.match(r"^(mov|add|ldr)", mnemonic) and dest == "pc"
+                and not operands.replace(" ", "").startswith("pc,[sp]")):
+            jump = operands.split(",")[-1].strip() if mnemonic.startswith("bx") else operands.split(",", 1)[1].strip()
+            if not own_table(elf, fn, table.get(jump)):
+                fn.indirect = True
+    fn.code_frame = None if unbounded else decrements
+    try:
+        frame = su_frame(fn, su)
+    except Refused as e:
+        fn.problem = str(e)
+        return
+    if frame is not None:
+        fn.frame, fn.frame_from = frame, "su"
+    elif unbounded:
+        fn.problem = (f"{fn.name} has no -fstack-usage entry and its code sets sp in a way it does not bound "
+                      f"({unbounded}): its frame is unknown")
+    else:
+        fn.frame, fn.frame_from = decrements, "code"
+
+
+def analyse_code(elf: Elf, insns: list[tuple[int, str, str, str]], su: dict) -> dict[int, int]:
+    """Fills every function's frame and calls; returns the values movw/movt pairs build, by the address of
+    the instruction. A branch to code that no function symbol covers (hand-written library routines keep
+    fragments outside their symbol: newlib's Thumb-2 strcmp returns through code placed before its entry)
+    makes a function of the code from there to the next symbol."""
+    immediates: dict[int, int] = {}
+    done: set[int] = set()
+    while True:
+        starts = sorted(elf.functions)
+        by_function: dict[int, list[tuple[int, str, str, str]]] = {}
+        for insn in insns:
+            i = bisect.bisect_right(starts, insn[0]) - 1
+            if i >= 0 and insn[0] < starts[i] + elf.functions[starts[i]].size:
+                by_function.setdefault(starts[i], []).append(insn)
+        for address in starts:
+            if address not in done:
+                analyse_function(elf, elf.functions[address], by_function.get(address, []), su, immediates)
+                done.add(address)
+        uncovered = {to for fn in elf.functions.values() for to in fn.calls if covering(elf, starts, to) is None}
+        if not uncovered:
+            return immediates
+        for to in uncovered:
+            nxt = starts[bisect.bisect_right(starts, to)] if bisect.bisect_right(starts, to) < len(starts) else None
+            last = max((at for at, *_ in insns if at >= to and (nxt is None or at < nxt)), default=None)
+            if last is None:
+                raise Refused(f"a branch to {to:#x}, where the image has no code")
+            elf.functions[to] = Function(to, (nxt if nxt is not None else last + 4) - to, [f"code at {to:#x}"])
+
+
+def covering(elf: Elf, starts: list[int], address: int) -> Function | None:
+    """The function whose code holds `address` (`starts`: the functions' sorted addresses), or None."""
+    i = bisect.bisect_right(starts, address) - 1
+    if i >= 0 and address < starts[i] + elf.functions[starts[i]].size:
+        return elf.functions[starts[i]]
+    return None
 
 
 # ------------------------------------------------------------------------------------------- bound
@@ -418,18 +426,16 @@ class Bound:
 
 
 def function_at(elf: Elf, address: int) -> Function:
-    if address in elf.functions:
-        return elf.functions[address]
-    for fn in elf.functions.values():
-        if fn.address <= address < fn.address + fn.size:
-            return fn
-    raise Refused(f"a call to {address:#x}, which no function symbol of the image covers")
+    fn = elf.functions.get(address) or covering(elf, sorted(elf.functions), address)
+    if fn is None:
+        raise Refused(f"a call to {address:#x}, which no function of the image covers")
+    return fn
 
 
 def bound(path: Path, su_dirs: list[Path], objdump: str) -> Bound:
     elf = read_elf(path)
     insns = disassemble(path, objdump)
-    immediates, vfp = analyse_code(elf, insns, read_su(su_dirs))
+    immediates = analyse_code(elf, insns, read_su(su_dirs))
 
     vectors = elf.sections.get(".vectors")
     vector_words = words(vectors[3]) if vectors else []
@@ -461,6 +467,8 @@ def bound(path: Path, su_dirs: list[Path], objdump: str) -> Bound:
                           + " (a recursive call has no static stack bound)")
         on_path.append(address)
         fn = elf.functions[address]
+        if fn.problem:
+            raise Refused(fn.problem)
         callees = {function_at(elf, to).address for to in fn.calls} | (set(targets) if fn.indirect else set())
         best, best_path = 0, []
         for callee in sorted(callees):
@@ -478,6 +486,14 @@ def bound(path: Path, su_dirs: list[Path], objdump: str) -> Bound:
         return [(elf.functions[a].name, elf.functions[a].frame) for a in path]
 
     thread, thread_path = deepest(elf.entry)
+    handlers: set[int] = set()
+    for number, word in enumerate(vector_words):
+        if number >= 2 and word != 0:
+            handlers.add(function_at(elf, word & ~1).address)
+    for address in sorted(handlers):
+        deepest(address)
+    # An FP context can be active when an exception comes if any code that runs executes a VFP instruction.
+    vfp = any(elf.functions[a].vfp for a in depth)
     entry_frame = (EXTENDED_FRAME if vfp else BASIC_FRAME) + ALIGN_PAD
     levels: dict[str, set[int]] = {"configurable": set(), "HardFault": set(), "NMI": set()}
     for number, word in enumerate(vector_words):
