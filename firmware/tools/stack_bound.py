@@ -237,6 +237,8 @@ def sp_decrement(mnemonic: str, operands: str) -> int | None:
     that its own encoding does not bound (from a register, from memory)."""
     m = mnemonic.split(".")[0]
     ops = operands.replace(" ", "")
+    if m == "msr" and ops.lower().startswith(("msp", "psp")):
+        return None  # a stack pointer set from a register
     if m in ("push", "vpush") or (m in ("stmdb", "stmfd", "vstmdb") and ops.startswith("sp!")):
         return reglist_bytes(operands)
     if re.search(r"\[sp,#-\d+\]!$", ops):  # str rX, [sp, #-N]! and strd, vstr alike
@@ -334,7 +336,9 @@ def analyse_function(elf: Elf, fn: Function, code: list[tuple[int, str, str, str
         target = _TARGET.search(operands)
         if _BRANCH.match(mnemonic) and target:
             to = int(target.group(1), 16)
-            if not (fn.address <= to < end):
+            # A branch inside the function is its own control flow (a Thumb-1 `bl` can be a far jump), except
+            # a call to its own entry: recursion.
+            if not (fn.address <= to < end) or (to == fn.address and mnemonic.startswith("bl")):
                 fn.calls.add(to)
         elif mnemonic.startswith("blx"):
             fn.indirect = True

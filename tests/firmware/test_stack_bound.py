@@ -172,6 +172,26 @@ int main(void)
                         r"call has no static stack bound\)\n", proc.stderr), proc.stderr
 
 
+def test_a_function_calling_itself_is_refused(tmp_path):
+    image = build(tmp_path, """
+__attribute__((noinline)) int walk(int n)
+{
+    volatile uint8_t buf[16];
+    buf[0] = (uint8_t)n;
+    return n > 0 ? walk(n - 1) + buf[0] : buf[0];
+}
+int main(void)
+{
+    volatile int n = 5;
+    for (;;)
+        n = walk(n);
+}
+""")
+    proc = run_tool(image, "--name", "prog")
+    assert proc.returncode == 1
+    assert proc.stderr == "prog: no stack bound: recursion: walk → walk (a recursive call has no static stack bound)\n"
+
+
 def test_a_variable_length_array_is_refused(tmp_path):
     image = build(tmp_path, """
 __attribute__((noinline)) int sum(int n)
