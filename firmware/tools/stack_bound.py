@@ -4,38 +4,48 @@
     stack_bound.py firmware.elf OBJDIR…             # the report: worst case and deepest path
     stack_bound.py --size firmware.elf OBJDIR…      # the reservation the build links with
     stack_bound.py --check firmware.elf OBJDIR…     # the report; fails when .stack is smaller
+    stack_bound.py --explain firmware.elf OBJDIR…   # every frame of the deepest path, the indirect targets
 
-OBJDIR are searched (recursively) for the `.su` files GCC writes with `-fstack-usage`. Plain Python 3
-standard library and the toolchain's objdump (ARM_PREFIX, default arm-none-eabi-): the build needs no venv.
+OBJDIR are searched (recursively) for the `.su` files GCC writes with `-fstack-usage`. The image must be
+linked with `-Wl,--emit-relocs`. Plain Python 3 standard library and the toolchain's objdump (ARM_PREFIX,
+default arm-none-eabi-): the build needs no venv.
 
 How the bound is made, and what it assumes (each assumption is checked where it can be, and the image
-refused when a check fails):
+refused when a check fails; a refusal names the function or the cycle):
 
 - Frames. A function compiled with `-fstack-usage` has its frame from GCC's `.su` line (saved registers,
-  locals, spills, outgoing arguments); `dynamic` frames (VLA, alloca) are refused, `dynamic,bounded` ones
-  taken at GCC's bound. A function without one (newlib-nano's libc and libm, libgcc — the soft-float
-  routines on the M0) gets the sum of every stack-pointer decrement in its machine code: `push`, `vpush`,
-  `stmdb sp!`, `sub sp, #N`, pre-indexed stores to sp. That is an upper bound on the deepest the function
-  itself goes if no loop grows the stack (a loop that pushes more than it pops would be unbounded
-  allocation, which no compiler emits for C without alloca), and such a function is refused when it
-  moves sp by a register or loads it (dynamic allocation that its code alone does not bound).
+  locals, spills, outgoing arguments; a local function's from its own file's line, the largest if
+  several match); `dynamic` frames (VLA, alloca) are refused, `dynamic,bounded` ones taken at GCC's
+  bound. A function without one (newlib-nano's libc and libm, libgcc — the soft-float routines on the
+  M0) gets the sum of every stack-pointer decrement in its machine code: `push`, `vpush`, `stmdb sp!`,
+  `sub sp, #N`, pre-indexed stores to sp, and `add sp, rN` / `sub sp, rN` where the instructions just
+  before show rN's constant (the M0's frames above 508 B). That is an upper bound on the deepest the
+  function itself goes if no loop grows the stack (a loop that pushes more than it pops would be
+  unbounded allocation, which no compiler emits for C without alloca); a function that sets sp any other
+  way (from a register it does not show, from memory, `msr msp`) is refused. On every function of the
+  firmware that has a `.su` line, this reading of its code gives GCC's figure (a test checks it).
 - Calls, from the linked machine code, so that calls the compiler adds (libgcc's soft-float and division
-  routines, memcpy for a struct copy) and tail calls count: `bl`/`blx` to an address, and any branch out
-  of the function (a tail call, taken at the caller's whole frame). A call into the middle of a function
-  (libgcc's alternate entry points) counts as a call to the whole function.
+  routines, memcpy for a struct copy or a copy loop) and tail calls count: `bl`/`blx` to an address (to
+  the function's own entry: recursion), and any branch out of the function (a tail call, taken at the
+  caller's whole frame). A call into the middle of a function (libgcc's alternate entry points) counts as
+  a call to the whole function; a branch to code outside every symbol (newlib's strcmp keeps a fragment
+  before its entry) makes a function of the code from there to the next symbol.
 - Indirect calls (`blx rN`, `bx rN` other than `bx lr`, a pc loaded from anything but the stack) may
-  reach every function whose address the image holds: a 32-bit word of an allocated section equal to a
-  function's address with the Thumb bit (a literal pool, a pointer table such as the systems' model
-  functions or the link's writer), or a movw/movt immediate. On Thumb these are the only ways GCC puts a
-  function's address in a register (`adr` cannot set the Thumb bit). The vector table's words are not
-  counted: its handlers are the roots below, not callees.
+  reach every function whose address the image holds: every 32-bit word and movw/movt pair the linker's
+  relocations wrote (kept by --emit-relocs) that is a function's address with the Thumb bit — pointer
+  tables such as the systems' model functions, literal pools such as the link's writer. Relocations, not
+  a scan of the words, so that no constant that happens to equal an address counts. The vector table's
+  words are not counted: its handlers are the roots below, not callees. A jump through a table of the
+  function's own code addresses (the M0's C switch: `ldr rT, =table; ldr rN, [rT, rI]; mov pc, rN`)
+  stays in the function, the table taken to end at its first word that is not such an address.
 - Recursion is refused, naming the cycle: the firmware has none (firmware/README.md) and a bound would
   need a depth limit the code does not state.
 - Roots and exceptions. The thread starts at the ELF's entry point (Reset_Handler: reset leaves nothing
   on the stack). Every other word of the `.vectors` section is an exception handler and runs on the same
-  (main) stack. The firmware never changes an exception priority (the image is refused if it holds the
-  address of an SHPR or NVIC_IPR register), so at their reset priority 0 the configurable exceptions
-  (SysTick, PendSV, SVC, faults, interrupts) cannot preempt one another; HardFault (−1) and NMI (−2) can.
+  (main) stack. Assumed, not checked: the firmware never changes an exception priority (no board code
+  writes SHPR or NVIC_IPR; a board that did would need its preemption levels stated here), so at their
+  reset priority 0 the configurable exceptions (SysTick, PendSV, SVC, faults, interrupts) cannot preempt
+  one another; HardFault (−1) and NMI (−2) can.
   So the deepest nesting is the thread, then the deepest configurable handler, then HardFault, then NMI,
   each entry adding its exception frame: 32 B of registers, 104 B when an FP context can be active (the
   image executes a VFP instruction: lazy stacking still reserves the space), plus 4 B of alignment
@@ -59,8 +69,6 @@ ALIGN_PAD = 4           # the frame is 8-byte aligned: up to 4 B of padding (CCR
 STACK_ALIGN = 8         # the reservation's granularity (AAPCS: sp is 8-byte aligned at calls)
 # Exception numbers with a fixed priority; every other one is configurable (reset priority 0).
 NMI, HARDFAULT = 2, 3
-# Registers that set exception priorities: SHPR1–3 and NVIC_IPR0–59 (ARMv7-M ARM B3.2, B3.4).
-PRIORITY_REGISTERS = ((0xE000ED18, 0xE000ED24), (0xE000E400, 0xE000E4F0))
 
 
 class Refused(Exception):
@@ -444,14 +452,6 @@ def bound(path: Path, su_dirs: list[Path], objdump: str) -> Bound:
     vectors = elf.sections.get(".vectors")
     vector_words = words(vectors[3]) if vectors else []
     in_vectors = (lambda a: vectors[0] <= a < vectors[0] + vectors[1]) if vectors else (lambda a: False)
-    everything = set()
-    for name, (addr, size, flags, contents) in elf.sections.items():
-        if flags & 2 and contents:  # SHF_ALLOC with contents
-            everything.update(words(contents[:len(contents) // 4 * 4]))
-    for low, high in PRIORITY_REGISTERS:
-        if any(low <= w < high for w in everything):
-            raise Refused("the image holds the address of an exception priority register (SHPR/NVIC_IPR): "
-                          "the exception nesting bound assumes every priority stays at its reset value")
     # The addresses the linker wrote: 32-bit words (R_ARM_ABS32, R_ARM_TARGET1) and movw/movt immediates
     # (R_ARM_THM_MOVW_ABS_NC, R_ARM_THM_MOVT_ABS: the pair's value is at the movt).
     held = {elf.word(at) for at, kind in elf.relocations if kind in (2, 38) and not in_vectors(at)}
