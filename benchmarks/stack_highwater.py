@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -68,14 +69,22 @@ def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[
         with link.Device.open(instance.url, timeout=600) as device:
             info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
             workload(device, board, etas, info.max_eta)
+        # The vector table first: what GDB reads must be this image, running (its first word is the stack's
+        # top, which only this image's reservation gives).
+        vectors = stack_bound_module().read_elf(image).sections[".vectors"]
         out = subprocess.run(["gdb-multiarch", "-batch", "-ex", f"target remote {instance.gdb_address}",
-                              "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
+                              "-ex", f"x/4xw {vectors[0]:#x}", "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
                              capture_output=True, text=True, check=True).stdout
     words = [int(w, 16) for line in out.splitlines() if line.startswith("0x") and ":" in line
              for w in line.split(":", 1)[1].split()]
-    if len(words) != size // 4:
-        sys.exit(f"read {len(words)} words of the stack from GDB, expected {size // 4}:\n{out}")
+    if len(words) != 4 + size // 4:
+        sys.exit(f"read {len(words)} words from GDB, expected {4 + size // 4}:\n{out}")
+    if words[:4] != list(struct.unpack("<4I", vectors[3][:16])):
+        sys.exit(f"GDB at {instance.gdb_address} reads a vector table that is not {image}'s: {out[:300]}")
+    words = words[4:]
     first = next((i for i, w in enumerate(words) if w != 0), len(words))
+    if first == len(words):
+        sys.exit(f"{board}: the stack of {image} reads all zero after the workload: it never ran there")
     return size - 4 * first, size
 
 
