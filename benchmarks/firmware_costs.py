@@ -11,6 +11,9 @@
    (only the size of a static array does), so one image per board serves every η it holds; the firmware
    takes any power-of-two η up to its largest at CONFIG time.
 
+3. Measures each emulated board's stack high-water mark on its largest image (benchmarks/stack_highwater.py)
+   beside the static worst case the build reserves (firmware/tools/stack_bound.py, printed by `make arm`).
+
 η = 2 and 4 are measured, not built: no image is made for a largest η below 8 (`--build-etas` can ask
 for one), since such a build differs from the η = 8 one only by a smaller static workspace, and what a
 configuration uses of it is in the cycle tables' "workspace" column.
@@ -18,15 +21,18 @@ configuration uses of it is in the cycle tables' "workspace" column.
 The slowest configuration, the cubic system's sampler likelihood at η = 64 in refined mode, takes ~50 s
 of QEMU time per step; it runs a shorter trace (`--slow-steps`), marked in the tables.
 
-    .venv/bin/python benchmarks/firmware_costs.py                  # everything (7–8 minutes)
+    .venv/bin/python benchmarks/firmware_costs.py                  # everything (~25 minutes)
     .venv/bin/python benchmarks/firmware_costs.py --etas 2,4,8 --steps 6 --out /tmp/fw.md   # a quick look
+    .venv/bin/python benchmarks/firmware_costs.py --sizes-only     # flash, RAM and stack only (~5 minutes)
 
-Writes benchmarks/results/firmware.md, and firmware.json and firmware.csv beside it.
+Writes benchmarks/results/firmware.md, and firmware.json and firmware.csv beside it. --sizes-only leaves
+the cycle tables (and the CSV) as the last full run wrote them and replaces the rest.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import os
 import re
@@ -52,7 +58,11 @@ LIKELIHOODS = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
 # Configurations too slow under QEMU for a whole trace (~50 s per step): (system, η, likelihood, mode).
 SLOW = {(systems.spec("cubic").id, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
 SMALLEST_BUILD = 8  # images are built for a largest η of at least this; smaller η run on them
-_SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack (\d+)\)$", re.MULTILINE)
+_SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack reservation (\d+) B, worst case "
+                        r"(\d+) B, deepest path: (.*)\)$", re.MULTILINE)
+HIGHWATER_ETAS = [8, 32]  # the η of the high-water workload (every system, mode and likelihood)
+FLASH_HEADING, STACK_HEADING, CYCLES_HEADING = ("## Flash and RAM per largest η", "## Stack",
+                                                "## Virtual cycles per step")
 
 
 @dataclass
@@ -61,7 +71,19 @@ class Build:
     max_eta: int
     flash: int
     ram: int
-    stack: int
+    stack: int         # the reservation
+    stack_bound: int   # the static worst case it is sized from
+    stack_path: str    # the deepest path
+
+
+@dataclass
+class StackMark:
+    board: str
+    max_eta: int       # the image's largest η
+    etas: list[int]    # the workload's η
+    high_water: int    # bytes of stack used at most, measured
+    reserved: int
+    stack_bound: int
 
 
 @dataclass
@@ -98,8 +120,19 @@ def build(board: str, max_eta: int, scratch: Path) -> tuple[Build, Path]:
     match = _SIZE_LINE.search(proc.stdout)
     if match is None or match.group(1) != board:
         sys.exit(f"no size line in the output of `make arm` for {board}:\n{proc.stdout}")
-    flash, ram, stack = (int(match.group(i)) for i in (2, 3, 4))
-    return Build(board, max_eta, flash, ram, stack), out / "firmware.elf"
+    flash, ram, stack, bound = (int(match.group(i)) for i in (2, 3, 4, 5))
+    return Build(board, max_eta, flash, ram, stack, bound, match.group(6)), out / "firmware.elf"
+
+
+def stack_mark(board: str, image: Path, max_eta: int, bound: int) -> StackMark:
+    """The stack's high-water mark of `image` on `board` after every system, mode and likelihood."""
+    # stack_highwater imports this module: loaded here, by path (this module may be loaded by path too).
+    spec = importlib.util.spec_from_file_location("stack_highwater", Path(__file__).with_name("stack_highwater.py"))
+    stack_highwater = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stack_highwater)
+    etas = [eta for eta in HIGHWATER_ETAS if eta <= max_eta] or [max_eta]
+    used, reserved = stack_highwater.high_water(board, etas, image)
+    return StackMark(board, max_eta, etas, used, reserved, bound)
 
 
 def measure(device: link.Device, board: str, system: int, eta: int, mode: int, likelihood: int,
@@ -174,7 +207,47 @@ def tool_version(command: list[str]) -> str:
         return "unknown"
 
 
-def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
+def sizes_markdown(builds: list[Build], marks: list[StackMark]) -> list[str]:
+    """The flash and RAM table and the stack table."""
+    lines = [
+        FLASH_HEADING,
+        "",
+        "As `make -C firmware arm BOARD=… BOARD_MAX_ETA=η` prints them: flash = `.vectors` + `.text` + "
+        "`.ARM.exidx` + `.data`; RAM = `.data` + `.bss` + the stack reservation (the workspace for η is in "
+        "`.bss`). The stack reservation is the image's static worst case (firmware/tools/stack_bound.py) "
+        "rounded up to 8 B.",
+        "",
+        "| board | largest η | flash (bytes) | RAM (bytes) | of which stack | static worst case |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for b in builds:
+        lines.append(f"| {b.board} | {b.max_eta} | {b.flash:,} | {b.ram:,} | {b.stack:,} | {b.stack_bound:,} |")
+    lines += [
+        "",
+        STACK_HEADING,
+        "",
+        "The static worst case, from GCC's `-fstack-usage` frames along the call graph of the linked machine "
+        "code plus the nested exceptions (the configurable ones, HardFault and NMI, each with its exception "
+        "frame: 108 B with an FPU, 36 B without), is what `make arm` reserves; the build fails if an image "
+        "would reserve less. It does not depend on the largest η: the stack's arrays are sized by the core's "
+        "UX_MAX_ETA, not the board's. The high-water mark is measured in QEMU on the board's largest image "
+        "(benchmarks/stack_highwater.py: the lowest non-zero word of the zero-initialised stack after every "
+        "system, mode and likelihood at the η listed).",
+        "",
+        "| board | largest η | reservation | static worst case | measured high-water mark (η) | measured / static |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for m in marks:
+        lines.append(f"| {m.board} | {m.max_eta} | {m.reserved:,} | {m.stack_bound:,} | {m.high_water:,} "
+                     f"({', '.join(map(str, m.etas))}) | {m.high_water / m.stack_bound:.3f} |")
+    lines += ["", "Deepest path (the same at every largest η of a board):", ""]
+    for board in dict.fromkeys(b.board for b in builds):
+        path = {b.stack_path for b in builds if b.board == board}
+        lines.append(f"- {board}: {' / '.join(sorted(path))}")
+    return lines + [""]
+
+
+def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], meta: dict) -> str:
     shift = meta["icount_shift"]
     boards = [b for b in dict.fromkeys(b.board for b in builds) if b in qemu.boards()]
     real = [b for b in dict.fromkeys(b.board for b in builds) if b not in qemu.boards()]
@@ -194,23 +267,11 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
         f"{clocks}. They count instructions executed, exactly and reproducibly, not the timing of a real "
         "Cortex-M0, M4F or M7 (no pipeline, memory wait states or FPU latencies); compare boards by "
         "instructions.",
-        *([f"- {', '.join(real)}: real boards QEMU does not emulate — flash and RAM only; their cycles "
-           "(DWT CYCCNT) need the hardware (docs/hardware.md)."] if real else []),
+        *([f"- {', '.join(real)}: real boards QEMU does not emulate — flash, RAM and the static stack only; "
+           "their cycles (DWT CYCCNT) need the hardware (docs/hardware.md)."] if real else []),
         "",
-        "## Flash and RAM per largest η",
-        "",
-        "As `make -C firmware arm BOARD=… BOARD_MAX_ETA=η` prints them: flash = `.vectors` + `.text` + "
-        "`.ARM.exidx` + `.data`; RAM = `.data` + `.bss` + the stack reservation (the workspace for η is in "
-        "`.bss`).",
-        "",
-        "| board | largest η | flash (bytes) | RAM (bytes) | of which stack |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for b in builds:
-        lines.append(f"| {b.board} | {b.max_eta} | {b.flash:,} | {b.ram:,} | {b.stack:,} |")
-    lines += [
-        "",
-        "## Virtual cycles per step",
+        *sizes_markdown(builds, marks),
+        CYCLES_HEADING,
         "",
         f"One simulated trace per system, T = {meta['steps']} steps (seed {meta['seed']}, the same "
         f"observations at every η, mode and likelihood), streamed to the board's largest "
@@ -246,6 +307,23 @@ def markdown(builds: list[Build], costs: list[Costs], meta: dict) -> str:
     return "\n".join(lines)
 
 
+_SIZES_NOTE = re.compile(r"^Flash, RAM and stack regenerated by .*\n\n", re.MULTILINE)
+
+
+def replace_sizes(text: str, builds: list[Build], marks: list[StackMark], meta: dict) -> str:
+    """`text`, a whole run's markdown, with its flash, RAM and stack sections replaced and a note saying
+    so below its first paragraph; its cycle tables are kept."""
+    if FLASH_HEADING not in text or CYCLES_HEADING not in text:
+        sys.exit(f"--sizes-only needs a whole run's results to update (with {FLASH_HEADING!r} and "
+                 f"{CYCLES_HEADING!r}); run without it first")
+    head, rest = text.split(FLASH_HEADING, 1)
+    tail = CYCLES_HEADING + rest.split(CYCLES_HEADING, 1)[1]
+    note = (f"Flash, RAM and stack regenerated by `{meta['command']}` in {meta['wall_s']:.0f} s; commit "
+            f"{meta['commit']}. The cycle tables are the run's above.\n\n")
+    title, first, others = _SIZES_NOTE.sub("", head).split("\n\n", 2)
+    return "\n\n".join([title, first, note + others]) + "\n".join(sizes_markdown(builds, marks)) + "\n" + tail
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", default=",".join(qemu.all_boards()),
@@ -260,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--scratch", type=Path, default=SCRATCH, help=f"build directory (default {SCRATCH})")
     ap.add_argument("--out", type=Path, default=RESULTS, help="markdown file; .json and .csv go beside it")
+    ap.add_argument("--sizes-only", action="store_true",
+                    help="builds and stack marks only: replace those sections of --out (and its .json), keep "
+                         "its cycle tables")
     args = ap.parse_args(argv)
     boards = args.boards.split(",")
     etas = sorted(int(e) for e in args.etas.split(","))
@@ -280,7 +361,23 @@ def main(argv: list[str] | None = None) -> int:
             b, elf = build(board, eta, args.scratch)
             builds.append(b)
             images[board], largest[board] = elf, eta  # the largest η last: it runs every η measured
-            log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B", started)
+            log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B, stack {b.stack:,} B "
+                f"(worst case {b.stack_bound:,} B)", started)
+
+    marks = []
+    for board in (b for b in boards if b in qemu.boards()):
+        bound = next(b.stack_bound for b in builds if b.board == board and b.max_eta == largest[board])
+        marks.append(stack_mark(board, images[board], largest[board], bound))
+        log(f"{board} stack high-water mark {marks[-1].high_water:,} B of {bound:,} B", started)
+    command = " ".join([".venv/bin/python benchmarks/firmware_costs.py", *(sys.argv[1:] if argv is None else argv)])
+    if args.sizes_only:
+        meta = {"command": command, "wall_s": time.monotonic() - started, "commit": commit}
+        args.out.write_text(replace_sizes(args.out.read_text(), builds, marks, meta))
+        record = json.loads(args.out.with_suffix(".json").read_text())
+        record.update(sizes=meta, builds=[asdict(b) for b in builds], stack=[asdict(m) for m in marks])
+        args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+        log(f"updated the flash, RAM and stack of {args.out} (+ .json)", started)
+        return 0
 
     costs, versions = [], []
     for board in (b for b in boards if b in qemu.boards()):
@@ -290,8 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         versions.append(version)
 
     meta = {
-        "command": " ".join([".venv/bin/python benchmarks/firmware_costs.py",
-                             *(sys.argv[1:] if argv is None else argv)]),
+        "command": command,
         "wall_s": time.monotonic() - started,
         "load": load,
         "commit": commit,
@@ -306,10 +402,11 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(markdown(builds, costs, meta))
+    args.out.write_text(markdown(builds, marks, costs, meta))
     record = dict(meta)
     record["slow"] = [[SYSTEMS[s], e, LIKELIHOODS[lik], MODES[m]] for s, e, lik, m in sorted(SLOW)]
     record["builds"] = [asdict(b) for b in builds]
+    record["stack"] = [asdict(m) for m in marks]
     record["cycles"] = [asdict(c) for c in costs]
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     with args.out.with_suffix(".csv").open("w", newline="") as f:

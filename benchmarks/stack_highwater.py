@@ -1,10 +1,11 @@
-"""The stack's high-water mark of each emulated board's firmware, measured in QEMU.
+"""The stack's high-water mark of each emulated board's firmware, measured in QEMU, beside its static bound.
 
 QEMU's RAM starts zeroed and the firmware never clears its stack, so after a workload the lowest
 non-zero word of the `.stack` section (read from the image) marks the deepest the stack has been. The
 workload is every system of the image, in both modes and with both likelihoods, a short trace at each η
 asked for. The image is loaded through QEMU's GDB server (`uxhost flash --gdb`), which also reads the
-memory afterwards.
+memory afterwards. The static worst case is firmware/tools/stack_bound.py's, from the image and the
+`.su` files beside its objects; the measurement can only be below it.
 
     .venv/bin/python benchmarks/stack_highwater.py                          # every emulated board, η = 8, 32
     .venv/bin/python benchmarks/stack_highwater.py --boards microbit --etas 2,4,8
@@ -12,8 +13,11 @@ memory afterwards.
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +27,22 @@ from uxhost import elf as elf_info
 from uxhost import link, qemu
 
 STEPS = 6
+
+
+def stack_bound_module():
+    """firmware/tools/stack_bound.py, the build's own analyser (a script, not a package)."""
+    path = qemu.REPO_ROOT / "firmware" / "tools" / "stack_bound.py"
+    spec = importlib.util.spec_from_file_location("stack_bound", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def static_bound(image: Path):
+    """The static worst case of `image` (a stack_bound.Bound), from the .su files of its build's objects."""
+    sb = stack_bound_module()
+    return sb.bound(image, [image.parent / "obj"], "arm-none-eabi-objdump")
 
 
 def workload(device: link.Device, board: str, etas: list[int], largest: int) -> None:
@@ -35,9 +55,10 @@ def workload(device: link.Device, board: str, etas: list[int], largest: int) -> 
                     measure(device, board, spec.id, eta, mode, lik, tr, STEPS)
 
 
-def high_water(board: str, etas: list[int]) -> tuple[int, int]:
-    """(bytes of stack used at most, bytes reserved) on `board` after the workload."""
-    image = qemu.image_path(board)
+def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[int, int]:
+    """(bytes of stack used at most, bytes reserved) on `board` after the workload, running `image` (default
+    the board's image under build/)."""
+    image = image or qemu.image_path(board)
     stack = elf_info.section(image, ".stack")
     if stack is None:
         sys.exit(f"{image} has no .stack section: this tool reads the stack the linker script reserves")
@@ -48,14 +69,22 @@ def high_water(board: str, etas: list[int]) -> tuple[int, int]:
         with link.Device.open(instance.url, timeout=600) as device:
             info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
             workload(device, board, etas, info.max_eta)
+        # The vector table first: what GDB reads must be this image, running (its first word is the stack's
+        # top, which only this image's reservation gives).
+        vectors = stack_bound_module().read_elf(image).sections[".vectors"]
         out = subprocess.run(["gdb-multiarch", "-batch", "-ex", f"target remote {instance.gdb_address}",
-                              "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
+                              "-ex", f"x/4xw {vectors[0]:#x}", "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
                              capture_output=True, text=True, check=True).stdout
     words = [int(w, 16) for line in out.splitlines() if line.startswith("0x") and ":" in line
              for w in line.split(":", 1)[1].split()]
-    if len(words) != size // 4:
-        sys.exit(f"read {len(words)} words of the stack from GDB, expected {size // 4}:\n{out}")
+    if len(words) != 4 + size // 4:
+        sys.exit(f"read {len(words)} words from GDB, expected {4 + size // 4}:\n{out}")
+    if words[:4] != list(struct.unpack("<4I", vectors[3][:16])):
+        sys.exit(f"GDB at {instance.gdb_address} reads a vector table that is not {image}'s: {out[:300]}")
+    words = words[4:]
     first = next((i for i, w in enumerate(words) if w != 0), len(words))
+    if first == len(words):
+        sys.exit(f"{board}: the stack of {image} reads all zero after the workload: it never ran there")
     return size - 4 * first, size
 
 
@@ -67,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     etas = sorted(int(e) for e in args.etas.split(","))
     for board in args.boards.split(","):
         used, size = high_water(board, etas)
-        print(f"{board}: stack high-water mark {used:,} B of {size:,} B reserved (η ≤ {max(etas)})", flush=True)
+        bound = static_bound(qemu.image_path(board))
+        print(f"{board} (η ≤ {max(etas)}): stack high-water mark {used:,} B, static worst case {bound.total:,} B "
+              f"(measured/static {used / bound.total:.3f}), reserved {size:,} B; deepest path: {bound.path_text()}",
+              flush=True)
     return 0
 
 

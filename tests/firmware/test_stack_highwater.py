@@ -1,6 +1,7 @@
-"""benchmarks/stack_highwater.py on microbit, the board with the least room (16 KiB of RAM): after every
-system, mode and likelihood the stack has been used, and stayed inside the reservation its linker script
-makes — the one a real nRF51 would fault below."""
+"""benchmarks/stack_highwater.py on every emulated board: after every system, mode and likelihood the stack
+has been used, never deeper than the static worst case firmware/tools/stack_bound.py computes for the image,
+and the reservation the build made is that worst case (rounded up to 8 B) — the one a real part would
+fault below."""
 import re
 import shutil
 import subprocess
@@ -12,19 +13,24 @@ from uxhost import elf, qemu
 
 pytestmark = pytest.mark.qemu
 
+LINE = re.compile(r"(\S+) \(η ≤ 8\): stack high-water mark ([\d,]+) B, static worst case ([\d,]+) B "
+                  r"\(measured/static ([\d.]+)\), reserved ([\d,]+) B; deepest path: Reset_Handler → main → (.*)\n")
 
-def test_microbit_stack_stays_inside_its_reservation():
+
+@pytest.mark.parametrize("board", qemu.boards())
+def test_stack_stays_below_its_static_bound(board):
     if shutil.which("gdb-multiarch") is None:
         pytest.skip("gdb-multiarch is missing (make deps)")
-    image = qemu.image_path("microbit")
+    image = qemu.image_path(board)
     if not image.is_file():
         pytest.skip(f"no image at {image} (make firmware)")
     proc = subprocess.run([sys.executable, str(qemu.REPO_ROOT / "benchmarks" / "stack_highwater.py"),
-                           "--boards", "microbit", "--etas", "8"], capture_output=True, text=True, timeout=600)
+                           "--boards", board, "--etas", "8"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    match = re.fullmatch(r"microbit: stack high-water mark ([\d,]+) B of ([\d,]+) B reserved \(η ≤ 8\)\n",
-                         proc.stdout)
-    assert match, proc.stdout
-    used, size = (int(g.replace(",", "")) for g in match.groups())
-    assert size == elf.section(image, ".stack")[1] == 3392
-    assert 1024 < used < size  # TTR, BayesLaplace and the link's handlers are on it, and it did not overflow
+    match = LINE.fullmatch(proc.stdout)
+    assert match and match.group(1) == board, proc.stdout
+    used, static, reserved = (int(match.group(i).replace(",", "")) for i in (2, 3, 5))
+    assert reserved == elf.section(image, ".stack")[1] == -(-static // 8) * 8
+    assert 1024 < used <= static  # TTR, BayesLaplace and the link's handlers are on it, and the bound holds
+    assert float(match.group(4)) == pytest.approx(used / static, abs=1e-3)
+    assert "ux_ttr" in match.group(6)  # the sort-free TTR's per-cell sums: the deepest frame

@@ -5,6 +5,10 @@ repository's boards/. The compiler and linker flags are the firmware Makefile's 
 ARM_LDFLAGS for that board, evaluated by make, so `pio run` and `make firmware` cannot drift apart. The
 toolchain is the system's arm-none-eabi-gcc: nothing is downloaded.
 
+The stack reservation is sized as the Makefile sizes it (firmware/arm.mk): the image is linked with no
+stack, firmware/tools/stack_bound.py computes its worst case from the link and the objects' -fstack-usage
+files, and the image is linked again with STACK_SIZE that figure, then checked.
+
 Sources: the project's src_dir (the serial-protocol app for the repository's own envs, the user's
 application in examples/), the ux core as the library of the repository's library.json (lib_deps), and
 the board's sources (BOARD_SRCS of its board.mk).
@@ -61,6 +65,17 @@ env.Replace(
 env.Append(CCFLAGS=absolute(v["ARM_CFLAGS"], FIRMWARE), LINKFLAGS=absolute(v["ARM_LDFLAGS"], FIRMWARE), LIBS=["m"])
 env.BuildSources(os.path.join("$BUILD_DIR", "board"), BOARDS,
                  src_filter=["-<*>"] + [f"+<{src}>" for src in v["BOARD_SRCS"].split()])
+
+# Two links and the stack bound between them (see the docstring): the analysis of the first holds for the
+# second, whose code is the same; the final image is analysed again and checked.
+STACK_BOUND = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.join(FIRMWARE, 'tools', 'stack_bound.py'))}"
+LINK = "$LINK -o {out} $LINKFLAGS {stack} $__RPATH $SOURCES $_LIBDIRFLAGS $_LIBFLAGS"
+env.Replace(LINKCOM=[
+    LINK.format(out="${TARGET}.unsized", stack="-Wl,--defsym=STACK_SIZE=0"),
+    f"{STACK_BOUND} --size --name $PIOENV ${{TARGET}}.unsized $BUILD_DIR > ${{TARGET}}.stack_size",
+    LINK.format(out="$TARGET", stack="-Wl,--defsym=STACK_SIZE=$$(cat ${TARGET}.stack_size)"),
+    f"stack=$$({STACK_BOUND} --check --name $PIOENV $TARGET $BUILD_DIR) && echo \"$PIOENV: $$stack\"",
+])
 
 program = env.BuildProgram()
 binary = env.Command(os.path.join("$BUILD_DIR", "firmware.bin"), program, "$OBJCOPY -O binary $SOURCE $TARGET")
