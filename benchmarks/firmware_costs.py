@@ -213,7 +213,7 @@ def sizes_markdown(builds: list[Build], marks: list[StackMark]) -> list[str]:
         FLASH_HEADING,
         "",
         "As `make -C firmware arm BOARD=… BOARD_MAX_ETA=η` prints them: flash = `.vectors` + `.text` + "
-        "`.ARM.exidx` + `.data`; RAM = `.data` + `.bss` + the stack reservation (the workspace for η is in "
+        "`.ARM.exidx` + `.data`; RAM = `.data` + `.bss` + `.noinit` + the stack reservation (the workspace for η is in "
         "`.bss`). The stack reservation is the image's static worst case (firmware/tools/stack_bound.py) "
         "rounded up to 8 B.",
         "",

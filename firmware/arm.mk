@@ -34,6 +34,7 @@ ARM_BSRCS   := $(addprefix $(BOARDS_DIR)/,$(BOARD_SRCS))
 ARM_CFLAGS  := $(BOARD_CPU) $(UX_CFLAGS) -O2 -fstack-usage -ffunction-sections -fdata-sections -fno-common \
                -Iapp $(addprefix -I$(BOARDS_DIR)/,$(BOARD_INCS)) $(BOARD_DEFS) \
                -DBOARD_NAME='"$(BOARD_NAME)"' -DAPP_MAX_ETA=$(BOARD_MAX_ETA) \
+               $(if $(BOARD_WATCHDOG_MS),-DAPP_WATCHDOG_MS=$(BOARD_WATCHDOG_MS)u) \
                -DAPP_FW_VERSION='"$(FW_VERSION)"' -MMD -MP
 # nano.specs: newlib-nano's small libc and libm; no startup files (boards/common/cortex-m/startup.c) and
 # no syscalls: the firmware does no I/O through libc and allocates nothing. --emit-relocs keeps the
@@ -56,7 +57,7 @@ arm: arm-check-board $(BUILD)/firmware.elf $(BUILD)/firmware.bin
 	@$(ARM_SIZE) -A $(BUILD)/firmware.elf | awk -v board=$(BOARD) -v stack="$$(cat $(BUILD)/stack.txt)" ' \
 	    $$1 == ".vectors" || $$1 == ".text" || $$1 == ".ARM.exidx" { flash += $$2 } \
 	    $$1 == ".data" { flash += $$2; ram += $$2 } \
-	    $$1 == ".bss" || $$1 == ".stack" { ram += $$2 } \
+	    $$1 == ".bss" || $$1 == ".noinit" || $$1 == ".stack" { ram += $$2 } \
 	    END { printf "%s: flash %d bytes, RAM %d bytes (%s)\n", board, flash, ram, stack }'
 
 arm-check-board:

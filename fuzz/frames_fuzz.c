@@ -24,6 +24,9 @@ uint8_t board_getc(void) { return 0u; }
 void board_write(const uint8_t *data, size_t len) { (void)data; (void)len; }
 void board_cycles_restart(void) {}
 uint64_t board_cycles_read(void) { return 0u; }
+void board_watchdog_start(uint32_t ms) { (void)ms; }
+void board_watchdog_kick(void) {}
+uint8_t board_reset_cause(void) { return RESET_CAUSE_POWER_ON; }
 
 static uint8_t answer_buf[PROTO_MAX_FRAME];
 

@@ -1,10 +1,13 @@
 /*
  * board.c — BBC micro:bit v1 (nRF51822, Cortex-M0): the host link is the nRF51's UART on the pins wired
- * to the interface chip's USB serial port (P0.24 TX, P0.25 RX); cycles from SysTick.
+ * to the interface chip's USB serial port (P0.24 TX, P0.25 RX); cycles from SysTick; the nRF51's WDT and
+ * its reset reason (POWER.RESETREAS). QEMU 7.2 models neither: the WDT's writes are ignored, and every
+ * register of its POWER/CLOCK stub reads 1, so RESETREAS reads as a reset by the pin (boards/README.md).
  */
 #include "board.h"
 #include "proto.h"
 #include "uart.h"
+#include "wdt.h"
 
 #ifndef BOARD_NAME
 #error "board.mk defines BOARD_NAME"
@@ -18,18 +21,40 @@ const char board_name[] = BOARD_NAME;
  * architecture, which QEMU provides on its Cortex-M0. */
 uint8_t board_cycle_source = CYCLES_SYSTICK_ICOUNT;
 
+static uint8_t reset_cause;
+
 void board_init(void)
 {
+    reset_cause = nrf51_reset_cause();
     nrf51_uart_init(TXD_PIN, RXD_PIN, NRF51_BAUD_115200);
     board_cycles_restart();
 }
 
+uint8_t board_reset_cause(void)
+{
+    return reset_cause;
+}
+
 uint8_t board_getc(void)
 {
-    return nrf51_uart_getc();
+    uint8_t byte;
+    while (!nrf51_uart_try_getc(&byte)) {
+        board_watchdog_kick(); /* waiting for the host is not a hang */
+    }
+    return byte;
 }
 
 void board_write(const uint8_t *data, size_t len)
 {
     nrf51_uart_write(data, len);
+}
+
+void board_watchdog_start(uint32_t ms)
+{
+    nrf51_wdt_start(ms);
+}
+
+void board_watchdog_kick(void)
+{
+    nrf51_wdt_reload();
 }

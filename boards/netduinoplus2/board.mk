@@ -4,11 +4,17 @@ BOARD_NAME   := netduinoplus2
 QEMU_MACHINE := netduinoplus2
 # SysTick's clock under QEMU: the machine's fixed SYSCLK (hw/arm/netduinoplus2.c, SYSCLK_FRQ).
 QEMU_CPU_HZ  := 168000000
+# The reset cause INFO reports under QEMU, whose RCC is an unimplemented device: RCC_CSR reads 0, no flag.
+QEMU_RESET_CAUSE := unknown
 BOARD_CPU    := -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard
 BOARD_DEFS   := -DUX_REAL_FLOAT
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cortex-m/dwt_cycles.c \
-                common/stm32/rcc.c common/stm32/usart.c common/stm32/board.c
+                common/stm32/rcc.c common/stm32/iwdg.c common/stm32/usart.c common/stm32/board.c
 BOARD_INCS   := netduinoplus2 common/stm32 common/cortex-m
 BOARD_LDDIRS := common/cortex-m
 # Largest η the 128 KiB of SRAM1+SRAM2 holds the workspace for (float build; see memory.ld).
 BOARD_MAX_ETA := 64
+# Watchdog timeout, about twice the longest request: a STEP of the cubic system at η = 64 with the sampler
+# likelihood, 6.75·10^9 instructions (benchmarks/results/firmware.md), 422 s on the core's 16 MHz HSI at
+# one instruction a cycle (QEMU: 432 s of virtual time at -icount shift=6).
+BOARD_WATCHDOG_MS := 900000

@@ -6,8 +6,12 @@ BOARD_NAME   := nucleo-f767zi
 BOARD_CPU    := -mthumb -mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard
 BOARD_DEFS   :=
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cortex-m/dwt_cycles.c \
-                common/stm32/rcc.c common/stm32/gpio.c common/stm32/usart_v2.c common/stm32/board.c
+                common/stm32/rcc.c common/stm32/iwdg.c common/stm32/gpio.c common/stm32/usart_v2.c common/stm32/board.c
 BOARD_INCS   := nucleo-f767zi common/stm32 common/cortex-m
 BOARD_LDDIRS := common/cortex-m
 # The double workspace at η = 64 (224 KiB) and the rest fit the 512 KiB of RAM.
 BOARD_MAX_ETA := 64
+# Watchdog timeout, about twice the longest request: a STEP of the cubic system at η = 64 with the sampler
+# likelihood, 6.85·10^9 instructions (benchmarks/results/firmware.md), 428 s on the core's 16 MHz HSI at
+# one instruction a cycle.
+BOARD_WATCHDOG_MS := 900000

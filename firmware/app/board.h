@@ -11,7 +11,8 @@
 /* Clocks, FPU, UART and cycle counter ready; called once before anything else. */
 void board_init(void);
 
-/* Next byte from the host link; waits until one arrives. */
+/* Next byte from the host link; waits until one arrives, kicking the watchdog while it waits (a board
+ * waiting for its host is not hung). */
 uint8_t board_getc(void);
 
 /* Sends `len` bytes to the host link and returns when the last one is queued. */
@@ -28,6 +29,17 @@ uint64_t board_cycles_read(void);
 /* What board_cycles_read counts: CYCLES_SYSTICK_ICOUNT, CYCLES_DWT or CYCLES_HOST_NS (proto.h). Not
  * const: a board may choose its counter in board_init, after checking that DWT CYCCNT counts. */
 extern uint8_t board_cycle_source;
+
+/*
+ * The watchdog. Started once with the board's timeout (BOARD_WATCHDOG_MS of its board.mk, longer than
+ * its longest request), it resets the board unless kicked at least that often; nothing stops it again.
+ * A board without one implements both as doing nothing. boards/README.md tells each board's.
+ */
+void board_watchdog_start(uint32_t ms);
+void board_watchdog_kick(void);
+
+/* Why the board last started, as board_init found it: RESET_CAUSE_* (proto.h). */
+uint8_t board_reset_cause(void);
 
 /* Board name as reported in INFO, e.g. "mps2-an500". */
 extern const char board_name[];

@@ -53,6 +53,7 @@ static message_result hello(uint8_t *a)
     a[INFO_MAX_ETA_AT] = (uint8_t)session_max_eta();
     a[INFO_REAL_BYTES_AT] = (uint8_t)UX_REAL_BYTES;
     a[INFO_CYCLE_SOURCE_AT] = board_cycle_source;
+    a[INFO_RESET_CAUSE_AT] = board_reset_cause();
     size_t board_len = wire_put_str(a + INFO_BOARD_AT, board_name);
     size_t fw_len = wire_put_str(a + INFO_FW_VERSION_AT(board_len), APP_FW_VERSION);
     a[INFO_N_SYSTEMS_AT(board_len, fw_len)] = session_system_count();

@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 3u
+#define PROTO_VERSION 4u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -52,6 +52,14 @@
 #define CYCLES_DWT 1u
 #define CYCLES_HOST_NS 2u
 
+/* reset_cause */
+#define RESET_CAUSE_UNKNOWN 0u
+#define RESET_CAUSE_POWER_ON 1u
+#define RESET_CAUSE_PIN 2u
+#define RESET_CAUSE_WATCHDOG 3u
+#define RESET_CAUSE_SOFTWARE 4u
+#define RESET_CAUSE_LOCKUP 5u
+
 /* mode */
 #define MODE_REFINED 0u
 #define MODE_PAPER 1u
@@ -80,16 +88,17 @@
 /* HELLO: empty */
 #define HELLO_BYTES 0u
 
-/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 board:str fw_version:str n_systems:u8 */
+/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 reset_cause:u8 board:str fw_version:str n_systems:u8 */
 #define INFO_PROTOCOL_AT 0u
 #define INFO_MAX_ETA_AT 2u
 #define INFO_REAL_BYTES_AT 3u
 #define INFO_CYCLE_SOURCE_AT 4u
-#define INFO_BOARD_AT 5u
-#define INFO_FW_VERSION_AT(board_len) (6u + (board_len))
-#define INFO_N_SYSTEMS_AT(board_len, fw_version_len) (7u + (board_len) + (fw_version_len))
-#define INFO_BYTES(board_len, fw_version_len) (8u + (board_len) + (fw_version_len))
-#define INFO_MIN_BYTES 8u /* every count 0, every string empty */
+#define INFO_RESET_CAUSE_AT 5u
+#define INFO_BOARD_AT 6u
+#define INFO_FW_VERSION_AT(board_len) (7u + (board_len))
+#define INFO_N_SYSTEMS_AT(board_len, fw_version_len) (8u + (board_len) + (fw_version_len))
+#define INFO_BYTES(board_len, fw_version_len) (9u + (board_len) + (fw_version_len))
+#define INFO_MIN_BYTES 9u /* every count 0, every string empty */
 
 /* CONFIGURE: system:u8 eta:u8 mode:u8 likelihood:u8 n_params:u8 params:f64[n_params] prior_kind:u8 prior_a:f64 prior_b:f64 */
 #define CONFIGURE_SYSTEM_AT 0u

@@ -24,6 +24,7 @@ class DemoResult:
     board: str
     firmware_version: str
     real_bytes: int
+    reset_cause: str
     fallbacks: int
     max_rel: float
     tolerance: str
@@ -41,7 +42,8 @@ class DemoResult:
         out = [
             f"ux-filter demo: Gordon-Salmond-Smith, {self.steps} steps (seed {seed}), η={config.eta}, "
             f"{config.mode}, {config.likelihood} likelihood",
-            f"  device     {self.board} in QEMU, firmware {self.firmware_version} ({self.real_bytes}-byte reals)",
+            f"  device     {self.board} in QEMU, firmware {self.firmware_version} ({self.real_bytes}-byte reals), "
+            f"last reset: {self.reset_cause}",
             f"  filtered   {self.steps} steps, {self.fallbacks} fallback(s)",
             f"  reference  largest relative difference {self.max_rel:.3e} (tolerance {self.tolerance}): {verdict}",
             f"  accuracy   RMSE {self.rmse:.4g}, NLL {self.nll:.4g}, CRPS {self.crps:.4g} (vs the true state)",
@@ -85,6 +87,6 @@ def run_demo(out_dir: Path, board: str = DEFAULT_BOARD, elf: Path | None = None,
     plot_dump(dump, plot_path)
     cycles = np.array([s.cycles_predict + s.cycles_update for s in dump.steps[1:]], dtype=np.int64)
     result = DemoResult(out_dir, len(dump), dump.header.board, dump.header.firmware_version, dump.header.real_bytes,
-                        summary.fallbacks, cmp.largest, cmp.policy.describe(), cmp.ok, cmp.first_bad, acc.rmse, acc.nll,
+                        dump.header.reset_cause, summary.fallbacks, cmp.largest, cmp.policy.describe(), cmp.ok, cmp.first_bad, acc.rmse, acc.nll,
                         acc.crps, cycles, dump.header.cycle_unit)
     return result, config

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import __version__
 from .config import ModelConfig
-from .protocol import CycleSource
+from .protocol import CycleSource, ResetCause
 
 FORMAT = "uxhost-dump"
 FORMAT_VERSION = 2  # 2: z null (NaN in .npz) for a step without observation; each step's log_evidence
@@ -35,6 +35,14 @@ JOURNAL_SUFFIX = ".partial.jsonl"
 # Cycle sources by the link's code (docs/protocol.md), with the unit a report should print.
 CYCLE_SOURCES = {CycleSource.SYSTICK_ICOUNT: "qemu-icount", CycleSource.DWT: "dwt", CycleSource.HOST_NS: "host-ns"}
 CYCLE_UNITS = {"qemu-icount": "virtual cycles (icount)", "dwt": "cycles", "host-ns": "ns", "none": "(none)"}
+
+
+def reset_cause_name(code: int) -> str:
+    """INFO's reset_cause as a dump header and a report write it: "power_on", "watchdog", …"""
+    try:
+        return ResetCause(code).name.lower()
+    except ValueError:
+        return f"unknown ({code})"
 
 
 class DumpError(ValueError):
@@ -49,6 +57,7 @@ class Header:
     protocol: int | None = None
     real_bytes: int = 8
     cycle_source: str = "none"
+    reset_cause: str | None = None  # why the device last started (reset_cause_name); None: no device, or an older dump
     trace: str | None = None
     trace_steps: int | None = None  # rows in the trace: more than the records when a run was cut short
     uxhost_version: str = __version__

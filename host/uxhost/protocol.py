@@ -30,6 +30,7 @@ from .protocol_spec import (  # noqa: F401 - re-exported: the protocol's numbers
     MsgType,
     ParamDomain,
     PriorKind,
+    ResetCause,
     Status,
     StepFlags,
 )
@@ -240,6 +241,7 @@ class Info(_Message):
     max_eta: int
     real_bytes: int
     cycle_source: int
+    reset_cause: int  # why the device last started (ResetCause)
     board: str
     fw_version: str
     n_systems: int  # systems built in: DESCRIBE 0 … n_systems − 1

@@ -219,15 +219,16 @@ def _user_nic_args(qemu_binary: str) -> tuple[str, ...]:
 
 
 def command(board: str, elf: Path | None, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
-            gdb_port: int | None = None) -> list[str]:
-    """The QEMU command line for `board` with its host UART on a TCP server at `port`. With `gdb_port`: empty
-    flash and the CPU halted at reset, a GDB server at that port — the image arrives the way a probe's
-    GDB server would deliver it (`uxhost flash --gdb`), and the guest starts when GDB lets it go."""
-    paused = gdb_port is not None
+            gdb_port: int | None = None, reboot: bool = False) -> list[str]:
+    """The QEMU command line for `board` with its host UART on a TCP server at `port`. With `gdb_port`, a GDB
+    server at that port; without `elf` as well: empty flash and the CPU halted at reset — the image arrives
+    the way a probe's GDB server would deliver it (`uxhost flash --gdb`), and the guest starts when GDB lets
+    it go. `reboot`: a guest reset (the watchdog's) reboots the board instead of ending QEMU."""
+    paused = elf is None
     args = [
         QEMU, "-M", machine_of(board), "-nodefaults", "-display", "none", "-monitor", "none",
         # A guest that resets itself has failed: exit so that the host notices, instead of rebooting.
-        "-no-reboot",
+        *([] if reboot else ["-no-reboot"]),
         *_nic_args(QEMU, board),
         # Booting an image, QEMU holds the guest until the host connects (wait=on); a paused machine is
         # held by GDB instead, and its UART must not block QEMU's start.
@@ -236,17 +237,21 @@ def command(board: str, elf: Path | None, port: int, icount_shift: int | None = 
         # -serial devices attach in order: the UARTs before the host one get a null backend.
         *(["-serial", "null"] * serial_index(board)), "-serial", "chardev:link",
     ]
-    args += ["-S", "-gdb", f"tcp:127.0.0.1:{gdb_port}"] if paused else ["-kernel", str(elf)]
+    args += ["-S"] if paused else ["-kernel", str(elf)]
+    if gdb_port is not None:
+        args += ["-gdb", f"tcp:127.0.0.1:{gdb_port}"]
     if icount_shift is not None:
         args += ["-icount", f"shift={icount_shift}"]
     return args
 
 
 def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
-         start_timeout: float = 10.0, gdb: bool = False) -> QemuInstance:
+         start_timeout: float = 10.0, gdb: bool = False, debug: bool = False, reboot: bool = False) -> QemuInstance:
     """Starts QEMU with the image of `board` (default: build/<board>/firmware.elf) and returns once its
     UART server listens. ``icount_shift=None`` runs without -icount (fast, cycle counts not exact).
-    ``gdb=True`` boots with an empty flash, halted, with a GDB server (see `command`): no image needed."""
+    ``gdb=True`` boots with an empty flash, halted, with a GDB server (see `command`): no image needed.
+    ``debug=True`` runs the image with a GDB server beside it; ``reboot=True`` lets a guest reset reboot
+    the board (see `command`)."""
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found: run `make deps` (Debian: apt-get install --no-install-recommends "
                         f"qemu-system-arm)")
@@ -261,9 +266,9 @@ def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | Non
     last_error = ""
     for _ in range(5):  # another process may take a port between choosing it and QEMU binding it
         port = _free_port()
-        gdb_port = _free_port() if gdb else None
+        gdb_port = _free_port() if gdb or debug else None
         log = tempfile.NamedTemporaryFile(prefix=f"qemu-{board}-", suffix=".log", delete=False)
-        process = subprocess.Popen(command(board, elf, port, icount_shift, gdb_port), stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(command(board, elf, port, icount_shift, gdb_port, reboot), stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=log)
         instance = QemuInstance(board, elf, port, icount_shift, process, log, gdb_port)
         deadline = time.monotonic() + start_timeout

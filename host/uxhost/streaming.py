@@ -25,10 +25,13 @@ class StreamSummary:
     config: object = None  # the ModelConfig that ran
     spec: object = None  # the device's description of its system
     replayed: int = 0  # steps of a resumed dump replayed (and checked bit for bit) before the run went on
+    device: str = ""  # "board, firmware version", as INFO said
+    reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
 
     def lines(self) -> list[str]:
-        out = [f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
-               f"{self.resends} resent request(s)"]
+        out = [f"device   {self.device}; last reset: {self.reset_cause}"] if self.device else []
+        out.append(f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
+                   f"{self.resends} resent request(s)")
         if self.replayed:
             out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
@@ -71,7 +74,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     `output` is touched."""
     from tqdm import tqdm
 
-    from .dump import CYCLE_SOURCES, CYCLE_UNITS, Header, open_writer
+    from .dump import CYCLE_SOURCES, CYCLE_UNITS, Header, open_writer, reset_cause_name
     from .protocol import ProtocolError, Status
 
     try:
@@ -89,7 +92,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     kept = list(resume.steps) if resume is not None else []
     header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
                     real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
-                    trace=trace_path, trace_steps=len(trace),
+                    reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=len(trace),
                     resumed_at=(resume.header.resumed_at + (len(kept),)) if resume is not None else ())
     records = []
     with tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
@@ -115,7 +118,8 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
                          np.array([r.cycles_predict for r in records[1:]], dtype=np.int64),
                          np.array([r.cycles_update for r in records], dtype=np.int64),
                          CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec,
-                         replayed=len(kept))
+                         replayed=len(kept), device=f"{info.board}, firmware {info.fw_version}",
+                         reset_cause=header.reset_cause)
 
 
 def _configure(device, info, specs, config, where):

@@ -17,7 +17,7 @@ SOURCE = "docs/protocol.toml"
 GOLDEN = "tests/golden/frames.toml"
 SCALARS = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "f64": 8}
 STRUCT_CODES = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q", "f64": "d"}
-VALUE_TABLES = ("cycle_source", "mode", "likelihood", "prior_kind", "param_domain", "status", "step_flags")
+VALUE_TABLES = ("cycle_source", "reset_cause", "mode", "likelihood", "prior_kind", "param_domain", "status", "step_flags")
 
 
 def camel(name: str) -> str:

@@ -41,6 +41,19 @@ void board_cycles_restart(void)
     clock_gettime(CLOCK_MONOTONIC, &started);
 }
 
+/* A process has no watchdog, and each one starts afresh. */
+void board_watchdog_start(uint32_t ms)
+{
+    (void)ms;
+}
+
+void board_watchdog_kick(void) {}
+
+uint8_t board_reset_cause(void)
+{
+    return RESET_CAUSE_POWER_ON;
+}
+
 uint64_t board_cycles_read(void)
 {
     struct timespec now;

@@ -25,6 +25,14 @@ def test_command_line_follows_the_link_design(tmp_path):
     assert "socket,id=link,host=127.0.0.1,port=4321,server=on,wait=on,nodelay=on" in joined
     assert "-serial chardev:link" in joined
     assert "-icount" not in qemu.command("mps2-an500", tmp_path / "fw.elf", 1, icount_shift=None)
+    # A guest reset ends QEMU, unless the watchdog's tests ask it to reboot the board.
+    assert "-no-reboot" in args
+    rebooting = qemu.command("mps2-an500", tmp_path / "fw.elf", 4321, gdb_port=1234, reboot=True)
+    assert "-no-reboot" not in rebooting
+    # A GDB server beside a running image; without an image, the CPU waits halted for one.
+    assert "-kernel" in rebooting and "tcp:127.0.0.1:1234" in rebooting and "-S" not in rebooting
+    paused = qemu.command("mps2-an500", None, 4321, gdb_port=1234)
+    assert "-kernel" not in paused and "-S" in paused and "tcp:127.0.0.1:1234" in paused
 
 
 def test_machine_settings_come_from_board_mk(tmp_path, monkeypatch):

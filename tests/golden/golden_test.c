@@ -28,6 +28,10 @@ uint8_t board_getc(void) { return 0u; }
 void board_write(const uint8_t *data, size_t len) { (void)data; (void)len; }
 void board_cycles_restart(void) {}
 uint64_t board_cycles_read(void) { return GOLDEN_CYCLES; }
+void board_watchdog_start(uint32_t ms) { (void)ms; }
+void board_watchdog_kick(void) {}
+/* Not 0, and not cycle_source's value: a field written at the wrong offset shows. */
+uint8_t board_reset_cause(void) { return RESET_CAUSE_WATCHDOG; }
 
 #ifdef GOLDEN_RECORD
 

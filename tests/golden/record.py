@@ -47,7 +47,7 @@ def described(name):
 GSS = configure("gss", 8)
 SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
 CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
-INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, "golden", FW_VERSION, len(SPECS))
+INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, len(SPECS))
 
 
 def message(m, seq, version=p.PROTOCOL_VERSION):

@@ -26,13 +26,13 @@ SPECS = uxemu.systems.SPECS
 class ReferenceDevice(FramePeer):
     """A device speaking the link protocol, with the reference filter as its firmware.
 
-    `protocol` is the version its INFO claims; `die_after` closes the connection after that many STEPs;
+    `protocol` is the version its INFO claims, `reset_cause` the reason it gives for its last start; `die_after` closes the connection after that many STEPs;
     `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG; `refuse_step`
     answers the STEP of that k with ERR_INTERNAL."""
 
     def __init__(self, protocol=p.PROTOCOL_VERSION, die_after=None, silent=False, max_eta=64,
-                 refuse_configure=False, refuse_step=None):
-        self.protocol, self.die_after, self.silent = protocol, die_after, silent
+                 refuse_configure=False, refuse_step=None, reset_cause=p.ResetCause.POWER_ON):
+        self.protocol, self.die_after, self.silent, self.reset_cause = protocol, die_after, silent, reset_cause
         self.max_eta, self.refuse_configure, self.refuse_step = max_eta, refuse_configure, refuse_step
         self.steps = 0
         self.requests = []
@@ -50,8 +50,8 @@ class ReferenceDevice(FramePeer):
 
     def _answer(self, message):
         if isinstance(message, p.Hello):
-            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, "reference-device", "ref-1",
-                          len(SPECS))
+            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, self.reset_cause,
+                          "reference-device", "ref-1", len(SPECS))
         if isinstance(message, p.Describe):  # the reference's systems, described as firmware does
             return system_message(SPECS[list(SPECS)[message.index]])
         if isinstance(message, p.Configure) and self.refuse_configure:
@@ -131,6 +131,7 @@ def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, ca
     h = dump.header
     assert (h.config.system, h.config.eta, h.config.mode, h.config.likelihood) == ("gss", 8, "refined", "kernel")
     assert (h.board, h.firmware_version, h.real_bytes, h.cycle_source) == ("reference-device", "ref-1", 8, "host-ns")
+    assert h.reset_cause == "power_on"
     assert h.trace == str(trace) and h.trace_steps == 12
     assert len(dump) == 12
     np.testing.assert_array_equal(dump.truth, rows.x)
@@ -138,6 +139,17 @@ def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, ca
     code, stdout, _ = run_cli(capsys, "validate", out)
     assert code == 0
     assert "within tolerance 1e-09 on every step: OK" in stdout
+
+
+def test_stream_reports_why_the_device_last_started(device, trace, tmp_path, capsys):
+    # A device whose watchdog reset it says so in INFO: the report shows it and the dump keeps it.
+    dev = device(reset_cause=p.ResetCause.WATCHDOG)
+    out = tmp_path / "d.jsonl"
+    code, stdout, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "gss", "--eta", 4, "-o", out)
+    assert code == 0, err
+    assert "device   reference-device, firmware ref-1; last reset: watchdog" in stdout
+    assert load_dump(out).header.reset_cause == "watchdog"
+    assert json.loads(out.read_text().splitlines()[0])["reset_cause"] == "watchdog"
 
 
 def test_stream_sends_the_chosen_configuration(device, trace, tmp_path, capsys):

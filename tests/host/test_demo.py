@@ -37,6 +37,7 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert code == 0, err
     lines = stdout.splitlines()
     assert lines[0] == "ux-filter demo: Gordon-Salmond-Smith, 20 steps (seed 2026), η=16, refined, kernel likelihood"
+    assert lines[1].startswith("  device     mps2-an500 in QEMU, firmware ") and lines[1].endswith("last reset: power_on")
     assert "(tolerance 1e-09): OK" in lines[3]
     assert lines[4].startswith("  accuracy   RMSE ")
     assert lines[5].startswith("  latency    virtual cycles (icount) per step (predict + update): median ")

@@ -42,7 +42,7 @@ def peer():
         s.close()
 
 
-INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, 0, "fake", "0.0", 3)
+INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, 0, p.ResetCause.POWER_ON, "fake", "0.0", 3)
 
 
 def test_hello_returns_info(peer):
@@ -157,7 +157,7 @@ def test_missing_port_names_the_url():
 
 
 def test_protocol_version_mismatch_in_info(peer):
-    other = p.Info(p.PROTOCOL_VERSION + 1, 64, 8, 0, "fake", "9.9", 3)
+    other = p.Info(p.PROTOCOL_VERSION + 1, 64, 8, 0, p.ResetCause.POWER_ON, "fake", "9.9", 3)
     with link.Device.open(peer(lambda f, m, n: p.encode(other, f.seq)).url, timeout=2) as dev:
         with pytest.raises(link.VersionMismatch, match=f"protocol {p.PROTOCOL_VERSION + 1}"):
             dev.hello()

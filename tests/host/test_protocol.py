@@ -131,7 +131,7 @@ text = st.text(max_size=40).filter(lambda s: len(s.encode()) <= 255)
 
 messages = st.one_of(
     st.just(p.Hello()),
-    st.builds(p.Info, u16, u8, st.sampled_from([4, 8]), u8, text, text, u8),
+    st.builds(p.Info, u16, u8, st.sampled_from([4, 8]), u8, u8, text, text, u8),
     st.builds(p.Configure, u8, u8, u8, u8, st.lists(finite, max_size=8).map(tuple), u8, finite, finite),
     st.builds(p.Configured, u8, u32),
     st.integers(1, 64).flatmap(
@@ -196,9 +196,10 @@ def test_posterior_cycles_are_u64_where_the_specification_puts_them():
 
 
 def test_info_strings_are_length_prefixed_and_systems_are_counted():
-    payload = p.Info(2, 64, 8, 0, "ab", "xyz", 3).pack()
-    assert payload == b"\x02\x00\x40\x08\x00\x02ab\x03xyz\x03"
-    assert p.Info.unpack(payload).n_systems == 3
+    payload = p.Info(4, 64, 8, 0, p.ResetCause.WATCHDOG, "ab", "xyz", 3).pack()
+    assert payload == b"\x04\x00\x40\x08\x00\x03\x02ab\x03xyz\x03"
+    back = p.Info.unpack(payload)
+    assert back.n_systems == 3 and back.reset_cause == p.ResetCause.WATCHDOG
 
 
 def test_system_description_round_trips_with_strings_in_its_records():

@@ -25,17 +25,19 @@ void cmsdk_uart_init(uintptr_t base, uint32_t bauddiv)
     REG(base, UART_CTRL) = CTRL_TX_EN | CTRL_RX_EN;
 }
 
-uint8_t cmsdk_uart_getc(uintptr_t base)
+int cmsdk_uart_try_getc(uintptr_t base, uint8_t *byte)
 {
-    uint32_t state;
-    while (((state = REG(base, UART_STATE)) & STATE_RX_FULL) == 0u) {
+    uint32_t state = REG(base, UART_STATE);
+    if ((state & STATE_RX_FULL) == 0u) {
         /* A lost byte cannot be recovered here; clearing the flag keeps the receiver running and the
          * frame's CRC or COBS check reports the damage to the host. */
         if (state & STATE_RX_OVERRUN) {
             REG(base, UART_STATE) = STATE_RX_OVERRUN;
         }
+        return 0;
     }
-    return (uint8_t)REG(base, UART_DATA);
+    *byte = (uint8_t)REG(base, UART_DATA);
+    return 1;
 }
 
 void cmsdk_uart_write(uintptr_t base, const uint8_t *data, size_t len)

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 void cmsdk_uart_init(uintptr_t base, uint32_t bauddiv);
-uint8_t cmsdk_uart_getc(uintptr_t base);
+/* 1 and the next received byte in *byte, or 0 at once when none has arrived. */
+int cmsdk_uart_try_getc(uintptr_t base, uint8_t *byte);
 void cmsdk_uart_write(uintptr_t base, const uint8_t *data, size_t len);
 
 #endif /* CMSDK_UART_H */

@@ -31,9 +31,12 @@ static volatile uint32_t wraps;
 
 void SysTick_Handler(void);
 
+__attribute__((weak)) void systick_wrapped(void) {}
+
 void SysTick_Handler(void)
 {
     wraps++;
+    systick_wrapped();
 }
 
 void systick_cycles_restart(void)

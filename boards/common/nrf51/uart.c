@@ -42,20 +42,22 @@ void nrf51_uart_init(uint32_t txd_pin, uint32_t rxd_pin, uint32_t baudrate)
     REG(TASKS_STARTTX) = 1u;
 }
 
-uint8_t nrf51_uart_getc(void)
+int nrf51_uart_try_getc(uint8_t *byte)
 {
-    while (REG(EVENTS_RXDRDY) == 0u) {
+    if (REG(EVENTS_RXDRDY) == 0u) {
         /* An overrun or framing error cannot be undone here; clearing it keeps the receiver running and
          * the frame's CRC or COBS check reports the damage to the host. */
         if (REG(EVENTS_ERROR) != 0u) {
             REG(EVENTS_ERROR) = 0u;
             REG(ERRORSRC) = REG(ERRORSRC);
         }
+        return 0;
     }
     /* Clear the event before reading RXD: reading it lets the next byte of the receive FIFO into RXD
      * and raises RXDRDY again (§29.6, "UART reception"). */
     REG(EVENTS_RXDRDY) = 0u;
-    return (uint8_t)REG(RXD);
+    *byte = (uint8_t)REG(RXD);
+    return 1;
 }
 
 void nrf51_uart_write(const uint8_t *data, size_t len)

@@ -10,7 +10,8 @@
 /* 8N1, no flow control, on GPIO pins `txd_pin` and `rxd_pin`; `baudrate` is a BAUDRATE register value
  * (RM §29.10.10, e.g. NRF51_BAUD_115200). */
 void nrf51_uart_init(uint32_t txd_pin, uint32_t rxd_pin, uint32_t baudrate);
-uint8_t nrf51_uart_getc(void);
+/* 1 and the next received byte in *byte, or 0 at once when none has arrived. */
+int nrf51_uart_try_getc(uint8_t *byte);
 void nrf51_uart_write(const uint8_t *data, size_t len);
 
 #define NRF51_BAUD_115200 0x01D7E000u

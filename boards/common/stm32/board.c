@@ -1,22 +1,41 @@
 /*
  * board.c — an STM32 part whose host link is one USART (SR/DR layout). The part's numbers come from
  * stm32_board.h in the board's own folder: which USART, its RCC enable bit and its clock.
+ *
+ * Watchdog: the IWDG resets the chip at most 33 s after its last refresh (iwdg.h), far less than the
+ * longest request at the 16 MHz the core keeps from reset (boards/README.md), so SysTick's handler
+ * stretches it: each kick grants `wraps_granted` SysTick wraps (2^24 cycles, 1.05 s at 16 MHz), during
+ * which the handler refreshes the IWDG; once they are spent it stops, and the IWDG resets the chip. A core
+ * that no longer takes interrupts stops refreshing at once. QEMU models no IWDG (hw/arm/stm32f405_soc.c:
+ * an unimplemented device): there this code runs, but nothing resets.
  */
 #include "board.h"
 #include "dwt_cycles.h"
 #include "gpio.h"
+#include "iwdg.h"
 #include "rcc.h"
 #include "stm32_board.h"
+#include "systick_cycles.h"
 #include "usart.h"
 
 #ifndef BOARD_NAME
 #error "board.mk defines BOARD_NAME"
 #endif
 
+/* SysTick wraps every 2^24 cycles of the 16 MHz HSI: 1,048.576 ms = 131,072 / 125 ms. */
+#define WRAP_MS_NUM 131072u
+#define WRAP_MS_DEN 125u
+#define WATCHDOG_MAX_MS 34359738u /* the largest ms whose product with WRAP_MS_DEN fits 32 bits */
+
 const char board_name[] = BOARD_NAME;
+
+static uint8_t reset_cause;
+static uint32_t wraps_granted;       /* SysTick wraps a kick allows; 0 until the watchdog starts */
+static volatile uint32_t wraps_left; /* of those, not spent yet */
 
 void board_init(void)
 {
+    reset_cause = stm32_rcc_reset_cause();
 #ifdef HOST_PINS_GPIO_BASE
     /* Real silicon: the USART reaches the ST-LINK's virtual COM port through two alternate-function
      * pins (QEMU's machines route the USART without them, so their boards leave this out). */
@@ -30,12 +49,47 @@ void board_init(void)
     board_cycles_restart();
 }
 
+uint8_t board_reset_cause(void)
+{
+    return reset_cause;
+}
+
 uint8_t board_getc(void)
 {
-    return stm32_usart_getc(HOST_USART_BASE);
+    uint8_t byte;
+    while (!stm32_usart_try_getc(HOST_USART_BASE, &byte)) {
+        board_watchdog_kick(); /* waiting for the host is not a hang */
+    }
+    return byte;
 }
 
 void board_write(const uint8_t *data, size_t len)
 {
     stm32_usart_write(HOST_USART_BASE, data, len);
+}
+
+void board_watchdog_start(uint32_t ms)
+{
+    if (ms > WATCHDOG_MAX_MS) {
+        ms = WATCHDOG_MAX_MS;
+    }
+    wraps_granted = (ms * WRAP_MS_DEN + WRAP_MS_NUM - 1u) / WRAP_MS_NUM;
+    wraps_left = wraps_granted;
+    stm32_iwdg_start();
+}
+
+/* Refreshing an IWDG that has not started does nothing (only KEY_START starts it). */
+void board_watchdog_kick(void)
+{
+    wraps_left = wraps_granted;
+    stm32_iwdg_refresh();
+}
+
+/* At every SysTick wrap, inside measurements too: kept to a handful of instructions. */
+void systick_wrapped(void)
+{
+    if (wraps_left > 0u) {
+        wraps_left--;
+        stm32_iwdg_refresh();
+    }
 }

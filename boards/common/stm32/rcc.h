@@ -17,4 +17,8 @@
 /* Sets bit `bit` of the enable register at offset `enr`. */
 void stm32_rcc_enable(uint32_t enr, uint32_t bit);
 
+/* The reset flags of RCC_CSR as RESET_CAUSE_* (proto.h), then cleared, so that the next start reports
+ * its own. */
+uint8_t stm32_rcc_reset_cause(void);
+
 #endif /* STM32_RCC_H */

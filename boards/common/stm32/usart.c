@@ -29,17 +29,19 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
     REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE;
 }
 
-uint8_t stm32_usart_getc(uintptr_t base)
+int stm32_usart_try_getc(uintptr_t base, uint8_t *byte)
 {
-    uint32_t sr;
-    while (((sr = REG(base, USART_SR)) & SR_RXNE) == 0u) {
+    uint32_t sr = REG(base, USART_SR);
+    if ((sr & SR_RXNE) == 0u) {
         /* ORE without RXNE: a byte was lost. Reading SR then DR clears ORE (§30.6.1) and keeps the
          * receiver going; the frame's CRC or COBS check reports the damage to the host. */
         if (sr & SR_ORE) {
             (void)REG(base, USART_DR);
         }
+        return 0;
     }
-    return (uint8_t)REG(base, USART_DR);
+    *byte = (uint8_t)REG(base, USART_DR);
+    return 1;
 }
 
 void stm32_usart_write(uintptr_t base, const uint8_t *data, size_t len)

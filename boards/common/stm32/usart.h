@@ -11,7 +11,8 @@
 
 /* 8N1 at `baud` from a USART kernel clock of `pclk_hz`; the USART's RCC clock must already be on. */
 void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud);
-uint8_t stm32_usart_getc(uintptr_t base);
+/* 1 and the next received byte in *byte, or 0 at once when none has arrived. */
+int stm32_usart_try_getc(uintptr_t base, uint8_t *byte);
 void stm32_usart_write(uintptr_t base, const uint8_t *data, size_t len);
 
 #endif /* STM32_USART_H */

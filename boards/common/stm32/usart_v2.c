@@ -31,16 +31,18 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
     REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE;
 }
 
-uint8_t stm32_usart_getc(uintptr_t base)
+int stm32_usart_try_getc(uintptr_t base, uint8_t *byte)
 {
-    uint32_t isr;
-    while (((isr = REG(base, USART_ISR)) & ISR_RXNE) == 0u) {
+    uint32_t isr = REG(base, USART_ISR);
+    if ((isr & ISR_RXNE) == 0u) {
         /* An overrun stops reception until ORE is cleared; the frame's CRC reports the loss. */
         if (isr & ISR_ORE) {
             REG(base, USART_ICR) = ICR_ORECF;
         }
+        return 0;
     }
-    return (uint8_t)REG(base, USART_RDR);
+    *byte = (uint8_t)REG(base, USART_RDR);
+    return 1;
 }
 
 void stm32_usart_write(uintptr_t base, const uint8_t *data, size_t len)
