@@ -169,6 +169,10 @@ class DamagingProxy:
     def close(self) -> None:
         """Stops listening and ends the connection being relayed."""
         self._closed = True
+        try:
+            self._server.shutdown(socket.SHUT_RDWR)  # wakes the accept() in progress (close alone may not)
+        except OSError:
+            pass
         self._server.close()
         for s in self._open:
             try:
