@@ -1,6 +1,6 @@
 """The soak: a long stream to the firmware in QEMU through a link that damages its frames.
 
-Streams a simulated trace (default: 10⁵ steps of the Gordon–Salmond–Smith system at η = 8, refined,
+Streams a simulated trace (default: 10⁵ steps of the Gordon–Salmond–Smith system at η = 4, refined,
 kernel likelihood) to mps2-an500 with `uxhost stream`'s own code (uxhost.streaming.stream_trace), through
 uxhost.damaging_proxy flipping a byte of, dropping or duplicating 10 % of the frames in each direction.
 Every posterior is compared, as it arrives, with the host build of the same C core running the trace on
@@ -13,16 +13,17 @@ POSTERIOR answers), and rewrites the results, so a run cut short leaves what it 
 dump is also checked by `uxhost validate` (the Python reference, 1e-9).
 
 Why this configuration: GSS's posterior is bimodal and its update the most sensitive to a lost or doubled
-step; η = 8 is the largest the smallest board holds. Under QEMU a step is wire-bound (the POSTERIOR of
-η = 8 is ~200 bytes at the UART's pace: ~18 ms a step), so the resend timeout is what decides the wall
-time: each of the ~8,000 dropped frames of 10⁵ steps costs one. 0.1 s is five times the median clean
-round trip and above its 99.9th percentile (measured first, without the proxy, and reported); an answer
-later than that costs only a resend answered from memory. 40 retries give 4.1 s of patience: four times
-the slowest clean round trip measured on this shared machine (1.08 s; with 10 retries, 1.1 s, such a
-stall ended a run at step 2,845), and far beyond a run of damaged attempts (each ~13 % likely at 10 %
-damage both ways).
+step. Under QEMU a step is wire-bound — the UART sends its answer a byte at a time, ~0.1 ms each on this
+machine — so what decides the wall time is the answer's size and the resend timeout. η = 4 (a 122-byte
+POSTERIOR; η = 8's is 186) is what fits 10⁵ steps into the time on a busy shared machine: at η = 8 the
+run measured 89 ms a step under load (16,358 steps in 24 min). Every dropped frame costs a timeout:
+0.1 s is four times the median clean round trip (measured first, without the proxy, and reported); an
+answer later than that costs only a resend answered from memory. 300 retries give 30 s of patience:
+the clean round trip's tail on this shared machine reaches 0.5–1.1 s, and two runs with less patience
+(1.1 s and 4.1 s) were ended at steps 2,845 and 16,358 by a silence that long, QEMU still running — a
+run of damaged attempts (each ~13 % likely at 10 % damage both ways) is far rarer.
 
-    .venv/bin/python benchmarks/soak.py                 # the full soak (~1 h); results → benchmarks/results/soak.*
+    .venv/bin/python benchmarks/soak.py                 # the full soak (1–2 h); results → benchmarks/results/soak.*
     .venv/bin/python benchmarks/soak.py --steps 300 --out /tmp/soak   # a quick look
 """
 from __future__ import annotations
@@ -317,12 +318,12 @@ def main(argv=None) -> int:
     ap.add_argument("--board", default=qemu.DEFAULT_BOARD, choices=qemu.boards())
     ap.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
     ap.add_argument("--system", default="gss", choices=systems.with_twin())
-    ap.add_argument("--eta", type=int, default=8)
+    ap.add_argument("--eta", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1, help="seed of the simulated trace")
     ap.add_argument("--rate", type=float, default=0.1, help="fraction of frames damaged in each direction")
     ap.add_argument("--proxy-seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=0.1, help="seconds before a request is resent")
-    ap.add_argument("--retries", type=int, default=40, help="resends of a request before the device is given up")
+    ap.add_argument("--retries", type=int, default=300, help="resends of a request before the device is given up")
     ap.add_argument("--block", type=int, default=1000, help="steps per sample (default: %(default)s)")
     ap.add_argument("--calibrate", type=int, default=1000,
                     help="steps of the clean round-trip measurement first (0: none)")
