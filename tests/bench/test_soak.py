@@ -36,7 +36,7 @@ def test_tiny_soak_streams_checks_and_writes_consistent_results(soak, tmp_path):
 
     assert record["status"] == "done" and record["steps"] == 60
     assert record["mismatched"] == 0 and record["first_mismatch"] is None and record["validate_ok"]
-    assert record["largest_difference"] <= 1e-9
+    assert record["largest_difference"] <= 1e-9 and record["atoms_differ"] == 0
     assert [s["steps"] for s in record["samples"]] == [int(r["steps"]) for r in rows] == [20, 40, 60]
     assert [s["rss_kib"] for s in record["samples"]] == [int(r["rss_kib"]) for r in rows]
     to_device = record["proxy"]["to_device"]
