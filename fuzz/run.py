@@ -3,7 +3,12 @@ them (fuzz/seeds.py), runs each for a bounded number of executions and writes th
 coverage, findings — to benchmarks/results/fuzz.md. A finding is copied to tests/fuzz/findings/<harness>/,
 where `make test` replays it (tests/fuzz/test_fuzz_replay.py) until it is fixed and kept as a test.
 
-    .venv/bin/python fuzz/run.py [--runs N] [--harness frames|core]
+A last stage, `qemu`, sends mutated golden frames to the firmware itself in QEMU (fuzz/mutated_frames.py:
+every answer must be a valid frame, the device must never stop answering, and a stream on the same device
+must then validate); its figures are the results file's last section, which each stage keeps when the
+other rewrites its own.
+
+    .venv/bin/python fuzz/run.py [--runs N] [--harness frames|core|qemu] [--qemu-frames N]
 """
 from __future__ import annotations
 
@@ -101,26 +106,113 @@ def report(results: list[dict], runs: int, cc: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --------------------------------------------------------------------------------------------------
+# The qemu stage: mutated golden frames into the firmware in QEMU
+
+QEMU_SECTION = "<!-- qemu stage: fuzz/run.py --harness qemu rewrites from here to the end -->"
+
+
+def run_qemu(board: str, frames: int, seed: int, stream_steps: int) -> dict:
+    """`frames` mutated frames into `board`'s firmware in QEMU, then a stream on the same device,
+    validated. Builds the image first (incrementally), as the QEMU tests do."""
+    import tempfile
+
+    import mutated_frames
+    from uxhost import link, qemu
+
+    build = subprocess.run(["make", "-s", "-C", str(FIRMWARE), "arm", f"BOARD={board}",
+                            f"BUILD={qemu.image_path(board).parent}"], capture_output=True, text=True)
+    if build.returncode != 0:
+        raise SystemExit(f"fuzz: building the firmware for {board} failed:\n{build.stdout}\n{build.stderr}")
+    t0 = time.time()
+    result = dict(board=board, frames=frames, seed=seed, failure=None, validated=None)
+    with qemu.boot(board) as instance, link.Device.open(instance.url, timeout=10) as device:
+        try:
+            tally = mutated_frames.run(device, frames, seed)
+        except mutated_frames.OracleFailure as exc:
+            result.update(failure=str(exc), seconds=time.time() - t0)
+            return result
+        with tempfile.TemporaryDirectory() as tmp:
+            cmp = mutated_frames.stream_validates(device, Path(tmp) / "stream.jsonl", stream_steps)
+        result.update(tally=tally, stream_steps=stream_steps, validated=cmp.ok, largest=cmp.largest,
+                      alive=instance.alive(), seconds=time.time() - t0)
+    return result
+
+
+def report_qemu(r: dict) -> str:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=ROOT).stdout.strip()
+    lines = [QEMU_SECTION, "", "## Mutated frames into the firmware in QEMU (`--harness qemu`)", "",
+             f"The golden frames' requests mutated (fuzz/mutated_frames.py, seed {r['seed']}) and sent one at a time "
+             f"to the firmware on {r['board']} in QEMU, each after a RESET (and a STEP after its case's CONFIGURE); "
+             f"every answer must be one valid frame of the protocol with the seq the request earned; then a stream "
+             f"on the same device must validate. Commit {commit}.", ""]
+    if r["failure"]:
+        return "\n".join(lines + [f"**FAILED**: {r['failure']}"]) + "\n"
+    t = r["tally"]
+    answers = ", ".join(f"{name} {n:,}" for name, n in sorted(t.answers.items(), key=lambda kv: -kv[1]))
+    lines += ["| measure | value |", "|---|---|",
+              f"| mutated frames | {t.mutated_frames:,} ({', '.join(f'{k} {n:,}' for k, n in t.mutated.items())}) |",
+              f"| of them with a valid CRC (answered by the message decoder) | {t.reached_decoder:,} |",
+              f"| frames sent in all (with the RESETs and CONFIGUREs before them) | {t.frames_sent:,} |",
+              f"| answers, every one a valid frame with the expected seq | {answers} |",
+              "| answers missing or invalid | 0 |",
+              f"| then a stream of {r['stream_steps']} steps (GSS) on the same device | "
+              f"{'validates' if r['validated'] else 'DOES NOT validate'} (largest relative difference "
+              f"{r['largest']:.1e}) |",
+              f"| QEMU still running at the end | {'yes' if r['alive'] else 'no'} |",
+              f"| time | {r['seconds']:.0f} s |"]
+    return "\n".join(lines) + "\n"
+
+
+def write_part(path: Path, text: str, qemu_stage: bool) -> None:
+    """Rewrites the libFuzzer part (everything before QEMU_SECTION) or the qemu stage's section of the
+    results file, keeping the other part."""
+    old = path.read_text() if path.exists() else ""
+    head, marker, tail = old.partition(QEMU_SECTION)
+    head, tail = head.rstrip("\n"), (marker + tail).strip("\n")
+    parts = [head, text.strip("\n")] if qemu_stage else [text.strip("\n"), tail]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n\n".join(part for part in parts if part) + "\n")
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description="bounded libFuzzer campaign over the link and the core")
+    ap = argparse.ArgumentParser(description="bounded libFuzzer campaign over the link and the core, and mutated "
+                                             "frames into the firmware in QEMU")
     ap.add_argument("--runs", type=int, default=1_000_000, help="executions per harness (default: %(default)s)")
-    ap.add_argument("--harness", choices=sorted(SOURCES), action="append", help="only these (default: all)")
+    ap.add_argument("--harness", choices=sorted(SOURCES) + ["qemu"], action="append",
+                    help="only these (default: all; qemu: mutated golden frames into the firmware in QEMU)")
     ap.add_argument("--max-seconds", type=int, default=1200, help="time bound per harness (default: %(default)s)")
+    ap.add_argument("--qemu-frames", type=int, default=10_000, help="mutated frames of the qemu stage "
+                                                                     "(default: %(default)s)")
+    ap.add_argument("--qemu-board", default="mps2-an500", help="board of the qemu stage (default: %(default)s)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the qemu stage's mutations (default: %(default)s)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz.md")
     args = ap.parse_args()
-    cc = clang()
-    results = []
-    for harness in args.harness or sorted(SOURCES):
-        exe = build(harness, cc)
-        print(f"fuzz: {harness}: {args.runs:,} executions …", flush=True)
-        r = run(harness, exe, args.runs, 4096 if harness == "frames" else 512, args.max_seconds)
-        print(f"fuzz: {harness}: {r['executions']:,} executions, coverage {r['coverage']}, "
-              f"{len(r['findings'])} finding(s), {r['seconds']:.0f} s", flush=True)
-        results.append(r)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report(results, args.runs, cc))
+    stages = args.harness or sorted(SOURCES) + ["qemu"]
+    failed = False
+    harnesses = [h for h in stages if h in SOURCES]
+    if harnesses:
+        cc = clang()
+        results = []
+        for harness in harnesses:
+            exe = build(harness, cc)
+            print(f"fuzz: {harness}: {args.runs:,} executions …", flush=True)
+            r = run(harness, exe, args.runs, 4096 if harness == "frames" else 512, args.max_seconds)
+            print(f"fuzz: {harness}: {r['executions']:,} executions, coverage {r['coverage']}, "
+                  f"{len(r['findings'])} finding(s), {r['seconds']:.0f} s", flush=True)
+            results.append(r)
+        write_part(args.out, report(results, args.runs, cc), qemu_stage=False)
+        failed = any(r["findings"] for r in results)
+    if "qemu" in stages:
+        print(f"fuzz: qemu: {args.qemu_frames:,} mutated frames into {args.qemu_board} …", flush=True)
+        r = run_qemu(args.qemu_board, args.qemu_frames, args.seed, stream_steps=100)
+        print(f"fuzz: qemu: {r['failure'] or 'every answer valid'}; stream "
+              f"{'validates' if r['validated'] else 'not validated'}; {r['seconds']:.0f} s", flush=True)
+        write_part(args.out, report_qemu(r), qemu_stage=True)
+        failed = failed or bool(r["failure"]) or not r["validated"] or not r.get("alive")
     print(f"fuzz: wrote {args.out}")
-    return 1 if any(r["findings"] for r in results) else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

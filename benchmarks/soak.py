@@ -1,0 +1,358 @@
+"""The soak: a long stream to the firmware in QEMU through a link that damages its frames.
+
+Streams a simulated trace (default: 10⁵ steps of the Gordon–Salmond–Smith system at η = 4, refined,
+kernel likelihood) to mps2-an500 with `uxhost stream`'s own code (uxhost.streaming.stream_trace), through
+uxhost.damaging_proxy flipping a byte of, dropping or duplicating 10 % of the frames in each direction.
+Every posterior is compared, as it arrives, with the host build of the same C core running the trace on
+its own (uxemu.native), by uxhost.validate's measure: a step lost or applied twice moves that posterior's
+mean and law, and the later ones', far outside the double build's 1e-9. (They are not all bit-identical:
+the board and the host call different maths libraries, newlib's and glibc's, whose exp, log and cos may
+differ in the last bit; the bit-identical steps are counted, and so are the steps whose atoms differ
+while the law does not: atoms of negligible weight that one side keeps and the other does not.) Every
+`--block` steps it samples the host's RSS, the link's resends, the proxy's counts, the wall time and
+the block's virtual cycles per step (predict + update, from the POSTERIOR answers), and rewrites the
+results, so a run cut short leaves what it measured. At the end the dump is also checked by
+`uxhost validate` (the Python reference, 1e-9).
+
+Why this configuration: GSS's posterior is bimodal and its update the most sensitive to a lost or doubled
+step. Under QEMU a step is wire-bound — the UART sends its answer a byte at a time, ~0.1 ms each on this
+machine — so what decides the wall time is the answer's size and the resend timeout. η = 4 (a 122-byte
+POSTERIOR; η = 8's is 186) is what fits 10⁵ steps into the time on a busy shared machine: at η = 8 the
+run measured 89 ms a step under load (16,358 steps in 24 min). Every dropped frame costs a timeout:
+0.1 s is four times the median clean round trip (measured first, without the proxy, and reported); an
+answer later than that costs only a resend answered from memory. 300 retries give 30 s of patience:
+the clean round trip's tail on this shared machine reaches 0.5–1.1 s, and two runs with less patience
+(1.1 s and 4.1 s) were ended at steps 2,845 and 16,358 by a silence that long, QEMU still running — a
+run of damaged attempts (each ~13 % likely at 10 % damage both ways) is far rarer.
+
+    .venv/bin/python benchmarks/soak.py                 # the full soak (1–2 h); results → benchmarks/results/soak.*
+    .venv/bin/python benchmarks/soak.py --steps 300 --out /tmp/soak   # a quick look
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import resource
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import systems, traces
+from uxhost import link, qemu
+from uxhost.config import ModelConfig
+from uxhost.damaging_proxy import DamagingProxy
+from uxhost.dump import StepRecord
+from uxhost.elf import check_board
+from uxhost.errors import UserError
+from uxhost.streaming import stream_trace
+from uxhost.validate import DOUBLE_RTOL, NativeReference, step_differences
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+DUMP = ROOT / "build" / "soak" / "soak.jsonl"
+
+
+@dataclass
+class Sample:
+    """The state of the run after `steps` steps, and the block of steps that ended there."""
+
+    steps: int
+    wall_s: float
+    rss_kib: int  # the host process's resident set now
+    resends: int  # the link's resends so far
+    mismatched: int  # steps so far whose mean, law or status is not the reference's (within 1e-9)
+    damaged_to_device: int  # frames the proxy damaged so far, host → device
+    damaged_to_host: int
+    cycles_median: float  # virtual cycles per step (predict + update) over this block
+    cycles_max: int
+
+
+@dataclass
+class Soak:
+    """What the run measures, kept small: per-block aggregates only, never the steps themselves."""
+
+    settings: dict
+    samples: list[Sample] = field(default_factory=list)
+    status: str = "running"
+    steps: int = 0
+    # Steps whose status, mean, law (W1) or log evidence is not the reference's within 1e-9: what a lost or
+    # doubled step does. The atoms are counted apart: atoms of negligible weight that one build keeps and
+    # the other does not change the atom count and the variance's last digits, not the law.
+    mismatched: int = 0
+    first_mismatch: int | None = None  # k of the first of them
+    largest_difference: float = 0.0  # the largest relative difference of mean and law (uxhost.validate's measure)
+    atoms_differ: int = 0  # steps whose atoms (count, positions, weights) or variance are outside 1e-9
+    first_atoms_differ: int | None = None
+    bit_identical: int = 0  # steps whose posterior has the reference's very bits
+    proxy: dict = field(default_factory=dict)
+    resends: int = 0
+    requests: int | None = None  # requests the host sent once each (HELLO, DESCRIBE…, CONFIGURE, STEPs)
+    wall_s: float = 0.0
+    validate: str | None = None  # `uxhost validate`'s verdict line
+    validate_ok: bool | None = None
+    clean_round_trip_ms: dict = field(default_factory=dict)
+
+
+def rss_kib() -> int:
+    """This process's resident set size now (VmRSS), KiB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # pragma: no cover - not Linux
+
+
+def _bits(values) -> bytes:
+    return np.asarray(values, dtype=np.float64).tobytes()
+
+
+class Checked:
+    """The device as stream_trace drives it; each POSTERIOR is compared with the reference's step and
+    counted into the run's blocks on its way back."""
+
+    def __init__(self, device: link.Device, reference: NativeReference, trace, soak: Soak, on_block):
+        self._device, self._reference, self._trace, self._soak = device, reference, trace, soak
+        self._on_block = on_block
+        self._cycles: list[int] = []
+        self.n_systems = 0  # what the device's INFO says: one DESCRIBE each
+
+    def __getattr__(self, name):
+        return getattr(self._device, name)
+
+    def hello(self, *args, **kwargs):
+        info = self._device.hello(*args, **kwargs)
+        self.n_systems = info.n_systems
+        return info
+
+    def step(self, k, predict, u, evidence_z, *args, **kwargs):
+        post = self._device.step(k, predict, u, evidence_z, *args, **kwargs)
+        ref = self._reference
+        status = ref.step(k, evidence_z, u, predict)
+        nat, atoms = ref.filter, ref.filter.posterior()
+        record = StepRecord(k, u, math.nan, None, post.status, post.mean, post.var, post.x, post.w,
+                            log_evidence=post.log_evidence)
+        diffs = step_differences(record, status, ref.posterior, ref.log_evidence)
+        worst = max(diffs["status"], diffs["mean"], diffs["law"], diffs["log_evidence"])
+        soak = self._soak
+        soak.steps += 1
+        soak.largest_difference = max(soak.largest_difference, worst)
+        if not worst <= DOUBLE_RTOL:
+            soak.mismatched += 1
+            if soak.first_mismatch is None:
+                soak.first_mismatch = k
+        if not max(diffs.values()) <= DOUBLE_RTOL:
+            soak.atoms_differ += 1
+            if soak.first_atoms_differ is None:
+                soak.first_atoms_differ = k
+        soak.bit_identical += (post.status == status and _bits([post.mean, post.var, post.log_evidence])
+                               == _bits([nat.mean(), nat.var(), nat.log_evidence()])
+                               and _bits(post.x) == _bits(atoms.x) and _bits(post.w) == _bits(atoms.w))
+        self._cycles.append(post.cycles_predict + post.cycles_update)
+        if soak.steps % soak.settings["block"] == 0 or soak.steps == len(self._trace):
+            self._on_block(self._cycles)
+            self._cycles = []
+        return post
+
+
+def run(args) -> Soak:
+    model = systems.get(args.system)
+    spec = systems.spec(args.system)
+    trace = traces.simulate(model, args.steps, np.random.default_rng(args.seed))
+    config = ModelConfig(spec.name, tuple(model.params), args.eta, "refined", "kernel", "gaussian",
+                         model.prior.mu, model.prior.sigma)
+    settings = dict(board=args.board, system=args.system, eta=args.eta, mode=config.mode,
+                    likelihood=config.likelihood, steps=args.steps, trace_seed=args.seed, rate=args.rate,
+                    proxy_seed=args.proxy_seed, timeout_s=args.timeout, retries=args.retries, block=args.block,
+                    icount_shift=qemu.DEFAULT_ICOUNT_SHIFT, machine=f"{platform.machine()}, {os.cpu_count()} CPUs",
+                    commit=_commit())
+    soak = Soak(settings)
+    image = qemu.find_firmware(args.board, args.elf)
+    check_board(image, args.board)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    soak.clean_round_trip_ms = clean_round_trips(args.board, image, config, trace, args.calibrate)
+    write(soak, out)
+
+    t0 = time.monotonic()
+    with (qemu.boot(args.board, image) as instance,
+          DamagingProxy(instance.url, rate=args.rate, seed=args.proxy_seed) as proxy,
+          link.Device.open(proxy.url, timeout=args.timeout, retries=args.retries) as device):
+
+        def on_block(cycles):
+            soak.wall_s = time.monotonic() - t0
+            soak.resends = device.resends
+            soak.proxy = {d: c.as_dict() for d, c in proxy.counts.items()}
+            soak.samples.append(Sample(soak.steps, round(soak.wall_s, 3), rss_kib(), device.resends, soak.mismatched,
+                                       proxy.counts["to_device"].damaged, proxy.counts["to_host"].damaged,
+                                       float(statistics.median(cycles)), int(max(cycles))))
+            write(soak, out)
+            if args.progress:
+                print(f"soak: {soak.steps:,} steps, {soak.wall_s:.0f} s, {device.resends} resends, "
+                      f"{soak.mismatched} mismatched, RSS {soak.samples[-1].rss_kib:,} KiB", flush=True)
+
+        checked = Checked(device, NativeReference(config), trace, soak, on_block)
+        try:
+            stream_trace(checked, trace, config, args.dump, progress=False, qemu=instance)
+        except (UserError, KeyboardInterrupt) as exc:
+            soak.status = f"stopped after {soak.steps:,} steps: {exc or type(exc).__name__}"
+            soak.wall_s = time.monotonic() - t0
+            write(soak, out)
+            raise
+        soak.wall_s = time.monotonic() - t0
+        soak.resends = device.resends
+        soak.proxy = {d: c.as_dict() for d, c in proxy.counts.items()}
+    # Requests sent once each: HELLO, one DESCRIBE per system the device has, CONFIGURE, the STEPs.
+    soak.requests = 2 + checked.n_systems + soak.steps
+    soak.status = "done"
+    soak.validate_ok, soak.validate = validate(args.dump)
+    write(soak, out)
+    return soak
+
+
+def clean_round_trips(board: str, image: Path, config: ModelConfig, trace, steps: int) -> dict:
+    """Wall time of a STEP's round trip on an undamaged link (ms: median, 99.9th percentile, max over
+    `steps` steps): what the resend timeout must stay above."""
+    if steps <= 0:
+        return {}
+    from uxemu.filter import observation
+
+    with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=10) as device:
+        device.configure(config.system_id, config.eta, params=config.params, prior_a=config.prior_a,
+                         prior_b=config.prior_b)
+        took = []
+        for i in range(min(steps, len(trace))):
+            started = time.perf_counter()
+            device.step(int(trace.k[i]), i > 0, float(trace.u[i]), observation(trace.z[i]))
+            took.append((time.perf_counter() - started) * 1e3)
+    return dict(steps=len(took), median=round(float(np.median(took)), 2),
+                p999=round(float(np.quantile(took, 0.999)), 2), max=round(float(max(took)), 2))
+
+
+def validate(dump: Path) -> tuple[bool, str]:
+    """`uxhost validate` of the dump, in its own process (its memory is not the soak's): (ok, verdict)."""
+    proc = subprocess.run([sys.executable, "-m", "uxhost", "validate", str(dump)], capture_output=True, text=True)
+    lines = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    verdict = next((line for line in lines if "tolerance" in line), lines[-1] if lines else "no output")
+    return proc.returncode == 0, verdict
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=ROOT).stdout.strip()
+
+
+# --------------------------------------------------------------------------------------------------
+# Results
+
+
+def write(soak: Soak, out: Path) -> None:
+    """soak.json (everything), soak.csv (one row per sample) and soak.md, rewritten at every sample."""
+    record = asdict(soak)
+    (out / "soak.json").write_text(json.dumps(record, indent=1) + "\n")
+    with (out / "soak.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(Sample.__dataclass_fields__))
+        writer.writeheader()
+        writer.writerows(asdict(s) for s in soak.samples)
+    (out / "soak.md").write_text(report(soak))
+
+
+def report(soak: Soak) -> str:
+    s = soak.settings
+    lines = ["# Soak: a long stream through a damaging link (`benchmarks/soak.py`)", "",
+             f"{s['steps']:,} steps of {s['system']} (η = {s['eta']}, {s['mode']}, {s['likelihood']} likelihood, "
+             f"trace seed {s['trace_seed']}) streamed to {s['board']} in QEMU (-icount shift={s['icount_shift']}) "
+             f"by `uxhost stream`'s code, through uxhost.damaging_proxy damaging {s['rate']:.0%} of the frames in "
+             f"each direction (byte flip, drop or duplicate, equally likely; proxy seed {s['proxy_seed']}). "
+             f"Link: resend timeout {s['timeout_s']:g} s, {s['retries']} retries. {s['machine']}, commit "
+             f"{s['commit']}. Samples every {s['block']:,} steps in soak.csv.", ""]
+    done = soak.status == "done"
+    if not done:
+        lines += [f"**Run not finished: {soak.status}** ({soak.steps:,} of {s['steps']:,} steps so far).", ""]
+    rt = soak.clean_round_trip_ms
+    if rt:
+        lines += [f"Clean link (no proxy), {rt['steps']:,} steps: a STEP's round trip takes {rt['median']} ms "
+                  f"(median), {rt['p999']} ms (99.9th percentile), {rt['max']} ms (max); the resend timeout is "
+                  f"{s['timeout_s'] * 1e3:g} ms.", ""]
+    lines += ["| measure | value |", "|---|---|",
+              f"| steps streamed | {soak.steps:,} |",
+              f"| steps lost or applied twice: status, mean, law (W1) or log evidence outside 1e-9 of the native C "
+              f"core's run of the trace | "
+              f"{soak.mismatched:,}" + (f" (first at k = {soak.first_mismatch})" if soak.first_mismatch is not None
+                                        else "") + " |",
+              f"| largest relative difference of those to the native C core (uxhost.validate's measure) | "
+              f"{soak.largest_difference:.2e} |",
+              f"| steps whose atoms or variance are outside 1e-9 of the native C core's | {soak.atoms_differ:,}"
+              + (f" (first at k = {soak.first_atoms_differ})" if soak.first_atoms_differ is not None else "") + " |",
+              f"| steps bit-identical to the native C core | {soak.bit_identical:,} |"]
+    if soak.validate is not None:
+        lines.append(f"| `uxhost validate` of the dump | {'OK' if soak.validate_ok else 'FAILED'}: {soak.validate} |")
+    lines.append(f"| resends by the host | {soak.resends:,} |")
+    for d, what in (("to_device", "host → device"), ("to_host", "device → host")):
+        c = soak.proxy.get(d)
+        if c:
+            lines.append(f"| frames {what}: seen / flipped / dropped / duplicated | {c['frames']:,} / "
+                         f"{c['flipped']:,} / {c['dropped']:,} / {c['duplicated']:,} |")
+    if soak.requests is not None and soak.proxy:
+        lines.append(f"| requests (once each) + resends = frames host → device | {soak.requests:,} + "
+                     f"{soak.resends:,} = {soak.requests + soak.resends:,} "
+                     f"(proxy: {soak.proxy['to_device']['frames']:,}) |")
+    if soak.samples:
+        rss = [x.rss_kib for x in soak.samples]
+        lines.append(f"| host RSS (KiB): first sample / last / min / max | {rss[0]:,} / {rss[-1]:,} / {min(rss):,} / "
+                     f"{max(rss):,} |")
+        first, last = soak.samples[0], soak.samples[-1]
+        lines.append(f"| virtual cycles per step, first {s['block']:,} steps: median / max | "
+                     f"{first.cycles_median:,.0f} / {first.cycles_max:,} |")
+        lines.append(f"| virtual cycles per step, last {s['block']:,} steps: median / max | "
+                     f"{last.cycles_median:,.0f} / {last.cycles_max:,} |")
+    lines.append(f"| wall time | {soak.wall_s:,.0f} s ({soak.wall_s / max(soak.steps, 1) * 1e3:.1f} ms a step) |")
+    if len(soak.samples) > 1:
+        lines += ["", "Every tenth sample (all in soak.csv):", "",
+                  "| steps | wall (s) | RSS (KiB) | resends | damaged → device | damaged → host | mismatched | "
+                  "cycles median | cycles max |", "|---|---|---|---|---|---|---|---|---|"]
+        shown = soak.samples[::10] + ([soak.samples[-1]] if (len(soak.samples) - 1) % 10 else [])
+        for x in shown:
+            lines.append(f"| {x.steps:,} | {x.wall_s:,.0f} | {x.rss_kib:,} | {x.resends:,} | {x.damaged_to_device:,} | "
+                         f"{x.damaged_to_host:,} | {x.mismatched:,} | {x.cycles_median:,.0f} | {x.cycles_max:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="a long stream to the firmware in QEMU through a damaging link")
+    ap.add_argument("--steps", type=int, default=100_000, help="steps to stream (default: %(default)s)")
+    ap.add_argument("--board", default=qemu.DEFAULT_BOARD, choices=qemu.boards())
+    ap.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
+    ap.add_argument("--system", default="gss", choices=systems.with_twin())
+    ap.add_argument("--eta", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=1, help="seed of the simulated trace")
+    ap.add_argument("--rate", type=float, default=0.1, help="fraction of frames damaged in each direction")
+    ap.add_argument("--proxy-seed", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=0.1, help="seconds before a request is resent")
+    ap.add_argument("--retries", type=int, default=300, help="resends of a request before the device is given up")
+    ap.add_argument("--block", type=int, default=1000, help="steps per sample (default: %(default)s)")
+    ap.add_argument("--calibrate", type=int, default=1000,
+                    help="steps of the clean round-trip measurement first (0: none)")
+    ap.add_argument("--dump", type=Path, default=DUMP, help="where the posteriors go (default: build/soak/)")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="folder of soak.md, soak.csv, soak.json")
+    ap.add_argument("--progress", action="store_true", help="a line per sample on stdout")
+    args = ap.parse_args(argv)
+    if args.steps < 1 or args.block < 1:
+        ap.error("--steps and --block must be at least 1")
+    soak = run(args)
+    print(f"soak: {soak.steps:,} steps, {soak.mismatched} mismatched, {soak.resends} resends, "
+          f"validate {'OK' if soak.validate_ok else 'FAILED'}; wrote {args.out / 'soak.md'}")
+    return 0 if soak.mismatched == 0 and soak.validate_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
