@@ -5,30 +5,10 @@ pyserial's close is slow); every test starts from a clean device: frame boundary
 answers drained, filter reset. Tests that need a fresh boot ask for `boot`.
 """
 
-import subprocess
-
 import pytest
+from fwutil import BOARDS, build_image, resync
 
 from uxhost import link, qemu
-
-BOARDS = qemu.boards()
-
-
-_built: dict[str, object] = {}
-
-
-def build_image(board: str):
-    """Builds (incrementally) build/<board>/firmware.elf, so the tests never run a stale image."""
-    if board not in _built:
-        out = qemu.image_path(board).parent
-        proc = subprocess.run(
-            ["make", "-s", "-C", str(qemu.REPO_ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}"],
-            capture_output=True, text=True,
-        )
-        if proc.returncode != 0:
-            pytest.fail(f"firmware build for {board} failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
-        _built[board] = qemu.image_path(board)
-    return _built[board]
 
 
 @pytest.fixture(scope="session", params=BOARDS)
@@ -51,17 +31,6 @@ def shared_qemu(board, image):
 def shared_device(shared_qemu):
     with link.Device.open(shared_qemu.url, timeout=10) as device:
         yield device
-
-
-def resync(device: link.Device) -> None:
-    """End any partial frame, drop unread answers, forget the configuration."""
-    device.send_raw(b"\x00")
-    while True:
-        try:
-            device.read_wire(timeout=0.05)
-        except link.DeviceTimeout:
-            break
-    device.reset()
 
 
 @pytest.fixture

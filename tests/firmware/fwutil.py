@@ -1,11 +1,13 @@
 """Helpers shared by the firmware tests: raw frames, systems and their parameter vectors, traces."""
 
+import subprocess
+
 import numpy as np
 import pytest
 
 from uxemu import systems, traces
+from uxhost import link, qemu
 from uxhost import protocol as p
-from uxhost import qemu
 
 # Every system with a reference twin, with its table defaults and prior, by id; and the ids of the
 # systems some tests pick by name.
@@ -78,3 +80,35 @@ def expect_error(dev, wire: bytes, code: int, detail: int | None = None, seq: in
 
 def step_request(k: int, predict: bool, z: float, u: float = 0.0) -> p.Step:
     return p.Step(k, predict, u, (z,), (1.0,), 1)
+
+
+# Shared by conftest's fixtures and the test modules (which cannot import conftest by name: every test
+# folder has one).
+BOARDS = qemu.boards()
+
+_built: dict[str, object] = {}
+
+
+def build_image(board: str):
+    """Builds (incrementally) build/<board>/firmware.elf, so the tests never run a stale image."""
+    if board not in _built:
+        out = qemu.image_path(board).parent
+        proc = subprocess.run(
+            ["make", "-s", "-C", str(qemu.REPO_ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}"],
+            capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            pytest.fail(f"firmware build for {board} failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)
+        _built[board] = qemu.image_path(board)
+    return _built[board]
+
+
+def resync(device: link.Device) -> None:
+    """End any partial frame, drop unread answers, forget the configuration."""
+    device.send_raw(b"\x00")
+    while True:
+        try:
+            device.read_wire(timeout=0.05)
+        except link.DeviceTimeout:
+            break
+    device.reset()

@@ -7,7 +7,7 @@ One board, the reference mps2-an500: what is tested is the link's sequence numbe
 which are the same code on every board."""
 import numpy as np
 import pytest
-from conftest import build_image
+from fwutil import build_image
 
 from uxemu import systems, traces
 from uxhost import link, qemu

@@ -6,7 +6,7 @@ import random
 import sys
 
 import pytest
-from conftest import resync
+from fwutil import resync
 
 from uxhost import protocol as p
 from uxhost.qemu import REPO_ROOT
@@ -43,7 +43,8 @@ def check(fragment_wire: bytes, answer_wire: bytes):
 
 def test_the_oracle_takes_the_answers_the_protocol_allows():
     assert isinstance(check(HELLO, p.encode(p.Error(p.ErrorCode.TYPE, 1), 300)), p.Error)
-    info = p.Info(p.PROTOCOL_VERSION, 8, 8, 0, "b", "v", 4)
+    info = p.Info(protocol=p.PROTOCOL_VERSION, max_eta=8, real_bytes=8, cycle_source=0, reset_cause=1, board="b",
+                  fw_version="v", n_systems=4)
     assert check(HELLO, p.encode(info, 300)) == info
     broken = HELLO[:3] + bytes([HELLO[3] ^ 0x40]) + HELLO[4:]
     assert check(broken, p.encode(p.Error(p.ErrorCode.CRC, 0), 0)).code == p.ErrorCode.CRC

@@ -12,7 +12,7 @@ default shift.
 import subprocess
 
 import pytest
-from conftest import BOARDS
+from fwutil import BOARDS
 from fwutil import CUBIC, board_setting, configure_args
 
 from uxhost import link, qemu
