@@ -136,32 +136,69 @@ class Checked:
 
     def step(self, k, predict, u, evidence_z, *args, **kwargs):
         post = self._device.step(k, predict, u, evidence_z, *args, **kwargs)
-        ref = self._reference
-        status = ref.step(k, evidence_z, u, predict)
-        nat, atoms = ref.filter, ref.filter.posterior()
-        record = StepRecord(k, u, math.nan, None, post.status, post.mean, post.var, post.x, post.w,
-                            log_evidence=post.log_evidence)
-        diffs = step_differences(record, status, ref.posterior, ref.log_evidence)
-        worst = max(diffs["status"], diffs["mean"], diffs["law"], diffs["log_evidence"])
+        compare(self._soak, self._reference, k, predict, u, evidence_z, post.status, post.mean, post.var,
+                post.log_evidence, post.x, post.w)
         soak = self._soak
-        soak.steps += 1
-        soak.largest_difference = max(soak.largest_difference, worst)
-        if not worst <= DOUBLE_RTOL:
-            soak.mismatched += 1
-            if soak.first_mismatch is None:
-                soak.first_mismatch = k
-        if not max(diffs.values()) <= DOUBLE_RTOL:
-            soak.atoms_differ += 1
-            if soak.first_atoms_differ is None:
-                soak.first_atoms_differ = k
-        soak.bit_identical += (post.status == status and _bits([post.mean, post.var, post.log_evidence])
-                               == _bits([nat.mean(), nat.var(), nat.log_evidence()])
-                               and _bits(post.x) == _bits(atoms.x) and _bits(post.w) == _bits(atoms.w))
         self._cycles.append(post.cycles_predict + post.cycles_update)
         if soak.steps % soak.settings["block"] == 0 or soak.steps == len(self._trace):
             self._on_block(self._cycles)
             self._cycles = []
         return post
+
+
+def compare(soak: Soak, ref: NativeReference, k, predict, u, evidence_z, status, mean, var, log_evidence, x, w):
+    """One device step against the reference's, counted into `soak`."""
+    ref_status = ref.step(k, evidence_z, u, predict)
+    nat, atoms = ref.filter, ref.filter.posterior()
+    record = StepRecord(k, u, math.nan, None, status, mean, var, tuple(x), tuple(w), log_evidence=log_evidence)
+    diffs = step_differences(record, ref_status, ref.posterior, ref.log_evidence)
+    worst = max(diffs["status"], diffs["mean"], diffs["law"], diffs["log_evidence"])
+    soak.steps += 1
+    soak.largest_difference = max(soak.largest_difference, worst)
+    if not worst <= DOUBLE_RTOL:
+        soak.mismatched += 1
+        if soak.first_mismatch is None:
+            soak.first_mismatch = k
+    if not max(diffs.values()) <= DOUBLE_RTOL:
+        soak.atoms_differ += 1
+        if soak.first_atoms_differ is None:
+            soak.first_atoms_differ = k
+    soak.bit_identical += (status == ref_status and _bits([mean, var, log_evidence])
+                           == _bits([nat.mean(), nat.var(), nat.log_evidence()])
+                           and _bits(x) == _bits(atoms.x) and _bits(w) == _bits(atoms.w))
+
+
+def recheck(out: Path, dump_path: Path) -> Soak:
+    """The results in `out` compared again, step by step, from the run's dump (a run cut short included)
+    with this file's comparison, and written again: for a run made before the comparison changed, or
+    ended before its end (then its status says so, and its dump goes through `uxhost validate`)."""
+    from uxemu.filter import observation
+    from uxhost.dump import load_unfinished
+
+    record = json.loads((out / "soak.json").read_text())
+    samples = [Sample(**x) for x in record.pop("samples")]
+    soak = Soak(**{key: v for key, v in record.items() if key in Soak.__dataclass_fields__})
+    dump = load_unfinished(dump_path)
+    counted = {x.steps: x for x in samples}
+    steps_before = soak.steps
+    soak.steps = soak.mismatched = soak.atoms_differ = soak.bit_identical = 0
+    soak.first_mismatch = soak.first_atoms_differ = None
+    soak.largest_difference = 0.0
+    reference = NativeReference(dump.header.config)
+    for i, rec in enumerate(dump.steps):
+        compare(soak, reference, rec.k, i > 0, rec.u, observation(rec.z), rec.status, rec.mean, rec.var,
+                rec.log_evidence, rec.atoms_x, rec.atoms_w)
+        if soak.steps in counted:
+            counted[soak.steps].mismatched = soak.mismatched
+    soak.samples = [x for x in samples if x.steps <= soak.steps]
+    if soak.status == "running":  # the process was ended: the dump has what it received
+        soak.status = f"stopped after {soak.steps:,} steps (the process was ended before the run finished)"
+    elif soak.steps != steps_before:
+        raise SystemExit(f"soak: the dump {dump_path} has {soak.steps} steps, the results {steps_before}")
+    if soak.validate is None:  # `uxhost validate` does not depend on this file's comparison: run once
+        soak.validate_ok, soak.validate = validate(dump_path)
+    write(soak, out)
+    return soak
 
 
 def run(args) -> Soak:
@@ -277,7 +314,7 @@ def report(soak: Soak) -> str:
              f"{s['commit']}. Samples every {s['block']:,} steps in soak.csv.", ""]
     done = soak.status == "done"
     if not done:
-        lines += [f"**Run not finished: {soak.status}** ({soak.steps:,} of {s['steps']:,} steps so far).", ""]
+        lines += [f"**Run not finished: {soak.status}** (of {s['steps']:,} steps).", ""]
     rt = soak.clean_round_trip_ms
     if rt:
         lines += [f"Clean link (no proxy), {rt['steps']:,} steps: a STEP's round trip takes {rt['median']} ms "
@@ -295,7 +332,7 @@ def report(soak: Soak) -> str:
               + (f" (first at k = {soak.first_atoms_differ})" if soak.first_atoms_differ is not None else "") + " |",
               f"| steps bit-identical to the native C core | {soak.bit_identical:,} |"]
     if soak.validate is not None:
-        lines.append(f"| `uxhost validate` of the dump | {'OK' if soak.validate_ok else 'FAILED'}: {soak.validate} |")
+        lines.append(f"| `uxhost validate` of the dump | {soak.validate} |")
     lines.append(f"| resends by the host | {soak.resends:,} |")
     for d, what in (("to_device", "host → device"), ("to_host", "device → host")):
         c = soak.proxy.get(d)
@@ -315,7 +352,8 @@ def report(soak: Soak) -> str:
                      f"{first.cycles_median:,.0f} / {first.cycles_max:,} |")
         lines.append(f"| virtual cycles per step, last {s['block']:,} steps: median / max | "
                      f"{last.cycles_median:,.0f} / {last.cycles_max:,} |")
-    lines.append(f"| wall time | {soak.wall_s:,.0f} s ({soak.wall_s / max(soak.steps, 1) * 1e3:.1f} ms a step) |")
+    timed = soak.steps if done or not soak.samples else soak.samples[-1].steps  # wall_s is at the last sample
+    lines.append(f"| wall time | {soak.wall_s:,.0f} s ({soak.wall_s / max(timed, 1) * 1e3:.1f} ms a step) |")
     if len(soak.samples) > 1:
         lines += ["", "Every tenth sample (all in soak.csv):", "",
                   "| steps | wall (s) | RSS (KiB) | resends | damaged → device | damaged → host | mismatched | "
@@ -345,10 +383,12 @@ def main(argv=None) -> int:
     ap.add_argument("--dump", type=Path, default=DUMP, help="where the posteriors go (default: build/soak/)")
     ap.add_argument("--out", type=Path, default=RESULTS, help="folder of soak.md, soak.csv, soak.json")
     ap.add_argument("--progress", action="store_true", help="a line per sample on stdout")
+    ap.add_argument("--recheck", action="store_true",
+                    help="run nothing: compare the dump of the run in --out again and write its results again")
     args = ap.parse_args(argv)
     if args.steps < 1 or args.block < 1:
         ap.error("--steps and --block must be at least 1")
-    soak = run(args)
+    soak = recheck(args.out, args.dump) if args.recheck else run(args)
     print(f"soak: {soak.steps:,} steps, {soak.mismatched} mismatched, {soak.resends} resends, "
           f"validate {'OK' if soak.validate_ok else 'FAILED'}; wrote {args.out / 'soak.md'}")
     return 0 if soak.mismatched == 0 and soak.validate_ok else 1
