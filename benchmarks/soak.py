@@ -322,8 +322,8 @@ def report(soak: Soak) -> str:
                   f"{s['timeout_s'] * 1e3:g} ms.", ""]
     lines += ["| measure | value |", "|---|---|",
               f"| steps streamed | {soak.steps:,} |",
-              f"| steps lost or applied twice: status, mean, law (W1) or log evidence outside 1e-9 of the native C "
-              f"core's run of the trace | "
+              f"| steps whose status, mean, law (W1) or log evidence are outside 1e-9 of the native C core's run of "
+              f"the trace (as a lost or doubled step's would be; benchmarks/README.md says what the run's are) | "
               f"{soak.mismatched:,}" + (f" (first at k = {soak.first_mismatch})" if soak.first_mismatch is not None
                                         else "") + " |",
               f"| largest relative difference of those to the native C core (uxhost.validate's measure) | "
