@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE))
 from uxbench import pf_native  # noqa: E402
 from uxbench.baselines.grid import grid_filter  # noqa: E402
 from uxemu import fit, kalman, native, systems, traces  # noqa: E402
+from uxemu.filter import sum_in_order  # noqa: E402
 
 FREE = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n"), "cubic": ("c", "sigma_v"), "lg": ("q", "r")}
 SEED = 2027
@@ -48,7 +49,7 @@ def accuracy(T: int, n_traces: int, etas) -> list[dict]:
             for eta in etas:
                 run = nat.run_filter(sid, tr.k, tr.u, tr.z, eta, atoms=False, density_evidence=True)
                 rows.append(dict(system=name, trace=i, eta=eta, ux=run.log_likelihood, grid=grid, kalman=exact,
-                                 steps=T, density=fit._sum(run.density_log_evidence)))
+                                 steps=T, density=sum_in_order(run.density_log_evidence)))
     return rows
 
 

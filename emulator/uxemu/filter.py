@@ -132,10 +132,7 @@ class FilterRun:
     @property
     def log_likelihood(self) -> float:
         """log p(z_0..T−1): the steps' log evidence summed in order (as the C filter accumulates it)."""
-        total = 0.0
-        for v in self.log_evidence:
-            total += float(v)
-        return total
+        return sum_in_order(self.log_evidence)
 
     @property
     def density_log_evidence(self) -> np.ndarray:
@@ -248,6 +245,14 @@ class BayesLaplaceFilter:
             posts.append(self.posterior)
             dens.append(self.density)
         return FilterRun(means, vars_, status, posts, evidence, dens)
+
+
+def sum_in_order(values) -> float:
+    """Σ in step order, in doubles: how the C filter accumulates its log-likelihood."""
+    total = 0.0
+    for v in values:
+        total += float(v)
+    return total
 
 
 def observation(z: float) -> float | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import systems
+from .filter import sum_in_order
 
 ENGINES = ("auto", "native", "reference")
 # Which per-step evidence the log-likelihood sums (docs/semantics.md): "update", BayesLaplace's η²-point
@@ -92,18 +93,10 @@ class LogLikelihood:
 
                 run = run_filter(systems.from_param_vector(self.spec.id, params), self.trace, self.eta, self.mode,
                                  self.likelihood, prior=self.prior)
-            value = float(run.log_likelihood) if self.evidence == "update" else _sum(run.density_log_evidence)
+            value = float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
         except (ValueError, ArithmeticError):  # a transition that overflows, a parameter the core refuses
             return -math.inf
         return value if not math.isnan(value) else -math.inf
-
-
-def _sum(values) -> float:
-    """Σ in step order (as the filter accumulates its own log-likelihood)."""
-    total = 0.0
-    for v in values:
-        total += float(v)
-    return total
 
 
 def _prior_tuple(law):

@@ -15,17 +15,23 @@ def oracle_reduce(x, w, n):
     """The joint TTR(n) written as the rule reads: cells as lists of atom indices in input order, every sum
     a Python loop (one IEEE rounding per operation, as in C)."""
     M, d = len(x), len(x[0])
+
+    def cell_sums(atoms):
+        """The cell's weight and weighted coordinate sums, over its atoms in input order."""
+        W, S = 0.0, [0.0] * d
+        for i in atoms:
+            W = W + w[i]
+            for k in range(d):
+                S[k] = S[k] + w[i] * x[i][k]
+        return W, S
+
     cells = {0: list(range(M))}
     v0 = None
     for level in range(n):
         nxt = {}
         for c in sorted(cells):
             atoms = cells[c]
-            W, S = 0.0, [0.0] * d
-            for i in atoms:
-                W = W + w[i]
-                for k in range(d):
-                    S[k] = S[k] + w[i] * x[i][k]
+            W, S = cell_sums(atoms)
             m = [S[k] / W for k in range(d)]
             lo = [min(x[i][k] for i in atoms) for k in range(d)]
             hi = [max(x[i][k] for i in atoms) for k in range(d)]
@@ -49,11 +55,7 @@ def oracle_reduce(x, w, n):
     out_x, out_w = [], []
     for c in sorted(cells):
         atoms = cells[c]
-        W, S = 0.0, [0.0] * d
-        for i in atoms:
-            W = W + w[i]
-            for k in range(d):
-                S[k] = S[k] + w[i] * x[i][k]
+        W, S = cell_sums(atoms)
         pos = [min(max(S[k] / W, min(x[i][k] for i in atoms)), max(x[i][k] for i in atoms)) for k in range(d)]
         out_x.append(pos)
         out_w.append(W)

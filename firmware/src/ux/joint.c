@@ -380,13 +380,17 @@ ux_status ux_joint_marginal(ux_value *out, const ux_joint *v, unsigned k)
     return UX_OK;
 }
 
+/* The k-th marginal, which the component statistics below read (UX_ERR_ARG without an output). */
+static ux_status component(const ux_joint *v, unsigned k, const ux_real *out, ux_value *m)
+{
+    return out == NULL ? UX_ERR_ARG : ux_joint_marginal(m, v, k);
+}
+
 ux_status ux_joint_quantile(const ux_joint *v, unsigned k, ux_real q, ux_real *out)
 {
     ux_value m;
-    ux_status st;
-    if (out == NULL)
-        return UX_ERR_ARG;
-    if ((st = ux_joint_marginal(&m, v, k)) != UX_OK)
+    ux_status st = component(v, k, out, &m);
+    if (st != UX_OK)
         return st;
     if (!(q >= 0 && q <= 1))
         return UX_ERR_DOMAIN;
@@ -397,10 +401,8 @@ ux_status ux_joint_quantile(const ux_joint *v, unsigned k, ux_real q, ux_real *o
 ux_status ux_joint_cdf(const ux_joint *v, unsigned k, ux_real t, ux_real *out)
 {
     ux_value m;
-    ux_status st;
-    if (out == NULL)
-        return UX_ERR_ARG;
-    if ((st = ux_joint_marginal(&m, v, k)) != UX_OK)
+    ux_status st = component(v, k, out, &m);
+    if (st != UX_OK)
         return st;
     *out = ux_cdf(&m, t);
     return UX_OK;
@@ -409,10 +411,8 @@ ux_status ux_joint_cdf(const ux_joint *v, unsigned k, ux_real t, ux_real *out)
 ux_status ux_joint_sf(const ux_joint *v, unsigned k, ux_real t, ux_real *out)
 {
     ux_value m;
-    ux_status st;
-    if (out == NULL)
-        return UX_ERR_ARG;
-    if ((st = ux_joint_marginal(&m, v, k)) != UX_OK)
+    ux_status st = component(v, k, out, &m);
+    if (st != UX_OK)
         return st;
     *out = ux_sf(&m, t);
     return UX_OK;
