@@ -1,6 +1,6 @@
 # GENERATED from firmware/src/models/systems.toml by scripts/codegen — do not edit by hand.
 # Change the source and run `make generate`; tests fail when this file and its source drift apart.
-"""The systems of the one system table, as data (see uxemu.systems)."""
+"""The systems of the one system table, as data (see uxemu.systems and uxemu.joint_systems)."""
 
 TABLE = (
     {"id": 1, "name": 'sv', "title": 'stochastic volatility',
@@ -15,4 +15,13 @@ TABLE = (
     {"id": 4, "name": 'lg', "title": 'linear-Gaussian',
      "params": (('a', 0.95, 'real'), ('q', 0.5, 'positive'), ('r', 1.0, 'positive'),),
      "prior": ('gaussian', 0.0, 2.0)},
+)
+
+JOINT_TABLE = (
+    {"id": 5, "name": 'pendulum', "title": 'pendulum, sin-of-angle sensor', "dim": 2,
+     "params": (('dt', 0.05, 'positive'), ('g', 9.81, 'positive'), ('q', 0.5, 'positive'), ('r', 0.3, 'positive'),),
+     "prior": (('gaussian', 1.5, 0.5), ('gaussian', 0.0, 1.0),)},
+    {"id": 6, "name": 'cvrange', "title": 'constant-velocity target, range-only sensor', "dim": 2,
+     "params": (('dt', 0.2, 'positive'), ('q', 0.05, 'positive'), ('h', 2.0, 'positive'), ('r', 0.5, 'positive'),),
+     "prior": (('gaussian', -10.0, 2.0), ('gaussian', 1.0, 0.5),)},
 )

@@ -1,0 +1,98 @@
+/*
+ * BayesLaplace over joint values (docs/semantics.md, "Joint BayesLaplace"): the kernel log-likelihood of
+ * each prior atom, weights w·exp(ℓ − max ℓ), then the joint reduction. As the scalar update, if no atom
+ * survives the result is the prior reduced and the status says so.
+ */
+#include "internal.h"
+#include "ux/joint_bayes.h"
+
+/* ω_k (NULL: 1/J, exactly 1 for one point), refusing non-finite positions, ω ≤ 0 and m = 0. */
+static ux_status evidence_weights(const ux_joint_evidence *ev, unsigned dim_obs, ux_real *omega)
+{
+    unsigned k, c;
+    if (ev == NULL || ev->z == NULL || ev->count < 1 || ev->count > UX_MAX_ETA)
+        return UX_ERR_ARG;
+    if (ev->m < 1)
+        return UX_ERR_DOMAIN;
+    for (k = 0; k < ev->count; ++k) {
+        omega[k] = ev->omega != NULL ? ev->omega[k] : (ev->count == 1 ? UX_R(1.0) : UX_R(1.0) / (ux_real)ev->count);
+        if (!ux_finite(omega[k]) || !(omega[k] > 0))
+            return UX_ERR_DOMAIN;
+        for (c = 0; c < dim_obs; ++c)
+            if (!ux_finite(ev->z[k * dim_obs + c]))
+                return UX_ERR_DOMAIN;
+    }
+    return UX_OK;
+}
+
+/* ℓ_i = m Σ_k ω_k Σ_c [g((z_kc − loc_c) / scale_c) − log scale_c], the sums in index order; NaN → −∞. */
+static void log_likelihoods(const ux_joint_observation *obs, const ux_real *px, size_t count, unsigned dim,
+                            const ux_joint_evidence *ev, const ux_real *omega, ux_real *ell)
+{
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], log_scale[UX_JOINT_MAX_OBS];
+    size_t i;
+    unsigned k, c;
+    for (i = 0; i < count; ++i) {
+        ux_real acc = 0;
+        obs->kernel(px + i * dim, obs->ctx, loc, scale);
+        for (c = 0; c < obs->dim_obs; ++c)
+            log_scale[c] = UX_LOG(scale[c]);
+        for (k = 0; k < ev->count; ++k) {
+            ux_real s = 0;
+            for (c = 0; c < obs->dim_obs; ++c)
+                s = s + (ux_std_logpdf(obs->family, (ev->z[k * obs->dim_obs + c] - loc[c]) / scale[c]) - log_scale[c]);
+            acc = acc + omega[k] * s;
+        }
+        ell[i] = (ux_real)ev->m * acc;
+        if (isnan(ell[i]))
+            ell[i] = -UX_INF;
+    }
+}
+
+ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
+                                 size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
+                                 uint64_t sources, ux_workspace *ws, ux_real *log_evidence)
+{
+    ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0, *ell;
+    ux_arena arena;
+    ux_workspace rest;
+    ux_status st;
+    size_t i;
+
+    if (out == NULL || obs == NULL || obs->kernel == NULL || px == NULL || pw == NULL || count == 0 || dim < 1 ||
+        dim > UX_MAX_DIM || obs->dim_obs < 1 || obs->dim_obs > UX_JOINT_MAX_OBS || ux_log2_eta(eta) < 0)
+        return UX_ERR_ARG;
+    if (ux_std_logpdf(obs->family, 0) != ux_std_logpdf(obs->family, 0))
+        return UX_ERR_ARG; /* a family without a standard density */
+    if ((st = evidence_weights(ev, obs->dim_obs, omega)) != UX_OK)
+        return st;
+    if ((st = ux_arena_open(&arena, ws)) != UX_OK)
+        return st;
+    if ((ell = ux_arena_reals(&arena, count)) == NULL)
+        return UX_ERR_WORKSPACE;
+    rest = ux_arena_rest(&arena);
+    log_likelihoods(obs, px, count, dim, ev, omega, ell);
+
+    top = -UX_INF;
+    for (i = 0; i < count; ++i) {
+        prior_mass += pw[i];
+        if (ell[i] > top)
+            top = ell[i];
+    }
+    if (!ux_finite(top)) { /* every likelihood zero (or one infinite, which cannot be weighed) */
+        if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, &rest)) != UX_OK)
+            return st;
+        if (log_evidence != NULL)
+            *log_evidence = top;
+        return UX_FALLBACK;
+    }
+    for (i = 0; i < count; ++i) {
+        pw[i] = pw[i] * UX_EXP(ell[i] - top); /* the best atom keeps its weight: not all can underflow */
+        mass += pw[i];
+    }
+    if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, &rest)) != UX_OK)
+        return st; /* zero weights are dropped there, the order kept */
+    if (log_evidence != NULL)
+        *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
+    return UX_OK;
+}
