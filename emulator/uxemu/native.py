@@ -220,8 +220,12 @@ class Native:
             _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("dim", C.c_uint32), ("sources", C.c_uint64),
                         ("x", R * (MAX_ETA * MAX_DIM)), ("w", R * MAX_ETA)]
 
+        class JointFilterConfig(C.Structure):
+            _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint),
+                        ("mode", C.c_int), ("prior", C.POINTER(Law))]
+
         self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = Value, Law, Model, ModelCode, ModelCtx
-        self.Joint = Joint
+        self.Joint, self.JointFilterConfig = Joint, JointFilterConfig
         self.Rng = Rng
         self.Noises, self.Observation, self.Evidence, self.Workspace = Noises, Observation, Evidence, Workspace
         self.FilterConfig, self.fn_type, self.kernel_fn_type = FilterConfig, fn, kernel_fn
@@ -297,6 +301,20 @@ class Native:
             "ux_joint_cdf": (C.c_int, [PJ, C.c_uint, R, PR]),
             "ux_joint_sf": (C.c_int, [PJ, C.c_uint, R, PR]),
             "ux_joint_lift": (C.c_int, [PJ, joint_fn, C.c_void_p, C.c_uint, PJ, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
+            "ux_joint_model_find": (C.c_void_p, [C.c_uint]),
+            "ux_joint_model_params": (C.c_int, [C.c_void_p, C.POINTER(C.c_double), PR]),
+            "ux_joint_filter_workspace_bytes": (C.c_size_t, [C.c_void_p, C.c_uint]),
+            "ux_joint_filter_init": (C.c_int, [C.c_void_p, C.POINTER(JointFilterConfig), Workspace]),
+            "ux_joint_filter_predict": (C.c_int, [C.c_void_p, C.c_uint32, C.c_double]),
+            "ux_joint_filter_update": (C.c_int, [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double),
+                                                 C.c_uint, C.c_uint]),
+            "ux_joint_filter_sizeof": (C.c_size_t, []),
+            "ux_joint_filter_posterior": (PJ, [C.c_void_p]),
+            "ux_joint_filter_mean": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
+            "ux_joint_filter_cov": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
+            "ux_joint_filter_last_status": (C.c_int, [C.c_void_p]),
+            "ux_joint_filter_log_evidence": (C.c_double, [C.c_void_p]),
+            "ux_joint_filter_log_likelihood": (C.c_double, [C.c_void_p]),
         }
         for name, (res, args) in sig.items():
             f = getattr(L, name)
@@ -313,7 +331,8 @@ class Native:
         return {"ux_value": self.Value, "ux_sources": _Sources, "ux_law": self.Law, "ux_rng": self.Rng,
                 "ux_workspace": self.Workspace, "ux_evidence": self.Evidence, "ux_observation": self.Observation,
                 "ux_model_ctx": self.ModelCtx, "ux_model_noises": self.Noises, "ux_model_code": self.ModelCode,
-                "ux_model": self.Model, "ux_filter_config": self.FilterConfig, "ux_joint": self.Joint}
+                "ux_model": self.Model, "ux_filter_config": self.FilterConfig, "ux_joint": self.Joint,
+                "ux_joint_filter_config": self.JointFilterConfig}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _check(self, status: int, what: str) -> int:
@@ -748,6 +767,38 @@ class Native:
         self._check(st, "ux_bayes_laplace")
         return (self.from_c(out), st, float(log_evidence.value)) if with_evidence else (self.from_c(out), st)
 
+    def joint_model(self, system_id: int):
+        m = self.lib.ux_joint_model_find(system_id)
+        if not m:
+            raise ValueError(f"the native core has no joint system {system_id}")
+        return m
+
+    def joint_filter(self, system_id: int, eta: int = 16, mode: str = "refined", params=None,
+                     prior=None) -> "NativeJointFilter":
+        """A ux_joint_filter; prior: None, or one (kind, a, b) per component."""
+        return NativeJointFilter(self, system_id, eta, mode, params, prior)
+
+    def run_joint_filter(self, system_id: int, z, eta: int = 16, mode: str = "refined", k=None, u=None,
+                         params=None, prior=None):
+        """uxemu.joint_filter.run_joint_filter through the C core: a JointRun with NJoint posteriors."""
+        from .joint_filter import JointRun, observation_row
+
+        f = self.joint_filter(system_id, eta, mode, params, prior)
+        z = np.asarray(z, dtype=np.float64)
+        z = z.reshape(-1, 1) if z.ndim == 1 else z
+        T = z.shape[0]
+        k = np.arange(T) if k is None else np.asarray(k)
+        u = np.zeros(T) if u is None else np.asarray(u, dtype=np.float64)
+        means, covs = np.empty((T, f.dim)), np.empty((T, f.dim, f.dim))
+        status, evidence, posts = np.empty(T, dtype=np.int8), np.empty(T), []
+        for i in range(T):
+            if i > 0:
+                f.predict(int(k[i]), float(u[i]))
+            status[i] = f.update(observation_row(z[i]))
+            means[i], covs[i], evidence[i] = f.mean(), f.cov(), f.log_evidence()
+            posts.append(f.posterior())
+        return JointRun(means, covs, status, evidence, posts)
+
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
         return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode],
                                                        LIKELIHOODS[likelihood]))
@@ -856,6 +907,65 @@ class NativeFilter:
     def posterior_atoms(self):
         v = self.posterior()
         return v.x, v.w
+
+
+class NativeJointFilter:
+    """One ux_joint_filter with its own workspace, driven step by step."""
+
+    def __init__(self, nat: Native, system_id: int, eta: int, mode: str, params, prior):
+        self.nat = nat
+        model = nat.joint_model(system_id)
+        n = len(params) if params is not None else 0
+        self._params = (C.c_double * max(n, 1))(*(params or []))
+        self._state = (C.c_uint64 * ((nat.lib.ux_joint_filter_sizeof() + 7) // 8))()
+        nbytes = int(nat.lib.ux_joint_filter_workspace_bytes(model, eta))
+        self._ws = (C.c_uint64 * ((nbytes + 7) // 8))()
+        law_p = None
+        if prior is not None:
+            self._prior = (nat.Law * len(prior))(*[nat.Law(LAW_KINDS[kind], a, b, 0.0) for kind, a, b in prior])
+            law_p = C.cast(self._prior, C.POINTER(nat.Law))
+        cfg = nat.JointFilterConfig(model, self._params if params is not None else None, eta, MODES[mode], law_p)
+        nat._check(nat.lib.ux_joint_filter_init(self._state, C.byref(cfg),
+                                                nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)),
+                   "ux_joint_filter_init")
+        self.dim = self.posterior().dim
+        self.workspace_bytes = nbytes
+
+    def predict(self, k: int, u: float = 0.0) -> int:
+        return self.nat._check(self.nat.lib.ux_joint_filter_predict(self._state, k, u), "ux_joint_filter_predict")
+
+    def update(self, z, omega=None, m: int = 1) -> int:
+        """Evidence z: one point (dim_obs values) or J rows; None: a step without observation."""
+        if z is None:
+            return self.nat._check(self.nat.lib.ux_joint_filter_update(self._state, None, None, 0, 0),
+                                   "ux_joint_filter_update")
+        zs = np.ascontiguousarray(np.asarray(z, dtype=np.float64))
+        J = 1 if zs.ndim <= 1 else zs.shape[0]
+        po = None
+        if omega is not None:
+            self._om = np.ascontiguousarray(np.atleast_1d(omega), dtype=np.float64)
+            po = self._om.ctypes.data_as(C.POINTER(C.c_double))
+        st = self.nat.lib.ux_joint_filter_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, J, m)
+        return self.nat._check(st, "ux_joint_filter_update")
+
+    def posterior(self) -> NJoint:
+        return self.nat.joint_from_c(self.nat.lib.ux_joint_filter_posterior(self._state).contents)
+
+    def mean(self) -> np.ndarray:
+        out = (C.c_double * MAX_DIM)()
+        self.nat._check(self.nat.lib.ux_joint_filter_mean(self._state, out), "ux_joint_filter_mean")
+        return np.array(out[: self.dim])
+
+    def cov(self) -> np.ndarray:
+        out = (C.c_double * (MAX_DIM * MAX_DIM))()
+        self.nat._check(self.nat.lib.ux_joint_filter_cov(self._state, out), "ux_joint_filter_cov")
+        return np.array(out[: self.dim * self.dim]).reshape(self.dim, self.dim)
+
+    def log_evidence(self) -> float:
+        return float(self.nat.lib.ux_joint_filter_log_evidence(self._state))
+
+    def log_likelihood(self) -> float:
+        return float(self.nat.lib.ux_joint_filter_log_likelihood(self._state))
 
 
 _loaded: dict = {}

@@ -35,11 +35,14 @@
     X(ux_filter_config, model) X(ux_filter_config, params) X(ux_filter_config, eta)                    \
     X(ux_filter_config, mode) X(ux_filter_config, likelihood) X(ux_filter_config, prior)               \
     X(ux_joint, count) X(ux_joint, eta) X(ux_joint, dim) X(ux_joint, sources) X(ux_joint, x)           \
-    X(ux_joint, w)
+    X(ux_joint, w)                                                                                     \
+    X(ux_joint_filter_config, model) X(ux_joint_filter_config, params) X(ux_joint_filter_config, eta)  \
+    X(ux_joint_filter_config, mode) X(ux_joint_filter_config, prior)
 
 #define UX_ABI_STRUCTS(X)                                                                              \
     X(ux_value) X(ux_sources) X(ux_law) X(ux_rng) X(ux_workspace) X(ux_evidence) X(ux_observation)     \
-    X(ux_model_ctx) X(ux_model_noises) X(ux_model_code) X(ux_model) X(ux_filter_config) X(ux_joint)
+    X(ux_model_ctx) X(ux_model_noises) X(ux_model_code) X(ux_model) X(ux_filter_config) X(ux_joint)     \
+    X(ux_joint_filter_config)
 
 typedef struct {
     const char *type, *field;

@@ -62,5 +62,6 @@ void suite_pdf(void);
 void suite_bayes(void);
 void suite_filter(void);
 void suite_joint(void);
+void suite_joint_filter(void);
 
 #endif /* UX_TEST_HARNESS_H */

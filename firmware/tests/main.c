@@ -38,6 +38,7 @@ int main(void)
     suite_bayes();
     suite_filter();
     suite_joint();
+    suite_joint_filter();
     printf("ctest: %d passed, %d failed\n", passed, failed);
     return failed == 0 && passed > 0 ? 0 : 1;
 }

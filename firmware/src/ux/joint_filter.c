@@ -32,7 +32,9 @@ size_t ux_joint_filter_workspace_bytes(const ux_joint_model *model, unsigned eta
     return UX_JOINT_FILTER_WORKSPACE_BYTES(eta, model->dim);
 }
 
-/* The joint value of `dim` independent laws, each quantized at eta, their product reduced to eta. */
+/* The joint value of `dim` independent laws, each quantized at eta, their product reduced to eta. One law
+ * is its quantized value as it is (reducing it again would only renormalise its weights, which changes
+ * their last bits: d = 1 must be the scalar filter's prior bit for bit). */
 static ux_status independent_laws(ux_joint *out, const ux_law *laws, unsigned dim, unsigned eta, ux_sources *src,
                                   ux_workspace *ws)
 {
@@ -44,6 +46,15 @@ static ux_status independent_laws(ux_joint *out, const ux_law *laws, unsigned di
         if ((st = ux_quantize(&laws[k], eta, &parts[k], src)) != UX_OK)
             return st == UX_ERR_ARG ? UX_ERR_DOMAIN : st; /* a bad law is a domain error */
         ptr[k] = &parts[k];
+    }
+    if (dim == 1) {
+        memcpy(out->x, parts[0].x, parts[0].count * sizeof(ux_real));
+        memcpy(out->w, parts[0].w, parts[0].count * sizeof(ux_real));
+        out->count = parts[0].count;
+        out->eta = eta;
+        out->dim = 1;
+        out->sources = parts[0].sources;
+        return UX_OK;
     }
     return ux_joint_product(out, ptr, dim, eta, ws);
 }

@@ -1,0 +1,196 @@
+"""BayesLaplace over joint values and the filter over a vector state (docs/semantics.md, "Joint BayesLaplace",
+"Joint filter"): the reference of firmware/src/ux/joint_bayes.c and joint_filter.c, sum for sum, so that the
+two agree bit for bit in the double build.
+
+    >>> from uxemu import joint_systems
+    >>> from uxemu.joint_filter import run_joint_filter
+    >>> m = joint_systems.get("cvrange")
+    >>> x, z = joint_systems.simulate(m, 20, seed=1)
+    >>> run = run_joint_filter(m, z, eta=16)
+    >>> run.mean.shape, run.cov.shape, int(run.status.max())
+    ((20, 2), (20, 2, 2), 0)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _ttr
+from .bayes import Status, log_family
+from .filter import MODES, sum_in_order
+from .joint import JointValue, product
+from .joint_systems import JointModel
+
+
+def _weights(J: int, omega) -> np.ndarray:
+    if omega is None:
+        return np.full(J, 1.0 if J == 1 else 1.0 / J)
+    om = np.atleast_1d(np.asarray(omega, dtype=np.float64))
+    if om.size != J:
+        raise ValueError(f"{J} evidence points but {om.size} weights")
+    return om
+
+
+def check_evidence(model: JointModel, z, omega=None, m: int = 1):
+    """(z as J × dim_obs rows, ω) after the checks the C core makes: a clear ValueError for a wrong width,
+    a non-finite position, ω ≤ 0 or m < 1."""
+    z = np.asarray(z, dtype=np.float64)
+    z = z.reshape(1, -1) if z.ndim <= 1 else z
+    if z.shape[1] != model.dim_obs or not 1 <= z.shape[0] <= 64:
+        raise ValueError(f"system {model.name} observes {model.dim_obs} component(s) per point (1 … 64 points); "
+                         f"got evidence of shape {z.shape}")
+    om = _weights(z.shape[0], omega)
+    if m < 1:
+        raise ValueError(f"m = {m}: the evidence must stand for at least one observation")
+    if not np.isfinite(z).all():
+        raise ValueError("the observation is not finite (NaN or ±inf): send a step without observation instead")
+    if not (np.isfinite(om).all() and (om > 0).all()):
+        raise ValueError("evidence weights must be finite and > 0")
+    return z, om
+
+
+def log_likelihoods(model: JointModel, x: np.ndarray, z: np.ndarray, omega: np.ndarray, m: int) -> np.ndarray:
+    """ℓ_i = m Σ_k ω_k Σ_c [g((z_kc − loc_c(x_i)) / scale_c(x_i)) − log scale_c(x_i)], sums in index order;
+    NaN → −∞ (ux/joint_bayes.h)."""
+    with np.errstate(all="ignore"):
+        loc, scale = model.loc_scale(x)
+        loc = np.broadcast_to(loc, (x.shape[0], model.dim_obs))
+        scale = np.broadcast_to(scale, (x.shape[0], model.dim_obs))
+        log_scale = np.log(scale)
+        acc = np.zeros(x.shape[0])
+        for k in range(z.shape[0]):
+            s = np.zeros(x.shape[0])
+            for c in range(model.dim_obs):
+                s = s + (log_family(model.family, (z[k, c] - loc[:, c]) / scale[:, c]) - log_scale[:, c])
+            acc = acc + omega[k] * s
+        ell = float(m) * acc
+    return np.where(np.isnan(ell), -np.inf, ell)
+
+
+def reduce_atoms(x: np.ndarray, w: np.ndarray, eta: int) -> JointValue:
+    """Zero weights dropped, joint TTR(log2 eta), normalised (ux_joint_reduce)."""
+    return JointValue.from_atoms(x, w, eta)
+
+
+def joint_bayes_laplace(model: JointModel, x, w, z, omega=None, m: int = 1, eta: int = 16):
+    """The posterior of prior atoms (x: M × dim, w > 0) given evidence: (JointValue, Status, log evidence)."""
+    z, om = check_evidence(model, z, omega, m)
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    ell = log_likelihoods(model, x, z, om, m)
+    top = float(ell.max())
+    prior_mass = _ttr.sequential_sum(w)
+    if not math.isfinite(top):
+        return reduce_atoms(x, w, eta), Status.FALLBACK, top
+    with np.errstate(under="ignore"):
+        post = w * np.exp(ell - top)
+    mass = _ttr.sequential_sum(post)
+    return reduce_atoms(x, post, eta), Status.OK, top + math.log(mass) - math.log(prior_mass)
+
+
+def independent_laws(laws, eta: int) -> JointValue:
+    """The joint value of independent laws, each quantized at eta, their product reduced to eta; one law is its
+    quantized value as it is (a reduction would renormalise its weights, changing their last bits)."""
+    if len(laws) == 1:
+        v = laws[0].quantize(eta)
+        return JointValue(v.x[:, None], v.w, eta, v.sources)
+    return product(*[law.quantize(eta) for law in laws], eta=eta)
+
+
+class JointFilter:
+    """The joint filter step by step (ux_joint_filter): predict(k, u), update(z), mean(), cov()."""
+
+    def __init__(self, model: JointModel, eta: int = 16, mode: str = "refined", prior=None):
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
+        _ttr.log2_eta(eta)
+        self.model, self.eta, self.mode = model, int(eta), mode
+        laws = model.prior if prior is None else tuple(prior)
+        if len(laws) != model.dim:
+            raise ValueError(f"system {model.name} has {model.dim} components; the prior gives {len(laws)}")
+        self.posterior = independent_laws(laws, eta)
+        self.process = independent_laws(model.process_noise, eta)
+        self.staged = None  # (x, w) of the staged prediction
+        self.last = Status.OK
+        self.log_evidence = 0.0
+
+    def _reduce_staged(self):
+        if self.staged is not None:
+            self.posterior = reduce_atoms(*self.staged, self.eta)
+            self.staged = None
+
+    def predict(self, k: int, u: float = 0.0):
+        """The transition on the posterior's atoms × the process noise's (the posterior's slowest)."""
+        self._reduce_staged()
+        b, p = self.posterior, self.process
+        x = np.repeat(b.x, len(p), axis=0)
+        w = np.tile(p.x, (len(b), 1))
+        weights = (b.w[:, None] * p.w[None, :]).ravel()
+        with np.errstate(all="ignore"):
+            y = np.asarray(self.model.transition(x, w, k, u), dtype=np.float64)
+        if not np.isfinite(y).all():
+            raise ValueError(f"the transition of {self.model.name} gave a non-finite value at step {k}")
+        if self.mode == "paper":
+            v = reduce_atoms(y, weights, self.eta)
+            y, weights = v.x, v.w
+        self.staged = (y, weights)
+
+    def update(self, z, omega=None, m: int = 1) -> Status:
+        """BayesLaplace with evidence z (J × dim_obs, or one point); z None: a step without observation."""
+        if z is None:
+            self._reduce_staged()
+            self.last, self.log_evidence = Status.NO_EVIDENCE, 0.0
+            return self.last
+        check_evidence(self.model, z, omega, m)
+        x, w = self.staged if self.staged is not None else (self.posterior.x, self.posterior.w)
+        self.posterior, self.last, self.log_evidence = joint_bayes_laplace(self.model, x, w, z, omega, m, self.eta)
+        self.staged = None
+        return self.last
+
+    def mean(self) -> np.ndarray:
+        return self.posterior.mean()
+
+    def cov(self) -> np.ndarray:
+        return self.posterior.cov()
+
+
+@dataclass
+class JointRun:
+    mean: np.ndarray  # (T, dim)
+    cov: np.ndarray  # (T, dim, dim)
+    status: np.ndarray  # Status per step
+    log_evidence: np.ndarray  # log p(z_k | z_0..k−1) per step (0 without observation)
+    posteriors: list[JointValue] = field(repr=False)
+
+    @property
+    def log_likelihood(self) -> float:
+        return sum_in_order(self.log_evidence)
+
+
+def observation_row(z) -> np.ndarray | None:
+    """A trace's observation at one step: None (a step without observation) when any component is NaN."""
+    z = np.atleast_1d(np.asarray(z, dtype=np.float64))
+    return None if np.isnan(z).any() else z
+
+
+def run_joint_filter(model: JointModel, z, eta: int = 16, mode: str = "refined", k=None, u=None,
+                     prior=None) -> JointRun:
+    """Filter a whole trace: z (T × dim_obs; a row with a NaN is a step without observation), k (default
+    0 … T−1) and u (default 0). The first step only updates (the first observation is of x_0)."""
+    z = np.asarray(z, dtype=np.float64)
+    z = z.reshape(-1, 1) if z.ndim == 1 else z
+    T = z.shape[0]
+    k = np.arange(T) if k is None else np.asarray(k)
+    u = np.zeros(T) if u is None else np.asarray(u, dtype=np.float64)
+    f = JointFilter(model, eta, mode, prior)
+    means, covs = np.empty((T, model.dim)), np.empty((T, model.dim, model.dim))
+    status, evidence, posts = np.empty(T, dtype=np.int8), np.empty(T), []
+    for i in range(T):
+        if i > 0:
+            f.predict(int(k[i]), float(u[i]))
+        status[i] = f.update(observation_row(z[i]))
+        means[i], covs[i], evidence[i] = f.mean(), f.cov(), f.log_evidence
+        posts.append(f.posterior)
+    return JointRun(means, covs, status, evidence, posts)
