@@ -40,7 +40,9 @@ def system_message(spec) -> p.System:
 
 def joint_system_message(spec) -> p.SystemJoint:
     """The SYSTEM_JOINT answer that describes a uxemu.joint_systems.JointSpec."""
-    return p.SystemJoint(spec.id, spec.name, spec.title, spec.dim, 1 if spec.name not in _DIM_OBS else _DIM_OBS[spec.name],
+    from .joint import dim_obs_of
+
+    return p.SystemJoint(spec.id, spec.name, spec.title, spec.dim, dim_obs_of(spec),
                          tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
                          tuple((p.PriorKind[law.upper()], a, b) for law, a, b in spec.prior))
 
@@ -126,7 +128,7 @@ class Device:
         uxemu.systems.SystemSpec — the same shape the system table gives the host."""
         from uxemu.systems import Param, SystemSpec
 
-        from uxemu.joint_systems import JointSpec
+        from .joint import DeviceJointSpec
 
         info = info or self.hello()
         specs = {}
