@@ -408,3 +408,20 @@ def save_joint_dump(dump: JointDump, path) -> None:
         for s in dump.steps:
             out.write(s)
     os.replace(tmp, path)
+
+
+def trace_meta(path) -> dict[str, str]:
+    """The `# key: value` lines a trace CSV starts with (empty for a file that is missing or not text:
+    the trace loader says what is wrong with it)."""
+    meta = {}
+    try:
+        with Path(path).open(encoding="utf-8") as fh:
+            for line in fh:
+                if not line.startswith("#"):
+                    break
+                key, sep, value = line[1:].partition(":")
+                if sep:
+                    meta[key.strip()] = value.strip()
+    except (OSError, UnicodeDecodeError):
+        pass
+    return meta
