@@ -232,7 +232,8 @@ ENGINES = {"run": "uxemu.joint_filter, its own run", "step": "uxemu.joint_filter
 
 
 def report(dump: JointDump, name: str, rtol=None, reference=None, truth=None, native_lib=None,
-           out=sys.stdout) -> JointComparison:
+           out=None) -> JointComparison:
+    out = sys.stdout if out is None else out
     h, cfg = dump.header, dump.header.config
     cmp = compare(dump, rtol, reference, native_lib)
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
