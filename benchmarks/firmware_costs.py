@@ -11,6 +11,11 @@
    (only the size of a static array does), so one image per board serves every η it holds; the firmware
    takes any power-of-two η up to its largest at CONFIG time.
 
+4. Joint (vector-state) systems (`--joint-only` runs this part alone and replaces its section of --out):
+   mps2-an500 built at BOARD_MAX_ETA = 32 with joint support and without it (-DAPP_JOINT=0), their flash,
+   RAM and stack side by side; then one simulated trace per joint system streamed through the image with
+   joint support at η = 8, 16, 32 in both modes (STEP_JOINT), its virtual cycles per step as in 2.
+
 3. Measures each emulated board's stack high-water mark on its largest image (benchmarks/stack_highwater.py)
    beside the static worst case the build reserves (firmware/tools/stack_bound.py, printed by `make arm`).
 
@@ -45,8 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from uxemu import systems, traces
-from uxhost import link, qemu
+from uxemu import joint_systems, systems, traces
+from uxhost import joint, link, qemu
 from uxhost import protocol as p
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +68,8 @@ _SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack res
 HIGHWATER_ETAS = [8, 32]  # the η of the high-water workload (every system, mode and likelihood)
 FLASH_HEADING, STACK_HEADING, CYCLES_HEADING = ("## Flash and RAM per largest η", "## Stack",
                                                 "## Virtual cycles per step")
+JOINT_HEADING = "## Joint systems"
+JOINT_BOARD, JOINT_BUILD_ETA, JOINT_ETAS = "mps2-an500", 32, [8, 16, 32]
 
 
 @dataclass
@@ -107,12 +114,14 @@ def log(message: str, started: float) -> None:
     print(f"[{time.monotonic() - started:6.1f} s] {message}", file=sys.stderr, flush=True)
 
 
-def build(board: str, max_eta: int, scratch: Path) -> tuple[Build, Path]:
-    """Builds `board` for η ≤ `max_eta` and returns its sizes and the image's path."""
-    out = scratch / f"{board}-eta{max_eta}"
+def build(board: str, max_eta: int, scratch: Path, no_joint: bool = False) -> tuple[Build, Path]:
+    """Builds `board` for η ≤ `max_eta` (`no_joint`: without joint systems, -DAPP_JOINT=0) and returns its
+    sizes and the image's path."""
+    out = scratch / f"{board}-eta{max_eta}{'-nojoint' if no_joint else ''}"
+    defs = [f"BOARD_DEFS={qemu.board_var(board, 'BOARD_DEFS') or ''} -DAPP_JOINT=0"] if no_joint else []
     proc = subprocess.run(
         ["make", "-s", "-j2", "-C", str(ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}",
-         f"BOARD_MAX_ETA={max_eta}"],
+         f"BOARD_MAX_ETA={max_eta}", *defs],
         capture_output=True, text=True,
     )
     if proc.returncode != 0:
@@ -307,6 +316,116 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
     return "\n".join(lines)
 
 
+@dataclass
+class JointCosts:
+    board: str
+    system: str
+    eta: int
+    mode: str
+    steps: int
+    workspace_bytes: int
+    predict_median: float
+    predict_max: int
+    update_median: float
+    update_max: int
+    update_step0: int
+    fallbacks: int
+
+
+def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, started: float) -> list[JointCosts]:
+    """Every joint system at every η of `etas` in both modes on one booted board (STEP_JOINT)."""
+    out = []
+    with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=600) as device:
+        info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
+        if info.cycle_source != p.CycleSource.SYSTICK_ICOUNT:
+            sys.exit(f"{board} counts {p.CycleSource(info.cycle_source).name}, not virtual cycles")
+        for name in joint_systems.names():
+            spec = joint_systems.spec(name)
+            trace = joint.simulate(spec, spec.defaults, steps, seed)
+            for eta in etas:
+                for mode in MODES.values():
+                    cfg = joint.resolve(spec, eta=eta, mode=mode)
+                    device.reset()
+                    configured = device.configure_joint(
+                        cfg.system_id, eta, p.Mode[mode.upper()], cfg.params,
+                        [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
+                    posts = [device.step_joint(int(trace.k[i]), i > 0, 0.0, cfg.dim_obs, trace.observation(i))
+                             for i in range(steps)]
+                    predict = [s.cycles_predict for s in posts[1:]]
+                    update = [s.cycles_update for s in posts[1:]]
+                    c = JointCosts(board, name, eta, mode, steps - 1, configured.workspace_bytes,
+                                   statistics.median(predict), max(predict), statistics.median(update), max(update),
+                                   posts[0].cycles_update, sum(s.fallback for s in posts))
+                    out.append(c)
+                    log(f"{board} {name} η={eta} {mode}: predict {human(c.predict_median)}, update "
+                        f"{human(c.update_median)}", started)
+        instance.check()
+    return out
+
+
+def joint_markdown(builds: list[Build], costs: list[JointCosts], meta: dict) -> list[str]:
+    """The joint systems' section: the image with and without them, and their cycles per step."""
+    shift = meta["icount_shift"]
+    with_joint, without = builds
+    lines = [
+        JOINT_HEADING,
+        "",
+        f"Generated by `{meta['command']}`; commit {meta['commit']}. {JOINT_BOARD} built at BOARD_MAX_ETA = "
+        f"{JOINT_BUILD_ETA} with joint systems (state dimension d ≤ 2: APP_JOINT_MAX_DIM of firmware/app/"
+        "session.h) and without them (-DAPP_JOINT=0). The scalar and the joint filter never run at once: they "
+        "share the filter slots and the workspace (the joint workspace at d = 2 is smaller than the scalar "
+        "one at the same η), so joint support costs flash and stack, not static RAM.",
+        "",
+        "| image | flash (bytes) | RAM (bytes) | of which stack | static worst case | deepest path |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for label, b in (("with joint systems", with_joint), ("without (-DAPP_JOINT=0)", without)):
+        lines.append(f"| {label} | {b.flash:,} | {b.ram:,} | {b.stack:,} | {b.stack_bound:,} | {b.stack_path} |")
+    lines += [
+        "",
+        f"Cycles: one simulated trace per joint system, T = {meta['joint_steps']} steps (seed {meta['seed']}, "
+        f"the same observations at every η and mode), streamed to the image with joint systems; median and "
+        "maximum over steps 1…T−1 (predict then update), virtual cycles as above (-icount shift="
+        f"{shift}). η = 64 is refused for d = 2 (its POSTERIOR_JOINT would exceed MAX_PAYLOAD). \"workspace\" "
+        "is CONFIGURED.workspace_bytes.",
+        "",
+        "| system | η | mode | predict median | predict max | update median | update max | "
+        "instructions per step (from the medians) | workspace |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in costs:
+        instr = qemu.instructions_of(c.predict_median + c.update_median, shift, c.board)
+        lines.append(f"| {c.system} | {c.eta} | {c.mode} | {human(c.predict_median)} | {human(c.predict_max)} | "
+                     f"{human(c.update_median)} | {human(c.update_max)} | {human(instr)} | {c.workspace_bytes:,} |")
+    fell = [f"{c.system} η={c.eta} {c.mode}: {c.fallbacks}" for c in costs if c.fallbacks]
+    lines += ["", f"Steps that fell back to the prior: {'; '.join(fell) if fell else 'none'}.", ""]
+    return lines
+
+
+def joint_part(scratch: Path, steps: int, seed: int, started: float, meta: dict) -> tuple[list[str], dict]:
+    """Builds, measures and writes up the joint systems' part; (markdown lines, JSON record)."""
+    builds, images = [], []
+    for no_joint in (False, True):
+        b, elf = build(JOINT_BOARD, JOINT_BUILD_ETA, scratch, no_joint)
+        builds.append(b)
+        images.append(elf)
+        log(f"built {JOINT_BOARD} η ≤ {JOINT_BUILD_ETA}{' without joint' if no_joint else ''}: flash {b.flash:,} B, "
+            f"RAM {b.ram:,} B, stack {b.stack:,} B", started)
+    costs = run_joint(JOINT_BOARD, images[0], JOINT_ETAS, steps, seed, started)
+    meta = {**meta, "joint_steps": steps}
+    return joint_markdown(builds, costs, meta), {"joint_builds": [asdict(b) for b in builds],
+                                                 "joint_cycles": [asdict(c) for c in costs]}
+
+
+def replace_joint(text: str, lines: list[str]) -> str:
+    """`text` with its joint systems' section replaced (or appended when it has none)."""
+    head, sep, rest = text.partition(JOINT_HEADING)
+    tail = ""
+    if sep and "\n## " in rest:
+        tail = "## " + rest.split("\n## ", 1)[1]
+    return head.rstrip("\n") + "\n\n" + "\n".join(lines) + ("\n" + tail if tail else "")
+
+
 _SIZES_NOTE = re.compile(r"^Flash, RAM and stack regenerated by .*\n\n", re.MULTILINE)
 
 
@@ -338,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--scratch", type=Path, default=SCRATCH, help=f"build directory (default {SCRATCH})")
     ap.add_argument("--out", type=Path, default=RESULTS, help="markdown file; .json and .csv go beside it")
+    ap.add_argument("--joint-steps", type=int, default=12, help="trace length T of the joint systems (default 12)")
+    ap.add_argument("--joint-only", action="store_true",
+                    help="the joint systems' part only: replace its section of --out (and its .json key)")
     ap.add_argument("--sizes-only", action="store_true",
                     help="builds and stack marks only: replace those sections of --out (and its .json), keep "
                          "its cycle tables")
@@ -350,6 +472,16 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
     commit = tool_version(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])
+    command = " ".join([".venv/bin/python benchmarks/firmware_costs.py", *(sys.argv[1:] if argv is None else argv)])
+    joint_meta = {"command": command, "commit": commit, "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT, "seed": args.seed}
+    if args.joint_only:
+        lines, record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta)
+        args.out.write_text(replace_joint(args.out.read_text() if args.out.exists() else "", lines))
+        json_path = args.out.with_suffix(".json")
+        full = json.loads(json_path.read_text()) if json_path.exists() else {}
+        json_path.write_text(json.dumps({**full, **record}, indent=1) + "\n")
+        log(f"updated the joint systems' section of {args.out} (+ .json)", started)
+        return 0
 
     builds, images, largest = [], {}, {}
     for board in boards:
@@ -369,7 +501,6 @@ def main(argv: list[str] | None = None) -> int:
         bound = next(b.stack_bound for b in builds if b.board == board and b.max_eta == largest[board])
         marks.append(stack_mark(board, images[board], largest[board], bound))
         log(f"{board} stack high-water mark {marks[-1].high_water:,} B of {bound:,} B", started)
-    command = " ".join([".venv/bin/python benchmarks/firmware_costs.py", *(sys.argv[1:] if argv is None else argv)])
     if args.sizes_only:
         meta = {"command": command, "wall_s": time.monotonic() - started, "commit": commit}
         args.out.write_text(replace_sizes(args.out.read_text(), builds, marks, meta))
@@ -401,9 +532,10 @@ def main(argv: list[str] | None = None) -> int:
         "slow_steps": args.slow_steps,
         "seed": args.seed,
     }
+    joint_lines, joint_record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(markdown(builds, marks, costs, meta))
-    record = dict(meta)
+    args.out.write_text(markdown(builds, marks, costs, meta) + "\n" + "\n".join(joint_lines))
+    record = dict(meta, **joint_record)
     record["slow"] = [[SYSTEMS[s], e, LIKELIHOODS[lik], MODES[m]] for s, e, lik, m in sorted(SLOW)]
     record["builds"] = [asdict(b) for b in builds]
     record["stack"] = [asdict(m) for m in marks]

@@ -2,8 +2,8 @@
 
 QEMU's RAM starts zeroed and the firmware never clears its stack, so after a workload the lowest
 non-zero word of the `.stack` section (read from the image) marks the deepest the stack has been. The
-workload is every system of the image, in both modes and with both likelihoods, a short trace at each η
-asked for. The image is loaded through QEMU's GDB server (`uxhost flash --gdb`), which also reads the
+workload is every system of the image, in both modes and with both likelihoods (a joint system: the
+kernel likelihood, at each η its answer fits), a short trace at each η asked for. The image is loaded through QEMU's GDB server (`uxhost flash --gdb`), which also reads the
 memory afterwards. The static worst case is firmware/tools/stack_bound.py's, from the image and the
 `.su` files beside its objects; the measurement can only be below it.
 
@@ -24,7 +24,8 @@ import numpy as np
 from firmware_costs import LIKELIHOODS, MODES, measure  # the cost run's configure-and-stream, run beside this
 from uxemu import systems, traces
 from uxhost import elf as elf_info
-from uxhost import link, qemu
+from uxhost import joint, link, qemu
+from uxhost import protocol as p
 
 STEPS = 6
 
@@ -48,11 +49,27 @@ def static_bound(image: Path):
 def workload(device: link.Device, board: str, etas: list[int], largest: int) -> None:
     """Every system, mode and likelihood at every η the image holds: STEPS steps of one trace each."""
     for spec in device.systems().values():
+        if isinstance(spec, joint.DeviceJointSpec):
+            joint_workload(device, spec, [e for e in etas if e <= min(largest, 32)])  # η ≤ 32: the answer's frame
+            continue
         tr = traces.simulate(systems.get(spec.name), STEPS, np.random.default_rng(1))
         for eta in (e for e in etas if e <= largest):
             for mode in MODES:
                 for lik in LIKELIHOODS:
                     measure(device, board, spec.id, eta, mode, lik, tr, STEPS)
+
+
+def joint_workload(device: link.Device, spec, etas: list[int]) -> None:
+    """A joint system in both modes at every η of `etas`: STEPS steps of one trace each (STEP_JOINT)."""
+    trace = joint.simulate(spec, spec.defaults, STEPS, seed=1)
+    for eta in etas:
+        for mode in MODES.values():
+            cfg = joint.resolve(spec, eta=eta, mode=mode)
+            device.reset()
+            device.configure_joint(cfg.system_id, eta, p.Mode[mode.upper()], cfg.params,
+                                   [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
+            for i in range(STEPS):
+                device.step_joint(int(trace.k[i]), i > 0, 0.0, cfg.dim_obs, trace.observation(i))
 
 
 def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[int, int]:

@@ -38,6 +38,15 @@ def system_message(spec) -> p.System:
                     p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
 
 
+def joint_system_message(spec) -> p.SystemJoint:
+    """The SYSTEM_JOINT answer that describes a uxemu.joint_systems.JointSpec."""
+    from .joint import dim_obs_of
+
+    return p.SystemJoint(spec.id, spec.name, spec.title, spec.dim, dim_obs_of(spec),
+                         tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
+                         tuple((p.PriorKind[law.upper()], a, b) for law, a, b in spec.prior))
+
+
 class LinkError(Exception):
     """Base of every error of the link."""
 
@@ -119,13 +128,19 @@ class Device:
         uxemu.systems.SystemSpec — the same shape the system table gives the host."""
         from uxemu.systems import Param, SystemSpec
 
+        from .joint import DeviceJointSpec
+
         info = info or self.hello()
         specs = {}
         for index in range(info.n_systems):
-            s = self.request(p.Describe(index), p.System)
+            s = self.request(p.Describe(index), (p.System, p.SystemJoint))
             try:
                 params = tuple(Param(name, default, p.ParamDomain(domain).name.lower())
                                for name, default, domain in s.params)
+                if isinstance(s, p.SystemJoint):
+                    priors = tuple((p.PriorKind(kind).name.lower(), a, b) for kind, a, b in s.priors)
+                    specs[s.name] = DeviceJointSpec(s.id, s.name, s.title, params, priors, s.dim, s.dim_obs)
+                    continue
                 prior = (p.PriorKind(s.prior_kind).name.lower(), s.prior_a, s.prior_b)
             except ValueError as exc:
                 raise p.ProtocolError(f"SYSTEM {s.name!r}: {exc}") from None
@@ -156,6 +171,26 @@ class Device:
             raise p.ProtocolError(f"POSTERIOR for step {post.k}, expected {k}")
         return post
 
+    def configure_joint(self, system: int, eta: int, mode: int = p.Mode.REFINED, params: Sequence[float] = (),
+                        priors: Sequence[tuple[int, float, float]] = ()) -> p.Configured:
+        """CONFIGURE_JOINT: priors holds (PriorKind, a, b) per state component."""
+        msg = p.ConfigureJoint(int(system), int(eta), int(mode), tuple(float(v) for v in params),
+                               tuple((int(kind), float(a), float(b)) for kind, a, b in priors))
+        return self.request(msg, p.Configured)
+
+    def step_joint(self, k: int, predict: bool, u: float, dim_obs: int, z: Sequence[float] | None,
+                   w: Sequence[float] | None = None, m: int = 1, timeout: float | None = None) -> p.PosteriorJoint:
+        """One joint filter step; z the evidence rows of dim_obs values, packed (None: a missing observation,
+        predict only)."""
+        z = () if z is None else tuple(float(v) for v in z)
+        m = 0 if not z else m
+        w = tuple(float(v) for v in w) if w is not None else ()
+        post = self.request(p.StepJoint(int(k), bool(predict), float(u), int(dim_obs), z, w, int(m)),
+                            p.PosteriorJoint, timeout)
+        if post.k != k:
+            raise p.ProtocolError(f"POSTERIOR_JOINT for step {post.k}, expected {k}")
+        return post
+
     def reset(self) -> None:
         self.request(p.Reset(), p.ResetDone)
 
@@ -182,7 +217,8 @@ class Device:
                 raise VersionMismatch(f"device at {self.url} refused protocol version {answer.detail}")
             raise DeviceError(answer.code, answer.detail, name)
         if expect is not None and not isinstance(answer, expect):
-            raise p.ProtocolError(f"{name} answered with {type(answer).__name__}, expected {expect.__name__}")
+            wanted = " or ".join(e.__name__ for e in (expect if isinstance(expect, tuple) else (expect,)))
+            raise p.ProtocolError(f"{name} answered with {type(answer).__name__}, expected {wanted}")
         return answer
 
     def _exchange(self, wire: bytes, seq: int, name: str, timeout: float) -> tuple[p.Frame, p.Message]:

@@ -143,13 +143,24 @@ def decode_frame(wire: bytes) -> Frame:
 # Messages
 
 
+def _count_fields(count: str) -> list[str]:
+    """The fields whose product is an array's count: "n" or "n*dim" (rows of dim components)."""
+    return count.split("*")
+
+
 def _pack_fields(layout: tuple, values: dict, what: str) -> bytes:
-    """Payload bytes of `values` (a dict by field name) laid out as `layout` (protocol_spec.LAYOUTS). Count
-    fields are not in `values`: they are the lengths of their arrays."""
-    counts = {count: len(values[name]) for name, element, *rest in layout if rest for count in rest}
+    """Payload bytes of `values` (a dict by field name) laid out as `layout` (protocol_spec.LAYOUTS). A
+    field that alone counts an array is not in `values`: it is the array's length. A field that is only
+    a factor of a product count (STEP_JOINT.dim_obs) is in `values`, and every array's length must be
+    its count."""
+    counts = {rest[0]: len(values[name]) for name, element, *rest in layout if rest and "*" not in rest[0]}
+    scalars: dict = {}
     out = bytearray()
     for name, kind, *count in layout:
         if count:
+            expected = math.prod(scalars[c] for c in _count_fields(count[0]))
+            if len(values[name]) != expected:
+                raise ValueError(f"{what}.{name}: {len(values[name])} elements, {count[0]} = {expected}")
             for element in values[name]:
                 out += (_pack_fields(kind, element, what) if isinstance(kind, tuple)
                         else _pack_scalar(kind, element, name))
@@ -159,7 +170,8 @@ def _pack_fields(layout: tuple, values: dict, what: str) -> bytes:
                 raise ValueError(f"{what}.{name}: string longer than 255 bytes")
             out += bytes([len(data)]) + data
         else:
-            out += _pack_scalar(kind, counts[name] if name in counts else values[name], name)
+            scalars[name] = counts[name] if name in counts else values[name]
+            out += _pack_scalar(kind, scalars[name], name)
     return bytes(out)
 
 
@@ -177,7 +189,7 @@ def _unpack_fields(layout: tuple, payload: bytes, at: int, what: str) -> tuple[d
     for name, kind, *count in layout:
         if count:
             items = []
-            for _ in range(values[count[0]]):
+            for _ in range(math.prod(values[c] for c in _count_fields(count[0]))):
                 if isinstance(kind, tuple):
                     element, at = _unpack_fields(kind, payload, at, what)
                 else:
@@ -369,6 +381,123 @@ class Posterior(_Message):
 
 
 @dataclass(frozen=True)
+class SystemJoint(_Message):
+    """One of the device's joint (vector-state) systems, as its system table describes it."""
+
+    TYPE: ClassVar[MsgType] = MsgType.SYSTEM_JOINT
+    id: int
+    name: str
+    title: str
+    dim: int  # state components
+    dim_obs: int  # observation components
+    params: tuple[tuple[str, float, int], ...]  # (name, default, ParamDomain) in the system's order
+    priors: tuple[tuple[int, float, float], ...]  # (PriorKind, a, b) per state component
+
+    def to_wire(self) -> dict:
+        params = [{"name": n, "default": float(d), "domain": int(dom)} for n, d, dom in self.params]
+        priors = [{"kind": int(kind), "a": float(a), "b": float(b)} for kind, a, b in self.priors]
+        return {**super().to_wire(), "params": params, "priors": priors}
+
+    @classmethod
+    def from_wire(cls, values: dict) -> "SystemJoint":
+        params = tuple((q["name"], q["default"], q["domain"]) for q in values["params"])
+        priors = tuple((q["kind"], q["a"], q["b"]) for q in values["priors"])
+        return super().from_wire({**values, "params": params, "priors": priors})
+
+
+@dataclass(frozen=True)
+class ConfigureJoint(_Message):
+    """CONFIGURE for a joint system: η, mode, parameters and one prior law per state component."""
+
+    TYPE: ClassVar[MsgType] = MsgType.CONFIGURE_JOINT
+    system: int
+    eta: int
+    mode: int = Mode.REFINED
+    params: tuple[float, ...] = ()
+    priors: tuple[tuple[int, float, float], ...] = ()  # (PriorKind, a, b) per state component
+
+    def to_wire(self) -> dict:
+        priors = [{"kind": int(kind), "a": float(a), "b": float(b)} for kind, a, b in self.priors]
+        return {**super().to_wire(), "params": [float(v) for v in self.params], "priors": priors}
+
+    @classmethod
+    def from_wire(cls, values: dict) -> "ConfigureJoint":
+        priors = tuple((q["kind"], q["a"], q["b"]) for q in values["priors"])
+        return super().from_wire({**values, "params": tuple(values["params"]), "priors": priors})
+
+
+@dataclass(frozen=True)
+class StepJoint(_Message):
+    """STEP for a joint system: z holds the evidence points' rows of dim_obs components, packed."""
+
+    TYPE: ClassVar[MsgType] = MsgType.STEP_JOINT
+    k: int
+    predict: bool
+    u: float
+    dim_obs: int
+    z: tuple[float, ...]  # n_evidence · dim_obs values; empty: a step without observation
+    w: tuple[float, ...] = field(default=())  # empty: equal weights
+    m: int = 1
+
+    def to_wire(self) -> dict:
+        z = tuple(float(v) for v in self.z)
+        if self.dim_obs < 1 or len(z) % self.dim_obs:
+            raise ValueError(f"STEP_JOINT: {len(z)} observation values are not rows of dim_obs = {self.dim_obs}")
+        n = len(z) // self.dim_obs
+        w = tuple(float(v) for v in self.w) if self.w else tuple(1.0 / n for _ in range(n))
+        if len(w) != n:
+            raise ValueError(f"STEP_JOINT: {n} evidence points, {len(w)} weights")
+        for j, omega in enumerate(w):
+            if not (math.isfinite(omega) and omega > 0):
+                raise ValueError(f"STEP_JOINT: evidence weight ω[{j}] = {omega!r}; every weight must be finite and > 0")
+        flags = StepFlags.PREDICT if self.predict else 0
+        return {"k": self.k, "flags": flags, "u": self.u, "m": self.m, "dim_obs": self.dim_obs, "omega": w, "z": z}
+
+    @classmethod
+    def from_wire(cls, values: dict) -> "StepJoint":
+        flags = values["flags"]
+        if flags & ~StepFlags.PREDICT:
+            raise ProtocolError(f"STEP_JOINT: unknown flags 0x{flags:02x}")
+        return cls(values["k"], bool(flags & StepFlags.PREDICT), values["u"], values["dim_obs"],
+                   tuple(values["z"]), tuple(values["omega"]), values["m"])
+
+
+@dataclass(frozen=True)
+class PosteriorJoint(_Message):
+    """A joint step's answer: mean (dim), row-major covariance (dim²), atoms as rows x (count·dim) and w."""
+
+    TYPE: ClassVar[MsgType] = MsgType.POSTERIOR_JOINT
+    k: int
+    status: int
+    log_evidence: float
+    cycles_predict: int
+    cycles_update: int
+    mean: tuple[float, ...]
+    cov: tuple[float, ...]
+    w: tuple[float, ...]
+    x: tuple[float, ...]  # atom i's components at i·dim
+
+    @property
+    def dim(self) -> int:
+        return len(self.mean)
+
+    @property
+    def count(self) -> int:
+        return len(self.w)
+
+    @property
+    def fallback(self) -> bool:
+        return self.status == Status.FALLBACK
+
+    def to_wire(self) -> dict:
+        return {**super().to_wire(), "dim": len(self.mean), "count": len(self.w)}
+
+    @classmethod
+    def from_wire(cls, values: dict) -> "PosteriorJoint":
+        return super().from_wire({**values, **{f: tuple(values[f]) for f in ("mean", "cov", "w", "x")}})
+
+
+@dataclass(frozen=True)
 class Reset(_Message):
     TYPE: ClassVar[MsgType] = MsgType.RESET
 
@@ -392,11 +521,13 @@ class Error(_Message):
             return f"error {self.code}"
 
 
-Message = Hello | Info | Describe | System | Configure | Configured | Step | Posterior | Reset | ResetDone | Error
+Message = (Hello | Info | Describe | System | Configure | Configured | Step | Posterior | SystemJoint | ConfigureJoint
+           | StepJoint | PosteriorJoint | Reset | ResetDone | Error)
 
 MESSAGES: dict[int, type] = {
     cls.TYPE: cls
-    for cls in (Hello, Info, Describe, System, Configure, Configured, Step, Posterior, Reset, ResetDone, Error)
+    for cls in (Hello, Info, Describe, System, Configure, Configured, Step, Posterior, SystemJoint, ConfigureJoint,
+                StepJoint, PosteriorJoint, Reset, ResetDone, Error)
 }
 
 

@@ -2,7 +2,8 @@
 tables of docs/protocol.md; the golden frames (tests/golden/frames.toml) → tests/golden/frames.h.
 
 A payload is a sequence of fields. A field is a scalar, a string (u8 byte count, then the bytes) or a
-counted array (its count an earlier field) of scalars or of records of scalars and strings. Every field's
+counted array (its count an earlier field, or a product of earlier fields, "count*dim") of scalars or of
+records of scalars and strings. Every field's
 byte offset is a constant until the first string or array; after that it depends on their sizes, so C gets
 it as a macro of the counts (and string lengths) before it, e.g. CONFIGURE_PRIOR_KIND_AT(n_params).
 """
@@ -28,6 +29,16 @@ def camel(name: str) -> str:
 # The schema, checked
 
 
+def count_fields(count: str) -> list[str]:
+    """The fields whose product is an array's count: "n" or "n*dim"."""
+    return count.split("*")
+
+
+def count_expr(count: str) -> str:
+    """An array's count in C: (n) or (n) * (dim)."""
+    return " * ".join(f"({c})" for c in count_fields(count))
+
+
 def check_fields(fields: list[dict], where: str, record: bool = False) -> None:
     seen: dict[str, str] = {}
     for f in fields:
@@ -37,8 +48,9 @@ def check_fields(fields: list[dict], where: str, record: bool = False) -> None:
         if "count" in f:
             if record:
                 raise SystemExit(f"{where}.{name}: a record cannot hold an array")
-            if seen.get(f["count"]) not in ("u8", "u16"):
-                raise SystemExit(f"{where}.{name}: count {f['count']!r} must be an earlier u8/u16 field")
+            if any(seen.get(c) not in ("u8", "u16") for c in count_fields(f["count"])):
+                raise SystemExit(f"{where}.{name}: count {f['count']!r} must be earlier u8/u16 fields, "
+                                 "one or a product (a*b)")
             if ("fields" in f) == ("type" in f):
                 raise SystemExit(f"{where}.{name}: an array has either `type` (a scalar) or `fields` (a record)")
             if "fields" in f:
@@ -102,12 +114,14 @@ def layout(fields: list[dict]) -> list[dict]:
             nfields = len(f.get("fields", [f]))
             has_str = any(r.get("type") == "str" for r in f.get("fields", []))
             row["element"] = None if has_str else element_bytes(f)
-            args.append(count)
-            at_terms = at_terms + [f"{row['element']}u * ({count})" if not has_str else f"({f['name']}_bytes)"]
             if has_str:
-                args[-1] = f"{f['name']}_bytes"
-            index_terms = index_terms + [f"({count})" if nfields == 1 else f"{nfields}u * ({count})"]
-            index_doc = index_doc + [count if nfields == 1 else f"{nfields}·{count}"]
+                args.append(f"{f['name']}_bytes")
+            else:
+                args.extend(c for c in count_fields(count) if c not in args)
+            at_terms = at_terms + [f"{row['element']}u * {count_expr(count)}" if not has_str else f"({f['name']}_bytes)"]
+            index_terms = index_terms + [count_expr(count) if nfields == 1 else f"{nfields}u * {count_expr(count)}"]
+            shown = count.replace("*", "·")
+            index_doc = index_doc + [shown if nfields == 1 else f"{nfields}·{shown}"]
         elif f["type"] == "str":
             at += 1
             args.append(f"{f['name']}_len")
@@ -278,7 +292,11 @@ def doc_messages(spec: dict) -> str:
 
 def doc_values(spec: dict) -> str:
     lines = ["| field | value | name | meaning |", "|---|---|---|---|"]
-    users = {f["values"]: f"{m['name']}.`{f['name']}`" for m in spec["message"] for f in m["fields"] if "values" in f}
+    users: dict[str, str] = {}  # the first message field that uses each table
+    for m in spec["message"]:
+        for f in m["fields"]:
+            if "values" in f:
+                users.setdefault(f["values"], f"{m['name']}.`{f['name']}`")
     for name, table in spec["values"].items():
         for v in table["values"]:
             value = f"0x{v['value']:02X} (bit)" if table.get("bits") else str(v["value"])

@@ -33,6 +33,11 @@ def real_bytes_of(board: str) -> int:
     return 4 if "-DUX_REAL_FLOAT" in (qemu._board_var(board, "BOARD_DEFS") or "") else 8
 
 
+def serves_joint(board: str) -> bool:
+    """False for a board built without joint systems (-DAPP_JOINT=0 added to BOARD_DEFS in its board.mk)."""
+    return "-DAPP_JOINT=0" not in (qemu.BOARDS_DIR / board / "board.mk").read_text()
+
+
 def need_eta(dev, eta: int) -> None:
     """Skips the test, saying why, on a board whose RAM holds no workspace for `eta` (INFO.max_eta)."""
     info = dev.hello()

@@ -11,7 +11,7 @@ from app_build import build_app, run_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uxemu import systems
+from uxemu import joint_systems, systems
 from uxhost import protocol as p
 
 
@@ -111,4 +111,4 @@ def test_native_info_names_the_build(app):
     [raw] = run(app, hello(1))
     info = p.decode(raw)[1]
     assert info.board == "native-test" and info.cycle_source == p.CycleSource.HOST_NS
-    assert info.real_bytes == 8 and info.max_eta == 64 and info.n_systems == len(systems.names())
+    assert info.real_bytes == 8 and info.max_eta == 64 and info.n_systems == len(systems.names()) + len(joint_systems.names())

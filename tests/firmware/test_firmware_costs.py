@@ -29,7 +29,8 @@ def costs():
 
 def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
     out = tmp_path / "firmware.md"
-    argv = ["--boards", "mps2-an500", "--etas", "4,8", "--steps", "3", "--seed", "4", "--out", str(out)]
+    argv = ["--boards", "mps2-an500", "--etas", "4,8", "--steps", "3", "--joint-steps", "3", "--seed", "4",
+            "--out", str(out)]
     assert costs.main(argv) == 0
     record = json.loads(out.with_suffix(".json").read_text())
     rows = list(csv.DictReader(out.with_suffix(".csv").open()))
@@ -44,6 +45,7 @@ def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
     assert 1024 < mark["high_water"] <= mark["stack_bound"] == build["stack_bound"]
     assert f"| mps2-an500 | 8 | {build['stack']:,} | {build['stack_bound']:,} | {mark['high_water']:,} (8) |" in md
     assert "firmware_costs.py --boards mps2-an500 --etas 4,8" in md and "-icount shift=6" in md
+    assert costs.JOINT_HEADING in md and len(record["joint_cycles"]) == 2 * 3 * 2
 
     # systems × η × modes × likelihoods
     assert len(record["cycles"]) == len(rows) == len(costs.SYSTEMS) * 2 * 2 * 2
@@ -95,3 +97,26 @@ def test_sizes_only_replaces_the_sizes_and_keeps_the_cycles(costs, tmp_path):
     # again: one note, not two
     assert costs.main(argv) == 0
     assert out.read_text().count("Flash, RAM and stack regenerated") == 1
+
+
+def test_joint_only_appends_the_joint_section(costs, tmp_path):
+    """--joint-only: the image with and without joint systems, and STEP_JOINT cycles of every joint system
+    at η = 8, 16, 32 in both modes, appended to --out (a second run replaces the section, not repeats it)."""
+    out = tmp_path / "firmware.md"
+    out.write_text("# Firmware costs per board\n\n## Virtual cycles per step\n\nscalar tables\n")
+    argv = ["--joint-only", "--joint-steps", "3", "--seed", "4", "--out", str(out)]
+    assert costs.main(argv) == 0
+    record = costs.json.loads(out.with_suffix(".json").read_text())
+    with_joint, without = record["joint_builds"]
+    # The joint filter shares the scalar one's slots and workspace: no static RAM of its own.
+    assert with_joint["ram"] - with_joint["stack"] == without["ram"] - without["stack"]
+    assert with_joint["flash"] > without["flash"]
+    rows = record["joint_cycles"]
+    assert {(c["system"], c["eta"], c["mode"]) for c in rows} == {
+        (s, e, m) for s in costs.joint_systems.names() for e in (8, 16, 32) for m in ("refined", "paper")}
+    assert all(c["steps"] == 2 and c["update_max"] >= c["update_median"] > 0 for c in rows)
+    md = out.read_text()
+    assert md.startswith("# Firmware costs per board\n\n## Virtual cycles per step\n\nscalar tables\n")
+    assert md.count(costs.JOINT_HEADING) == 1 and f"| with joint systems | {with_joint['flash']:,} |" in md
+    assert costs.main(argv) == 0
+    assert out.read_text().count(costs.JOINT_HEADING) == 1

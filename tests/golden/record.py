@@ -25,13 +25,15 @@ sys.path.insert(0, str(HERE.parent / "firmware"))
 
 from app_build import build_app, run_env  # noqa: E402
 
-from uxemu import systems  # noqa: E402
+from uxemu import joint_systems, systems  # noqa: E402
 from uxhost import protocol as p  # noqa: E402
-from uxhost.link import system_message  # noqa: E402
+from uxhost.link import joint_system_message, system_message  # noqa: E402
 
 FW_VERSION = "golden-1"
 E = p.ErrorCode
 SPECS = systems.SPECS  # the system table the device is built with
+JOINT = joint_systems.SPECS  # its joint systems, which DESCRIBE lists after the scalar ones
+N_SYSTEMS = len(SPECS) + len(JOINT)
 
 
 def configure(name, eta, mode=0, likelihood=0, prior_kind=0):
@@ -40,14 +42,26 @@ def configure(name, eta, mode=0, likelihood=0, prior_kind=0):
 
 
 def described(name):
-    """The SYSTEM answer the table says the device must give for `name`."""
-    return system_message(SPECS[name])
+    """The SYSTEM (SYSTEM_JOINT) answer the table says the device must give for `name`."""
+    return joint_system_message(JOINT[name]) if name in JOINT else system_message(SPECS[name])
+
+
+def configure_joint(name, eta, mode=0):
+    spec = JOINT[name]
+    priors = tuple((p.PriorKind[kind.upper()], a, b) for kind, a, b in spec.prior)
+    return p.ConfigureJoint(spec.id, eta, mode, spec.defaults, priors)
+
+
+def step_joint_payload(k=1, flags=1, u=0.0, m=1, n=1, dim_obs=1, omega=(1.0,), z=(0.5,)):
+    return struct.pack("<IBdHBB", k, flags, u, m, n, dim_obs) + struct.pack(f"<{len(omega) + len(z)}d", *omega, *z)
 
 
 GSS = configure("gss", 8)
 SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
 CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
-INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, len(SPECS))
+PENDULUM = configure_joint("pendulum", 8)
+CVRANGE_PAPER = configure_joint("cvrange", 4, mode=1)
+INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, N_SYSTEMS)
 
 
 def message(m, seq, version=p.PROTOCOL_VERSION):
@@ -84,10 +98,10 @@ def err(code, detail, seq):
 CASES = [
     ("hello", "HELLO is answered with INFO", [(message(p.Hello(), 0x3A01), (INFO, 0x3A01))]),
     ("describe", "DESCRIBE of every system index: the device's system table, entry by entry", [
-        (message(p.Describe(i), 0x50 + i), (described(name), 0x50 + i)) for i, name in enumerate(SPECS)
+        (message(p.Describe(i), 0x50 + i), (described(name), 0x50 + i)) for i, name in enumerate([*SPECS, *JOINT])
     ]),
     ("err_describe", "DESCRIBE past the last system, and of the wrong size", [
-        (message(p.Describe(len(SPECS)), 0x60), err(E.CONFIG, 0, 0x60)),
+        (message(p.Describe(N_SYSTEMS), 0x60), err(E.CONFIG, 0, 0x60)),
         (raw(frame(p.MsgType.DESCRIBE, 0x61, b"\x00\x00"), "DESCRIBE with two payload bytes"), err(E.LENGTH, 12, 0x61)),
     ]),
     ("session_gss", "a full session: HELLO, CONFIGURE, STEPs with and without predict, RESET", [
@@ -161,6 +175,37 @@ CASES = [
         (raw(frame(p.MsgType.STEP, 38, step_payload(evidence=((1.0, math.nan),))), "ω = NaN"), err(E.EVIDENCE, 6, 38)),
         (message(p.Step(1, True, 0.0, (1.0,), (1.0,)), 39), None),
     ]),
+    ("session_pendulum", "a joint system: CONFIGURE_JOINT, STEP_JOINT with and without predict and observation; "
+     "a scalar STEP meets the joint configuration", [
+        (message(PENDULUM, 70), None),
+        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 71), None),
+        (message(p.StepJoint(1, True, 0.0, 1, (0.95,), (1.0,)), 72), None),
+        (message(p.StepJoint(2, True, 0.0, 1, (), (), m=0), 73), None),
+        (message(p.StepJoint(3, True, 0.5, 1, (0.9, 1.0), (0.25, 0.75), 2), 74), None),
+        (message(p.Step(4, True, 0.0, (1.0,), (1.0,)), 75), err(E.NOT_CONFIGURED, 1, 75)),
+    ]),
+    ("session_cvrange_paper", "the range-only tracker in paper mode", [
+        (message(CVRANGE_PAPER, 80), None),
+        (message(p.StepJoint(0, False, 0.0, 1, (10.2,), (1.0,)), 81), None),
+        (message(p.StepJoint(1, True, 0.0, 1, (10.0,), (1.0,)), 82), None),
+    ]),
+    ("err_joint", "bad CONFIGURE_JOINT and STEP_JOINT fields, and the two kinds crossed", [
+        (message(dataclasses.replace(PENDULUM, system=SPECS["gss"].id), 90), err(E.CONFIG, 0, 90)),
+        (message(dataclasses.replace(GSS, system=JOINT["pendulum"].id), 91), err(E.CONFIG, 0, 91)),
+        (message(dataclasses.replace(PENDULUM, eta=64), 92), err(E.CONFIG, 1, 92)),
+        (message(dataclasses.replace(PENDULUM, params=(0.05, 9.81, 0.5, -0.3)), 93), err(E.CONFIG, 7, 93)),
+        (message(dataclasses.replace(PENDULUM, priors=PENDULUM.priors[:1]), 94), err(E.CONFIG, 8, 94)),
+        (message(dataclasses.replace(PENDULUM, priors=(PENDULUM.priors[0], (0, 0.0, 0.0))), 95), err(E.CONFIG, 14, 95)),
+        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 96), err(E.NOT_CONFIGURED, 0, 96)),
+        (message(GSS, 97), None),
+        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 98), err(E.NOT_CONFIGURED, 1, 98)),
+        (message(PENDULUM, 99), None),
+        (message(p.StepJoint(0, False, 0.0, 2, (0.9, 0.1), (1.0,)), 100), err(E.EVIDENCE, 5, 100)),
+        (message(p.StepJoint(0, False, 0.0, 1, (math.nan,), (1.0,)), 101), err(E.EVIDENCE, 7, 101)),
+        (raw(frame(p.MsgType.STEP_JOINT, 102, step_joint_payload(omega=(0.0,))), "ω = 0"), err(E.EVIDENCE, 6, 102)),
+        (raw(frame(p.MsgType.STEP_JOINT, 103, step_joint_payload(z=())), "n_evidence 1, no z"), err(E.LENGTH, 35, 103)),
+        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 104), None),
+    ]),
     ("err_cobs", "a frame that ends inside a COBS block", [(raw(b"\x05\x01\x00", "code 5, one byte"), err(E.COBS, 0, 0))]),
 ]
 
@@ -223,6 +268,8 @@ def main() -> None:
                     assert answer == previous, f"{name}: a resend must be answered with the same bytes"
                 elif expected is not None:
                     assert (got, frame_.seq) == expected, f"{name}: got {got} seq {frame_.seq}, expected {expected}"
+                else:  # the filter's own answer: never an error
+                    assert not isinstance(got, p.Error), f"{name}: {req} was refused with {got}"
                 previous = answer
                 out += ["[[case.exchange]]"]
                 if req[0] == "raw":

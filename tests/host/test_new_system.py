@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from uxemu import systems
+from uxemu import joint_systems, systems
 from uxhost import qemu
 from uxhost.cli import main
 from uxhost.dump import load_dump
@@ -103,4 +103,4 @@ def test_firmware_without_the_system_lists_what_it_has(trace, tmp_path, capsys):
     code = main(["stream", str(trace), "--board", BOARD, "--system", "thermo", "-o", str(tmp_path / "d.jsonl")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "no system 'thermo' in the firmware" in err and f"on {BOARD} (it has: {', '.join(systems.names())})" in err
+    assert "no system 'thermo' in the firmware" in err and f"on {BOARD} (it has: {', '.join([*systems.names(), *joint_systems.names()])})" in err

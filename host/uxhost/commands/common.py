@@ -39,7 +39,9 @@ MODEL_OPTIONS = ("system", "params", "prior", *FILTER_DEFAULTS)
 
 def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = True,
                         system_required: bool = True) -> None:
-    known = ", ".join(table_specs())
+    from ..joint import joint_specs
+
+    known = ", ".join([*table_specs(), *joint_specs()])
     parser.add_argument("--system", metavar="NAME", required=system_required,
                         help=f"the system to run, by name (the system table has: {known}; a device may add "
                              "its own)" + ("" if system_required else "; default: the trace file's header"))

@@ -15,6 +15,9 @@ def register(sub) -> None:
     parser.add_argument("dump", type=Path, help="dump file (.jsonl or .npz)")
     parser.add_argument("--trace", type=Path, help="trace with the true state x, if the dump lacks it")
     parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
+    parser.add_argument("--at", metavar="I,J,…",
+                        help="joint systems: the step indices whose atoms are drawn as a 2-D scatter "
+                             "(default: the first, middle and last)")
     parser.set_defaults(run=run)
 
 
@@ -25,6 +28,10 @@ def run(args) -> int:
 
     if args.output.suffix.lower() != ".png":
         raise UserError(f"{args.output}: the plot is written as PNG; name the file *.png")
+    from . import joint
+
+    if joint.is_joint_dump(args.dump):
+        return joint.plot(args)
     dump = load_dump(args.dump)
     if not dump.steps:
         raise UserError(f"{args.dump}: the dump has no step records: nothing to plot")

@@ -28,6 +28,10 @@ def output_paths(output: Path, count: int) -> list[Path]:
 
 
 def run(args) -> int:
+    from . import joint
+
+    if joint.is_joint(args.system):
+        return joint.simulate(args)
     from uxemu import simulate_many, systems
 
     from ..config import find_spec, parse_params, table_specs

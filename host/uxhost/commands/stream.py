@@ -40,6 +40,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from . import joint
+
+    if args.resume is None and joint.wants_joint_trace(args):
+        return joint.stream(args)
     from ..config import table_specs
     from ..dump import dump_format
     from ..streaming import device_for, stream_trace

@@ -31,6 +31,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from . import joint
+
+    if joint.is_joint_dump(args.dump):
+        return joint.validate(args)
     from ..dump import load_dump
     from ..validate import check_trace
 

@@ -1,0 +1,105 @@
+"""The joint (vector-state) systems' side of `uxhost stream`, `validate`, `plot` and `simulate`: each of
+those commands hands a joint system's trace or dump to the function of the same name here."""
+from __future__ import annotations
+
+from ..errors import UserError
+from ..joint import is_joint, is_joint_dump, trace_meta
+
+
+def wants_joint_trace(args) -> bool:
+    """Whether `stream` runs a joint system: --system names one, or the trace's header does."""
+    return is_joint(args.system or trace_meta(args.trace).get("system"))
+
+
+def config_for(args, specs, where: str):
+    """The JointConfig the options ask for, among the specs a device (or the table) gives."""
+    from ..joint import resolve
+
+    spec = specs.get(args.system)
+    if spec is None or not hasattr(spec, "dim"):
+        raise UserError(f"no joint system {args.system!r} in {where}")
+    if args.likelihood not in (None, "kernel"):
+        raise UserError("--likelihood: a joint system has the kernel likelihood only")
+    return resolve(spec, args.params, args.prior, 16 if args.eta is None else args.eta,
+                   "refined" if args.mode is None else args.mode)
+
+
+def stream(args) -> int:
+    from ..joint import dim_obs_of, joint_specs, load_joint_trace
+    from ..joint_run import stream_joint
+    from ..streaming import device_for
+
+    if args.resume is not None:
+        raise UserError("--resume: a joint system's run cannot be resumed; stream it again")
+    meta = trace_meta(args.trace)
+    source = ""
+    if not args.system:
+        args.system, source = meta["system"], f" (system from {args.trace}'s header)"
+        if args.params is None and meta.get("params"):
+            args.params, source = meta["params"], f" (system and parameters from {args.trace}'s header)"
+    spec = joint_specs()[args.system]
+    trace = load_joint_trace(args.trace, dim_obs_of(spec), spec.dim)
+    config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
+    if not str(args.output).lower().endswith(".jsonl"):
+        raise UserError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
+    with device_for(args.port, args.board, args.elf, args.timeout, args.baud) as (device, qemu):
+        summary = stream_joint(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
+                               trace_path=str(args.trace), qemu=qemu, expect_board=args.board or args.expect_board)
+    print(f"model: {summary.config.describe(summary.spec)}{source}")
+    print(f"streamed {args.trace} to {device.url}: dump {args.output}")
+    for line in summary.lines():
+        print("  " + line)
+    return 0
+
+
+def _truth(args, dump):
+    from ..joint import load_joint_trace
+
+    if getattr(args, "trace", None) is None:
+        return None
+    cfg = dump.header.config
+    trace = load_joint_trace(args.trace, cfg.dim_obs, cfg.dim)
+    if len(trace) < len(dump):
+        raise UserError(f"{args.trace} has {len(trace)} rows, the dump {len(dump)} steps")
+    return None if trace.x is None else trace.x[:len(dump)]
+
+
+def validate(args) -> int:
+    from ..joint import load_joint_dump
+    from ..joint_run import report
+
+    dump = load_joint_dump(args.dump)
+    cmp = report(dump, str(args.dump), args.rtol, args.reference, _truth(args, dump), args.native_lib)
+    return 0 if cmp.ok else 1
+
+
+def plot(args) -> int:
+    from ..joint import load_joint_dump
+    from ..joint_run import plot as plot_joint
+
+    dump = load_joint_dump(args.dump)
+    at = None
+    if getattr(args, "at", None):
+        try:
+            at = [int(v) for v in args.at.split(",") if v.strip()]
+        except ValueError:
+            raise UserError(f"--at {args.at!r}: step indices separated by commas") from None
+    out = plot_joint(dump, args.output, at, _truth(args, dump))
+    print(f"wrote {out}")
+    return 0
+
+
+def simulate(args) -> int:
+    from ..config import parse_params
+    from ..joint import joint_specs, simulate as simulate_joint
+
+    spec = joint_specs()[args.system]
+    if args.traces != 1:
+        raise UserError("--traces: a joint system is simulated one trace at a time")
+    trace = simulate_joint(spec, parse_params(spec, args.params), args.steps, args.seed)
+    trace.to_csv(args.output)
+    print(f"wrote 1 trace of {spec.name}, {args.steps} steps, seed {args.seed}: {args.output}")
+    return 0
+
+
+__all__ = ["is_joint", "is_joint_dump", "plot", "simulate", "stream", "validate", "wants_joint_trace"]

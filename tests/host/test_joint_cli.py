@@ -1,0 +1,103 @@
+"""`uxhost simulate`, `stream`, `validate` and `plot` for joint (vector-state) systems: the trace CSV and
+its errors, a dump the reference made itself validating exactly (and a perturbed one failing), the plot,
+and the whole chain through the firmware in QEMU."""
+import json
+
+import numpy as np
+import pytest
+
+from uxemu import joint_systems
+from uxemu.joint_filter import run_joint_filter
+from uxhost import joint
+from uxhost.cli import main
+from uxhost.errors import UserError
+
+
+def reference_dump(name="pendulum", T=10, eta=8, mode="refined", missing=(4,)) -> joint.JointDump:
+    """A dump as a perfect double device would write it: the reference's own posteriors."""
+    spec = joint_systems.spec(name)
+    cfg = joint.resolve(spec, eta=eta, mode=mode)
+    trace = joint.simulate(spec, cfg.params, T, seed=5)
+    for i in missing:
+        trace.z[i] = np.nan
+    run = run_joint_filter(cfg.model(), trace.z, eta, mode)
+    steps = [joint.JointStep(int(trace.k[i]), 0.0, trace.observation(i) if trace.observation(i) is None
+                             else tuple(trace.z[i]), tuple(trace.x[i]), int(run.status[i]), tuple(run.mean[i]),
+                             tuple(run.cov[i].ravel()), float(run.log_evidence[i]), tuple(run.posteriors[i].w),
+                             tuple(run.posteriors[i].x.ravel()))
+             for i in range(T)]
+    return joint.JointDump(joint.JointHeader(cfg, trace_steps=T), steps)
+
+
+def test_simulate_writes_a_joint_trace(tmp_path, capsys):
+    out = tmp_path / "p.csv"
+    assert main(["simulate", "--system", "pendulum", "--steps", "6", "--seed", "2", "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3", "k,u,z0,x0,x1"]
+    trace = joint.load_joint_trace(out, dim_obs=1, dim=2)
+    x, z = joint_systems.simulate(joint_systems.get("pendulum"), 6, 2)
+    assert np.array_equal(trace.x, x) and np.array_equal(trace.z, z)  # repr round trip: bit for bit
+
+
+def test_trace_missing_observation_and_errors(tmp_path):
+    good = tmp_path / "t.csv"
+    good.write_text("k,u,z0,z1\n0,0,1.0,2.0\n1,0,,\n")
+    trace = joint.load_joint_trace(good, dim_obs=2)
+    assert trace.observation(0).tolist() == [1.0, 2.0] and trace.observation(1) is None
+    half = tmp_path / "half.csv"
+    half.write_text("k,u,z0,z1\n0,0,1.0,\n")
+    with pytest.raises(UserError, match=r"half.csv:2: some observation components are empty"):
+        joint.load_joint_trace(half)
+    with pytest.raises(UserError, match="2 observation column"):
+        joint.load_joint_trace(good, dim_obs=1)
+    inf = tmp_path / "inf.csv"
+    inf.write_text("k,u,z0\n0,0,inf\n")
+    with pytest.raises(UserError, match=r"inf.csv:2: column 'z0' is not finite"):
+        joint.load_joint_trace(inf)
+
+
+def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
+    dump = reference_dump()
+    path = tmp_path / "ref.jsonl"
+    joint.save_joint_dump(dump, path)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 step(s) without observation" in out and "OK: within tolerance" in out
+    assert "mean          max rel. difference 0 " in out  # the reference against itself: no difference
+    s = dump.steps[6]
+    dump.steps[6] = joint.JointStep(**{**s.__dict__, "mean": (s.mean[0] * (1 + 1e-7), s.mean[1])})
+    joint.save_joint_dump(dump, path)
+    assert main(["validate", str(path)]) == 1
+    assert "FAIL: step k=6: mean differs" in capsys.readouterr().out
+
+
+def test_dump_reads_back_bit_for_bit(tmp_path):
+    dump = reference_dump("cvrange", mode="paper")
+    path = tmp_path / "d.jsonl"
+    joint.save_joint_dump(dump, path)
+    back = joint.load_joint_dump(path)
+    assert [s.posterior() for s in back.steps] == [s.posterior() for s in dump.steps]
+    assert json.loads(path.read_text().splitlines()[0])["format"] == joint.FORMAT
+
+
+def test_plot_draws_components_and_atoms(tmp_path, capsys):
+    path = tmp_path / "ref.jsonl"
+    joint.save_joint_dump(reference_dump(), path)
+    png = tmp_path / "p.png"
+    assert main(["plot", str(path), "-o", str(png), "--at", "0,9"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["plot", str(path), "-o", str(png), "--at", "10"]) == 2
+    assert "--at 10: the dump has steps 0 … 9" in capsys.readouterr().err
+
+
+@pytest.mark.qemu
+def test_stream_and_validate_through_qemu(tmp_path, capsys):
+    trace = tmp_path / "c.csv"
+    assert main(["simulate", "--system", "cvrange", "--steps", "6", "--seed", "1", "-o", str(trace)]) == 0
+    dump = tmp_path / "c.jsonl"
+    assert main(["stream", str(trace), "--board", "mps2-an500", "--eta", "8", "-o", str(dump)]) == 0
+    assert "6 steps, 0 fallback(s)" in capsys.readouterr().out
+    assert main(["validate", str(dump), "--trace", str(trace)]) == 0
+    assert "OK: within tolerance" in capsys.readouterr().out
+    assert main(["stream", str(trace), "--board", "mps2-an500", "-o", str(tmp_path / "c.npz")]) == 2
+    assert "JSONL" in capsys.readouterr().err
