@@ -86,15 +86,15 @@ def _whitened_nodes(spacing: float) -> tuple[np.ndarray, np.ndarray]:
     return u, -0.5 * (u * u).sum(axis=1) - math.log(2 * math.pi) + 2 * math.log(spacing)
 
 
-def ux_logpdf(model: JointModel, z, truth, prev=None, k: int = 0, u: float = 0.0) -> float:
-    """log of the ux filter's posterior density at the truth: with the previous posterior's atoms
-    prev = (x (n, 2), w (n,)), the predictive mixture Σᵢ wᵢ N(t; f(xᵢ, 0), Q) times p(z | t), over Z; on
-    the first step (prev None) the prior's density times p(z | t), over Z. Z by 2-D trapezoid quadrature:
-    for each mixture component on its own whitened grid (t = mᵢ + L·u, u ∈ [−10, 10]², spacing
-    QUAD_SPACING), so the grids cover the mixture ± 10 sd; on the first step on the prior's ± 10 sd box
-    (spacing PRIOR_SPACING sd; its components are independent)."""
-    truth = np.asarray(truth, dtype=np.float64)
-    loglik_t = float(model.log_likelihood(z, truth[None, :])[0])
+def ux_logpdf(model: JointModel, z, truth, prev=None, k: int = 0, u: float = 0.0):
+    """log of the ux filter's posterior density at the truth (a point (2,), or rows (P, 2) for an array):
+    with the previous posterior's atoms prev = (x (n, 2), w (n,)), the predictive mixture
+    Σᵢ wᵢ N(t; f(xᵢ, 0), Q) times p(z | t), over Z; on the first step (prev None) the prior's density times
+    p(z | t), over Z. Z by 2-D trapezoid quadrature: for each mixture component on its own whitened grid
+    (t = mᵢ + L·u, u ∈ [−10, 10]², spacing QUAD_SPACING), so the grids cover the mixture ± 10 sd; on the
+    first step on the prior's ± 10 sd box (spacing PRIOR_SPACING sd; its components are independent)."""
+    pts = np.atleast_2d(np.asarray(truth, dtype=np.float64))
+    loglik_t = model.log_likelihood(z, pts)
     if prev is None:
         mu = np.array([law.mean() for law in model.prior])
         sd = np.sqrt([law.var() for law in model.prior])
@@ -102,21 +102,22 @@ def ux_logpdf(model: JointModel, z, truth, prev=None, k: int = 0, u: float = 0.0
         t_nodes = mu + u_nodes * sd
         with np.errstate(divide="ignore"):
             log_prior = sum(law.logpdf(t_nodes[:, c]) for c, law in enumerate(model.prior))
-            log_prior_t = sum(float(law.logpdf(truth[c])) for c, law in enumerate(model.prior))
+            log_prior_t = sum(law.logpdf(pts[:, c]) for c, law in enumerate(model.prior))
         log_cell = 2 * math.log(PRIOR_SPACING) + float(np.log(sd).sum())
-        log_z = logsumexp(log_prior + model.log_likelihood(z, t_nodes) + log_cell)
-        return log_prior_t + loglik_t - float(log_z)
-    xs, ws = (np.asarray(a, dtype=np.float64) for a in prev)
-    Q = model.process_cov(k, u)
-    L = np.linalg.cholesky(Q)
-    means = model.transition(xs, np.zeros((xs.shape[0], model.dim_noise)), k, u)
-    u_nodes, log_q = _whitened_nodes(QUAD_SPACING)
-    t_nodes = (means[:, None, :] + (u_nodes @ L.T)[None, :, :]).reshape(-1, 2)
-    with np.errstate(divide="ignore"):
-        log_w = np.log(ws)
-    terms = log_w[:, None] + log_q[None, :] + model.log_likelihood(z, t_nodes).reshape(len(ws), -1)
-    log_z = float(logsumexp(terms))
-    y = np.linalg.solve(L, (truth - means).T)
-    log_n = -0.5 * (y * y).sum(axis=0) - np.log(np.diag(L)).sum() - math.log(2 * math.pi)
-    log_mix = logsumexp(log_w + log_n)
-    return float(log_mix) + loglik_t - log_z
+        log_z = float(logsumexp(log_prior + model.log_likelihood(z, t_nodes) + log_cell))
+        out = log_prior_t + loglik_t - log_z
+    else:
+        xs, ws = (np.asarray(a, dtype=np.float64) for a in prev)
+        Q = model.process_cov(k, u)
+        L = np.linalg.cholesky(Q)
+        means = model.transition(xs, np.zeros((xs.shape[0], model.dim_noise)), k, u)
+        u_nodes, log_q = _whitened_nodes(QUAD_SPACING)
+        t_nodes = (means[:, None, :] + (u_nodes @ L.T)[None, :, :]).reshape(-1, 2)
+        with np.errstate(divide="ignore"):
+            log_w = np.log(ws)
+        terms = log_w[:, None] + log_q[None, :] + model.log_likelihood(z, t_nodes).reshape(len(ws), -1)
+        log_z = float(logsumexp(terms))
+        y = np.linalg.solve(L, (pts[None, :, :] - means[:, None, :]).reshape(-1, 2).T).T.reshape(len(ws), -1, 2)
+        log_n = -0.5 * (y * y).sum(axis=2) - np.log(np.diag(L)).sum() - math.log(2 * math.pi)
+        out = logsumexp(log_w[:, None] + log_n, axis=0) + loglik_t - log_z
+    return out if np.ndim(truth) > 1 else float(out[0])

@@ -24,7 +24,11 @@ an isotropic unit blur, and lets each step orient and size its grid to the predi
   whose predicted mass exceeds LIVE_MASS), normalised.
 
 The grid has N points per axis (`points`, default DEFAULT_POINTS); what is left of the spreading's
-error shrinks with the spacing, and the benchmark reports the RMSE change when N is doubled.
+error shrinks with the spacing, and the benchmark reports the RMSE change when N is doubled. Where the
+spacing is much wider than the noise's sd (the first steps, while the posterior is still the prior's
+width), the moved lattice and the new one alias: moments stay right, but the density read at a point is
+uneven from node to node (on the linear-Gaussian check at N = 128: log density off by up to 3.8 nats at
+step 1, within 0.02 from step 5 on; means within 1.1 % of an sd throughout, 0.08 % at N = 256).
 
 Density of a step's posterior (for the NLL): node mass / cell area (h₀h₁·det L), bilinearly interpolated
 in v, zero outside the grid. CRPS per component: the exact CRPS of the marginal point masses.
