@@ -3,6 +3,7 @@ point-mass grid filter (the near-exact reference) on the 2-D joint systems (pend
 
     .venv/bin/python benchmarks/joint_filtering.py            # --quick: 4 traces × 100 steps per system
     .venv/bin/python benchmarks/joint_filtering.py --full     # 50 traces × 100 steps per system
+    .venv/bin/python benchmarks/joint_filtering.py --render   # tables and plots again from the saved JSON
 
 What runs and how it is scored: uxbench/joint_filtering.py and uxbench/joint_metrics.py; tables, targets
 and plots: uxbench/joint_filtering_report.py. Needs `make bench-lib`. Results (rewritten after every
@@ -12,6 +13,7 @@ joint_filtering_SYSTEM.png.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
@@ -86,7 +88,14 @@ def main(argv=None) -> int:
     ap.add_argument("--systems", default="pendulum,cvrange")
     ap.add_argument("--traces", type=int, help="override the size's trace count")
     ap.add_argument("--out", type=Path, default=ROOT / "results")
+    ap.add_argument("--render", action="store_true",
+                    help="run nothing: render the tables and plots again from OUT/joint_filtering.json")
     args = ap.parse_args(argv)
+    if args.render:
+        saved = json.loads((args.out / "joint_filtering.json").read_text())
+        report.write(saved["records"], saved["meta"], args.out)
+        print((args.out / "joint_filtering.md").read_text())
+        return 0
     size_name = args.size or "quick"
     size = dict(jf.SIZES[size_name])
     if args.traces:

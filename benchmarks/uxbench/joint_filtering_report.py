@@ -165,11 +165,12 @@ def pareto_plot(rows, system, path: Path):
         if grid:
             ax.axhline(grid["rmse"][k], color="k", lw=0.8, ls=":", label=f"grid N = {grid['size']}²")
         ax.set_xscale("log")
+        ax.set_yscale("log")
         ax.set_xlabel("native CPU time per step (ns)")
         ax.set_ylabel(f"RMSE {c[k]}")
         ax.set_title(f"{system}: RMSE {c[k]} vs latency")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
