@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "uxbench/kf.h"
+#include "uxbench/moments.h"
 
 /* What one run keeps: the model's context and the noises' first two moments. */
 typedef struct {
@@ -17,72 +18,6 @@ typedef struct {
     double m_mean, m_var;  /* inner noise atom of the kernel form */
     double e_var;          /* the outer family's standard noise (mean 0) */
 } kf_state;
-
-/* Mean and variance of a law; 0 when they are finite, −1 when the law has none or is invalid. */
-static int law_moments(const ux_law *law, double *mean, double *var)
-{
-    double a = (double)law->a, b = (double)law->b, c = (double)law->c;
-    if (ux_law_check(law) != UX_OK)
-        return -1;
-    switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-        *mean = a;
-        *var = b * b;
-        break;
-    case UX_LAW_LAPLACE:
-        *mean = a;
-        *var = 2.0 * b * b;
-        break;
-    case UX_LAW_UNIFORM:
-        *mean = 0.5 * (a + b);
-        *var = (b - a) * (b - a) / 12.0;
-        break;
-    case UX_LAW_EXPONENTIAL:
-        *mean = a;
-        *var = a * a;
-        break;
-    case UX_LAW_STUDENT_T:
-        if (!(a > 2.0))
-            return -1;
-        *mean = b;
-        *var = c * c * a / (a - 2.0);
-        break;
-    case UX_LAW_LOGNORMAL:
-        *mean = exp(a + 0.5 * b * b);
-        *var = (exp(b * b) - 1.0) * exp(2.0 * a + b * b);
-        break;
-    case UX_LAW_POINT:
-        *mean = a;
-        *var = 0.0;
-        break;
-    default:
-        return -1;
-    }
-    return isfinite(*mean) && isfinite(*var) ? 0 : -1;
-}
-
-/* Variance of the standard member of a kernel family (mean 0): ux_std_logpdf's Gaussian, Laplace of
- * scale 1, Uniform on [−½, ½]; −1 for other kinds. */
-static double family_var(ux_law_kind family)
-{
-    switch (family) {
-    case UX_LAW_GAUSSIAN:
-        return 1.0;
-    case UX_LAW_LAPLACE:
-        return 2.0;
-    case UX_LAW_UNIFORM:
-        return 1.0 / 12.0;
-    default:
-        return -1.0;
-    }
-}
-
-/* The central-difference step for a variable at v with standard deviation sd (kf.h). */
-static double diff_step(double v, double sd)
-{
-    double rel = UXB_KF_DIFF_REL * sd, floor = UXB_KF_DIFF_FLOOR * (fabs(v) > 1.0 ? fabs(v) : 1.0);
-    return rel > floor ? rel : floor;
-}
 
 static double f(const kf_state *s, double x, double w)
 {
@@ -110,24 +45,8 @@ static double obs_loc(const kf_state *s, double x, double m)
 }
 
 /* -- the unscented transform ---------------------------------------------------------------------- */
-typedef struct {
-    double wm0, wc0, wi, c; /* weights and the spread √(n + λ) */
-} ut_weights;
-
-static ut_weights weights(unsigned n)
-{
-    ut_weights u;
-    double a2 = UXB_UKF_ALPHA * UXB_UKF_ALPHA;
-    double lambda = a2 * UXB_UKF_KAPPA_PLUS_N - (double)n; /* λ = α²(n + κ) − n, κ = 3 − n */
-    u.wm0 = lambda / ((double)n + lambda);
-    u.wc0 = u.wm0 + 1.0 - a2 + UXB_UKF_BETA;
-    u.wi = 1.0 / (2.0 * ((double)n + lambda));
-    u.c = sqrt((double)n + lambda);
-    return u;
-}
-
 /* Σ Wᵐ y over 2n + 1 points (point 0 the centre). */
-static double ut_mean(const ut_weights *u, const double *y, unsigned points)
+static double ut_mean(const uxb_ut_weights *u, const double *y, unsigned points)
 {
     double sum = u->wm0 * y[0];
     unsigned i;
@@ -137,7 +56,7 @@ static double ut_mean(const ut_weights *u, const double *y, unsigned points)
 }
 
 /* Σ Wᶜ (a − ā)(b − b̄). */
-static double ut_cov(const ut_weights *u, const double *a, double am, const double *b, double bm, unsigned points)
+static double ut_cov(const uxb_ut_weights *u, const double *a, double am, const double *b, double bm, unsigned points)
 {
     double sum = u->wc0 * (a[0] - am) * (b[0] - bm);
     unsigned i;
@@ -149,7 +68,7 @@ static double ut_cov(const ut_weights *u, const double *a, double am, const doub
 /* -- steps ------------------------------------------------------------------------------------------ */
 static void ekf_predict(const kf_state *s, double *x, double *P)
 {
-    double hx = diff_step(*x, sqrt(*P)), hw = diff_step(s->w_mean, sqrt(s->w_var));
+    double hx = uxb_diff_step(*x, sqrt(*P)), hw = uxb_diff_step(s->w_mean, sqrt(s->w_var));
     double xp = *x + hx, xm = *x - hx, wp = s->w_mean + hw, wm = s->w_mean - hw;
     double F = (f(s, xp, s->w_mean) - f(s, xm, s->w_mean)) / (xp - xm);
     double G = (f(s, *x, wp) - f(s, *x, wm)) / (wp - wm);
@@ -160,7 +79,7 @@ static void ekf_predict(const kf_state *s, double *x, double *P)
 
 static void ukf_predict(const kf_state *s, double *x, double *P)
 {
-    ut_weights u = weights(2);
+    uxb_ut_weights u = uxb_ut_weights_for(2);
     double sx = u.c * sqrt(*P), sw = u.c * sqrt(s->w_var), y[5], mean;
     y[0] = f(s, *x, s->w_mean);
     y[1] = f(s, *x + sx, s->w_mean);
@@ -178,11 +97,11 @@ static int usable(double z, double S) { return isfinite(z) && S > 0 && isfinite(
 static int ekf_update(const kf_state *s, double z, double *x, double *P)
 {
     double loc, scale, H, M = 0.0, R, S, K;
-    double hx = diff_step(*x, sqrt(*P)), xp = *x + hx, xm = *x - hx;
+    double hx = uxb_diff_step(*x, sqrt(*P)), xp = *x + hx, xm = *x - hx;
     obs(s, *x, s->m_mean, &loc, &scale);
     H = (obs_loc(s, xp, s->m_mean) - obs_loc(s, xm, s->m_mean)) / (xp - xm);
     if (s->has_inner) {
-        double hm = diff_step(s->m_mean, sqrt(s->m_var)), mp = s->m_mean + hm, mm = s->m_mean - hm;
+        double hm = uxb_diff_step(s->m_mean, sqrt(s->m_var)), mp = s->m_mean + hm, mm = s->m_mean - hm;
         M = (obs_loc(s, *x, mp) - obs_loc(s, *x, mm)) / (mp - mm);
     }
     R = scale * scale * s->e_var + M * M * s->m_var;
@@ -199,7 +118,7 @@ static int ekf_update(const kf_state *s, double z, double *x, double *P)
 static int ekf_logsq_update(const kf_state *s, double z, double *x, double *P, ux_status *st)
 {
     double loc, scale, lp, sp, lm, sm, H, S, K, zeta;
-    double hx = diff_step(*x, sqrt(*P)), xp = *x + hx, xm = *x - hx;
+    double hx = uxb_diff_step(*x, sqrt(*P)), xp = *x + hx, xm = *x - hx;
     obs(s, *x, 0.0, &loc, &scale);
     obs(s, xp, 0.0, &lp, &sp);
     obs(s, xm, 0.0, &lm, &sm);
@@ -230,7 +149,7 @@ static int ukf_update(const kf_state *s, double z, double *x, double *P)
 {
     enum { MAX_POINTS = 7 };
     unsigned n = s->has_inner ? 3u : 2u, points = 2u * n + 1u, i = 1;
-    ut_weights u = weights(n);
+    uxb_ut_weights u = uxb_ut_weights_for(n);
     double X[MAX_POINTS], M[MAX_POINTS], E[MAX_POINTS], Z[MAX_POINTS], sx, zbar, S, C, K;
     sx = u.c * sqrt(*P);
     point(X, M, E, 0, *x, s->m_mean, 0.0);
@@ -277,12 +196,12 @@ static ux_status setup(kf_state *s, const uxb_kf_config *cfg, double *x, double 
     s->ctx.params = s->params;
     s->model->code->noises(s->params, &noises);
     prior = cfg->prior != NULL ? *cfg->prior : s->model->prior;
-    if (law_moments(&prior, x, P) != 0 || law_moments(&noises.process, &s->w_mean, &s->w_var) != 0)
+    if (uxb_law_moments(&prior, x, P) != 0 || uxb_law_moments(&noises.process, &s->w_mean, &s->w_var) != 0)
         return UX_ERR_ARG;
     s->has_inner = noises.n_inner > 0;
-    if (s->has_inner && law_moments(&noises.inner, &s->m_mean, &s->m_var) != 0)
+    if (s->has_inner && uxb_law_moments(&noises.inner, &s->m_mean, &s->m_var) != 0)
         return UX_ERR_ARG;
-    s->e_var = family_var(s->model->code->family);
+    s->e_var = uxb_family_var(s->model->code->family);
     if (s->e_var < 0)
         return UX_ERR_ARG;
     if (cfg->method == UXB_KF_EKF_LOGSQ && (s->model->code->family != UX_LAW_GAUSSIAN || s->has_inner))

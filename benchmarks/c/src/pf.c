@@ -6,85 +6,10 @@
 #include <string.h>
 
 #include "internal.h" /* ux_logsumexp: the core's own log-sum-exp */
-#include "ux/stats.h"
 #include "uxbench/pf.h"
+#include "uxbench/sampling.h"
 
 #define DEFAULT_INNER_ETA 64u
-
-/* The run's generator, with the second normal of each polar-method pair kept for the next draw. */
-typedef struct {
-    ux_rng rng;
-    double spare;
-    int has_spare;
-} gen;
-
-/* Uniform in (0, 1): the generator's [0, 1) draw with 0 redrawn, so logarithms stay finite. */
-static double open_uniform(gen *g)
-{
-    double v;
-    do {
-        v = ux_rng_uniform(&g->rng);
-    } while (v == 0.0);
-    return v;
-}
-
-/* Standard normal by Marsaglia's polar method: no trigonometry, two normals per accepted pair. */
-static double std_normal(gen *g)
-{
-    double a, b, s, f;
-    if (g->has_spare) {
-        g->has_spare = 0;
-        return g->spare;
-    }
-    do {
-        a = 2.0 * ux_rng_uniform(&g->rng) - 1.0;
-        b = 2.0 * ux_rng_uniform(&g->rng) - 1.0;
-        s = a * a + b * b;
-    } while (s >= 1.0 || s == 0.0);
-    f = sqrt(-2.0 * log(s) / s);
-    g->spare = b * f;
-    g->has_spare = 1;
-    return a * f;
-}
-
-static int can_sample(const ux_law *law)
-{
-    if (ux_law_check(law) != UX_OK)
-        return 0;
-    switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-    case UX_LAW_LAPLACE:
-    case UX_LAW_UNIFORM:
-    case UX_LAW_EXPONENTIAL:
-    case UX_LAW_LOGNORMAL:
-    case UX_LAW_POINT:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* One draw from a law that can_sample accepted (parameters as in ux/law.h). */
-static double sample_law(const ux_law *law, gen *g)
-{
-    double v;
-    switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-        return law->a + law->b * std_normal(g);
-    case UX_LAW_LAPLACE:
-        /* Inverse cdf on a symmetric uniform: |u| < ½ keeps 1 − 2|u| in (0, 1]. */
-        v = open_uniform(g) - 0.5;
-        return v < 0 ? law->a + law->b * log(1.0 + 2.0 * v) : law->a - law->b * log(1.0 - 2.0 * v);
-    case UX_LAW_UNIFORM:
-        return law->a + (law->b - law->a) * ux_rng_uniform(&g->rng);
-    case UX_LAW_EXPONENTIAL:
-        return -log(open_uniform(g)) * law->a;
-    case UX_LAW_LOGNORMAL:
-        return exp(law->a + law->b * std_normal(g));
-    default: /* UX_LAW_POINT */
-        return law->a;
-    }
-}
 
 /* What one run keeps besides the particles: the model's context and the quantized inner noise. */
 typedef struct {
@@ -111,47 +36,6 @@ static double log_likelihood(const run_state *s, double x, double z)
     return ux_logsumexp(a, s->n_inner);
 }
 
-/* Log-weights → normalised weights in place; 1 (and equal weights) when none is finite. */
-/* Log-weights to normalised weights; *log_evidence = log of the mean likelihood, the bootstrap filter's
- * (random) estimate of log p(z_t | z_0..t−1) (−∞ when every likelihood is zero). */
-static int normalise(double *w, size_t n, double *log_evidence)
-{
-    double top = -INFINITY, sum = 0;
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (w[i] > top) /* NaN never compares greater: it ends with weight 0 below */
-            top = w[i];
-    if (!isfinite(top)) {
-        for (i = 0; i < n; ++i)
-            w[i] = 1.0 / (double)n;
-        *log_evidence = top;
-        return 1;
-    }
-    for (i = 0; i < n; ++i) {
-        w[i] = w[i] > -INFINITY ? exp(w[i] - top) : 0.0; /* NaN > −∞ is false: weight 0 */
-        sum += w[i];
-    }
-    for (i = 0; i < n; ++i)
-        w[i] /= sum;
-    *log_evidence = top + log(sum / (double)n);
-    return 0;
-}
-
-/* Systematic resampling: points (v + j)/n, v ~ U[0, 1), each mapped to the first particle whose
- * cumulative weight exceeds it (numpy's searchsorted 'right'); the last particle takes any rounding
- * shortfall of the cumulative sum. Positions are copied in ancestor order into `to`. */
-static void resample(const double *x, const double *w, size_t n, double *to, gen *g)
-{
-    double v = ux_rng_uniform(&g->rng), cum = w[0];
-    size_t i = 0, j;
-    for (j = 0; j < n; ++j) {
-        double point = (v + (double)j) / (double)n;
-        while (i + 1 < n && cum <= point)
-            cum += w[++i];
-        to[j] = x[i];
-    }
-}
-
 static ux_status setup(run_state *s, const uxb_pf_config *cfg, ux_law *prior)
 {
     ux_sources src;
@@ -167,7 +51,7 @@ static ux_status setup(run_state *s, const uxb_pf_config *cfg, ux_law *prior)
     s->ctx.params = s->params;
     s->model->code->noises(s->params, &s->noises);
     *prior = cfg->prior != NULL ? *cfg->prior : s->model->prior;
-    if (!can_sample(prior) || !can_sample(&s->noises.process))
+    if (!uxb_can_sample(prior) || !uxb_can_sample(&s->noises.process))
         return UX_ERR_ARG;
     s->n_inner = 1;
     s->log_nu[0] = 0;
@@ -191,7 +75,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
 {
     run_state s;
     ux_law prior;
-    gen g;
+    uxb_gen g;
     double *x, *moved, *w;
     size_t n, t, i;
     ux_status st;
@@ -208,11 +92,9 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
     moved = x + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
     w = moved + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
 
-    ux_rng_seed(&g.rng, cfg->seed);
-    g.has_spare = 0;
-    g.spare = 0;
+    uxb_gen_seed(&g, cfg->seed);
     for (i = 0; i < n; ++i)
-        x[i] = sample_law(&prior, &g);
+        x[i] = uxb_sample_law(&prior, &g);
 
     for (t = 0; t < T; ++t) {
         double mean = 0, var = 0, sq = 0, log_evidence;
@@ -220,11 +102,11 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
         if (t > 0) {
             ux_real args[2];
             double *swap;
-            resample(x, w, n, moved, &g);
+            uxb_resample_systematic(x, w, n, 1, moved, &g);
             ux_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
             for (i = 0; i < n; ++i) {
                 args[0] = (ux_real)moved[i];
-                args[1] = (ux_real)sample_law(&s.noises.process, &g);
+                args[1] = (ux_real)uxb_sample_law(&s.noises.process, &g);
                 moved[i] = s.model->code->transition(args, &s.ctx);
             }
             swap = x;
@@ -234,7 +116,7 @@ ux_status uxb_pf_run(const uxb_pf_config *cfg, const uint32_t *k, const double *
         ux_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
         for (i = 0; i < n; ++i)
             w[i] = isfinite(x[i]) ? log_likelihood(&s, x[i], z[t]) : -INFINITY;
-        fell_back = normalise(w, n, &log_evidence);
+        fell_back = uxb_normalise_log_weights(w, n, &log_evidence);
         if (fell_back) { /* equal weights on the finite positions only: others would poison the moments */
             size_t live = 0;
             for (i = 0; i < n; ++i)

@@ -5,6 +5,7 @@ Generator) and the near-exact grid filter.
 - `importance_posterior`: self-normalised importance sampling of one BayesLaplace instance;
 - `propagate`: plain Monte Carlo of a function of independent laws;
 - `grid_filter`: point-mass grid filter, the near-exact Bayes reference for 1-D models;
+- `joint_grid.joint_grid_filter`: its 2-D counterpart for the joint systems (additive Gaussian noise);
 - `kalman_filter`: EKF, UKF and the EKF on log y², the numpy reference of the C ones (c/src/kf.c).
 """
 from . import grid, resampling

@@ -1,0 +1,104 @@
+"""The joint baselines (benchmarks/c/src/joint_*.c through uxbench.joint_native, and the 2-D grid filter of
+uxbench.baselines.joint_grid) against exact answers: the Kalman filter on a linear-Gaussian 2-D system, the
+grid on a few nonlinear steps, and their own determinism."""
+import numpy as np
+import pytest
+from scipy import stats
+
+from uxemu import joint_systems
+from uxbench import joint_metrics as jm
+from uxbench.baselines.joint_grid import joint_grid_filter
+
+import joint_linear
+
+
+@pytest.fixture(scope="module")
+def jlib(benchlib):
+    from uxbench import joint_native
+    return joint_native.load()
+
+
+@pytest.fixture(scope="module")
+def linear_trace():
+    return joint_systems.simulate(joint_linear.twin(), 30, seed=7)
+
+
+@pytest.mark.parametrize("method", ["ekf", "ukf"])
+def test_ekf_and_ukf_are_the_kalman_filter_on_a_linear_gaussian_system(jlib, linear_trace, method):
+    _, z = linear_trace
+    model = joint_linear.CModel()
+    run = jlib.run_kf(model.ptr, z, method)
+    mean, cov = joint_linear.kalman(z)
+    assert not run.skipped.any()
+    np.testing.assert_allclose(run.mean, mean, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(run.cov, cov, rtol=1e-9, atol=1e-12)
+
+
+def test_the_grid_filter_is_the_kalman_filter_on_a_linear_gaussian_system(linear_trace):
+    x, z = linear_trace
+    run = joint_grid_filter(joint_linear.twin(), z, points=128, truth=x)
+    mean, cov = joint_linear.kalman(z)
+    sd = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+    assert np.max(np.abs(run.mean - mean) / sd) < 0.02  # measured 0.011 at N = 128, 0.00075 at 256
+    assert np.max(np.abs(run.cov - cov)) < 3e-3 * np.max(cov)  # measured 1.3e-3
+    # Its density at the truth is the Gaussian's once the process noise spans a few grid cells (the first
+    # steps' grids are far coarser than the noise: joint_grid's docstring).
+    exact = [jm.gaussian_logpdf(mean[t], cov[t], x[t]) for t in range(len(z))]
+    np.testing.assert_allclose(run.logpdf[5:], exact[5:], atol=0.05)
+
+
+def test_the_pf_with_many_particles_converges_to_the_grid(jlib):
+    model = joint_systems.get("pendulum")
+    x, z = joint_systems.simulate(model, 4, seed=11)
+    grid = joint_grid_filter(model, z, points=256)
+    pf = jlib.run_pf("pendulum", z, 200_000, seed=5, particles=False)
+    sd = np.sqrt(np.diagonal(grid.cov, axis1=1, axis2=2))
+    err = np.abs(pf.mean - grid.mean) / (sd / np.sqrt(pf.ess)[:, None])
+    assert err.max() < 5.0  # Monte Carlo error in its own standard errors
+    np.testing.assert_allclose(pf.cov, grid.cov, rtol=0.05, atol=1e-3 * sd.max() ** 2)
+
+
+@pytest.mark.parametrize("name", ["pendulum", "cvrange"])
+def test_runs_are_deterministic(jlib, name):
+    x, z = joint_systems.simulate(joint_systems.get(name), 20, seed=3)
+    a, b = jlib.run_pf(name, z, 300, seed=9), jlib.run_pf(name, z, 300, seed=9)
+    assert np.array_equal(a.x, b.x) and np.array_equal(a.w, b.w) and np.array_equal(a.mean, b.mean)
+    assert not np.array_equal(a.x, jlib.run_pf(name, z, 300, seed=10).x)
+    for method in ("ekf", "ukf"):
+        assert np.array_equal(jlib.run_kf(name, z, method).cov, jlib.run_kf(name, z, method).cov)
+    u1, u2 = jlib.run_ux(name, z, 16), jlib.run_ux(name, z, 16)
+    assert np.array_equal(u1.x, u2.x) and np.array_equal(u1.w, u2.w) and np.array_equal(u1.cov, u2.cov)
+    assert ((u1.count >= 1) & (u1.count <= 16)).all() and np.allclose(u1.w.sum(axis=1), 1.0)
+    # the runner's mean is its atoms' mean
+    np.testing.assert_allclose(u1.mean, np.einsum("tk,tkd->td", u1.w, u1.x), rtol=1e-12, atol=1e-12)
+
+
+def test_the_kde_is_scipys_weighted_gaussian_kde():
+    rng = np.random.default_rng(1)
+    x, w = rng.normal(size=(200, 2)) @ np.array([[1.0, 0.3], [0.0, 0.5]]), rng.uniform(size=200)
+    t = np.array([0.4, -0.2])
+    ref = stats.gaussian_kde(x.T, weights=w).logpdf(t[:, None])[0]
+    assert jm.kde_logpdf(x, w, t) == pytest.approx(ref, rel=1e-10)
+
+
+@pytest.mark.parametrize("prev", [False, True])
+def test_the_ux_density_integrates_to_one(prev):
+    model = joint_systems.get("cvrange")
+    x, z = joint_systems.simulate(model, 2, seed=4)
+    atoms = (x[0] + np.array([[0.0, 0.0], [0.05, -0.02], [-0.04, 0.03]]), np.array([0.5, 0.3, 0.2]))
+    Q = model.process_cov()
+    centre = model.transition(atoms[0], np.zeros((3, 2)), 1, 0.0).mean(axis=0) if prev else x[0]
+    span = 8 * np.sqrt(np.diag(Q)) + 0.1 if prev else np.array([8.0, 4.0])
+    a, b = (np.linspace(c - s, c + s, 401) for c, s in zip(centre, span))
+    pts = np.stack(np.meshgrid(a, b, indexing="ij"), axis=-1).reshape(-1, 2)
+    dens = np.exp(jm.ux_logpdf(model, z[1], pts, atoms if prev else None, 1))
+    assert dens.sum() * (a[1] - a[0]) * (b[1] - b[0]) == pytest.approx(1.0, abs=2e-3)
+
+
+def test_bad_input_is_refused_with_a_clear_error(jlib):
+    with pytest.raises(ValueError, match="unknown joint system"):
+        jlib.run_pf("nope", np.zeros((3, 1)), 10, 1)
+    with pytest.raises(ValueError, match="unknown method"):
+        jlib.run_kf("cvrange", np.zeros((3, 1)), "pf")
+    with pytest.raises(ValueError, match="power of two"):
+        jlib.run_ux("cvrange", np.zeros((3, 1)), 3)
