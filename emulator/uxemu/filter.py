@@ -8,6 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from . import _ttr
+from ._ttr import MAX_ETA
 from .bayes import Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
 from .laws import Laplace, Normal
 from .lift import evaluate
@@ -228,10 +229,24 @@ class BayesLaplaceFilter:
     def pdf(self, t):
         return self.density.pdf(t)
 
+    def first_prior_atoms(self):
+        """The prior the first update weighs in refined mode (docs/semantics.md, "Filter"): the prior law at
+        min(η², MAX_ETA) atoms, as later updates weigh the η² points of a prediction (a law without a
+        location–scale form: the η-atom quantization)."""
+        if self.prior_law.location_scale() is None:
+            return self.posterior.x, self.posterior.w
+        v = self.prior_law.quantize(min(self.eta * self.eta, MAX_ETA))
+        return v.x, v.w
+
     def step(self, k: int, evidence, u: float = 0.0, predict: bool | None = None, m: int = 1) -> Status:
         """Predict (all steps but the first, unless told) and update; evidence None: no observation."""
         predict = k > 0 if predict is None else predict
-        atoms = self.predict(k, u) if predict else (self.posterior.x, self.posterior.w)
+        if predict:
+            atoms = self.predict(k, u)
+        elif self._fresh and self.mode == "refined" and evidence is not None:
+            atoms = self.first_prior_atoms()
+        else:
+            atoms = (self.posterior.x, self.posterior.w)
         return self.update(atoms, evidence, m)
 
     def run(self, trace) -> FilterRun:

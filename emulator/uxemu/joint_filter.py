@@ -110,6 +110,8 @@ class JointFilter:
         laws = model.prior if prior is None else tuple(prior)
         if len(laws) != model.dim:
             raise ValueError(f"system {model.name} has {model.dim} components; the prior gives {len(laws)}")
+        self.prior_laws = laws
+        self.fresh = True
         self.posterior = independent_laws(laws, eta)
         self.process = independent_laws(model.process_noise, eta)
         self.staged = None  # (x, w) of the staged prediction
@@ -141,13 +143,35 @@ class JointFilter:
         """BayesLaplace with evidence z (J × dim_obs, or one point); z None: a step without observation."""
         if z is None:
             self._reduce_staged()
+            self.fresh = False
             self.last, self.log_evidence = Status.NO_EVIDENCE, 0.0
             return self.last
         check_evidence(self.model, z, omega, m)
-        x, w = self.staged if self.staged is not None else (self.posterior.x, self.posterior.w)
+        if self.staged is not None:
+            x, w = self.staged
+        elif self.fresh and self.mode == "refined" and self.first_prior() is not None:
+            x, w = self.first_prior()
+        else:
+            x, w = self.posterior.x, self.posterior.w
         self.posterior, self.last, self.log_evidence = joint_bayes_laplace(self.model, x, w, z, omega, m, self.eta)
         self.staged = None
+        self.fresh = False
         return self.last
+
+    def first_prior(self):
+        """The points the first update weighs in refined mode (ux_joint_filter's first_prior): d = 1, the prior
+        law at min(η², MAX_ETA) atoms; d = 2, the product of the components' η-atom quantizations (η² points,
+        the first component slowest); None (the η-atom joint prior serves) for d > 2 or a law without a
+        location–scale form."""
+        laws = self.prior_laws
+        if self.model.dim > 2 or any(law.location_scale() is None for law in laws):
+            return None
+        if self.model.dim == 1:
+            v = laws[0].quantize(min(self.eta * self.eta, _ttr.MAX_ETA))
+            return v.x[:, None], v.w
+        a, b = laws[0].quantize(self.eta), laws[1].quantize(self.eta)
+        x = np.stack([np.repeat(a.x, len(b)), np.tile(b.x, len(a))], axis=1)
+        return x, (a.w[:, None] * b.w[None, :]).ravel()
 
     def mean(self) -> np.ndarray:
         return self.posterior.mean()

@@ -50,6 +50,8 @@ typedef struct {
     ux_mode mode;
     ux_joint posterior;        /* the current belief */
     ux_joint process;          /* the process noise's joint value */
+    ux_law prior[UX_MAX_DIM];  /* the prior's component laws (the first update reads them again) */
+    uint8_t fresh;             /* 1 until the first update */
     ux_sources sources;
     ux_workspace ws;
     size_t ws_used;

@@ -278,6 +278,16 @@ static ux_status no_evidence(ux_filter *f)
     return UX_NO_EVIDENCE;
 }
 
+/* Atoms of the prior law the first update weighs in refined mode (docs/semantics.md, "Filter"): as every
+ * later update sees the η² points of a prediction, the first sees the prior law quantized at
+ * min(η², UX_MAX_ETA) atoms rather than at η, so a prior much wider than the likelihood still has atoms
+ * where the likelihood is. */
+static unsigned first_prior_atoms(const ux_filter *f)
+{
+    unsigned m = f->eta * f->eta;
+    return m < UX_MAX_ETA ? m : UX_MAX_ETA;
+}
+
 /* The update's observation model (ctx and noise are the caller's, referenced by obs). */
 static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs)
 {
@@ -328,12 +338,13 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
             return UX_ERR_DOMAIN;
     }
     predicted = f->staged > 0;
-    if (f->staged == 0) {
+    count = f->staged;
+    if (count == 0 && f->fresh && f->mode == UX_MODE_REFINED) /* the first update's prior: see first_prior */
+        count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
+    if (count == 0) {
         memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
         memcpy(staged_w(f), f->posterior.w, f->posterior.count * sizeof(ux_real));
         count = f->posterior.count;
-    } else {
-        count = f->staged;
     }
 
     /* The mixture is read from the belief the predict lifted, which the update is about to replace. */

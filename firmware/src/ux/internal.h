@@ -72,6 +72,11 @@ ux_workspace ux_arena_rest(const ux_arena *a);
  * 1 with *x, *w set for a kind with a location–scale form, else 0. */
 int ux_std_atoms(ux_law_kind kind, unsigned n, const ux_real **x, const ux_real **w);
 
+/* A law with a location–scale form (Gaussian, Laplace, uniform, exponential) quantized at eta atoms
+ * straight into x, w (as ux_quantize, without a ux_value): the atoms written, or 0 when the law has no
+ * such form or is invalid. */
+size_t ux_quantize_scaled(const ux_law *law, unsigned eta, ux_real *x, ux_real *w);
+
 /* out ← (x, w / Σw) with `count` atoms built for size eta: the last step of every operation that
  * reduces atoms into a value. w is normalised in place. */
 void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources);

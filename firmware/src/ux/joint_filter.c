@@ -94,6 +94,8 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
         memset(f, 0, sizeof *f);
         return st;
     }
+    memcpy(f->prior, cfg->prior != NULL ? cfg->prior : model->prior, model->dim * sizeof(ux_law));
+    f->fresh = 1;
     f->eta = cfg->eta;
     f->mode = cfg->mode;
     f->ws = ws;
@@ -152,6 +154,39 @@ ux_status ux_joint_filter_predict(ux_joint_filter *f, uint32_t k, double u)
     return UX_OK;
 }
 
+/* The points the first update weighs in refined mode (docs/semantics.md, "Joint filter"), written into the
+ * staged arrays: at most η² of them, as every later update weighs the η² points of a prediction. d = 1:
+ * the prior law at min(η², UX_MAX_ETA) atoms (the scalar filter's rule); d = 2: the product of the
+ * components' η-atom quantizations, η² points, unreduced. 0 (the η-atom joint prior serves) for d > 2 or
+ * a component law without a location–scale form. */
+static size_t first_prior(ux_joint_filter *f)
+{
+    ux_real *x = staged_x(f), *w = staged_w(f), *ax, *aw, *bx, *bw;
+    ux_workspace rest = scratch(f);
+    ux_arena arena;
+    size_t n0, n1, i, j, p = 0;
+    if (f->model->dim == 1) {
+        unsigned m = f->eta * f->eta < UX_MAX_ETA ? f->eta * f->eta : UX_MAX_ETA;
+        return ux_quantize_scaled(&f->prior[0], m, x, w);
+    }
+    if (f->model->dim != 2 || ux_arena_open(&arena, &rest) != UX_OK)
+        return 0;
+    ax = ux_arena_reals(&arena, f->eta); /* the components' atoms in scratch, not on the stack */
+    aw = ux_arena_reals(&arena, f->eta);
+    bx = ux_arena_reals(&arena, f->eta);
+    bw = ux_arena_reals(&arena, f->eta);
+    if (bw == NULL || (n0 = ux_quantize_scaled(&f->prior[0], f->eta, ax, aw)) == 0 ||
+        (n1 = ux_quantize_scaled(&f->prior[1], f->eta, bx, bw)) == 0)
+        return 0;
+    for (i = 0; i < n0; ++i)
+        for (j = 0; j < n1; ++j, ++p) {
+            x[2 * p] = ax[i];
+            x[2 * p + 1] = bx[j];
+            w[p] = aw[i] * bw[j];
+        }
+    return p;
+}
+
 ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J,
                                  unsigned m)
 {
@@ -170,6 +205,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     if (J == 0 && m == 0) { /* a step without observation: the prediction reduced to η atoms */
         if (f->staged > 0 && (st = reduce_staged(f)) != UX_OK)
             return st;
+        f->fresh = 0;
         f->last = UX_NO_EVIDENCE;
         f->log_evidence = 0;
         return UX_NO_EVIDENCE;
@@ -190,6 +226,8 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
         if (!ux_finite(wr[k]) || !(wr[k] > 0))
             return UX_ERR_DOMAIN;
     count = f->staged;
+    if (count == 0 && f->fresh && f->mode == UX_MODE_REFINED)
+        count = first_prior(f);
     if (count == 0) {
         count = f->posterior.count;
         memcpy(staged_x(f), f->posterior.x, count * f->model->dim * sizeof(ux_real));
@@ -210,6 +248,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     if (st < 0)
         return st; /* the evidence was checked above and init sized the workspace: not reached in practice */
     f->staged = 0;
+    f->fresh = 0;
     f->last = st;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;

@@ -243,25 +243,38 @@ static int location_scale(const ux_law *l, ux_real *loc, ux_real *scale)
     }
 }
 
-/* loc + scale·(standard atoms); neighbours that a tiny scale rounds together merge (masses added). */
-static ux_status scale_standard(ux_value *out, ux_real loc, ux_real scale, const ux_real *sx, const ux_real *sw,
-                                size_t count)
+/* loc + scale·(standard atoms) into x, w; neighbours that a tiny scale rounds together merge (masses
+ * added). *out_count = the atoms written. */
+static ux_status scale_standard(ux_real *ox, ux_real *ow, size_t *out_count, ux_real loc, ux_real scale,
+                                const ux_real *sx, const ux_real *sw, size_t count)
 {
     size_t i, k = 0;
     for (i = 0; i < count; ++i) {
         ux_real x = loc + scale * sx[i];
         if (!ux_finite(x))
             return UX_ERR_DOMAIN;
-        if (k > 0 && out->x[k - 1] == x) {
-            out->w[k - 1] = out->w[k - 1] + sw[i];
+        if (k > 0 && ox[k - 1] == x) {
+            ow[k - 1] = ow[k - 1] + sw[i];
         } else {
-            out->x[k] = x;
-            out->w[k] = sw[i];
+            ox[k] = x;
+            ow[k] = sw[i];
             ++k;
         }
     }
-    out->count = (uint32_t)k;
+    *out_count = k;
     return UX_OK;
+}
+
+size_t ux_quantize_scaled(const ux_law *law, unsigned eta, ux_real *x, ux_real *w)
+{
+    const ux_real *sx, *sw;
+    ux_real loc, scale;
+    size_t count;
+    int n = ux_log2_eta(eta);
+    if (n < 0 || ux_law_check(law) != UX_OK || !location_scale(law, &loc, &scale) ||
+        !ux_std_atoms(law->kind, (unsigned)n, &sx, &sw))
+        return 0;
+    return scale_standard(x, w, &count, loc, scale, sx, sw, eta) == UX_OK ? count : 0;
 }
 
 ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources *src)
@@ -287,9 +300,11 @@ ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources
     if (law->kind == UX_LAW_POINT)
         return ux_point(out, law->a, eta, src);
     if (location_scale(law, &loc, &scale) && ux_std_atoms(law->kind, (unsigned)n, &sx, &sw)) {
-        st = scale_standard(out, loc, scale, sx, sw, eta);
+        size_t count;
+        st = scale_standard(out->x, out->w, &count, loc, scale, sx, sw, eta);
         if (st != UX_OK)
             return st;
+        out->count = (uint32_t)count;
         out->eta = eta;
         out->sources = ux_sources_fresh(src);
         return UX_OK;
