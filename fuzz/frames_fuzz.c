@@ -33,7 +33,7 @@ static uint8_t answer_buf[PROTO_MAX_FRAME];
 static int device_type(uint8_t type)
 {
     return type == MSG_INFO || type == MSG_CONFIGURED || type == MSG_POSTERIOR || type == MSG_SYSTEM ||
-           type == MSG_RESET_DONE || type == MSG_ERROR;
+           type == MSG_SYSTEM_JOINT || type == MSG_POSTERIOR_JOINT || type == MSG_RESET_DONE || type == MSG_ERROR;
 }
 
 /* Every answer the device writes: exactly one complete, valid frame. */

@@ -49,8 +49,8 @@ def check_fields(fields: list[dict], where: str, record: bool = False) -> None:
             if record:
                 raise SystemExit(f"{where}.{name}: a record cannot hold an array")
             if any(seen.get(c) not in ("u8", "u16") for c in count_fields(f["count"])):
-                raise SystemExit(f"{where}.{name}: count {f['count']!r} must be earlier u8/u16 fields, "
-                                 "one or a product (a*b)")
+                raise SystemExit(f"{where}.{name}: count {f['count']!r} must be an earlier u8/u16 field "
+                                 "(or a product of such fields, a*b)")
             if ("fields" in f) == ("type" in f):
                 raise SystemExit(f"{where}.{name}: an array has either `type` (a scalar) or `fields` (a record)")
             if "fields" in f:

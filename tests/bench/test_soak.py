@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from uxemu import joint_systems, systems
 from uxhost import qemu
 
 
@@ -41,7 +42,8 @@ def test_tiny_soak_streams_checks_and_writes_consistent_results(soak, tmp_path):
     assert [s["rss_kib"] for s in record["samples"]] == [int(r["rss_kib"]) for r in rows]
     to_device = record["proxy"]["to_device"]
     assert to_device["damaged"] > 0 and record["proxy"]["to_host"]["damaged"] > 0 and record["resends"] > 0
-    assert record["requests"] == 2 + 4 + 60  # HELLO, a DESCRIBE per system, CONFIGURE, the STEPs
+    # HELLO, a DESCRIBE per system (scalar and joint), CONFIGURE, the STEPs
+    assert record["requests"] == 2 + len(systems.names()) + len(joint_systems.names()) + 60
     assert to_device["frames"] == record["requests"] + record["resends"]
     assert record["samples"][-1]["resends"] == record["resends"]
     assert record["clean_round_trip_ms"]["steps"] == 10

@@ -108,8 +108,9 @@ def test_joint_only_appends_the_joint_section(costs, tmp_path):
     assert costs.main(argv) == 0
     record = costs.json.loads(out.with_suffix(".json").read_text())
     with_joint, without = record["joint_builds"]
-    # The joint filter shares the scalar one's slots and workspace: no static RAM of its own.
-    assert with_joint["ram"] - with_joint["stack"] == without["ram"] - without["stack"]
+    # The joint filter shares the scalar one's slots and workspace: static RAM grows only by what a joint
+    # filter is larger than a scalar one, twice (a second pair of filters would be > 10 KiB).
+    assert 0 <= (with_joint["ram"] - with_joint["stack"]) - (without["ram"] - without["stack"]) < 256
     assert with_joint["flash"] > without["flash"]
     rows = record["joint_cycles"]
     assert {(c["system"], c["eta"], c["mode"]) for c in rows} == {

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from fwutil import build_image
 
-from uxemu import systems, traces
+from uxemu import joint_systems, systems, traces
 from uxhost import link, qemu
 from uxhost.config import ModelConfig
 from uxhost.damaging_proxy import DamagingProxy
@@ -51,6 +51,6 @@ def test_a_stream_through_a_damaging_link_is_bit_identical_to_a_clean_one(tmp_pa
         c = counts[direction]
         assert c.flipped > 0 and c.dropped > 0 and c.duplicated > 0, (direction, c)
     assert resends > 0
-    # Every frame the host sent is a request sent once (HELLO, a DESCRIBE per system, CONFIGURE, the
-    # STEPs) or a resend of one: the link counts exactly what went over the wire.
-    assert counts["to_device"].frames == 2 + len(systems.SPECS) + STEPS + resends
+    # Every frame the host sent is a request sent once (HELLO, a DESCRIBE per system, scalar and joint,
+    # CONFIGURE, the STEPs) or a resend of one: the link counts exactly what went over the wire.
+    assert counts["to_device"].frames == 2 + len(systems.SPECS) + len(joint_systems.SPECS) + STEPS + resends

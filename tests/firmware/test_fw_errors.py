@@ -77,7 +77,8 @@ def test_largest_frame_is_read_and_judged_by_its_type(dev):
 
 
 # Types no request has: unassigned ones, and the answers' own types (a device takes no answer).
-@pytest.mark.parametrize("type_", [0x00, 0x06, 0xFF, p.MsgType.ERROR, p.MsgType.INFO, p.MsgType.SYSTEM])
+@pytest.mark.parametrize("type_", [0x00, 0x08, 0xFF, p.MsgType.ERROR, p.MsgType.INFO, p.MsgType.SYSTEM,
+                                   p.MsgType.POSTERIOR_JOINT])
 def test_unknown_message_type(dev, type_):
     expect_error(dev, raw_frame(type_, 11), E.TYPE, detail=type_, seq=11)
     still_works(dev)

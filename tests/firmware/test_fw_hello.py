@@ -1,9 +1,9 @@
 """HELLO / INFO from the real firmware, and the basic request cycle."""
 
 import pytest
-from fwutil import GSS, SV, board_setting, largest_eta, real_bytes_of
+from fwutil import GSS, SV, board_setting, largest_eta, real_bytes_of, serves_joint
 
-from uxemu import systems
+from uxemu import joint_systems, systems
 from uxhost import link
 from uxhost import protocol as p
 
@@ -17,12 +17,14 @@ def test_hello_reports_version_board_and_real_size(dev, board):
     assert info.real_bytes == real_bytes_of(board)
     assert info.max_eta == int(board_setting(board, "BOARD_MAX_ETA"))
     assert info.cycle_source == p.CycleSource.SYSTICK_ICOUNT
-    # The device describes exactly the system table it was built with (defaults in its own precision).
-    assert info.n_systems == len(systems.names())
+    # The device describes exactly the system table it was built with (defaults in its own precision): the
+    # scalar systems, then the joint ones where the board serves them.
+    names = systems.names() + (joint_systems.names() if serves_joint(board) else [])
+    assert info.n_systems == len(names)
     described = dev.systems(info)
-    assert list(described) == systems.names()
+    assert list(described) == names
     for name, spec in described.items():
-        table = systems.spec(name)
+        table = joint_systems.spec(name) if name in joint_systems.SPECS else systems.spec(name)
         assert (spec.id, spec.title, spec.param_names, spec.prior[0]) == (table.id, table.title, table.param_names,
                                                                            table.prior[0])
         assert [q.domain for q in spec.params] == [q.domain for q in table.params]

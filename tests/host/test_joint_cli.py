@@ -56,6 +56,15 @@ def test_trace_missing_observation_and_errors(tmp_path):
         joint.load_joint_trace(inf)
 
 
+def test_joint_prior_option():
+    spec = joint_systems.spec("cvrange")
+    cfg = joint.resolve(spec, "q=0.1", "gaussian:-5,1;laplace:0.5,0.25", eta=8)
+    assert cfg.priors == (("gaussian", -5.0, 1.0), ("laplace", 0.5, 0.25)) and cfg.params[1] == 0.1
+    assert cfg.model().prior[1].scale == 0.25  # the reference runs the laws asked for
+    with pytest.raises(UserError, match="cvrange has 2 state components; give one KIND:A,B each"):
+        joint.resolve(spec, None, "gaussian:0,1")
+
+
 def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
     dump = reference_dump()
     path = tmp_path / "ref.jsonl"

@@ -58,7 +58,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
                         help="kernel: exact marginalisation; sampler: TTR-binned density of the lifted "
                              f"observation model (default: {d['likelihood']})")
     parser.add_argument("--prior", metavar="KIND:A,B",
-                        help="prior override, gaussian:MEAN,STD or laplace:MU,SCALE; default: the system's prior")
+                        help="prior override, gaussian:MEAN,STD or laplace:MU,SCALE (a joint system: one per state "
+                             "component, separated by ';'); default: the system's prior")
 
 
 def model_config(args, specs=None, where: str = "the system table") -> ModelConfig:
