@@ -92,7 +92,12 @@ def joint_bayes_laplace(model: JointModel, x, w, z, omega=None, m: int = 1, eta:
 
 def independent_laws(laws, eta: int) -> JointValue:
     """The joint value of independent laws, each quantized at eta, their product reduced to eta; one law is its
-    quantized value as it is (a reduction would renormalise its weights, changing their last bits)."""
+    quantized value as it is (a reduction would renormalise its weights, changing their last bits). The laws
+    must have a location–scale form (ux_joint_filter_init's rule: their quantization needs no stack)."""
+    for law in laws:
+        if law.location_scale() is None:
+            raise ValueError(f"{law}: a joint filter's prior and noise laws need a location–scale form "
+                             "(Gaussian, Laplace, uniform, exponential)")
     if len(laws) == 1:
         v = laws[0].quantize(eta)
         return JointValue(v.x[:, None], v.w, eta, v.sources)

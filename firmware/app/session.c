@@ -205,11 +205,7 @@ session_error session_configure_joint(const session_joint_config *cfg, uint8_t *
     if (cfg->n_params != model->n_params) {
         return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_N_PARAMS);
     }
-    /* The core's parameter check reads a model's count and domains: the joint model's, seen as a model. */
-    ux_model domains = {0};
-    domains.n_params = model->n_params;
-    domains.domains = model->domains;
-    int bad = ux_filter_check_params(&domains, cfg->params);
+    int bad = ux_joint_model_check_params(model, cfg->params);
     if (bad >= 0) {
         return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_PARAMS((unsigned)bad));
     }

@@ -148,6 +148,12 @@ def test_the_twins_declare_additive_noise_truthfully():
                                    m.transition(x, np.zeros_like(w), 3, 0.0) + w @ A.T, rtol=1e-12, atol=1e-12)
 
 
+def test_a_prior_without_location_scale_form_is_refused():
+    from uxemu.laws import LogNormal
+    with pytest.raises(ValueError, match="location–scale form"):
+        JointFilter(joint_systems.get("pendulum"), eta=8, prior=(LogNormal(0.0, 1.0), Normal(0.0, 1.0)))
+
+
 def test_unknown_system_and_parameter_are_named():
     with pytest.raises(ValueError, match="unknown joint system 'nope'"):
         joint_systems.get("nope")

@@ -101,6 +101,8 @@ def test_configuration_errors_are_refused(nat):
         nat.joint_filter(5, 12)  # η not a power of two
     with pytest.raises(NativeDomainError):
         nat.joint_filter(5, 8, prior=[("gaussian", 0.0, -1.0), ("gaussian", 0.0, 1.0)])
+    with pytest.raises(NativeDomainError):  # no location–scale form: not a joint prior (ux/joint_filter.h)
+        nat.joint_filter(5, 8, prior=[("lognormal", 0.0, 1.0), ("gaussian", 0.0, 1.0)])
 
 
 def test_workspace_is_what_the_macro_promises(nat):

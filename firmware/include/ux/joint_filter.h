@@ -63,9 +63,12 @@ typedef struct {
 
 /*
  * Validate the configuration, quantize the prior's and the process noise's components at η and reduce
- * their products to η atoms, check the workspace. UX_ERR_ARG: no model, η not a power of two ≤
- * UX_MAX_ETA, unknown mode. UX_ERR_DOMAIN: a parameter or prior law out of domain. UX_ERR_WORKSPACE: too
- * small or misaligned. On error the filter is left unconfigured.
+ * their products to η atoms, check the workspace. The component laws must have a location–scale form
+ * (Gaussian, Laplace, uniform, exponential): their quantization is a scaled table, so it needs no stack.
+ * UX_ERR_ARG: no model, η not a power of two ≤ UX_MAX_ETA, unknown mode. UX_ERR_DOMAIN: a parameter or a
+ * prior law out of domain or without a location–scale form. UX_ERR_WORKSPACE: too small or misaligned, or
+ * a product of more than η² points (d > 2). On error the filter is left unconfigured. Init writes the
+ * workspace (it builds the products there).
  */
 ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config *cfg, ux_workspace ws);
 

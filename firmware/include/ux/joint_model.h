@@ -27,7 +27,7 @@ typedef void (*ux_joint_kernel_fn)(const ux_real *x, const void *ctx, ux_real *l
 
 /* A joint system's mathematics: what its C file defines, as `const ux_joint_model_code ux_jcode_<name>`. */
 typedef struct {
-    unsigned dim_noise;                 /* process-noise components, 1..UX_JOINT_MAX_NOISES */
+    unsigned dim_noise;                 /* process-noise components, 1..dim (the state's) */
     unsigned dim_obs;                   /* observation components, 1..UX_JOINT_MAX_OBS */
     ux_joint_fn transition;             /* out[dim] = f(x[dim], w[dim_noise]; ctx) */
     /* The process-noise component laws (independent) for given parameters: process[0 .. dim_noise). */
@@ -59,6 +59,9 @@ const ux_joint_model *ux_joint_model_find(unsigned id);
 const ux_joint_model *ux_joint_model_named(const char *name);
 unsigned ux_joint_model_count(void);
 const ux_joint_model *ux_joint_model_at(unsigned i);
+/* Index of the first of the parameters (doubles, as the link carries them) that is not finite in the
+ * build's real type or out of its domain; −1 when all are valid (ux_filter_check_params' rule). */
+int ux_joint_model_check_params(const ux_joint_model *model, const double *params);
 /* As ux_model_params (ux/model.h): doubles (NULL: defaults) → out, UX_ERR_DOMAIN when one is invalid. */
 ux_status ux_joint_model_params(const ux_joint_model *model, const double *params, ux_real *out);
 /* The ctx of step k with control input u (params, k, u, then the model's prepare). */

@@ -29,6 +29,20 @@ static int check_params(unsigned n, const uint8_t *domains, const ux_real *param
     return -1;
 }
 
+/* The same check of parameters given as doubles (as the link and the C API carry them): each converted to
+ * the real type first, so a double that overflows the float build is caught. */
+static int check_doubles(unsigned n, const uint8_t *domains, const double *params)
+{
+    ux_real p[UX_MODEL_MAX_PARAMS];
+    unsigned i;
+    for (i = 0; i < n; ++i) {
+        p[i] = (ux_real)params[i];
+        if (!isfinite(p[i]))
+            return (int)i;
+    }
+    return check_params(n, domains, p);
+}
+
 /* params (NULL: defaults) in the real type → out, then checked. */
 static ux_status read_params(unsigned n, const ux_real *defaults, const uint8_t *domains, const double *params,
                              ux_real *out)
@@ -107,6 +121,13 @@ const ux_joint_model *ux_joint_model_named(const char *name)
         if (strcmp(ux_joint_models[i].name, name) == 0)
             return &ux_joint_models[i];
     return NULL;
+}
+
+int ux_joint_model_check_params(const ux_joint_model *model, const double *params)
+{
+    if (model == NULL || params == NULL || model->n_params > UX_MODEL_MAX_PARAMS)
+        return 0;
+    return check_doubles(model->n_params, model->domains, params);
 }
 
 ux_status ux_joint_model_params(const ux_joint_model *model, const double *params, ux_real *out)

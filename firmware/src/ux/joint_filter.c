@@ -32,31 +32,70 @@ size_t ux_joint_filter_workspace_bytes(const ux_joint_model *model, unsigned eta
     return UX_JOINT_FILTER_WORKSPACE_BYTES(eta, model->dim);
 }
 
-/* The joint value of `dim` independent laws, each quantized at eta, their product reduced to eta. One law
- * is its quantized value as it is (reducing it again would only renormalise its weights, which changes
- * their last bits: d = 1 must be the scalar filter's prior bit for bit). */
-static ux_status independent_laws(ux_joint *out, const ux_law *laws, unsigned dim, unsigned eta, ux_sources *src,
-                                  ux_workspace *ws)
+/*
+ * The points of `dim` independent location–scale laws, each quantized at `eta` (ux_quantize_scaled), as
+ * their outer product (the first law varying slowest, weights multiplied left to right): into x (rows of
+ * dim) and w, at most `cap` points; the laws' atoms are kept in `tmp` (2·dim·eta reals) meanwhile. The
+ * number of points, or 0 when a law has no location–scale form or is invalid, or the product exceeds cap.
+ * Nothing here lives on the stack: a board's worst-case stack is what this file adds to it.
+ */
+static size_t product_points(const ux_law *laws, unsigned dim, unsigned eta, ux_real *x, ux_real *w, size_t cap,
+                             ux_real *tmp)
 {
-    ux_value parts[UX_MAX_DIM];
-    const ux_value *ptr[UX_MAX_DIM];
+    size_t count[UX_MAX_DIM], idx[UX_MAX_DIM], points = 1, p;
     unsigned k;
-    ux_status st;
     for (k = 0; k < dim; ++k) {
-        if ((st = ux_quantize(&laws[k], eta, &parts[k], src)) != UX_OK)
-            return st == UX_ERR_ARG ? UX_ERR_DOMAIN : st; /* a bad law is a domain error */
-        ptr[k] = &parts[k];
+        count[k] = ux_quantize_scaled(&laws[k], eta, tmp + 2u * k * eta, tmp + (2u * k + 1u) * eta);
+        if (count[k] == 0)
+            return 0;
+        points *= count[k];
+        idx[k] = 0;
     }
+    if (points > cap)
+        return 0;
+    for (p = 0; p < points; ++p) {
+        ux_real wp = tmp[eta + idx[0]];
+        for (k = 1; k < dim; ++k)
+            wp = wp * tmp[(2u * k + 1u) * eta + idx[k]]; /* left to right */
+        for (k = 0; k < dim; ++k)
+            x[p * dim + k] = tmp[2u * k * eta + idx[k]];
+        w[p] = wp;
+        for (k = dim; k-- > 0;) {
+            if (++idx[k] < count[k])
+                break;
+            idx[k] = 0;
+        }
+    }
+    return points;
+}
+
+/* The joint value of independent location–scale laws, each quantized at eta, their product reduced to eta
+ * atoms (a fresh source); one law is its quantized value as it is (reducing it again would only
+ * renormalise its weights, which changes their last bits: d = 1 must be the scalar filter's bit for bit).
+ * The points are built in the staged area and reduced in scratch, both free at init. UX_ERR_DOMAIN for a
+ * law without a location–scale form or out of domain; UX_ERR_WORKSPACE when the product has more than η²
+ * points (d > 2). */
+static ux_status independent_laws(ux_joint_filter *f, ux_joint *out, const ux_law *laws, unsigned dim)
+{
+    ux_workspace rest = scratch(f);
+    ux_real *x = staged_x(f), *w = staged_w(f), *tmp = (ux_real *)rest.mem;
+    size_t cap = (size_t)f->eta * f->eta, points;
+    unsigned k;
+    for (k = 0; k < dim; ++k)
+        if (ux_quantize_scaled(&laws[k], f->eta, tmp, tmp + f->eta) == 0)
+            return UX_ERR_DOMAIN;
+    if ((points = product_points(laws, dim, f->eta, x, w, cap, tmp)) == 0)
+        return UX_ERR_WORKSPACE;
     if (dim == 1) {
-        memcpy(out->x, parts[0].x, parts[0].count * sizeof(ux_real));
-        memcpy(out->w, parts[0].w, parts[0].count * sizeof(ux_real));
-        out->count = parts[0].count;
-        out->eta = eta;
+        memcpy(out->x, x, points * sizeof(ux_real));
+        memcpy(out->w, w, points * sizeof(ux_real));
+        out->count = (uint32_t)points;
+        out->eta = f->eta;
         out->dim = 1;
-        out->sources = parts[0].sources;
+        out->sources = ux_sources_fresh(&f->sources);
         return UX_OK;
     }
-    return ux_joint_product(out, ptr, dim, eta, ws);
+    return ux_joint_reduce(out, x, w, points, dim, f->eta, ux_sources_fresh(&f->sources), &rest);
 }
 
 ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config *cfg, ux_workspace ws)
@@ -72,7 +111,7 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     memset(f, 0, sizeof *f);
     if (cfg == NULL || (model = cfg->model) == NULL || model->n_params > UX_MODEL_MAX_PARAMS ||
         model->dim < 1 || model->dim > UX_MAX_DIM || model->code->dim_noise < 1 ||
-        model->code->dim_noise > UX_JOINT_MAX_NOISES || model->code->dim_obs < 1 ||
+        model->code->dim_noise > model->dim || model->code->dim_obs < 1 ||
         model->code->dim_obs > UX_JOINT_MAX_OBS)
         return UX_ERR_ARG;
     if (ux_log2_eta(cfg->eta) < 0 || (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER))
@@ -83,25 +122,25 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     if (ux_arena_open(&arena, &ws) != UX_OK || ws.bytes < need)
         return UX_ERR_WORKSPACE;
 
-    /* The product reductions run in the workspace, which is free until the first predict. */
+    /* The products are built and reduced in the workspace, which is free until the first predict; the
+     * staged area and scratch are found through f, so the layout is set first. */
     ux_sources_init(&f->sources);
     model->code->noises(f->params, process);
-    st = independent_laws(&f->posterior, cfg->prior != NULL ? cfg->prior : model->prior, model->dim, cfg->eta,
-                          &f->sources, &ws);
+    f->model = model;
+    f->eta = cfg->eta;
+    f->ws = ws;
+    f->ws_used = need;
+    memcpy(f->prior, cfg->prior != NULL ? cfg->prior : model->prior, model->dim * sizeof(ux_law));
+    st = independent_laws(f, &f->posterior, f->prior, model->dim);
     if (st == UX_OK)
-        st = independent_laws(&f->process, process, model->code->dim_noise, cfg->eta, &f->sources, &ws);
+        st = independent_laws(f, &f->process, process, model->code->dim_noise);
     if (st != UX_OK) {
         memset(f, 0, sizeof *f);
         return st;
     }
-    memcpy(f->prior, cfg->prior != NULL ? cfg->prior : model->prior, model->dim * sizeof(ux_law));
     f->fresh = 1;
-    f->eta = cfg->eta;
     f->mode = cfg->mode;
-    f->ws = ws;
-    f->ws_used = need;
     f->last = UX_OK;
-    f->model = model; /* last: a filter with a model is a configured filter */
     return UX_OK;
 }
 
@@ -161,30 +200,15 @@ ux_status ux_joint_filter_predict(ux_joint_filter *f, uint32_t k, double u)
  * a component law without a location–scale form. */
 static size_t first_prior(ux_joint_filter *f)
 {
-    ux_real *x = staged_x(f), *w = staged_w(f), *ax, *aw, *bx, *bw;
     ux_workspace rest = scratch(f);
-    ux_arena arena;
-    size_t n0, n1, i, j, p = 0;
+    size_t cap = (size_t)f->eta * f->eta;
     if (f->model->dim == 1) {
-        unsigned m = f->eta * f->eta < UX_MAX_ETA ? f->eta * f->eta : UX_MAX_ETA;
-        return ux_quantize_scaled(&f->prior[0], m, x, w);
+        unsigned m = cap < UX_MAX_ETA ? (unsigned)cap : UX_MAX_ETA;
+        return ux_quantize_scaled(&f->prior[0], m, staged_x(f), staged_w(f));
     }
-    if (f->model->dim != 2 || ux_arena_open(&arena, &rest) != UX_OK)
+    if (f->model->dim != 2)
         return 0;
-    ax = ux_arena_reals(&arena, f->eta); /* the components' atoms in scratch, not on the stack */
-    aw = ux_arena_reals(&arena, f->eta);
-    bx = ux_arena_reals(&arena, f->eta);
-    bw = ux_arena_reals(&arena, f->eta);
-    if (bw == NULL || (n0 = ux_quantize_scaled(&f->prior[0], f->eta, ax, aw)) == 0 ||
-        (n1 = ux_quantize_scaled(&f->prior[1], f->eta, bx, bw)) == 0)
-        return 0;
-    for (i = 0; i < n0; ++i)
-        for (j = 0; j < n1; ++j, ++p) {
-            x[2 * p] = ax[i];
-            x[2 * p + 1] = bx[j];
-            w[p] = aw[i] * bw[j];
-        }
-    return p;
+    return product_points(f->prior, 2, f->eta, staged_x(f), staged_w(f), cap, (ux_real *)rest.mem);
 }
 
 ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J,
