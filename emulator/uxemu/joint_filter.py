@@ -204,22 +204,30 @@ def observation_row(z) -> np.ndarray | None:
     return None if np.isnan(z).any() else z
 
 
-def run_joint_filter(model: JointModel, z, eta: int = 16, mode: str = "refined", k=None, u=None,
-                     prior=None) -> JointRun:
-    """Filter a whole trace: z (T × dim_obs; a row with a NaN is a step without observation), k (default
-    0 … T−1) and u (default 0). The first step only updates (the first observation is of x_0)."""
+def run_trace(predict, update, read, dim: int, z, k=None, u=None) -> JointRun:
+    """Drive a joint filter over a trace: z (T × dim_obs; a row with a NaN is a step without observation), k
+    (default 0 … T−1), u (default 0); the first step only updates (the first observation is of x_0). `read()`
+    gives (mean, cov, log evidence, posterior) after each update. The one loop the reference and the C core's
+    binding share."""
     z = np.asarray(z, dtype=np.float64)
     z = z.reshape(-1, 1) if z.ndim == 1 else z
     T = z.shape[0]
     k = np.arange(T) if k is None else np.asarray(k)
     u = np.zeros(T) if u is None else np.asarray(u, dtype=np.float64)
-    f = JointFilter(model, eta, mode, prior)
-    means, covs = np.empty((T, model.dim)), np.empty((T, model.dim, model.dim))
+    means, covs = np.empty((T, dim)), np.empty((T, dim, dim))
     status, evidence, posts = np.empty(T, dtype=np.int8), np.empty(T), []
     for i in range(T):
         if i > 0:
-            f.predict(int(k[i]), float(u[i]))
-        status[i] = f.update(observation_row(z[i]))
-        means[i], covs[i], evidence[i] = f.mean(), f.cov(), f.log_evidence
-        posts.append(f.posterior)
+            predict(int(k[i]), float(u[i]))
+        status[i] = update(observation_row(z[i]))
+        means[i], covs[i], evidence[i], post = read()
+        posts.append(post)
     return JointRun(means, covs, status, evidence, posts)
+
+
+def run_joint_filter(model: JointModel, z, eta: int = 16, mode: str = "refined", k=None, u=None,
+                     prior=None) -> JointRun:
+    """Filter a whole trace (see run_trace) with the reference joint filter."""
+    f = JointFilter(model, eta, mode, prior)
+    return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence, f.posterior), model.dim,
+                     z, k, u)

@@ -781,23 +781,11 @@ class Native:
     def run_joint_filter(self, system_id: int, z, eta: int = 16, mode: str = "refined", k=None, u=None,
                          params=None, prior=None):
         """uxemu.joint_filter.run_joint_filter through the C core: a JointRun with NJoint posteriors."""
-        from .joint_filter import JointRun, observation_row
+        from .joint_filter import run_trace
 
         f = self.joint_filter(system_id, eta, mode, params, prior)
-        z = np.asarray(z, dtype=np.float64)
-        z = z.reshape(-1, 1) if z.ndim == 1 else z
-        T = z.shape[0]
-        k = np.arange(T) if k is None else np.asarray(k)
-        u = np.zeros(T) if u is None else np.asarray(u, dtype=np.float64)
-        means, covs = np.empty((T, f.dim)), np.empty((T, f.dim, f.dim))
-        status, evidence, posts = np.empty(T, dtype=np.int8), np.empty(T), []
-        for i in range(T):
-            if i > 0:
-                f.predict(int(k[i]), float(u[i]))
-            status[i] = f.update(observation_row(z[i]))
-            means[i], covs[i], evidence[i] = f.mean(), f.cov(), f.log_evidence()
-            posts.append(f.posterior())
-        return JointRun(means, covs, status, evidence, posts)
+        return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim,
+                         z, k, u)
 
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
         return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode],
