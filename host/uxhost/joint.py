@@ -22,6 +22,7 @@ import numpy as np
 from uxemu.joint_systems import JointSpec
 
 from . import __version__
+from .dump import JsonlWriter
 from .errors import UserError
 
 FORMAT = "uxhost-joint-dump"
@@ -334,8 +335,9 @@ class JointDump:
         return sum(s.z is None for s in self.steps)
 
 
-class JointWriter:
-    """Appends records line by line, flushed, so that what was received survives an interruption."""
+class JointWriter(JsonlWriter):
+    """Appends records line by line, flushed, so that what was received survives an interruption (the
+    scalar dump's writer, with a joint header and no continuation)."""
 
     def __init__(self, path, header: JointHeader):
         self.path = Path(path)
@@ -345,23 +347,6 @@ class JointWriter:
         self.count = 0
         self._fh = self.path.open("w", encoding="utf-8")
         self._line(header.to_json())
-
-    def _line(self, obj: dict) -> None:
-        self._fh.write(json.dumps(obj) + "\n")
-        self._fh.flush()
-
-    def write(self, step: JointStep) -> None:
-        self._line(step.to_json())
-        self.count += 1
-
-    def close(self) -> None:
-        self._fh.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.close()
 
 
 def is_joint_dump(path) -> bool:
