@@ -116,7 +116,9 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
 
 /*
  * Update with evidence z[0..J−1] with weights omega (NULL: equal weights 1/J) standing for m ≥ 1
- * observations. The prior is the staged prediction, or the current belief when none is staged.
+ * observations. The prior is the staged prediction, or the current belief when none is staged — except
+ * the first update in refined mode, which weighs the prior law at min(η², UX_MAX_ETA) atoms (a law with a
+ * location–scale form; docs/semantics.md, "Filter").
  * Returns UX_OK, UX_FALLBACK (every likelihood zero or non-finite: the posterior is the prior reduced
  * to η atoms), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
  * UX_ERR_ARG), in which case nothing changes.

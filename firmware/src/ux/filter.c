@@ -339,7 +339,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     predicted = f->staged > 0;
     count = f->staged;
-    if (count == 0 && f->fresh && f->mode == UX_MODE_REFINED) /* the first update's prior: see first_prior */
+    if (count == 0 && f->fresh && f->mode == UX_MODE_REFINED) /* the first update: see first_prior_atoms */
         count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
     if (count == 0) {
         memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
