@@ -6,10 +6,11 @@ numbers, no particle MCMC. `fit` runs Nelder–Mead over the free parameters (po
 so the search never leaves their domain) and reads standard errors from the observed information, the
 curvature of the log-likelihood at the optimum.
 
-The curvature is taken by central differences on a step over which the log-likelihood falls by 0.5–4
-nats: it is smooth on that scale but not on a much finer one, where the reductions' cell boundaries move
-(measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss, 50 steps at η = 32: bumps of 0.4
-nats at 0.1 steps of σ_v).
+The curvature is read from a quadratic fitted by least squares over a region where the log-likelihood
+falls by 0.5–4 nats: it is smooth on that scale but not on a much finer one, where the reductions' cell
+boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss, 50 steps at
+η = 32: bumps of 0.4 nats at 0.1 steps of σ_v). The fit's rms residual (`FitResult.roughness`) says how
+far from a quadratic the log-likelihood is there; where it is large the standard errors do not hold.
 """
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ ENGINES = ("auto", "native", "reference")
 # normaliser (what the filter and the device report); "density", the filter density's quadrature of the
 # same integral (exact for the filter's predictive law; the update's where the density is the bins).
 EVIDENCE = ("update", "density")
+# Above this rms residual (nats) of the quadratic the standard errors are read from, they do not hold: the
+# design's innermost points fall by about an eighth of 0.5–4 nats, so a residual of this size swamps the
+# curvature they carry. Smooth log-likelihoods (lg, sv, cubic, and the exact ones) stay below 0.06.
+ROUGHNESS_LIMIT = 0.1
 
 
 @dataclass
@@ -44,7 +49,13 @@ class FitResult:
     engine: str
     evidence: str = "update"
     trace_steps: int = 0
+    roughness: float = math.nan  # rms residual (nats) of the quadratic the standard errors are read from
     history: list = field(default_factory=list, repr=False)  # (θ_free, log-likelihood) per evaluation
+
+    @property
+    def stderr_reliable(self) -> bool:
+        """The log-likelihood is close enough to a quadratic on the standard errors' scale for them to hold."""
+        return self.roughness <= ROUGHNESS_LIMIT
 
 
 class LogLikelihood:
@@ -118,9 +129,17 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     within the parameter's domain). `progress(evaluations, log_likelihood)` is called after every filter run.
     `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE).
     """
+    loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
+    return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations)
+
+
+def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
+             progress=None, max_evaluations: int = 400) -> FitResult:
+    """`fit` over any log-likelihood: `loglik(params)` of the full parameter vector, with the attributes
+    `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has (benchmarks
+    pass the grid or Kalman filter's exact one, to compare estimates and standard errors)."""
     from scipy.optimize import minimize
 
-    loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
     spec = loglik.spec
     free = tuple(free)
     unknown = [n for n in free if n not in spec.param_names]
@@ -166,25 +185,28 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
                                 initial_simplex=simplex))
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
-    stderr = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)))
+    stderr, roughness = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)))
     return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
                      loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
-                     evidence, len(trace.z), history)
+                     loglik.evidence, len(loglik.trace.z), roughness, history)
 
 
-def standard_errors(loglik, best, index, progress=None) -> list[float]:
-    """sqrt(diag(I⁻¹)), I the observed information −∇² log L at `best`, by central differences whose step
-    for each parameter is chosen so that the log-likelihood falls by 0.5–4 nats over it (about one to three
-    standard errors): the curvature is then read on the scale the data determine the parameter, above the
-    small-scale jitter of the reductions (which, read on a step 100× finer, can pass for a curvature many
-    times the true one)."""
+def standard_errors(loglik, best, index, progress=None) -> tuple[list[float], float]:
+    """(sqrt(diag(I⁻¹)), roughness): I is the observed information −∇² log L at `best`, read from the
+    quadratic fitted by least squares to log L on a central composite design around `best` — per parameter
+    ±h/2 and ±h, and every pair's four corners at ±h/2 — whose step h for each parameter is chosen so that
+    log L falls by 0.5–4 nats over it (about one to three standard errors). The curvature is thus read on
+    the scale the data determine the parameter, above the small-scale jitter of the reductions, and from
+    1 + 4n + 2n(n−1) values rather than three, so one bump does not pass for the curvature.
+    `roughness`: the rms residual of that quadratic fit (nats) — how far log L is from the quadratic the
+    standard errors assume on that scale (docs/semantics.md, "Fitting")."""
     best = np.asarray(best, dtype=np.float64)
     f0 = loglik(best)
     steps = []
     for j, i in enumerate(index):
         h = max(0.05 * abs(best[i]), 1e-3)
         for _ in range(16):
-            drop = f0 - 0.5 * (_shifted(loglik, best, i, h, progress) + _shifted(loglik, best, i, -h, progress))
+            drop = f0 - 0.5 * (_shifted_by(loglik, best, [i], h, progress) + _shifted_by(loglik, best, [i], -h, progress))
             if drop < 0.5:
                 h *= 2.0
             elif drop > 4.0 or not math.isfinite(drop):
@@ -192,43 +214,52 @@ def standard_errors(loglik, best, index, progress=None) -> list[float]:
             else:
                 break
         steps.append(h)
-    info = -hessian(loglik, best, index, np.array(steps), progress, f0)
+    steps = np.array(steps)
+    design = composite_design(len(index))
+    values = np.array([f0] + [_shifted_by(loglik, best, index, 0.5 * d * steps, progress) for d in design[1:]])
+    if not np.all(np.isfinite(values)):
+        return [math.nan] * len(index), math.inf
+    H, residual = quadratic_fit(0.5 * design * steps, values)
     try:
-        cov = np.linalg.inv(info)
+        cov = np.linalg.inv(-H)
     except np.linalg.LinAlgError:
-        return [math.nan] * len(index)
+        return [math.nan] * len(index), residual
     var = np.diag(cov)
-    return [float(math.sqrt(v)) if v > 0 else math.nan for v in var]
+    return [float(math.sqrt(v)) if v > 0 else math.nan for v in var], residual
 
 
-def _shifted(loglik, point, i, h, progress):
+def composite_design(n: int) -> np.ndarray:
+    """The centre, ±1 and ±2 on every axis, and (±1, ±1) on every pair of axes: (1 + 4n + 2n(n−1), n)."""
+    points = [np.zeros(n)]
+    for a in range(n):
+        for t in (-2.0, -1.0, 1.0, 2.0):
+            points.append(np.eye(n)[a] * t)
+    for a in range(n):
+        for b in range(a):
+            for sa in (-1.0, 1.0):
+                for sb in (-1.0, 1.0):
+                    points.append(np.eye(n)[a] * sa + np.eye(n)[b] * sb)
+    return np.array(points)
+
+
+def quadratic_fit(offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, float]:
+    """(H, rms residual) of the least-squares fit values ≈ c + gᵀd + ½ dᵀHd over the rows d of `offsets`."""
+    n = offsets.shape[1]
+    pairs = [(a, b) for a in range(n) for b in range(a + 1)]
+    columns = [np.ones(len(offsets))] + [offsets[:, a] for a in range(n)]
+    columns += [offsets[:, a] * offsets[:, b] * (0.5 if a == b else 1.0) for a, b in pairs]
+    A = np.column_stack(columns)
+    coef = np.linalg.lstsq(A, values, rcond=None)[0]
+    H = np.empty((n, n))
+    for (a, b), c in zip(pairs, coef[1 + n:]):
+        H[a, b] = H[b, a] = c
+    return H, float(np.sqrt(np.mean((values - A @ coef) ** 2)))
+
+
+def _shifted_by(loglik, point, index, offsets, progress):
     p = np.array(point, dtype=np.float64)
-    p[i] += h
+    p[index] += offsets
     value = loglik(p)
     if progress is not None:
         progress(value)
     return value
-
-
-def hessian(loglik, point, index, steps, progress=None, f0: float | None = None) -> np.ndarray:
-    """∂² log L / ∂θ_a ∂θ_b over the parameters in `index` by central differences of step `steps`
-    (`f0`: log L at `point`, when the caller has it)."""
-    n = len(index)
-    f0 = loglik(point) if f0 is None else f0
-
-    def at(offsets):
-        p = np.array(point, dtype=np.float64)
-        for (j, s) in offsets:
-            p[index[j]] += s * steps[j]
-        value = loglik(p)
-        if progress is not None:
-            progress(value)
-        return value
-
-    H = np.empty((n, n))
-    for a in range(n):
-        H[a, a] = (at([(a, 1)]) - 2 * f0 + at([(a, -1)])) / steps[a] ** 2
-        for b in range(a):
-            H[a, b] = H[b, a] = (at([(a, 1), (b, 1)]) - at([(a, 1), (b, -1)]) - at([(a, -1), (b, 1)])
-                                 + at([(a, -1), (b, -1)])) / (4 * steps[a] * steps[b])
-    return H

@@ -67,3 +67,34 @@ def test_out_of_domain_parameters_have_no_likelihood_and_bad_names_are_refused(l
         fit.fit("nope", lg_trace, ["q"])
     with pytest.raises(ValueError, match="unknown evidence"):
         fit.fit("lg", lg_trace, ["q"], evidence="grid")
+
+
+def _quadratic(centre, information):
+    centre, information = np.asarray(centre, float), np.asarray(information, float)
+
+    def loglik(p):
+        d = np.asarray(p, float)[[0, 1]] - centre
+        return -0.5 * d @ information @ d
+
+    return loglik
+
+
+def test_standard_errors_are_exact_on_a_quadratic_log_likelihood():
+    # The least-squares quadratic is exact on a quadratic: the standard errors are sqrt(diag(I⁻¹)) whatever
+    # steps the search settles on, and nothing is left over.
+    information = np.array([[400.0, 120.0], [120.0, 90.0]])
+    se, roughness = fit.standard_errors(_quadratic((0.3, 2.0), information), (0.3, 2.0), [0, 1])
+    np.testing.assert_allclose(se, np.sqrt(np.diag(np.linalg.inv(information))), rtol=1e-9)
+    assert roughness < 1e-9
+
+
+def test_a_rough_log_likelihood_is_reported_not_read_as_curvature():
+    # Bumps of 0.3 nats on a 0.01 scale (a reduction's cells moving with θ) on the same quadratic: the
+    # residual of the quadratic says the standard errors do not hold.
+    information = np.array([[400.0, 120.0], [120.0, 90.0]])
+    smooth = _quadratic((0.3, 2.0), information)
+    se, roughness = fit.standard_errors(lambda p: smooth(p) + 0.3 * np.sin(p[0] / 0.01) * np.cos(p[1] / 0.013),
+                                        (0.3, 2.0), [0, 1])
+    assert roughness > fit.ROUGHNESS_LIMIT
+    result = fit.FitResult("x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness)
+    assert not result.stderr_reliable

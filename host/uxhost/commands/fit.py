@@ -110,6 +110,9 @@ def run(args) -> int:
     state = "converged" if result.converged else f"NOT converged ({result.message})"
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
           f"{result.seconds:.1f} s CPU; {state}")
+    if not result.stderr_reliable:
+        print(f"  warning: the log-likelihood is {result.roughness:.2f} nats rms off a quadratic on the scale of the "
+              f"standard errors (limit {fit.ROUGHNESS_LIMIT}): they do not hold; a larger η smooths it")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
@@ -117,6 +120,7 @@ def run(args) -> int:
             "likelihood": likelihood, "engine": result.engine, "evidence": result.evidence, "estimate": result.estimate, "stderr": result.stderr,
             "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
             "evaluations": result.evaluations, "cpu_seconds": result.seconds, "converged": result.converged,
+            "roughness": result.roughness, "stderr_reliable": result.stderr_reliable,
         }, indent=2) + "\n")
     return 0 if result.converged else 1
 
