@@ -103,6 +103,9 @@ class JointBenchLib:
         self.bench = pf_native.load(path)
         self.nat = self.bench.nat
         lib = self.nat.lib
+        problems = native.layout_mismatches(lib, MIRRORS)
+        if problems:
+            raise native.NativeLayoutError(self.nat.path, problems)
         lib.ux_joint_model_named.restype, lib.ux_joint_model_named.argtypes = C.c_void_p, [C.c_char_p]
         lib.uxb_joint_pf_workspace_bytes.restype = C.c_size_t
         lib.uxb_joint_pf_workspace_bytes.argtypes = [C.c_size_t, C.c_uint]
@@ -257,6 +260,9 @@ class ModelStruct(C.Structure):  # ux_joint_model
                 ("param_names", C.c_void_p), ("defaults", C.c_void_p), ("domains", C.c_void_p),
                 ("dim", C.c_uint8), ("prior", _Law * MAX_DIM), ("code", C.c_void_p)]
 
+
+# This module's own mirrors, checked against the library's layout table (firmware/host/abi.c) at load.
+MIRRORS = {"ux_law": _Law, "ux_joint_model_code": CodeStruct, "ux_joint_model": ModelStruct}
 
 _loaded: dict = {}
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ux/joint.h"
+#include "ux/joint_model.h"
 #include "ux/ux.h"
 
 /* Every mirrored struct: X(type, field), in declaration order. */
@@ -37,12 +38,19 @@
     X(ux_joint, count) X(ux_joint, eta) X(ux_joint, dim) X(ux_joint, sources) X(ux_joint, x)           \
     X(ux_joint, w)                                                                                     \
     X(ux_joint_filter_config, model) X(ux_joint_filter_config, params) X(ux_joint_filter_config, eta)  \
-    X(ux_joint_filter_config, mode) X(ux_joint_filter_config, prior)
+    X(ux_joint_filter_config, mode) X(ux_joint_filter_config, prior)                                   \
+    X(ux_joint_model_code, dim_noise) X(ux_joint_model_code, dim_obs)                                  \
+    X(ux_joint_model_code, transition) X(ux_joint_model_code, noises) X(ux_joint_model_code, family)   \
+    X(ux_joint_model_code, kernel) X(ux_joint_model_code, prepare)                                     \
+    X(ux_joint_model_code, additive_noise)                                                             \
+    X(ux_joint_model, id) X(ux_joint_model, name) X(ux_joint_model, title) X(ux_joint_model, n_params) \
+    X(ux_joint_model, param_names) X(ux_joint_model, defaults) X(ux_joint_model, domains)              \
+    X(ux_joint_model, dim) X(ux_joint_model, prior) X(ux_joint_model, code)
 
 #define UX_ABI_STRUCTS(X)                                                                              \
     X(ux_value) X(ux_sources) X(ux_law) X(ux_rng) X(ux_workspace) X(ux_evidence) X(ux_observation)     \
     X(ux_model_ctx) X(ux_model_noises) X(ux_model_code) X(ux_model) X(ux_filter_config) X(ux_joint)     \
-    X(ux_joint_filter_config)
+    X(ux_joint_filter_config) X(ux_joint_model_code) X(ux_joint_model)
 
 typedef struct {
     const char *type, *field;

@@ -23,6 +23,21 @@ def linear_trace():
     return joint_systems.simulate(joint_linear.twin(), 30, seed=7)
 
 
+def test_the_joint_mirrors_match_the_librarys_layout(jlib):
+    """joint_native mirrors ux_joint_model and ux_joint_model_code to run the models' C code from the
+    baselines; load() checks them against the library's layout table (firmware/host/abi.c), as the
+    core's binding checks its own."""
+    from uxbench import joint_native
+    from uxemu import native
+
+    assert native.layout_mismatches(jlib.lib, joint_native.MIRRORS) == []
+
+    class Shorter(joint_native.ModelStruct.__base__):
+        _fields_ = joint_native.ModelStruct._fields_[:-1]  # ux_joint_model without its code pointer
+
+    assert "ux_joint_model has 10 fields in C, 9 here" in native.layout_mismatches(jlib.lib, {"ux_joint_model": Shorter})
+
+
 @pytest.mark.parametrize("method", ["ekf", "ukf"])
 def test_ekf_and_ukf_are_the_kalman_filter_on_a_linear_gaussian_system(jlib, linear_trace, method):
     _, z = linear_trace

@@ -75,3 +75,4 @@ def test_workspace_sizes_come_from_the_core_and_are_tight(nat):
         buf = (C.c_uint64 * (nbytes // 8))()
         ws = nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
         assert nat.lib.ux_add(C.byref(out), C.byref(ca), C.byref(cb), C.byref(ws)) == expected
+
