@@ -42,12 +42,15 @@ class StreamSummary:
 
 
 @contextlib.contextmanager
-def device_for(port: str | None, board: str | None, elf: Path | None, timeout: float, baud: int = 115200):
-    """(device, QEMU instance or None): opens --port, or boots --board in QEMU and opens its URL."""
-    from .link import Device
+def device_for(port: str | None, board: str | None, elf: Path | None, timeout: float, baud: int = 115200,
+               retries: int | None = None):
+    """(device, QEMU instance or None): opens --port, or boots --board in QEMU and opens its URL.
+    `retries`: resends of an unanswered request (None: the link's default)."""
+    from .link import DEFAULT_RETRIES, Device
 
+    retries = DEFAULT_RETRIES if retries is None else retries
     if port is not None:
-        with Device.open(port, timeout=timeout, baudrate=baud) as device:
+        with Device.open(port, timeout=timeout, retries=retries, baudrate=baud) as device:
             yield device, None
         return
     from .elf import check_board
@@ -55,7 +58,7 @@ def device_for(port: str | None, board: str | None, elf: Path | None, timeout: f
 
     image = find_firmware(board, elf)
     check_board(image, board)
-    with boot(board, image) as qemu, Device.open(qemu.url, timeout=timeout) as device:
+    with boot(board, image) as qemu, Device.open(qemu.url, timeout=timeout, retries=retries) as device:
         yield device, qemu
 
 

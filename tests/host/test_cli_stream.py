@@ -191,6 +191,21 @@ def test_silent_device_is_one_line(device, trace, tmp_path, capsys):
     assert len(dev.requests) == 4  # the same HELLO, resent
 
 
+@pytest.mark.parametrize("retries", ["0", "6"])
+def test_retries_sets_the_resends_of_an_unanswered_request(device, trace, tmp_path, capsys, retries):
+    dev = device(silent=True)
+    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.05", "--retries", retries,
+                           "-o", tmp_path / "d.jsonl")
+    assert code == 2 and f"in {int(retries) + 1} attempts of 0.05 s" in err
+    assert len(dev.requests) == int(retries) + 1
+
+
+def test_negative_retries_are_refused(trace, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["stream", str(trace), "--port", "socket://127.0.0.1:9", "--retries", "-1", "-o", str(tmp_path / "d.jsonl")])
+    assert exc.value.code == 2 and "--retries: must be 0 or more, got -1" in capsys.readouterr().err
+
+
 def test_version_mismatch_is_one_line(device, trace, tmp_path, capsys):
     dev = device(protocol=p.PROTOCOL_VERSION + 1)
     code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "-o", tmp_path / "d.jsonl")

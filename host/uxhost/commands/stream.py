@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..link import DEFAULT_RETRIES
 from ..qemu import boards
-from .common import UserError, add_model_arguments, given_model_options, model_config, positive_float
+from .common import (UserError, add_model_arguments, given_model_options, model_config, non_negative_int,
+                     positive_float)
 
 
 def register(sub) -> None:
@@ -30,6 +32,9 @@ def register(sub) -> None:
     add_model_arguments(parser, system_required=False)
     parser.add_argument("--timeout", type=positive_float, default=10.0,
                         help="seconds to wait for each answer before resending (default: %(default)s)")
+    parser.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
+                        help="resends of a request that got no answer before the run stops (default: "
+                             "%(default)s; a noisy link may need more)")
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("-o", "--output", type=Path, help="dump file to write (.jsonl or .npz)")
     out.add_argument("--resume", type=Path, metavar="DUMP",
@@ -67,7 +72,7 @@ def run(args) -> int:
         def config(specs, where):
             return model_config(args, specs, where)
 
-    with device_for(args.port, args.board, args.elf, args.timeout, args.baud) as (device, qemu):
+    with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu,
                                expect_board=args.board or args.expect_board, resume=resume)
     print(f"model: {summary.config.describe(summary.spec)}{args.system_source}")
