@@ -203,7 +203,7 @@ def test_retries_sets_the_resends_of_an_unanswered_request(device, trace, tmp_pa
 def test_negative_retries_are_refused(trace, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["stream", str(trace), "--port", "socket://127.0.0.1:9", "--retries", "-1", "-o", str(tmp_path / "d.jsonl")])
-    assert exc.value.code == 2 and "--retries: must be 0 or more, got -1" in capsys.readouterr().err
+    assert exc.value.code == 2 and "--retries: must be at least 0, got -1" in capsys.readouterr().err
 
 
 def test_version_mismatch_is_one_line(device, trace, tmp_path, capsys):

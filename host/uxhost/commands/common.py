@@ -11,24 +11,22 @@ from ..config import LIKELIHOODS, MODES, ModelConfig, etas, find_spec, resolve, 
 from ..errors import UserError
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def int_at_least(low: int):
+    """An argparse type: a whole number ≥ low, else a one-line complaint."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
+positive_int = int_at_least(1)
+non_negative_int = int_at_least(0)
 
 
 def positive_float(text: str) -> float:
@@ -85,5 +83,5 @@ def given_model_options(args) -> list[str]:
     return [f"--{name}" for name in MODEL_OPTIONS if getattr(args, name, None) is not None]
 
 
-__all__ = ["UserError", "add_model_arguments", "given_model_options", "model_config", "positive_float",
-           "positive_int"]
+__all__ = ["UserError", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
+           "positive_float", "positive_int"]
