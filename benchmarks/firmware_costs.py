@@ -56,6 +56,12 @@ from uxhost import protocol as p
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "firmware.md"
+# Why paper-mode predict rows vary (measured and fitted by benchmarks/firmware_latency.py).
+LATENCY_NOTE = ("The predict rows of paper mode vary with the data: a paper-mode update drops the atoms "
+                "whose weight underflows, and the next predict's work is linear in the atoms left (GSS: "
+                "predict cycles = a + b·n within 1.8 %, n the posterior's atom count; its worst step is the "
+                "full posterior's, n = η). benchmarks/results/firmware_latency.md has the fit and the bound "
+                "a + b·η a real-time loop can budget.")
 SCRATCH = ROOT / "build" / "firmware-costs"
 SYSTEMS = {systems.spec(name).id: name for name in systems.with_twin()}  # id → name, every system with a twin
 MODES = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
@@ -289,6 +295,8 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
         f"maximum over steps 1…T−1, each of which runs predict then update. Rows marked † ran "
         f"T = {meta['slow_steps']} (too slow under QEMU for a whole trace). \"workspace\" is the bytes "
         "the configuration uses (CONFIGURED.workspace_bytes). k = 10³, M = 10⁶, G = 10⁹ virtual cycles.",
+        "",
+        LATENCY_NOTE,
     ]
     for board in dict.fromkeys(c.board for c in costs):
         for likelihood in LIKELIHOODS.values():

@@ -13,8 +13,19 @@
 /* Largest encoding of `n` bytes: one code byte per started block of 254 data bytes. */
 #define COBS_ENCODED_MAX(n) ((n) + (n) / 254u + 1u)
 
-/* Encodes `len` bytes into `out` (room for COBS_ENCODED_MAX(len)); returns the encoded length. No 0x00
- * is written: the caller appends the delimiter. */
+/* What encoding can add to `n` bytes: the code bytes. */
+#define COBS_OVERHEAD_MAX(n) (COBS_ENCODED_MAX(n) - (n))
+
+/*
+ * Encodes `len` bytes into `out` (room for COBS_ENCODED_MAX(len)); returns the encoded length. No 0x00
+ * is written: the caller appends the delimiter.
+ *
+ * `in` may lie inside `out`, at out + d with d ≥ COBS_OVERHEAD_MAX(len): the encoding then overwrites
+ * its input in place (one buffer for a frame and its encoding). Safe because each output byte lands at
+ * or before the input byte being read: after i input bytes the output has i data bytes and b ≤ d code
+ * bytes (b blocks begun, never more than the whole encoding's), so it writes out[i + b] while reading
+ * in[i] = out[d + i]; a block's code byte goes back to a place already passed.
+ */
 size_t cobs_encode(const uint8_t *in, size_t len, uint8_t *out);
 
 /*

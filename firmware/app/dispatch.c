@@ -24,8 +24,13 @@
 static dispatch_writer writer;
 static frame_reader reader;
 static uint8_t request[PROTO_MAX_FRAME];
-static uint8_t answer_raw[PROTO_MAX_FRAME];
 
+/*
+ * The retry memory and the next answer share one buffer: messages_run builds its answer at
+ * stored.wire + FRAME_RAW_IN_WIRE_AT and frame_encode encodes it in place. Safe because messages_run
+ * writes an answer only when it succeeds (messages.h), and a success replaces the stored answer anyway;
+ * an error answer is built on the stack, so the remembered answer survives every failed request.
+ */
 static struct {
     bool valid;
     uint16_t seq;
@@ -33,6 +38,7 @@ static struct {
     size_t length;
     uint8_t wire[FRAME_WIRE_MAX];
 } stored;
+static uint8_t *const answer_raw = stored.wire + FRAME_RAW_IN_WIRE_AT;
 
 void dispatch_init(dispatch_writer write)
 {

@@ -36,10 +36,15 @@ void frame_reader_init(frame_reader *r, uint8_t buf[PROTO_MAX_FRAME]);
 /* One byte from the wire. After FRAME_READY the frame stays in `buf` until the next byte is pushed. */
 frame_event frame_reader_push(frame_reader *r, uint8_t byte);
 
+/* Where a raw frame sits inside a FRAME_WIRE_MAX buffer to be encoded in place (cobs.h): far enough
+ * in for the largest frame's code bytes, so also for any shorter one. */
+#define FRAME_RAW_IN_WIRE_AT COBS_OVERHEAD_MAX(PROTO_MAX_FRAME)
+
 /*
  * Builds a complete wire frame in `wire` (room for FRAME_WIRE_MAX) from a raw frame in `raw` whose
  * payload (`payload_len` bytes) is already at raw + PROTO_HEADER_BYTES: writes the header and the CRC
- * into `raw` (room for PROTO_MAX_FRAME), then COBS and the delimiter. Returns the wire length.
+ * into `raw` (room for PROTO_MAX_FRAME), then COBS and the delimiter. Returns the wire length. `raw`
+ * may be wire + FRAME_RAW_IN_WIRE_AT: the frame is then encoded in place, over its raw bytes.
  */
 size_t frame_encode(uint8_t *raw, uint8_t type, uint16_t seq, size_t payload_len, uint8_t *wire);
 

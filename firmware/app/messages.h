@@ -24,6 +24,8 @@ bool messages_known(uint8_t type);
 /*
  * Runs the request `type` with `payload` (`length` bytes) and writes the answer's payload to `answer`
  * (room for PROTO_MAX_PAYLOAD). `frame_bytes` is the decoded frame's size, the detail of ERR_LENGTH.
+ * `answer` is written only when the result is not an error (every check and the work itself come first):
+ * dispatch.c keeps the last answer there for retries, and a failed request must leave it intact.
  */
 message_result messages_run(uint8_t type, const uint8_t *payload, size_t length, size_t frame_bytes,
                             uint8_t *answer);

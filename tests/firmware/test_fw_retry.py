@@ -4,7 +4,7 @@ nothing runs twice; a host that times out and resends loses no step and applies 
 import time
 
 import pytest
-from fwutil import CUBIC, GSS, SV, configure_args, exchange, largest_eta, step_request, trace
+from fwutil import CUBIC, GSS, SV, configure_args, exchange, expect_error, largest_eta, step_request, trace
 
 from uxhost import link
 from uxhost import protocol as p
@@ -54,6 +54,23 @@ def test_retry_memory_survives_reset(dev):
     wire = p.encode(p.Reset(), 500)
     first = exchange(dev, wire)[0][0]
     assert exchange(dev, wire)[0][0] == first
+
+
+def test_retry_memory_survives_failed_requests(dev):
+    # The next answer is built in the buffer that holds the remembered one (dispatch.c): a request that
+    # fails, in messages.c or in the session, must not touch it.
+    eta = largest_eta(dev, 32)
+    dev.configure(**configure_args(GSS, eta))
+    wire = p.encode(step_request(0, False, 1.5), 600)
+    [(first, _, post0)] = exchange(dev, wire)
+    expect_error(dev, p.encode(p.Describe(index=255), 601), p.ErrorCode.CONFIG)
+    expect_error(dev, p.encode(p.Configure(**configure_args(GSS, 255)), 602), p.ErrorCode.CONFIG)
+    expect_error(dev, p.encode(step_request(1, True, 2.0, u=float("inf")), 603), p.ErrorCode.EVIDENCE)
+    assert exchange(dev, wire)[0][0] == first
+    [(_, _, post1)] = exchange(dev, p.encode(step_request(1, True, 2.0), 604))
+    dev.reset()
+    dev.configure(**configure_args(GSS, eta))
+    assert [post0, post1] == [dev.step(0, False, 0.0, 1.5), dev.step(1, True, 0.0, 2.0)]  # step 0 ran once
 
 
 def test_host_resends_lose_no_step_and_apply_none_twice(dev):
