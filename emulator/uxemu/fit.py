@@ -199,7 +199,7 @@ def standard_errors(loglik, best, index, progress=None) -> tuple[list[float], fl
     the scale the data determine the parameter, above the small-scale jitter of the reductions, and from
     1 + 4n + 2n(n−1) values rather than three, so one bump does not pass for the curvature.
     `roughness`: the rms residual of that quadratic fit (nats) — how far log L is from the quadratic the
-    standard errors assume on that scale (docs/semantics.md, "Fitting")."""
+    standard errors assume on that scale (docs/contract.md: above ROUGHNESS_LIMIT they do not hold)."""
     best = np.asarray(best, dtype=np.float64)
     f0 = loglik(best)
     steps = []
