@@ -22,7 +22,7 @@ from uxemu.kalman import kalman_filter
 SEEDS, STEPS = 20, 50
 SCALES = (1.0, 8.0, 30.0)
 ETAS = (8, 16, 64)
-MODES = ("refined", "paper")
+MODES = ("refined", "paper", "mixture")
 
 
 def measure(scale: float, eta: int, mode: str):

@@ -22,7 +22,7 @@ from uxbench import shocks as S  # noqa: E402
 from uxbench.baselines.particle import bootstrap_filter  # noqa: E402
 
 ETAS = (8, 16, 32, 64)
-MODES = ("refined", "paper")
+MODES = ("refined", "paper", "mixture")
 TARGET_ETA = 16
 SECOND_PF_SEED = 1000  # the second particle filter of the reference-noise row: seed 1000 + trace seed
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -15,7 +15,7 @@ from .lift import evaluate
 from .model import StateSpaceModel
 from .value import Value, normalise
 
-MODES = ("refined", "paper")
+MODES = ("refined", "paper", "mixture")  # numbering of the C core's ux_mode
 DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_density_form
 # The density's normaliser (ux/filter.h): trapezoid intervals, and the base law's support in its scales.
 DENSITY_INTERVALS = 128
@@ -89,24 +89,30 @@ class FilterDensity:
         reach = DENSITY_REACH[self._prior_family] * scale
         return loc - reach, loc + reach
 
-    @cached_property
-    def log_norm(self) -> float:
-        """log Z: the numerator's trapezoid integral on DENSITY_INTERVALS equal intervals of the support,
-        max-subtracted and summed in node order as the C core does; the update's evidence should the
-        numerator vanish or overflow at every node; 0 without a likelihood factor."""
-        if self.likelihood is None:
-            return 0.0
+    def quadrature(self):
+        """The numerator's trapezoid rule on DENSITY_INTERVALS equal intervals of the support, as the C core
+        computes it: (nodes t_k, weights c_k·exp(u_k − max u), log Z), the weights summed in node order;
+        None when the numerator vanishes or overflows at every node or log Z is not finite."""
         lo, hi = self.support()
         h = (hi - lo) / float(DENSITY_INTERVALS)
-        u = self.log_numerator(lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h)
+        t = lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h
+        u = self.log_numerator(t)
         top = float(u.max())
         if not math.isfinite(top):
-            return self.log_evidence
+            return None
         e = np.exp(u - top)
         e[0], e[-1] = 0.5 * e[0], 0.5 * e[-1]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             out = top + float(np.log(np.cumsum(e)[-1] * h))
-        return out if math.isfinite(out) else self.log_evidence
+        return (t, e, out) if math.isfinite(out) else None
+
+    @cached_property
+    def log_norm(self) -> float:
+        """log Z by `quadrature`; the update's evidence where it has none; 0 without a likelihood factor."""
+        if self.likelihood is None:
+            return 0.0
+        q = self.quadrature()
+        return self.log_evidence if q is None else q[2]
 
     def logpdf(self, t):
         tt = np.atleast_1d(np.asarray(t, dtype=np.float64)).ravel()
@@ -204,13 +210,28 @@ class BayesLaplaceFilter:
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
-        self.log_likelihood += res.log_evidence
         z, om = evidence_arrays(evidence)
         lik = dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence) \
             if res.status == Status.OK else {}
         self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
+        if self.mode == "mixture" and self.density.form != "bins" and self.density.likelihood is not None:
+            self._mixture_posterior()
+        self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
         return res.status
+
+    def _mixture_posterior(self):
+        """Mixture mode (docs/semantics.md, "Filter"): the density's quadrature nodes, weighed as its log Z
+        sums them, reduced by TTR (zero weights dropped, node order kept) are the posterior, and log Z the
+        step's evidence; without a quadrature (the numerator vanishes everywhere) the update's own stay."""
+        q = self.density.quadrature()
+        if q is None:
+            return
+        t, e, log_z = q
+        px, pw = _ttr.ttr(*_ttr.compact(t, e), self.n)
+        self.posterior = Value(px, normalise(pw), self.eta)
+        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z)
+        self.log_evidence = log_z
 
     def _density(self, posterior: Value, lik: dict | None = None) -> FilterDensity:
         """The density of the posterior an update (or a step without observation) just made: the
@@ -230,7 +251,7 @@ class BayesLaplaceFilter:
         return self.density.pdf(t)
 
     def first_prior_atoms(self):
-        """The prior the first update weighs in refined mode (docs/semantics.md, "Filter"): the prior law at
+        """The prior the first update weighs in refined and mixture modes (docs/semantics.md, "Filter"): the prior law at
         min(η², MAX_ETA) atoms, as later updates weigh the η² points of a prediction (a law without a
         location–scale form: the η-atom quantization)."""
         if self.prior_law.location_scale() is None:
@@ -243,7 +264,7 @@ class BayesLaplaceFilter:
         predict = k > 0 if predict is None else predict
         if predict:
             atoms = self.predict(k, u)
-        elif self._fresh and self.mode == "refined" and evidence is not None:
+        elif self._fresh and self.mode != "paper" and evidence is not None:
             atoms = self.first_prior_atoms()
         else:
             atoms = (self.posterior.x, self.posterior.w)

@@ -19,9 +19,11 @@ import numpy as np
 
 from . import _ttr
 from .bayes import Status, log_family
-from .filter import MODES, sum_in_order
+from .filter import sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
+
+JOINT_MODES = ("refined", "paper")  # the scalar filter's mixture mode has no joint form
 
 
 def _weights(J: int, omega) -> np.ndarray:
@@ -108,8 +110,8 @@ class JointFilter:
     """The joint filter step by step (ux_joint_filter): predict(k, u), update(z), mean(), cov()."""
 
     def __init__(self, model: JointModel, eta: int = 16, mode: str = "refined", prior=None):
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
+        if mode not in JOINT_MODES:
+            raise ValueError(f"unknown mode {mode!r} for a joint filter; use one of {JOINT_MODES}")
         _ttr.log2_eta(eta)
         self.model, self.eta, self.mode = model, int(eta), mode
         laws = model.prior if prior is None else tuple(prior)

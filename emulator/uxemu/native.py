@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .filter import MODES as filter_modes
+
 MAX_ETA = 64
 MAX_ARGS = 4
 STEP_CONSTANTS = 4  # UX_MODEL_STEP_CONSTANTS (the layout check at load catches a mismatch)
@@ -37,7 +39,7 @@ _ERROR_NAMES = {ERR_ARG: "UX_ERR_ARG", ERR_DOMAIN: "UX_ERR_DOMAIN", ERR_DEPENDEN
 
 LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2, "exponential": 3, "student_t": 4, "lognormal": 5,
              "point": 6}
-MODES = {"refined": 0, "paper": 1}
+MODES = {name: number for number, name in enumerate(filter_modes)}
 LIKELIHOODS = {"kernel": 0, "sampler": 1}
 
 _REPO = Path(__file__).resolve().parents[2]

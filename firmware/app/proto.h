@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 5u
+#define PROTO_VERSION 6u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -67,6 +67,7 @@
 /* mode */
 #define MODE_REFINED 0u
 #define MODE_PAPER 1u
+#define MODE_MIXTURE 2u
 
 /* likelihood */
 #define LIKELIHOOD_KERNEL 0u

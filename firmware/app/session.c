@@ -11,7 +11,8 @@
 #include "ux/ux.h"
 
 /* The wire's values are the core's: CONFIGURE's mode and likelihood reach the core unchanged. */
-_Static_assert(MODE_REFINED == UX_MODE_REFINED && MODE_PAPER == UX_MODE_PAPER, "mode values");
+_Static_assert(MODE_REFINED == UX_MODE_REFINED && MODE_PAPER == UX_MODE_PAPER && MODE_MIXTURE == UX_MODE_MIXTURE,
+               "mode values");
 _Static_assert(LIKELIHOOD_KERNEL == UX_LIK_KERNEL && LIKELIHOOD_SAMPLER == UX_LIK_SAMPLER, "likelihood values");
 
 _Static_assert(APP_MAX_ETA >= 1 && APP_MAX_ETA <= UX_MAX_ETA, "APP_MAX_ETA must be in 1..UX_MAX_ETA");
@@ -154,7 +155,7 @@ session_error session_configure(const session_config *cfg, uint8_t *count, uint3
     if (!valid_eta(cfg->eta)) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_ETA);
     }
-    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER) {
+    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER && cfg->mode != UX_MODE_MIXTURE) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_MODE);
     }
     if ((cfg->likelihood == UX_LIK_KERNEL && model->code->kernel == NULL) ||
@@ -199,7 +200,7 @@ session_error session_configure_joint(const session_joint_config *cfg, uint8_t *
         ux_joint_filter_workspace_bytes(model, cfg->eta) > sizeof workspace) {
         return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_ETA);
     }
-    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER) {
+    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER) { /* no joint mixture mode */
         return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_MODE);
     }
     if (cfg->n_params != model->n_params) {

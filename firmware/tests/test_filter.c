@@ -44,7 +44,7 @@ static void test_every_system_mode_and_path_is_deterministic(void)
     unsigned i, mode, lik;
     CHECK(ux_model_count() == 4);
     for (i = 0; i < ux_model_count(); ++i)
-        for (mode = 0; mode < 2; ++mode)
+        for (mode = 0; mode <= UX_MODE_MIXTURE; ++mode)
             for (lik = 0; lik < 2; ++lik) {
                 const ux_model *m = ux_model_at(i);
                 CHECK(run(m, 8, (ux_mode)mode, (ux_likelihood)lik, 12, a, &va));
@@ -69,7 +69,7 @@ static void test_workspace_sizes(void)
     unsigned i, eta, mode, lik;
     for (eta = 1; eta <= 64; eta *= 2)
         for (i = 0; i < ux_model_count(); ++i)
-            for (mode = 0; mode < 2; ++mode)
+            for (mode = 0; mode <= UX_MODE_MIXTURE; ++mode)
                 for (lik = 0; lik < 2; ++lik) {
                     size_t need = ux_filter_workspace_bytes(ux_model_at(i), eta, (ux_mode)mode, (ux_likelihood)lik);
                     CHECK(need > 0 && need <= UX_WORKSPACE_BYTES(eta));
@@ -209,6 +209,49 @@ static void test_step_without_observation(void)
     CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK && ux_filter_last_status(&f) == UX_OK);
 }
 
+/* Mixture mode: every update's evidence is its density's log Z, bit for bit what the density reports —
+ * and at the first update, what the refined filter's density reports of the same prior; the posterior is
+ * a valid η-atom value; a mixture filter needs more workspace than refined at small η, and its largest
+ * path fits exactly in what it asks for. */
+static void test_mixture_mode(void)
+{
+    static ux_filter mix, ref;
+    unsigned i, k;
+    for (i = 0; i < ux_model_count(); ++i) {
+        const ux_model *m = ux_model_at(i);
+        ux_filter_config cm = {m, NULL, 8, UX_MODE_MIXTURE, UX_LIK_KERNEL, NULL};
+        ux_filter_config cr = {m, NULL, 8, UX_MODE_REFINED, UX_LIK_KERNEL, NULL};
+        static uint64_t ws_ref[UX_WORDS(UX_WORKSPACE_BYTES(8))];
+        ux_workspace wr = {ws_ref, sizeof ws_ref};
+        double z = observation(m->id, 0);
+        CHECK(ux_filter_init(&mix, &cm, ux_test_ws) == UX_OK && ux_filter_init(&ref, &cr, wr) == UX_OK);
+        CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_update(&ref, &z, NULL, 1, 1) == UX_OK);
+        CHECK(ux_filter_density_form(&mix) == UX_DENSITY_PRIOR);
+        CHECK(ux_filter_log_evidence(&mix) == ux_filter_density_log_evidence(&ref));
+        CHECK(ux_filter_log_evidence(&mix) != ux_filter_log_evidence(&ref)); /* the η²-point sum differs */
+        for (k = 1; k < 10; ++k) {
+            z = observation(m->id, k);
+            CHECK(ux_filter_predict(&mix, k, 0.0) == UX_OK && ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK);
+            CHECK(ux_filter_density_form(&mix) == UX_DENSITY_MIXTURE);
+            CHECK(ux_filter_log_evidence(&mix) == ux_filter_density_log_evidence(&mix));
+            CHECK(ux_value_check(ux_filter_posterior(&mix)) == UX_OK && ux_filter_posterior(&mix)->count <= 8);
+        }
+    }
+    {
+        const ux_model *m = ux_model_find(1);
+        size_t need = ux_filter_workspace_bytes(m, 4, UX_MODE_MIXTURE, UX_LIK_KERNEL);
+        ux_filter_config cfg = {m, NULL, 4, UX_MODE_MIXTURE, UX_LIK_KERNEL, NULL};
+        ux_workspace ws = {ux_test_ws.mem, need};
+        double z = 0.5;
+        CHECK(need > ux_filter_workspace_bytes(m, 4, UX_MODE_REFINED, UX_LIK_KERNEL));
+        CHECK(ux_filter_init(&mix, &cfg, ws) == UX_OK);
+        CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_predict(&mix, 1, 0) == UX_OK);
+        CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_density_form(&mix) == UX_DENSITY_MIXTURE);
+        ws.bytes = need - 1;
+        CHECK(ux_filter_init(&mix, &cfg, ws) == UX_ERR_WORKSPACE);
+    }
+}
+
 void suite_filter(void)
 {
     RUN(test_every_system_mode_and_path_is_deterministic);
@@ -220,4 +263,5 @@ void suite_filter(void)
     RUN(test_non_finite_prediction_is_refused);
     RUN(test_predict_twice_and_update_without_predict);
     RUN(test_step_without_observation);
+    RUN(test_mixture_mode);
 }

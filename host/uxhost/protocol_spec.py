@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -66,6 +66,7 @@ class ResetCause(enum.IntEnum):
 class Mode(enum.IntEnum):
     REFINED = 0  # refined (default)
     PAPER = 1  # paper
+    MIXTURE = 2  # mixture (scalar systems only; version 6)
 
 
 class Likelihood(enum.IntEnum):

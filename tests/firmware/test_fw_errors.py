@@ -143,7 +143,7 @@ def test_step_before_configure(dev):
         (dict(eta=0), 1),
         (dict(eta=3), 1),
         (dict(eta=128), 1),
-        (dict(mode=2), 2),
+        (dict(mode=3), 2),
         (dict(likelihood=2), 3),
         (dict(params=(3.0,)), 4),
         (dict(params=(3.0, 1.0, 1.0)), 4),

@@ -57,6 +57,7 @@ def step_joint_payload(k=1, flags=1, u=0.0, m=1, n=1, dim_obs=1, omega=(1.0,), z
 
 
 GSS = configure("gss", 8)
+GSS_MIXTURE = configure("gss", 8, mode=p.Mode.MIXTURE)
 SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
 CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
 PENDULUM = configure_joint("pendulum", 8)
@@ -117,6 +118,11 @@ CASES = [
         (message(p.Step(0, False, 0.0, (0.3,), (1.0,)), 18), None),
         (message(p.Step(1, True, 0.0, (-0.2,), (1.0,)), 19), None),
     ]),
+    ("session_gss_mixture", "GSS in mixture mode: the first update (prior form) and one after a predict", [
+        (message(GSS_MIXTURE, 45), None),
+        (message(p.Step(0, False, 0.0, (1.0,), (1.0,)), 46), None),
+        (message(p.Step(1, True, 0.0, (12.0,), (1.0,)), 47), None),
+    ]),
     ("session_cubic_sampler", "the cubic system with the sampler likelihood", [
         (message(CUBIC_SAMPLER, 40), None),
         (message(p.Step(0, False, 0.0, (0.5,), (1.0,)), 41), None),
@@ -154,7 +160,7 @@ CASES = [
     ("err_config", "each bad CONFIGURE field is named by its index", [
         (message(dataclasses.replace(GSS, system=9), 20), err(E.CONFIG, 0, 20)),
         (message(dataclasses.replace(GSS, eta=3), 21), err(E.CONFIG, 1, 21)),
-        (message(dataclasses.replace(GSS, mode=2), 22), err(E.CONFIG, 2, 22)),
+        (message(dataclasses.replace(GSS, mode=3), 22), err(E.CONFIG, 2, 22)),
         (message(dataclasses.replace(GSS, likelihood=2), 23), err(E.CONFIG, 3, 23)),
         (message(dataclasses.replace(GSS, params=(3.0,)), 24), err(E.CONFIG, 4, 24)),
         (message(dataclasses.replace(GSS, params=(3.0, -1.0)), 25), err(E.CONFIG, 6, 25)),
@@ -193,6 +199,7 @@ CASES = [
         (message(dataclasses.replace(PENDULUM, system=SPECS["gss"].id), 90), err(E.CONFIG, 0, 90)),
         (message(dataclasses.replace(GSS, system=JOINT["pendulum"].id), 91), err(E.CONFIG, 0, 91)),
         (message(dataclasses.replace(PENDULUM, eta=64), 92), err(E.CONFIG, 1, 92)),
+        (message(dataclasses.replace(PENDULUM, mode=p.Mode.MIXTURE), 105), err(E.CONFIG, 2, 105)),
         (message(dataclasses.replace(PENDULUM, params=(0.05, 9.81, 0.5, -0.3)), 93), err(E.CONFIG, 7, 93)),
         (message(dataclasses.replace(PENDULUM, priors=PENDULUM.priors[:1]), 94), err(E.CONFIG, 8, 94)),
         (message(dataclasses.replace(PENDULUM, priors=(PENDULUM.priors[0], (0, 0.0, 0.0))), 95), err(E.CONFIG, 14, 95)),

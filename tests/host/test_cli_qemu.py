@@ -55,7 +55,9 @@ def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     missing = (4, 5, 11)  # samples lost on the way: predict-only steps, marked in the dump
     trace = write_trace(tmp_path / "t.csv", system, 15, 3, missing)
     out = tmp_path / "d.npz"
-    code = main(["stream", str(trace), "--board", board, "--system", system, "--eta", str(eta), "-o", str(out)])
+    # Mixture mode (protocol 6) on every board: the device runs it, validate replays it in the reference.
+    code = main(["stream", str(trace), "--board", board, "--system", system, "--eta", str(eta), "--mode", "mixture",
+                 "-o", str(out)])
     stdout, err = capsys.readouterr()
     assert code == 0, err
     # Resends may happen on a loaded machine (a slow answer is resent, answered from memory): not counted.
@@ -64,6 +66,7 @@ def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     dump = load_dump(out)
     assert dump.header.board == board and dump.header.cycle_source == "qemu-icount"
     assert dump.header.real_bytes == real_bytes_of(board)
+    assert dump.header.config.mode == "mixture"
     assert all(s.cycles_update > 0 for s in dump.steps) and all(s.cycles_predict > 0 for s in dump.steps[1:])
     marked = [i for i, s in enumerate(dump.steps) if s.status == Status.NO_EVIDENCE and np.isnan(s.z)]
     assert marked == list(missing)

@@ -60,7 +60,7 @@ class ReferenceDevice(FramePeer):
             model = uxemu.systems.from_param_vector(message.system, message.params)
             law = (uxemu.laws.Normal if message.prior_kind == p.PriorKind.GAUSSIAN else uxemu.laws.Laplace)(
                 message.prior_a, message.prior_b)
-            self.filter = uxemu.BayesLaplaceFilter(model, message.eta, ("refined", "paper")[message.mode],
+            self.filter = uxemu.BayesLaplaceFilter(model, message.eta, uxemu.filter.MODES[message.mode],
                                                    ("kernel", "sampler")[message.likelihood], prior=law)
             return p.Configured(len(self.filter.posterior), 0)
         if isinstance(message, p.Step) and message.k == self.refuse_step:

@@ -32,7 +32,7 @@ def compare_runs(nat, sid, eta, mode, lik, T, prior=None):
     return got
 
 
-@pytest.mark.parametrize("mode", ["refined", "paper"])
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
 @pytest.mark.parametrize("eta", [8, 16, 32, 64])
 @pytest.mark.parametrize("sid", SYSTEMS)
 def test_kernel_filter_matches_reference(nat, sid, eta, mode):
@@ -41,10 +41,11 @@ def test_kernel_filter_matches_reference(nat, sid, eta, mode):
 
 # The sampler path costs η² hypotheses × (noise points) per step in the reference; the cubic system has
 # two noises (η² points per hypothesis), so its large-η refined runs are kept to a few steps.
-SAMPLER_STEPS = {(3, 32, "refined"): 3, (3, 64, "refined"): 2, (3, 64, "paper"): 6}
+SAMPLER_STEPS = {(3, 32, "refined"): 3, (3, 64, "refined"): 2, (3, 64, "paper"): 6, (3, 32, "mixture"): 3,
+                 (3, 64, "mixture"): 2}
 
 
-@pytest.mark.parametrize("mode", ["refined", "paper"])
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
 @pytest.mark.parametrize("eta", [8, 16, 32, 64])
 @pytest.mark.parametrize("sid", SYSTEMS)
 def test_sampler_filter_matches_reference(nat, sid, eta, mode):
@@ -76,7 +77,7 @@ def test_fallback_steps_match(nat):
     assert_agree(got.mean, ref.mean)
 
 
-@pytest.mark.parametrize("mode", ["refined", "paper"])
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
 @pytest.mark.parametrize("sid", SYSTEMS)
 def test_missing_observations_match(nat, sid, mode):
     # Missing samples — the first, a run of three, the last — are predict-only steps on both sides; the
@@ -96,7 +97,7 @@ def test_missing_observations_match(nat, sid, mode):
 
 
 @pytest.mark.parametrize("lik", ["kernel", "sampler"])
-@pytest.mark.parametrize("mode", ["refined", "paper"])
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
 def test_two_runs_are_bit_identical(nat, mode, lik):
     for sid in SYSTEMS:
         tr = trace_for(sid, 15)
@@ -110,7 +111,7 @@ def test_two_runs_are_bit_identical(nat, mode, lik):
 def test_workspace_fits_the_budget(nat):
     for eta in (8, 16, 32, 64):
         worst = max(nat.workspace_bytes(sid, eta, mode, lik) for sid in SYSTEMS
-                    for mode in ("refined", "paper") for lik in ("kernel", "sampler"))
+                    for mode in ("refined", "paper", "mixture") for lik in ("kernel", "sampler"))
         assert worst <= (64 * 1024 if eta <= 32 else 256 * 1024)
         f = nat.filter(3, eta, "refined", "sampler")
         assert f.workspace_in_use == nat.workspace_bytes(3, eta, "refined", "sampler")

@@ -63,7 +63,7 @@ def test_operations_keep_mean_and_spread(nat_f, rng, name):
 
 
 @pytest.mark.parametrize("lik", ["kernel", "sampler"])
-@pytest.mark.parametrize("mode", ["refined", "paper"])
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
 @pytest.mark.parametrize("sid", TWIN_IDS)
 def test_filters(nat_f, sid, mode, lik):
     model = systems.get(sid)

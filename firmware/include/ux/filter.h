@@ -30,8 +30,11 @@
 #include "workspace.h"
 
 /* Refined (default): the update weights all η² predictive atoms and reduces once. Paper: the
- * prediction is reduced to η atoms first. Numbering matches the link protocol. */
-typedef enum { UX_MODE_REFINED = 0, UX_MODE_PAPER = 1 } ux_mode;
+ * prediction is reduced to η atoms first. Mixture: refined, except that where the posterior has a
+ * quadrature density (UX_DENSITY_PRIOR or UX_DENSITY_MIXTURE, with its likelihood factor) the posterior
+ * atoms are that density's UX_DENSITY_NODES nodes reduced by TTR, and the step's evidence is its log Z
+ * (docs/semantics.md, "Filter"). Numbering matches the link protocol. */
+typedef enum { UX_MODE_REFINED = 0, UX_MODE_PAPER = 1, UX_MODE_MIXTURE = 2 } ux_mode;
 
 typedef struct {
     const ux_model *model;
@@ -42,9 +45,9 @@ typedef struct {
     const ux_law *prior;   /* NULL for the model's default prior */
 } ux_filter_config;
 
-/* The filter density's normaliser: trapezoid intervals over the support of its base law, and that
- * support in scales of the base law (beyond it a Gaussian holds e^−50 of its mass, a Laplace e^−40). */
-#define UX_DENSITY_INTERVALS 128
+/* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
+ * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
+ * of its mass, a Laplace e^−40). */
 #define UX_DENSITY_GAUSSIAN_REACH 10
 #define UX_DENSITY_LAPLACE_REACH 40
 
@@ -117,7 +120,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
 /*
  * Update with evidence z[0..J−1] with weights omega (NULL: equal weights 1/J) standing for m ≥ 1
  * observations. The prior is the staged prediction, or the current belief when none is staged — except
- * the first update in refined mode, which weighs the prior law at min(η², UX_MAX_ETA) atoms (a law with a
+ * the first update in refined and mixture modes, which weighs the prior law at min(η², UX_MAX_ETA) atoms (a law with a
  * location–scale form; docs/semantics.md, "Filter").
  * Returns UX_OK, UX_FALLBACK (every likelihood zero or non-finite: the posterior is the prior reduced
  * to η atoms), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /

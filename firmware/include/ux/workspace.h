@@ -49,16 +49,32 @@ typedef struct {
     UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, noise_points),                              \
               UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, noise_points))
 
+/* The filter density's quadrature (filter.h, docs/semantics.md "Filter density"): UX_DENSITY_INTERVALS
+ * equal trapezoid intervals, so one more node. */
+#define UX_DENSITY_INTERVALS 128
+#define UX_DENSITY_NODES (UX_DENSITY_INTERVALS + 1)
+
+/*
+ * A mixture-mode update's posterior from the density's nodes: their positions and weights, TTR's cells,
+ * and the one-point log-likelihood the nodes are weighed with (kernel form: up to η inner-noise atoms;
+ * sampler form: up to η² noise points).
+ */
+#define UX_MIXTURE_WORKSPACE_BYTES(eta)                                                                \
+    (2u * UX_WS_REALS(UX_DENSITY_NODES) + UX_TTR_WORKSPACE_BYTES(UX_DENSITY_NODES) +                   \
+     UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(1, (eta)),                                              \
+               UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, (size_t)(eta) * (eta))))
+
 /*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
  * between predict and update and the four η-real areas of its posterior density, plus the largest of
  *  - predict: the lift's η² points and TTR's cells;
  *  - update, kernel form: η² hypotheses, up to η inner-noise atoms;
- *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises).
+ *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises);
+ *  - mixture mode: the density's nodes (UX_MIXTURE_WORKSPACE_BYTES; the largest term only at η ≤ 8).
  */
 #define UX_WORKSPACE_BYTES(eta)                                                                        \
     (2u * UX_WS_REALS((size_t)(eta) * (eta)) + 4u * UX_WS_REALS(eta) +                                 \
-     UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)),                                         \
+     UX_WS_MAX(UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)), UX_MIXTURE_WORKSPACE_BYTES(eta)), \
                UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                \
                          UX_BAYES_SAMPLER_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))))
 

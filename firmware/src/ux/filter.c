@@ -1,7 +1,8 @@
 /*
  * The BayesLaplace filter: x̂_0 = quantized prior; each step predict = lift(transition, {posterior,
  * process noise}), update = BayesLaplace. Refined mode hands all η² predictive atoms to the update;
- * paper mode reduces them to η first.
+ * paper mode reduces them to η first; mixture mode is refined, then replaces the posterior atoms by its
+ * quadrature density's nodes reduced to η (mixture_posterior).
  *
  * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start, then
  * the density's four η-real areas (the posterior mixture's centres and weights, the update's evidence
@@ -17,7 +18,7 @@
 #include <string.h>
 
 /* The density's areas in the workspace, after the staged prediction. */
-enum { A_C, A_W, A_Z, A_OM, DENSITY_AREAS };
+enum { A_C, A_LOGW, A_Z, A_OM, DENSITY_AREAS }; /* centres, log-weights, evidence, its weights */
 
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
@@ -36,15 +37,19 @@ static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood li
 
 size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mode, ux_likelihood lik)
 {
-    size_t pred = (size_t)eta * eta, staged, predict, update, np;
-    (void)mode; /* paper mode still evaluates all η² points before reducing them */
+    size_t pred = (size_t)eta * eta, staged, predict, update, np, nodes = 0;
     if (model == NULL || ux_log2_eta(eta) < 0)
         return 0;
     np = noise_points(model, eta, lik);
     staged = 2 * UX_WS_REALS(pred) + DENSITY_AREAS * UX_WS_REALS(eta);
-    predict = UX_LIFT_WORKSPACE_BYTES(pred);
+    predict = UX_LIFT_WORKSPACE_BYTES(pred); /* paper mode too: it evaluates all η² points, then reduces */
     update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
                                   : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
+    if (mode == UX_MODE_MIXTURE) /* the density's nodes and their likelihood's scratch (mixture_posterior) */
+        nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) + UX_TTR_WORKSPACE_BYTES(UX_DENSITY_NODES) +
+                (lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(1, np)
+                                      : UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, np));
+    update = update > nodes ? update : nodes;
     return staged + (predict > update ? predict : update);
 }
 
@@ -100,7 +105,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     if (cfg == NULL || cfg->model == NULL || cfg->model->n_params > UX_MODEL_MAX_PARAMS)
         return UX_ERR_ARG;
     model = cfg->model;
-    if (ux_log2_eta(cfg->eta) < 0 || (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER))
+    if (ux_log2_eta(cfg->eta) < 0 ||
+        (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER && cfg->mode != UX_MODE_MIXTURE))
         return UX_ERR_ARG;
     if (cfg->likelihood == UX_LIK_KERNEL ? model->code->kernel == NULL
                                          : (cfg->likelihood != UX_LIK_SAMPLER || model->code->sampler == NULL))
@@ -158,13 +164,13 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
 }
 
 /* The predictive mixture's components from the belief the last predict lifted (docs/semantics.md,
- * "Filter density"): centre f(x_i, 0) + μ and weight w_i; the scale is the process noise's σ. 0 when the
+ * "Filter density"): centre f(x_i, 0) + μ and log-weight log w_i; the scale is the process noise's σ. 0 when the
  * model does not declare additive Gaussian process noise, or a centre is not finite. */
 static size_t mixture_components(const ux_filter *f, const ux_value *b)
 {
     ux_model_noises nz;
     ux_model_ctx ctx;
-    ux_real *c = area(f, A_C), *w = area(f, A_W), args[2];
+    ux_real *c = area(f, A_C), *logw = area(f, A_LOGW), args[2];
     size_t i;
 
     f->model->code->noises(f->params, &nz);
@@ -175,7 +181,7 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
     for (i = 0; i < b->count; ++i) {
         args[0] = b->x[i];
         c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
-        w[i] = b->w[i];
+        logw[i] = UX_LOG(b->w[i]); /* once here, not at every point the density is read */
         if (!ux_finite(c[i]))
             return 0;
     }
@@ -307,6 +313,8 @@ static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
     obs->eta = f->eta;
 }
 
+static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence);
+
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
     ux_real zr[UX_MAX_ETA], wr[UX_MAX_ETA];
@@ -339,7 +347,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     predicted = f->staged > 0;
     count = f->staged;
-    if (count == 0 && f->fresh && f->mode == UX_MODE_REFINED) /* the first update: see first_prior_atoms */
+    if (count == 0 && f->fresh && f->mode != UX_MODE_PAPER) /* the first update: see first_prior_atoms */
         count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
     if (count == 0) {
         memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
@@ -384,6 +392,8 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->dens_J = (uint8_t)J;
         f->dens_m = m;
         f->dens_lik = st == UX_OK;
+        if (f->mode == UX_MODE_MIXTURE && f->dens_lik)
+            log_evidence = mixture_posterior(f, log_evidence);
     }
     f->fresh = 0;
     f->staged = 0;
@@ -393,44 +403,70 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return st;
 }
 
-/* log of the density's numerator at t: the base law's log density plus, unless the update fell back, the
- * update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density"); −∞ where it is 0. Not for BINS. */
-static ux_real numerator_log(const ux_filter *f, ux_real tr)
+/* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
+ * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
+ * −∞ where it is 0. ℓ is computed for all points in one call (each point's value does not depend on the
+ * others). Returns the likelihood's status (UX_OK without one). Not for BINS. */
+static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
+                                const ux_workspace *rest)
 {
-    ux_real a[UX_MAX_ETA], base, ell;
+    ux_real a[UX_MAX_ETA], sigma = 0, log_sigma = 0, log_scale = 0;
+    const ux_real *c = area(f, A_C), *logw = area(f, A_LOGW);
     const ux_value *noise[UX_MODEL_MAX_NOISES];
     ux_observation obs;
     ux_evidence ev;
     ux_model_ctx ctx;
-    size_t i;
+    size_t i, p;
 
+    if (f->dens_lik) {
+        ux_status st;
+        observation(f, &ctx, noise, &obs);
+        ev.z = area(f, A_Z);
+        ev.omega = area(f, A_OM);
+        ev.count = f->dens_J;
+        ev.m = f->dens_m;
+        st = ux_log_likelihoods(&obs, t, count, &ev, u, rest);
+        if (st != UX_OK)
+            return st;
+    }
     if (f->density == UX_DENSITY_MIXTURE) {
-        const ux_real *c = area(f, A_C), *w = area(f, A_W);
         ux_model_noises nz;
-        ux_real sigma, log_sigma;
         f->model->code->noises(f->params, &nz);
         sigma = nz.process.b;
         log_sigma = UX_LOG(sigma);
-        for (i = 0; i < f->dens_count; ++i)
-            a[i] = (UX_LOG(w[i]) + ux_std_logpdf(UX_LAW_GAUSSIAN, (tr - c[i]) / sigma)) - log_sigma;
-        base = ux_logsumexp(a, f->dens_count);
     } else {
-        base = ux_std_logpdf(f->prior.kind, (tr - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
+        log_scale = UX_LOG(f->prior.b);
     }
-    if (!f->dens_lik)
-        return base;
-    observation(f, &ctx, noise, &obs);
-    ev.z = area(f, A_Z);
-    ev.omega = area(f, A_OM);
-    ev.count = f->dens_J;
-    ev.m = f->dens_m;
-    {
-        ux_workspace rest = scratch(f);
-        if (ux_log_likelihoods(&obs, &tr, 1, &ev, &ell, &rest) != UX_OK)
-            return (ux_real)NAN;
+    for (p = 0; p < count; ++p) {
+        ux_real base;
+        if (f->density == UX_DENSITY_MIXTURE) {
+            for (i = 0; i < f->dens_count; ++i)
+                a[i] = (logw[i] + ux_std_logpdf(UX_LAW_GAUSSIAN, (t[p] - c[i]) / sigma)) - log_sigma;
+            base = ux_logsumexp(a, f->dens_count);
+        } else {
+            base = ux_std_logpdf(f->prior.kind, (t[p] - f->prior.a) / f->prior.b) - log_scale;
+        }
+        if (f->dens_lik) {
+            base = base + u[p];
+            base = isnan(base) ? -UX_INF : base;
+        }
+        u[p] = base;
     }
-    base = base + ell;
-    return isnan(base) ? -UX_INF : base;
+    return UX_OK;
+}
+
+/* numerator_logs at one point; NaN should the likelihood fail. */
+static ux_real numerator_log(const ux_filter *f, ux_real t, const ux_workspace *rest)
+{
+    ux_real u;
+    return numerator_logs(f, &t, 1, &u, rest) == UX_OK ? u : (ux_real)NAN;
+}
+
+/* Node k's trapezoid weight times e^{u − top}: ½ at the two ends. */
+static ux_real node_weight(unsigned k, ux_real u, ux_real top)
+{
+    ux_real e = UX_EXP(u - top);
+    return (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
 }
 
 /* The interval the density's base law holds all but a negligible part of its mass in: the mixture's
@@ -465,6 +501,7 @@ static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
  * nodes are evaluated twice (maximum, then sum) rather than stored: no memory beyond the stack frame. */
 static ux_real density_log_norm(const ux_filter *f)
 {
+    ux_workspace rest = scratch(f);
     ux_real lo, hi, h, top = -UX_INF, sum = 0, out;
     unsigned k;
 
@@ -472,18 +509,66 @@ static ux_real density_log_norm(const ux_filter *f)
         return 0;
     density_support(f, &lo, &hi);
     h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
-    for (k = 0; k <= UX_DENSITY_INTERVALS; ++k) {
-        ux_real u = numerator_log(f, lo + (ux_real)k * h);
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        ux_real u = numerator_log(f, lo + (ux_real)k * h, &rest);
         top = u > top ? u : top;
     }
     if (!ux_finite(top))
         return f->log_evidence;
-    for (k = 0; k <= UX_DENSITY_INTERVALS; ++k) {
-        ux_real e = UX_EXP(numerator_log(f, lo + (ux_real)k * h) - top);
-        sum += (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
-    }
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        sum += node_weight(k, numerator_log(f, lo + (ux_real)k * h, &rest), top);
     out = top + UX_LOG(sum * h);
     return ux_finite(out) ? out : f->log_evidence;
+}
+
+/* Mixture mode (docs/semantics.md, "Filter"): the density's nodes t_k with weights c_k·e^{u_k − max}, as
+ * density_log_norm sums them, become the posterior by TTR (zero weights dropped, node order kept), and
+ * their log Z (bit for bit what density_log_norm gives) the step's evidence, returned. When the numerator
+ * vanishes or overflows at every node, or Z is not finite, the update's own posterior and evidence stay.
+ * The nodes are stored, so each is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
+static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
+{
+    ux_workspace rest = scratch(f);
+    ux_arena arena;
+    ux_real *t, *e, lo, hi, h, top = -UX_INF, sum = 0, out;
+    uint8_t *cell;
+    size_t kept = 0;
+    unsigned k;
+
+    if (ux_arena_open(&arena, &rest) != UX_OK)
+        return log_evidence;
+    t = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    e = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    cell = ux_arena_bytes(&arena, UX_DENSITY_NODES);
+    if (t == NULL || e == NULL || cell == NULL) /* cannot happen: init checked the mode's bound */
+        return log_evidence;
+    rest = ux_arena_rest(&arena);
+    density_support(f, &lo, &hi);
+    h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        t[k] = lo + (ux_real)k * h;
+    if (numerator_logs(f, t, UX_DENSITY_NODES, e, &rest) != UX_OK)
+        return log_evidence;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        top = e[k] > top ? e[k] : top;
+    if (!ux_finite(top))
+        return log_evidence;
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        ux_real wk = node_weight(k, e[k], top);
+        sum += wk;
+        if (wk != 0) {
+            t[kept] = t[k];
+            e[kept] = wk;
+            ++kept;
+        }
+    }
+    out = top + UX_LOG(sum * h);
+    if (!ux_finite(out))
+        return log_evidence;
+    ux_value_set(&f->posterior, t, e, ux_ttr(t, e, kept, f->n, cell), f->eta, f->posterior.sources);
+    f->dens_log_norm = out;
+    f->dens_norm_ready = 1;
+    return out;
 }
 
 /* The density's log normaliser, computed at the first need after an update. */
@@ -502,7 +587,10 @@ static ux_real filter_logpdf(ux_filter *f, ux_real tr)
         ux_real p = ux_pdf(&f->posterior, tr);
         return p > 0 ? UX_LOG(p) : -UX_INF;
     }
-    return numerator_log(f, tr) - cached_log_norm(f);
+    {
+        ux_workspace rest = scratch(f);
+        return numerator_log(f, tr, &rest) - cached_log_norm(f);
+    }
 }
 
 double ux_filter_density_log_evidence(ux_filter *f)

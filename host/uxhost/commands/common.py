@@ -61,7 +61,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
     d = FILTER_DEFAULTS
     parser.add_argument("--eta", type=int, choices=etas(), help=f"atoms per value (default: {d['eta']})")
     parser.add_argument("--mode", choices=MODES,
-                        help=f"refined: weight all η² predictive atoms; paper: reduce to η first (default: {d['mode']})")
+                        help="refined: weight all η² predictive atoms; paper: reduce to η first; mixture: refined, then the "
+                             "posterior atoms from the filter density's quadrature nodes (scalar systems) "
+                             f"(default: {d['mode']})")
     parser.add_argument("--likelihood", choices=LIKELIHOODS,
                         help="kernel: exact marginalisation; sampler: TTR-binned density of the lifted "
                              f"observation model (default: {d['likelihood']})")

@@ -13,6 +13,8 @@ def wants_joint_trace(args) -> bool:
 
 def config_for(args, specs, where: str):
     """The JointConfig the options ask for, among the specs a device (or the table) gives."""
+    from uxemu.joint_filter import JOINT_MODES
+
     from ..joint import resolve
 
     spec = specs.get(args.system)
@@ -20,6 +22,8 @@ def config_for(args, specs, where: str):
         raise UserError(f"no joint system {args.system!r} in {where}")
     if args.likelihood not in (None, "kernel"):
         raise UserError("--likelihood: a joint system has the kernel likelihood only")
+    if args.mode not in (None, *JOINT_MODES):
+        raise UserError(f"--mode {args.mode}: a joint system has the modes {', '.join(JOINT_MODES)} only")
     return resolve(spec, args.params, args.prior, 16 if args.eta is None else args.eta,
                    "refined" if args.mode is None else args.mode)
 

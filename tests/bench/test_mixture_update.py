@@ -1,0 +1,43 @@
+"""Mixture mode against the exact grid filter on GSS, and its benchmark (benchmarks/mixture_update.py)."""
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+from uxbench import filtering
+from uxbench.baselines.grid import grid_filter
+from uxemu import native, systems
+from uxhost import qemu
+
+# Traces of the full filtering set where refined mode at η = 16 puts its mean more than 3 grid sd from the
+# grid filter's (it lost one of the likelihood's two modes) on 1, 2 and 9 steps.
+LOST_MODE_TRACES = (1, 15, 21)
+
+
+@pytest.mark.parametrize("index", LOST_MODE_TRACES)
+def test_mixture_mode_keeps_both_gss_modes(index):
+    if not native.available():
+        pytest.skip("native library not built")
+    nat, model = native.load(), systems.get("gss")
+    tr = filtering.trace_for("gss", index, filtering.SIZES["full"])
+    grid = grid_filter(model, tr, n_points=601)
+    off = {}
+    for mode in ("refined", "mixture"):
+        run = nat.run_filter(model.system_id, tr.k, tr.u, tr.z, 16, mode=mode, atoms=False)
+        off[mode] = int((np.abs(run.mean - grid.mean) > 3 * np.sqrt(grid.var)).sum())
+    assert off["refined"] > 0 and off["mixture"] == 0
+
+
+def test_the_benchmark_writes_one_row_per_configuration(tmp_path, benchlib):
+    spec = importlib.util.spec_from_file_location("mixture_update", qemu.REPO_ROOT / "benchmarks" / "mixture_update.py")
+    script = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = script
+    spec.loader.exec_module(script)
+    out = tmp_path / "mixture.md"
+    script.main(["--traces", "2", "--steps", "6", "--workers", "1", "--out", str(out)])
+    text = out.read_text()
+    for system in script.SYSTEMS:
+        assert f"## {system}" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.split("|")[2].strip() in script.MODES]
+    assert len(rows) == len(script.SYSTEMS) * len(script.ETAS) * len(script.MODES)

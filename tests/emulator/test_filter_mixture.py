@@ -1,0 +1,102 @@
+"""Mixture mode (docs/semantics.md, "Filter"): refined, except that where the posterior has a quadrature
+density its atoms are that density's nodes reduced by TTR and its evidence is the density's log Z."""
+import numpy as np
+import pytest
+
+import uxemu as ux
+from uxemu import run_filter, simulate, systems
+from uxemu.joint_filter import JointFilter
+from uxemu.kalman import kalman_filter
+
+SCALAR = ("sv", "gss", "cubic", "lg")
+
+
+def trace(name: str, T: int = 30, seed: int = 5):
+    return simulate(systems.get(name), T, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("name", SCALAR)
+def test_every_evidence_is_its_densitys_log_z(name):
+    run = run_filter(systems.get(name), trace(name), 8, "mixture")
+    assert all(d.form != "bins" for d in run.densities)
+    np.testing.assert_array_equal(run.log_evidence, run.density_log_evidence)
+    assert run.log_likelihood == ux.filter.sum_in_order(run.density_log_evidence)
+
+
+@pytest.mark.parametrize("name", SCALAR)
+def test_first_update_is_the_refined_filters_density(name):
+    """The first update weighs the same prior law in both modes; mixture mode's evidence is exactly what
+    the refined filter's density reports, not the refined filter's own η²-point evidence."""
+    tr = trace(name, T=1)
+    mix, ref = run_filter(systems.get(name), tr, 8, "mixture"), run_filter(systems.get(name), tr, 8, "refined")
+    assert mix.log_evidence[0] == ref.density_log_evidence[0]
+    assert mix.log_evidence[0] != ref.log_evidence[0]
+
+
+@pytest.mark.parametrize("name", SCALAR)
+def test_posterior_keeps_the_quadratures_mean(name):
+    """TTR preserves the mean: the η atoms have the mean of the 129 weighted nodes they reduce."""
+    f = ux.BayesLaplaceFilter(systems.get(name), 8, "mixture")
+    tr = trace(name, T=6)
+    for k in range(len(tr)):
+        f.step(int(tr.k[k]), float(tr.z[k]))
+        t, e, _ = f.density.quadrature()
+        nodes_mean = float(np.sum(t * e) / np.sum(e))
+        assert abs(f.posterior.mean() - nodes_mean) <= 1e-12 * (abs(nodes_mean) + np.sqrt(f.posterior.var()))
+        assert len(f.posterior) <= 8 and abs(f.posterior.w.sum() - 1.0) < 1e-15
+
+
+def test_bins_density_leaves_the_refined_update():
+    """More evidence points than η: the density is the bins, and mixture mode is refined mode exactly."""
+    model = systems.get("sv")
+    fs = {mode: ux.BayesLaplaceFilter(model, 4, mode) for mode in ("refined", "mixture")}
+    z = np.linspace(-1.0, 1.0, 9)
+    for k in range(4):
+        for f in fs.values():
+            f.step(k, (z + 0.1 * k, np.full(z.size, 1.0 / z.size)))
+        assert fs["mixture"].density.form == "bins"
+        np.testing.assert_array_equal(fs["mixture"].posterior.x, fs["refined"].posterior.x)
+        assert fs["mixture"].log_evidence == fs["refined"].log_evidence
+
+
+def test_missing_observation_is_a_refined_step():
+    tr = trace("gss", T=8)
+    tr.z[[0, 4]] = np.nan
+    run = run_filter(systems.get("gss"), tr, 8, "mixture")
+    assert list(np.flatnonzero(run.status == ux.Status.NO_EVIDENCE)) == [0, 4]
+    assert run.log_evidence[0] == 0 and run.log_evidence[4] == 0
+
+
+def test_linear_gaussian_log_likelihood_follows_kalman():
+    """The closed form: log L within 1e-3 nats per step of the Kalman filter's at η = 16 (measured
+    ≤ 6.1e-4 on these traces; refined mode ≤ 1.0e-3)."""
+    model = systems.get("lg")
+    A, Q, R = systems.spec("lg").defaults
+    m0, s0 = model.prior.location_scale()
+    for seed in range(3):
+        tr = simulate(model, 200, np.random.default_rng(100 + seed))
+        k = kalman_filter(tr.z, A, Q, R, m0, s0)
+        run = run_filter(model, tr, 16, "mixture")
+        assert abs(run.log_likelihood - k.log_likelihood) / len(tr) < 1e-3
+
+
+def test_diffuse_prior_follows_kalman_closer_than_refined():
+    """A prior 8× the observation noise: over 20 traces × 50 steps at η = 8 the worst mean error is 0.18
+    Kalman sd in mixture mode against 0.33 in refined mode (the 0.1 sd aim is not reached by either)."""
+    A, Q, R = systems.spec("lg").defaults
+    model = systems.get("lg", prior=(0.0, 8.0 * R))
+    worst = {}
+    for mode in ("refined", "mixture"):
+        errs = []
+        for seed in range(20):
+            tr = simulate(model, 50, np.random.default_rng(seed))
+            k = kalman_filter(tr.z, A, Q, R, 0.0, 8.0 * R)
+            errs.append(np.max(np.abs(run_filter(model, tr, 8, mode).mean - k.mean) / np.sqrt(k.var)))
+        worst[mode] = max(errs)
+    assert worst["mixture"] < 0.2 < worst["refined"]
+
+
+def test_joint_filter_refuses_mixture_mode():
+    from uxemu import joint_systems
+    with pytest.raises(ValueError, match="joint filter"):
+        JointFilter(joint_systems.get("pendulum"), 8, "mixture")
