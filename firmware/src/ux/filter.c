@@ -5,7 +5,7 @@
  * quadrature density's nodes reduced to η (mixture_posterior).
  *
  * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start, then
- * the density's four η-real areas (the posterior mixture's centres and weights, the update's evidence
+ * the density's four η-real areas (the posterior mixture's centres and log-weights, the update's evidence
  * positions and weights), followed by scratch that predict, update and
  * ux_filter_pdf each carve afresh.
  */
