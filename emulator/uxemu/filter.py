@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _ttr
 from ._ttr import MAX_ETA
+from ._ttr_linear import ttr_linear
 from .bayes import Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
 from .laws import Laplace, Normal
 from .lift import evaluate
@@ -90,9 +91,10 @@ class FilterDensity:
         return loc - reach, loc + reach
 
     def quadrature(self):
-        """The numerator's trapezoid rule on DENSITY_INTERVALS equal intervals of the support, as the C core
-        computes it: (nodes t_k, weights c_k·exp(u_k − max u), log Z), the weights summed in node order;
-        None when the numerator vanishes or overflows at every node or log Z is not finite."""
+        """The numerator on DENSITY_INTERVALS + 1 equal-spaced nodes of the support and its trapezoid
+        integral, as the C core computes them: (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h), the trapezoid
+        terms (½ at the ends) summed in node order; None when the numerator vanishes or overflows at every
+        node or log Z is not finite."""
         lo, hi = self.support()
         h = (hi - lo) / float(DENSITY_INTERVALS)
         t = lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h
@@ -101,10 +103,11 @@ class FilterDensity:
         if not math.isfinite(top):
             return None
         e = np.exp(u - top)
-        e[0], e[-1] = 0.5 * e[0], 0.5 * e[-1]
+        terms = e.copy()
+        terms[0], terms[-1] = 0.5 * e[0], 0.5 * e[-1]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            out = top + float(np.log(np.cumsum(e)[-1] * h))
-        return (t, e, out) if math.isfinite(out) else None
+            out = top + float(np.log(np.cumsum(terms)[-1] * h))
+        return (t, e, out, h) if math.isfinite(out) else None
 
     @cached_property
     def log_norm(self) -> float:
@@ -221,14 +224,14 @@ class BayesLaplaceFilter:
         return res.status
 
     def _mixture_posterior(self):
-        """Mixture mode (docs/semantics.md, "Filter"): the density's quadrature nodes, weighed as its log Z
-        sums them, reduced by TTR (zero weights dropped, node order kept) are the posterior, and log Z the
-        step's evidence; without a quadrature (the numerator vanishes everywhere) the update's own stay."""
+        """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
+        quadrature's nodes (ux_ttr_linear), normalised, is the posterior, and log Z the step's evidence;
+        without a quadrature (the numerator vanishes everywhere) the update's own stay."""
         q = self.density.quadrature()
         if q is None:
             return
-        t, e, log_z = q
-        px, pw = _ttr.ttr(*_ttr.compact(t, e), self.n)
+        t, e, log_z, h = q
+        px, pw = ttr_linear(e, t[0], h, self.n)
         self.posterior = Value(px, normalise(pw), self.eta)
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z)
         self.log_evidence = log_z

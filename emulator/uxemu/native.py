@@ -249,6 +249,7 @@ class Native:
             "ux_quantize": (C.c_int, [C.POINTER(Law), C.c_uint, PV, PS]),
             "ux_compact": (C.c_int, [PR, PR, C.POINTER(C.c_size_t)]),
             "ux_ttr": (C.c_size_t, [PR, PR, C.c_size_t, C.c_uint, C.c_void_p]),
+            "ux_ttr_linear": (C.c_size_t, [PR, C.c_size_t, R, R, C.c_uint, PR, PR, PR]),
             "ux_lift": (C.c_int, [PV, fn, C.c_void_p, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
             "ux_mean": (R, [PV]), "ux_var": (R, [PV]),
             "ux_moment": (R, [PV, C.c_uint]), "ux_central_moment": (R, [PV, C.c_uint]),
@@ -458,6 +459,17 @@ class Native:
         ws, pw = self._reals(ws)
         cell = self.workspace(self.lib.ux_abi_ttr_workspace_bytes(xs.size))
         r = self.lib.ux_ttr(px, pw, xs.size, n, cell.mem)
+        return xs[:r].astype(np.float64), ws[:r].astype(np.float64)
+
+    def ttr_linear(self, e, lo: float, h: float, n: int):
+        """TTR(n) of the piecewise-linear density through (lo + k·h, e[k]) (the reference's ttr_linear)."""
+        es, pe = self._reals(np.array(e, dtype=np.float64).ravel())
+        edges, pedges = self._reals(np.zeros((1 << n) + 1))
+        xs, px = self._reals(np.zeros(1 << n))
+        ws, pw = self._reals(np.zeros(1 << n))
+        r = self.lib.ux_ttr_linear(pe, es.size, lo, h, n, pedges, px, pw)
+        if r == 0:
+            raise ValueError("ux_ttr_linear refused its arguments")
         return xs[:r].astype(np.float64), ws[:r].astype(np.float64)
 
     # -- lift of the built-in operations -----------------------------------------------------------

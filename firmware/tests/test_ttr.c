@@ -277,6 +277,45 @@ static void test_normalise_and_reduce(void)
     CHECK(ux_reduce(&out, x, w, 4, 3, 5, &ux_test_ws) == UX_ERR_ARG); /* η must be a power of two */
 }
 
+/* TTR of a piecewise-linear density against closed forms: a uniform law splits into 2^n equal cells
+ * with atoms at their centres; the density 2t on [0, 1] splits at its mean 2/3 into cells of mass 4/9
+ * and 5/9 with means 4/9 and 38/45. Interior nodes of a linear law change nothing. */
+static void test_ttr_linear_closed_forms(void)
+{
+    ux_real e[65], edges[UX_MAX_ETA + 1], x[UX_MAX_ETA], w[UX_MAX_ETA];
+    size_t i, r;
+    unsigned n;
+    double tol = sizeof(ux_real) == sizeof(double) ? 1e-12 : 2e-5;
+    for (i = 0; i < 65; ++i)
+        e[i] = 1;
+    for (n = 0; n <= UX_MAX_LOG2_ETA; ++n) {
+        double cells = (double)(1u << n);
+        r = ux_ttr_linear(e, 65, -2, (ux_real)0.0625, n, edges, x, w); /* uniform on [−2, 2] */
+        CHECK(r == 1u << n);
+        for (i = 0; i < r; ++i) {
+            CHECK_NEAR(x[i], -2.0 + 4.0 * ((double)i + 0.5) / cells, tol * 4);
+            CHECK_NEAR(w[i], 4.0 / cells, tol * 4);
+        }
+    }
+    for (i = 0; i < 65; ++i)
+        e[i] = (ux_real)(2.0 * (double)i / 64.0);
+    r = ux_ttr_linear(e, 65, 0, (ux_real)(1.0 / 64.0), 1, edges, x, w);
+    CHECK(r == 2);
+    CHECK_NEAR(w[0], 4.0 / 9.0, tol);
+    CHECK_NEAR(w[1], 5.0 / 9.0, tol);
+    CHECK_NEAR(x[0], 4.0 / 9.0, tol);
+    CHECK_NEAR(x[1], 38.0 / 45.0, tol);
+    /* Cells without mass are dropped: a law on the right half only gives half the atoms at n = 1 … */
+    for (i = 0; i < 65; ++i)
+        e[i] = i < 32 ? 0 : 1;
+    CHECK(ux_ttr_linear(e, 65, 0, 1, 6, edges, x, w) <= 64);
+    CHECK(x[0] >= 31);
+    /* … and bad arguments give 0 atoms. */
+    CHECK(ux_ttr_linear(e, 1, 0, 1, 2, edges, x, w) == 0);
+    CHECK(ux_ttr_linear(e, 65, 0, 1, UX_MAX_LOG2_ETA + 1, edges, x, w) == 0);
+    CHECK(ux_ttr_linear(NULL, 65, 0, 1, 2, edges, x, w) == 0);
+}
+
 void suite_ttr(void)
 {
     RUN(test_compact_keeps_order);
@@ -288,4 +327,5 @@ void suite_ttr(void)
     RUN(test_ttr_equal_positions_and_n0);
     RUN(test_ttr_order_changes_only_rounding);
     RUN(test_normalise_and_reduce);
+    RUN(test_ttr_linear_closed_forms);
 }

@@ -121,3 +121,18 @@ def test_lift_of_a_python_function_through_the_c_callback(nat, rng):
         ref = ux.lift(f, ra, rb, rc, vectorized=False)
         got = nat.lift(f, nat.from_reference(ra), nat.from_reference(rb), nat.from_reference(rc))
         assert_same_value(got, ref, what=f"lift case {case}")
+
+
+def test_ttr_of_a_piecewise_linear_density_bit_for_bit(nat, rng):
+    """Mixture mode's reduction: both sides integrate every cell piece by piece in the same order."""
+    from uxemu._ttr_linear import ttr_linear
+    for case in range(CASES):
+        nodes = int(rng.integers(2, 200))
+        e = rng.uniform(0, 1, nodes) * (rng.uniform(size=nodes) > (0.3 if case % 4 == 0 else 0.0))
+        if not e.any():
+            e[nodes // 2] = 1.0
+        lo, h, n = float(rng.normal(0, 50)), float(rng.uniform(1e-3, 5)), int(rng.integers(0, 7))
+        rx, rw = ttr_linear(e, lo, h, n)
+        nx, nw = nat.ttr_linear(e, lo, h, n)
+        np.testing.assert_array_equal(nx, rx, err_msg=f"case {case} positions")
+        np.testing.assert_array_equal(nw, rw, err_msg=f"case {case} masses")

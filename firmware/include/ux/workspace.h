@@ -55,12 +55,12 @@ typedef struct {
 #define UX_DENSITY_NODES (UX_DENSITY_INTERVALS + 1)
 
 /*
- * A mixture-mode update's posterior from the density's nodes: their positions and weights, TTR's cells,
- * and the one-point log-likelihood the nodes are weighed with (kernel form: up to η inner-noise atoms;
+ * A mixture-mode update's posterior from the density's nodes: their positions and values (the positions'
+ * space then holds the cells' edges of ux_ttr_linear), and the one-point log-likelihood the nodes are weighed with (kernel form: up to η inner-noise atoms;
  * sampler form: up to η² noise points).
  */
 #define UX_MIXTURE_WORKSPACE_BYTES(eta)                                                                \
-    (2u * UX_WS_REALS(UX_DENSITY_NODES) + UX_TTR_WORKSPACE_BYTES(UX_DENSITY_NODES) +                   \
+    (2u * UX_WS_REALS(UX_DENSITY_NODES) +                                                              \
      UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(1, (eta)),                                              \
                UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, (size_t)(eta) * (eta))))
 

@@ -46,7 +46,7 @@ size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mo
     update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
                                   : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
     if (mode == UX_MODE_MIXTURE) /* the density's nodes and their likelihood's scratch (mixture_posterior) */
-        nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) + UX_TTR_WORKSPACE_BYTES(UX_DENSITY_NODES) +
+        nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) +
                 (lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(1, np)
                                       : UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, np));
     update = update > nodes ? update : nodes;
@@ -462,10 +462,9 @@ static ux_real numerator_log(const ux_filter *f, ux_real t, const ux_workspace *
     return numerator_logs(f, &t, 1, &u, rest) == UX_OK ? u : (ux_real)NAN;
 }
 
-/* Node k's trapezoid weight times e^{u − top}: ½ at the two ends. */
-static ux_real node_weight(unsigned k, ux_real u, ux_real top)
+/* Node k's trapezoid term for the numerator's value e there: ½ e at the two ends. */
+static ux_real trapezoid_term(unsigned k, ux_real e)
 {
-    ux_real e = UX_EXP(u - top);
     return (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
 }
 
@@ -516,31 +515,29 @@ static ux_real density_log_norm(const ux_filter *f)
     if (!ux_finite(top))
         return f->log_evidence;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
-        sum += node_weight(k, numerator_log(f, lo + (ux_real)k * h, &rest), top);
+        sum += trapezoid_term(k, UX_EXP(numerator_log(f, lo + (ux_real)k * h, &rest) - top));
     out = top + UX_LOG(sum * h);
     return ux_finite(out) ? out : f->log_evidence;
 }
 
-/* Mixture mode (docs/semantics.md, "Filter"): the density's nodes t_k with weights c_k·e^{u_k − max}, as
- * density_log_norm sums them, become the posterior by TTR (zero weights dropped, node order kept), and
- * their log Z (bit for bit what density_log_norm gives) the step's evidence, returned. When the numerator
- * vanishes or overflows at every node, or Z is not finite, the update's own posterior and evidence stay.
- * The nodes are stored, so each is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
+/* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
+ * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, and the nodes' log Z (bit for bit what
+ * density_log_norm gives) the step's evidence, returned. When the numerator vanishes or overflows at every
+ * node, or Z is not finite, the update's own posterior and evidence stay. The nodes are stored, so each
+ * is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
 static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
 {
     ux_workspace rest = scratch(f);
     ux_arena arena;
     ux_real *t, *e, lo, hi, h, top = -UX_INF, sum = 0, out;
-    uint8_t *cell;
-    size_t kept = 0;
+    size_t count;
     unsigned k;
 
     if (ux_arena_open(&arena, &rest) != UX_OK)
         return log_evidence;
     t = ux_arena_reals(&arena, UX_DENSITY_NODES);
     e = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    cell = ux_arena_bytes(&arena, UX_DENSITY_NODES);
-    if (t == NULL || e == NULL || cell == NULL) /* cannot happen: init checked the mode's bound */
+    if (t == NULL || e == NULL) /* cannot happen: init checked the mode's bound */
         return log_evidence;
     rest = ux_arena_rest(&arena);
     density_support(f, &lo, &hi);
@@ -554,18 +551,18 @@ static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
     if (!ux_finite(top))
         return log_evidence;
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real wk = node_weight(k, e[k], top);
-        sum += wk;
-        if (wk != 0) {
-            t[kept] = t[k];
-            e[kept] = wk;
-            ++kept;
-        }
+        e[k] = UX_EXP(e[k] - top);
+        sum += trapezoid_term(k, e[k]);
     }
     out = top + UX_LOG(sum * h);
     if (!ux_finite(out))
         return log_evidence;
-    ux_value_set(&f->posterior, t, e, ux_ttr(t, e, kept, f->n, cell), f->eta, f->posterior.sources);
+    /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The positions'
+     * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
+    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, t, f->posterior.x, f->posterior.w);
+    ux_normalise(f->posterior.w, count);
+    f->posterior.count = (uint32_t)count;
+    f->posterior.eta = f->eta;
     f->dens_log_norm = out;
     f->dens_norm_ready = 1;
     return out;

@@ -1,0 +1,64 @@
+"""TTR(n) of a piecewise-linear density (docs/semantics.md, "Filter", mixture mode), as ux/ttr_linear.c.
+
+The mean-split recursion runs on the continuous law through equally spaced nodes: a cell's mass and mean
+are exact integrals of the interpolant, so they move continuously with the node values and spacing. The
+loops are scalar Python floats on purpose: each cell's sums run left to right over its pieces in exactly
+the C core's order of operations, so both give the same bits.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: int):
+    """Mass and first moment about a of the interpolant over [a, b], starting from interval k (advanced to
+    the one holding a); returns (mass, moment, the interval holding b)."""
+    while k + 2 < nodes and lo + float(k + 1) * h <= a:
+        k += 1
+    s, m, g = a, 0.0, 0.0
+    while True:
+        t_k, t_next = lo + float(k) * h, lo + float(k + 1) * h
+        last = k + 2 >= nodes or b <= t_next
+        end = b if last else t_next
+        if end > s:
+            slope = e[k + 1] - e[k]
+            fs = e[k] + slope * ((s - t_k) / h)
+            fe = e[k] + slope * ((end - t_k) / h)
+            d = end - s
+            pm = (fs + fe) * 0.5 * d
+            m = m + pm
+            g = g + (pm * (s - a) + d * d * (fs + fe + fe) / 6.0)
+        if last:
+            return m, g, k
+        s = end
+        k += 1
+
+
+def _cell_mean(a: float, b: float, mass: float, moment: float) -> float:
+    if not mass > 0:
+        return a  # a cell without mass splits at its left edge
+    mu = a + moment / mass
+    return a if mu < a else (b if mu > b else mu)
+
+
+def ttr_linear(e, lo: float, h: float, n: int):
+    """TTR(n) of the interpolant through (lo + k·h, e[k]): positions and masses (not renormalised) of the
+    cells with mass, in increasing position."""
+    e = [float(v) for v in np.asarray(e, dtype=np.float64).ravel()]
+    nodes, lo, h = len(e), float(lo), float(h)
+    if nodes < 2:
+        raise ValueError("a piecewise-linear density needs at least two nodes")
+    edges = [lo, lo + float(nodes - 1) * h]
+    for _ in range(n):
+        k, split = 0, []
+        for a, b in zip(edges[:-1], edges[1:]):
+            mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k)
+            split += [a, _cell_mean(a, b, mass, moment)]
+        edges = split + [edges[-1]]
+    xs, ws, k = [], [], 0
+    for a, b in zip(edges[:-1], edges[1:]):
+        mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k)
+        if mass > 0:
+            xs.append(_cell_mean(a, b, mass, moment))
+            ws.append(mass)
+    return np.array(xs), np.array(ws)

@@ -1,0 +1,94 @@
+/*
+ * TTR(n) of a piecewise-linear density (docs/semantics.md, "Filter", mixture mode): the mean-split
+ * recursion run on the continuous law through equally spaced nodes instead of on atoms. A cell's mass
+ * and mean are exact integrals of the interpolant, so they move continuously with the node values and
+ * the nodes' spacing: a node crossing a split point shifts mass gradually instead of all at once, which
+ * keeps a filter's log-likelihood smooth in its parameters.
+ *
+ * Each cell's sums run left to right over its pieces (the parts of node intervals inside it), so the
+ * reference reproduces them bit for bit.
+ */
+#include "internal.h"
+#include "ux/ttr.h"
+
+/* The interpolant on interval k (between nodes k and k + 1) at s. */
+static ux_real linear_at(const ux_real *e, size_t k, ux_real t_k, ux_real h, ux_real s)
+{
+    return e[k] + (e[k + 1] - e[k]) * ((s - t_k) / h);
+}
+
+/*
+ * Mass and first moment about a of the interpolant over [a, b]. *k is the interval holding a (the
+ * largest node index ≤ a, at most nodes − 2); it is left at the interval holding b, where the next
+ * cell of the same level starts.
+ */
+static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h, ux_real a, ux_real b,
+                           size_t *k, ux_real *mass, ux_real *moment)
+{
+    ux_real s = a, m = 0, g = 0;
+    while (*k + 2 < nodes && lo + (ux_real)(*k + 1) * h <= a)
+        ++*k;
+    for (;;) {
+        ux_real t_k = lo + (ux_real)*k * h, t_next = lo + (ux_real)(*k + 1) * h;
+        int last = *k + 2 >= nodes || b <= t_next;
+        ux_real end = last ? b : t_next;
+        if (end > s) {
+            ux_real fs = linear_at(e, *k, t_k, h, s), fe = linear_at(e, *k, t_k, h, end);
+            ux_real d = end - s, pm = (fs + fe) * UX_R(0.5) * d;
+            m = m + pm;
+            g = g + (pm * (s - a) + d * d * (fs + fe + fe) / UX_R(6.0));
+        }
+        if (last)
+            break;
+        s = end;
+        ++*k;
+    }
+    *mass = m;
+    *moment = g;
+}
+
+/* The cell's mean, inside [a, b] despite rounding; a cell without mass splits at a. */
+static ux_real cell_mean(ux_real a, ux_real b, ux_real mass, ux_real moment)
+{
+    ux_real mu;
+    if (!(mass > 0))
+        return a;
+    mu = a + moment / mass;
+    return mu < a ? a : (mu > b ? b : mu);
+}
+
+size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges,
+                     ux_real *x, ux_real *w)
+{
+    size_t cells = 1, i, k, out = 0;
+    unsigned level;
+
+    if (e == NULL || edges == NULL || x == NULL || w == NULL || nodes < 2 || n > UX_MAX_LOG2_ETA)
+        return 0;
+    edges[0] = lo;
+    edges[1] = lo + (ux_real)(nodes - 1) * h;
+    for (level = 0; level < n; ++level, cells *= 2) {
+        /* The means first (into x, free until the last pass), then the edges spread in place from the
+         * right: cell i's edges go to 2i and 2i + 2, its mean to 2i + 1, never over an edge still unread. */
+        for (i = 0, k = 0; i < cells; ++i) {
+            ux_real mass, moment;
+            cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment);
+            x[i] = cell_mean(edges[i], edges[i + 1], mass, moment);
+        }
+        for (i = cells; i-- > 0;) {
+            edges[2 * i + 2] = edges[i + 1];
+            edges[2 * i + 1] = x[i];
+            edges[2 * i] = edges[i];
+        }
+    }
+    for (i = 0, k = 0; i < cells; ++i) {
+        ux_real mass, moment;
+        cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment);
+        if (mass > 0) {
+            x[out] = cell_mean(edges[i], edges[i + 1], mass, moment);
+            w[out] = mass;
+            ++out;
+        }
+    }
+    return out;
+}

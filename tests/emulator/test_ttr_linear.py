@@ -1,0 +1,66 @@
+"""TTR of a piecewise-linear density (mixture mode's reduction, docs/semantics.md "Filter"): closed forms,
+the interpolant's mass and mean kept, and continuity in the nodes — the property it exists for."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from uxemu._ttr_linear import ttr_linear
+
+
+def interpolant_mass_and_mean(e, lo, h):
+    """Exact integrals of the linear interpolant, interval by interval (an independent formula)."""
+    e = np.asarray(e, dtype=np.float64)
+    t = lo + np.arange(e.size) * h
+    mass = h * (e[:-1] + e[1:]) / 2
+    moment = h * (t[:-1] * (2 * e[:-1] + e[1:]) + t[1:] * (e[:-1] + 2 * e[1:])) / 6
+    return mass.sum(), moment.sum() / mass.sum()
+
+
+@pytest.mark.parametrize("n", range(7))
+def test_uniform_law_gives_equal_cells_with_atoms_at_their_centres(n):
+    x, w = ttr_linear(np.ones(65), -2.0, 0.0625, n)
+    cells = 1 << n
+    np.testing.assert_allclose(x, -2 + 4 * (np.arange(cells) + 0.5) / cells, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(w, np.full(cells, 4 / cells), rtol=1e-12)
+
+
+def test_triangular_law_splits_at_its_mean():
+    """Density 2t on [0, 1]: mean 2/3; cells of mass 4/9 and 5/9 with means 4/9 and 38/45."""
+    x, w = ttr_linear(2 * np.arange(65) / 64, 0.0, 1 / 64, 1)
+    np.testing.assert_allclose(w, [4 / 9, 5 / 9], rtol=1e-13)
+    np.testing.assert_allclose(x, [4 / 9, 38 / 45], rtol=1e-13)
+
+
+values = st.lists(st.floats(0.0, 1.0), min_size=2, max_size=200).filter(lambda v: sum(v) > 1e-3)
+
+
+@given(values, st.floats(-100, 100), st.floats(1e-3, 10), st.integers(0, 6))
+@settings(max_examples=200, deadline=None)
+def test_keeps_the_interpolants_mass_and_mean(e, lo, h, n):
+    x, w = ttr_linear(e, lo, h, n)
+    mass, mean = interpolant_mass_and_mean(e, lo, h)
+    assert len(x) <= 1 << n and np.all(w > 0) and np.all(np.diff(x) > 0)
+    # Pieces are measured in absolute positions: rounding grows with how far the support is from 0.
+    rel = 1e-13 * (len(e) + abs(lo) / h)
+    assert abs(w.sum() - mass) <= rel * mass
+    width = h * (len(e) - 1)
+    assert abs(np.dot(w, x) / w.sum() - mean) <= rel * (abs(lo) + width)
+    assert lo <= x.min() and x.max() <= lo + width
+
+
+@given(st.lists(st.floats(0.05, 1.0), min_size=8, max_size=130), st.integers(1, 6))
+@settings(max_examples=100, deadline=None)
+def test_atoms_move_continuously_with_the_nodes(e, n):
+    """Spreading the nodes by 1e-7 of the support moves every atom and mass by a comparable amount (TTR of
+    the same nodes taken as atoms would move a whole node's weight between cells as it crosses a split)."""
+    e, h = np.asarray(e), 1.0 / (len(e) - 1)
+    x0, w0 = ttr_linear(e, 0.0, h, n)
+    x1, w1 = ttr_linear(e, 0.0, h * (1 + 1e-7), n)
+    assert len(x0) == len(x1) == 1 << n
+    assert np.abs(x1 - x0).max() <= 1e-5 and np.abs(w1 - w0).max() <= 1e-5 * w0.sum()
+
+
+def test_needs_two_nodes():
+    with pytest.raises(ValueError, match="two nodes"):
+        ttr_linear([1.0], 0.0, 1.0, 2)
