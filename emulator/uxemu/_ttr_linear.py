@@ -10,6 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def _linear_at(e, k: int, t_k: float, t_next: float, h: float, s: float) -> float:
+    """The interpolant on interval k at s: the node's own value at either node."""
+    if s == t_k:
+        return e[k]
+    if s == t_next:
+        return e[k + 1]
+    return e[k] + (e[k + 1] - e[k]) * ((s - t_k) / h)
+
+
 def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: int):
     """Mass and first moment about a of the interpolant over [a, b], starting from interval k (advanced to
     the one holding a); returns (mass, moment, the interval holding b)."""
@@ -21,9 +30,7 @@ def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: i
         last = k + 2 >= nodes or b <= t_next
         end = b if last else t_next
         if end > s:
-            slope = e[k + 1] - e[k]
-            fs = e[k] + slope * ((s - t_k) / h)
-            fe = e[k] + slope * ((end - t_k) / h)
+            fs, fe = _linear_at(e, k, t_k, t_next, h, s), _linear_at(e, k, t_k, t_next, h, end)
             d = end - s
             pm = (fs + fe) * 0.5 * d
             m = m + pm

@@ -2,7 +2,7 @@
  * The BayesLaplace filter: x̂_0 = quantized prior; each step predict = lift(transition, {posterior,
  * process noise}), update = BayesLaplace. Refined mode hands all η² predictive atoms to the update;
  * paper mode reduces them to η first; mixture mode is refined, then replaces the posterior atoms by its
- * quadrature density's nodes reduced to η (mixture_posterior).
+ * quadrature density's piecewise-linear law through its nodes reduced to η (mixture_posterior).
  *
  * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start, then
  * the density's four η-real areas (the posterior mixture's centres and log-weights, the update's evidence

@@ -11,9 +11,14 @@
 #include "internal.h"
 #include "ux/ttr.h"
 
-/* The interpolant on interval k (between nodes k and k + 1) at s. */
-static ux_real linear_at(const ux_real *e, size_t k, ux_real t_k, ux_real h, ux_real s)
+/* The interpolant on interval k [t_k, t_next] at s: the node's own value at either node, so whole
+ * intervals cost no division. */
+static ux_real linear_at(const ux_real *e, size_t k, ux_real t_k, ux_real t_next, ux_real h, ux_real s)
 {
+    if (s == t_k)
+        return e[k];
+    if (s == t_next)
+        return e[k + 1];
     return e[k] + (e[k + 1] - e[k]) * ((s - t_k) / h);
 }
 
@@ -33,7 +38,7 @@ static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h
         int last = *k + 2 >= nodes || b <= t_next;
         ux_real end = last ? b : t_next;
         if (end > s) {
-            ux_real fs = linear_at(e, *k, t_k, h, s), fe = linear_at(e, *k, t_k, h, end);
+            ux_real fs = linear_at(e, *k, t_k, t_next, h, s), fe = linear_at(e, *k, t_k, t_next, h, end);
             ux_real d = end - s, pm = (fs + fe) * UX_R(0.5) * d;
             m = m + pm;
             g = g + (pm * (s - a) + d * d * (fs + fe + fe) / UX_R(6.0));
