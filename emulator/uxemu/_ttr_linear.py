@@ -7,6 +7,8 @@ the C core's order of operations, so both give the same bits.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -69,3 +71,20 @@ def ttr_linear(e, lo: float, h: float, n: int):
             xs.append(_cell_mean(a, b, mass, moment))
             ws.append(mass)
     return np.array(xs), np.array(ws)
+
+
+def remove_interpolation_variance(x, w, h: float) -> np.ndarray:
+    """The linear interpolant through the nodes is their law convolved with a triangle of width h, which
+    adds h²/6 to the variance: atoms x with normalised weights w, shrunk about their mean to take it out
+    again (to no spread at all should they hold less), as ux/filter.c. Sums in atom order."""
+    xs, ws = [float(v) for v in x], [float(v) for v in w]
+    mean = var = 0.0
+    for xi, wi in zip(xs, ws):
+        mean = mean + wi * xi
+    for xi, wi in zip(xs, ws):
+        var = var + wi * ((xi - mean) * (xi - mean))
+    if not var > 0:
+        return np.array(xs)
+    scale = var - h * h / 6.0
+    scale = math.sqrt(scale / var) if scale > 0 else 0.0
+    return np.array([mean + (xi - mean) * scale for xi in xs])

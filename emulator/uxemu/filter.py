@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _ttr
 from ._ttr import MAX_ETA
-from ._ttr_linear import ttr_linear
+from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from .bayes import Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
 from .laws import Laplace, Normal
 from .lift import evaluate
@@ -225,14 +225,16 @@ class BayesLaplaceFilter:
 
     def _mixture_posterior(self):
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
-        quadrature's nodes (ux_ttr_linear), normalised, is the posterior, and log Z the step's evidence;
+        quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
+        and log Z the step's evidence;
         without a quadrature (the numerator vanishes everywhere) the update's own stay."""
         q = self.density.quadrature()
         if q is None:
             return
         t, e, log_z, h = q
         px, pw = ttr_linear(e, t[0], h, self.n)
-        self.posterior = Value(px, normalise(pw), self.eta)
+        pw = normalise(pw)
+        self.posterior = Value(remove_interpolation_variance(px, pw, h), pw, self.eta)
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z)
         self.log_evidence = log_z
 

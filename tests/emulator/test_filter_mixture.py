@@ -102,3 +102,16 @@ def test_joint_filter_refuses_mixture_mode():
     from uxemu import joint_systems
     with pytest.raises(ValueError, match="joint filter"):
         JointFilter(joint_systems.get("pendulum"), 8, "mixture")
+
+
+def test_first_posterior_of_a_diffuse_prior_has_kalmans_variance():
+    """A prior 8× the observation noise spreads the 128 intervals at 1.25 noise sd: the linear interpolant
+    alone would add h²/6 (variance 1.26× Kalman's at η = 64); with it taken out, 0.998×."""
+    A, Q, R = systems.spec("lg").defaults
+    model = systems.get("lg", prior=(0.0, 8.0 * R))
+    for seed in range(3):
+        tr = simulate(model, 1, np.random.default_rng(seed))
+        k = kalman_filter(tr.z, A, Q, R, 0.0, 8.0 * R)
+        run = run_filter(model, tr, 64, "mixture")
+        assert abs(run.var[0] / k.var[0] - 1) < 0.01
+        assert abs(run.mean[0] - k.mean[0]) < 0.01 * np.sqrt(k.var[0])

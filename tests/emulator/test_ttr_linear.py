@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from uxemu._ttr_linear import ttr_linear
+from uxemu._ttr_linear import remove_interpolation_variance, ttr_linear
 
 
 def interpolant_mass_and_mean(e, lo, h):
@@ -64,3 +64,15 @@ def test_atoms_move_continuously_with_the_nodes(e, n):
 def test_needs_two_nodes():
     with pytest.raises(ValueError, match="two nodes"):
         ttr_linear([1.0], 0.0, 1.0, 2)
+
+
+@given(st.lists(st.floats(-10, 10), min_size=2, max_size=64, unique=True), st.floats(0.0, 3.0))
+@settings(max_examples=200, deadline=None)
+def test_interpolation_variance_comes_out_and_the_mean_stays(x, h):
+    x = np.sort(np.asarray(x))
+    w = np.full(x.size, 1.0 / x.size)
+    y = remove_interpolation_variance(x, w, h)
+    var, new = np.var(x), np.var(y)
+    assert abs(y.mean() - x.mean()) <= 1e-12 * (1 + np.abs(x).max())
+    assert abs(new - max(var - h * h / 6, 0.0)) <= 1e-9 * (1 + var)
+    assert np.all(np.diff(y) >= 0)

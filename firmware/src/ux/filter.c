@@ -520,9 +520,28 @@ static ux_real density_log_norm(const ux_filter *f)
     return ux_finite(out) ? out : f->log_evidence;
 }
 
+/* The linear interpolant through the nodes is their law convolved with a triangle of width h, which adds
+ * h²/6 to the variance; the atoms (normalised weights) are shrunk about their mean to take it out again,
+ * to no spread at all should they hold less. Sums in atom order. */
+static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t count, ux_real h)
+{
+    ux_real mean = 0, var = 0, scale;
+    size_t i;
+    for (i = 0; i < count; ++i)
+        mean = mean + w[i] * x[i];
+    for (i = 0; i < count; ++i)
+        var = var + w[i] * ((x[i] - mean) * (x[i] - mean));
+    if (!(var > 0))
+        return;
+    scale = var - h * h / UX_R(6.0);
+    scale = scale > 0 ? UX_SQRT(scale / var) : 0;
+    for (i = 0; i < count; ++i)
+        x[i] = mean + (x[i] - mean) * scale;
+}
+
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
- * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, and the nodes' log Z (bit for bit what
- * density_log_norm gives) the step's evidence, returned. When the numerator vanishes or overflows at every
+ * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance, and the
+ * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, returned. When the numerator vanishes or overflows at every
  * node, or Z is not finite, the update's own posterior and evidence stay. The nodes are stored, so each
  * is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
 static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
@@ -561,6 +580,7 @@ static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
     count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, t, f->posterior.x, f->posterior.w);
     ux_normalise(f->posterior.w, count);
+    remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
     f->posterior.count = (uint32_t)count;
     f->posterior.eta = f->eta;
     f->dens_log_norm = out;
