@@ -91,10 +91,10 @@ class FilterDensity:
         return loc - reach, loc + reach
 
     def quadrature(self):
-        """The numerator on DENSITY_INTERVALS + 1 equal-spaced nodes of the support and its trapezoid
-        integral, as the C core computes them: (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h), the trapezoid
-        terms (½ at the ends) summed in node order; None when the numerator vanishes or overflows at every
-        node or log Z is not finite."""
+        """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the support and its trapezoid
+        integral, as the C core computes them: (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h),
+        the trapezoid terms (½ at the ends) summed in node order; None when the numerator vanishes or
+        overflows at every node or log Z is not finite."""
         lo, hi = self.support()
         h = (hi - lo) / float(DENSITY_INTERVALS)
         t = lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h
@@ -226,8 +226,8 @@ class BayesLaplaceFilter:
     def _mixture_posterior(self):
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
         quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
-        and log Z the step's evidence;
-        without a quadrature (the numerator vanishes everywhere) the update's own stay."""
+        and log Z the step's evidence; without a quadrature (the numerator vanishes everywhere) the
+        update's own stay."""
         q = self.density.quadrature()
         if q is None:
             return

@@ -541,9 +541,10 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
 
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
  * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance, and the
- * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, returned. When the numerator vanishes or overflows at every
- * node, or Z is not finite, the update's own posterior and evidence stay. The nodes are stored, so each
- * is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
+ * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, returned. When the
+ * numerator vanishes or overflows at every node, or Z is not finite, the update's own posterior and
+ * evidence stay. The nodes are stored, so each is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES
+ * of scratch. */
 static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
 {
     ux_workspace rest = scratch(f);
