@@ -2,8 +2,8 @@
 
 On the same generated traces per system:
 - the deterministic ux filter (native C, `pf_native.run_ux`; NLL by its filter density, ux_filter_logpdf) at η = 2, 4, 8, 16, 32, 64 (the paper's
-  8 … 64, and the two cheapest a small MCU would pick), refined and paper modes, kernel and sampler
-  likelihoods, each run `ux_runs` times per trace so that its per-trace RMSE std is measured (and its
+  8 … 64, and the two cheapest a small MCU would pick), refined and paper modes with kernel and sampler
+  likelihoods and mixture mode with the kernel likelihood, each run `ux_runs` times per trace so that its per-trace RMSE std is measured (and its
   runs compared bit for bit), not assumed;
 - the bootstrap PF in C over the same model functions (`pf_native.run_pf`) with 10 … 1000 particles,
   `pf_runs` seeded runs per trace;
@@ -37,7 +37,10 @@ from .baselines import grid_filter
 
 SYSTEMS = tuple(paper_filtering.TABLES)  # the systems the paper reports filtering results for
 ETAS = (2, 4, 8, 16, 32, 64)  # the paper's 8 … 64 and two cheaper sizes it has no rows for
-MODES = ("refined", "paper")
+MODES = ("refined", "paper", "mixture")
+# Mixture mode reads the sampler form's density at every one of its 129 nodes (an η^noises-point lift each):
+# it is run with the kernel likelihood only.
+MIXTURE_LIKELIHOODS = ("kernel",)
 LIKELIHOODS = ("kernel", "sampler")
 PARTICLES = (10, 20, 50, 100, 500, 1000)
 
@@ -135,7 +138,7 @@ def trace_for(system: str, index: int, size: Size):
 def ux_configs(system: str, size: Size):
     for eta in size.etas:
         for mode in MODES:
-            for lik in LIKELIHOODS:
+            for lik in (MIXTURE_LIKELIHOODS if mode == "mixture" else LIKELIHOODS):
                 if not size.skips(system, eta, mode, lik):
                     yield eta, mode, lik
 

@@ -378,7 +378,8 @@ def plot(system: str, rows: dict, path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(8, 5.2), dpi=120)
     styles = {("refined", "kernel"): ("tab:green", "o"), ("paper", "kernel"): ("tab:olive", "o"),
-              ("refined", "sampler"): ("tab:purple", "D"), ("paper", "sampler"): ("tab:pink", "D")}
+              ("mixture", "kernel"): ("tab:cyan", "P"), ("refined", "sampler"): ("tab:purple", "D"),
+              ("paper", "sampler"): ("tab:pink", "D")}
     for (mode, lik), (colour, marker) in styles.items():
         pts = sorted((r for k, r in rows.items() if k[0] == "ux" and k[2:] == (mode, lik) and r.latency_ns),
                      key=lambda r: r.key[1])

@@ -53,6 +53,12 @@ def test_a_skipped_configuration_is_not_run():
     assert (64, "refined", "sampler") in set(filtering.ux_configs("cubic", filtering.tiny(etas=(64,))))
 
 
+def test_mixture_mode_runs_with_the_kernel_likelihood_only():
+    configs = set(filtering.ux_configs("gss", filtering.tiny(etas=(8,))))
+    assert (8, "mixture", "kernel") in configs and (8, "mixture", "sampler") not in configs
+    assert {(8, m, lik) for m in ("refined", "paper") for lik in ("kernel", "sampler")} <= configs
+
+
 def test_the_full_size_states_what_it_leaves_out():
     full = filtering.SIZES["full"]
     assert full.traces == 50 and full.T == 100 and full.runs_for("sv") == full.runs_for("gss") == 100
@@ -191,7 +197,8 @@ def test_tables_are_produced(results, size, tmp_path):
         records = list(csv.DictReader(fh))
     methods = {(r["system"], r["method"]) for r in records}
     kalman = 2 * 3 + 1  # EKF and UKF on every system, the log y² EKF on SV only
-    assert len(methods) == len(records) == 3 * (1 + 4 * len(size.etas) + 2) + kalman
+    ux_configs = 5  # refined and paper with both likelihoods, mixture with the kernel one
+    assert len(methods) == len(records) == 3 * (1 + ux_configs * len(size.etas) + 2) + kalman
     assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf", "kf"))
     assert {m for s, m in methods if s == "sv" and m.startswith(("EKF", "UKF"))} == {"EKF", "UKF", "EKF (log y²)"}
     for system in filtering.SYSTEMS:
@@ -207,7 +214,7 @@ def test_tables_are_produced(results, size, tmp_path):
 def test_ux_std_is_measured_and_zero(results, size):
     table, _ = filtering_report.aggregate(results)
     ux_rows = [r for rows in table.values() for k, r in rows.items() if k[0] == "ux"]
-    assert len(ux_rows) == 3 * len(size.etas) * 4  # systems × η × modes × likelihoods
+    assert len(ux_rows) == 3 * len(size.etas) * 5  # systems × η × (refined, paper) × likelihoods + mixture kernel
     for r in ux_rows:
         assert r.runs_per_trace == 2 and r.max_trace_std() == 0.0 and r.identical
     pf = table["gss"][("pf", 10)]
