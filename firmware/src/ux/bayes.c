@@ -31,6 +31,34 @@ ux_real ux_logsumexp(const ux_real *a, size_t count)
     return top + UX_LOG(s);
 }
 
+/* logsumexp of one term, as ux_logsumexp(&a, 1) computes it: −∞ unless a is finite, else a + 0. */
+static ux_real logsumexp_one(ux_real a) { return ux_finite(a) ? a + UX_R(0.0) : -UX_INF; }
+
+/* Kernel form without an inner noise (J = 1, log ν = 0): kernel_loglik's operations in its order, bit for
+ * bit, without its loops over j and the arrays they fill (the common case: SV, GSS, every additive sensor). */
+static void kernel_loglik_outer(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
+                                const ux_real *omega, ux_real *ell)
+{
+    ux_real last_scale = UX_R(1.0), last_log = UX_R(0.0);
+    size_t i;
+    unsigned k;
+    for (i = 0; i < count; ++i) {
+        ux_real args[2], loc, scale, acc = 0;
+        args[0] = px[i];
+        args[1] = UX_R(0.0);
+        obs->kernel(args, obs->ctx, &loc, &scale);
+        if (scale != last_scale) {
+            last_scale = scale;
+            last_log = UX_LOG(last_scale);
+        }
+        for (k = 0; k < ev->count; ++k) {
+            ux_real a = (UX_R(0.0) + ux_std_logpdf(obs->family, (ev->z[k] - loc) / scale)) - last_log;
+            acc = acc + omega[k] * logsumexp_one(a);
+        }
+        ell[i] = (ux_real)ev->m * acc;
+    }
+}
+
 /* Kernel form: ℓ_i = m Σ_k ω_k logsumexp_j(log ν_j + g((z_k − loc_ij)/scale_ij) − log scale_ij). */
 static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
                                const ux_real *omega, ux_real *ell, ux_arena *arena)
@@ -44,6 +72,10 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
 
     if (log_nu == NULL || loc == NULL || scale == NULL || log_scale == NULL || a == NULL)
         return UX_ERR_WORKSPACE;
+    if (obs->inner == NULL) {
+        kernel_loglik_outer(obs, px, count, ev, omega, ell);
+        return UX_OK;
+    }
     for (j = 0; j < J; ++j)
         log_nu[j] = obs->inner != NULL ? UX_LOG(obs->inner->w[j]) : UX_R(0.0);
     for (i = 0; i < count; ++i) {

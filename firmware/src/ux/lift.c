@@ -58,6 +58,23 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
     const ux_value *last = d->v[d->n - 1];
     size_t p = 0, rows = d->points / last->count, r;
     unsigned i, a, j;
+    if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
+        /* f(a, b) of two distinct inputs (the filter's predict): the loop below with its odometer and
+         * argument gathering spelled out, the same points and weights in the same order. */
+        const ux_value *first = d->v[0];
+        for (r = 0; r < rows; ++r) {
+            ux_real row_weight = first->w[r];
+            args[0] = first->x[r];
+            for (j = 0; j < last->count; ++j, ++p) {
+                args[1] = last->x[j];
+                x[p] = f(args, ctx);
+                w[p] = row_weight * last->w[j];
+                if (!ux_finite(x[p]))
+                    return UX_ERR_DOMAIN;
+            }
+        }
+        return UX_OK;
+    }
     for (r = 0; r < rows; ++r) {
         ux_real row_weight = 1;
         for (i = 0; i + 1 < d->n; ++i) {

@@ -11,23 +11,71 @@
 #include "internal.h"
 #include "ux/ttr.h"
 
-/* Running sums of one cell: mass, first moment, and the extreme positions (for the final clamp). */
+/* Running sums of one cell: mass, first moment, and the extreme positions (for the final clamp; only the
+ * last level's cells need them, so the levels before it sum mass and moment alone). */
 typedef struct {
     ux_real W, S, lo, hi;
 } cell_sums;
 
-static void add_atom(cell_sums *s, ux_real x, ux_real w)
+static const cell_sums EMPTY = {0, 0, UX_INF, -UX_INF};
+
+/* One level below the first: every atom goes from its cell to child 2c (x < mean) or 2c + 1 and is added
+ * to the child's mass and moment, in input order. The child being summed stays in registers while
+ * consecutive atoms go to it (the common case: a lift's rows are runs of nearby points). */
+static void split_level(const ux_real *x, const ux_real *w, size_t count, uint8_t *cell, const ux_real *mean,
+                        cell_sums *sums, unsigned cells)
 {
-    ux_real p = w * x; /* rounded before it is added: no multiply-add */
-    s->W = s->W + w;
-    s->S = s->S + p;
-    if (x < s->lo)
-        s->lo = x;
-    if (x > s->hi)
-        s->hi = x;
+    ux_real W = 0, S = 0;
+    unsigned c, cur = 0;
+    size_t i;
+    for (c = 0; c < 2 * cells; ++c)
+        sums[c].W = sums[c].S = 0;
+    for (i = 0; i < count; ++i) {
+        unsigned parent = cell[i];
+        unsigned child = 2u * parent + (x[i] < mean[parent] ? 0u : 1u);
+        ux_real p = w[i] * x[i]; /* rounded before it is added: no multiply-add */
+        cell[i] = (uint8_t)child;
+        if (child != cur) {
+            sums[cur].W = W;
+            sums[cur].S = S;
+            W = sums[child].W;
+            S = sums[child].S;
+            cur = child;
+        }
+        W = W + w[i];
+        S = S + p;
+    }
+    sums[cur].W = W;
+    sums[cur].S = S;
 }
 
-static const cell_sums EMPTY = {0, 0, UX_INF, -UX_INF};
+/* The last level: as split_level, plus each child's extreme positions, and no cell is written. */
+static void last_level(const ux_real *x, const ux_real *w, size_t count, const uint8_t *cell, const ux_real *mean,
+                       cell_sums *sums, unsigned cells)
+{
+    cell_sums run = EMPTY;
+    unsigned c, cur = 0;
+    size_t i;
+    for (c = 0; c < 2 * cells; ++c)
+        sums[c] = EMPTY;
+    for (i = 0; i < count; ++i) {
+        unsigned parent = cell != NULL ? cell[i] : 0u;
+        unsigned child = 2u * parent + (x[i] < mean[parent] ? 0u : 1u);
+        ux_real p = w[i] * x[i];
+        if (child != cur) {
+            sums[cur] = run;
+            run = sums[child];
+            cur = child;
+        }
+        run.W = run.W + w[i];
+        run.S = run.S + p;
+        if (x[i] < run.lo)
+            run.lo = x[i];
+        if (x[i] > run.hi)
+            run.hi = x[i];
+    }
+    sums[cur] = run;
+}
 
 size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell)
 {
@@ -38,33 +86,31 @@ size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell)
 
     if (count == 0 || n > UX_MAX_LOG2_ETA || (n > 1 && cell == NULL))
         return 0;
+    /* Level 0: the one cell holds every atom (its extremes matter only when it is also the last). */
     sums[0] = EMPTY;
-    for (i = 0; i < count; ++i)
-        add_atom(&sums[0], x[i], w[i]);
-
+    for (i = 0; i < count; ++i) {
+        ux_real p = w[i] * x[i];
+        sums[0].W = sums[0].W + w[i];
+        sums[0].S = sums[0].S + p;
+        if (n > 1)
+            cell[i] = 0;
+    }
+    if (n == 0) {
+        for (i = 0; i < count; ++i) {
+            if (x[i] < sums[0].lo)
+                sums[0].lo = x[i];
+            if (x[i] > sums[0].hi)
+                sums[0].hi = x[i];
+        }
+    }
     for (level = 0; level < n; ++level) {
-        unsigned cells = 1u << level, cur = 0;
-        int keep_cells = level + 1 < n; /* the last level's children are never split again */
-        cell_sums run = EMPTY;
+        unsigned cells = 1u << level;
         for (c = 0; c < cells; ++c)
             mean[c] = sums[c].S / sums[c].W; /* NaN for a cell with no atom: no atom asks for it */
-        for (c = 0; c < 2 * cells; ++c)
-            sums[c] = EMPTY;
-        /* The child being summed stays in `run` while consecutive atoms go to it (the common case: a
-         * lift's rows are runs of nearby points), and goes back to `sums` when another child is hit. */
-        for (i = 0; i < count; ++i) {
-            unsigned parent = level == 0 ? 0u : cell[i];
-            unsigned child = 2u * parent + (x[i] < mean[parent] ? 0u : 1u);
-            if (keep_cells)
-                cell[i] = (uint8_t)child;
-            if (child != cur) {
-                sums[cur] = run;
-                run = sums[child];
-                cur = child;
-            }
-            add_atom(&run, x[i], w[i]);
-        }
-        sums[cur] = run;
+        if (level + 1 < n)
+            split_level(x, w, count, cell, mean, sums, cells);
+        else
+            last_level(x, w, count, level == 0 ? NULL : cell, mean, sums, cells);
     }
 
     /* One atom per non-empty cell, left to right: mass W, position clamp(S / W, lo, hi) (rounding must
