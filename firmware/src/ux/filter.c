@@ -213,7 +213,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     if (x == NULL || w == NULL || cell == NULL)
         return UX_ERR_WORKSPACE;
     /* The belief predicted from: the posterior, or a prediction already staged (reduced to η). */
-    belief = f->posterior;
+    ux_value_copy(&belief, &f->posterior);
     if (f->staged > 0) {
         size_t r = reduce_in_place(f, staged_x(f), staged_w(f), f->staged, cell);
         memcpy(belief.x, staged_x(f), r * sizeof(ux_real));
@@ -230,16 +230,23 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     ux_model_context(f->model, f->params, k, (ux_real)u, &ctx);
     in[0] = &belief;
     in[1] = &f->process;
-    /* Into scratch first: should the lift fail, the staged prediction is still intact. */
+    /* A staged prediction is lifted from into scratch, so that it is still intact should the lift fail;
+     * with none (the usual predict after an update) the points go straight to the staged area. */
+    if (f->staged == 0) {
+        x = staged_x(f);
+        w = staged_w(f);
+    }
     st = ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
     if (st != UX_OK)
         return st;
     if (f->mode == UX_MODE_PAPER)
         count = reduce_in_place(f, x, w, count, cell);
-    memcpy(staged_x(f), x, count * sizeof(ux_real));
-    memcpy(staged_w(f), w, count * sizeof(ux_real));
+    if (x != staged_x(f)) {
+        memcpy(staged_x(f), x, count * sizeof(ux_real));
+        memcpy(staged_w(f), w, count * sizeof(ux_real));
+    }
     f->staged = count;
-    f->posterior = belief;
+    ux_value_copy(&f->posterior, &belief);
     f->pred_k = k;
     f->pred_u = (ux_real)u;
     return UX_OK;

@@ -80,6 +80,9 @@ size_t ux_quantize_scaled(const ux_law *law, unsigned eta, ux_real *x, ux_real *
 /* out ← (x, w / Σw) with `count` atoms built for size eta: the last step of every operation that
  * reduces atoms into a value. w is normalised in place. */
 void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources);
+/* *out = *in for the header and the atoms in use (count ≤ UX_MAX_ETA of them, a valid value's): its tail
+ * past count is never read, and copying all UX_MAX_ETA atoms is a large part of a small η's predict. */
+void ux_value_copy(ux_value *out, const ux_value *in);
 
 /* log Σ exp(a_j), max-subtracted, summed in index order; −∞ when a term is NaN or the maximum is not
  * finite. The one log-sum-exp of BayesLaplace, shared with the host-only baselines. */

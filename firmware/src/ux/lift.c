@@ -49,31 +49,47 @@ static ux_status collect(distinct_inputs *d, const ux_value *const *in, unsigned
     return UX_OK;
 }
 
-/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w): rows of
- * the last input's atoms, the other inputs fixed per row and advanced like an odometer. */
-static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w)
+/* Point p of the lift: refused when f gave a non-finite value (f is not defined on the whole support:
+ * never drop mass) or the weight is not a valid one; kept unless its weight is zero (ux_compact's rule,
+ * applied as the points are made). */
+static ux_status keep_point(ux_real *x, ux_real *w, size_t *kept, ux_real value, ux_real weight)
+{
+    if (!ux_finite(value) || !ux_finite(weight) || weight < 0)
+        return UX_ERR_DOMAIN;
+    if (weight != 0) {
+        x[*kept] = value;
+        w[*kept] = weight;
+        ++*kept;
+    }
+    return UX_OK;
+}
+
+/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w), the points
+ * of zero weight left out (*count: how many are kept): rows of the last input's atoms, the other inputs
+ * fixed per row and advanced like an odometer. */
+static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w,
+                          size_t *count)
 {
     uint32_t idx[UX_MAX_ARGS] = {0};
     ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS];
     const ux_value *last = d->v[d->n - 1];
-    size_t p = 0, rows = d->points / last->count, r;
+    size_t rows = d->points / last->count, r;
     unsigned i, a, j;
+    ux_status st = UX_OK;
+    *count = 0;
     if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
         /* f(a, b) of two distinct inputs (the filter's predict): the loop below with its odometer and
          * argument gathering spelled out, the same points and weights in the same order. */
         const ux_value *first = d->v[0];
-        for (r = 0; r < rows; ++r) {
+        for (r = 0; r < rows && st == UX_OK; ++r) {
             ux_real row_weight = first->w[r];
             args[0] = first->x[r];
-            for (j = 0; j < last->count; ++j, ++p) {
+            for (j = 0; j < last->count && st == UX_OK; ++j) {
                 args[1] = last->x[j];
-                x[p] = f(args, ctx);
-                w[p] = row_weight * last->w[j];
-                if (!ux_finite(x[p]))
-                    return UX_ERR_DOMAIN;
+                st = keep_point(x, w, count, f(args, ctx), row_weight * last->w[j]);
             }
         }
-        return UX_OK;
+        return st;
     }
     for (r = 0; r < rows; ++r) {
         ux_real row_weight = 1;
@@ -81,14 +97,13 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
             atom[i] = d->v[i]->x[idx[i]];
             row_weight = i == 0 ? d->v[0]->w[idx[0]] : row_weight * d->v[i]->w[idx[i]]; /* left to right */
         }
-        for (j = 0; j < last->count; ++j, ++p) {
+        for (j = 0; j < last->count; ++j) {
             atom[d->n - 1] = last->x[j];
             for (a = 0; a < k; ++a)
                 args[a] = atom[d->where[a]];
-            x[p] = f(args, ctx);
-            w[p] = d->n == 1 ? last->w[j] : row_weight * last->w[j];
-            if (!ux_finite(x[p]))
-                return UX_ERR_DOMAIN; /* f is not defined on the whole support: refuse, never drop mass */
+            st = keep_point(x, w, count, f(args, ctx), d->n == 1 ? last->w[j] : row_weight * last->w[j]);
+            if (st != UX_OK)
+                return st;
         }
         for (i = d->n - 1; i-- > 0;) {
             if (++idx[i] < d->v[i]->count)
@@ -109,11 +124,7 @@ ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const v
     st = collect(&d, in, k);
     if (st != UX_OK)
         return st;
-    st = evaluate(&d, f, ctx, k, x, w);
-    if (st != UX_OK)
-        return st;
-    *count = d.points;
-    return ux_compact(x, w, count);
+    return evaluate(&d, f, ctx, k, x, w, count);
 }
 
 ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
@@ -124,6 +135,7 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
     ux_real *x, *w;
     ux_workspace rest;
     ux_status st;
+    size_t count;
 
     if (out == NULL || f == NULL)
         return UX_ERR_ARG;
@@ -141,10 +153,10 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
     w = ux_arena_reals(&arena, d.points);
     if (x == NULL || w == NULL)
         return UX_ERR_WORKSPACE;
-    st = evaluate(&d, f, ctx, k, x, w);
+    st = evaluate(&d, f, ctx, k, x, w, &count);
     if (st != UX_OK)
         return st;
     rest = ux_arena_rest(&arena);
     /* ux_reduce writes `out` only after the inputs are fully read, so `out` may alias an input. */
-    return ux_reduce(out, x, w, d.points, eta, d.sources, &rest);
+    return ux_reduce(out, x, w, count, eta, d.sources, &rest);
 }

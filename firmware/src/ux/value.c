@@ -67,6 +67,15 @@ void ux_value_set(ux_value *out, const ux_real *x, ux_real *w, size_t count, uns
     out->sources = sources;
 }
 
+void ux_value_copy(ux_value *out, const ux_value *in)
+{
+    out->count = in->count;
+    out->eta = in->eta;
+    out->sources = in->sources;
+    memcpy(out->x, in->x, in->count * sizeof(ux_real));
+    memcpy(out->w, in->w, in->count * sizeof(ux_real));
+}
+
 ux_status ux_independent_copy(ux_value *out, const ux_value *in, ux_sources *src)
 {
     if (out == NULL || in == NULL || src == NULL)
