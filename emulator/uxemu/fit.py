@@ -28,6 +28,12 @@ ENGINES = ("auto", "native", "reference")
 # normaliser (what the filter and the device report); "density", the filter density's quadrature of the
 # same integral (exact for the filter's predictive law; the update's where the density is the bins).
 EVIDENCE = ("update", "density")
+# The filter mode a fit runs by default: mixture, whose posterior moves continuously with θ and whose
+# log-likelihood is the closest to the exact one on every system at η = 16 (benchmarks/results/evidence.md:
+# per-step gap to the grid filter sv 9.4e-4, gss 2.8e-3, cubic 2.2e-5, lg 4.5e-4 against refined's 1.1e-3,
+# 1.9e-2, 2.9e-5, 7.5e-4; gss recovered 5 of 6 against 4 of 6). A model without additive Gaussian process
+# noise runs refined steps in it.
+DEFAULT_MODE = "mixture"
 # Above this rms residual (nats) of the quadratic the standard errors are read from, they do not hold: the
 # design's innermost points fall by about an eighth of 0.5–4 nats, so a residual of this size swamps the
 # curvature they carry. Smooth log-likelihoods (lg, sv, cubic, and the exact ones) stay below 0.06.
@@ -63,7 +69,7 @@ class LogLikelihood:
     the table's order). `engine`: 'native' (the C core through uxemu.native: fast), 'reference' (the
     Python twin) or 'auto' (native when its library is built). `evidence`: one of EVIDENCE."""
 
-    def __init__(self, system, trace, eta: int = 16, mode: str = "refined", likelihood: str = "kernel",
+    def __init__(self, system, trace, eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel",
                  prior=None, engine: str = "auto", evidence: str = "update"):
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
@@ -120,7 +126,7 @@ def _prior_tuple(law):
 
 
 def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
-        eta: int = 16, mode: str = "refined", likelihood: str = "kernel", prior=None, engine: str = "auto",
+        eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel", prior=None, engine: str = "auto",
         progress=None, max_evaluations: int = 400, evidence: str = "update") -> FitResult:
     """Maximum-likelihood estimate of the parameters named in `free` for `system` (name or id) on `trace`.
 

@@ -37,6 +37,19 @@ def test_fit_recovers_the_simulated_parameters(lg_csv, tmp_path, capsys):
         assert f"{true:>12.5g}" in stdout  # the simulated value, from the trace header
 
 
+def test_fit_runs_mixture_mode_unless_told(lg_csv, tmp_path, capsys):
+    """A fit's default mode is uxemu.fit's (mixture), not a filter run's; --mode still chooses, and the help
+    says which default applies."""
+    for argv, mode in (((), "mixture"), (("--mode", "refined"), "refined")):
+        out = tmp_path / f"fit-{mode}.json"
+        code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "r", "--eta", 8, *argv, "--json", out)
+        assert code == 0, err
+        assert f"η=8, {mode}, kernel likelihood" in stdout and json.loads(out.read_text())["mode"] == mode
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    assert "(default: mixture)" in " ".join(capsys.readouterr().out.split())
+
+
 @pytest.mark.parametrize("argv, complaint", [
     (("--free", "sigma"), "--free: system lg has parameters a, q, r; got sigma"),
     (("--free", "q", "--start", "r=1"), "--start 'r=1': expected NAME=VALUE with NAME one of q"),

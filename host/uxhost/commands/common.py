@@ -46,7 +46,9 @@ MODEL_OPTIONS = ("system", "params", "prior", *FILTER_DEFAULTS)
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = True,
-                        system_required: bool = True) -> None:
+                        system_required: bool = True, defaults: dict | None = None) -> None:
+    """The model options; `defaults` replaces some of FILTER_DEFAULTS for this command (model_config
+    must be given the same)."""
     from ..joint import joint_specs
 
     known = ", ".join([*table_specs(), *joint_specs()])
@@ -58,7 +60,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
                              "name=value overrides (e.g. sigma_v=2); default: the system's defaults")
     if not filter_options:
         return
-    d = FILTER_DEFAULTS
+    d = {**FILTER_DEFAULTS, **(defaults or {})}
     parser.add_argument("--eta", type=int, choices=etas(), help=f"atoms per value (default: {d['eta']})")
     parser.add_argument("--mode", choices=MODES,
                         help="refined: weight all η² predictive atoms; paper: reduce to η first; mixture: refined, then the "
@@ -72,11 +74,13 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
                              "component, separated by ';'); default: the system's prior")
 
 
-def model_config(args, specs=None, where: str = "the system table") -> ModelConfig:
-    """The configuration the command-line options ask for, among `specs` (default: the system table)."""
+def model_config(args, specs=None, where: str = "the system table", defaults: dict | None = None) -> ModelConfig:
+    """The configuration the command-line options ask for, among `specs` (default: the system table);
+    `defaults` as add_model_arguments was given them."""
     spec = find_spec(table_specs() if specs is None else specs, args.system, where)
+    d = {**FILTER_DEFAULTS, **(defaults or {})}
     chosen = {name: getattr(args, name, None) for name in FILTER_DEFAULTS}
-    filt = {name: FILTER_DEFAULTS[name] if value is None else value for name, value in chosen.items()}
+    filt = {name: d[name] if value is None else value for name, value in chosen.items()}
     return resolve(spec, args.params, args.prior, **filt)
 
 

@@ -22,7 +22,7 @@ def register(sub) -> None:
                     "trace header's, else the system's defaults).")
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
-    add_model_arguments(parser, system_required=False)
+    add_model_arguments(parser, system_required=False, defaults=fit_defaults())
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
     parser.add_argument("--start", metavar="NAME=V,…",
                         help="where the search starts (default: the system table's defaults, whatever the trace "
@@ -36,6 +36,13 @@ def register(sub) -> None:
                              "the exact evidence of the filter's predictive law) (default: %(default)s)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
     parser.set_defaults(run=run)
+
+
+def fit_defaults() -> dict:
+    """The filter options' defaults where a fit's differ from a filter run's: uxemu.fit's mode."""
+    from uxemu import fit
+
+    return {"mode": fit.DEFAULT_MODE}
 
 
 def parse_assignments(text: str | None, option: str, names) -> dict[str, str]:
@@ -64,7 +71,7 @@ def run(args) -> int:
 
     trace = load_trace(args.trace, args.z_col)
     choose_system(args, trace)
-    config = model_config(args)  # the parameters, η, mode, likelihood and prior, as for any filter run
+    config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
     spec = find_spec(table_specs(), config.system)
     free = [n.strip() for n in args.free.split(",") if n.strip()]
     unknown = [n for n in free if n not in spec.param_names]
