@@ -33,6 +33,9 @@ def log_family(family: str, t: np.ndarray) -> np.ndarray:
 
 
 FAMILIES = ("gaussian", "laplace", "uniform")
+# The smallest sum over inner-noise atoms taken in the linear domain (ux/bayes.c, UX_LINEAR_MIN of the
+# double build): far above the subnormals, so terms that underflow to 0 change it by less than 1e-30 of itself.
+LINEAR_MIN = 2.0 ** -900
 
 
 def logsumexp_rows(a: np.ndarray) -> np.ndarray:
@@ -76,8 +79,15 @@ class KernelLikelihood:
         with np.errstate(all="ignore"):
             log_scale = np.log(scale)
             for k, zk in enumerate(z):
-                a = log_nu + log_family(self.family, (zk - loc) / scale) - log_scale
-                out[:, k] = logsumexp_rows(a)
+                g = log_family(self.family, (zk - loc) / scale)
+                log_terms = logsumexp_rows(log_nu + g - log_scale)
+                if not self.inner:
+                    out[:, k] = log_terms
+                    continue
+                # With inner noise the sum over its atoms is taken in the linear domain, (ν_j·e^g)/scale summed
+                # in j order, wherever it is at least LINEAR_MIN and finite (docs/semantics.md, as ux/bayes.c).
+                linear = np.cumsum(nu[None, :] * np.exp(g) / scale, axis=1)[:, -1]
+                out[:, k] = np.where((linear >= LINEAR_MIN) & np.isfinite(linear), np.log(linear), log_terms)
         return out
 
 

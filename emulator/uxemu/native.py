@@ -186,7 +186,7 @@ class Native:
         class ModelCode(C.Structure):
             _fields_ = [("transition", C.c_void_p), ("noises", C.c_void_p), ("family", C.c_int),
                         ("kernel", C.c_void_p), ("sampler", C.c_void_p), ("prepare", C.c_void_p),
-                        ("additive_noise", C.c_int)]
+                        ("additive_noise", C.c_int), ("kernel_row", C.c_void_p)]
 
         class Model(C.Structure):
             _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("title", C.c_char_p), ("n_params", C.c_uint8),
@@ -203,7 +203,8 @@ class Native:
         class Observation(C.Structure):
             _fields_ = [("form", C.c_int), ("ctx", C.c_void_p), ("family", C.c_int), ("kernel", C.c_void_p),
                         ("inner", C.POINTER(Value)), ("sampler", C.c_void_p),
-                        ("noise", C.POINTER(C.POINTER(Value))), ("n_noise", C.c_uint), ("eta", C.c_uint)]
+                        ("noise", C.POINTER(C.POINTER(Value))), ("n_noise", C.c_uint), ("eta", C.c_uint),
+                        ("kernel_row", C.c_void_p)]
 
         class Evidence(C.Structure):
             _fields_ = [("z", C.POINTER(R)), ("omega", C.POINTER(R)), ("count", C.c_uint), ("m", C.c_uint)]

@@ -24,12 +24,13 @@
     X(ux_observation, form) X(ux_observation, ctx) X(ux_observation, family)                           \
     X(ux_observation, kernel) X(ux_observation, inner) X(ux_observation, sampler)                      \
     X(ux_observation, noise) X(ux_observation, n_noise) X(ux_observation, eta)                         \
+    X(ux_observation, kernel_row)                                                                      \
     X(ux_model_ctx, params) X(ux_model_ctx, k) X(ux_model_ctx, u) X(ux_model_ctx, step)                \
     X(ux_model_noises, process) X(ux_model_noises, n_inner) X(ux_model_noises, inner)                  \
     X(ux_model_noises, n_noise) X(ux_model_noises, noise)                                              \
     X(ux_model_code, transition) X(ux_model_code, noises) X(ux_model_code, family)                     \
     X(ux_model_code, kernel) X(ux_model_code, sampler) X(ux_model_code, prepare)                       \
-    X(ux_model_code, additive_noise)                                                                   \
+    X(ux_model_code, additive_noise) X(ux_model_code, kernel_row)                                      \
     X(ux_model, id) X(ux_model, name) X(ux_model, title) X(ux_model, n_params)                         \
     X(ux_model, param_names) X(ux_model, defaults) X(ux_model, domains) X(ux_model, prior)             \
     X(ux_model, code)                                                                                  \

@@ -58,3 +58,38 @@ def test_c_finds_each_system_by_its_table_name(nat):
     for name in systems.names():
         assert nat.lib.ux_model_named(name.encode()).contents.id == systems.spec(name).id
     assert not nat.lib.ux_model_named(b"no-such-system")
+
+
+def test_every_kernel_row_is_its_kernel_bit_for_bit(nat):
+    """A model's optional kernel_row (all inner-noise atoms of one x at once) gives the loc and scale its
+    kernel gives atom by atom, bit for bit, at random states, atoms and parameters: the core may call either."""
+    import numpy as np
+
+    R = nat.real
+    kernel_fn = C.CFUNCTYPE(None, C.POINTER(R), C.c_void_p, C.POINTER(R), C.POINTER(R))
+    row_fn = C.CFUNCTYPE(None, R, C.POINTER(R), C.c_size_t, C.c_void_p, C.POINTER(R), C.POINTER(R))
+    rng = np.random.default_rng(8)
+    rows = 0
+    for i in range(nat.lib.ux_model_count()):
+        model = nat.lib.ux_model_at(i)
+        code = model.contents.code.contents
+        if not code.kernel_row:
+            continue
+        kernel, row = kernel_fn(code.kernel), row_fn(code.kernel_row)
+        for trial in range(20):
+            params = [model.contents.defaults[p] * rng.uniform(0.5, 2.0) for p in range(model.contents.n_params)]
+            preal = (R * len(params))(*params)
+            ctx = nat.ModelCtx()
+            nat.lib.ux_model_context(model, C.cast(preal, C.POINTER(R)), trial, 0.0, C.byref(ctx))
+            pctx = C.cast(C.pointer(ctx), C.c_void_p)
+            inner = rng.normal(0, 0.5, 16)
+            inner[:2] = (-1.0, -3.0)  # where the location's guard (g ≤ 0) applies
+            for x in rng.normal(0, 3, 5):
+                loc, scale = (R * 16)(), (R * 16)()
+                row(x, (R * 16)(*inner), 16, pctx, loc, scale)
+                for j, m in enumerate(inner):
+                    l1, s1 = R(), R()
+                    kernel((R * 2)(x, m), pctx, C.byref(l1), C.byref(s1))
+                    assert (loc[j], scale[j]) == (l1.value, s1.value) or (math.isnan(scale[j]) and math.isnan(s1.value))
+                rows += 1
+    assert rows > 0  # at least one system (cubic) declares a kernel_row

@@ -42,6 +42,7 @@ ux_status uxb_observation_init(uxb_observation *o, unsigned system_id, const ux_
             return UX_ERR_ARG;
         o->obs.family = model->code->family;
         o->obs.kernel = model->code->kernel;
+        o->obs.kernel_row = model->code->kernel_row;
         if (noises.n_inner > 0) {
             st = ux_quantize(&noises.inner, eta, &o->noise[0], src);
             if (st != UX_OK)

@@ -21,6 +21,10 @@ typedef enum { UX_LIK_KERNEL = 0, UX_LIK_SAMPLER = 1 } ux_likelihood;
 
 /* Kernel observation model: args = {x, inner noise atom (if any)} → location and scale (> 0). */
 typedef void (*ux_kernel_fn)(const ux_real *args, const void *ctx, ux_real *loc, ux_real *scale);
+/* The kernel at x for every inner-noise atom inner[j], j < count, at once: loc[j], scale[j] equal to the
+ * kernel's at {x, inner[j]} bit for bit, with what depends on x alone computed once. */
+typedef void (*ux_kernel_row_fn)(ux_real x, const ux_real *inner, size_t count, const void *ctx, ux_real *loc,
+                                 ux_real *scale);
 
 typedef struct {
     ux_likelihood form;
@@ -34,6 +38,7 @@ typedef struct {
     const ux_value *const *noise;
     unsigned n_noise;       /* 1 ≤ n_noise < UX_MAX_ARGS */
     unsigned eta;           /* atoms of each y_i (0: the largest eta of the noises) */
+    ux_kernel_row_fn kernel_row; /* kernel form with inner noise: optional, `kernel` per atom when NULL */
 } ux_observation;
 
 typedef struct {

@@ -61,6 +61,9 @@ typedef struct {
      * and w (tests check it on random points); 0 when it does not or is not known. With additive Gaussian
      * process noise the filter reads its posterior density as the predictive mixture (ux_filter_pdf). */
     int additive_noise;
+    /* Optional: `kernel` for all inner-noise atoms of one x at once (ux_kernel_row_fn; tests check it against
+     * `kernel` bit for bit), for models whose kernel does costly work on x alone (cubic's exp(−x)). */
+    ux_kernel_row_fn kernel_row;
 } ux_model_code;
 
 /* A system: its identity from the system table (systems.toml, generated into systems_table.c) and its

@@ -37,12 +37,12 @@ typedef struct {
 
 /*
  * BayesLaplace over `prior_count` hypotheses: the log-likelihoods, plus
- *  - kernel form with `inner` inner-noise atoms: five arrays of that size (log ν, loc, scale, log scale,
- *    the log terms);
+ *  - kernel form with `inner` inner-noise atoms: four arrays of that size (log ν, loc, scale, the log
+ *    terms);
  *  - sampler form with `points` noise points per hypothesis (the product of the noise counts): one lift.
  * UX_BAYES_WORKSPACE_BYTES covers both forms for the same count.
  */
-#define UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, inner) (UX_WS_REALS(prior_count) + 5u * UX_WS_REALS(inner))
+#define UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, inner) (UX_WS_REALS(prior_count) + 4u * UX_WS_REALS(inner))
 #define UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, points)                                          \
     (UX_WS_REALS(prior_count) + UX_LIFT_WORKSPACE_BYTES(points))
 #define UX_BAYES_WORKSPACE_BYTES(prior_count, noise_points)                                            \

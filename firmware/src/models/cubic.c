@@ -28,6 +28,20 @@ static void kernel(const ux_real *a, const void *ctx, ux_real *loc, ux_real *sca
     *scale = ux_rsqrt(sb2 + gp);
 }
 
+/* kernel for every inner atom m_j of one x: exp(−x) and σ_base² once, then the same operations as kernel. */
+static void kernel_row(ux_real x, const ux_real *inner, size_t count, const void *ctx, ux_real *loc, ux_real *scale)
+{
+    const ux_real *p = ((const ux_model_ctx *)ctx)->params;
+    ux_real sb2 = p[5] * p[5], e = ux_rexp(-x);
+    size_t j;
+    for (j = 0; j < count; ++j) {
+        ux_real g = e * ((ux_real)1.0 + inner[j]);
+        ux_real gp = (g > 0 || isnan(g)) ? g : (ux_real)0.0;
+        loc[j] = g;
+        scale[j] = ux_rsqrt(sb2 + gp);
+    }
+}
+
 /* args {x, m, l} */
 static ux_real sampler(const ux_real *a, const void *ctx)
 {
@@ -53,4 +67,5 @@ const ux_model_code ux_code_cubic = {
     .kernel = kernel,
     .sampler = sampler,
     .additive_noise = 1,
+    .kernel_row = kernel_row,
 };

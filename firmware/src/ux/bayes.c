@@ -59,43 +59,57 @@ static void kernel_loglik_outer(const ux_observation *obs, const ux_real *px, si
     }
 }
 
-/* Kernel form: ℓ_i = m Σ_k ω_k logsumexp_j(log ν_j + g((z_k − loc_ij)/scale_ij) − log scale_ij). */
+/* Kernel form with inner noise: log p(z_k | x_i) = log Σ_j (ν_j·e^{g(u_j)})/scale_ij, u_j = (z_k − loc_ij)/scale_ij,
+ * summed in j order — one exponential per atom and no logarithm of a scale — when that sum is at least
+ * UX_LINEAR_MIN and finite; else logsumexp_j(log ν_j + g(u_j) − log scale_ij), as without inner noise.
+ * ℓ_i = m Σ_k ω_k log p(z_k | x_i). */
 static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
                                const ux_real *omega, ux_real *ell, ux_arena *arena)
 {
     size_t J = obs->inner != NULL ? obs->inner->count : 1, i, j;
     ux_real last_scale = UX_R(1.0), last_log = UX_R(0.0); /* log 1 = 0: the memo starts valid */
     ux_real *log_nu = ux_arena_reals(arena, J), *loc = ux_arena_reals(arena, J);
-    ux_real *scale = ux_arena_reals(arena, J), *log_scale = ux_arena_reals(arena, J);
-    ux_real *a = ux_arena_reals(arena, J);
+    ux_real *scale = ux_arena_reals(arena, J), *a = ux_arena_reals(arena, J);
     unsigned k;
 
-    if (log_nu == NULL || loc == NULL || scale == NULL || log_scale == NULL || a == NULL)
+    if (log_nu == NULL || loc == NULL || scale == NULL || a == NULL)
         return UX_ERR_WORKSPACE;
     if (obs->inner == NULL) {
         kernel_loglik_outer(obs, px, count, ev, omega, ell);
         return UX_OK;
     }
     for (j = 0; j < J; ++j)
-        log_nu[j] = obs->inner != NULL ? UX_LOG(obs->inner->w[j]) : UX_R(0.0);
+        log_nu[j] = UX_LOG(obs->inner->w[j]);
     for (i = 0; i < count; ++i) {
         ux_real args[2], acc = 0;
         args[0] = px[i];
-        for (j = 0; j < J; ++j) {
-            args[1] = obs->inner != NULL ? obs->inner->x[j] : UX_R(0.0);
-            obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
-            /* A scale that repeats (GSS's is the same for every x) needs one logarithm, not one per x. */
-            if (scale[j] != last_scale) {
-                last_scale = scale[j];
-                last_log = UX_LOG(last_scale);
+        if (obs->kernel_row != NULL) {
+            obs->kernel_row(px[i], obs->inner->x, J, obs->ctx, loc, scale);
+        } else {
+            for (j = 0; j < J; ++j) {
+                args[1] = obs->inner->x[j];
+                obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
             }
-            log_scale[j] = last_log;
         }
         for (k = 0; k < ev->count; ++k) {
-            ux_real L;
-            for (j = 0; j < J; ++j)
-                a[j] = log_nu[j] + ux_std_logpdf(obs->family, (ev->z[k] - loc[j]) / scale[j]) - log_scale[j];
-            L = ux_logsumexp(a, J);
+            ux_real L = 0;
+            for (j = 0; j < J; ++j) {
+                a[j] = ux_std_logpdf(obs->family, (ev->z[k] - loc[j]) / scale[j]);
+                L = L + obs->inner->w[j] * UX_EXP(a[j]) / scale[j];
+            }
+            if (L >= UX_LINEAR_MIN && ux_finite(L)) {
+                L = UX_LOG(L);
+            } else {
+                for (j = 0; j < J; ++j) {
+                    /* A scale that repeats needs one logarithm, not one per x. */
+                    if (scale[j] != last_scale) {
+                        last_scale = scale[j];
+                        last_log = UX_LOG(last_scale);
+                    }
+                    a[j] = log_nu[j] + a[j] - last_log;
+                }
+                L = ux_logsumexp(a, J);
+            }
             acc = acc + omega[k] * L;
         }
         ell[i] = (ux_real)ev->m * acc;

@@ -311,6 +311,7 @@ static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
     obs->ctx = ctx;
     obs->family = f->model->code->family;
     obs->kernel = f->model->code->kernel;
+    obs->kernel_row = f->model->code->kernel_row;
     obs->inner = f->n_inner > 0 ? &f->inner : NULL;
     obs->sampler = f->model->code->sampler;
     for (k = 0; k < f->n_noise; ++k)

@@ -29,6 +29,7 @@
 #define UX_COS cosf
 #define UX_FABS fabsf
 #define UX_EPS 1.1920928955078125e-07f
+#define UX_LINEAR_MIN 0x1p-90f /* see UX_LINEAR_MIN below */
 #else
 #define UX_EXP exp
 #define UX_EXPM1 expm1
@@ -42,6 +43,10 @@
 #define UX_COS cos
 #define UX_FABS fabs
 #define UX_EPS 2.220446049250313e-16
+/* The smallest likelihood a sum over inner-noise atoms is taken in the linear domain for (bayes.c,
+ * docs/semantics.md "BayesLaplace"): far above the subnormals, so the terms that underflow to 0 (at most
+ * UX_MAX_ETA of them, each below the smallest normal) change such a sum by less than 1e-30 of itself. */
+#define UX_LINEAR_MIN 0x1p-900
 #endif
 
 #define UX_PI UX_R(3.141592653589793238462643383279502884)
