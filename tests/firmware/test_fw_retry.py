@@ -1,6 +1,7 @@
 """Retries: a request resent with the same sequence number is answered from memory, byte for byte, and
 nothing runs twice; a host that times out and resends loses no step and applies none twice."""
 
+import math
 import time
 
 import pytest
@@ -106,11 +107,14 @@ def test_silent_device_is_a_timeout(boot):
     dev.retries = 1
     dev.configure(**configure_args(CUBIC, largest_eta(dev, 16), likelihood=p.Likelihood.SAMPLER))
     dev.step(0, False, 0.0, 1.0, timeout=60)
-    started = time.monotonic()
-    dev.step(1, True, 0.0, 1.0, timeout=60)
-    like = time.monotonic() - started
-    # Every step after the first predicts η² atoms and updates them, so step 2 costs what step 1 did (the
-    # cubic sampler update at η = 16, or the micro:bit's η = 8). A quarter of step 1's time is a timeout
-    # step 2 cannot meet, however fast or loaded the machine.
+    like = math.inf
+    for k in (1, 2):
+        started = time.monotonic()
+        dev.step(k, True, 0.0, 1.0, timeout=60)
+        like = min(like, time.monotonic() - started)
+    # Every step after the first predicts η² atoms and updates them, so step 3 costs what steps 1 and 2 did
+    # (the cubic sampler update at η = 16, or the micro:bit's η = 8). A quarter of the faster one's time is
+    # a timeout step 3 cannot meet, however fast the machine, and the faster of two is not one that a
+    # moment of load on the host stretched.
     with pytest.raises(link.DeviceTimeout, match="did not answer STEP"):
-        dev.step(2, True, 0.0, 1.0, timeout=like / 4)
+        dev.step(3, True, 0.0, 1.0, timeout=like / 4)
