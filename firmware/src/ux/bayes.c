@@ -34,8 +34,9 @@ ux_real ux_logsumexp(const ux_real *a, size_t count)
 /* logsumexp of one term, as ux_logsumexp(&a, 1) computes it: −∞ unless a is finite, else a + 0. */
 static ux_real logsumexp_one(ux_real a) { return ux_finite(a) ? a + UX_R(0.0) : -UX_INF; }
 
-/* Kernel form without an inner noise (J = 1, log ν = 0): kernel_loglik's operations in its order, bit for
- * bit, without its loops over j and the arrays they fill (the common case: SV, GSS, every additive sensor). */
+/* Kernel form without an inner noise (the common case: SV, GSS, every additive sensor): the log-domain
+ * formula with its one term (log ν = 0), ℓ_i = m Σ_k ω_k ((0 + g(u_ik)) − log scale_i), without per-atom
+ * arrays; a scale that repeats (GSS's is the same for every x) needs one logarithm, not one per x. */
 static void kernel_loglik_outer(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
                                 const ux_real *omega, ux_real *ell)
 {
