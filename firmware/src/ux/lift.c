@@ -49,7 +49,7 @@ static ux_status collect(distinct_inputs *d, const ux_value *const *in, unsigned
     return UX_OK;
 }
 
-/* Point p of the lift: refused when f gave a non-finite value (f is not defined on the whole support:
+/* One point of the lift: refused when f gave a non-finite value (f is not defined on the whole support:
  * never drop mass) or the weight is not a valid one; kept unless its weight is zero (ux_compact's rule,
  * applied as the points are made). */
 static ux_status keep_point(ux_real *x, ux_real *w, size_t *kept, ux_real value, ux_real weight)
