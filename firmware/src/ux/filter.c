@@ -411,20 +411,38 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return st;
 }
 
+/* log of the predictive mixture's density at t: logsumexp_i(log w_i + g((t − c_i)/σ) − log σ), with the
+ * standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting the
+ * constant is adding g(0) = −log √(2π)); a: scratch. */
+static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real sigma, ux_real log_sigma, ux_real *a)
+{
+    const ux_real *c = area(f, A_C), *logw = area(f, A_LOGW);
+    const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0);
+    size_t i;
+    for (i = 0; i < f->dens_count; ++i) {
+        ux_real v = (t - c[i]) / sigma;
+        a[i] = (logw[i] + (UX_R(-0.5) * v * v + g0)) - log_sigma;
+    }
+    return ux_logsumexp(a, f->dens_count);
+}
+
 /* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
  * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
  * −∞ where it is 0. ℓ is computed for all points in one call (each point's value does not depend on the
- * others). Returns the likelihood's status (UX_OK without one). Not for BINS. */
+ * others). With several points and a mixture base, a point whose ℓ is so low that even the mixture's
+ * largest possible density (its weights sum to 1: at most g(0) − log σ) leaves it UX_EXP_ZERO below the
+ * point of largest ℓ gets −∞ without the mixture being evaluated there: its e^{u − max u} is 0 either
+ * way, which is all the quadrature reads of such points. Returns the likelihood's status (UX_OK without
+ * one). Not for BINS. */
 static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
                                 const ux_workspace *rest)
 {
-    ux_real a[UX_MAX_ETA], sigma = 0, log_sigma = 0, log_scale = 0;
-    const ux_real *c = area(f, A_C), *logw = area(f, A_LOGW);
+    ux_real a[UX_MAX_ETA], sigma = 0, log_sigma = 0, log_scale = 0, floor = -UX_INF;
     const ux_value *noise[UX_MODEL_MAX_NOISES];
     ux_observation obs;
     ux_evidence ev;
     ux_model_ctx ctx;
-    size_t i, p;
+    size_t p;
 
     if (f->dens_lik) {
         ux_status st;
@@ -442,18 +460,28 @@ static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t cou
         f->model->code->noises(f->params, &nz);
         sigma = nz.process.b;
         log_sigma = UX_LOG(sigma);
+        if (f->dens_lik && count > 1) {
+            size_t best = 0;
+            ux_real top;
+            for (p = 1; p < count; ++p)
+                best = u[p] > u[best] ? p : best;
+            top = mixture_log_density(f, t[best], sigma, log_sigma, a) + u[best];
+            if (ux_finite(top))
+                floor = top - UX_EXP_ZERO - (ux_std_logpdf(UX_LAW_GAUSSIAN, 0) - log_sigma);
+        }
     } else {
         log_scale = UX_LOG(f->prior.b);
     }
     for (p = 0; p < count; ++p) {
         ux_real base;
-        if (f->density == UX_DENSITY_MIXTURE) {
-            for (i = 0; i < f->dens_count; ++i)
-                a[i] = (logw[i] + ux_std_logpdf(UX_LAW_GAUSSIAN, (t[p] - c[i]) / sigma)) - log_sigma;
-            base = ux_logsumexp(a, f->dens_count);
-        } else {
-            base = ux_std_logpdf(f->prior.kind, (t[p] - f->prior.a) / f->prior.b) - log_scale;
+        if (u[p] < floor) { /* only set with a likelihood factor */
+            u[p] = -UX_INF;
+            continue;
         }
+        if (f->density == UX_DENSITY_MIXTURE)
+            base = mixture_log_density(f, t[p], sigma, log_sigma, a);
+        else
+            base = ux_std_logpdf(f->prior.kind, (t[p] - f->prior.a) / f->prior.b) - log_scale;
         if (f->dens_lik) {
             base = base + u[p];
             base = isnan(base) ? -UX_INF : base;
