@@ -17,29 +17,30 @@ static ux_real transition(const ux_real *a, const void *ctx)
     return x + alpha * d - alpha * beta * d * d * d + a[1];
 }
 
-/* args {x, m}: the location g and the Laplace scale. max(g, 0) only guards the root for m < −1. */
-static void kernel(const ux_real *a, const void *ctx, ux_real *loc, ux_real *scale)
+/* The location g = e·(1 + m) and the Laplace scale, e = exp(−x). max(g, 0) only guards the root for m < −1. */
+static void loc_scale(ux_real e, ux_real m, ux_real sb2, ux_real *loc, ux_real *scale)
 {
-    const ux_real *p = ((const ux_model_ctx *)ctx)->params;
-    ux_real sb2 = p[5] * p[5];
-    ux_real g = ux_rexp(-a[0]) * ((ux_real)1.0 + a[1]);
+    ux_real g = e * ((ux_real)1.0 + m);
     ux_real gp = (g > 0 || isnan(g)) ? g : (ux_real)0.0;
     *loc = g;
     *scale = ux_rsqrt(sb2 + gp);
 }
 
-/* kernel for every inner atom m_j of one x: exp(−x) and σ_base² once, then the same operations as kernel. */
+/* args {x, m} */
+static void kernel(const ux_real *a, const void *ctx, ux_real *loc, ux_real *scale)
+{
+    const ux_real *p = ((const ux_model_ctx *)ctx)->params;
+    loc_scale(ux_rexp(-a[0]), a[1], p[5] * p[5], loc, scale);
+}
+
+/* kernel for every inner atom m_j of one x: exp(−x) and σ_base² once. */
 static void kernel_row(ux_real x, const ux_real *inner, size_t count, const void *ctx, ux_real *loc, ux_real *scale)
 {
     const ux_real *p = ((const ux_model_ctx *)ctx)->params;
     ux_real sb2 = p[5] * p[5], e = ux_rexp(-x);
     size_t j;
-    for (j = 0; j < count; ++j) {
-        ux_real g = e * ((ux_real)1.0 + inner[j]);
-        ux_real gp = (g > 0 || isnan(g)) ? g : (ux_real)0.0;
-        loc[j] = g;
-        scale[j] = ux_rsqrt(sb2 + gp);
-    }
+    for (j = 0; j < count; ++j)
+        loc_scale(e, inner[j], sb2, &loc[j], &scale[j]);
 }
 
 /* args {x, m, l} */
