@@ -80,14 +80,17 @@ class KernelLikelihood:
             log_scale = np.log(scale)
             for k, zk in enumerate(z):
                 g = log_family(self.family, (zk - loc) / scale)
-                log_terms = logsumexp_rows(log_nu + g - log_scale)
                 if not self.inner:
-                    out[:, k] = log_terms
+                    out[:, k] = logsumexp_rows(log_nu + g - log_scale)
                     continue
                 # With inner noise the sum over its atoms is taken in the linear domain, (ν_j·e^g)/scale summed
-                # in j order, wherever it is at least LINEAR_MIN and finite (docs/semantics.md, as ux/bayes.c).
+                # in j order, wherever it is at least LINEAR_MIN and finite (docs/semantics.md, as ux/bayes.c);
+                # the log-domain sum only for the rows where it is not.
                 linear = np.cumsum(nu[None, :] * np.exp(g) / scale, axis=1)[:, -1]
-                out[:, k] = np.where((linear >= LINEAR_MIN) & np.isfinite(linear), np.log(linear), log_terms)
+                tails = ~((linear >= LINEAR_MIN) & np.isfinite(linear))
+                out[:, k] = np.log(linear)
+                if tails.any():
+                    out[tails, k] = logsumexp_rows((log_nu + g - log_scale)[tails])
         return out
 
 
