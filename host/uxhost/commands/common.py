@@ -45,6 +45,11 @@ FILTER_DEFAULTS = {f.name: f.default for f in dataclasses.fields(ModelConfig) if
 MODEL_OPTIONS = ("system", "params", "prior", *FILTER_DEFAULTS)
 
 
+def filter_defaults(overrides: dict | None) -> dict:
+    """FILTER_DEFAULTS with a command's own defaults (e.g. uxhost fit's mode) over them."""
+    return {**FILTER_DEFAULTS, **(overrides or {})}
+
+
 def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = True,
                         system_required: bool = True, defaults: dict | None = None) -> None:
     """The model options; `defaults` replaces some of FILTER_DEFAULTS for this command (model_config
@@ -60,7 +65,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
                              "name=value overrides (e.g. sigma_v=2); default: the system's defaults")
     if not filter_options:
         return
-    d = {**FILTER_DEFAULTS, **(defaults or {})}
+    d = filter_defaults(defaults)
     parser.add_argument("--eta", type=int, choices=etas(), help=f"atoms per value (default: {d['eta']})")
     parser.add_argument("--mode", choices=MODES,
                         help="refined: weight all η² predictive atoms; paper: reduce to η first; mixture: refined, then the "
@@ -78,7 +83,7 @@ def model_config(args, specs=None, where: str = "the system table", defaults: di
     """The configuration the command-line options ask for, among `specs` (default: the system table);
     `defaults` as add_model_arguments was given them."""
     spec = find_spec(table_specs() if specs is None else specs, args.system, where)
-    d = {**FILTER_DEFAULTS, **(defaults or {})}
+    d = filter_defaults(defaults)
     chosen = {name: getattr(args, name, None) for name in FILTER_DEFAULTS}
     filt = {name: d[name] if value is None else value for name, value in chosen.items()}
     return resolve(spec, args.params, args.prior, **filt)
