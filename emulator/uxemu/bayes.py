@@ -33,8 +33,9 @@ def log_family(family: str, t: np.ndarray) -> np.ndarray:
 
 
 FAMILIES = ("gaussian", "laplace", "uniform")
-# The smallest sum over inner-noise atoms taken in the linear domain (ux/bayes.c, UX_LINEAR_MIN of the
-# double build): far above the subnormals, so terms that underflow to 0 change it by less than 1e-30 of itself.
+# The smallest likelihood taken in the linear domain — a sum over inner-noise atoms, the largest likelihood of
+# a point update (ux/bayes.c, UX_LINEAR_MIN of the double build): far above the subnormals, so terms that
+# underflow to 0 change such a sum by less than 1e-30 of itself.
 LINEAR_MIN = 2.0 ** -900
 
 
@@ -92,6 +93,23 @@ class KernelLikelihood:
                 if tails.any():
                     out[tails, k] = logsumexp_rows((log_nu + g - log_scale)[tails])
         return out
+
+    def likelihood(self, x: np.ndarray, z: float) -> np.ndarray:
+        """p(z | x_i) per hypothesis in the linear domain, as BayesLaplace weighs one evidence point seen once
+        (docs/semantics.md): e^{g(u_i)}/scale_i, or Σ_j (ν_j·e^{g(u_ij)})/scale_ij in j order; NaN read as 0."""
+        with np.errstate(all="ignore"):
+            if self.inner:
+                points, nu = outer_product(list(self.inner))
+                loc, scale = self.loc_scale(x[:, None], *[p[None, :] for p in points])
+                loc = np.broadcast_to(loc, (x.size, nu.size))
+                scale = np.broadcast_to(scale, (x.size, nu.size))
+                p = np.cumsum(nu[None, :] * np.exp(log_family(self.family, (z - loc) / scale)) / scale, axis=1)[:, -1]
+            else:
+                loc, scale = self.loc_scale(x)
+                loc = np.broadcast_to(loc, x.shape)
+                scale = np.broadcast_to(scale, x.shape)
+                p = np.exp(log_family(self.family, (z - loc) / scale)) / scale
+        return np.where(np.isnan(p), 0.0, p)
 
 
 class SamplerLikelihood:
@@ -182,6 +200,17 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
     if int(m) != m or m < 1:
         raise ValueError(f"the observation count m must be a positive integer, got {m}")
     z, om = evidence_arrays(evidence)
+    if isinstance(likelihood, KernelLikelihood) and z.size == 1 and m == 1 and om[0] == 1.0:
+        # One evidence point seen once: the weights in the linear domain, w_i·(p_i / max p), when the largest
+        # likelihood is at least LINEAR_MIN and finite (docs/semantics.md, as ux/bayes.c); else the log domain.
+        p = likelihood.likelihood(np.asarray(x, dtype=np.float64), float(z[0]))
+        top = float(p.max())
+        if top >= LINEAR_MIN and math.isfinite(top):
+            wp = w * (p / top)
+            log_evidence = math.log(top) + math.log(_ttr.sequential_sum(wp)) - math.log(_ttr.sequential_sum(w))
+            with np.errstate(divide="ignore"):
+                ell = np.log(p)
+            return _posterior(x, wp, eta, n, ell, log_evidence)
     ell = log_likelihood_sum(likelihood, x, z, om, m)
     top = float(ell.max())
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
@@ -189,6 +218,11 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
     wp = w * np.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
     # log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, the same max subtracted; sums sequential, as in C.
     log_evidence = top + math.log(_ttr.sequential_sum(wp)) - math.log(_ttr.sequential_sum(w))
+    return _posterior(x, wp, eta, n, ell, log_evidence)
+
+
+def _posterior(x, wp, eta: int, n: int, ell, log_evidence: float) -> BayesResult:
+    """The weighed atoms, zero weights dropped, reduced with TTR and normalised."""
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)
     return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _ttr
-from .bayes import Status, log_family
+from .bayes import LINEAR_MIN, Status, log_family
 from .filter import sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
@@ -71,6 +71,20 @@ def log_likelihoods(model: JointModel, x: np.ndarray, z: np.ndarray, omega: np.n
     return np.where(np.isnan(ell), -np.inf, ell)
 
 
+def likelihoods_linear(model: JointModel, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """One evidence point seen once, in the linear domain as the scalar update: p_i = Π_c e^{g(u_ic)}/scale_ic
+    in index order, NaN → 0 (ux/joint_bayes.c)."""
+    with np.errstate(all="ignore"):
+        loc, scale = model.loc_scale(x)
+        loc = np.broadcast_to(loc, (x.shape[0], model.dim_obs))
+        scale = np.broadcast_to(scale, (x.shape[0], model.dim_obs))
+        p = None
+        for c in range(model.dim_obs):
+            factor = np.exp(log_family(model.family, (z[c] - loc[:, c]) / scale[:, c])) / scale[:, c]
+            p = factor if p is None else p * factor
+    return np.where(np.isnan(p), 0.0, p)
+
+
 def reduce_atoms(x: np.ndarray, w: np.ndarray, eta: int) -> JointValue:
     """Zero weights dropped, joint TTR(log2 eta), normalised (ux_joint_reduce)."""
     return JointValue.from_atoms(x, w, eta)
@@ -81,9 +95,16 @@ def joint_bayes_laplace(model: JointModel, x, w, z, omega=None, m: int = 1, eta:
     z, om = check_evidence(model, z, omega, m)
     x = np.asarray(x, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
+    prior_mass = _ttr.sequential_sum(w)
+    if z.shape[0] == 1 and m == 1 and om[0] == 1.0:
+        p = likelihoods_linear(model, x, z[0])
+        top = float(p.max())
+        if top >= LINEAR_MIN and math.isfinite(top):
+            post = w * (p / top)
+            mass = _ttr.sequential_sum(post)
+            return reduce_atoms(x, post, eta), Status.OK, math.log(top) + math.log(mass) - math.log(prior_mass)
     ell = log_likelihoods(model, x, z, om, m)
     top = float(ell.max())
-    prior_mass = _ttr.sequential_sum(w)
     if not math.isfinite(top):
         return reduce_atoms(x, w, eta), Status.FALLBACK, top
     with np.errstate(under="ignore"):

@@ -151,6 +151,43 @@ static void test_lift_points_are_the_outer_product(void)
     CHECK_NEAR(total, 1.0, TOL(1e-13, 1e-5));
 }
 
+static ux_real f_additive(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return a[0] / (ux_real)3.0 + (ux_real)25.0 * a[0] / ((ux_real)1.0 + a[0] * a[0]) + a[1];
+}
+
+/* The additive lift gives ux_lift_points' points bit for bit: rows that take the fast path, rows with
+ * underflowing weights (dropped point by point), and the same errors. */
+static void test_additive_lift_is_the_outer_product(void)
+{
+    static ux_real x1[32 * 32], w1[32 * 32], x2[32 * 32], w2[32 * 32];
+    ux_value a, b, huge, big;
+    const ux_value *in[2];
+    size_t n1 = 0, n2 = 0, i;
+    ux_sources_init(&src);
+    CHECK(ux_gaussian(&a, 0.3, 4, 32, &src) == UX_OK);
+    CHECK(ux_gaussian(&b, 0, 2, 32, &src) == UX_OK);
+    in[0] = &a;
+    in[1] = &b;
+    a.w[3] = (ux_real)TOL(1.5e-322, 4.2e-44); /* subnormal: the row's products with small noise weights underflow */
+    a.w[5] = 0;               /* a whole row of zero weights */
+    CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_OK);
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, &a, &b) == UX_OK);
+    CHECK(n1 == n2 && n1 < 32 * 32 - 32);
+    for (i = 0; i < n1 && i < n2; ++i)
+        CHECK(x1[i] == x2[i] && w1[i] == w2[i]);
+    CHECK(ux_lift_points_additive(x2, w2, &n2, NULL, NULL, &a, &b) == UX_ERR_ARG);
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, &a, &a) == UX_ERR_ARG); /* one input */
+    /* f(x, 0) ≈ x/3 plus a noise atom near the largest real overflows: refused like ux_lift_points. */
+    CHECK(ux_point(&huge, (ux_real)TOL(3e307, 3e38), 8, &src) == UX_OK);
+    CHECK(ux_point(&big, (ux_real)TOL(1.79e308, 3.3e38), 8, &src) == UX_OK);
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, &huge, &big) == UX_ERR_DOMAIN);
+    in[0] = &huge;
+    in[1] = &big;
+    CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_ERR_DOMAIN);
+}
+
 void suite_lift(void)
 {
     RUN(test_add_preserves_means);
@@ -162,4 +199,5 @@ void suite_lift(void)
     RUN(test_output_may_alias_an_input);
     RUN(test_three_inputs_and_explicit_eta);
     RUN(test_lift_points_are_the_outer_product);
+    RUN(test_additive_lift_is_the_outer_product);
 }

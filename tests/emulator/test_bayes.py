@@ -87,6 +87,41 @@ def test_sampler_and_kernel_paths_agree_roughly_on_gss():
     assert s.var() == pytest.approx(k.var(), rel=0.1)
 
 
+def test_one_point_seen_once_is_weighed_in_the_linear_domain():
+    """J = 1, ω = 1, m = 1: w_i·(p_i / max p) with p_i = e^{g(u_i)}/scale_i, then TTR — the rule written out
+    (docs/semantics.md), bit for bit, and its evidence log max p + log Σw' − log Σw."""
+    from uxemu import _ttr
+    from uxemu.value import normalise
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 2, 64)
+    w = rng.uniform(0.1, 1, 64) / 64
+    lik = KernelLikelihood("gaussian", lambda x: (0.0 * x, 0.8 * np.exp(x / 2)))  # SV's kernel
+    res = bayes_laplace((x, w), lik, 0.9, eta=8)
+    scale = 0.8 * np.exp(x / 2)
+    p = np.exp(-0.5 * (0.9 / scale) * (0.9 / scale) - 0.5 * np.log(2 * np.pi)) / scale
+    wp = w * (p / p.max())
+    px, pw = _ttr.ttr(x, wp, 3)
+    np.testing.assert_array_equal(res.posterior.x, px)
+    np.testing.assert_array_equal(res.posterior.w, normalise(pw))
+    assert res.log_evidence == np.log(p.max()) + np.log(_ttr.sequential_sum(wp)) - np.log(_ttr.sequential_sum(w))
+    # Seen twice (m = 2) the log-domain rule weighs: the same posterior to rounding, other bits.
+    twice = bayes_laplace((x, w), lik, 0.9, m=2, eta=8)
+    np.testing.assert_allclose(twice.log_likelihood, 2 * np.log(p), rtol=1e-12)
+
+
+def test_a_point_far_in_the_tails_is_weighed_in_the_log_domain():
+    """Every p_i underflows (the observation 50 noise sd beyond the last atom): not a fallback — the log domain still weighs, and
+    the posterior moves to the atoms nearest the observation as the exact one would."""
+    from uxemu.bayes import LINEAR_MIN
+    prior = ux.gaussian(0, 1, 64)
+    assert gauss_kernel(0.1).likelihood(prior.x, 8.0).max() < LINEAR_MIN
+    res = bayes_laplace(prior, gauss_kernel(0.1), 8.0, eta=8)
+    assert res.status == Status.OK
+    wp = prior.w * np.exp(res.log_likelihood - res.log_likelihood.max())
+    assert res.posterior.mean() == pytest.approx(float(np.sum(wp * prior.x) / np.sum(wp)), rel=1e-12)
+    assert res.posterior.mean() > prior.x[-2]
+
+
 def test_fallback_when_every_likelihood_is_zero():
     prior = ux.gaussian(0, 1, 16)
     lik = KernelLikelihood("uniform", lambda x: (x, 1.0 + 0 * x))

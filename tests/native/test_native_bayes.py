@@ -49,6 +49,22 @@ def test_bayes_laplace_random_cases(nat, rng, sid, path):
     assert Status.OK in statuses
 
 
+@pytest.mark.parametrize("sid", TWIN_IDS)
+def test_one_point_seen_once_matches(nat, rng, sid):
+    # The filter's case (J = 1, ω = 1, m = 1), weighed in the linear domain: ω given or not, observations
+    # from typical to far in the tails (there the log domain weighs).
+    model = systems.get(sid)
+    for case in range(40):
+        eta = int(rng.choice([2, 4, 8, 16, 32]))
+        x, w = random_prior(rng, sid, eta)
+        z, _, _ = random_evidence(rng, sid)
+        z = z[:1] * (1.0 if case % 4 else 30.0)
+        ref = ux.bayes_laplace((x, w), model.likelihood(eta, "kernel"), z[0], 1, eta=eta)
+        got, st = nat.bayes_laplace(sid, x, w, z, None if case % 2 else [1.0], 1, eta, "kernel")
+        assert st == int(ref.status), f"case {case}: status {st} vs {ref.status}"
+        assert_same_value(got, ref.posterior, what=f"system {sid} one point case {case}")
+
+
 @pytest.mark.parametrize("path", ["kernel", "sampler"])
 def test_fallback_matches(nat, path):
     # GSS sampler: an observation far beyond every predictive law has zero density everywhere. The

@@ -37,6 +37,14 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
 ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
                          const ux_value *const *in, unsigned k);
 
+/*
+ * ux_lift_points of f(a, noise) for an f whose second argument enters additively, f({a, w}) = f({a, 0}) + w
+ * bit for bit (ux_model_code.additive_noise): f is evaluated once per atom of a, and each point is that
+ * value plus the noise atom — the same points, weights and order as ux_lift_points(…, {a, noise}, 2).
+ */
+ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
+                                  const ux_value *a, const ux_value *noise);
+
 /* Per-operation arithmetic: the k = 1 and k = 2 lifts of the obvious functions, eta = 0 rule.
  * ux_mul(out, x, x) is the exact law of X²; ux_mul(out, x, y) with y computed from x is refused. */
 ux_status ux_add(ux_value *out, const ux_value *a, const ux_value *b, ux_workspace *ws);

@@ -57,9 +57,11 @@ typedef struct {
     /* Optional: fill ctx->step from ctx->params, k and u, once per step, for constants the functions
      * above would otherwise compute at every point. NULL when the model has none. */
     void (*prepare)(ux_model_ctx *ctx);
-    /* 1 when the process noise enters additively, transition({x, w}) = transition({x, 0}) + w for every x
-     * and w (tests check it on random points); 0 when it does not or is not known. With additive Gaussian
-     * process noise the filter reads its posterior density as the predictive mixture (ux_filter_pdf). */
+    /* 1 when the process noise enters additively, transition({x, w}) = transition({x, 0}) + w bit for bit
+     * for every finite x and w (w added last; tests check it on random points); 0 when it does not or is
+     * not known. The predict then evaluates transition({x, 0}) once per atom of x (ux_lift_points_additive),
+     * and with Gaussian process noise the filter reads its posterior density as the predictive mixture
+     * (ux_filter_pdf). */
     int additive_noise;
     /* Optional: `kernel` for all inner-noise atoms of one x at once (ux_kernel_row_fn; tests check it against
      * `kernel` bit for bit), for models whose kernel does costly work on x alone (cubic's exp(−x)). */

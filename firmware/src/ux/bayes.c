@@ -1,5 +1,7 @@
 /*
- * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, weights w·exp(ℓ − max ℓ), then TTR.
+ * BayesLaplace (docs/semantics.md): log-likelihood per hypothesis, weights w·exp(ℓ − max ℓ), then TTR;
+ * one evidence point seen once with a kernel likelihood (every filter step) in the linear domain,
+ * weights w·(p / max p), without a logarithm per hypothesis.
  * If no hypothesis survives, the result is the prior reduced with TTR and the status says so (the
  * dogmatic-prior fallback), so no NaN ever reaches a posterior.
  */
@@ -205,6 +207,40 @@ ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
 }
 
 
+/* The linear-domain likelihood of one evidence point seen once (docs/semantics.md, "BayesLaplace"):
+ * p_i = e^{g(u_i)}/scale_i without inner noise, Σ_j (ν_j·e^{g(u_ij)})/scale_ij with it (j order); a NaN
+ * p_i (a model that cannot be evaluated there) is 0. */
+static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px, size_t count, ux_real z,
+                                   ux_real *lik, ux_arena *arena)
+{
+    size_t i, j, J = obs->inner != NULL ? obs->inner->count : 1;
+    ux_real *loc = ux_arena_reals(arena, J), *scale = ux_arena_reals(arena, J);
+    if (loc == NULL || scale == NULL)
+        return UX_ERR_WORKSPACE;
+    for (i = 0; i < count; ++i) {
+        ux_real args[2], L = 0;
+        args[0] = px[i];
+        if (obs->inner == NULL) {
+            args[1] = UX_R(0.0);
+            obs->kernel(args, obs->ctx, &loc[0], &scale[0]);
+            L = UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[0]) / scale[0])) / scale[0];
+        } else {
+            if (obs->kernel_row != NULL) {
+                obs->kernel_row(px[i], obs->inner->x, J, obs->ctx, loc, scale);
+            } else {
+                for (j = 0; j < J; ++j) {
+                    args[1] = obs->inner->x[j];
+                    obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
+                }
+            }
+            for (j = 0; j < J; ++j)
+                L = L + obs->inner->w[j] * UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[j]) / scale[j])) / scale[j];
+        }
+        lik[i] = isnan(L) ? UX_R(0.0) : L;
+    }
+    return UX_OK;
+}
+
 ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
                              ux_real *ell, const ux_workspace *ws)
 {
@@ -223,6 +259,44 @@ ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_
         if (isnan(ell[i]))
             ell[i] = -UX_INF;
     return st;
+}
+
+/* One evidence point z seen once, weighed in the linear domain (docs/semantics.md, "BayesLaplace"):
+ * w'_i = w_i·(p_i / P), P = max p_i, zero weights dropped (order kept), TTR into out, and the evidence
+ * log P + log Σ w'_i − log Σ w_i. Returns UX_FALLBACK, having changed nothing but p, when P is below
+ * UX_LINEAR_MIN or not finite: the log domain decides then. p: room for count reals, reused as TTR's cells. */
+static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t count,
+                              ux_real z, unsigned eta, unsigned n, ux_sources *src, ux_real *p,
+                              const ux_workspace *rest, ux_real *log_evidence)
+{
+    ux_real top = 0, prior_mass = 0, mass = 0;
+    ux_arena arena;
+    size_t i, kept = 0;
+    ux_status st = ux_arena_open(&arena, rest);
+    if (st == UX_OK)
+        st = kernel_lik_linear(obs, px, count, z, p, &arena);
+    if (st != UX_OK)
+        return st;
+    for (i = 0; i < count; ++i) {
+        prior_mass += pw[i];
+        if (p[i] > top)
+            top = p[i];
+    }
+    if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
+        return UX_FALLBACK;
+    for (i = 0; i < count; ++i) {
+        ux_real wi = pw[i] * (p[i] / top);
+        mass += wi;
+        if (wi != 0) {
+            px[kept] = px[i];
+            pw[kept] = wi;
+            ++kept;
+        }
+    }
+    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, n, (uint8_t *)(void *)p), eta, ux_sources_fresh(src));
+    if (log_evidence != NULL)
+        *log_evidence = UX_LOG(top) + UX_LOG(mass) - UX_LOG(prior_mass);
+    return UX_OK;
 }
 
 ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
@@ -256,6 +330,11 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     if (ell == NULL)
         return UX_ERR_WORKSPACE;
     rest = ux_arena_rest(&arena);
+    if (obs->form == UX_LIK_KERNEL && ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
+        st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence);
+        if (st != UX_FALLBACK)
+            return st;
+    }
     st = ux_log_likelihoods(obs, px, prior_count, ev, ell, &rest); /* a NaN ℓ_i (impossible) is −∞ */
     if (st != UX_OK)
         return st;

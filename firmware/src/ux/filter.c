@@ -236,7 +236,9 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
         x = staged_x(f);
         w = staged_w(f);
     }
-    st = ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
+    st = f->model->code->additive_noise
+             ? ux_lift_points_additive(x, w, &count, f->model->code->transition, &ctx, in[0], in[1])
+             : ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
     if (st != UX_OK)
         return st;
     if (f->mode == UX_MODE_PAPER)

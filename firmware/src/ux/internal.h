@@ -44,9 +44,10 @@
 #define UX_COS cos
 #define UX_FABS fabs
 #define UX_EPS 2.220446049250313e-16
-/* The smallest likelihood a sum over inner-noise atoms is taken in the linear domain for (bayes.c,
- * docs/semantics.md "BayesLaplace"): far above the subnormals, so the terms that underflow to 0 (at most
- * UX_MAX_ETA of them, each below the smallest normal) change such a sum by less than 1e-30 of itself. */
+/* The smallest likelihood taken in the linear domain — a sum over inner-noise atoms, the largest
+ * likelihood of a point update (bayes.c, joint_bayes.c, docs/semantics.md "BayesLaplace"): far above the
+ * subnormals, so the terms that underflow to 0 (at most UX_MAX_ETA of them, each below the smallest normal)
+ * change such a sum by less than 1e-30 of itself. */
 #define UX_LINEAR_MIN 0x1p-900
 /* UX_EXP(v) is 0 for every v below −UX_EXP_ZERO (double: below −745.2; float: below −104), with a margin
  * that covers the rounding of the sums that bound such a v. */
@@ -57,6 +58,21 @@
 #define UX_INF ((ux_real)INFINITY)
 
 static inline int ux_finite(ux_real v) { return isfinite(v); }
+
+/* ux_std_logpdf, inline for the likelihood loops that call it once per point. */
+static inline ux_real ux_std_logpdf_inline(ux_law_kind family, ux_real t)
+{
+    switch (family) {
+    case UX_LAW_GAUSSIAN:
+        return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG(UX_R(2.0) * UX_PI); /* a constant: log √(2π) */
+    case UX_LAW_LAPLACE:
+        return -UX_FABS(t) - UX_LOG(UX_R(2.0));
+    case UX_LAW_UNIFORM:
+        return (t >= UX_R(-0.5) && t <= UX_R(0.5)) ? UX_R(0.0) : -UX_INF;
+    default:
+        return (ux_real)NAN;
+    }
+}
 
 /*
  * Carving a workspace: a bump allocator over a copy of the caller's block. Every function that needs

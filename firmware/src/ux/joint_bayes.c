@@ -49,6 +49,26 @@ static void log_likelihoods(const ux_joint_observation *obs, const ux_real *px, 
     }
 }
 
+/* One evidence point seen once (J = 1, ω = 1, m = 1), in the linear domain as the scalar update
+ * (docs/semantics.md, "BayesLaplace"): p_i = Π_c e^{g((z_c − loc_c) / scale_c)}/scale_c in index order,
+ * NaN → 0. */
+static void likelihoods_linear(const ux_joint_observation *obs, const ux_real *px, size_t count, unsigned dim,
+                               const ux_real *z, ux_real *lik)
+{
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS];
+    size_t i;
+    unsigned c;
+    for (i = 0; i < count; ++i) {
+        ux_real p = 0;
+        obs->kernel(px + i * dim, obs->ctx, loc, scale);
+        for (c = 0; c < obs->dim_obs; ++c) {
+            ux_real factor = UX_EXP(ux_std_logpdf_inline(obs->family, (z[c] - loc[c]) / scale[c])) / scale[c];
+            p = c == 0 ? factor : p * factor;
+        }
+        lik[i] = isnan(p) ? UX_R(0.0) : p;
+    }
+}
+
 ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
                                  size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
                                  uint64_t sources, ux_workspace *ws, ux_real *log_evidence)
@@ -71,6 +91,27 @@ ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs,
     if ((ell = ux_arena_reals(&arena, count)) == NULL)
         return UX_ERR_WORKSPACE;
     rest = ux_arena_rest(&arena);
+    if (ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
+        likelihoods_linear(obs, px, count, dim, ev->z, ell);
+        top = 0;
+        for (i = 0; i < count; ++i) {
+            prior_mass += pw[i];
+            if (ell[i] > top)
+                top = ell[i];
+        }
+        if (top >= UX_LINEAR_MIN && ux_finite(top)) {
+            for (i = 0; i < count; ++i) {
+                pw[i] = pw[i] * (ell[i] / top);
+                mass += pw[i];
+            }
+            if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, &rest)) != UX_OK)
+                return st;
+            if (log_evidence != NULL)
+                *log_evidence = UX_LOG(top) + UX_LOG(mass) - UX_LOG(prior_mass);
+            return UX_OK;
+        }
+        prior_mass = 0; /* out of the linear range: the log domain decides */
+    }
     log_likelihoods(obs, px, count, dim, ev, omega, ell);
 
     top = -UX_INF;

@@ -127,6 +127,64 @@ ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const v
     return evaluate(&d, f, ctx, k, x, w, count);
 }
 
+/* The smallest and largest of count values. */
+static void extremes(const ux_real *v, size_t count, ux_real *lo, ux_real *hi)
+{
+    size_t j;
+    *lo = *hi = v[0];
+    for (j = 1; j < count; ++j) {
+        *lo = v[j] < *lo ? v[j] : *lo;
+        *hi = v[j] > *hi ? v[j] : *hi;
+    }
+}
+
+ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
+                                  const ux_value *a, const ux_value *noise)
+{
+    const ux_value *in[2];
+    const ux_real *nx = noise != NULL ? noise->x : NULL, *nw = noise != NULL ? noise->w : NULL;
+    ux_real nx_lo, nx_hi, nw_lo, nw_hi;
+    distinct_inputs d;
+    ux_status st;
+    size_t r, j, kept = 0, J;
+    if (x == NULL || w == NULL || count == NULL || f == NULL)
+        return UX_ERR_ARG;
+    in[0] = a;
+    in[1] = noise;
+    st = collect(&d, in, 2);
+    if (st != UX_OK)
+        return st;
+    if (d.n != 2)
+        return UX_ERR_ARG;
+    J = noise->count;
+    extremes(nx, J, &nx_lo, &nx_hi);
+    extremes(nw, J, &nw_lo, &nw_hi);
+    for (r = 0; r < a->count; ++r) {
+        ux_real args[2], base, row_weight = a->w[r];
+        args[0] = a->x[r];
+        args[1] = UX_R(0.0);
+        base = f(args, ctx); /* f(a, w) = f(a, 0) + w: the part that depends on a alone, once per row */
+        /* Addition and a multiplication by a weight ≥ 0 are monotonic under rounding, so when the row's
+         * extreme points are finite and its smallest weight is positive, every point is kept as it is. */
+        if (ux_finite(base + nx_lo) && ux_finite(base + nx_hi) && row_weight >= 0 && nw_lo > 0 &&
+            row_weight * nw_lo > 0 && ux_finite(row_weight * nw_hi)) {
+            for (j = 0; j < J; ++j) {
+                x[kept + j] = base + nx[j];
+                w[kept + j] = row_weight * nw[j];
+            }
+            kept += J;
+            continue;
+        }
+        for (j = 0; j < J; ++j) {
+            st = keep_point(x, w, &kept, base + nx[j], row_weight * nw[j]);
+            if (st != UX_OK)
+                return st;
+        }
+    }
+    *count = kept;
+    return UX_OK;
+}
+
 ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
                   ux_workspace *ws)
 {

@@ -25,16 +25,17 @@ static const cell_sums EMPTY = {0, 0, UX_INF, -UX_INF};
 static void split_level(const ux_real *x, const ux_real *w, size_t count, uint8_t *cell, const ux_real *mean,
                         cell_sums *sums, unsigned cells)
 {
+    const ux_real *end = x + count;
     ux_real W = 0, S = 0;
     unsigned c, cur = 0;
-    size_t i;
     for (c = 0; c < 2 * cells; ++c)
         sums[c].W = sums[c].S = 0;
-    for (i = 0; i < count; ++i) {
-        unsigned parent = cell[i];
-        unsigned child = 2u * parent + (x[i] < mean[parent] ? 0u : 1u);
-        ux_real p = w[i] * x[i]; /* rounded before it is added: no multiply-add */
-        cell[i] = (uint8_t)child;
+    for (; x < end; ++x, ++w, ++cell) {
+        const ux_real xi = *x, wi = *w;
+        const unsigned parent = *cell;
+        const unsigned child = 2u * parent + (xi < mean[parent] ? 0u : 1u);
+        const ux_real p = wi * xi; /* rounded before it is added: no multiply-add */
+        *cell = (uint8_t)child;
         if (child != cur) {
             sums[cur].W = W;
             sums[cur].S = S;
@@ -42,7 +43,7 @@ static void split_level(const ux_real *x, const ux_real *w, size_t count, uint8_
             S = sums[child].S;
             cur = child;
         }
-        W = W + w[i];
+        W = W + wi;
         S = S + p;
     }
     sums[cur].W = W;
@@ -53,28 +54,36 @@ static void split_level(const ux_real *x, const ux_real *w, size_t count, uint8_
 static void last_level(const ux_real *x, const ux_real *w, size_t count, const uint8_t *cell, const ux_real *mean,
                        cell_sums *sums, unsigned cells)
 {
-    cell_sums run = EMPTY;
+    const ux_real *end = x + count;
+    ux_real W = 0, S = 0, lo = UX_INF, hi = -UX_INF;
     unsigned c, cur = 0;
-    size_t i;
     for (c = 0; c < 2 * cells; ++c)
         sums[c] = EMPTY;
-    for (i = 0; i < count; ++i) {
-        unsigned parent = cell != NULL ? cell[i] : 0u;
-        unsigned child = 2u * parent + (x[i] < mean[parent] ? 0u : 1u);
-        ux_real p = w[i] * x[i];
+    for (; x < end; ++x, ++w) {
+        const ux_real xi = *x, wi = *w;
+        const unsigned parent = cell != NULL ? *cell++ : 0u;
+        const unsigned child = 2u * parent + (xi < mean[parent] ? 0u : 1u);
+        const ux_real p = wi * xi;
         if (child != cur) {
-            sums[cur] = run;
-            run = sums[child];
+            sums[cur].W = W;
+            sums[cur].S = S;
+            sums[cur].lo = lo;
+            sums[cur].hi = hi;
+            W = sums[child].W;
+            S = sums[child].S;
+            lo = sums[child].lo;
+            hi = sums[child].hi;
             cur = child;
         }
-        run.W = run.W + w[i];
-        run.S = run.S + p;
-        if (x[i] < run.lo)
-            run.lo = x[i];
-        if (x[i] > run.hi)
-            run.hi = x[i];
+        W = W + wi;
+        S = S + p;
+        lo = xi < lo ? xi : lo;
+        hi = xi > hi ? xi : hi;
     }
-    sums[cur] = run;
+    sums[cur].W = W;
+    sums[cur].S = S;
+    sums[cur].lo = lo;
+    sums[cur].hi = hi;
 }
 
 size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell)
