@@ -109,6 +109,8 @@ class MCNative:
             "uxb_prop_arity": (C.c_uint, [P]),
             "uxb_prop_ux_workspace_bytes": (C.c_size_t, [P, C.c_uint]),
             "uxb_prop_ux": (C.c_int, [P, C.c_uint, PV, _Workspace]),
+            "uxb_prop_ux_every_point": (C.c_int, [P, C.c_uint, PV, _Workspace]),
+            "uxb_prop_additive": (C.c_uint, [P]),
             "uxb_prop_ux_repeat": (C.c_int, [P, C.c_uint, C.c_uint, PV, _Workspace]),
             "uxb_prop_mc": (C.c_int, [P, C.c_uint64, PD, C.c_size_t]),
             "uxb_w1_steps": (C.c_double, [PD, PD, C.c_size_t, PT]),
@@ -131,13 +133,19 @@ class MCNative:
             raise RuntimeError(f"{what} failed with status {st}")
 
     # -- the ux side -----------------------------------------------------------------------------
-    def ux(self, prob: Problem, eta: int):
-        """Atoms (x, w) of the ux propagation of `prob` at η."""
+    def ux(self, prob: Problem, eta: int, every_point: bool = False):
+        """Atoms (x, w) of the ux propagation of `prob` at η (every_point: the function evaluated at every
+        point even where it is lifted additively)."""
         p, out = prob.to_c(), _Value()
         ws = self._workspace(self.lib.uxb_prop_ux_workspace_bytes(C.byref(p), eta))
-        self._status(self.lib.uxb_prop_ux(C.byref(p), eta, C.byref(out), ws), "uxb_prop_ux")
+        fn = self.lib.uxb_prop_ux_every_point if every_point else self.lib.uxb_prop_ux
+        self._status(fn(C.byref(p), eta, C.byref(out), ws), "uxb_prop_ux")
         n = out.count
         return np.array(out.x[:n]), np.array(out.w[:n])
+
+    def additive(self, prob: Problem) -> bool:
+        """Whether the ux propagation lifts the problem's function additively (ux_lift_additive)."""
+        return bool(self.lib.uxb_prop_additive(C.byref(prob.to_c())))
 
     def _ux_call(self, prob: Problem, eta: int):
         """A timed call of `reps` back-to-back ux propagations: call(reps) -> ns."""

@@ -157,34 +157,58 @@ static ux_real f_additive(const ux_real *a, const void *ctx)
     return a[0] / (ux_real)3.0 + (ux_real)25.0 * a[0] / ((ux_real)1.0 + a[0] * a[0]) + a[1];
 }
 
-/* The additive lift gives ux_lift_points' points bit for bit: rows that take the fast path, rows with
- * underflowing weights (dropped point by point), and the same errors. */
+/* exp(−x)(1 + m) + h: additive in its third argument (the Beer–Lambert observation's form). */
+static ux_real f_additive3(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return (ux_real)exp(-(double)a[0]) * ((ux_real)1.0 + a[1]) + a[2];
+}
+
+/* The additive lifts give ux_lift_points' points and ux_lift's value bit for bit: rows that take the fast
+ * path, rows with underflowing weights (dropped point by point), three inputs, and the same errors. */
 static void test_additive_lift_is_the_outer_product(void)
 {
-    static ux_real x1[32 * 32], w1[32 * 32], x2[32 * 32], w2[32 * 32];
-    ux_value a, b, huge, big;
-    const ux_value *in[2];
+    static ux_real x1[16 * 16 * 16], w1[16 * 16 * 16], x2[16 * 16 * 16], w2[16 * 16 * 16];
+    ux_value a, b, c, huge, big, v1, v2;
+    const ux_value *in[3];
     size_t n1 = 0, n2 = 0, i;
     ux_sources_init(&src);
     CHECK(ux_gaussian(&a, 0.3, 4, 32, &src) == UX_OK);
     CHECK(ux_gaussian(&b, 0, 2, 32, &src) == UX_OK);
+    CHECK(ux_laplace(&c, 0, 0.1, 16, &src) == UX_OK);
     in[0] = &a;
     in[1] = &b;
+    in[2] = &c;
     a.w[3] = (ux_real)TOL(1.5e-322, 4.2e-44); /* subnormal: the row's products with small noise weights underflow */
-    a.w[5] = 0;               /* a whole row of zero weights */
+    a.w[5] = 0;                               /* a whole row of zero weights */
     CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_OK);
-    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, &a, &b) == UX_OK);
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, in, 2) == UX_OK);
     CHECK(n1 == n2 && n1 < 32 * 32 - 32);
     for (i = 0; i < n1 && i < n2; ++i)
         CHECK(x1[i] == x2[i] && w1[i] == w2[i]);
-    CHECK(ux_lift_points_additive(x2, w2, &n2, NULL, NULL, &a, &b) == UX_ERR_ARG);
-    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, &a, &a) == UX_ERR_ARG); /* one input */
+    CHECK(ux_lift(&v1, f_additive, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
+    CHECK(ux_lift_additive(&v2, f_additive, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
+    CHECK(v1.count == v2.count && memcmp(v1.x, v2.x, v1.count * sizeof(ux_real)) == 0 &&
+          memcmp(v1.w, v2.w, v1.count * sizeof(ux_real)) == 0);
+    /* three inputs, additive in the last: f once per (x, m) row */
+    CHECK(ux_gaussian(&a, 0.3, 0.5, 16, &src) == UX_OK);
+    CHECK(ux_gaussian(&b, 0, 0.2, 16, &src) == UX_OK);
+    CHECK(ux_lift_points(x1, w1, &n1, f_additive3, NULL, in, 3) == UX_OK);
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive3, NULL, in, 3) == UX_OK);
+    CHECK(n1 == n2 && n1 == 16 * 16 * 16);
+    for (i = 0; i < n1 && i < n2; ++i)
+        CHECK(x1[i] == x2[i] && w1[i] == w2[i]);
+    /* refused: no f, the last input also used elsewhere, a single input */
+    CHECK(ux_lift_points_additive(x2, w2, &n2, NULL, NULL, in, 2) == UX_ERR_ARG);
+    in[2] = &a;
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive3, NULL, in, 3) == UX_ERR_ARG);
+    CHECK(ux_lift_additive(&v2, f_additive, NULL, in, 1, 8, &ux_test_ws) == UX_ERR_ARG);
     /* f(x, 0) ≈ x/3 plus a noise atom near the largest real overflows: refused like ux_lift_points. */
     CHECK(ux_point(&huge, (ux_real)TOL(3e307, 3e38), 8, &src) == UX_OK);
     CHECK(ux_point(&big, (ux_real)TOL(1.79e308, 3.3e38), 8, &src) == UX_OK);
-    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, &huge, &big) == UX_ERR_DOMAIN);
     in[0] = &huge;
     in[1] = &big;
+    CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, in, 2) == UX_ERR_DOMAIN);
     CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_ERR_DOMAIN);
 }
 

@@ -136,6 +136,19 @@ def test_ux_propagation_is_the_lift_of_the_model_function(mc, key, index):
     np.testing.assert_allclose(w, ref.w, rtol=1e-12)
 
 
+@pytest.mark.parametrize("key, index", CASES)
+def test_additive_propagation_is_the_lift_at_every_point_bit_for_bit(mc, key, index):
+    # Five of the six functions add their last input last and are lifted once per row of the others;
+    # the result must be the lift at every point, bit for bit, at every η.
+    p = propagation_models.MODELS[key].configs[index].problem
+    assert mc.additive(p) == (key != "sv_observation")
+    for eta in (2, 8, 16):
+        x, w = mc.ux(p, eta)
+        xe, we = mc.ux(p, eta, every_point=True)
+        np.testing.assert_array_equal(x, xe)
+        np.testing.assert_array_equal(w, we)
+
+
 def reference_law(law):
     kind, a, b = law
     return {"gaussian": Normal, "laplace": Laplace, "uniform": Uniform}[kind](a, b)

@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
     ux_fn f;
     unsigned arity;
+    int additive; /* f adds its last argument last: lifted with ux_lift_additive */
     ux_real params[UX_MODEL_MAX_PARAMS];
     prop_ctx ctx;
 } bound;
@@ -51,17 +52,20 @@ static ux_status bind(const uxb_prop *p, bound *b)
     case UXB_PROP_CUBIC_TRANSITION:
         b->f = m->code->transition;
         b->arity = 2;
+        b->additive = m->code->additive_noise; /* the model's own declaration */
         break;
-    case UXB_PROP_SV_OBSERVATION:
-    case UXB_PROP_GSS_OBSERVATION:
+    case UXB_PROP_SV_OBSERVATION: /* ε·exp(x/2): not additive */
+    case UXB_PROP_GSS_OBSERVATION: /* x²/20 + ν: ν added last */
         b->f = m->code->sampler;
         b->arity = 2;
+        b->additive = p->model == UXB_PROP_GSS_OBSERVATION;
         break;
-    default: /* UXB_PROP_BL_OBSERVATION */
+    default: /* UXB_PROP_BL_OBSERVATION: g + h, h added last */
         if (m->code->kernel == NULL)
             return UX_ERR_ARG;
         b->f = bl_observation;
         b->arity = 3;
+        b->additive = 1;
         break;
     }
     memcpy(b->params, p->params, sizeof b->params);
@@ -87,7 +91,15 @@ size_t uxb_prop_ux_workspace_bytes(const uxb_prop *p, unsigned eta)
     return UX_LIFT_WORKSPACE_BYTES(points);
 }
 
-ux_status uxb_prop_ux(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)
+unsigned uxb_prop_additive(const uxb_prop *p)
+{
+    bound b;
+    return bind(p, &b) == UX_OK ? (unsigned)b.additive : 0u;
+}
+
+/* The ux propagation, the function lifted additively where it allows (every_point = 0) or at every
+ * point (every_point = 1). */
+static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws, int every_point)
 {
     bound b;
     ux_sources src;
@@ -108,7 +120,18 @@ ux_status uxb_prop_ux(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspa
             return st;
         ptr[i] = &in[i];
     }
-    return ux_lift(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
+    return b.additive && !every_point ? ux_lift_additive(out, b.f, &b.ctx, ptr, b.arity, eta, &ws)
+                                      : ux_lift(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
+}
+
+ux_status uxb_prop_ux(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)
+{
+    return propagate(p, eta, out, ws, 0);
+}
+
+ux_status uxb_prop_ux_every_point(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)
+{
+    return propagate(p, eta, out, ws, 1);
 }
 
 ux_status uxb_prop_ux_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws)

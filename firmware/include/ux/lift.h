@@ -38,12 +38,17 @@ ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const v
                          const ux_value *const *in, unsigned k);
 
 /*
- * ux_lift_points of f(a, noise) for an f whose second argument enters additively, f({a, w}) = f({a, 0}) + w
- * bit for bit (ux_model_code.additive_noise): f is evaluated once per atom of a, and each point is that
- * value plus the noise atom — the same points, weights and order as ux_lift_points(…, {a, noise}, 2).
+ * ux_lift and ux_lift_points for an f whose last argument enters additively, f(…, v) = f(…, 0) + v bit for
+ * bit (true whenever v is added last: `… + a[k−1]`; ux_model_code.additive_noise declares it of a
+ * transition), the last argument an input of its own that no other argument uses (else UX_ERR_ARG): f is
+ * evaluated once per row of the other inputs' atoms, and each point is that value plus an atom of the last
+ * input — the same points, weights and order as ux_lift / ux_lift_points, so the same result, at the cost
+ * of additions for all but one point per row.
  */
+ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
+                           unsigned eta, ux_workspace *ws);
 ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                                  const ux_value *a, const ux_value *noise);
+                                  const ux_value *const *in, unsigned k);
 
 /* Per-operation arithmetic: the k = 1 and k = 2 lifts of the obvious functions, eta = 0 rule.
  * ux_mul(out, x, x) is the exact law of X²; ux_mul(out, x, y) with y computed from x is refused. */

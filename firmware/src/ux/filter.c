@@ -237,7 +237,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
         w = staged_w(f);
     }
     st = f->model->code->additive_noise
-             ? ux_lift_points_additive(x, w, &count, f->model->code->transition, &ctx, in[0], in[1])
+             ? ux_lift_points_additive(x, w, &count, f->model->code->transition, &ctx, in, 2)
              : ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
     if (st != UX_OK)
         return st;

@@ -64,22 +64,77 @@ static ux_status keep_point(ux_real *x, ux_real *w, size_t *kept, ux_real value,
     return UX_OK;
 }
 
+/* The smallest and largest of count values. */
+static void extremes(const ux_real *v, size_t count, ux_real *lo, ux_real *hi)
+{
+    size_t j;
+    *lo = *hi = v[0];
+    for (j = 1; j < count; ++j) {
+        *lo = v[j] < *lo ? v[j] : *lo;
+        *hi = v[j] > *hi ? v[j] : *hi;
+    }
+}
+
+/* One row of an additive lift: the points base + last->x[j] with weights row_weight·last->w[j], kept by
+ * keep_point's rule. Addition and a multiplication by a weight ≥ 0 are monotonic under rounding, so when
+ * the row's extreme points are finite and its smallest weight is positive (lim: the last input's extreme
+ * positions and weights) every point is kept as it is, without a test per point. */
+static UX_ALWAYS_INLINE ux_status additive_row(ux_real *x, ux_real *w, size_t *kept, ux_real base, ux_real row_weight,
+                              const ux_value *last, const ux_real lim[4])
+{
+    size_t j, J = last->count;
+    if (ux_finite(base + lim[0]) && ux_finite(base + lim[1]) && row_weight >= 0 && lim[2] > 0 &&
+        row_weight * lim[2] > 0 && ux_finite(row_weight * lim[3])) {
+        ux_real *xo = x + *kept, *wo = w + *kept;
+        for (j = 0; j < J; ++j) {
+            xo[j] = base + last->x[j];
+            wo[j] = row_weight * last->w[j];
+        }
+        *kept += J;
+        return UX_OK;
+    }
+    for (j = 0; j < J; ++j) {
+        ux_status st = keep_point(x, w, kept, base + last->x[j], row_weight * last->w[j]);
+        if (st != UX_OK)
+            return st;
+    }
+    return UX_OK;
+}
+
 /* Evaluate f on every point of the outer product (first input varying slowest) into (x, w), the points
  * of zero weight left out (*count: how many are kept): rows of the last input's atoms, the other inputs
- * fixed per row and advanced like an odometer. */
+ * fixed per row and advanced like an odometer. additive: f(…, v) = f(…, 0) + v bit for bit in the last
+ * input, which no other argument uses; f is then evaluated once per row. */
 static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w,
-                          size_t *count)
+                          size_t *count, int additive)
 {
     uint32_t idx[UX_MAX_ARGS] = {0};
-    ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS];
+    ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS], lim[4] = {0, 0, 0, 0};
     const ux_value *last = d->v[d->n - 1];
     size_t rows = d->points / last->count, r;
     unsigned i, a, j;
     ux_status st = UX_OK;
     *count = 0;
-    if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
-        /* f(a, b) of two distinct inputs (the filter's predict): the loop below with its odometer and
-         * argument gathering spelled out, the same points and weights in the same order. */
+    if (additive) {
+        for (a = 0; a + 1 < k; ++a)
+            if (d->where[a] == d->n - 1)
+                return UX_ERR_ARG;
+        if (d->n < 2 || d->where[k - 1] != d->n - 1)
+            return UX_ERR_ARG; /* the last argument must be an input of its own */
+        extremes(last->x, last->count, &lim[0], &lim[1]);
+        extremes(last->w, last->count, &lim[2], &lim[3]);
+        if (k == 2) { /* f(a, v) (the filter's predict): the rows below without the odometer */
+            const ux_value *first = d->v[0];
+            args[1] = UX_R(0.0);
+            for (r = 0; r < rows && st == UX_OK; ++r) {
+                args[0] = first->x[r];
+                st = additive_row(x, w, count, f(args, ctx), first->w[r], last, lim);
+            }
+            return st;
+        }
+    } else if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
+        /* f(a, b) of two distinct inputs: the loop below with its odometer and argument gathering spelled
+         * out, the same points and weights in the same order. */
         const ux_value *first = d->v[0];
         for (r = 0; r < rows && st == UX_OK; ++r) {
             ux_real row_weight = first->w[r];
@@ -97,13 +152,22 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
             atom[i] = d->v[i]->x[idx[i]];
             row_weight = i == 0 ? d->v[0]->w[idx[0]] : row_weight * d->v[i]->w[idx[i]]; /* left to right */
         }
-        for (j = 0; j < last->count; ++j) {
-            atom[d->n - 1] = last->x[j];
+        if (additive) {
+            atom[d->n - 1] = UX_R(0.0);
             for (a = 0; a < k; ++a)
                 args[a] = atom[d->where[a]];
-            st = keep_point(x, w, count, f(args, ctx), d->n == 1 ? last->w[j] : row_weight * last->w[j]);
+            st = additive_row(x, w, count, f(args, ctx), row_weight, last, lim);
             if (st != UX_OK)
                 return st;
+        } else {
+            for (j = 0; j < last->count; ++j) {
+                atom[d->n - 1] = last->x[j];
+                for (a = 0; a < k; ++a)
+                    args[a] = atom[d->where[a]];
+                st = keep_point(x, w, count, f(args, ctx), d->n == 1 ? last->w[j] : row_weight * last->w[j]);
+                if (st != UX_OK)
+                    return st;
+            }
         }
         for (i = d->n - 1; i-- > 0;) {
             if (++idx[i] < d->v[i]->count)
@@ -114,8 +178,8 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
     return UX_OK;
 }
 
-ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                         const ux_value *const *in, unsigned k)
+static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
+                             const ux_value *const *in, unsigned k, int additive)
 {
     distinct_inputs d;
     ux_status st;
@@ -124,69 +188,23 @@ ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const v
     st = collect(&d, in, k);
     if (st != UX_OK)
         return st;
-    return evaluate(&d, f, ctx, k, x, w, count);
+    return evaluate(&d, f, ctx, k, x, w, count, additive);
 }
 
-/* The smallest and largest of count values. */
-static void extremes(const ux_real *v, size_t count, ux_real *lo, ux_real *hi)
+ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
+                         const ux_value *const *in, unsigned k)
 {
-    size_t j;
-    *lo = *hi = v[0];
-    for (j = 1; j < count; ++j) {
-        *lo = v[j] < *lo ? v[j] : *lo;
-        *hi = v[j] > *hi ? v[j] : *hi;
-    }
+    return lift_points(x, w, count, f, ctx, in, k, 0);
 }
 
 ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                                  const ux_value *a, const ux_value *noise)
+                                  const ux_value *const *in, unsigned k)
 {
-    const ux_value *in[2];
-    const ux_real *nx = noise != NULL ? noise->x : NULL, *nw = noise != NULL ? noise->w : NULL;
-    ux_real nx_lo, nx_hi, nw_lo, nw_hi;
-    distinct_inputs d;
-    ux_status st;
-    size_t r, j, kept = 0, J;
-    if (x == NULL || w == NULL || count == NULL || f == NULL)
-        return UX_ERR_ARG;
-    in[0] = a;
-    in[1] = noise;
-    st = collect(&d, in, 2);
-    if (st != UX_OK)
-        return st;
-    if (d.n != 2)
-        return UX_ERR_ARG;
-    J = noise->count;
-    extremes(nx, J, &nx_lo, &nx_hi);
-    extremes(nw, J, &nw_lo, &nw_hi);
-    for (r = 0; r < a->count; ++r) {
-        ux_real args[2], base, row_weight = a->w[r];
-        args[0] = a->x[r];
-        args[1] = UX_R(0.0);
-        base = f(args, ctx); /* f(a, w) = f(a, 0) + w: the part that depends on a alone, once per row */
-        /* Addition and a multiplication by a weight ≥ 0 are monotonic under rounding, so when the row's
-         * extreme points are finite and its smallest weight is positive, every point is kept as it is. */
-        if (ux_finite(base + nx_lo) && ux_finite(base + nx_hi) && row_weight >= 0 && nw_lo > 0 &&
-            row_weight * nw_lo > 0 && ux_finite(row_weight * nw_hi)) {
-            for (j = 0; j < J; ++j) {
-                x[kept + j] = base + nx[j];
-                w[kept + j] = row_weight * nw[j];
-            }
-            kept += J;
-            continue;
-        }
-        for (j = 0; j < J; ++j) {
-            st = keep_point(x, w, &kept, base + nx[j], row_weight * nw[j]);
-            if (st != UX_OK)
-                return st;
-        }
-    }
-    *count = kept;
-    return UX_OK;
+    return lift_points(x, w, count, f, ctx, in, k, 1);
 }
 
-ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
-                  ux_workspace *ws)
+static ux_status lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
+                      ux_workspace *ws, int additive)
 {
     distinct_inputs d;
     ux_arena arena;
@@ -211,10 +229,22 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
     w = ux_arena_reals(&arena, d.points);
     if (x == NULL || w == NULL)
         return UX_ERR_WORKSPACE;
-    st = evaluate(&d, f, ctx, k, x, w, &count);
+    st = evaluate(&d, f, ctx, k, x, w, &count, additive);
     if (st != UX_OK)
         return st;
     rest = ux_arena_rest(&arena);
     /* ux_reduce writes `out` only after the inputs are fully read, so `out` may alias an input. */
     return ux_reduce(out, x, w, count, eta, d.sources, &rest);
+}
+
+ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
+                  ux_workspace *ws)
+{
+    return lift(out, f, ctx, in, k, eta, ws, 0);
+}
+
+ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
+                           unsigned eta, ux_workspace *ws)
+{
+    return lift(out, f, ctx, in, k, eta, ws, 1);
 }
