@@ -110,7 +110,7 @@ class MCNative:
             "uxb_prop_ux_workspace_bytes": (C.c_size_t, [P, C.c_uint]),
             "uxb_prop_ux": (C.c_int, [P, C.c_uint, PV, _Workspace]),
             "uxb_prop_ux_every_point": (C.c_int, [P, C.c_uint, PV, _Workspace]),
-            "uxb_prop_additive": (C.c_uint, [P]),
+            "uxb_prop_lift_form": (C.c_int, [P]),
             "uxb_prop_ux_repeat": (C.c_int, [P, C.c_uint, C.c_uint, PV, _Workspace]),
             "uxb_prop_mc": (C.c_int, [P, C.c_uint64, PD, C.c_size_t]),
             "uxb_w1_steps": (C.c_double, [PD, PD, C.c_size_t, PT]),
@@ -143,9 +143,11 @@ class MCNative:
         n = out.count
         return np.array(out.x[:n]), np.array(out.w[:n])
 
-    def additive(self, prob: Problem) -> bool:
-        """Whether the ux propagation lifts the problem's function additively (ux_lift_additive)."""
-        return bool(self.lib.uxb_prop_additive(C.byref(prob.to_c())))
+    LIFT_FORMS = ("every point", "additive", "multiplicative")  # uxb_lift_form, in its order
+
+    def lift_form(self, prob: Problem) -> str:
+        """How the ux propagation lifts the problem's function (uxb_prop_lift_form)."""
+        return self.LIFT_FORMS[self.lib.uxb_prop_lift_form(C.byref(prob.to_c()))]
 
     def _ux_call(self, prob: Problem, eta: int):
         """A timed call of `reps` back-to-back ux propagations: call(reps) -> ns."""

@@ -164,6 +164,13 @@ static ux_real f_additive3(const ux_real *a, const void *ctx)
     return (ux_real)exp(-(double)a[0]) * ((ux_real)1.0 + a[1]) + a[2];
 }
 
+/* ε·exp(x/2): multiplicative in its second argument (the stochastic-volatility observation's form). */
+static ux_real f_scaled(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return a[1] * (ux_real)exp((double)a[0] / 2.0);
+}
+
 /* The additive lifts give ux_lift_points' points and ux_lift's value bit for bit: rows that take the fast
  * path, rows with underflowing weights (dropped point by point), three inputs, and the same errors. */
 static void test_additive_lift_is_the_outer_product(void)
@@ -198,6 +205,15 @@ static void test_additive_lift_is_the_outer_product(void)
     CHECK(n1 == n2 && n1 == 16 * 16 * 16);
     for (i = 0; i < n1 && i < n2; ++i)
         CHECK(x1[i] == x2[i] && w1[i] == w2[i]);
+    /* multiplicative: f(x, 1)·ε, the same value as the lift at every point, at two sizes */
+    CHECK(ux_lift(&v1, f_scaled, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
+    CHECK(ux_lift_multiplicative(&v2, f_scaled, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
+    CHECK(v1.count == v2.count && memcmp(v1.x, v2.x, v1.count * sizeof(ux_real)) == 0 &&
+          memcmp(v1.w, v2.w, v1.count * sizeof(ux_real)) == 0);
+    CHECK(ux_lift(&v1, f_scaled, NULL, in, 2, 16, &ux_test_ws) == UX_OK);
+    CHECK(ux_lift_multiplicative(&v2, f_scaled, NULL, in, 2, 16, &ux_test_ws) == UX_OK);
+    CHECK(v1.count == v2.count && memcmp(v1.x, v2.x, v1.count * sizeof(ux_real)) == 0 &&
+          memcmp(v1.w, v2.w, v1.count * sizeof(ux_real)) == 0);
     /* refused: no f, the last input also used elsewhere, a single input */
     CHECK(ux_lift_points_additive(x2, w2, &n2, NULL, NULL, in, 2) == UX_ERR_ARG);
     in[2] = &a;
@@ -210,6 +226,7 @@ static void test_additive_lift_is_the_outer_product(void)
     in[1] = &big;
     CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, in, 2) == UX_ERR_DOMAIN);
     CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_ERR_DOMAIN);
+    CHECK(ux_lift_multiplicative(&v2, f_scaled, NULL, in, 2, 8, &ux_test_ws) == UX_ERR_DOMAIN); /* 1.79e308·e^huge */
 }
 
 void suite_lift(void)

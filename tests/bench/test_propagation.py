@@ -137,11 +137,11 @@ def test_ux_propagation_is_the_lift_of_the_model_function(mc, key, index):
 
 
 @pytest.mark.parametrize("key, index", CASES)
-def test_additive_propagation_is_the_lift_at_every_point_bit_for_bit(mc, key, index):
-    # Five of the six functions add their last input last and are lifted once per row of the others;
-    # the result must be the lift at every point, bit for bit, at every η.
+def test_row_lifted_propagation_is_the_lift_at_every_point_bit_for_bit(mc, key, index):
+    # Five of the six functions add their last input last, SV's observation multiplies it; each is lifted
+    # once per row of the other inputs, and the result must be the lift at every point, bit for bit.
     p = propagation_models.MODELS[key].configs[index].problem
-    assert mc.additive(p) == (key != "sv_observation")
+    assert mc.lift_form(p) == ("multiplicative" if key == "sv_observation" else "additive")
     for eta in (2, 8, 16):
         x, w = mc.ux(p, eta)
         xe, we = mc.ux(p, eta, every_point=True)

@@ -21,7 +21,7 @@ typedef struct {
 typedef struct {
     ux_fn f;
     unsigned arity;
-    int additive; /* f adds its last argument last: lifted with ux_lift_additive */
+    uxb_lift_form form; /* how its last argument enters f, hence the lift used */
     ux_real params[UX_MODEL_MAX_PARAMS];
     prop_ctx ctx;
 } bound;
@@ -52,20 +52,20 @@ static ux_status bind(const uxb_prop *p, bound *b)
     case UXB_PROP_CUBIC_TRANSITION:
         b->f = m->code->transition;
         b->arity = 2;
-        b->additive = m->code->additive_noise; /* the model's own declaration */
+        b->form = m->code->additive_noise ? UXB_LIFT_ADDITIVE : UXB_LIFT_EVERY_POINT; /* the model's declaration */
         break;
-    case UXB_PROP_SV_OBSERVATION: /* ε·exp(x/2): not additive */
+    case UXB_PROP_SV_OBSERVATION: /* ε·exp(x/2): ε multiplies last */
     case UXB_PROP_GSS_OBSERVATION: /* x²/20 + ν: ν added last */
         b->f = m->code->sampler;
         b->arity = 2;
-        b->additive = p->model == UXB_PROP_GSS_OBSERVATION;
+        b->form = p->model == UXB_PROP_GSS_OBSERVATION ? UXB_LIFT_ADDITIVE : UXB_LIFT_MULTIPLICATIVE;
         break;
     default: /* UXB_PROP_BL_OBSERVATION: g + h, h added last */
         if (m->code->kernel == NULL)
             return UX_ERR_ARG;
         b->f = bl_observation;
         b->arity = 3;
-        b->additive = 1;
+        b->form = UXB_LIFT_ADDITIVE;
         break;
     }
     memcpy(b->params, p->params, sizeof b->params);
@@ -91,14 +91,13 @@ size_t uxb_prop_ux_workspace_bytes(const uxb_prop *p, unsigned eta)
     return UX_LIFT_WORKSPACE_BYTES(points);
 }
 
-unsigned uxb_prop_additive(const uxb_prop *p)
+uxb_lift_form uxb_prop_lift_form(const uxb_prop *p)
 {
     bound b;
-    return bind(p, &b) == UX_OK ? (unsigned)b.additive : 0u;
+    return bind(p, &b) == UX_OK ? b.form : UXB_LIFT_EVERY_POINT;
 }
 
-/* The ux propagation, the function lifted additively where it allows (every_point = 0) or at every
- * point (every_point = 1). */
+/* The ux propagation, the function lifted by its form (every_point = 0) or at every point (1). */
 static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws, int every_point)
 {
     bound b;
@@ -120,8 +119,10 @@ static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_wo
             return st;
         ptr[i] = &in[i];
     }
-    return b.additive && !every_point ? ux_lift_additive(out, b.f, &b.ctx, ptr, b.arity, eta, &ws)
-                                      : ux_lift(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
+    if (every_point || b.form == UXB_LIFT_EVERY_POINT)
+        return ux_lift(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
+    return b.form == UXB_LIFT_ADDITIVE ? ux_lift_additive(out, b.f, &b.ctx, ptr, b.arity, eta, &ws)
+                                       : ux_lift_multiplicative(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
 }
 
 ux_status uxb_prop_ux(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)

@@ -50,6 +50,11 @@ ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_val
 ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
                                   const ux_value *const *in, unsigned k);
 
+/* ux_lift for an f whose last argument multiplies last, f(…, v) = f(…, 1)·v bit for bit (a multiplicative
+ * noise: SV's observation ε·exp(x/2)), with the same conditions and the same result as ux_lift_additive. */
+ux_status ux_lift_multiplicative(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
+                                 unsigned eta, ux_workspace *ws);
+
 /* Per-operation arithmetic: the k = 1 and k = 2 lifts of the obvious functions, eta = 0 rule.
  * ux_mul(out, x, x) is the exact law of X²; ux_mul(out, x, y) with y computed from x is refused. */
 ux_status ux_add(ux_value *out, const ux_value *a, const ux_value *b, ux_workspace *ws);

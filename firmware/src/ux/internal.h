@@ -124,6 +124,11 @@ ux_real ux_logsumexp(const ux_real *a, size_t count);
  * its weights to omega (1/J each when the caller gave none). Shared with the host-only baselines. */
 ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);
 
+
+/* ux_reduce of points already known to be finite with weights > 0 (a lift's): without its ux_compact pass. */
+ux_status ux_reduce_valid(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,
+                          ux_workspace *ws);
+
 /* ℓ_i = m Σ_k ω_k log p(z_k | x_i) for `count` points, as BayesLaplace weighs them (a NaN is −∞).
  * Workspace: the likelihood form's scratch (UX_BAYES_*_WORKSPACE_BYTES without the ℓ array). */
 ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,

@@ -75,26 +75,37 @@ static void extremes(const ux_real *v, size_t count, ux_real *lo, ux_real *hi)
     }
 }
 
-/* One row of an additive lift: the points base + last->x[j] with weights row_weight·last->w[j], kept by
- * keep_point's rule. Addition and a multiplication by a weight ≥ 0 are monotonic under rounding, so when
- * the row's extreme points are finite and its smallest weight is positive (lim: the last input's extreme
- * positions and weights) every point is kept as it is, without a test per point. */
-static UX_ALWAYS_INLINE ux_status additive_row(ux_real *x, ux_real *w, size_t *kept, ux_real base, ux_real row_weight,
-                              const ux_value *last, const ux_real lim[4])
+/* How the last input enters f: at every point (f evaluated there), or added or multiplied last, f(…, v) =
+ * f(…, 0) + v or f(…, 1)·v bit for bit, so that f is evaluated once per row of the other inputs. */
+typedef enum { EVERY_POINT = 0, ADDS = 1, SCALES = 2 } last_form;
+
+/* One row of a lift whose last input adds or scales: the points base + v_j or base·v_j with weights
+ * row_weight·w_j (v_j, w_j the last input's atoms), kept by keep_point's rule. Addition of base,
+ * multiplication by base and multiplication by a weight ≥ 0 are monotonic under rounding, so when the
+ * points at the last input's extreme positions are finite and the row's smallest weight is positive (lim:
+ * those extremes and the extreme weights), every point is kept as it is, without a test per point. */
+static UX_ALWAYS_INLINE ux_status last_row(ux_real *x, ux_real *w, size_t *kept, ux_real base, ux_real row_weight,
+                                           const ux_value *last, const ux_real lim[4], last_form form)
 {
     size_t j, J = last->count;
-    if (ux_finite(base + lim[0]) && ux_finite(base + lim[1]) && row_weight >= 0 && lim[2] > 0 &&
-        row_weight * lim[2] > 0 && ux_finite(row_weight * lim[3])) {
+    ux_real lo = form == ADDS ? base + lim[0] : base * lim[0], hi = form == ADDS ? base + lim[1] : base * lim[1];
+    if (ux_finite(lo) && ux_finite(hi) && row_weight >= 0 && lim[2] > 0 && row_weight * lim[2] > 0 &&
+        ux_finite(row_weight * lim[3])) {
         ux_real *xo = x + *kept, *wo = w + *kept;
-        for (j = 0; j < J; ++j) {
-            xo[j] = base + last->x[j];
+        if (form == ADDS)
+            for (j = 0; j < J; ++j)
+                xo[j] = base + last->x[j];
+        else
+            for (j = 0; j < J; ++j)
+                xo[j] = base * last->x[j];
+        for (j = 0; j < J; ++j)
             wo[j] = row_weight * last->w[j];
-        }
         *kept += J;
         return UX_OK;
     }
     for (j = 0; j < J; ++j) {
-        ux_status st = keep_point(x, w, kept, base + last->x[j], row_weight * last->w[j]);
+        ux_real v = form == ADDS ? base + last->x[j] : base * last->x[j];
+        ux_status st = keep_point(x, w, kept, v, row_weight * last->w[j]);
         if (st != UX_OK)
             return st;
     }
@@ -103,19 +114,20 @@ static UX_ALWAYS_INLINE ux_status additive_row(ux_real *x, ux_real *w, size_t *k
 
 /* Evaluate f on every point of the outer product (first input varying slowest) into (x, w), the points
  * of zero weight left out (*count: how many are kept): rows of the last input's atoms, the other inputs
- * fixed per row and advanced like an odometer. additive: f(…, v) = f(…, 0) + v bit for bit in the last
- * input, which no other argument uses; f is then evaluated once per row. */
+ * fixed per row and advanced like an odometer. With the last input added or multiplied last (form), which
+ * no other argument may use, f is evaluated once per row at 0 or 1 in its place. */
 static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w,
-                          size_t *count, int additive)
+                          size_t *count, last_form form)
 {
     uint32_t idx[UX_MAX_ARGS] = {0};
     ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS], lim[4] = {0, 0, 0, 0};
     const ux_value *last = d->v[d->n - 1];
+    const ux_real neutral = form == ADDS ? UX_R(0.0) : UX_R(1.0);
     size_t rows = d->points / last->count, r;
     unsigned i, a, j;
     ux_status st = UX_OK;
     *count = 0;
-    if (additive) {
+    if (form != EVERY_POINT) {
         for (a = 0; a + 1 < k; ++a)
             if (d->where[a] == d->n - 1)
                 return UX_ERR_ARG;
@@ -125,10 +137,14 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
         extremes(last->w, last->count, &lim[2], &lim[3]);
         if (k == 2) { /* f(a, v) (the filter's predict): the rows below without the odometer */
             const ux_value *first = d->v[0];
-            args[1] = UX_R(0.0);
+            args[1] = neutral;
             for (r = 0; r < rows && st == UX_OK; ++r) {
+                ux_real base;
                 args[0] = first->x[r];
-                st = additive_row(x, w, count, f(args, ctx), first->w[r], last, lim);
+                base = f(args, ctx);
+                /* a constant form in each call: the inlined row has no test of it per point */
+                st = form == ADDS ? last_row(x, w, count, base, first->w[r], last, lim, ADDS)
+                                  : last_row(x, w, count, base, first->w[r], last, lim, SCALES);
             }
             return st;
         }
@@ -152,11 +168,11 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
             atom[i] = d->v[i]->x[idx[i]];
             row_weight = i == 0 ? d->v[0]->w[idx[0]] : row_weight * d->v[i]->w[idx[i]]; /* left to right */
         }
-        if (additive) {
-            atom[d->n - 1] = UX_R(0.0);
+        if (form != EVERY_POINT) {
+            atom[d->n - 1] = neutral;
             for (a = 0; a < k; ++a)
                 args[a] = atom[d->where[a]];
-            st = additive_row(x, w, count, f(args, ctx), row_weight, last, lim);
+            st = last_row(x, w, count, f(args, ctx), row_weight, last, lim, form);
             if (st != UX_OK)
                 return st;
         } else {
@@ -179,7 +195,7 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
 }
 
 static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                             const ux_value *const *in, unsigned k, int additive)
+                             const ux_value *const *in, unsigned k, last_form form)
 {
     distinct_inputs d;
     ux_status st;
@@ -188,23 +204,23 @@ static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, con
     st = collect(&d, in, k);
     if (st != UX_OK)
         return st;
-    return evaluate(&d, f, ctx, k, x, w, count, additive);
+    return evaluate(&d, f, ctx, k, x, w, count, form);
 }
 
 ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
                          const ux_value *const *in, unsigned k)
 {
-    return lift_points(x, w, count, f, ctx, in, k, 0);
+    return lift_points(x, w, count, f, ctx, in, k, EVERY_POINT);
 }
 
 ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
                                   const ux_value *const *in, unsigned k)
 {
-    return lift_points(x, w, count, f, ctx, in, k, 1);
+    return lift_points(x, w, count, f, ctx, in, k, ADDS);
 }
 
 static ux_status lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
-                      ux_workspace *ws, int additive)
+                      ux_workspace *ws, last_form form)
 {
     distinct_inputs d;
     ux_arena arena;
@@ -229,22 +245,29 @@ static ux_status lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *c
     w = ux_arena_reals(&arena, d.points);
     if (x == NULL || w == NULL)
         return UX_ERR_WORKSPACE;
-    st = evaluate(&d, f, ctx, k, x, w, &count, additive);
+    st = evaluate(&d, f, ctx, k, x, w, &count, form);
     if (st != UX_OK)
         return st;
     rest = ux_arena_rest(&arena);
-    /* ux_reduce writes `out` only after the inputs are fully read, so `out` may alias an input. */
-    return ux_reduce(out, x, w, count, eta, d.sources, &rest);
+    /* The points are finite with weights > 0 (evaluate's rule), so ux_reduce's check is not repeated; it
+     * writes `out` only after the inputs are fully read, so `out` may alias an input. */
+    return ux_reduce_valid(out, x, w, count, eta, d.sources, &rest);
 }
 
 ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
                   ux_workspace *ws)
 {
-    return lift(out, f, ctx, in, k, eta, ws, 0);
+    return lift(out, f, ctx, in, k, eta, ws, EVERY_POINT);
 }
 
 ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
                            unsigned eta, ux_workspace *ws)
 {
-    return lift(out, f, ctx, in, k, eta, ws, 1);
+    return lift(out, f, ctx, in, k, eta, ws, ADDS);
+}
+
+ux_status ux_lift_multiplicative(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
+                                 unsigned eta, ux_workspace *ws)
+{
+    return lift(out, f, ctx, in, k, eta, ws, SCALES);
 }

@@ -90,10 +90,7 @@ ux_status ux_reduce(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigne
                     ux_workspace *ws)
 {
     int n = ux_log2_eta(eta);
-    size_t r;
     ux_status st;
-    ux_arena arena;
-    uint8_t *cell;
     if (out == NULL || x == NULL || w == NULL || n < 0)
         return UX_ERR_ARG;
     if (count == 0)
@@ -101,6 +98,16 @@ ux_status ux_reduce(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigne
     st = ux_compact(x, w, &count);
     if (st != UX_OK)
         return st;
+    return ux_reduce_valid(out, x, w, count, eta, sources, ws);
+}
+
+ux_status ux_reduce_valid(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,
+                          ux_workspace *ws)
+{
+    int n = ux_log2_eta(eta);
+    ux_status st;
+    ux_arena arena;
+    uint8_t *cell;
     if (count == 0) /* every weight was zero */
         return UX_ERR_DOMAIN;
     st = ux_arena_open(&arena, ws);
@@ -109,8 +116,7 @@ ux_status ux_reduce(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigne
     cell = ux_arena_bytes(&arena, count);
     if (cell == NULL)
         return UX_ERR_WORKSPACE;
-    r = ux_ttr(x, w, count, (unsigned)n, cell);
-    ux_value_set(out, x, w, r, eta, sources);
+    ux_value_set(out, x, w, ux_ttr(x, w, count, (unsigned)n, cell), eta, sources);
     return UX_OK;
 }
 

@@ -4,8 +4,8 @@
  * A propagation problem is one plain C model function of k independent inputs with the laws of those
  * inputs. For one problem this gives
  *  - the ux propagation: each input law quantized at η atoms by the core, the function lifted over
- *    them (ux_quantize + ux_lift, or ux_lift_additive for a function that adds its last input: exactly
- *    what an application would call);
+ *    them (ux_quantize + ux_lift, or ux_lift_additive / ux_lift_multiplicative for a function that adds
+ *    or multiplies its last input last: exactly what an application would call);
  *  - plain Monte Carlo on the same function: inputs drawn with xoshiro256**, the function evaluated
  *    once per draw;
  *  - repeat loops of both, so that one timer around one foreign call measures the method, not the call;
@@ -52,17 +52,25 @@ unsigned uxb_prop_arity(const uxb_prop *p);
 /* Workspace bytes of one ux propagation at eta atoms per input (the lift of η^k points). */
 size_t uxb_prop_ux_workspace_bytes(const uxb_prop *p, unsigned eta);
 
+/* How a problem's function takes its last input, which decides the lift uxb_prop_ux calls. */
+typedef enum {
+    UXB_LIFT_EVERY_POINT = 0,    /* ux_lift */
+    UXB_LIFT_ADDITIVE = 1,       /* f(…, v) = f(…, 0) + v: ux_lift_additive */
+    UXB_LIFT_MULTIPLICATIVE = 2  /* f(…, v) = f(…, 1)·v: ux_lift_multiplicative */
+} uxb_lift_form;
+
 /*
  * The ux propagation: quantize every input law at eta atoms (fresh sources), lift the function, reduce
  * to eta atoms. A function that adds its last input last (the three transitions, which declare additive
- * noise, the GSS observation x²/20 + ν and the exponential observation's + h; not SV's ε·exp(x/2)) is
- * lifted with ux_lift_additive: once per row of its other inputs, the same result bit for bit.
- * UX_ERR_ARG for an unknown model or a bad eta, the core's errors otherwise.
+ * noise, the GSS observation x²/20 + ν and the exponential observation's + h) is lifted with
+ * ux_lift_additive, SV's observation ε·exp(x/2) with ux_lift_multiplicative: once per row of the other
+ * inputs, the same result bit for bit. UX_ERR_ARG for an unknown model or a bad eta, the core's errors
+ * otherwise.
  */
 ux_status uxb_prop_ux(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws);
 
-/* 1 when uxb_prop_ux lifts the problem's function additively. */
-unsigned uxb_prop_additive(const uxb_prop *p);
+/* The lift uxb_prop_ux uses for the problem's function. */
+uxb_lift_form uxb_prop_lift_form(const uxb_prop *p);
 
 /* uxb_prop_ux with the function evaluated at every point (ux_lift): the check of the additive lift. */
 ux_status uxb_prop_ux_every_point(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws);
