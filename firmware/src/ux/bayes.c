@@ -269,7 +269,7 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
                               ux_real z, unsigned eta, unsigned n, ux_sources *src, ux_real *p,
                               const ux_workspace *rest, ux_real *log_evidence)
 {
-    ux_real top = 0, prior_mass = 0, mass = 0;
+    ux_real top = 0, prior_mass = 0, mass = 0, moment = 0;
     ux_arena arena;
     size_t i, kept = 0;
     ux_status st = ux_arena_open(&arena, rest);
@@ -284,16 +284,20 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
     }
     if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
         return UX_FALLBACK;
+    /* The mass and first moment of the weights are TTR's level-0 sums: a zero weight adds exactly 0 to
+     * both (x is finite), so summing every hypothesis gives the kept ones' sums bit for bit. */
     for (i = 0; i < count; ++i) {
-        ux_real wi = pw[i] * (p[i] / top);
-        mass += wi;
+        ux_real wi = pw[i] * (p[i] / top), xi = px[i];
+        mass = mass + wi;
+        moment = moment + wi * xi;
         if (wi != 0) {
-            px[kept] = px[i];
+            px[kept] = xi;
             pw[kept] = wi;
             ++kept;
         }
     }
-    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, n, (uint8_t *)(void *)p), eta, ux_sources_fresh(src));
+    ux_value_set(out, px, pw, ux_ttr_summed(px, pw, kept, n, (uint8_t *)(void *)p, mass, moment), eta,
+                 ux_sources_fresh(src));
     if (log_evidence != NULL)
         *log_evidence = UX_LOG(top) + UX_LOG(mass) - UX_LOG(prior_mass);
     return UX_OK;

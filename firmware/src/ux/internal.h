@@ -125,6 +125,10 @@ ux_real ux_logsumexp(const ux_real *a, size_t count);
 ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);
 
 
+/* ux_ttr given its level-0 sums W = Σ w_i and S = Σ (w_i·x_i), each product rounded, summed in index order
+ * from 0 — exactly what ux_ttr computes first — by a caller that has them from a pass of its own. */
+size_t ux_ttr_summed(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell, ux_real W, ux_real S);
+
 /* ux_reduce of points already known to be finite with weights > 0 (a lift's): without its ux_compact pass. */
 ux_status ux_reduce_valid(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,
                           ux_workspace *ws);

@@ -92,14 +92,18 @@ static UX_ALWAYS_INLINE ux_status last_row(ux_real *x, ux_real *w, size_t *kept,
     if (ux_finite(lo) && ux_finite(hi) && row_weight >= 0 && lim[2] > 0 && row_weight * lim[2] > 0 &&
         ux_finite(row_weight * lim[3])) {
         ux_real *xo = x + *kept, *wo = w + *kept;
-        if (form == ADDS)
-            for (j = 0; j < J; ++j)
-                xo[j] = base + last->x[j];
-        else
-            for (j = 0; j < J; ++j)
-                xo[j] = base * last->x[j];
-        for (j = 0; j < J; ++j)
-            wo[j] = row_weight * last->w[j];
+        const ux_real *lx = last->x, *lw = last->w;
+        if (form == ADDS) {
+            for (j = 0; j < J; ++j) {
+                xo[j] = base + lx[j];
+                wo[j] = row_weight * lw[j];
+            }
+        } else {
+            for (j = 0; j < J; ++j) {
+                xo[j] = base * lx[j];
+                wo[j] = row_weight * lw[j];
+            }
+        }
         *kept += J;
         return UX_OK;
     }
@@ -110,6 +114,22 @@ static UX_ALWAYS_INLINE ux_status last_row(ux_real *x, ux_real *w, size_t *kept,
             return st;
     }
     return UX_OK;
+}
+
+/* The rows of f(a, v), v the last input, for a constant form (ADDS or SCALES): f once per atom of a. */
+static UX_ALWAYS_INLINE ux_status rows_of_two(const ux_value *first, const ux_value *last, ux_fn f, const void *ctx,
+                                              ux_real *x, ux_real *w, size_t *count, const ux_real lim[4],
+                                              last_form form)
+{
+    ux_real args[2];
+    ux_status st = UX_OK;
+    size_t r;
+    args[1] = form == ADDS ? UX_R(0.0) : UX_R(1.0);
+    for (r = 0; r < first->count && st == UX_OK; ++r) {
+        args[0] = first->x[r];
+        st = last_row(x, w, count, f(args, ctx), first->w[r], last, lim, form);
+    }
+    return st;
 }
 
 /* Evaluate f on every point of the outer product (first input varying slowest) into (x, w), the points
@@ -135,19 +155,9 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
             return UX_ERR_ARG; /* the last argument must be an input of its own */
         extremes(last->x, last->count, &lim[0], &lim[1]);
         extremes(last->w, last->count, &lim[2], &lim[3]);
-        if (k == 2) { /* f(a, v) (the filter's predict): the rows below without the odometer */
-            const ux_value *first = d->v[0];
-            args[1] = neutral;
-            for (r = 0; r < rows && st == UX_OK; ++r) {
-                ux_real base;
-                args[0] = first->x[r];
-                base = f(args, ctx);
-                /* a constant form in each call: the inlined row has no test of it per point */
-                st = form == ADDS ? last_row(x, w, count, base, first->w[r], last, lim, ADDS)
-                                  : last_row(x, w, count, base, first->w[r], last, lim, SCALES);
-            }
-            return st;
-        }
+        if (k == 2) /* f(a, v) (the filter's predict): the rows below without the odometer */
+            return form == ADDS ? rows_of_two(d->v[0], last, f, ctx, x, w, count, lim, ADDS)
+                                : rows_of_two(d->v[0], last, f, ctx, x, w, count, lim, SCALES);
     } else if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
         /* f(a, b) of two distinct inputs: the loop below with its odometer and argument gathering spelled
          * out, the same points and weights in the same order. */

@@ -11,6 +11,8 @@
 #include "internal.h"
 #include "ux/ttr.h"
 
+#include <string.h>
+
 /* Running sums of one cell: mass, first moment, and the extreme positions (for the final clamp; only the
  * last level's cells need them, so the levels before it sum mass and moment alone). */
 typedef struct {
@@ -88,6 +90,19 @@ static void last_level(const ux_real *x, const ux_real *w, size_t count, const u
 
 size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell)
 {
+    ux_real W = 0, S = 0;
+    size_t i;
+    /* Level 0: the one cell holds every atom. */
+    for (i = 0; i < count; ++i) {
+        ux_real p = w[i] * x[i];
+        W = W + w[i];
+        S = S + p;
+    }
+    return ux_ttr_summed(x, w, count, n, cell, W, S);
+}
+
+size_t ux_ttr_summed(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell, ux_real W, ux_real S)
+{
     cell_sums sums[UX_MAX_ETA];
     ux_real mean[UX_MAX_ETA / 2];
     size_t i, out = 0;
@@ -95,15 +110,12 @@ size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell)
 
     if (count == 0 || n > UX_MAX_LOG2_ETA || (n > 1 && cell == NULL))
         return 0;
-    /* Level 0: the one cell holds every atom (its extremes matter only when it is also the last). */
+    /* Level 0's sums are the caller's; its extremes matter only when it is also the last level. */
     sums[0] = EMPTY;
-    for (i = 0; i < count; ++i) {
-        ux_real p = w[i] * x[i];
-        sums[0].W = sums[0].W + w[i];
-        sums[0].S = sums[0].S + p;
-        if (n > 1)
-            cell[i] = 0;
-    }
+    sums[0].W = W;
+    sums[0].S = S;
+    if (n > 1)
+        memset(cell, 0, count);
     if (n == 0) {
         for (i = 0; i < count; ++i) {
             if (x[i] < sums[0].lo)
