@@ -171,6 +171,20 @@ static ux_real f_scaled(const ux_real *a, const void *ctx)
     return a[1] * (ux_real)exp((double)a[0] / 2.0);
 }
 
+/* Two values with the same atoms, bit for bit. */
+static int same_value(const ux_value *a, const ux_value *b)
+{
+    return a->count == b->count && memcmp(a->x, b->x, a->count * sizeof(ux_real)) == 0 &&
+           memcmp(a->w, b->w, a->count * sizeof(ux_real)) == 0;
+}
+
+/* Two point sets with the same points and weights, bit for bit. */
+static int same_points(const ux_real *x1, const ux_real *w1, size_t n1, const ux_real *x2, const ux_real *w2,
+                       size_t n2)
+{
+    return n1 == n2 && memcmp(x1, x2, n1 * sizeof(ux_real)) == 0 && memcmp(w1, w2, n1 * sizeof(ux_real)) == 0;
+}
+
 /* The additive lifts give ux_lift_points' points and ux_lift's value bit for bit: rows that take the fast
  * path, rows with underflowing weights (dropped point by point), three inputs, and the same errors. */
 static void test_additive_lift_is_the_outer_product(void)
@@ -178,7 +192,7 @@ static void test_additive_lift_is_the_outer_product(void)
     static ux_real x1[16 * 16 * 16], w1[16 * 16 * 16], x2[16 * 16 * 16], w2[16 * 16 * 16];
     ux_value a, b, c, huge, big, v1, v2;
     const ux_value *in[3];
-    size_t n1 = 0, n2 = 0, i;
+    size_t n1 = 0, n2 = 0;
     ux_sources_init(&src);
     CHECK(ux_gaussian(&a, 0.3, 4, 32, &src) == UX_OK);
     CHECK(ux_gaussian(&b, 0, 2, 32, &src) == UX_OK);
@@ -190,30 +204,23 @@ static void test_additive_lift_is_the_outer_product(void)
     a.w[5] = 0;                               /* a whole row of zero weights */
     CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_OK);
     CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, in, 2) == UX_OK);
-    CHECK(n1 == n2 && n1 < 32 * 32 - 32);
-    for (i = 0; i < n1 && i < n2; ++i)
-        CHECK(x1[i] == x2[i] && w1[i] == w2[i]);
+    CHECK(n1 < 32 * 32 - 32 && same_points(x1, w1, n1, x2, w2, n2));
     CHECK(ux_lift(&v1, f_additive, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
     CHECK(ux_lift_additive(&v2, f_additive, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
-    CHECK(v1.count == v2.count && memcmp(v1.x, v2.x, v1.count * sizeof(ux_real)) == 0 &&
-          memcmp(v1.w, v2.w, v1.count * sizeof(ux_real)) == 0);
+    CHECK(same_value(&v1, &v2));
     /* three inputs, additive in the last: f once per (x, m) row */
     CHECK(ux_gaussian(&a, 0.3, 0.5, 16, &src) == UX_OK);
     CHECK(ux_gaussian(&b, 0, 0.2, 16, &src) == UX_OK);
     CHECK(ux_lift_points(x1, w1, &n1, f_additive3, NULL, in, 3) == UX_OK);
     CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive3, NULL, in, 3) == UX_OK);
-    CHECK(n1 == n2 && n1 == 16 * 16 * 16);
-    for (i = 0; i < n1 && i < n2; ++i)
-        CHECK(x1[i] == x2[i] && w1[i] == w2[i]);
+    CHECK(n1 == 16 * 16 * 16 && same_points(x1, w1, n1, x2, w2, n2));
     /* multiplicative: f(x, 1)·ε, the same value as the lift at every point, at two sizes */
     CHECK(ux_lift(&v1, f_scaled, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
     CHECK(ux_lift_multiplicative(&v2, f_scaled, NULL, in, 2, 8, &ux_test_ws) == UX_OK);
-    CHECK(v1.count == v2.count && memcmp(v1.x, v2.x, v1.count * sizeof(ux_real)) == 0 &&
-          memcmp(v1.w, v2.w, v1.count * sizeof(ux_real)) == 0);
+    CHECK(same_value(&v1, &v2));
     CHECK(ux_lift(&v1, f_scaled, NULL, in, 2, 16, &ux_test_ws) == UX_OK);
     CHECK(ux_lift_multiplicative(&v2, f_scaled, NULL, in, 2, 16, &ux_test_ws) == UX_OK);
-    CHECK(v1.count == v2.count && memcmp(v1.x, v2.x, v1.count * sizeof(ux_real)) == 0 &&
-          memcmp(v1.w, v2.w, v1.count * sizeof(ux_real)) == 0);
+    CHECK(same_value(&v1, &v2));
     /* refused: no f, the last input also used elsewhere, a single input */
     CHECK(ux_lift_points_additive(x2, w2, &n2, NULL, NULL, in, 2) == UX_ERR_ARG);
     in[2] = &a;

@@ -62,6 +62,22 @@ static void kernel_loglik_outer(const ux_observation *obs, const ux_real *px, si
     }
 }
 
+/* The kernel's loc and scale at x for every inner-noise atom (J of them), by kernel_row when the model has one. */
+static void kernel_atoms(const ux_observation *obs, ux_real x, size_t J, ux_real *loc, ux_real *scale)
+{
+    ux_real args[2];
+    size_t j;
+    if (obs->kernel_row != NULL) {
+        obs->kernel_row(x, obs->inner->x, J, obs->ctx, loc, scale);
+        return;
+    }
+    args[0] = x;
+    for (j = 0; j < J; ++j) {
+        args[1] = obs->inner->x[j];
+        obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
+    }
+}
+
 /* Kernel form with inner noise: log p(z_k | x_i) = log Σ_j (ν_j·e^{g(u_j)})/scale_ij, u_j = (z_k − loc_ij)/scale_ij,
  * summed in j order — one exponential per atom and no logarithm of a scale — when that sum is at least
  * UX_LINEAR_MIN and finite; else logsumexp_j(log ν_j + g(u_j) − log scale_ij), as without inner noise.
@@ -84,16 +100,8 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
     for (j = 0; j < J; ++j)
         log_nu[j] = UX_LOG(obs->inner->w[j]);
     for (i = 0; i < count; ++i) {
-        ux_real args[2], acc = 0;
-        args[0] = px[i];
-        if (obs->kernel_row != NULL) {
-            obs->kernel_row(px[i], obs->inner->x, J, obs->ctx, loc, scale);
-        } else {
-            for (j = 0; j < J; ++j) {
-                args[1] = obs->inner->x[j];
-                obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
-            }
-        }
+        ux_real acc = 0;
+        kernel_atoms(obs, px[i], J, loc, scale);
         for (k = 0; k < ev->count; ++k) {
             ux_real L = 0;
             for (j = 0; j < J; ++j) {
@@ -218,21 +226,15 @@ static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px,
     if (loc == NULL || scale == NULL)
         return UX_ERR_WORKSPACE;
     for (i = 0; i < count; ++i) {
-        ux_real args[2], L = 0;
-        args[0] = px[i];
+        ux_real L = 0;
         if (obs->inner == NULL) {
+            ux_real args[2];
+            args[0] = px[i];
             args[1] = UX_R(0.0);
             obs->kernel(args, obs->ctx, &loc[0], &scale[0]);
             L = UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[0]) / scale[0])) / scale[0];
         } else {
-            if (obs->kernel_row != NULL) {
-                obs->kernel_row(px[i], obs->inner->x, J, obs->ctx, loc, scale);
-            } else {
-                for (j = 0; j < J; ++j) {
-                    args[1] = obs->inner->x[j];
-                    obs->kernel(args, obs->ctx, &loc[j], &scale[j]);
-                }
-            }
+            kernel_atoms(obs, px[i], J, loc, scale);
             for (j = 0; j < J; ++j)
                 L = L + obs->inner->w[j] * UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[j]) / scale[j])) / scale[j];
         }
