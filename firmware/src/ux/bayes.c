@@ -235,8 +235,10 @@ static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px,
             L = UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[0]) / scale[0])) / scale[0];
         } else {
             kernel_atoms(obs, px[i], J, loc, scale);
-            for (j = 0; j < J; ++j)
-                L = L + obs->inner->w[j] * UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[j]) / scale[j])) / scale[j];
+            for (j = 0; j < J; ++j) {
+                ux_real g = ux_std_logpdf_inline(obs->family, (z - loc[j]) / scale[j]);
+                L = L + obs->inner->w[j] * UX_EXP(g) / scale[j];
+            }
         }
         lik[i] = isnan(L) ? UX_R(0.0) : L;
     }
