@@ -69,6 +69,35 @@ static void likelihoods_linear(const ux_joint_observation *obs, const ux_real *p
     }
 }
 
+/* One evidence point z seen once, weighed in the linear domain: w'_i = w_i·(p_i / P), P = max p_i, the
+ * joint reduction into out, and the evidence log P + log Σ w'_i − log Σ w_i. Returns UX_FALLBACK, having
+ * changed nothing but p, when P is below UX_LINEAR_MIN or not finite: the log domain decides then. */
+static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
+                              size_t count, unsigned dim, const ux_real *z, unsigned eta, uint64_t sources,
+                              ux_real *p, ux_workspace *rest, ux_real *log_evidence)
+{
+    ux_real top = 0, prior_mass = 0, mass = 0;
+    ux_status st;
+    size_t i;
+    likelihoods_linear(obs, px, count, dim, z, p);
+    for (i = 0; i < count; ++i) {
+        prior_mass += pw[i];
+        if (p[i] > top)
+            top = p[i];
+    }
+    if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
+        return UX_FALLBACK;
+    for (i = 0; i < count; ++i) {
+        pw[i] = pw[i] * (p[i] / top);
+        mass += pw[i];
+    }
+    if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, rest)) != UX_OK)
+        return st;
+    if (log_evidence != NULL)
+        *log_evidence = UX_LOG(top) + UX_LOG(mass) - UX_LOG(prior_mass);
+    return UX_OK;
+}
+
 ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
                                  size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
                                  uint64_t sources, ux_workspace *ws, ux_real *log_evidence)
@@ -92,25 +121,9 @@ ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs,
         return UX_ERR_WORKSPACE;
     rest = ux_arena_rest(&arena);
     if (ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
-        likelihoods_linear(obs, px, count, dim, ev->z, ell);
-        top = 0;
-        for (i = 0; i < count; ++i) {
-            prior_mass += pw[i];
-            if (ell[i] > top)
-                top = ell[i];
-        }
-        if (top >= UX_LINEAR_MIN && ux_finite(top)) {
-            for (i = 0; i < count; ++i) {
-                pw[i] = pw[i] * (ell[i] / top);
-                mass += pw[i];
-            }
-            if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, &rest)) != UX_OK)
-                return st;
-            if (log_evidence != NULL)
-                *log_evidence = UX_LOG(top) + UX_LOG(mass) - UX_LOG(prior_mass);
-            return UX_OK;
-        }
-        prior_mass = 0; /* out of the linear range: the log domain decides */
+        st = joint_linear(out, obs, px, pw, count, dim, ev->z, eta, sources, ell, &rest, log_evidence);
+        if (st != UX_FALLBACK)
+            return st;
     }
     log_likelihoods(obs, px, count, dim, ev, omega, ell);
 
