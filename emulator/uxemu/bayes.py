@@ -61,21 +61,24 @@ class KernelLikelihood:
         self.loc_scale = loc_scale
         self.inner = tuple(inner)
 
-    def log_likelihood(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """(N hypotheses, K evidence atoms) matrix of log p(z_k | x_i)."""
+    def _atoms(self, x: np.ndarray):
+        """(loc, scale) as (N hypotheses, J inner atoms) matrices and the atoms' weights ν (J = 1, ν = 1 without
+        inner noise)."""
         if self.inner:
             points, nu = outer_product(list(self.inner))
             with np.errstate(all="ignore"):
                 loc, scale = self.loc_scale(x[:, None], *[p[None, :] for p in points])
-            loc = np.broadcast_to(loc, (x.size, nu.size))
-            scale = np.broadcast_to(scale, (x.size, nu.size))
-            log_nu = np.log(nu)[None, :]
         else:
+            nu = np.ones(1)
             with np.errstate(all="ignore"):
                 loc, scale = self.loc_scale(x)
-            loc = np.broadcast_to(loc, x.shape)[:, None]
-            scale = np.broadcast_to(scale, x.shape)[:, None]
-            log_nu = np.zeros((1, 1))
+            loc, scale = np.broadcast_to(loc, x.shape)[:, None], np.broadcast_to(scale, x.shape)[:, None]
+        return np.broadcast_to(loc, (x.size, nu.size)), np.broadcast_to(scale, (x.size, nu.size)), nu
+
+    def log_likelihood(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """(N hypotheses, K evidence atoms) matrix of log p(z_k | x_i)."""
+        loc, scale, nu = self._atoms(x)
+        log_nu = np.log(nu)[None, :]
         out = np.empty((x.size, z.size))
         with np.errstate(all="ignore"):
             log_scale = np.log(scale)
@@ -96,19 +99,11 @@ class KernelLikelihood:
 
     def likelihood(self, x: np.ndarray, z: float) -> np.ndarray:
         """p(z | x_i) per hypothesis in the linear domain, as BayesLaplace weighs one evidence point seen once
-        (docs/semantics.md): e^{g(u_i)}/scale_i, or Σ_j (ν_j·e^{g(u_ij)})/scale_ij in j order; NaN read as 0."""
+        (docs/semantics.md): Σ_j (ν_j·e^{g(u_ij)})/scale_ij in j order — e^{g(u_i)}/scale_i without inner noise
+        (ν = 1 multiplies exactly); NaN read as 0."""
+        loc, scale, nu = self._atoms(x)
         with np.errstate(all="ignore"):
-            if self.inner:
-                points, nu = outer_product(list(self.inner))
-                loc, scale = self.loc_scale(x[:, None], *[p[None, :] for p in points])
-                loc = np.broadcast_to(loc, (x.size, nu.size))
-                scale = np.broadcast_to(scale, (x.size, nu.size))
-                p = np.cumsum(nu[None, :] * np.exp(log_family(self.family, (z - loc) / scale)) / scale, axis=1)[:, -1]
-            else:
-                loc, scale = self.loc_scale(x)
-                loc = np.broadcast_to(loc, x.shape)
-                scale = np.broadcast_to(scale, x.shape)
-                p = np.exp(log_family(self.family, (z - loc) / scale)) / scale
+            p = np.cumsum(nu[None, :] * np.exp(log_family(self.family, (z - loc) / scale)) / scale, axis=1)[:, -1]
         return np.where(np.isnan(p), 0.0, p)
 
 
