@@ -273,7 +273,7 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
                               ux_real z, unsigned eta, unsigned n, ux_sources *src, ux_real *p,
                               const ux_workspace *rest, ux_real *log_evidence)
 {
-    ux_real top = 0, prior_mass = 0, mass = 0, moment = 0;
+    ux_real top, prior_mass, mass = 0, moment = 0;
     ux_arena arena;
     size_t i, kept = 0;
     ux_status st = ux_arena_open(&arena, rest);
@@ -281,11 +281,7 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
         st = kernel_lik_linear(obs, px, count, z, p, &arena);
     if (st != UX_OK)
         return st;
-    for (i = 0; i < count; ++i) {
-        prior_mass += pw[i];
-        if (p[i] > top)
-            top = p[i];
-    }
+    top = ux_linear_top(pw, p, count, &prior_mass);
     if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
         return UX_FALLBACK;
     /* The mass and first moment of the weights are TTR's level-0 sums: a zero weight adds exactly 0 to

@@ -125,6 +125,22 @@ ux_real ux_logsumexp(const ux_real *a, size_t count);
 ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);
 
 
+/* The linear-domain update's prior mass and largest likelihood: returns P = max(0, max_i p_i) and sets
+ * *prior_mass = Σ_i w_i (in index order). The update weighs in the linear domain only when P ≥ UX_LINEAR_MIN
+ * and finite (bayes.c, joint_bayes.c). */
+static inline ux_real ux_linear_top(const ux_real *w, const ux_real *p, size_t count, ux_real *prior_mass)
+{
+    ux_real top = 0, mass = 0;
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        mass += w[i];
+        if (p[i] > top)
+            top = p[i];
+    }
+    *prior_mass = mass;
+    return top;
+}
+
 /* ux_ttr given its level-0 sums W = Σ w_i and S = Σ (w_i·x_i), each product rounded, summed in index order
  * from 0 — exactly what ux_ttr computes first — by a caller that has them from a pass of its own. */
 size_t ux_ttr_summed(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell, ux_real W, ux_real S);

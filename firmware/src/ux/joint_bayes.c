@@ -76,15 +76,11 @@ static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux
                               size_t count, unsigned dim, const ux_real *z, unsigned eta, uint64_t sources,
                               ux_real *p, ux_workspace *rest, ux_real *log_evidence)
 {
-    ux_real top = 0, prior_mass = 0, mass = 0;
+    ux_real top, prior_mass, mass = 0;
     ux_status st;
     size_t i;
     likelihoods_linear(obs, px, count, dim, z, p);
-    for (i = 0; i < count; ++i) {
-        prior_mass += pw[i];
-        if (p[i] > top)
-            top = p[i];
-    }
+    top = ux_linear_top(pw, p, count, &prior_mass);
     if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
         return UX_FALLBACK;
     for (i = 0; i < count; ++i) {
