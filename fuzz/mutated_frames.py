@@ -32,8 +32,11 @@ from uxhost import protocol as p
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "frames.toml"
 MUTATIONS = ("flip", "truncate", "insert", "payload")
-ANSWERS = {p.Hello: p.Info, p.Describe: p.System, p.Configure: p.Configured, p.Step: p.Posterior,
-           p.Reset: p.ResetDone}
+# Each request and the answers it may get besides an ERROR (a mutated frame can become any request whose
+# payload happens to parse: a CONFIGURE whose type bit flips is a CONFIGURE_JOINT, answered CONFIGURED).
+ANSWERS = {p.Hello: (p.Info,), p.Describe: (p.System, p.SystemJoint), p.Configure: (p.Configured,),
+           p.ConfigureJoint: (p.Configured,), p.Step: (p.Posterior,), p.StepJoint: (p.PosteriorJoint,),
+           p.Reset: (p.ResetDone,)}
 FRAME_ERRORS = {p.ErrorCode.CRC, p.ErrorCode.LENGTH, p.ErrorCode.TOO_LONG, p.ErrorCode.COBS}
 
 
@@ -192,7 +195,7 @@ class Sender:
             raise OracleFailure(f"{where} is not a valid frame: {exc}") from None
         if frame.version != p.PROTOCOL_VERSION:
             raise OracleFailure(f"{where} has version {frame.version}")
-        if type(message) not in ANSWERS.values() and not isinstance(message, p.Error):
+        if not any(type(message) in kinds for kinds in ANSWERS.values()) and not isinstance(message, p.Error):
             raise OracleFailure(f"{where} is a {type(message).__name__}, not an answer")
         seq = expected_seq(fragment)
         if seq is None:
@@ -203,7 +206,7 @@ class Sender:
             if frame.seq != seq:
                 raise OracleFailure(f"{where} has seq {frame.seq}, the request's is {seq}")
             asked = _request_type(fragment)
-            if not isinstance(message, p.Error) and (asked is None or not isinstance(message, ANSWERS[asked])):
+            if not isinstance(message, p.Error) and (asked is None or type(message) not in ANSWERS[asked]):
                 raise OracleFailure(f"{where}: a {type(message).__name__} does not answer "
                                     f"{asked.__name__ if asked else 'that frame'}")
         name = message.name if isinstance(message, p.Error) else p.MsgType(frame.type).name

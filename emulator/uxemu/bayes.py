@@ -19,6 +19,7 @@ class Status(enum.IntEnum):
     OK = 0
     FALLBACK = 1  # every likelihood was zero or non-finite: the posterior is the (reduced) prior
     NO_EVIDENCE = 2  # a filter step without observation: the posterior is the (reduced) prediction
+    REFOCUSED = 3  # a filter's first update re-quantized the prior over the likelihood's region
 
 
 def log_family(family: str, t: np.ndarray) -> np.ndarray:

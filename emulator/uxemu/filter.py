@@ -21,6 +21,10 @@ DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_den
 # The density's normaliser (ux/filter.h): trapezoid intervals, and the base law's support in its scales.
 DENSITY_INTERVALS = 128
 DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
+# The first update's region (ux/filter.h UX_REFOCUS_*): prior atoms (or nodes) whose numerator is below
+# this share of the largest lie outside it, and it is narrowed over its own nodes at most this many times.
+REFOCUS_FLOOR = 2.0 ** -40
+REFOCUS_ROUNDS = 4
 
 
 def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float):
@@ -56,6 +60,7 @@ class FilterDensity:
     omega: np.ndarray | None = None
     m: int = 1
     log_evidence: float = 0.0
+    region: tuple | None = None  # the first update's region (lo, hi), its support; else None
 
     def log_numerator(self, t) -> np.ndarray:
         """log of the density's numerator at the points t (1-D): base law plus ℓ; −∞ where it is 0."""
@@ -81,7 +86,10 @@ class FilterDensity:
         return "gaussian" if isinstance(self.prior, Normal) else "laplace"
 
     def support(self) -> tuple[float, float]:
-        """The interval the base law holds all but a negligible part of its mass in (ux/filter.c)."""
+        """The interval the base law holds all but a negligible part of its mass in (ux/filter.c); a
+        refocused first update's region instead."""
+        if self.region is not None:
+            return self.region
         if self.form == "mixture":
             c, _, sc = self.components
             reach = DENSITY_REACH["gaussian"] * float(sc[0])
@@ -203,7 +211,8 @@ class BayesLaplaceFilter:
     def update(self, prior_atoms, evidence, m: int = 1):
         """BayesLaplace on the prior atoms (those `predict` returned, or the posterior's own atoms);
         `evidence` None is a step without observation (status NO_EVIDENCE): the posterior is the prior
-        atoms reduced to η, as on a fallback, and its density has no likelihood factor."""
+        atoms reduced to η, as on a fallback, and its density has no likelihood factor. A first update
+        whose likelihood is too narrow for the prior's atoms is refocused (status REFOCUSED)."""
         if evidence is None:
             self.posterior = reduce_prior(*prior_atoms, self.eta)
             self.log_evidence = 0.0  # nothing observed: p(∅) = 1
@@ -217,26 +226,57 @@ class BayesLaplaceFilter:
         lik = dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence) \
             if res.status == Status.OK else {}
         self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
-        if self.mode == "mixture" and self.density.form != "bins" and self.density.likelihood is not None:
-            self._mixture_posterior()
+        status = res.status
+        region, concentrated = self._first_region(prior_atoms[0]) if self._fresh and not self._staged \
+            else (None, False)
+        if region is not None:
+            self.density = replace(self.density, region=region)
+        if (self.mode == "mixture" or concentrated) and self.density.form != "bins" \
+                and self.density.likelihood is not None:
+            if self._mixture_posterior() and concentrated:
+                status = Status.REFOCUSED
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
-        return res.status
+        return status
+
+    def _first_region(self, x):
+        """The first update's region (docs/semantics.md, "Filter", the first update's region): in refined
+        and mixture modes, with the prior law's density and a likelihood factor, the bracket of the weighed
+        prior atoms (increasing) where the likelihood lives; when the atoms were concentrated (the posterior
+        is then refocused), narrowed again over its own nodes while those are too. (None, False) otherwise."""
+        d = self.density
+        if self.mode == "paper" or d.form != "prior" or d.likelihood is None:
+            return None, False
+        x = np.asarray(x, dtype=np.float64)
+        found = _bracket(x, d.log_numerator(x), *d.support())
+        if found is None:
+            return None, False
+        region, concentrated = found
+        for _ in range(REFOCUS_ROUNDS if concentrated else 0):
+            lo, hi = region
+            h = (hi - lo) / float(DENSITY_INTERVALS)
+            t = lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h
+            found = _bracket(t, d.log_numerator(t), lo, hi)
+            if found is None or not found[1]:
+                break
+            region = found[0]
+        return region, concentrated
 
     def _mixture_posterior(self):
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
         quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
-        and log Z the step's evidence; without a quadrature (the numerator vanishes everywhere) the
-        update's own stay."""
+        and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
+        update's own stay (False)."""
         q = self.density.quadrature()
         if q is None:
-            return
+            return False
         t, e, log_z, h = q
         px, pw = ttr_linear(e, t[0], h, self.n)
         pw = normalise(pw)
         self.posterior = Value(remove_interpolation_variance(px, pw, h), pw, self.eta)
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z)
         self.log_evidence = log_z
+        return True
 
     def _density(self, posterior: Value, lik: dict | None = None) -> FilterDensity:
         """The density of the posterior an update (or a step without observation) just made: the
@@ -306,3 +346,18 @@ def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refine
                likelihood: str = "kernel", prior=None) -> FilterRun:
     """Filter a whole trace (anything with arrays k, u, z) and return means, variances, statuses."""
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior).run(trace)
+
+
+def _bracket(x, u, lo: float, hi: float):
+    """((lo', hi'), concentrated) for increasing points x with log numerator u: lo' the point before the
+    first whose e = exp(u − max u) is at least REFOCUS_FLOOR (lo when there is none), hi' the point after
+    the last (hi); concentrated when the largest e (1) holds at least half of Σ e (sequential). None when
+    the numerator vanishes or is not finite at every point."""
+    top = float(u.max())
+    if not math.isfinite(top):
+        return None
+    e = np.exp(u - top)
+    kept = np.flatnonzero(e >= REFOCUS_FLOOR)
+    a, b = int(kept[0]), int(kept[-1])
+    region = (float(x[a - 1]) if a > 0 else lo, float(x[b + 1]) if b + 1 < x.size else hi)
+    return region, bool(_ttr.sequential_sum(e) <= 2.0)

@@ -75,6 +75,21 @@ void session_init(void)
 }
 
 /* The spare becomes the live filter, of the given kind. */
+/* The wire's step status for a successful update's status (proto.h, docs/protocol.toml). */
+static uint8_t wire_status(ux_status st)
+{
+    switch (st) {
+    case UX_FALLBACK:
+        return STATUS_FALLBACK;
+    case UX_NO_EVIDENCE:
+        return STATUS_NO_EVIDENCE;
+    case UX_REFOCUSED:
+        return STATUS_REFOCUSED;
+    default:
+        return STATUS_OK;
+    }
+}
+
 static void swap_in(session_kind kind)
 {
     filter_slot *previous = live;
@@ -289,7 +304,7 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     }
 
     const ux_value *post = ux_filter_posterior(f);
-    out->status = st == UX_FALLBACK ? STATUS_FALLBACK : st == UX_NO_EVIDENCE ? STATUS_NO_EVIDENCE : STATUS_OK;
+    out->status = wire_status(st);
     out->mean = ux_filter_mean(f);
     out->var = ux_filter_var(f);
     out->log_evidence = ux_filter_log_evidence(f);
@@ -335,7 +350,7 @@ session_error session_step_joint(const session_step_in *in, session_joint_poster
         memcpy(live, spare, sizeof *live);
         return internal(st);
     }
-    out->status = st == UX_FALLBACK ? STATUS_FALLBACK : st == UX_NO_EVIDENCE ? STATUS_NO_EVIDENCE : STATUS_OK;
+    out->status = wire_status(st);
     out->log_evidence = ux_joint_filter_log_evidence(f);
     out->cycles_predict = cycles_predict;
     out->cycles_update = cycles_update;

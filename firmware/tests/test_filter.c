@@ -213,6 +213,39 @@ static void test_step_without_observation(void)
  * and at the first update, what the refined filter's density reports of the same prior; the posterior is
  * a valid η-atom value; a mixture filter needs more workspace than refined at small η, and its largest
  * path fits exactly in what it asks for. */
+/* A prior 1,000 times the observation noise (lg): the 64 prior atoms are ~80 apart against a likelihood of
+ * width 1, so the first update refocuses (docs/semantics.md, "Filter") onto the Kalman posterior, in a
+ * workspace of exactly the configuration's size; paper mode and a narrow prior do not. */
+static void test_diffuse_prior_refocuses(void)
+{
+    static ux_filter f;
+    const ux_model *lg = ux_model_named("lg");
+    const double s = 1000, r = lg->defaults[2], z = 3.7;
+    const double mean = z * s * s / (s * s + r * r), var = s * s * r * r / (s * s + r * r);
+    const double log_z = -0.5 * log(2 * 3.14159265358979323846 * (s * s + r * r)) - 0.5 * z * z / (s * s + r * r);
+    ux_law wide = {UX_LAW_GAUSSIAN, 0, (ux_real)s, 0}, narrow = {UX_LAW_GAUSSIAN, 0, 1, 0};
+    unsigned mode;
+    for (mode = 0; mode <= UX_MODE_MIXTURE; ++mode) {
+        ux_filter_config cfg = {lg, NULL, 8, (ux_mode)mode, UX_LIK_KERNEL, &wide};
+        ux_workspace ws = {ux_test_ws.mem, ux_filter_workspace_bytes(lg, 8, (ux_mode)mode, UX_LIK_KERNEL)};
+        ux_status st;
+        CHECK(ux_filter_init(&f, &cfg, ws) == UX_OK);
+        st = ux_filter_update(&f, &z, NULL, 1, 1);
+        if (mode == UX_MODE_PAPER) {
+            CHECK(st == UX_OK);
+            continue;
+        }
+        CHECK(st == UX_REFOCUSED && ux_filter_last_status(&f) == UX_REFOCUSED);
+        CHECK(fabs(ux_filter_mean(&f) - mean) < 0.1 * sqrt(var));
+        CHECK(fabs(ux_filter_var(&f) / var - 1) < 0.2);
+        CHECK(fabs(ux_filter_log_evidence(&f) - log_z) < TOL(1e-6, 1e-3));
+        CHECK(ux_value_check(ux_filter_posterior(&f)) == UX_OK);
+        cfg.prior = &narrow;
+        CHECK(ux_filter_init(&f, &cfg, ws) == UX_OK);
+        CHECK(ux_filter_update(&f, &z, NULL, 1, 1) == UX_OK);
+    }
+}
+
 static void test_mixture_mode(void)
 {
     static ux_filter mix, ref;
@@ -243,7 +276,9 @@ static void test_mixture_mode(void)
         ux_filter_config cfg = {m, NULL, 4, UX_MODE_MIXTURE, UX_LIK_KERNEL, NULL};
         ux_workspace ws = {ux_test_ws.mem, need};
         double z = 0.5;
-        CHECK(need > ux_filter_workspace_bytes(m, 4, UX_MODE_REFINED, UX_LIK_KERNEL));
+        /* The nodes' scratch: mixture mode's every update, refined mode's first (its region, refocus). */
+        CHECK(need > ux_filter_workspace_bytes(m, 4, UX_MODE_PAPER, UX_LIK_KERNEL));
+        CHECK(need == ux_filter_workspace_bytes(m, 4, UX_MODE_REFINED, UX_LIK_KERNEL));
         CHECK(ux_filter_init(&mix, &cfg, ws) == UX_OK);
         CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_predict(&mix, 1, 0) == UX_OK);
         CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_density_form(&mix) == UX_DENSITY_MIXTURE);
@@ -264,4 +299,5 @@ void suite_filter(void)
     RUN(test_predict_twice_and_update_without_predict);
     RUN(test_step_without_observation);
     RUN(test_mixture_mode);
+    RUN(test_diffuse_prior_refocuses);
 }

@@ -50,7 +50,8 @@ def plot_dump(dump: Dump, out_path, truth=None, title: str | None = None) -> Pat
         ax.plot(k, truth, "o", color="black", ms=3, label="true state")
     status = dump.column("status")
     for code, marker, color, label in ((Status.FALLBACK, "x", "tab:red", "fallback (prior kept)"),
-                                       (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)")):
+                                       (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)"),
+                                       (Status.REFOCUSED, "D", "tab:green", "refocused (prior re-quantized)")):
         hit = status == code
         if hit.any():
             ax.plot(k[hit], mean[hit], marker, color=color, ms=6, mfc="none", label=label)

@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -89,6 +89,7 @@ class Status(enum.IntEnum):
     OK = 0  # OK
     FALLBACK = 1  # every likelihood was zero; the posterior is the prior
     NO_EVIDENCE = 2  # a step without observation (`n_evidence = 0`): the posterior is the prediction
+    REFOCUSED = 3  # the first update's likelihood was narrower than the prior atoms' spacing: the prior was re-quantized over the likelihood's region
 
 
 class StepFlags(enum.IntFlag):

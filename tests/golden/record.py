@@ -60,6 +60,7 @@ GSS = configure("gss", 8)
 GSS_MIXTURE = configure("gss", 8, mode=p.Mode.MIXTURE)
 SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
 CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
+LG_DIFFUSE = dataclasses.replace(configure("lg", 8), prior_b=1000.0)  # 1,000× the observation noise
 PENDULUM = configure_joint("pendulum", 8)
 CVRANGE_PAPER = configure_joint("cvrange", 4, mode=1)
 INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, N_SYSTEMS)
@@ -127,6 +128,11 @@ CASES = [
         (message(CUBIC_SAMPLER, 40), None),
         (message(p.Step(0, False, 0.0, (0.5,), (1.0,)), 41), None),
         (message(p.Step(1, True, 0.0, (0.55,), (1.0,)), 42), None),
+    ]),
+    ("session_lg_refocused", "a prior 1,000× the observation noise: the first update answers REFOCUSED", [
+        (message(LG_DIFFUSE, 55), None),
+        (message(p.Step(0, False, 0.0, (3.7,), (1.0,)), 56), None),
+        (message(p.Step(1, True, 0.0, (3.2,), (1.0,)), 57), None),
     ]),
     ("session_missing", "steps without observation (n_evidence 0, m 0): the first, and one after a predict", [
         (message(GSS, 50), None),

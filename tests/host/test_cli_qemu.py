@@ -78,6 +78,24 @@ def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     assert "3 step(s) without observation" in stdout
 
 
+@pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
+def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
+    # A prior 1,000 times the observation noise: the device's first update refocuses, the answer says so
+    # (status REFOCUSED on the wire), the summary counts it, the dump keeps it, and validate replays it.
+    image(board)
+    trace = write_trace(tmp_path / "t.csv", "lg", 6, 2)
+    out = tmp_path / "d.npz"
+    code = main(["stream", str(trace), "--board", board, "--system", "lg", "--eta", "8",
+                 "--prior", "gaussian:0,1000", "-o", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    assert "1 update(s) refocused" in stdout, stdout
+    assert [s.status for s in load_dump(out).steps] == [Status.REFOCUSED] + [Status.OK] * 5
+    code = main(["validate", str(out), "--trace", str(trace)])
+    stdout, _ = capsys.readouterr()
+    assert code == 0 and "on every step: OK" in stdout, stdout
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
     image("mps2-an500")

@@ -296,6 +296,17 @@ def test_golden_answer_decodes_and_encodes(exchange):
     assert p.encode(message, seq, version) == wire
 
 
+def test_golden_refocused_answer_is_the_kalman_posterior():
+    # REFOCUSED on the wire: the Kalman posterior of a prior N(0, 1000²) and z = 3.7 (r = 1) to a tenth
+    # of its sd, with Kalman's exact evidence.
+    [case] = [c for c in GOLDEN if c["name"] == "session_lg_refocused"]
+    first = case["exchange"][1]["answered"]
+    s2 = 1000.0 ** 2
+    assert first["status"] == p.Status.REFOCUSED
+    assert abs(first["mean"] - 3.7 * s2 / (s2 + 1.0)) < 0.1 and abs(first["var"] - 1.0) < 0.2
+    assert abs(first["log_evidence"] - (-0.5 * math.log(2 * math.pi * (s2 + 1.0)) - 0.5 * 3.7 ** 2 / (s2 + 1.0))) < 1e-6
+
+
 def test_golden_refused_weight_is_an_evidence_error_naming_the_field():
     [case] = [c for c in GOLDEN if c["name"] == "err_evidence"]
     [x] = [x for x in case["exchange"] if x.get("raw") == "ω = (1, 0)"]

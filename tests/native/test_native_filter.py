@@ -115,3 +115,31 @@ def test_workspace_fits_the_budget(nat):
         assert worst <= (64 * 1024 if eta <= 32 else 256 * 1024)
         f = nat.filter(3, eta, "refined", "sampler")
         assert f.workspace_in_use == nat.workspace_bytes(3, eta, "refined", "sampler")
+
+
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
+@pytest.mark.parametrize("scale", [1.0, 30.0, 1000.0])
+def test_first_update_region_and_refocus_match(nat, scale, mode):
+    # A prior 1, 30 and 1,000 times the observation noise (lg): the first update's region, the refocused
+    # posterior, its status and evidence, and the density built on the region, bit for bit.
+    sid = systems.spec("lg").id
+    refocused = 0
+    for seed in range(3):
+        model = systems.get("lg", prior=(0.0, scale))
+        tr = traces.simulate(model, 4, np.random.default_rng(seed))
+        ref = ux.run_filter(model, tr, 8, mode, "kernel")
+        got = nat.run_filter(sid, tr.k, tr.u, tr.z, 8, mode, "kernel", prior=("gaussian", 0.0, scale),
+                             density_evidence=True)
+        refocused += int(ref.status[0] == ux.Status.REFOCUSED)
+        np.testing.assert_array_equal(got.status, ref.status.astype(np.int8))
+        np.testing.assert_array_equal(got.mean, ref.mean)
+        np.testing.assert_array_equal(got.var, ref.var)
+        np.testing.assert_array_equal(got.log_evidence, ref.log_evidence)
+        np.testing.assert_array_equal(got.density_log_evidence, ref.density_log_evidence)
+        for (x, w), p in zip(got.posteriors, ref.posteriors):
+            np.testing.assert_array_equal(x, p.x)
+            np.testing.assert_array_equal(w, p.w)
+    if scale == 1.0 or mode == "paper":
+        assert refocused == 0
+    elif scale == 1000.0:
+        assert refocused == 3

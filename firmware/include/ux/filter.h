@@ -10,7 +10,7 @@
  *     ux_filter_init(&f, &cfg, w);
  *     for (k = 0; k < T; ++k) {
  *         if (k > 0) ux_filter_predict(&f, k, u[k]);       // the first observation is of x_0
- *         st = ux_filter_update(&f, &z[k], NULL, 1, 1);    // UX_OK or UX_FALLBACK (prior kept)
+ *         st = ux_filter_update(&f, &z[k], NULL, 1, 1);    // UX_OK, UX_FALLBACK (prior kept), UX_REFOCUSED
  *         // a missing sample: ux_filter_update(&f, NULL, NULL, 0, 0) → UX_NO_EVIDENCE
  *         mean = ux_filter_mean(&f);
  *     }
@@ -52,6 +52,12 @@ typedef struct {
 #define UX_DENSITY_GAUSSIAN_REACH 10
 #define UX_DENSITY_LAPLACE_REACH 40
 
+/* The first update's region (docs/semantics.md, "Filter"): prior atoms (or nodes) whose numerator is below
+ * UX_REFOCUS_FLOOR of the largest lie outside it, and it is narrowed over its own nodes at most
+ * UX_REFOCUS_ROUNDS times. */
+#define UX_REFOCUS_FLOOR UX_R(9.094947017729282379150390625e-13) /* 2^-40 */
+#define UX_REFOCUS_ROUNDS 4
+
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {
     UX_DENSITY_BINS = 0,    /* the posterior value's TTR-binned density (ux_pdf) */
@@ -78,6 +84,7 @@ typedef struct {
     ux_status last;                           /* status of the last update */
     ux_real log_evidence;                     /* log p(z_k | z_0..k−1) of the last update */
     ux_real dens_log_norm;                    /* log of the density's normaliser, once computed */
+    ux_real dens_lo, dens_hi;                 /* the first update's region, when dens_region */
     double log_likelihood;                    /* Σ of log_evidence over every update since init */
     ux_law prior;                             /* the prior law (its density serves the first update) */
     uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
@@ -89,6 +96,7 @@ typedef struct {
     uint8_t dens_count;                       /* its mixture components (centres, weights in the workspace) */
     uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
     uint8_t dens_norm_ready;                  /* 1: dens_log_norm holds this posterior's normaliser */
+    uint8_t dens_region;                      /* 1: the density's support is [dens_lo, dens_hi] */
 } ux_filter;
 
 /*
@@ -121,10 +129,11 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
 /*
  * Update with evidence z[0..J−1] with weights omega (NULL: equal weights 1/J) standing for m ≥ 1
  * observations. The prior is the staged prediction, or the current belief when none is staged — except
- * the first update in refined and mixture modes, which weighs the prior law at min(η², UX_MAX_ETA) atoms (a law with a
- * location–scale form; docs/semantics.md, "Filter").
+ * the first update in refined and mixture modes, which weighs the prior law at min(η², UX_MAX_ETA) atoms
+ * (a law with a location–scale form; docs/semantics.md, "Filter").
  * Returns UX_OK, UX_FALLBACK (every likelihood zero or non-finite: the posterior is the prior reduced
- * to η atoms), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
+ * to η atoms), UX_REFOCUSED (that first update, with a Gaussian or Laplace prior, found the likelihood
+ * too narrow for the prior's atoms and built the posterior over the likelihood's region), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
  * UX_ERR_ARG), in which case nothing changes.
  * A step without observation (a missing sample) is J = 0 and m = 0 (z and omega may be NULL): the
  * posterior is the prior reduced to η atoms, as on a fallback, and the status UX_NO_EVIDENCE.

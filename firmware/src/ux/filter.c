@@ -45,7 +45,9 @@ size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mo
     predict = UX_LIFT_WORKSPACE_BYTES(pred); /* paper mode too: it evaluates all η² points, then reduces */
     update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
                                   : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
-    if (mode == UX_MODE_MIXTURE) /* the density's nodes and their likelihood's scratch (mixture_posterior) */
+    /* The density's nodes and their likelihood's scratch: mixture_posterior, and refined mode's first update
+     * (first_region). */
+    if (mode != UX_MODE_PAPER)
         nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) +
                 (lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(1, np)
                                       : UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, np));
@@ -285,6 +287,7 @@ static ux_status no_evidence(ux_filter *f)
     }
     f->dens_lik = 0;
     f->dens_norm_ready = 0;
+    f->dens_region = 0;
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
     f->fresh = 0;
     f->staged = 0;
@@ -323,7 +326,8 @@ static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
     obs->eta = f->eta;
 }
 
-static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence);
+static int mixture_posterior(ux_filter *f, ux_real *log_evidence);
+static int first_region(ux_filter *f);
 
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
@@ -339,6 +343,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     unsigned k;
     int predicted;
     size_t components = 0;
+    int first, concentrated = 0;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -356,6 +361,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
             return UX_ERR_DOMAIN;
     }
     predicted = f->staged > 0;
+    first = !predicted && f->fresh;
     count = f->staged;
     if (count == 0 && f->fresh && f->mode != UX_MODE_PAPER) /* the first update: see first_prior_atoms */
         count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
@@ -396,14 +402,18 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->density = UX_DENSITY_BINS;
     f->dens_count = (uint8_t)components;
     f->dens_norm_ready = 0;
+    f->dens_region = 0;
     if (f->density != UX_DENSITY_BINS) {
         memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
         memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
         f->dens_J = (uint8_t)J;
         f->dens_m = m;
         f->dens_lik = st == UX_OK;
-        if (f->mode == UX_MODE_MIXTURE && f->dens_lik)
-            log_evidence = mixture_posterior(f, log_evidence);
+        if (first && f->mode != UX_MODE_PAPER && f->density == UX_DENSITY_PRIOR && f->dens_lik)
+            concentrated = first_region(f);
+        if ((f->mode == UX_MODE_MIXTURE || concentrated) && f->dens_lik &&
+            mixture_posterior(f, &log_evidence) && concentrated)
+            st = UX_REFOCUSED;
     }
     f->fresh = 0;
     f->staged = 0;
@@ -510,7 +520,10 @@ static ux_real trapezoid_term(unsigned k, ux_real e)
  * centres ± UX_DENSITY_GAUSSIAN_REACH σ, or the prior law's location ± its reach in scales. */
 static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
 {
-    if (f->density == UX_DENSITY_MIXTURE) {
+    if (f->dens_region) {
+        *lo = f->dens_lo;
+        *hi = f->dens_hi;
+    } else if (f->density == UX_DENSITY_MIXTURE) {
         const ux_real *c = area(f, A_C);
         ux_model_noises nz;
         ux_real reach, cmin = c[0], cmax = c[0];
@@ -579,11 +592,11 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
 
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
  * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance, and the
- * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, returned. When the
- * numerator vanishes or overflows at every node, or Z is not finite, the update's own posterior and
- * evidence stay. The nodes are stored, so each is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES
- * of scratch. */
-static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
+ * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, written to *log_evidence;
+ * returns 1. When the numerator vanishes or overflows at every node, or Z is not finite, the update's own
+ * posterior and evidence stay (returns 0). The nodes are stored, so each is evaluated once: this needs
+ * UX_MIXTURE_WORKSPACE_BYTES of scratch. */
+static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest = scratch(f);
     ux_arena arena;
@@ -592,29 +605,29 @@ static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
     unsigned k;
 
     if (ux_arena_open(&arena, &rest) != UX_OK)
-        return log_evidence;
+        return 0;
     t = ux_arena_reals(&arena, UX_DENSITY_NODES);
     e = ux_arena_reals(&arena, UX_DENSITY_NODES);
     if (t == NULL || e == NULL) /* cannot happen: init checked the mode's bound */
-        return log_evidence;
+        return 0;
     rest = ux_arena_rest(&arena);
     density_support(f, &lo, &hi);
     h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         t[k] = lo + (ux_real)k * h;
     if (numerator_logs(f, t, UX_DENSITY_NODES, e, &rest) != UX_OK)
-        return log_evidence;
+        return 0;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         top = e[k] > top ? e[k] : top;
     if (!ux_finite(top))
-        return log_evidence;
+        return 0;
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
         e[k] = UX_EXP(e[k] - top);
         sum += trapezoid_term(k, e[k]);
     }
     out = top + UX_LOG(sum * h);
     if (!ux_finite(out))
-        return log_evidence;
+        return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The positions'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
     count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, t, f->posterior.x, f->posterior.w);
@@ -624,7 +637,77 @@ static ux_real mixture_posterior(ux_filter *f, ux_real log_evidence)
     f->posterior.eta = f->eta;
     f->dens_log_norm = out;
     f->dens_norm_ready = 1;
-    return out;
+    *log_evidence = out;
+    return 1;
+}
+
+/* The bracket of increasing points x with log numerator u (docs/semantics.md, "Filter", the first update's
+ * region): *lo becomes the point before the first whose e = exp(u − max u) is at least UX_REFOCUS_FLOOR
+ * (kept when there is none), *hi the point after the last; *concentrated is 1 when the largest e (1) holds
+ * at least half of Σ e (summed in order). Returns 0, changing nothing, when the numerator vanishes or is
+ * not finite at every point. */
+static int bracket(const ux_real *x, const ux_real *u, size_t count, ux_real *lo, ux_real *hi, int *concentrated)
+{
+    ux_real top = -UX_INF, sum = 0;
+    size_t i, a = count, b = 0;
+    for (i = 0; i < count; ++i)
+        top = u[i] > top ? u[i] : top;
+    if (!ux_finite(top))
+        return 0;
+    for (i = 0; i < count; ++i) {
+        ux_real e = UX_EXP(u[i] - top);
+        sum += e;
+        if (e >= UX_REFOCUS_FLOOR) {
+            a = a == count ? i : a;
+            b = i;
+        }
+    }
+    if (a > 0)
+        *lo = x[a - 1];
+    if (b + 1 < count)
+        *hi = x[b + 1];
+    *concentrated = sum <= UX_R(2.0);
+    return 1;
+}
+
+/* The first update's region (docs/semantics.md, "Filter"): the bracket of the prior atoms it weighed (the
+ * prior law quantized again: BayesLaplace reordered them); when they were concentrated (returns 1: the
+ * posterior is then refocused), narrowed over its own nodes while those are too. It becomes the density's
+ * support. Needs the nodes' scratch, as mixture_posterior. */
+static int first_region(ux_filter *f)
+{
+    ux_workspace rest = scratch(f);
+    ux_arena arena;
+    ux_real *t, *u, lo, hi;
+    size_t count;
+    unsigned r, k;
+    int concentrated, more;
+
+    if (ux_arena_open(&arena, &rest) != UX_OK)
+        return 0;
+    t = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    u = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    if (t == NULL || u == NULL) /* cannot happen: init checked the mode's bound */
+        return 0;
+    rest = ux_arena_rest(&arena);
+    density_support(f, &lo, &hi);
+    count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), t, u); /* u: the weights, overwritten */
+    if (numerator_logs(f, t, count, u, &rest) != UX_OK || !bracket(t, u, count, &lo, &hi, &concentrated))
+        return 0;
+    for (r = 0; concentrated && r < UX_REFOCUS_ROUNDS; ++r) {
+        ux_real h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS, nlo = lo, nhi = hi;
+        for (k = 0; k < UX_DENSITY_NODES; ++k)
+            t[k] = lo + (ux_real)k * h;
+        if (numerator_logs(f, t, UX_DENSITY_NODES, u, &rest) != UX_OK ||
+            !bracket(t, u, UX_DENSITY_NODES, &nlo, &nhi, &more) || !more)
+            break;
+        lo = nlo;
+        hi = nhi;
+    }
+    f->dens_lo = lo;
+    f->dens_hi = hi;
+    f->dens_region = 1;
+    return concentrated;
 }
 
 /* The density's log normaliser, computed at the first need after an update. */
