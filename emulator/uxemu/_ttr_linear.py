@@ -43,6 +43,33 @@ def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: i
         k += 1
 
 
+def _cell_spread(e, nodes: int, lo: float, h: float, a: float, b: float, k: int, mass: float,
+                 moment: float) -> float:
+    """The interpolant's variance over [a, b] about its own mean (ux_ttr_linear's cell_spread): the second
+    moment about a summed over the same pieces, over the mass, less the squared mean offset; 0 should
+    rounding leave it negative."""
+    while k + 2 < nodes and lo + float(k + 1) * h <= a:
+        k += 1
+    s, m2 = a, 0.0
+    while True:
+        t_k, t_next = lo + float(k) * h, lo + float(k + 1) * h
+        last = k + 2 >= nodes or b <= t_next
+        end = b if last else t_next
+        if end > s:
+            fs, fe = _linear_at(e, k, t_k, t_next, h, s), _linear_at(e, k, t_k, t_next, h, end)
+            c, d = s - a, end - s
+            flat = c * c * d + c * d * d + d * d * d / 3.0
+            ramp = c * c * d * 0.5 + 2.0 * c * d * d / 3.0 + d * d * d * 0.25
+            m2 = m2 + (fs * flat + (fe - fs) * ramp)
+        if last:
+            break
+        s = end
+        k += 1
+    off = moment / mass
+    v = m2 / mass - off * off
+    return v if v > 0 else 0.0
+
+
 def _cell_mean(a: float, b: float, mass: float, moment: float) -> float:
     if not mass > 0:
         return a  # a cell without mass splits at its left edge
@@ -50,9 +77,9 @@ def _cell_mean(a: float, b: float, mass: float, moment: float) -> float:
     return a if mu < a else (b if mu > b else mu)
 
 
-def ttr_linear(e, lo: float, h: float, n: int):
+def ttr_linear(e, lo: float, h: float, n: int, spreads: bool = False):
     """TTR(n) of the interpolant through (lo + k·h, e[k]): positions and masses (not renormalised) of the
-    cells with mass, in increasing position."""
+    cells with mass, in increasing position; with spreads=True also each cell's variance about its mean."""
     e = [float(v) for v in np.asarray(e, dtype=np.float64).ravel()]
     nodes, lo, h = len(e), float(lo), float(h)
     if nodes < 2:
@@ -64,13 +91,16 @@ def ttr_linear(e, lo: float, h: float, n: int):
             mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k)
             split += [a, _cell_mean(a, b, mass, moment)]
         edges = split + [edges[-1]]
-    xs, ws, k = [], [], 0
+    xs, ws, vs, k = [], [], [], 0
     for a, b in zip(edges[:-1], edges[1:]):
+        first = k
         mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k)
         if mass > 0:
             xs.append(_cell_mean(a, b, mass, moment))
             ws.append(mass)
-    return np.array(xs), np.array(ws)
+            if spreads:
+                vs.append(_cell_spread(e, nodes, lo, h, a, b, first, mass, moment))
+    return (np.array(xs), np.array(ws), np.array(vs)) if spreads else (np.array(xs), np.array(ws))
 
 
 def remove_interpolation_variance(x, w, h: float) -> np.ndarray:

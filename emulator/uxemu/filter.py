@@ -27,16 +27,26 @@ REFOCUS_FLOOR = 2.0 ** -40
 REFOCUS_ROUNDS = 4
 
 
-def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float):
+def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float, spreads=None):
     """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
-    density"), or None when the model does not declare additive Gaussian process noise."""
+    density"), or None when the model does not declare additive Gaussian process noise: centre f(x_i, 0)
+    + μ, scale the process noise's σ, widened where the belief's atoms carry cell spreads v_i (mixture
+    mode) to sqrt(σ² + τ_i²), τ_i = (f(x_i + √v_i, 0) − f(x_i − √v_i, 0))/2, as ux/filter.c."""
     law = model.process_noise
     if not (model.additive_noise and isinstance(law, Normal)):
         return None
     x, w = belief.x, belief.w
+    zero = np.zeros_like(x)
+    sigma = float(law.sigma)
     with np.errstate(all="ignore"):
-        centres = np.asarray(model.transition(x, np.zeros_like(x), k, u), dtype=np.float64) + law.mu
-    scales = np.full(x.size, float(law.sigma))
+        centres = np.asarray(model.transition(x, zero, k, u), dtype=np.float64) + law.mu
+        scales = np.full(x.size, sigma)
+        if spreads is not None:
+            r = np.sqrt(spreads)
+            up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
+            down = np.asarray(model.transition(x - r, zero, k, u), dtype=np.float64)
+            tau = (up - down) * 0.5
+            scales = np.sqrt(scales * scales + tau * tau)
     if not (np.isfinite(centres).all() and np.isfinite(scales).all()):
         return None
     return centres, w.copy(), scales
@@ -68,8 +78,8 @@ class FilterDensity:
         if self.form == "mixture":
             c, w, sc = self.components
             with np.errstate(divide="ignore", invalid="ignore"):
-                a = (np.log(w)[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])) \
-                    - np.log(sc)[None, :]
+                lw = np.log(w) - np.log(sc)  # log w_i − log σ_i, as ux/filter.c keeps it
+                a = lw[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])
             base = logsumexp_rows(a)
         else:
             loc, scale = self.prior.location_scale()
@@ -92,8 +102,8 @@ class FilterDensity:
             return self.region
         if self.form == "mixture":
             c, _, sc = self.components
-            reach = DENSITY_REACH["gaussian"] * float(sc[0])
-            return float(c.min()) - reach, float(c.max()) + reach
+            reach = DENSITY_REACH["gaussian"]
+            return float((c - reach * sc).min()), float((c + reach * sc).max())
         loc, scale = self.prior.location_scale()
         reach = DENSITY_REACH[self._prior_family] * scale
         return loc - reach, loc + reach
@@ -189,6 +199,7 @@ class BayesLaplaceFilter:
         self.log_likelihood = 0.0  # summed over every update
         self._fresh = True  # no update yet: the prior of the next one is the quantized prior law
         self._pending = None  # mixture components of the staged prediction
+        self._spreads = None  # the posterior atoms' cell spreads (mixture mode, from the nodes' TTR)
         self._staged = False
         self.density = FilterDensity("prior" if isinstance(prior_law, (Normal, Laplace)) else "bins",
                                      self.posterior, prior=prior_law)
@@ -201,7 +212,7 @@ class BayesLaplaceFilter:
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
         xs, ws = _ttr.compact(y, w)
-        self._pending = mixture_components(self.model, post, k, u)
+        self._pending = mixture_components(self.model, post, k, u, self._spreads)
         self._staged = True
         if self.mode == "paper":
             px, pw = _ttr.ttr(xs, ws, self.n)
@@ -214,12 +225,14 @@ class BayesLaplaceFilter:
         atoms reduced to η, as on a fallback, and its density has no likelihood factor. A first update
         whose likelihood is too narrow for the prior's atoms is refocused (status REFOCUSED)."""
         if evidence is None:
+            self._spreads = None
             self.posterior = reduce_prior(*prior_atoms, self.eta)
             self.log_evidence = 0.0  # nothing observed: p(∅) = 1
             self.density = self._density(self.posterior)
             self._fresh, self._staged, self._pending = False, False, None
             return Status.NO_EVIDENCE
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
+        self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
         z, om = evidence_arrays(evidence)
@@ -271,8 +284,9 @@ class BayesLaplaceFilter:
         if q is None:
             return False
         t, e, log_z, h = q
-        px, pw = ttr_linear(e, t[0], h, self.n)
+        px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
         pw = normalise(pw)
+        self._spreads = pv if self.mode == "mixture" else None
         self.posterior = Value(remove_interpolation_variance(px, pw, h), pw, self.eta)
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z)
         self.log_evidence = log_z

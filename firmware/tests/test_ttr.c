@@ -282,7 +282,7 @@ static void test_normalise_and_reduce(void)
  * and 5/9 with means 4/9 and 38/45. Interior nodes of a linear law change nothing. */
 static void test_ttr_linear_closed_forms(void)
 {
-    ux_real e[65], edges[UX_MAX_ETA + 1], x[UX_MAX_ETA], w[UX_MAX_ETA];
+    ux_real e[65], edges[UX_MAX_ETA + 1], x[UX_MAX_ETA], w[UX_MAX_ETA], v[UX_MAX_ETA];
     size_t i, r;
     unsigned n;
     double tol = sizeof(ux_real) == sizeof(double) ? 1e-12 : 2e-5;
@@ -290,17 +290,20 @@ static void test_ttr_linear_closed_forms(void)
         e[i] = 1;
     for (n = 0; n <= UX_MAX_LOG2_ETA; ++n) {
         double cells = (double)(1u << n);
-        r = ux_ttr_linear(e, 65, -2, (ux_real)0.0625, n, edges, x, w); /* uniform on [−2, 2] */
+        r = ux_ttr_linear(e, 65, -2, (ux_real)0.0625, n, edges, x, w, v); /* uniform on [−2, 2] */
         CHECK(r == 1u << n);
         for (i = 0; i < r; ++i) {
             CHECK_NEAR(x[i], -2.0 + 4.0 * ((double)i + 0.5) / cells, tol * 4);
             CHECK_NEAR(w[i], 4.0 / cells, tol * 4);
+            CHECK_NEAR(v[i], (4.0 / cells) * (4.0 / cells) / 12.0, tol * 16); /* a uniform cell's variance */
         }
     }
     for (i = 0; i < 65; ++i)
         e[i] = (ux_real)(2.0 * (double)i / 64.0);
-    r = ux_ttr_linear(e, 65, 0, (ux_real)(1.0 / 64.0), 1, edges, x, w);
+    r = ux_ttr_linear(e, 65, 0, (ux_real)(1.0 / 64.0), 1, edges, x, w, v); /* density 2t on [0, 1] */
     CHECK(r == 2);
+    CHECK_NEAR(v[0], 2.0 / 81.0, tol); /* ∫ t²·2t over [0, 2/3] / (4/9) − (4/9)² */
+    CHECK_NEAR(v[1], 37.0 / 4050.0, tol);
     CHECK_NEAR(w[0], 4.0 / 9.0, tol);
     CHECK_NEAR(w[1], 5.0 / 9.0, tol);
     CHECK_NEAR(x[0], 4.0 / 9.0, tol);
@@ -308,12 +311,12 @@ static void test_ttr_linear_closed_forms(void)
     /* Cells without mass are dropped: a law on the right half only gives half the atoms at n = 1 … */
     for (i = 0; i < 65; ++i)
         e[i] = i < 32 ? 0 : 1;
-    CHECK(ux_ttr_linear(e, 65, 0, 1, 6, edges, x, w) <= 64);
+    CHECK(ux_ttr_linear(e, 65, 0, 1, 6, edges, x, w, NULL) <= 64);
     CHECK(x[0] >= 31);
     /* … and bad arguments give 0 atoms. */
-    CHECK(ux_ttr_linear(e, 1, 0, 1, 2, edges, x, w) == 0);
-    CHECK(ux_ttr_linear(e, 65, 0, 1, UX_MAX_LOG2_ETA + 1, edges, x, w) == 0);
-    CHECK(ux_ttr_linear(NULL, 65, 0, 1, 2, edges, x, w) == 0);
+    CHECK(ux_ttr_linear(e, 1, 0, 1, 2, edges, x, w, NULL) == 0);
+    CHECK(ux_ttr_linear(e, 65, 0, 1, UX_MAX_LOG2_ETA + 1, edges, x, w, NULL) == 0);
+    CHECK(ux_ttr_linear(NULL, 65, 0, 1, 2, edges, x, w, NULL) == 0);
 }
 
 void suite_ttr(void)

@@ -26,10 +26,19 @@ def test_uniform_law_gives_equal_cells_with_atoms_at_their_centres(n):
 
 
 def test_triangular_law_splits_at_its_mean():
-    """Density 2t on [0, 1]: mean 2/3; cells of mass 4/9 and 5/9 with means 4/9 and 38/45."""
-    x, w = ttr_linear(2 * np.arange(65) / 64, 0.0, 1 / 64, 1)
+    """Density 2t on [0, 1]: mean 2/3; cells of mass 4/9 and 5/9 with means 4/9 and 38/45, and spreads
+    ∫ t²·2t / mass − mean² = 2/81 and 37/4050."""
+    x, w, v = ttr_linear(2 * np.arange(65) / 64, 0.0, 1 / 64, 1, spreads=True)
     np.testing.assert_allclose(w, [4 / 9, 5 / 9], rtol=1e-13)
     np.testing.assert_allclose(x, [4 / 9, 38 / 45], rtol=1e-13)
+    np.testing.assert_allclose(v, [2 / 81, 37 / 4050], rtol=1e-11)
+
+
+@pytest.mark.parametrize("n", range(7))
+def test_uniform_cells_spread_like_a_uniform_law(n):
+    _, _, v = ttr_linear(np.ones(65), -2.0, 0.0625, n, spreads=True)
+    width = 4 / (1 << n)
+    np.testing.assert_allclose(v, np.full(1 << n, width * width / 12), rtol=1e-10)
 
 
 values = st.lists(st.floats(0.0, 1.0), min_size=2, max_size=200).filter(lambda v: sum(v) > 1e-3)
@@ -59,6 +68,24 @@ def test_atoms_move_continuously_with_the_nodes(e, n):
     x1, w1 = ttr_linear(e, 0.0, h * (1 + 1e-7), n)
     assert len(x0) == len(x1) == 1 << n
     assert np.abs(x1 - x0).max() <= 1e-5 and np.abs(w1 - w0).max() <= 1e-5 * w0.sum()
+
+
+@given(values, st.floats(-10, 10), st.floats(1e-2, 1), st.integers(0, 6))
+@settings(max_examples=200, deadline=None)
+def test_spreads_and_atoms_hold_the_interpolants_variance(e, lo, h, n):
+    """Law of total variance: the cells' spreads (within) plus the atoms' own variance (between) are the
+    interpolant's variance, whose second moment is integrated interval by interval here."""
+    x, w, v = ttr_linear(e, lo, h, n, spreads=True)
+    e = np.asarray(e, dtype=np.float64)
+    t = lo + np.arange(e.size) * h
+    t0, t1, f0, f1 = t[:-1], t[1:], e[:-1], e[1:]
+    second = (h / 12 * (f0 * (3 * t0 * t0 + 2 * t0 * t1 + t1 * t1) + f1 * (t0 * t0 + 2 * t0 * t1 + 3 * t1 * t1))).sum()
+    mass, mean = interpolant_mass_and_mean(e, lo, h)
+    var = second / mass - mean * mean
+    p = w / w.sum()
+    mu = np.dot(p, x)
+    assert np.all(v >= 0)
+    assert abs(np.dot(p, v) + np.dot(p, (x - mu) ** 2) - var) <= 1e-9 * (abs(lo) + h * e.size) ** 2
 
 
 def test_needs_two_nodes():

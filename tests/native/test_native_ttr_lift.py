@@ -132,7 +132,8 @@ def test_ttr_of_a_piecewise_linear_density_bit_for_bit(nat, rng):
         if not e.any():
             e[nodes // 2] = 1.0
         lo, h, n = float(rng.normal(0, 50)), float(rng.uniform(1e-3, 5)), int(rng.integers(0, 7))
-        rx, rw = ttr_linear(e, lo, h, n)
-        nx, nw = nat.ttr_linear(e, lo, h, n)
+        rx, rw, rv = ttr_linear(e, lo, h, n, spreads=True)
+        nx, nw, nv = nat.ttr_linear(e, lo, h, n, spreads=True)
         np.testing.assert_array_equal(nx, rx, err_msg=f"case {case} positions")
         np.testing.assert_array_equal(nw, rw, err_msg=f"case {case} masses")
+        np.testing.assert_array_equal(nv, rv, err_msg=f"case {case} spreads")

@@ -97,6 +97,7 @@ typedef struct {
     uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
     uint8_t dens_norm_ready;                  /* 1: dens_log_norm holds this posterior's normaliser */
     uint8_t dens_region;                      /* 1: the density's support is [dens_lo, dens_hi] */
+    uint8_t spread;                           /* 1: the posterior's atoms carry cell spreads (mixture mode) */
 } ux_filter;
 
 /*

@@ -30,10 +30,11 @@ size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell);
  * finite, nodes ≥ 2, h > 0): the mean-split recursion on the interpolant itself, each cell's mass and mean
  * its exact integrals (docs/semantics.md, "Filter"). Writes up to 2^n atoms to x and w in increasing
  * position (cells without mass dropped; masses not renormalised) and returns their count, 0 on bad
- * arguments. `edges` is scratch for 2^n + 1 reals; x and w hold 2^n each. No other memory.
+ * arguments; v, unless NULL, gets each cell's spread: the interpolant's variance within the cell, about
+ * the cell's mean. `edges` is scratch for 2^n + 1 reals; x, w and v hold 2^n each. No other memory.
  */
 size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges,
-                     ux_real *x, ux_real *w);
+                     ux_real *x, ux_real *w, ux_real *v);
 
 /* Normalise weights in place: total = Σ w sequentially, then w[i] /= total. */
 void ux_normalise(ux_real *w, size_t count);

@@ -73,7 +73,7 @@ typedef struct {
  *  - mixture mode: the density's nodes (UX_MIXTURE_WORKSPACE_BYTES; the largest term only at η ≤ 8).
  */
 #define UX_WORKSPACE_BYTES(eta)                                                                        \
-    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + 4u * UX_WS_REALS(eta) +                                 \
+    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + 6u * UX_WS_REALS(eta) +                                 \
      UX_WS_MAX(UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)), UX_MIXTURE_WORKSPACE_BYTES(eta)), \
                UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                \
                          UX_BAYES_SAMPLER_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))))

@@ -18,7 +18,9 @@
 #include <string.h>
 
 /* The density's areas in the workspace, after the staged prediction. */
-enum { A_C, A_LOGW, A_Z, A_OM, DENSITY_AREAS }; /* centres, log-weights, evidence, its weights */
+/* Centres c_i, log w_i − log σ_i, scales σ_i; the posterior atoms' cell spreads (mixture mode, valid while
+ * f->spread); evidence, its weights. */
+enum { A_C, A_LW, A_S, A_V, A_Z, A_OM, DENSITY_AREAS };
 
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
@@ -166,13 +168,16 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
 }
 
 /* The predictive mixture's components from the belief the last predict lifted (docs/semantics.md,
- * "Filter density"): centre f(x_i, 0) + μ and log-weight log w_i; the scale is the process noise's σ. 0 when the
- * model does not declare additive Gaussian process noise, or a centre is not finite. */
+ * "Filter density"): centre c_i = f(x_i, 0) + μ and scale σ_i, the process noise's σ — widened, when the
+ * belief's atoms carry cell spreads v_i (mixture mode), to sqrt(σ² + τ_i²) with τ_i = (f(x_i + √v_i, 0) −
+ * f(x_i − √v_i, 0))/2, the cell's spread carried through f — and log w_i − log σ_i. 0 when the model does
+ * not declare additive Gaussian process noise, or a centre or scale is not finite. */
 static size_t mixture_components(const ux_filter *f, const ux_value *b)
 {
     ux_model_noises nz;
     ux_model_ctx ctx;
-    ux_real *c = area(f, A_C), *logw = area(f, A_LOGW), args[2];
+    ux_real *c = area(f, A_C), *lw = area(f, A_LW), *s = area(f, A_S), args[2];
+    const ux_real *v = area(f, A_V);
     size_t i;
 
     f->model->code->noises(f->params, &nz);
@@ -183,8 +188,18 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
     for (i = 0; i < b->count; ++i) {
         args[0] = b->x[i];
         c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
-        logw[i] = UX_LOG(b->w[i]); /* once here, not at every point the density is read */
-        if (!ux_finite(c[i]))
+        s[i] = nz.process.b;
+        if (f->spread) {
+            ux_real r = UX_SQRT(v[i]), up, down, tau;
+            args[0] = b->x[i] + r;
+            up = f->model->code->transition(args, &ctx);
+            args[0] = b->x[i] - r;
+            down = f->model->code->transition(args, &ctx);
+            tau = (up - down) * UX_R(0.5);
+            s[i] = UX_SQRT(s[i] * s[i] + tau * tau);
+        }
+        lw[i] = UX_LOG(b->w[i]) - UX_LOG(s[i]); /* once here, not at every point the density is read */
+        if (!ux_finite(c[i]) || !ux_finite(s[i]))
             return 0;
     }
     return b->count;
@@ -288,6 +303,7 @@ static ux_status no_evidence(ux_filter *f)
     f->dens_lik = 0;
     f->dens_norm_ready = 0;
     f->dens_region = 0;
+    f->spread = 0;
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
     f->fresh = 0;
     f->staged = 0;
@@ -403,6 +419,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     f->dens_count = (uint8_t)components;
     f->dens_norm_ready = 0;
     f->dens_region = 0;
+    f->spread = 0; /* the update's own posterior has no cell spreads; mixture_posterior's has */
     if (f->density != UX_DENSITY_BINS) {
         memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
         memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
@@ -423,17 +440,17 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return st;
 }
 
-/* log of the predictive mixture's density at t: logsumexp_i(log w_i + g((t − c_i)/σ) − log σ), with the
- * standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting the
- * constant is adding g(0) = −log √(2π)); a: scratch. */
-static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real sigma, ux_real log_sigma, ux_real *a)
+/* log of the predictive mixture's density at t: logsumexp_i((log w_i − log σ_i) + g((t − c_i)/σ_i)), with
+ * the standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting
+ * the constant is adding g(0) = −log √(2π)); a: scratch. */
+static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real *a)
 {
-    const ux_real *c = area(f, A_C), *logw = area(f, A_LOGW);
+    const ux_real *c = area(f, A_C), *lw = area(f, A_LW), *s = area(f, A_S);
     const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0);
     size_t i;
     for (i = 0; i < f->dens_count; ++i) {
-        ux_real v = (t - c[i]) / sigma;
-        a[i] = (logw[i] + (UX_R(-0.5) * v * v + g0)) - log_sigma;
+        ux_real v = (t - c[i]) / s[i];
+        a[i] = lw[i] + (UX_R(-0.5) * v * v + g0);
     }
     return ux_logsumexp(a, f->dens_count);
 }
@@ -449,7 +466,7 @@ static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real sigma,
 static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
                                 const ux_workspace *rest)
 {
-    ux_real a[UX_MAX_ETA], sigma = 0, log_sigma = 0, log_scale = 0, floor = -UX_INF;
+    ux_real a[UX_MAX_ETA], log_sigma = 0, log_scale = 0, floor = -UX_INF;
     const ux_value *noise[UX_MODEL_MAX_NOISES];
     ux_observation obs;
     ux_evidence ev;
@@ -470,14 +487,13 @@ static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t cou
     if (f->density == UX_DENSITY_MIXTURE) {
         ux_model_noises nz;
         f->model->code->noises(f->params, &nz);
-        sigma = nz.process.b;
-        log_sigma = UX_LOG(sigma);
+        log_sigma = UX_LOG(nz.process.b); /* σ_i ≥ σ: the mixture's density is at most g(0) − log σ */
         if (f->dens_lik && count > 1) {
             size_t best = 0;
             ux_real top;
             for (p = 1; p < count; ++p)
                 best = u[p] > u[best] ? p : best;
-            top = mixture_log_density(f, t[best], sigma, log_sigma, a) + u[best];
+            top = mixture_log_density(f, t[best], a) + u[best];
             if (ux_finite(top))
                 floor = top - UX_EXP_ZERO - (ux_std_logpdf(UX_LAW_GAUSSIAN, 0) - log_sigma);
         }
@@ -491,7 +507,7 @@ static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t cou
             continue;
         }
         if (f->density == UX_DENSITY_MIXTURE)
-            base = mixture_log_density(f, t[p], sigma, log_sigma, a);
+            base = mixture_log_density(f, t[p], a);
         else
             base = ux_std_logpdf(f->prior.kind, (t[p] - f->prior.a) / f->prior.b) - log_scale;
         if (f->dens_lik) {
@@ -516,26 +532,26 @@ static ux_real trapezoid_term(unsigned k, ux_real e)
     return (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
 }
 
-/* The interval the density's base law holds all but a negligible part of its mass in: the mixture's
- * centres ± UX_DENSITY_GAUSSIAN_REACH σ, or the prior law's location ± its reach in scales. */
+/* The interval the density's base law holds all but a negligible part of its mass in: the union of the
+ * mixture's components c_i ± UX_DENSITY_GAUSSIAN_REACH σ_i, or the prior law's location ± its reach in
+ * scales; the first update's region when it has one. */
 static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
 {
     if (f->dens_region) {
         *lo = f->dens_lo;
         *hi = f->dens_hi;
     } else if (f->density == UX_DENSITY_MIXTURE) {
-        const ux_real *c = area(f, A_C);
-        ux_model_noises nz;
-        ux_real reach, cmin = c[0], cmax = c[0];
+        const ux_real *c = area(f, A_C), *s = area(f, A_S);
+        const ux_real reach = (ux_real)UX_DENSITY_GAUSSIAN_REACH;
+        ux_real low = c[0] - reach * s[0], high = c[0] + reach * s[0];
         size_t i;
-        f->model->code->noises(f->params, &nz);
-        reach = (ux_real)UX_DENSITY_GAUSSIAN_REACH * nz.process.b;
         for (i = 1; i < f->dens_count; ++i) {
-            cmin = c[i] < cmin ? c[i] : cmin;
-            cmax = c[i] > cmax ? c[i] : cmax;
+            ux_real l = c[i] - reach * s[i], r = c[i] + reach * s[i];
+            low = l < low ? l : low;
+            high = r > high ? r : high;
         }
-        *lo = cmin - reach;
-        *hi = cmax + reach;
+        *lo = low;
+        *hi = high;
     } else {
         ux_real reach = (ux_real)(f->prior.kind == UX_LAW_GAUSSIAN ? UX_DENSITY_GAUSSIAN_REACH
                                                                    : UX_DENSITY_LAPLACE_REACH) * f->prior.b;
@@ -630,13 +646,15 @@ static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The positions'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
-    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, t, f->posterior.x, f->posterior.w);
+    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, t, f->posterior.x, f->posterior.w,
+                          f->mode == UX_MODE_MIXTURE ? area(f, A_V) : NULL);
     ux_normalise(f->posterior.w, count);
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
     f->posterior.count = (uint32_t)count;
     f->posterior.eta = f->eta;
     f->dens_log_norm = out;
     f->dens_norm_ready = 1;
+    f->spread = f->mode == UX_MODE_MIXTURE; /* the next predict's components carry the cells' spreads */
     *log_evidence = out;
     return 1;
 }

@@ -52,6 +52,40 @@ static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h
     *moment = g;
 }
 
+/*
+ * The variance about its own mean of the interpolant over [a, b] (mass > 0, first moment about a as
+ * cell_integrals gave them, k the interval it started from): the second moment about a summed over the
+ * same pieces — on a piece [s, s + d] with c = s − a and end values fs, fe, ∫ (c + u)² f =
+ * fs·(c²d + cd² + d³/3) + (fe − fs)·(c²d/2 + 2cd²/3 + d³/4) — over the mass, less the squared mean
+ * offset; 0 should rounding leave it negative.
+ */
+static ux_real cell_spread(const ux_real *e, size_t nodes, ux_real lo, ux_real h, ux_real a, ux_real b, size_t k,
+                           ux_real mass, ux_real moment)
+{
+    ux_real s = a, m2 = 0, off, v;
+    while (k + 2 < nodes && lo + (ux_real)(k + 1) * h <= a)
+        ++k;
+    for (;;) {
+        ux_real t_k = lo + (ux_real)k * h, t_next = lo + (ux_real)(k + 1) * h;
+        int last = k + 2 >= nodes || b <= t_next;
+        ux_real end = last ? b : t_next;
+        if (end > s) {
+            ux_real fs = linear_at(e, k, t_k, t_next, h, s), fe = linear_at(e, k, t_k, t_next, h, end);
+            ux_real c = s - a, d = end - s;
+            ux_real flat = c * c * d + c * d * d + d * d * d / UX_R(3.0);
+            ux_real ramp = c * c * d * UX_R(0.5) + UX_R(2.0) * c * d * d / UX_R(3.0) + d * d * d * UX_R(0.25);
+            m2 = m2 + (fs * flat + (fe - fs) * ramp);
+        }
+        if (last)
+            break;
+        s = end;
+        ++k;
+    }
+    off = moment / mass;
+    v = m2 / mass - off * off;
+    return v > 0 ? v : 0;
+}
+
 /* The cell's mean, inside [a, b] despite rounding; a cell without mass splits at a. */
 static ux_real cell_mean(ux_real a, ux_real b, ux_real mass, ux_real moment)
 {
@@ -63,7 +97,7 @@ static ux_real cell_mean(ux_real a, ux_real b, ux_real mass, ux_real moment)
 }
 
 size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges,
-                     ux_real *x, ux_real *w)
+                     ux_real *x, ux_real *w, ux_real *v)
 {
     size_t cells = 1, i, k, out = 0;
     unsigned level;
@@ -88,10 +122,13 @@ size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsi
     }
     for (i = 0, k = 0; i < cells; ++i) {
         ux_real mass, moment;
+        size_t first = k;
         cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment);
         if (mass > 0) {
             x[out] = cell_mean(edges[i], edges[i + 1], mass, moment);
             w[out] = mass;
+            if (v != NULL)
+                v[out] = cell_spread(e, nodes, lo, h, edges[i], edges[i + 1], first, mass, moment);
             ++out;
         }
     }
