@@ -42,13 +42,14 @@ FINDINGS = [
     "The gap therefore grows after the shock rather than at it. In paper mode the η-atom prediction does pin "
     "the update at its outermost atom (edge mass up to ~0.8), yet its gaps are of the same size as refined "
     "mode's: the pinning is a symptom of the same missing tail.",
-    "- Re-quantizing the filter's own predictive mixture (belief atoms ⊗ the exact process-noise density) on a "
-    "fine grid, at every update, changes almost nothing (the mixture column): the missing mass is the belief's "
-    "tail beyond its outermost atom, which no re-quantization of that mixture can restore. A predictive law "
-    "that restores tails (gaussian, smoothed) removes most of the gap after the shock at σ_η = 0.05, does not "
-    "bring η = 16 within 1 sd, and costs accuracy in the calm stretch at σ_η = 0.2 (the before column).",
-    "- No such rule is in the filter: the full filtering tables (results/full/filtering) and their NLL floor "
-    "hits stand as measured there.",
+    "- Re-quantizing the predictive mixture of the belief's atoms taken as points (⊗ the exact process-noise "
+    "density) on a fine grid, at every update, changes almost nothing (the measurement-only mixture column of "
+    "the last tables): what is missing is the spread of the belief's cells, which points do not carry. The "
+    "filter's mixture mode (its mixture rows) carries it: each atom keeps its cell's spread and the next "
+    "predictive component widens by it through the transition (docs/semantics.md, \"Filter\"), so the "
+    "predictive tails follow the shock — and the calm stretch gains too, where the tail-restoring laws of the "
+    "last tables (gaussian, smoothed) lose.",
+    "- Refined (the default) and paper modes have no such rule: their rows stand as measured.",
 ]
 
 

@@ -33,7 +33,7 @@
  * prediction is reduced to η atoms first. Mixture: refined, except that where the posterior has a
  * quadrature density (UX_DENSITY_PRIOR or UX_DENSITY_MIXTURE, with its likelihood factor) the posterior
  * atoms are TTR of the piecewise-linear law through that density's UX_DENSITY_NODES nodes (ux_ttr_linear),
- * and the step's evidence is its log Z
+ * whose cells' spreads widen the next predictive mixture's components, and the step's evidence is its log Z
  * (docs/semantics.md, "Filter"). Numbering matches the link protocol. */
 typedef enum { UX_MODE_REFINED = 0, UX_MODE_PAPER = 1, UX_MODE_MIXTURE = 2 } ux_mode;
 

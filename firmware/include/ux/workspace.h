@@ -66,7 +66,7 @@ typedef struct {
 
 /*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
- * between predict and update and the four η-real areas of its posterior density, plus the largest of
+ * between predict and update and the six η-real areas of its posterior density, plus the largest of
  *  - predict: the lift's η² points and TTR's cells;
  *  - update, kernel form: η² hypotheses, up to η inner-noise atoms;
  *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises);

@@ -176,13 +176,14 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
 {
     ux_model_noises nz;
     ux_model_ctx ctx;
-    ux_real *c = area(f, A_C), *lw = area(f, A_LW), *s = area(f, A_S), args[2];
+    ux_real *c = area(f, A_C), *lw = area(f, A_LW), *s = area(f, A_S), args[2], log_sigma;
     const ux_real *v = area(f, A_V);
     size_t i;
 
     f->model->code->noises(f->params, &nz);
     if (!f->model->code->additive_noise || nz.process.kind != UX_LAW_GAUSSIAN)
         return 0;
+    log_sigma = UX_LOG(nz.process.b); /* every σ_i without spreads: one logarithm, not one per atom */
     ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
     args[1] = 0;
     for (i = 0; i < b->count; ++i) {
@@ -198,7 +199,8 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
             tau = (up - down) * UX_R(0.5);
             s[i] = UX_SQRT(s[i] * s[i] + tau * tau);
         }
-        lw[i] = UX_LOG(b->w[i]) - UX_LOG(s[i]); /* once here, not at every point the density is read */
+        /* once here, not at every point the density is read */
+        lw[i] = UX_LOG(b->w[i]) - (f->spread ? UX_LOG(s[i]) : log_sigma);
         if (!ux_finite(c[i]) || !ux_finite(s[i]))
             return 0;
     }
