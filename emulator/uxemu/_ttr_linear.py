@@ -21,12 +21,14 @@ def _linear_at(e, k: int, t_k: float, t_next: float, h: float, s: float) -> floa
     return e[k] + (e[k + 1] - e[k]) * ((s - t_k) / h)
 
 
-def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: int):
+def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: int, second: bool = False):
     """Mass and first moment about a of the interpolant over [a, b], starting from interval k (advanced to
-    the one holding a); returns (mass, moment, the interval holding b)."""
+    the one holding a); returns (mass, moment, the interval holding b), with second=True (mass, moment,
+    second moment about a, interval): on a piece with c = s − a, ∫ (c + u)² f = fs·(c²d + cd² + d³/3) +
+    (fe − fs)·(c²d/2 + 2cd²/3 + d³/4), as ux/ttr_linear.c."""
     while k + 2 < nodes and lo + float(k + 1) * h <= a:
         k += 1
-    s, m, g = a, 0.0, 0.0
+    s, m, g, m2 = a, 0.0, 0.0, 0.0
     while True:
         t_k, t_next = lo + float(k) * h, lo + float(k + 1) * h
         last = k + 2 >= nodes or b <= t_next
@@ -37,36 +39,22 @@ def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: i
             pm = (fs + fe) * 0.5 * d
             m = m + pm
             g = g + (pm * (s - a) + d * d * (fs + fe + fe) / 6.0)
+            if second:
+                c = s - a
+                flat = c * c * d + c * d * d + d * d * d / 3.0
+                ramp = c * c * d * 0.5 + 2.0 * c * d * d / 3.0 + d * d * d * 0.25
+                m2 = m2 + (fs * flat + (fe - fs) * ramp)
         if last:
-            return m, g, k
+            return (m, g, m2, k) if second else (m, g, k)
         s = end
         k += 1
 
 
-def _cell_spread(e, nodes: int, lo: float, h: float, a: float, b: float, k: int, mass: float,
-                 moment: float) -> float:
-    """The interpolant's variance over [a, b] about its own mean (ux_ttr_linear's cell_spread): the second
-    moment about a summed over the same pieces, over the mass, less the squared mean offset; 0 should
+def _cell_spread(mass: float, moment: float, second: float) -> float:
+    """The variance about its own mean of a cell with mass > 0 (moments about its left edge); 0 should
     rounding leave it negative."""
-    while k + 2 < nodes and lo + float(k + 1) * h <= a:
-        k += 1
-    s, m2 = a, 0.0
-    while True:
-        t_k, t_next = lo + float(k) * h, lo + float(k + 1) * h
-        last = k + 2 >= nodes or b <= t_next
-        end = b if last else t_next
-        if end > s:
-            fs, fe = _linear_at(e, k, t_k, t_next, h, s), _linear_at(e, k, t_k, t_next, h, end)
-            c, d = s - a, end - s
-            flat = c * c * d + c * d * d + d * d * d / 3.0
-            ramp = c * c * d * 0.5 + 2.0 * c * d * d / 3.0 + d * d * d * 0.25
-            m2 = m2 + (fs * flat + (fe - fs) * ramp)
-        if last:
-            break
-        s = end
-        k += 1
     off = moment / mass
-    v = m2 / mass - off * off
+    v = second / mass - off * off
     return v if v > 0 else 0.0
 
 
@@ -93,13 +81,12 @@ def ttr_linear(e, lo: float, h: float, n: int, spreads: bool = False):
         edges = split + [edges[-1]]
     xs, ws, vs, k = [], [], [], 0
     for a, b in zip(edges[:-1], edges[1:]):
-        first = k
-        mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k)
+        mass, moment, second, k = _cell_integrals(e, nodes, lo, h, a, b, k, second=True)
         if mass > 0:
             xs.append(_cell_mean(a, b, mass, moment))
             ws.append(mass)
             if spreads:
-                vs.append(_cell_spread(e, nodes, lo, h, a, b, first, mass, moment))
+                vs.append(_cell_spread(mass, moment, second))
     return (np.array(xs), np.array(ws), np.array(vs)) if spreads else (np.array(xs), np.array(ws))
 
 

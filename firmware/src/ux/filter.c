@@ -608,6 +608,20 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
         x[i] = mean + (x[i] - mean) * scale;
 }
 
+/* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
+ * 0 when they do not fit (cannot happen: init checked the mode's bound). */
+static int node_arrays(const ux_filter *f, ux_real **t, ux_real **u, ux_workspace *rest)
+{
+    ux_arena arena;
+    *rest = scratch(f);
+    if (ux_arena_open(&arena, rest) != UX_OK)
+        return 0;
+    *t = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    *u = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    *rest = ux_arena_rest(&arena);
+    return *t != NULL && *u != NULL;
+}
+
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
  * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance, and the
  * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, written to *log_evidence;
@@ -616,19 +630,13 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
  * UX_MIXTURE_WORKSPACE_BYTES of scratch. */
 static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
-    ux_workspace rest = scratch(f);
-    ux_arena arena;
+    ux_workspace rest;
     ux_real *t, *e, lo, hi, h, top = -UX_INF, sum = 0, out;
     size_t count;
     unsigned k;
 
-    if (ux_arena_open(&arena, &rest) != UX_OK)
+    if (!node_arrays(f, &t, &e, &rest))
         return 0;
-    t = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    e = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    if (t == NULL || e == NULL) /* cannot happen: init checked the mode's bound */
-        return 0;
-    rest = ux_arena_rest(&arena);
     density_support(f, &lo, &hi);
     h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
@@ -696,20 +704,14 @@ static int bracket(const ux_real *x, const ux_real *u, size_t count, ux_real *lo
  * support. Needs the nodes' scratch, as mixture_posterior. */
 static int first_region(ux_filter *f)
 {
-    ux_workspace rest = scratch(f);
-    ux_arena arena;
+    ux_workspace rest;
     ux_real *t, *u, lo, hi;
     size_t count;
     unsigned r, k;
     int concentrated, more;
 
-    if (ux_arena_open(&arena, &rest) != UX_OK)
+    if (!node_arrays(f, &t, &u, &rest))
         return 0;
-    t = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    u = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    if (t == NULL || u == NULL) /* cannot happen: init checked the mode's bound */
-        return 0;
-    rest = ux_arena_rest(&arena);
     density_support(f, &lo, &hi);
     count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), t, u); /* u: the weights, overwritten */
     if (numerator_logs(f, t, count, u, &rest) != UX_OK || !bracket(t, u, count, &lo, &hi, &concentrated))

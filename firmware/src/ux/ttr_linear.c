@@ -23,14 +23,16 @@ static ux_real linear_at(const ux_real *e, size_t k, ux_real t_k, ux_real t_next
 }
 
 /*
- * Mass and first moment about a of the interpolant over [a, b]. *k is the interval holding a (the
- * largest node index ≤ a, at most nodes − 2); it is left at the interval holding b, where the next
- * cell of the same level starts.
+ * Mass and first moment about a of the interpolant over [a, b], and, unless second is NULL, its second
+ * moment about a: on a piece [s, s + d] with c = s − a and end values fs, fe, ∫ (c + u)² f =
+ * fs·(c²d + cd² + d³/3) + (fe − fs)·(c²d/2 + 2cd²/3 + d³/4). *k is the interval holding a (the largest
+ * node index ≤ a, at most nodes − 2); it is left at the interval holding b, where the next cell of the
+ * same level starts.
  */
 static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h, ux_real a, ux_real b,
-                           size_t *k, ux_real *mass, ux_real *moment)
+                           size_t *k, ux_real *mass, ux_real *moment, ux_real *second)
 {
-    ux_real s = a, m = 0, g = 0;
+    ux_real s = a, m = 0, g = 0, m2 = 0;
     while (*k + 2 < nodes && lo + (ux_real)(*k + 1) * h <= a)
         ++*k;
     for (;;) {
@@ -42,6 +44,12 @@ static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h
             ux_real d = end - s, pm = (fs + fe) * UX_R(0.5) * d;
             m = m + pm;
             g = g + (pm * (s - a) + d * d * (fs + fe + fe) / UX_R(6.0));
+            if (second != NULL) {
+                ux_real c = s - a;
+                ux_real flat = c * c * d + c * d * d + d * d * d / UX_R(3.0);
+                ux_real ramp = c * c * d * UX_R(0.5) + UX_R(2.0) * c * d * d / UX_R(3.0) + d * d * d * UX_R(0.25);
+                m2 = m2 + (fs * flat + (fe - fs) * ramp);
+            }
         }
         if (last)
             break;
@@ -50,39 +58,15 @@ static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h
     }
     *mass = m;
     *moment = g;
+    if (second != NULL)
+        *second = m2;
 }
 
-/*
- * The variance about its own mean of the interpolant over [a, b] (mass > 0, first moment about a as
- * cell_integrals gave them, k the interval it started from): the second moment about a summed over the
- * same pieces — on a piece [s, s + d] with c = s − a and end values fs, fe, ∫ (c + u)² f =
- * fs·(c²d + cd² + d³/3) + (fe − fs)·(c²d/2 + 2cd²/3 + d³/4) — over the mass, less the squared mean
- * offset; 0 should rounding leave it negative.
- */
-static ux_real cell_spread(const ux_real *e, size_t nodes, ux_real lo, ux_real h, ux_real a, ux_real b, size_t k,
-                           ux_real mass, ux_real moment)
+/* The variance about its own mean of a cell with mass > 0, first moment and second moment about its
+ * left edge: 0 should rounding leave it negative. */
+static ux_real cell_spread(ux_real mass, ux_real moment, ux_real second)
 {
-    ux_real s = a, m2 = 0, off, v;
-    while (k + 2 < nodes && lo + (ux_real)(k + 1) * h <= a)
-        ++k;
-    for (;;) {
-        ux_real t_k = lo + (ux_real)k * h, t_next = lo + (ux_real)(k + 1) * h;
-        int last = k + 2 >= nodes || b <= t_next;
-        ux_real end = last ? b : t_next;
-        if (end > s) {
-            ux_real fs = linear_at(e, k, t_k, t_next, h, s), fe = linear_at(e, k, t_k, t_next, h, end);
-            ux_real c = s - a, d = end - s;
-            ux_real flat = c * c * d + c * d * d + d * d * d / UX_R(3.0);
-            ux_real ramp = c * c * d * UX_R(0.5) + UX_R(2.0) * c * d * d / UX_R(3.0) + d * d * d * UX_R(0.25);
-            m2 = m2 + (fs * flat + (fe - fs) * ramp);
-        }
-        if (last)
-            break;
-        s = end;
-        ++k;
-    }
-    off = moment / mass;
-    v = m2 / mass - off * off;
+    ux_real off = moment / mass, v = second / mass - off * off;
     return v > 0 ? v : 0;
 }
 
@@ -111,7 +95,7 @@ size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsi
          * right: cell i's edges go to 2i and 2i + 2, its mean to 2i + 1, never over an edge still unread. */
         for (i = 0, k = 0; i < cells; ++i) {
             ux_real mass, moment;
-            cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment);
+            cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment, NULL);
             x[i] = cell_mean(edges[i], edges[i + 1], mass, moment);
         }
         for (i = cells; i-- > 0;) {
@@ -121,14 +105,13 @@ size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsi
         }
     }
     for (i = 0, k = 0; i < cells; ++i) {
-        ux_real mass, moment;
-        size_t first = k;
-        cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment);
+        ux_real mass, moment, second;
+        cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment, v != NULL ? &second : NULL);
         if (mass > 0) {
             x[out] = cell_mean(edges[i], edges[i + 1], mass, moment);
             w[out] = mass;
             if (v != NULL)
-                v[out] = cell_spread(e, nodes, lo, h, edges[i], edges[i + 1], first, mass, moment);
+                v[out] = cell_spread(mass, moment, second);
             ++out;
         }
     }
