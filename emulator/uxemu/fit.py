@@ -30,7 +30,7 @@ ENGINES = ("auto", "native", "reference")
 EVIDENCE = ("update", "density")
 # The filter mode a fit runs by default: mixture, whose posterior moves continuously with θ and whose
 # log-likelihood is the closest to the exact one on every system at η = 16 (benchmarks/results/evidence.md:
-# per-step gap to the grid filter sv 9.4e-4, gss 2.8e-3, cubic 2.2e-5, lg 4.5e-4 against refined's 1.1e-3,
+# per-step gap to the grid filter sv 4.1e-5, gss 9.7e-4, cubic 1.7e-6, lg 5.8e-5 against refined's 1.1e-3,
 # 1.9e-2, 2.9e-5, 7.5e-4; gss recovered 5 of 6 against 4 of 6). A model without additive Gaussian process
 # noise runs refined steps in it.
 DEFAULT_MODE = "mixture"
