@@ -25,7 +25,7 @@ import numpy as np
 
 from . import __version__
 from .config import ModelConfig
-from .protocol import CycleSource, ResetCause
+from .protocol import CycleSource, ResetCause, Status
 
 FORMAT = "uxhost-dump"
 FORMAT_VERSION = 2  # 2: z null (NaN in .npz) for a step without observation; each step's log_evidence
@@ -168,6 +168,12 @@ class Dump:
     def missing(self) -> int:
         """Steps without observation (predict only)."""
         return sum(math.isnan(s.z) for s in self.steps)
+
+    @property
+    def refocused(self) -> int:
+        """Updates refocused onto their likelihood's region (status REFOCUSED: a first update whose prior
+        was far wider than the likelihood)."""
+        return sum(s.status == Status.REFOCUSED for s in self.steps)
 
     @property
     def complete(self) -> bool:

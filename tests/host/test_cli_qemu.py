@@ -94,6 +94,7 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
     code = main(["validate", str(out), "--trace", str(trace)])
     stdout, _ = capsys.readouterr()
     assert code == 0 and "on every step: OK" in stdout, stdout
+    assert "1 update(s) refocused onto the likelihood's region" in stdout, stdout
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])

@@ -60,6 +60,8 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
           f"({source}, {h.real_bytes}-byte reals)")
     if dump.missing:
         print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)")
+    if dump.refocused:
+        print(f"  {dump.refocused} update(s) refocused onto the likelihood's region (status REFOCUSED)")
     if not dump.complete:
         print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
     how = ("the reference's own run of the trace" if cmp.policy.reference == "run"
