@@ -27,6 +27,12 @@ REFOCUS_FLOOR = 2.0 ** -40
 REFOCUS_ROUNDS = 4
 
 
+def density_nodes(lo: float, hi: float):
+    """The density's nodes lo + k·h, k = 0 … DENSITY_INTERVALS, and h (ux/filter.c fill_nodes)."""
+    h = (hi - lo) / float(DENSITY_INTERVALS)
+    return lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h, h
+
+
 def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float, spreads=None):
     """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
     density"), or None when the model does not declare additive Gaussian process noise: centre f(x_i, 0)
@@ -113,9 +119,7 @@ class FilterDensity:
         integral, as the C core computes them: (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h),
         the trapezoid terms (½ at the ends) summed in node order; None when the numerator vanishes or
         overflows at every node or log Z is not finite."""
-        lo, hi = self.support()
-        h = (hi - lo) / float(DENSITY_INTERVALS)
-        t = lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h
+        t, h = density_nodes(*self.support())
         u = self.log_numerator(t)
         top = float(u.max())
         if not math.isfinite(top):
@@ -266,10 +270,8 @@ class BayesLaplaceFilter:
             return None, False
         region, concentrated = found
         for _ in range(REFOCUS_ROUNDS if concentrated else 0):
-            lo, hi = region
-            h = (hi - lo) / float(DENSITY_INTERVALS)
-            t = lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h
-            found = _bracket(t, d.log_numerator(t), lo, hi)
+            t, _ = density_nodes(*region)
+            found = _bracket(t, d.log_numerator(t), *region)
             if found is None or not found[1]:
                 break
             region = found[0]

@@ -74,7 +74,6 @@ void session_init(void)
     configured = SESSION_NONE;
 }
 
-/* The spare becomes the live filter, of the given kind. */
 /* The wire's step status for a successful update's status (proto.h, docs/protocol.toml). */
 static uint8_t wire_status(ux_status st)
 {
@@ -90,6 +89,7 @@ static uint8_t wire_status(ux_status st)
     }
 }
 
+/* The spare becomes the live filter, of the given kind. */
 static void swap_in(session_kind kind)
 {
     filter_slot *previous = live;

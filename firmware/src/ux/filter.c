@@ -608,6 +608,16 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
         x[i] = mean + (x[i] - mean) * scale;
 }
 
+/* The density's nodes lo + k·h, k = 0 … UX_DENSITY_INTERVALS, into t; returns h. */
+static ux_real fill_nodes(ux_real lo, ux_real hi, ux_real *t)
+{
+    ux_real h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
+    unsigned k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        t[k] = lo + (ux_real)k * h;
+    return h;
+}
+
 /* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
  * 0 when they do not fit (cannot happen: init checked the mode's bound). */
 static int node_arrays(const ux_filter *f, ux_real **t, ux_real **u, ux_workspace *rest)
@@ -638,9 +648,7 @@ static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
     if (!node_arrays(f, &t, &e, &rest))
         return 0;
     density_support(f, &lo, &hi);
-    h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        t[k] = lo + (ux_real)k * h;
+    h = fill_nodes(lo, hi, t);
     if (numerator_logs(f, t, UX_DENSITY_NODES, e, &rest) != UX_OK)
         return 0;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
@@ -707,7 +715,7 @@ static int first_region(ux_filter *f)
     ux_workspace rest;
     ux_real *t, *u, lo, hi;
     size_t count;
-    unsigned r, k;
+    unsigned r;
     int concentrated, more;
 
     if (!node_arrays(f, &t, &u, &rest))
@@ -717,9 +725,8 @@ static int first_region(ux_filter *f)
     if (numerator_logs(f, t, count, u, &rest) != UX_OK || !bracket(t, u, count, &lo, &hi, &concentrated))
         return 0;
     for (r = 0; concentrated && r < UX_REFOCUS_ROUNDS; ++r) {
-        ux_real h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS, nlo = lo, nhi = hi;
-        for (k = 0; k < UX_DENSITY_NODES; ++k)
-            t[k] = lo + (ux_real)k * h;
+        ux_real nlo = lo, nhi = hi;
+        fill_nodes(lo, hi, t);
         if (numerator_logs(f, t, UX_DENSITY_NODES, u, &rest) != UX_OK ||
             !bracket(t, u, UX_DENSITY_NODES, &nlo, &nhi, &more) || !more)
             break;

@@ -124,7 +124,6 @@ ux_real ux_logsumexp(const ux_real *a, size_t count);
  * its weights to omega (1/J each when the caller gave none). Shared with the host-only baselines. */
 ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);
 
-
 /* The linear-domain update's prior mass and largest likelihood: returns P = max(0, max_i p_i) and sets
  * *prior_mass = Σ_i w_i (in index order). The update weighs in the linear domain only when P ≥ UX_LINEAR_MIN
  * and finite (bayes.c, joint_bayes.c). */
