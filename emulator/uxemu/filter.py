@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,10 +22,12 @@ DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_den
 # The density's normaliser (ux/filter.h): trapezoid intervals, and the base law's support in its scales.
 DENSITY_INTERVALS = 128
 DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
-# The first update's region (ux/filter.h UX_REFOCUS_*): prior atoms (or nodes) whose numerator is below
-# this share of the largest lie outside it, and it is narrowed over its own nodes at most this many times.
+# The quadrature's region (ux/filter.h UX_REFOCUS_*, UX_REGION_NODES): prior atoms (or nodes) whose
+# numerator is below this share of the largest lie outside it; a mixture-mode (or refocused) update's region
+# is narrowed to its nodes' bracket, at most this many times, while fewer than REGION_NODES of them reach it.
 REFOCUS_FLOOR = 2.0 ** -40
 REFOCUS_ROUNDS = 4
+REGION_NODES = 32
 
 
 def density_nodes(lo: float, hi: float):
@@ -259,29 +262,21 @@ class BayesLaplaceFilter:
     def _first_region(self, x):
         """The first update's region (docs/semantics.md, "Filter", the first update's region): in refined
         and mixture modes, with the prior law's density and a likelihood factor, the bracket of the weighed
-        prior atoms (increasing) where the likelihood lives; when the atoms were concentrated (the posterior
-        is then refocused), narrowed again over its own nodes while those are too. (None, False) otherwise."""
+        prior atoms (increasing) where the likelihood lives, and whether they were concentrated (the
+        posterior is then refocused). (None, False) otherwise."""
         d = self.density
         if self.mode == "paper" or d.form != "prior" or d.likelihood is None:
             return None, False
         x = np.asarray(x, dtype=np.float64)
         found = _bracket(x, d.log_numerator(x), *d.support())
-        if found is None:
-            return None, False
-        region, concentrated = found
-        for _ in range(REFOCUS_ROUNDS if concentrated else 0):
-            t, _ = density_nodes(*region)
-            found = _bracket(t, d.log_numerator(t), *region)
-            if found is None or not found[1]:
-                break
-            region = found[0]
-        return region, concentrated
+        return (None, False) if found is None else (found.region, found.concentrated)
 
     def _mixture_posterior(self):
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
         quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
+        self.density = replace(self.density, region=narrowed_region(self.density))
         q = self.density.quadrature()
         if q is None:
             return False
@@ -364,11 +359,32 @@ def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refine
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior).run(trace)
 
 
-def _bracket(x, u, lo: float, hi: float):
-    """((lo', hi'), concentrated) for increasing points x with log numerator u: lo' the point before the
-    first whose e = exp(u − max u) is at least REFOCUS_FLOOR (lo when there is none), hi' the point after
-    the last (hi); concentrated when the largest e (1) holds at least half of Σ e (sequential). None when
-    the numerator vanishes or is not finite at every point."""
+def narrowed_region(density) -> tuple[float, float]:
+    """A mixture-mode (or refocused) update's region (docs/semantics.md, "Filter", the quadrature's region):
+    from the density's support, narrowed to the bracket of its own nodes while fewer than REGION_NODES of
+    them reach the floor and the bracket is narrower, at most REFOCUS_ROUNDS times (ux/filter.c
+    narrow_region)."""
+    lo, hi = density.support()
+    for _ in range(REFOCUS_ROUNDS):
+        t, _ = density_nodes(lo, hi)
+        found = _bracket(t, density.log_numerator(t), lo, hi)
+        if found is None or found.kept >= REGION_NODES or found.region == (lo, hi):
+            break
+        lo, hi = found.region
+    return lo, hi
+
+
+class Bracket(NamedTuple):
+    region: tuple[float, float]
+    concentrated: bool  # the largest e (1) holds at least half of Σ e
+    kept: int  # points whose e reaches the floor
+
+
+def _bracket(x, u, lo: float, hi: float) -> Bracket | None:
+    """The bracket of increasing points x with log numerator u: lo' the point before the first whose
+    e = exp(u − max u) is at least REFOCUS_FLOOR (lo when there is none), hi' the point after the last
+    (hi); concentrated when the largest e (1) holds at least half of Σ e (sequential). None when the
+    numerator vanishes or is not finite at every point."""
     top = float(u.max())
     if not math.isfinite(top):
         return None
@@ -376,4 +392,4 @@ def _bracket(x, u, lo: float, hi: float):
     kept = np.flatnonzero(e >= REFOCUS_FLOOR)
     a, b = int(kept[0]), int(kept[-1])
     region = (float(x[a - 1]) if a > 0 else lo, float(x[b + 1]) if b + 1 < x.size else hi)
-    return region, bool(_ttr.sequential_sum(e) <= 2.0)
+    return Bracket(region, bool(_ttr.sequential_sum(e) <= 2.0), int(kept.size))

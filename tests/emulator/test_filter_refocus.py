@@ -76,14 +76,14 @@ def test_refined_posterior_is_the_updates_own_unless_refocused():
 def test_bracket_rule():
     x = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
     # e = (e^-100, e^-1, 1, e^-50, 0): the second and third are kept (e^-50 < 2^-40); Σ e ≤ 2.
-    region, concentrated = _bracket(x, np.array([-100.0, -1.0, 0.0, -50.0, -np.inf]), -9.0, 9.0)
-    assert region == (0.0, 3.0) and concentrated
+    region, concentrated, kept = _bracket(x, np.array([-100.0, -1.0, 0.0, -50.0, -np.inf]), -9.0, 9.0)
+    assert region == (0.0, 3.0) and concentrated and kept == 2
     # The largest at an end: the support's end is the bound there; spread out, not concentrated.
-    region, concentrated = _bracket(x, np.array([0.0, -0.1, -0.2, -0.3, -np.inf]), -9.0, 9.0)
-    assert region == (-9.0, 4.0) and not concentrated
+    region, concentrated, kept = _bracket(x, np.array([0.0, -0.1, -0.2, -0.3, -np.inf]), -9.0, 9.0)
+    assert region == (-9.0, 4.0) and not concentrated and kept == 4
     # Kept exactly at the floor, and nothing at all to bracket.
-    region, _ = _bracket(x, np.array([-np.inf, math.log(REFOCUS_FLOOR), 0.0, -np.inf, -np.inf]), -9.0, 9.0)
-    assert region[0] == 0.0
+    region, _, kept = _bracket(x, np.array([-np.inf, math.log(REFOCUS_FLOOR), 0.0, -np.inf, -np.inf]), -9.0, 9.0)
+    assert region[0] == 0.0 and kept == 2
     assert _bracket(x, np.full(5, -np.inf), -9.0, 9.0) is None
 
 

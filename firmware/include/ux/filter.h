@@ -52,11 +52,13 @@ typedef struct {
 #define UX_DENSITY_GAUSSIAN_REACH 10
 #define UX_DENSITY_LAPLACE_REACH 40
 
-/* The first update's region (docs/semantics.md, "Filter"): prior atoms (or nodes) whose numerator is below
- * UX_REFOCUS_FLOOR of the largest lie outside it, and it is narrowed over its own nodes at most
- * UX_REFOCUS_ROUNDS times. */
+/* The quadrature's region (docs/semantics.md, "Filter"): prior atoms (or nodes) whose numerator is below
+ * UX_REFOCUS_FLOOR of the largest lie outside it; a mixture-mode (or refocused) update narrows its region
+ * to its own nodes' bracket, at most UX_REFOCUS_ROUNDS times, while fewer than UX_REGION_NODES of them reach
+ * the floor. */
 #define UX_REFOCUS_FLOOR UX_R(9.094947017729282379150390625e-13) /* 2^-40 */
 #define UX_REFOCUS_ROUNDS 4
+#define UX_REGION_NODES 32
 
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {

@@ -632,34 +632,78 @@ static int node_arrays(const ux_filter *f, ux_real **t, ux_real **u, ux_workspac
     return *t != NULL && *u != NULL;
 }
 
-/* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
- * the nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance, and the
- * nodes' log Z (bit for bit what density_log_norm gives) the step's evidence, written to *log_evidence;
- * returns 1. When the numerator vanishes or overflows at every node, or Z is not finite, the update's own
- * posterior and evidence stay (returns 0). The nodes are stored, so each is evaluated once: this needs
- * UX_MIXTURE_WORKSPACE_BYTES of scratch. */
+/* u[i] ← e_i = exp(u[i] − max u) in place; returns max u. When that is not finite (the numerator vanishes or
+ * overflows at every point) u is left as it was. */
+static ux_real to_relative(ux_real *u, size_t count)
+{
+    ux_real top = -UX_INF;
+    size_t i;
+    for (i = 0; i < count; ++i)
+        top = u[i] > top ? u[i] : top;
+    if (ux_finite(top))
+        for (i = 0; i < count; ++i)
+            u[i] = UX_EXP(u[i] - top);
+    return top;
+}
+
+/* The bracket of increasing points x with relative numerator e (to_relative; docs/semantics.md, "Filter",
+ * the quadrature's region): *lo becomes the point before the first whose e is at least UX_REFOCUS_FLOOR
+ * (kept when that is the first point), *hi the point after the last (kept when that is the last); returns
+ * how many points reach the floor, and their Σ e (all points, in order) in *sum. */
+static size_t bracket(const ux_real *x, const ux_real *e, size_t count, ux_real *lo, ux_real *hi, ux_real *sum)
+{
+    size_t i, a = count, b = 0, kept = 0;
+    *sum = 0;
+    for (i = 0; i < count; ++i) {
+        *sum += e[i];
+        if (e[i] >= UX_REFOCUS_FLOOR) {
+            a = a == count ? i : a;
+            b = i;
+            ++kept;
+        }
+    }
+    if (a > 0)
+        *lo = x[a - 1];
+    if (b + 1 < count)
+        *hi = x[b + 1];
+    return kept;
+}
+
+/* Mixture mode (docs/semantics.md, "Filter"): the quadrature's region is the density's support narrowed to
+ * its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket is
+ * narrower, at most UX_REFOCUS_ROUNDS times; the posterior is TTR of the piecewise-linear density through
+ * the region's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance,
+ * and the nodes' log Z (bit for bit what density_log_norm gives: the region becomes the density's support)
+ * the step's evidence, written to *log_evidence; returns 1. When the numerator vanishes or overflows at
+ * every node, or Z is not finite, the update's own posterior and evidence stay (returns 0). The nodes are
+ * stored, so each is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
 static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
-    ux_real *t, *e, lo, hi, h, top = -UX_INF, sum = 0, out;
+    ux_real *t, *e, lo, hi, h, sum = 0, out;
     size_t count;
-    unsigned k;
+    unsigned k, r;
 
     if (!node_arrays(f, &t, &e, &rest))
         return 0;
     density_support(f, &lo, &hi);
-    h = fill_nodes(lo, hi, t);
-    if (numerator_logs(f, t, UX_DENSITY_NODES, e, &rest) != UX_OK)
-        return 0;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        top = e[k] > top ? e[k] : top;
-    if (!ux_finite(top))
-        return 0;
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        e[k] = UX_EXP(e[k] - top);
-        sum += trapezoid_term(k, e[k]);
+    for (r = 0;; ++r) {
+        ux_real nlo = lo, nhi = hi, mass;
+        h = fill_nodes(lo, hi, t);
+        if (numerator_logs(f, t, UX_DENSITY_NODES, e, &rest) != UX_OK)
+            return 0;
+        out = to_relative(e, UX_DENSITY_NODES);
+        if (!ux_finite(out))
+            return 0;
+        if (r == UX_REFOCUS_ROUNDS || bracket(t, e, UX_DENSITY_NODES, &nlo, &nhi, &mass) >= UX_REGION_NODES ||
+            (nlo == lo && nhi == hi))
+            break;
+        lo = nlo;
+        hi = nhi;
     }
-    out = top + UX_LOG(sum * h);
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        sum += trapezoid_term(k, e[k]);
+    out = out + UX_LOG(sum * h);
     if (!ux_finite(out))
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The positions'
@@ -670,6 +714,9 @@ static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
     f->posterior.count = (uint32_t)count;
     f->posterior.eta = f->eta;
+    f->dens_lo = lo;
+    f->dens_hi = hi;
+    f->dens_region = 1;
     f->dens_log_norm = out;
     f->dens_norm_ready = 1;
     f->spread = f->mode == UX_MODE_MIXTURE; /* the next predict's components carry the cells' spreads */
@@ -677,66 +724,27 @@ static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
     return 1;
 }
 
-/* The bracket of increasing points x with log numerator u (docs/semantics.md, "Filter", the first update's
- * region): *lo becomes the point before the first whose e = exp(u − max u) is at least UX_REFOCUS_FLOOR
- * (kept when there is none), *hi the point after the last; *concentrated is 1 when the largest e (1) holds
- * at least half of Σ e (summed in order). Returns 0, changing nothing, when the numerator vanishes or is
- * not finite at every point. */
-static int bracket(const ux_real *x, const ux_real *u, size_t count, ux_real *lo, ux_real *hi, int *concentrated)
-{
-    ux_real top = -UX_INF, sum = 0;
-    size_t i, a = count, b = 0;
-    for (i = 0; i < count; ++i)
-        top = u[i] > top ? u[i] : top;
-    if (!ux_finite(top))
-        return 0;
-    for (i = 0; i < count; ++i) {
-        ux_real e = UX_EXP(u[i] - top);
-        sum += e;
-        if (e >= UX_REFOCUS_FLOOR) {
-            a = a == count ? i : a;
-            b = i;
-        }
-    }
-    if (a > 0)
-        *lo = x[a - 1];
-    if (b + 1 < count)
-        *hi = x[b + 1];
-    *concentrated = sum <= UX_R(2.0);
-    return 1;
-}
-
 /* The first update's region (docs/semantics.md, "Filter"): the bracket of the prior atoms it weighed (the
- * prior law quantized again: BayesLaplace reordered them); when they were concentrated (returns 1: the
- * posterior is then refocused), narrowed over its own nodes while those are too. It becomes the density's
- * support. Needs the nodes' scratch, as mixture_posterior. */
+ * prior law quantized again: BayesLaplace reordered them); it becomes the density's support. Returns 1 when
+ * the atoms were concentrated (the largest e, 1, holds at least half of Σ e): the posterior is then
+ * refocused. Needs the nodes' scratch, as mixture_posterior. */
 static int first_region(ux_filter *f)
 {
     ux_workspace rest;
-    ux_real *t, *u, lo, hi;
+    ux_real *t, *u, lo, hi, sum;
     size_t count;
-    unsigned r;
-    int concentrated, more;
 
     if (!node_arrays(f, &t, &u, &rest))
         return 0;
     density_support(f, &lo, &hi);
     count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), t, u); /* u: the weights, overwritten */
-    if (numerator_logs(f, t, count, u, &rest) != UX_OK || !bracket(t, u, count, &lo, &hi, &concentrated))
+    if (numerator_logs(f, t, count, u, &rest) != UX_OK || !ux_finite(to_relative(u, count)))
         return 0;
-    for (r = 0; concentrated && r < UX_REFOCUS_ROUNDS; ++r) {
-        ux_real nlo = lo, nhi = hi;
-        fill_nodes(lo, hi, t);
-        if (numerator_logs(f, t, UX_DENSITY_NODES, u, &rest) != UX_OK ||
-            !bracket(t, u, UX_DENSITY_NODES, &nlo, &nhi, &more) || !more)
-            break;
-        lo = nlo;
-        hi = nhi;
-    }
+    bracket(t, u, count, &lo, &hi, &sum);
     f->dens_lo = lo;
     f->dens_hi = hi;
     f->dens_region = 1;
-    return concentrated;
+    return sum <= UX_R(2.0);
 }
 
 /* The density's log normaliser, computed at the first need after an update. */

@@ -119,7 +119,8 @@ def run(args) -> int:
           f"{result.seconds:.1f} s CPU; {state}")
     if not result.stderr_reliable:
         print(f"  warning: the log-likelihood is {result.roughness:.2f} nats rms off a quadratic on the scale of the "
-              f"standard errors (limit {fit.ROUGHNESS_LIMIT}): they do not hold; a larger η smooths it")
+              f"standard errors (limit {fit.ROUGHNESS_LIMIT}): they do not hold; a larger η smooths it"
+              + ("" if mode == fit.DEFAULT_MODE else f", as does --mode {fit.DEFAULT_MODE}"))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
