@@ -13,7 +13,9 @@ Writes benchmarks/results/evidence.md and evidence_profile.png:
    errors' scale, CPU time — beside the
    exact likelihood's fit on the same trace (grid or Kalman filter: `uxbench.exact_loglik`), the oracle
    for both the estimate and its standard error.
-3. Smoothness: the log-likelihood along one parameter (sv's σ_η) from the ux filter and from the C
+3. Coverage: `uxemu.fit` with its defaults on 20 more 500-step traces per system: how often the
+   simulated value is within two standard errors (about 95 % if estimates and standard errors are right).
+4. Smoothness: the log-likelihood along one parameter (sv's σ_η) from the ux filter and from the C
    bootstrap PF with 100 and 1000 particles (mean and seed-to-seed std over seeds).
 
     .venv/bin/python benchmarks/evidence.py [--quick]
@@ -41,6 +43,7 @@ from uxemu.filter import sum_in_order  # noqa: E402
 
 FREE = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n"), "cubic": ("c", "sigma_v"), "lg": ("q", "r")}
 SEED = 2027
+COVERAGE_STEPS = 500
 
 
 def accuracy(T: int, n_traces: int, etas) -> list[dict]:
@@ -89,6 +92,22 @@ def recovery(T: int, n_traces: int, etas) -> list[dict]:
     return rows
 
 
+def coverage(T: int, n_traces: int) -> list[dict]:
+    """`uxemu.fit` with its defaults (η = 16, mixture mode) on many simulated traces per system: how often
+    the simulated value lies within two standard errors of the estimate (about 95 % if the estimates and
+    their standard errors are right), and the spread of (estimate − simulated) / se (about 1)."""
+    rows = []
+    for name, free in FREE.items():
+        spec = systems.spec(name)
+        truth = dict(zip(spec.param_names, spec.defaults))
+        for i, tr in enumerate(traces.simulate_many(systems.get(name), n_traces, T, SEED + 3)):
+            res = fit.fit(name, tr, free)
+            rows += [dict(system=name, trace=i, param=p, z=(res.estimate[p] - truth[p]) / res.stderr[p],
+                          reliable=res.stderr_reliable, cpu=res.seconds) for p in free]
+        print(f"  {name}: {n_traces} coverage fits", flush=True)
+    return rows
+
+
 def profile(T: int, points: int, seeds: int):
     """log L(σ_η) of sv: ux η = 16 and the PF (100, 1000 particles; mean and std over seeds)."""
     nat, lib = native.load(), pf_native.load()
@@ -125,7 +144,33 @@ def plot(grid, ux, pf, out: Path) -> None:
     fig.savefig(out, dpi=110)
 
 
-def report(acc, rec, prof, out_dir: Path, meta: str) -> str:
+def coverage_report(cov, T: int) -> list[str]:
+    n = len({(r["system"], r["trace"]) for r in cov}) // len(FREE)
+    lines = [f"## Coverage: the default fit on {n} more traces per system", "",
+             f"`uxemu.fit` with its defaults (η = 16, mixture mode, update evidence) on {n} simulated {T}-step traces "
+             "per system (other seeds than the table above). If the estimates are unbiased and their standard "
+             "errors right, (estimate − simulated) / se is about N(0, 1): about 95 % within ±2, std about 1.", "",
+             "`no se`: fits whose observed information is not positive there (the log-likelihood flat or the "
+             "estimate at its bound: no standard error, counted as not within); `flagged`: fits whose standard "
+             f"errors are flagged as not holding (roughness above {fit.ROUGHNESS_LIMIT}).", "",
+             "| system | parameter | within 2 se | mean z | std z | largest \\|z\\| | no se | flagged | "
+             "CPU s per fit (largest) |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, free in FREE.items():
+        for p in free:
+            rs = [r for r in cov if r["system"] == name and r["param"] == p]
+            z = np.array([r["z"] for r in rs])
+            ok = z[np.isfinite(z)]
+            lines.append(f"| {name} | {p} | {int((np.abs(ok) <= 2).sum())}/{z.size} | {ok.mean():+.2f} | "
+                         f"{ok.std():.2f} | {np.abs(ok).max():.2f} | {z.size - ok.size} | "
+                         f"{sum(not r['reliable'] for r in rs)} | {max(r['cpu'] for r in rs):.1f} |")
+    z = np.array([r["z"] for r in cov])
+    within = int((np.abs(z[np.isfinite(z)]) <= 2).sum())
+    lines += ["", f"All: {within} of {z.size} within two standard errors ({100 * within / z.size:.1f} %); "
+              f"{int((~np.isfinite(z)).sum())} without a standard error.", ""]
+    return lines
+
+
+def report(acc, rec, cov, prof, out_dir: Path, meta: str) -> str:
     lines = ["# The filter's evidence: accuracy, parameter recovery, smoothness", "", meta, "",
              "## Log-likelihood against the exact one (kernel likelihood; native C)", "",
              "Per step: |log L_ux − log L_ref| / T summed over the trace, mean over traces; `worst` is the largest "
@@ -179,6 +224,7 @@ def report(acc, rec, prof, out_dir: Path, meta: str) -> str:
               f"not holding: {sum(not r['reliable'] for r in fits)} of {len(fits)} fits; the exact fits' "
               f"roughness at most {max(r['exact_roughness'] for r in rec):.3f}. Largest CPU time of one ux fit: "
               f"{max(r['cpu'] for r in rec):.1f} s.", ""]
+    lines += coverage_report(cov, COVERAGE_STEPS)
     grid, ux, pf = prof
     d2 = np.diff(ux, 2)
     lines += ["## Smoothness in θ: the ux filter beside the bootstrap PF (sv, σ_η from 0.1 to 0.3)", "",
@@ -203,10 +249,12 @@ def main() -> None:
     if args.quick:
         acc = accuracy(50, 1, (16, 64))
         rec = recovery(200, 1, (16,))
+        cov = coverage(COVERAGE_STEPS, 2)
         prof = profile(100, 9, 3)
     else:
         acc = accuracy(200, 5, (16, 32, 64))
         rec = recovery(500, 3, (16, 64))
+        cov = coverage(COVERAGE_STEPS, 20)
         prof = profile(500, 41, 20)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, commit "
@@ -214,7 +262,7 @@ def main() -> None:
             f"`.venv/bin/python benchmarks/evidence.py`.")
     args.out.mkdir(parents=True, exist_ok=True)
     plot(*prof, args.out / "evidence_profile.png")
-    (args.out / "evidence.md").write_text(report(acc, rec, prof, args.out, meta))
+    (args.out / "evidence.md").write_text(report(acc, rec, cov, prof, args.out, meta))
     print(f"wrote {args.out / 'evidence.md'} and evidence_profile.png")
 
 
