@@ -112,7 +112,7 @@ def run(args) -> int:
         line = f"  {n:<12}{result.estimate[n]:>12.5g}{result.stderr[n]:>12.3g}"
         if simulated:
             off = (result.estimate[n] - simulated[n]) / result.stderr[n] if result.stderr[n] > 0 else math.nan
-            line += f"{simulated[n]:>12.5g}  ({off:+.1f} se)"
+            line += f"{simulated[n]:>12.5g}  " + (f"({off:+.1f} se)" if math.isfinite(off) else "(no standard error)")
         print(line)
     state = "converged" if result.converged else f"NOT converged ({result.message})"
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
