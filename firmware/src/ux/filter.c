@@ -457,61 +457,81 @@ static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real *a)
     return ux_logsumexp(a, f->dens_count);
 }
 
-/* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
- * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
- * −∞ where it is 0. ℓ is computed for all points in one call (each point's value does not depend on the
- * others). With several points and a mixture base, a point whose ℓ is so low that even the mixture's
- * largest possible density (its weights sum to 1: at most g(0) − log σ) leaves it UX_EXP_ZERO below the
- * point of largest ℓ gets −∞ without the mixture being evaluated there: its e^{u − max u} is 0 either
- * way, which is all the quadrature reads of such points. Returns the likelihood's status (UX_OK without
- * one). Not for BINS. */
-static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
-                                const ux_workspace *rest)
+/* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
+ * the others). */
+static ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
+                                      const ux_workspace *rest)
 {
-    ux_real a[UX_MAX_ETA], log_sigma = 0, log_scale = 0, floor = -UX_INF;
     const ux_value *noise[UX_MODEL_MAX_NOISES];
     ux_observation obs;
     ux_evidence ev;
     ux_model_ctx ctx;
+    observation(f, &ctx, noise, &obs);
+    ev.z = area(f, A_Z);
+    ev.omega = area(f, A_OM);
+    ev.count = f->dens_J;
+    ev.m = f->dens_m;
+    return ux_log_likelihoods(&obs, t, count, &ev, u, rest);
+}
+
+/* The base law's log density at t: the predictive mixture's, or the prior law's; a: η reals of scratch. */
+static ux_real base_log(const ux_filter *f, ux_real t, ux_real *a)
+{
+    if (f->density == UX_DENSITY_MIXTURE)
+        return mixture_log_density(f, t, a);
+    return ux_std_logpdf(f->prior.kind, (t - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
+}
+
+/* How far above ℓ the numerator's log can be: the mixture's largest possible log density (σ_i ≥ σ, weights
+ * summing to 1: at most g(0) − log σ); +∞ for a prior law (its density is cheap: every point is evaluated). */
+static ux_real base_ceiling(const ux_filter *f)
+{
+    ux_model_noises nz;
+    if (f->density != UX_DENSITY_MIXTURE)
+        return UX_INF;
+    f->model->code->noises(f->params, &nz);
+    return ux_std_logpdf(UX_LAW_GAUSSIAN, 0) - UX_LOG(nz.process.b);
+}
+
+/* A lower bound on the largest log numerator of points with log-likelihoods ell: the numerator at the point
+ * of largest ℓ (−∞ when that is not finite). */
+static ux_real numerator_floor_bound(const ux_filter *f, const ux_real *t, const ux_real *ell, size_t count,
+                                     ux_real *a)
+{
+    size_t p, best = 0;
+    ux_real top;
+    for (p = 1; p < count; ++p)
+        best = ell[p] > ell[best] ? p : best;
+    top = base_log(f, t[best], a) + ell[best];
+    return ux_finite(top) ? top : -UX_INF;
+}
+
+/* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
+ * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
+ * −∞ where it is 0. With several points and a mixture base, a point whose ℓ is so low that even the
+ * mixture's largest possible density leaves it UX_EXP_ZERO below the point of largest ℓ gets −∞ without
+ * the mixture being evaluated there: its e^{u − max u} is 0 either way, which is all the quadrature reads
+ * of such points. Returns the likelihood's status (UX_OK without one). Not for BINS. */
+static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
+                                const ux_workspace *rest)
+{
+    ux_real a[UX_MAX_ETA], floor = -UX_INF;
     size_t p;
 
     if (f->dens_lik) {
-        ux_status st;
-        observation(f, &ctx, noise, &obs);
-        ev.z = area(f, A_Z);
-        ev.omega = area(f, A_OM);
-        ev.count = f->dens_J;
-        ev.m = f->dens_m;
-        st = ux_log_likelihoods(&obs, t, count, &ev, u, rest);
+        ux_status st = node_log_likelihoods(f, t, count, u, rest);
         if (st != UX_OK)
             return st;
-    }
-    if (f->density == UX_DENSITY_MIXTURE) {
-        ux_model_noises nz;
-        f->model->code->noises(f->params, &nz);
-        log_sigma = UX_LOG(nz.process.b); /* σ_i ≥ σ: the mixture's density is at most g(0) − log σ */
-        if (f->dens_lik && count > 1) {
-            size_t best = 0;
-            ux_real top;
-            for (p = 1; p < count; ++p)
-                best = u[p] > u[best] ? p : best;
-            top = mixture_log_density(f, t[best], a) + u[best];
-            if (ux_finite(top))
-                floor = top - UX_EXP_ZERO - (ux_std_logpdf(UX_LAW_GAUSSIAN, 0) - log_sigma);
-        }
-    } else {
-        log_scale = UX_LOG(f->prior.b);
+        if (count > 1)
+            floor = numerator_floor_bound(f, t, u, count, a) - UX_EXP_ZERO - base_ceiling(f);
     }
     for (p = 0; p < count; ++p) {
         ux_real base;
-        if (u[p] < floor) { /* only set with a likelihood factor */
+        if (f->dens_lik && u[p] < floor) {
             u[p] = -UX_INF;
             continue;
         }
-        if (f->density == UX_DENSITY_MIXTURE)
-            base = mixture_log_density(f, t[p], a);
-        else
-            base = ux_std_logpdf(f->prior.kind, (t[p] - f->prior.a) / f->prior.b) - log_scale;
+        base = base_log(f, t[p], a);
         if (f->dens_lik) {
             base = base + u[p];
             base = isnan(base) ? -UX_INF : base;
@@ -527,6 +547,9 @@ static ux_real numerator_log(const ux_filter *f, ux_real t, const ux_workspace *
     ux_real u;
     return numerator_logs(f, &t, 1, &u, rest) == UX_OK ? u : (ux_real)NAN;
 }
+
+/* Node k of the density's quadrature: lo + k·h. */
+static ux_real node_position(ux_real lo, ux_real h, size_t k) { return lo + (ux_real)k * h; }
 
 /* Node k's trapezoid term for the numerator's value e there: ½ e at the two ends. */
 static ux_real trapezoid_term(unsigned k, ux_real e)
@@ -578,13 +601,13 @@ static ux_real density_log_norm(const ux_filter *f)
     density_support(f, &lo, &hi);
     h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real u = numerator_log(f, lo + (ux_real)k * h, &rest);
+        ux_real u = numerator_log(f, node_position(lo, h, k), &rest);
         top = u > top ? u : top;
     }
     if (!ux_finite(top))
         return f->log_evidence;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
-        sum += trapezoid_term(k, UX_EXP(numerator_log(f, lo + (ux_real)k * h, &rest) - top));
+        sum += trapezoid_term(k, UX_EXP(numerator_log(f, node_position(lo, h, k), &rest) - top));
     out = top + UX_LOG(sum * h);
     return ux_finite(out) ? out : f->log_evidence;
 }
@@ -608,15 +631,6 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
         x[i] = mean + (x[i] - mean) * scale;
 }
 
-/* The density's nodes lo + k·h, k = 0 … UX_DENSITY_INTERVALS, into t; returns h. */
-static ux_real fill_nodes(ux_real lo, ux_real hi, ux_real *t)
-{
-    ux_real h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
-    unsigned k;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        t[k] = lo + (ux_real)k * h;
-    return h;
-}
 
 /* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
  * 0 when they do not fit (cannot happen: init checked the mode's bound). */
@@ -646,32 +660,82 @@ static ux_real to_relative(ux_real *u, size_t count)
     return top;
 }
 
-/* The bracket of increasing points x with relative numerator e (to_relative; docs/semantics.md, "Filter",
- * the quadrature's region): *lo becomes the point before the first whose e is at least UX_REFOCUS_FLOOR
- * (kept when that is the first point), *hi the point after the last (kept when that is the last); returns
- * how many points reach the floor, and their Σ e (all points, in order) in *sum. */
-static size_t bracket(const ux_real *x, const ux_real *e, size_t count, ux_real *lo, ux_real *hi, ux_real *sum)
+/* The bracket of points with relative numerator e (to_relative; docs/semantics.md, "Filter", the
+ * quadrature's region): *first and *last become the first and the last point whose e is at least
+ * UX_REFOCUS_FLOOR (unchanged when none is: cannot happen after to_relative); returns how many are, and
+ * their Σ e (all points, in order) in *sum. */
+static size_t bracket(const ux_real *e, size_t count, size_t *first, size_t *last, ux_real *sum)
 {
-    size_t i, a = count, b = 0, kept = 0;
+    size_t i, kept = 0;
     *sum = 0;
     for (i = 0; i < count; ++i) {
         *sum += e[i];
         if (e[i] >= UX_REFOCUS_FLOOR) {
-            a = a == count ? i : a;
-            b = i;
+            *first = kept == 0 ? i : *first;
+            *last = i;
             ++kept;
         }
     }
-    if (a > 0)
-        *lo = x[a - 1];
-    if (b + 1 < count)
-        *hi = x[b + 1];
     return kept;
 }
 
+/* Nats below the largest log numerator past which a node's e is below UX_REFOCUS_FLOOR (2^−40 = e^−27.7)
+ * with a margin. */
+#define NODE_FLOOR_NATS UX_R(30.0)
+
+/* The nodes lo + k·h of a region for mixture_posterior, weighed in two passes so that a region about to be
+ * narrowed costs little more than its likelihood: ell ← ℓ_k; e ← e_k = exp(u_k − max u) at the nodes that can
+ * reach UX_REFOCUS_FLOOR (ℓ_k + the base law's ceiling no more than NODE_FLOOR_NATS below *bound, the
+ * numerator at the node of largest ℓ), 0 elsewhere until complete_nodes. Returns max u (not finite: the
+ * numerator vanishes or overflows at every node), or NaN should the likelihood fail. */
+static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
+                           const ux_workspace *rest, ux_real *bound)
+{
+    ux_real a[UX_MAX_ETA], reach;
+    size_t k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        ell[k] = node_position(lo, h, k);
+    if (node_log_likelihoods(f, ell, UX_DENSITY_NODES, e, rest) != UX_OK)
+        return (ux_real)NAN;
+    for (k = 0; k < UX_DENSITY_NODES; ++k) { /* ell: positions → log-likelihoods */
+        ux_real lk = e[k];
+        e[k] = ell[k];
+        ell[k] = lk;
+    }
+    *bound = numerator_floor_bound(f, e, ell, UX_DENSITY_NODES, a);
+    reach = *bound - NODE_FLOOR_NATS - base_ceiling(f);
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        ux_real u;
+        if (ell[k] < reach) {
+            e[k] = -UX_INF;
+            continue;
+        }
+        u = base_log(f, e[k], a) + ell[k];
+        e[k] = isnan(u) ? -UX_INF : u;
+    }
+    return to_relative(e, UX_DENSITY_NODES);
+}
+
+/* The nodes weigh_nodes left at 0 that are not negligible (numerator_logs' rule: ℓ_k no more than
+ * UX_EXP_ZERO + the ceiling below the bound): e_k = exp(u_k − top), the same bits as one pass gives. */
+static void complete_nodes(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell, ux_real *e, ux_real top,
+                           ux_real bound)
+{
+    ux_real a[UX_MAX_ETA];
+    const ux_real ceiling = base_ceiling(f);
+    const ux_real reach = bound - NODE_FLOOR_NATS - ceiling, zero = bound - UX_EXP_ZERO - ceiling;
+    size_t k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        if (ell[k] < reach && !(ell[k] < zero)) {
+            ux_real u = base_log(f, node_position(lo, h, k), a) + ell[k];
+            e[k] = isnan(u) ? 0 : UX_EXP(u - top);
+        }
+    }
+}
+
 /* Mixture mode (docs/semantics.md, "Filter"): the quadrature's region is the density's support narrowed to
- * its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket is
- * narrower, at most UX_REFOCUS_ROUNDS times; the posterior is TTR of the piecewise-linear density through
+ * its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket differs
+ * from it, at most UX_REFOCUS_ROUNDS times; the posterior is TTR of the piecewise-linear density through
  * the region's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance,
  * and the nodes' log Z (bit for bit what density_log_norm gives: the region becomes the density's support)
  * the step's evidence, written to *log_evidence; returns 1. When the numerator vanishes or overflows at
@@ -680,35 +744,39 @@ static size_t bracket(const ux_real *x, const ux_real *e, size_t count, ux_real 
 static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
-    ux_real *t, *e, lo, hi, h, sum = 0, out;
+    ux_real *ell, *e, lo, hi, h, top, bound, sum = 0, out;
     size_t count;
     unsigned k, r;
 
-    if (!node_arrays(f, &t, &e, &rest))
+    if (!node_arrays(f, &ell, &e, &rest))
         return 0;
     density_support(f, &lo, &hi);
     for (r = 0;; ++r) {
-        ux_real nlo = lo, nhi = hi, mass;
-        h = fill_nodes(lo, hi, t);
-        if (numerator_logs(f, t, UX_DENSITY_NODES, e, &rest) != UX_OK)
+        size_t first = 0, last = 0, kept;
+        ux_real mass, nlo, nhi;
+        h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
+        top = weigh_nodes(f, lo, h, ell, e, &rest, &bound);
+        if (!ux_finite(top))
             return 0;
-        out = to_relative(e, UX_DENSITY_NODES);
-        if (!ux_finite(out))
-            return 0;
-        if (r == UX_REFOCUS_ROUNDS || bracket(t, e, UX_DENSITY_NODES, &nlo, &nhi, &mass) >= UX_REGION_NODES ||
-            (nlo == lo && nhi == hi))
+        if (r == UX_REFOCUS_ROUNDS)
+            break;
+        kept = bracket(e, UX_DENSITY_NODES, &first, &last, &mass);
+        nlo = first > 0 ? node_position(lo, h, first - 1) : lo;
+        nhi = last + 1 < UX_DENSITY_NODES ? node_position(lo, h, last + 1) : hi;
+        if (kept >= UX_REGION_NODES || (nlo == lo && nhi == hi))
             break;
         lo = nlo;
         hi = nhi;
     }
+    complete_nodes(f, lo, h, ell, e, top, bound);
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         sum += trapezoid_term(k, e[k]);
-    out = out + UX_LOG(sum * h);
+    out = top + UX_LOG(sum * h);
     if (!ux_finite(out))
         return 0;
-    /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The positions'
+    /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
-    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, t, f->posterior.x, f->posterior.w,
+    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w,
                           f->mode == UX_MODE_MIXTURE ? area(f, A_V) : NULL);
     ux_normalise(f->posterior.w, count);
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
@@ -732,7 +800,7 @@ static int first_region(ux_filter *f)
 {
     ux_workspace rest;
     ux_real *t, *u, lo, hi, sum;
-    size_t count;
+    size_t count, first = 0, last = 0;
 
     if (!node_arrays(f, &t, &u, &rest))
         return 0;
@@ -740,9 +808,9 @@ static int first_region(ux_filter *f)
     count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), t, u); /* u: the weights, overwritten */
     if (numerator_logs(f, t, count, u, &rest) != UX_OK || !ux_finite(to_relative(u, count)))
         return 0;
-    bracket(t, u, count, &lo, &hi, &sum);
-    f->dens_lo = lo;
-    f->dens_hi = hi;
+    bracket(u, count, &first, &last, &sum);
+    f->dens_lo = first > 0 ? t[first - 1] : lo;
+    f->dens_hi = last + 1 < count ? t[last + 1] : hi;
     f->dens_region = 1;
     return sum <= UX_R(2.0);
 }
