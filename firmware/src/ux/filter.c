@@ -344,8 +344,9 @@ static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
     obs->eta = f->eta;
 }
 
-static int mixture_posterior(ux_filter *f, ux_real *log_evidence);
-static int first_region(ux_filter *f);
+/* Not inlined: their node scratch frames stay off ux_filter_update's, which BayesLaplace's deep path shares. */
+__attribute__((noinline)) static int mixture_posterior(ux_filter *f, ux_real *log_evidence);
+__attribute__((noinline)) static int first_region(ux_filter *f);
 
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
@@ -459,7 +460,7 @@ static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real *a)
 
 /* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
  * the others). */
-static ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
+static UX_ALWAYS_INLINE ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
                                       const ux_workspace *rest)
 {
     const ux_value *noise[UX_MODEL_MAX_NOISES];
@@ -683,6 +684,28 @@ static size_t bracket(const ux_real *e, size_t count, size_t *first, size_t *las
  * with a margin. */
 #define NODE_FLOOR_NATS UX_R(30.0)
 
+/* weigh_nodes' second pass: e_k ← u_k at the nodes whose ℓ_k (ell) can reach the floor, −∞ elsewhere;
+ * returns the bound. Not inlined (nor complete_nodes): the mixture's scratch stays off the frame that
+ * evaluates the likelihood. */
+__attribute__((noinline)) static ux_real weigh_candidates(const ux_filter *f, ux_real lo, ux_real h,
+                                                          const ux_real *ell, ux_real *e)
+{
+    ux_real a[UX_MAX_ETA], bound, reach;
+    size_t k;
+    bound = numerator_floor_bound(f, e, ell, UX_DENSITY_NODES, a); /* e: the positions still */
+    reach = bound - NODE_FLOOR_NATS - base_ceiling(f);
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        ux_real u;
+        if (ell[k] < reach) {
+            e[k] = -UX_INF;
+            continue;
+        }
+        u = base_log(f, node_position(lo, h, k), a) + ell[k];
+        e[k] = isnan(u) ? -UX_INF : u;
+    }
+    return bound;
+}
+
 /* The nodes lo + k·h of a region for mixture_posterior, weighed in two passes so that a region about to be
  * narrowed costs little more than its likelihood: ell ← ℓ_k; e ← e_k = exp(u_k − max u) at the nodes that can
  * reach UX_REFOCUS_FLOOR (ℓ_k + the base law's ceiling no more than NODE_FLOOR_NATS below *bound, the
@@ -691,7 +714,6 @@ static size_t bracket(const ux_real *e, size_t count, size_t *first, size_t *las
 static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
                            const ux_workspace *rest, ux_real *bound)
 {
-    ux_real a[UX_MAX_ETA], reach;
     size_t k;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         ell[k] = node_position(lo, h, k);
@@ -702,24 +724,14 @@ static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *e
         e[k] = ell[k];
         ell[k] = lk;
     }
-    *bound = numerator_floor_bound(f, e, ell, UX_DENSITY_NODES, a);
-    reach = *bound - NODE_FLOOR_NATS - base_ceiling(f);
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real u;
-        if (ell[k] < reach) {
-            e[k] = -UX_INF;
-            continue;
-        }
-        u = base_log(f, e[k], a) + ell[k];
-        e[k] = isnan(u) ? -UX_INF : u;
-    }
+    *bound = weigh_candidates(f, lo, h, ell, e);
     return to_relative(e, UX_DENSITY_NODES);
 }
 
 /* The nodes weigh_nodes left at 0 that are not negligible (numerator_logs' rule: ℓ_k no more than
  * UX_EXP_ZERO + the ceiling below the bound): e_k = exp(u_k − top), the same bits as one pass gives. */
-static void complete_nodes(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell, ux_real *e, ux_real top,
-                           ux_real bound)
+__attribute__((noinline)) static void complete_nodes(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell,
+                                                    ux_real *e, ux_real top, ux_real bound)
 {
     ux_real a[UX_MAX_ETA];
     const ux_real ceiling = base_ceiling(f);
