@@ -8,8 +8,8 @@ curvature of the log-likelihood at the optimum.
 
 The curvature is read from a quadratic fitted by least squares over a region where the log-likelihood
 falls by 0.5–4 nats: it is smooth on that scale but not on a much finer one, where the reductions' cell
-boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss, 50 steps at
-η = 32: bumps of 0.4 nats at 0.1 steps of σ_v). The fit's rms residual (`FitResult.roughness`) says how
+boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss in refined mode, 50
+steps at η = 32: bumps of 0.4 nats at 0.1 steps of σ_v). The fit's rms residual (`FitResult.roughness`) says how
 far from a quadratic the log-likelihood is there; where it is large the standard errors do not hold.
 """
 from __future__ import annotations
@@ -28,11 +28,12 @@ ENGINES = ("auto", "native", "reference")
 # normaliser (what the filter and the device report); "density", the filter density's quadrature of the
 # same integral (exact for the filter's predictive law; the update's where the density is the bins).
 EVIDENCE = ("update", "density")
-# The filter mode a fit runs by default: mixture, whose posterior moves continuously with θ and whose
-# log-likelihood is the closest to the exact one on every system at η = 16 (benchmarks/results/evidence.md:
-# per-step gap to the grid filter sv 4.1e-5, gss 9.7e-4, cubic 1.7e-6, lg 5.8e-5 against refined's 1.1e-3,
-# 1.9e-2, 2.9e-5, 7.5e-4; gss recovered 5 of 6 against 4 of 6). A model without additive Gaussian process
-# noise runs refined steps in it.
+# The filter mode a fit runs by default: mixture, whose posterior moves continuously with θ, whose
+# quadrature follows a narrow likelihood (docs/semantics.md, "Filter"), and whose log-likelihood is the
+# closest to the exact one on every system at η = 16 (benchmarks/results/evidence.md: per-step gap to the
+# grid filter sv 4.1e-5, gss 1.6e-3, cubic 1.7e-6, lg 5.8e-5 against refined's 1.1e-3, 1.9e-2, 2.9e-5,
+# 7.5e-4; no gss fit flagged rough against all 3 in refined mode). A model without additive Gaussian
+# process noise runs refined steps in it.
 DEFAULT_MODE = "mixture"
 # Above this rms residual (nats) of the quadratic the standard errors are read from, they do not hold: the
 # design's innermost points fall by about an eighth of 0.5–4 nats, so a residual of this size swamps the
