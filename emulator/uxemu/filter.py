@@ -362,8 +362,8 @@ def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refine
 def narrowed_region(density) -> tuple[float, float]:
     """A mixture-mode (or refocused) update's region (docs/semantics.md, "Filter", the quadrature's region):
     from the density's support, narrowed to the bracket of its own nodes while fewer than REGION_NODES of
-    them reach the floor and the bracket is narrower, at most REFOCUS_ROUNDS times (ux/filter.c
-    narrow_region)."""
+    them reach the floor and the bracket differs from it, at most REFOCUS_ROUNDS times (ux/filter.c
+    mixture_posterior)."""
     lo, hi = density.support()
     for _ in range(REFOCUS_ROUNDS):
         t, _ = density_nodes(lo, hi)
