@@ -494,6 +494,13 @@ static ux_real base_ceiling(const ux_filter *f)
     return ux_std_logpdf(UX_LAW_GAUSSIAN, 0) - UX_LOG(nz.process.b);
 }
 
+/* The log-likelihood below which a point's log numerator is more than `nats` below `bound` whatever the base
+ * law's density there (ℓ + base_ceiling < bound − nats); −∞ for a prior law or an infinite bound. */
+static ux_real numerator_cut(const ux_filter *f, ux_real bound, ux_real nats)
+{
+    return bound - nats - base_ceiling(f);
+}
+
 /* A lower bound on the largest log numerator of points with log-likelihoods ell: the numerator at the point
  * of largest ℓ (−∞ when that is not finite). */
 static ux_real numerator_floor_bound(const ux_filter *f, const ux_real *t, const ux_real *ell, size_t count,
@@ -524,7 +531,7 @@ static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t cou
         if (st != UX_OK)
             return st;
         if (count > 1)
-            floor = numerator_floor_bound(f, t, u, count, a) - UX_EXP_ZERO - base_ceiling(f);
+            floor = numerator_cut(f, numerator_floor_bound(f, t, u, count, a), UX_EXP_ZERO);
     }
     for (p = 0; p < count; ++p) {
         ux_real base;
@@ -693,7 +700,7 @@ __attribute__((noinline)) static ux_real weigh_candidates(const ux_filter *f, ux
     ux_real a[UX_MAX_ETA], bound, reach;
     size_t k;
     bound = numerator_floor_bound(f, e, ell, UX_DENSITY_NODES, a); /* e: the positions still */
-    reach = bound - NODE_FLOOR_NATS - base_ceiling(f);
+    reach = numerator_cut(f, bound, NODE_FLOOR_NATS);
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
         ux_real u;
         if (ell[k] < reach) {
@@ -734,8 +741,7 @@ __attribute__((noinline)) static void complete_nodes(const ux_filter *f, ux_real
                                                     ux_real *e, ux_real top, ux_real bound)
 {
     ux_real a[UX_MAX_ETA];
-    const ux_real ceiling = base_ceiling(f);
-    const ux_real reach = bound - NODE_FLOOR_NATS - ceiling, zero = bound - UX_EXP_ZERO - ceiling;
+    const ux_real reach = numerator_cut(f, bound, NODE_FLOOR_NATS), zero = numerator_cut(f, bound, UX_EXP_ZERO);
     size_t k;
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
         if (ell[k] < reach && !(ell[k] < zero)) {
