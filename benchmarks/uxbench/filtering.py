@@ -154,8 +154,8 @@ def kf_methods(system: str) -> tuple:
 
 # -- tasks ------------------------------------------------------------------------------------------------
 def tasks(size: Size) -> list[dict]:
-    """The timing task first (the longest single task), then the outside check, then accuracy, cubic first."""
-    out = [{"kind": "timing", "size": size}]
+    """The timing task (run alone: `runner.execute`), then the outside check, then accuracy, cubic first."""
+    out = [{"kind": "timing", "size": size, "alone": True}]
     if size.outside:
         for system in size.systems:
             count = min(size.outside_traces, size.traces)

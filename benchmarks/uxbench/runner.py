@@ -21,9 +21,30 @@ def _bar(iterable, total: int, desc: str):
     return tqdm(iterable, total=total, desc=desc, file=sys.stderr, mininterval=0.1 if tty else 30.0)
 
 
+def _alone(task) -> bool:
+    return isinstance(task, dict) and bool(task.get("alone"))
+
+
 def execute(tasks, run_task, *, workers: int | None = None, scheduler: str | None = None,
             desc: str = "tasks") -> list:
-    """Run `run_task` over `tasks`; results come back in task order, with a progress bar on stderr."""
+    """Run `run_task` over `tasks`; results come back in task order, with a progress bar on stderr.
+
+    A task marked `"alone": True` (a timing task) runs first, by itself, before any other task starts: a
+    CPU-time median taken while another worker shares the cores (caches, memory bandwidth, a sibling
+    hyperthread) moves by up to 2x between runs."""
+    if not tasks:
+        return []
+    alone = [i for i, t in enumerate(tasks) if _alone(t)]
+    rest = [i for i, t in enumerate(tasks) if not _alone(t)]
+    results = [None] * len(tasks)
+    for i in alone:
+        results[i] = _execute_together([tasks[i]], run_task, 1, scheduler, f"{desc} (alone)")[0]
+    for i, res in zip(rest, _execute_together([tasks[i] for i in rest], run_task, workers, scheduler, desc)):
+        results[i] = res
+    return results
+
+
+def _execute_together(tasks, run_task, workers: int | None, scheduler: str | None, desc: str) -> list:
     if not tasks:
         return []
     if scheduler:

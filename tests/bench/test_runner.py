@@ -19,6 +19,22 @@ def test_the_pool_returns_results_in_task_order():
     assert runner.execute([], square_and_pid) == []
 
 
+def stamp(task):
+    import time
+    start = time.monotonic()
+    time.sleep(0.05)
+    return task["id"], os.getpid(), start, time.monotonic()
+
+
+def test_a_task_marked_alone_runs_first_with_nothing_beside_it():
+    tasks = [{"id": i} for i in range(4)] + [{"id": 4, "alone": True}] + [{"id": i} for i in range(5, 8)]
+    out = runner.execute(tasks, stamp, workers=2)
+    assert [r[0] for r in out] == list(range(8))  # results still in task order
+    _, pid, start, end = out[4]
+    assert pid == os.getpid()  # in the calling process, not beside a worker
+    assert all(r[2] >= end for i, r in enumerate(out) if i != 4)  # nothing else started before it ended
+
+
 def _comparable(results):
     """Everything but wall-clock measurements, which no two runs share."""
     out = []
