@@ -23,8 +23,8 @@ DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_den
 DENSITY_INTERVALS = 128
 DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
 # The quadrature's region (ux/filter.h UX_REFOCUS_*, UX_REGION_NODES): prior atoms (or nodes) whose
-# numerator is below this share of the largest lie outside it; a mixture-mode (or refocused) update's region
-# is narrowed to its nodes' bracket, at most this many times, while fewer than REGION_NODES of them reach it.
+# numerator is below this share of the largest lie outside it; the density's quadrature region is narrowed
+# to its nodes' bracket, at most this many times, while fewer than REGION_NODES of them reach it.
 REFOCUS_FLOOR = 2.0 ** -40
 REFOCUS_ROUNDS = 4
 REGION_NODES = 32
@@ -67,8 +67,9 @@ class FilterDensity:
 
     form 'mixture': L(t) Σ_i w_i N(t; c_i, s_i²) / Z; 'prior': L(t) p_prior(t) / Z (the first update);
     'bins': the posterior value's TTR-binned density. L(t) = exp ℓ(t), ℓ the update's log-likelihood of
-    its evidence, Z the trapezoid integral of the numerator over the base law's support (Z = 1 and no
-    likelihood factor when the update fell back)."""
+    its evidence, Z the trapezoid integral of the numerator over the quadrature's region, the base law's
+    support narrowed onto the numerator (`narrowed_region`; Z = 1 and no likelihood factor when the update
+    fell back)."""
 
     form: str
     posterior: Value
@@ -79,7 +80,8 @@ class FilterDensity:
     omega: np.ndarray | None = None
     m: int = 1
     log_evidence: float = 0.0
-    region: tuple | None = None  # the first update's region (lo, hi), its support; else None
+    region: tuple | None = None  # the first update's or a mixture-mode update's region (lo, hi), its support
+    log_z: float | None = None  # log Z where the update computed it (mixture_posterior), as C keeps it
 
     def log_numerator(self, t) -> np.ndarray:
         """log of the density's numerator at the points t (1-D): base law plus ℓ; −∞ where it is 0."""
@@ -117,12 +119,12 @@ class FilterDensity:
         reach = DENSITY_REACH[self._prior_family] * scale
         return loc - reach, loc + reach
 
-    def quadrature(self):
-        """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the support and its trapezoid
-        integral, as the C core computes them: (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h),
-        the trapezoid terms (½ at the ends) summed in node order; None when the numerator vanishes or
-        overflows at every node or log Z is not finite."""
-        t, h = density_nodes(*self.support())
+    def quadrature(self, region: tuple | None = None):
+        """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the quadrature's region (default:
+        `narrowed_region`) and its trapezoid integral, as the C core computes them: (nodes t_k = t_0 + k·h,
+        values exp(u_k − max u), log Z, h), the trapezoid terms (½ at the ends) summed in node order; None
+        when the numerator vanishes or overflows at every node or log Z is not finite."""
+        t, h = density_nodes(*(region if region is not None else narrowed_region(self)))
         u = self.log_numerator(t)
         top = float(u.max())
         if not math.isfinite(top):
@@ -136,9 +138,12 @@ class FilterDensity:
 
     @cached_property
     def log_norm(self) -> float:
-        """log Z by `quadrature`; the update's evidence where it has none; 0 without a likelihood factor."""
+        """log Z by `quadrature` (or as the update computed it); the update's evidence where it has none; 0
+        without a likelihood factor."""
         if self.likelihood is None:
             return 0.0
+        if self.log_z is not None:
+            return self.log_z
         q = self.quadrature()
         return self.log_evidence if q is None else q[2]
 
@@ -276,8 +281,8 @@ class BayesLaplaceFilter:
         quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
-        self.density = replace(self.density, region=narrowed_region(self.density))
-        q = self.density.quadrature()
+        region = narrowed_region(self.density)
+        q = self.density.quadrature(region)
         if q is None:
             return False
         t, e, log_z, h = q
@@ -285,7 +290,7 @@ class BayesLaplaceFilter:
         pw = normalise(pw)
         self._spreads = pv if self.mode == "mixture" else None
         self.posterior = Value(remove_interpolation_variance(px, pw, h), pw, self.eta)
-        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z)
+        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region, log_z=log_z)
         self.log_evidence = log_z
         return True
 
@@ -360,10 +365,10 @@ def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refine
 
 
 def narrowed_region(density) -> tuple[float, float]:
-    """A mixture-mode (or refocused) update's region (docs/semantics.md, "Filter", the quadrature's region):
-    from the density's support, narrowed to the bracket of its own nodes while fewer than REGION_NODES of
+    """The region of the density's quadrature (docs/semantics.md, "Filter density"; a mixture-mode or
+    refocused update's region, "Filter"): from the density's support, narrowed to the bracket of its own nodes while fewer than REGION_NODES of
     them reach the floor and the bracket differs from it, at most REFOCUS_ROUNDS times (ux/filter.c
-    mixture_posterior)."""
+    quadrature)."""
     lo, hi = density.support()
     for _ in range(REFOCUS_ROUNDS):
         t, _ = density_nodes(lo, hi)

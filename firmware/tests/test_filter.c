@@ -276,9 +276,17 @@ static void test_mixture_mode(void)
         ux_filter_config cfg = {m, NULL, 4, UX_MODE_MIXTURE, UX_LIK_KERNEL, NULL};
         ux_workspace ws = {ux_test_ws.mem, need};
         double z = 0.5;
-        /* The nodes' scratch: mixture mode's every update, refined mode's first (its region, refocus). */
-        CHECK(need > ux_filter_workspace_bytes(m, 4, UX_MODE_PAPER, UX_LIK_KERNEL));
+        /* The nodes' scratch: the density's quadrature in every mode, mixture mode's every update, refined
+         * mode's first (its region, refocus). */
+        CHECK(need == ux_filter_workspace_bytes(m, 4, UX_MODE_PAPER, UX_LIK_KERNEL));
         CHECK(need == ux_filter_workspace_bytes(m, 4, UX_MODE_REFINED, UX_LIK_KERNEL));
+        cfg.mode = UX_MODE_PAPER; /* paper mode within its bound: its density's log Z has its nodes */
+        CHECK(ux_filter_init(&mix, &cfg, ws) == UX_OK);
+        CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_predict(&mix, 1, 0) == UX_OK);
+        CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_density_form(&mix) == UX_DENSITY_MIXTURE);
+        CHECK(isfinite(ux_filter_density_log_evidence(&mix)) &&
+              ux_filter_density_log_evidence(&mix) != ux_filter_log_evidence(&mix));
+        cfg.mode = UX_MODE_MIXTURE;
         CHECK(ux_filter_init(&mix, &cfg, ws) == UX_OK);
         CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_predict(&mix, 1, 0) == UX_OK);
         CHECK(ux_filter_update(&mix, &z, NULL, 1, 1) == UX_OK && ux_filter_density_form(&mix) == UX_DENSITY_MIXTURE);

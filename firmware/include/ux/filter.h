@@ -52,10 +52,10 @@ typedef struct {
 #define UX_DENSITY_GAUSSIAN_REACH 10
 #define UX_DENSITY_LAPLACE_REACH 40
 
-/* The quadrature's region (docs/semantics.md, "Filter"): prior atoms (or nodes) whose numerator is below
- * UX_REFOCUS_FLOOR of the largest lie outside it; a mixture-mode (or refocused) update narrows its region
- * to its own nodes' bracket, at most UX_REFOCUS_ROUNDS times, while fewer than UX_REGION_NODES of them reach
- * the floor. */
+/* The quadrature's region (docs/semantics.md, "Filter", "Filter density"): prior atoms (or nodes) whose
+ * numerator is below UX_REFOCUS_FLOOR of the largest lie outside it; the density's quadrature (a mixture-mode
+ * or refocused update's, and every mode's log Z) narrows its region to its own nodes' bracket, at most
+ * UX_REFOCUS_ROUNDS times, while fewer than UX_REGION_NODES of them reach the floor. */
 #define UX_REFOCUS_FLOOR UX_R(9.094947017729282379150390625e-13) /* 2^-40 */
 #define UX_REFOCUS_ROUNDS 4
 #define UX_REGION_NODES 32

@@ -39,7 +39,8 @@ static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood li
 
 size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mode, ux_likelihood lik)
 {
-    size_t pred = (size_t)eta * eta, staged, predict, update, np, nodes = 0;
+    size_t pred = (size_t)eta * eta, staged, predict, update, np, nodes;
+    (void)mode; /* the same bound in every mode: each stores its density's quadrature nodes (below) */
     if (model == NULL || ux_log2_eta(eta) < 0)
         return 0;
     np = noise_points(model, eta, lik);
@@ -47,12 +48,10 @@ size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mo
     predict = UX_LIFT_WORKSPACE_BYTES(pred); /* paper mode too: it evaluates all η² points, then reduces */
     update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
                                   : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
-    /* The density's nodes and their likelihood's scratch: mixture_posterior, and refined mode's first update
-     * (first_region). */
-    if (mode != UX_MODE_PAPER)
-        nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) +
-                (lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(1, np)
-                                      : UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, np));
+    /* The density's nodes and their likelihood's scratch: its quadrature (every mode), and the first update's
+     * region (refined and mixture modes). */
+    nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) +
+            (lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(1, np) : UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, np));
     update = update > nodes ? update : nodes;
     return staged + (predict > update ? predict : update);
 }
@@ -593,33 +592,6 @@ static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
     }
 }
 
-/* log Z, the integral of the density's numerator by the trapezoid rule on UX_DENSITY_INTERVALS equal
- * intervals of its support (docs/semantics.md, "Filter density"): the largest log numerator at the nodes,
- * then the weighted sum of exp(u_k − max) in node order. Without a likelihood factor the base law is its
- * own density (Z = 1); should the numerator vanish or overflow at every node, the update's evidence. The
- * nodes are evaluated twice (maximum, then sum) rather than stored: no memory beyond the stack frame. */
-static ux_real density_log_norm(const ux_filter *f)
-{
-    ux_workspace rest = scratch(f);
-    ux_real lo, hi, h, top = -UX_INF, sum = 0, out;
-    unsigned k;
-
-    if (!f->dens_lik)
-        return 0;
-    density_support(f, &lo, &hi);
-    h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real u = numerator_log(f, node_position(lo, h, k), &rest);
-        top = u > top ? u : top;
-    }
-    if (!ux_finite(top))
-        return f->log_evidence;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        sum += trapezoid_term(k, UX_EXP(numerator_log(f, node_position(lo, h, k), &rest) - top));
-    out = top + UX_LOG(sum * h);
-    return ux_finite(out) ? out : f->log_evidence;
-}
-
 /* The linear interpolant through the nodes is their law convolved with a triangle of width h, which adds
  * h²/6 to the variance; the atoms (normalised weights) are shrunk about their mean to take it out again,
  * to no spread at all should they hold less. Sums in atom order. */
@@ -751,45 +723,70 @@ __attribute__((noinline)) static void complete_nodes(const ux_filter *f, ux_real
     }
 }
 
-/* Mixture mode (docs/semantics.md, "Filter"): the quadrature's region is the density's support narrowed to
- * its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket differs
- * from it, at most UX_REFOCUS_ROUNDS times; the posterior is TTR of the piecewise-linear density through
- * the region's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's variance,
- * and the nodes' log Z (bit for bit what density_log_norm gives: the region becomes the density's support)
- * the step's evidence, written to *log_evidence; returns 1. When the numerator vanishes or overflows at
- * every node, or Z is not finite, the update's own posterior and evidence stay (returns 0). The nodes are
- * stored, so each is evaluated once: this needs UX_MIXTURE_WORKSPACE_BYTES of scratch. */
-static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
+/* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
+ * narrowed to its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket
+ * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
+ * log-likelihoods), [*lo, *hi] the region, *h its node spacing. Returns log Z, the trapezoid sum of the e_k
+ * in node order; not finite when the numerator vanishes or overflows at every node or Z is not finite, NaN
+ * should the likelihood fail. The nodes are stored, so each is evaluated once: the filter's workspace holds
+ * them beside the likelihood's scratch (ux_filter_workspace_bytes). */
+static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
+                          ux_real *hi, ux_real *h)
 {
-    ux_workspace rest;
-    ux_real *ell, *e, lo, hi, h, top, bound, sum = 0, out;
-    size_t count;
+    ux_real top, bound, sum = 0;
     unsigned k, r;
-
-    if (!node_arrays(f, &ell, &e, &rest))
-        return 0;
-    density_support(f, &lo, &hi);
+    density_support(f, lo, hi);
     for (r = 0;; ++r) {
         size_t first = 0, last = 0, kept;
         ux_real mass, nlo, nhi;
-        h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
-        top = weigh_nodes(f, lo, h, ell, e, &rest, &bound);
+        *h = (*hi - *lo) / (ux_real)UX_DENSITY_INTERVALS;
+        top = weigh_nodes(f, *lo, *h, ell, e, rest, &bound);
         if (!ux_finite(top))
-            return 0;
+            return top;
         if (r == UX_REFOCUS_ROUNDS)
             break;
         kept = bracket(e, UX_DENSITY_NODES, &first, &last, &mass);
-        nlo = first > 0 ? node_position(lo, h, first - 1) : lo;
-        nhi = last + 1 < UX_DENSITY_NODES ? node_position(lo, h, last + 1) : hi;
-        if (kept >= UX_REGION_NODES || (nlo == lo && nhi == hi))
+        nlo = first > 0 ? node_position(*lo, *h, first - 1) : *lo;
+        nhi = last + 1 < UX_DENSITY_NODES ? node_position(*lo, *h, last + 1) : *hi;
+        if (kept >= UX_REGION_NODES || (nlo == *lo && nhi == *hi))
             break;
-        lo = nlo;
-        hi = nhi;
+        *lo = nlo;
+        *hi = nhi;
     }
-    complete_nodes(f, lo, h, ell, e, top, bound);
+    complete_nodes(f, *lo, *h, ell, e, top, bound);
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         sum += trapezoid_term(k, e[k]);
-    out = top + UX_LOG(sum * h);
+    return top + UX_LOG(sum * *h);
+}
+
+/* log Z of the density ("Filter density"): the quadrature's; 0 without a likelihood factor (the base law is
+ * its own density); the update's evidence should the numerator vanish or overflow at every node. */
+static ux_real density_log_norm(const ux_filter *f)
+{
+    ux_workspace rest;
+    ux_real *ell, *e, lo, hi, h, out;
+    if (!f->dens_lik)
+        return 0;
+    if (!node_arrays(f, &ell, &e, &rest))
+        return f->log_evidence;
+    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
+    return ux_finite(out) ? out : f->log_evidence;
+}
+
+/* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
+ * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
+ * variance; its region becomes the density's support and its log Z the step's evidence, written to
+ * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, or Z is not finite, the
+ * update's own posterior and evidence stay (returns 0). */
+static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
+{
+    ux_workspace rest;
+    ux_real *ell, *e, lo, hi, h, out;
+    size_t count;
+
+    if (!node_arrays(f, &ell, &e, &rest))
+        return 0;
+    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
     if (!ux_finite(out))
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
