@@ -4,7 +4,8 @@ Aggregation over traces (and runs): RMSE = mean of the per-run RMSEs; per-trace 
 traces of the std (ddof = 1, as uxbench.metrics.rmse_spread) over that trace's runs; NLL = mean over every
 scored step of −max(log p(x_true), LOG_PDF_FLOOR) with the floor hits counted; CRPS = mean over every
 scored step. Latency = the timing task's median ns per step (native C, one whole-trace call a sample, the calling
-thread's CPU time: what the call costs on a core of its own, whatever else the machine runs).
+thread's CPU time: what the call costs on a core of its own), the task run alone before any other starts
+(`runner.execute`: CPU time still moves by up to 2x when another task shares the cores).
 
 The Kalman-type baselines (EKF, UKF, EKF on log y²; family "kf") are deterministic Gaussian beliefs: NLL is
 their Gaussian density at the truth (clamped the same way), CRPS the Gaussian closed form. They appear in
@@ -428,7 +429,8 @@ def write(results: list[dict], size, out_dir, meta: dict | None = None) -> dict:
     envs = ", ".join(sorted({r["note"] for r in results if r["kind"] == "outside" and r.get("note") and "rows" in r}))
     name = next((k for k, v in filtering.SIZES.items() if v == size), None)
     how = (f"{size.traces} traces × T = {size.T} per system (trace seed {filtering.TRACE_SEED}; counts and seeds: "
-           f"`uxbench.filtering.SIZES[{name!r}]`); latency: native C, the calling thread's CPU time per step, median.")
+           f"`uxbench.filtering.SIZES[{name!r}]`); latency: native C, the calling thread's CPU time per step, median, "
+           "timed with no other task running.")
     line = statement(meta, name, "filtering", how)
     summary, verdict = targets(table)
     records, kalman_rows, kalman_text = [], [], []
