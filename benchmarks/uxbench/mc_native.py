@@ -112,6 +112,8 @@ class MCNative:
             "uxb_prop_ux_every_point": (C.c_int, [P, C.c_uint, PV, _Workspace]),
             "uxb_prop_lift_form": (C.c_int, [P]),
             "uxb_prop_ux_repeat": (C.c_int, [P, C.c_uint, C.c_uint, PV, _Workspace]),
+            "uxb_prop_ux_chained": (C.c_int, [P, C.c_uint, PV, _Workspace]),
+            "uxb_prop_ux_chained_repeat": (C.c_int, [P, C.c_uint, C.c_uint, PV, _Workspace]),
             "uxb_prop_mc": (C.c_int, [P, C.c_uint64, PD, C.c_size_t]),
             "uxb_w1_steps": (C.c_double, [PD, PD, C.c_size_t, PT]),
             "uxb_prop_curve_workspace_bytes": (C.c_size_t, [C.c_size_t, C.c_size_t]),
@@ -133,12 +135,14 @@ class MCNative:
             raise RuntimeError(f"{what} failed with status {st}")
 
     # -- the ux side -----------------------------------------------------------------------------
-    def ux(self, prob: Problem, eta: int, every_point: bool = False):
+    def ux(self, prob: Problem, eta: int, every_point: bool = False, chained: bool = False):
         """Atoms (x, w) of the ux propagation of `prob` at η (every_point: the function evaluated at every
-        point even where it is lifted additively)."""
+        point even where it is lifted additively; chained: the exponential observation as two two-input
+        lifts, uxb_prop_ux_chained)."""
         p, out = prob.to_c(), _Value()
         ws = self._workspace(self.lib.uxb_prop_ux_workspace_bytes(C.byref(p), eta))
-        fn = self.lib.uxb_prop_ux_every_point if every_point else self.lib.uxb_prop_ux
+        fn = self.lib.uxb_prop_ux_chained if chained else \
+            self.lib.uxb_prop_ux_every_point if every_point else self.lib.uxb_prop_ux
         self._status(fn(C.byref(p), eta, C.byref(out), ws), "uxb_prop_ux")
         n = out.count
         return np.array(out.x[:n]), np.array(out.w[:n])
@@ -149,16 +153,17 @@ class MCNative:
         """How the ux propagation lifts the problem's function (uxb_prop_lift_form)."""
         return self.LIFT_FORMS[self.lib.uxb_prop_lift_form(C.byref(prob.to_c()))]
 
-    def _ux_call(self, prob: Problem, eta: int):
-        """A timed call of `reps` back-to-back ux propagations: call(reps) -> ns."""
+    def _ux_call(self, prob: Problem, eta: int, chained: bool = False):
+        """A timed call of `reps` back-to-back ux propagations (chained: uxb_prop_ux_chained's): call(reps) -> ns."""
         p, out = prob.to_c(), _Value()
         # Its own buffer: the shared one may be replaced by a larger one while this call is kept.
         buf = np.zeros((self.lib.uxb_prop_ux_workspace_bytes(C.byref(p), eta) + 7) // 8, dtype=np.uint64)
         ws = _Workspace(buf.ctypes.data, buf.nbytes)
+        repeat = self.lib.uxb_prop_ux_chained_repeat if chained else self.lib.uxb_prop_ux_repeat
 
         def call(reps):
             t0 = time.thread_time_ns()
-            st = self.lib.uxb_prop_ux_repeat(C.byref(p), eta, reps, C.byref(out), ws)
+            st = repeat(C.byref(p), eta, reps, C.byref(out), ws)
             dt = time.thread_time_ns() - t0
             self._status(st, "uxb_prop_ux_repeat")
             return dt
@@ -193,8 +198,9 @@ class MCNative:
 
         return call
 
-    def timings(self, prob: Problem, etas, repeats: int = 31, min_call_ns: float = 2e5) -> dict:
-        """Median native CPU times: ns per ux propagation at each η, and ns per Monte Carlo draw ("mc").
+    def timings(self, prob: Problem, etas, repeats: int = 31, min_call_ns: float = 2e5, chained_etas=()) -> dict:
+        """Median native CPU times: ns per ux propagation at each η, per chained propagation at each of
+        chained_etas (keys "chained{η}"), and ns per Monte Carlo draw ("mc").
 
         The measurements of all methods are interleaved, repeat after repeat, so that whatever else
         runs on the machine (cache pressure, frequency) falls on each alike. A Monte Carlo draw is timed
@@ -204,6 +210,7 @@ class MCNative:
         the same size and, on a loaded machine with few repeats, came out negative.
         """
         calls = {eta: self._ux_call(prob, eta) for eta in etas}
+        calls.update({f"chained{eta}": self._ux_call(prob, eta, chained=True) for eta in chained_etas})
         calls["mc"] = self._mc_call(prob)
         for _ in range(TIMING_ATTEMPTS):
             # A load spike during calibration can leave the Monte Carlo call too short to tell its draws
@@ -217,7 +224,7 @@ class MCNative:
                 setup.append(calls["mc"](1))
             mc_call, mc_setup = float(np.median(samples["mc"])), float(np.median(setup))
             if 0 <= mc_setup < mc_call / 2:
-                out = {eta: float(np.median(samples[eta])) / work[eta] for eta in etas}
+                out = {k: float(np.median(samples[k])) / work[k] for k in calls if k != "mc"}
                 out["mc"] = (mc_call - mc_setup) / work["mc"]
                 return out
         raise RuntimeError(f"Monte Carlo timing is unusable after {TIMING_ATTEMPTS} attempts: one draw took "

@@ -35,6 +35,21 @@ static ux_real bl_observation(const ux_real *a, const void *ctx)
     return g + a[2];
 }
 
+/* The chain's links: the location exp(−x)(1 + m) from (x, m), then that plus h. */
+static ux_real bl_location(const ux_real *a, const void *ctx)
+{
+    const prop_ctx *c = (const prop_ctx *)ctx;
+    ux_real g, scale;
+    c->kernel(a, ctx, &g, &scale);
+    return g;
+}
+
+static ux_real sum_of_two(const ux_real *a, const void *ctx)
+{
+    (void)ctx;
+    return a[0] + a[1];
+}
+
 /* Fills b (which must stay where it is: ctx points into it). UX_ERR_ARG for an unknown model. */
 static ux_status bind(const uxb_prop *p, bound *b)
 {
@@ -97,8 +112,28 @@ uxb_lift_form uxb_prop_lift_form(const uxb_prop *p)
     return bind(p, &b) == UX_OK ? b.form : UXB_LIFT_EVERY_POINT;
 }
 
-/* The ux propagation, the function lifted by its form (every_point = 0) or at every point (1). */
-static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws, int every_point)
+/* How a propagation lifts: by the function's form, at every point, or (the exponential observation) as a
+ * chain of two-input lifts. */
+typedef enum { BY_FORM = 0, EVERY_POINT = 1, CHAINED = 2 } lift_plan;
+
+/* The chain: g = exp(−x)(1 + m) lifted from (x, m) and reduced to η, then g + h lifted additively. */
+static ux_status chained(const bound *b, const ux_value *in, unsigned eta, ux_value *out, ux_workspace *ws)
+{
+    ux_value g;
+    const ux_value *first[2], *second[2];
+    ux_status st;
+    first[0] = &in[0];
+    first[1] = &in[1];
+    st = ux_lift(&g, bl_location, &b->ctx, first, 2, eta, ws);
+    if (st != UX_OK)
+        return st;
+    second[0] = &g;
+    second[1] = &in[2];
+    return ux_lift_additive(out, sum_of_two, NULL, second, 2, eta, ws);
+}
+
+/* The ux propagation, the function lifted as `plan` says. */
+static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws, lift_plan plan)
 {
     bound b;
     ux_sources src;
@@ -109,7 +144,7 @@ static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_wo
 
     if (st != UX_OK)
         return st;
-    if (out == NULL || ux_log2_eta(eta) < 0)
+    if (out == NULL || ux_log2_eta(eta) < 0 || (plan == CHAINED && p->model != UXB_PROP_BL_OBSERVATION))
         return UX_ERR_ARG;
     /* A fresh counter per propagation: the inputs are always sources 0, 1, 2 however many runs. */
     ux_sources_init(&src);
@@ -119,7 +154,9 @@ static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_wo
             return st;
         ptr[i] = &in[i];
     }
-    if (every_point || b.form == UXB_LIFT_EVERY_POINT)
+    if (plan == CHAINED)
+        return chained(&b, in, eta, out, &ws);
+    if (plan == EVERY_POINT || b.form == UXB_LIFT_EVERY_POINT)
         return ux_lift(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
     return b.form == UXB_LIFT_ADDITIVE ? ux_lift_additive(out, b.f, &b.ctx, ptr, b.arity, eta, &ws)
                                        : ux_lift_multiplicative(out, b.f, &b.ctx, ptr, b.arity, eta, &ws);
@@ -127,24 +164,40 @@ static ux_status propagate(const uxb_prop *p, unsigned eta, ux_value *out, ux_wo
 
 ux_status uxb_prop_ux(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)
 {
-    return propagate(p, eta, out, ws, 0);
+    return propagate(p, eta, out, ws, BY_FORM);
 }
 
 ux_status uxb_prop_ux_every_point(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)
 {
-    return propagate(p, eta, out, ws, 1);
+    return propagate(p, eta, out, ws, EVERY_POINT);
 }
 
-ux_status uxb_prop_ux_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws)
+ux_status uxb_prop_ux_chained(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws)
+{
+    return propagate(p, eta, out, ws, CHAINED);
+}
+
+static ux_status repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws, lift_plan plan)
 {
     ux_status st = UX_ERR_ARG;
     unsigned r;
     for (r = 0; r < reps; ++r) {
-        st = uxb_prop_ux(p, eta, out, ws);
+        st = propagate(p, eta, out, ws, plan);
         if (st != UX_OK)
             return st;
     }
     return st;
+}
+
+ux_status uxb_prop_ux_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws)
+{
+    return repeat(p, eta, reps, out, ws, BY_FORM);
+}
+
+ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out,
+                                     ux_workspace ws)
+{
+    return repeat(p, eta, reps, out, ws, CHAINED);
 }
 
 /* ---- Monte Carlo -------------------------------------------------------------------------------- */

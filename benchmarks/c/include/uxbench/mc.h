@@ -79,6 +79,17 @@ ux_status uxb_prop_ux_every_point(const uxb_prop *p, unsigned eta, ux_value *out
 ux_status uxb_prop_ux_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws);
 
 /*
+ * The exponential observation's chained alternative to its three-input lift: g = exp(−x)(1 + m) lifted
+ * from (x, m) and reduced to eta atoms, then g + h lifted additively and reduced: 2η² points instead of
+ * η³, at the price of one more reduction. UX_ERR_ARG for any other model (none has such a chain).
+ */
+ux_status uxb_prop_ux_chained(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws);
+
+/* `reps` chained propagations back to back. */
+ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out,
+                                     ux_workspace ws);
+
+/*
  * n Monte Carlo outputs of the stream seeded by `seed`: draw i takes the inputs in argument order, one
  * after the other, from one xoshiro256** generator, so the first n outputs of a stream never depend on
  * how many are asked for. Gaussian inputs use Marsaglia's polar method (both numbers of a pair, kept
