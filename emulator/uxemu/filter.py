@@ -290,7 +290,8 @@ class BayesLaplaceFilter:
         pw = normalise(pw)
         self._spreads = pv if self.mode == "mixture" else None
         self.posterior = Value(remove_interpolation_variance(px, pw, h), pw, self.eta)
-        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region, log_z=log_z)
+        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region,
+                               log_z=log_z)
         self.log_evidence = log_z
         return True
 
@@ -366,9 +367,9 @@ def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refine
 
 def narrowed_region(density) -> tuple[float, float]:
     """The region of the density's quadrature (docs/semantics.md, "Filter density"; a mixture-mode or
-    refocused update's region, "Filter"): from the density's support, narrowed to the bracket of its own nodes while fewer than REGION_NODES of
-    them reach the floor and the bracket differs from it, at most REFOCUS_ROUNDS times (ux/filter.c
-    quadrature)."""
+    refocused update's region, "Filter"): from the density's support, narrowed to the bracket of its own
+    nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
+    REFOCUS_ROUNDS times (ux/filter.c quadrature)."""
     lo, hi = density.support()
     for _ in range(REFOCUS_ROUNDS):
         t, _ = density_nodes(lo, hi)
