@@ -123,6 +123,22 @@ def check_image(elf: Path) -> None:
         raise QemuError(f"{elf} is {problem}: build it with `make firmware`")
 
 
+def _die_with_parent() -> None:
+    """In the forked child before QEMU runs (Linux): SIGTERM it when the process that started it dies, even
+    by SIGKILL, which leaves no chance to close it — an emulator must not outlive its host and keep a core
+    busy. Elsewhere nothing (prctl is Linux's)."""
+    import ctypes
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -269,7 +285,7 @@ def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | Non
         gdb_port = _free_port() if gdb or debug else None
         log = tempfile.NamedTemporaryFile(prefix=f"qemu-{board}-", suffix=".log", delete=False)
         process = subprocess.Popen(command(board, elf, port, icount_shift, gdb_port, reboot), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=log)
+                                   stdout=subprocess.DEVNULL, stderr=log, preexec_fn=_die_with_parent)
         instance = QemuInstance(board, elf, port, icount_shift, process, log, gdb_port)
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:

@@ -120,6 +120,29 @@ def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
         os.kill(pid, 0)
 
 
+def test_qemu_dies_with_a_host_killed_by_sigkill():
+    """A host that cannot clean up (SIGKILL, or a test runner's timeout) still leaves no QEMU behind."""
+    image("mps2-an500")
+    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        pid = int(re.search(r"pid (\d+)", proc.stderr.readline()).group(1))
+        os.kill(pid, 0)  # QEMU runs
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
 def stream_killed_at(board, elf, trace, cfg, out, step, trace_path=None) -> UserError:
     """Streams `trace` to a fresh QEMU of `board` whose process is killed just before STEP number `step`
     (0-based); returns the UserError the stream ends with."""
