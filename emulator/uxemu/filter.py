@@ -31,7 +31,7 @@ REGION_NODES = 32
 
 
 def density_nodes(lo: float, hi: float):
-    """The density's nodes lo + k·h, k = 0 … DENSITY_INTERVALS, and h (ux/filter.c fill_nodes)."""
+    """The density's nodes lo + k·h, k = 0 … DENSITY_INTERVALS, and h (ux/filter.c node_position)."""
     h = (hi - lo) / float(DENSITY_INTERVALS)
     return lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h, h
 

@@ -13,13 +13,16 @@ SysTick counts), QEMU_SERIAL_INDEX (which -serial the host UART is; 0 when absen
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import os
 import re
 import shutil
 import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -127,10 +130,6 @@ def _die_with_parent() -> None:
     """In the forked child before QEMU runs (Linux): SIGTERM it when the process that started it dies, even
     by SIGKILL, which leaves no chance to close it — an emulator must not outlive its host and keep a core
     busy. Elsewhere nothing (prctl is Linux's)."""
-    import ctypes
-    import os
-    import sys
-
     if not sys.platform.startswith("linux"):
         return
     parent = os.getppid()

@@ -611,7 +611,6 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
         x[i] = mean + (x[i] - mean) * scale;
 }
 
-
 /* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
  * 0 when they do not fit (cannot happen: init checked the mode's bound). */
 static int node_arrays(const ux_filter *f, ux_real **t, ux_real **u, ux_workspace *rest)
