@@ -11,7 +11,8 @@ import numpy as np
 from . import _ttr
 from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
-from .bayes import Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
+from ._mixture_nodes import mixture_on_nodes
+from .bayes import LINEAR_MIN, Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
 from .laws import Laplace, Normal
 from .lift import evaluate
 from .model import StateSpaceModel
@@ -86,15 +87,33 @@ class FilterDensity:
     def log_numerator(self, t) -> np.ndarray:
         """log of the density's numerator at the points t (1-D): base law plus ℓ; −∞ where it is 0."""
         tt = np.asarray(t, dtype=np.float64)
+        return self._plus_likelihood(self._log_base(tt), tt)
+
+    def node_log_numerator(self, lo: float, hi: float):
+        """The nodes t_k = lo + k·h of a quadrature region, h, and the log numerator there, as ux/filter.c
+        weighs them: a mixture's density by `mixture_on_nodes` where it is at least LINEAR_MIN and finite,
+        its logsumexp elsewhere (docs/semantics.md, "Filter density")."""
+        t, h = density_nodes(lo, hi)
+        if self.form != "mixture":
+            return t, h, self.log_numerator(t)
+        s = mixture_on_nodes(self.components, lo, h, DENSITY_INTERVALS)
+        linear = (s >= LINEAR_MIN) & np.isfinite(s)
+        base = np.empty_like(s)
+        base[linear] = np.log(s[linear])
+        base[~linear] = self._log_base(t[~linear])
+        return t, h, self._plus_likelihood(base, t)
+
+    def _log_base(self, tt: np.ndarray) -> np.ndarray:
         if self.form == "mixture":
             c, w, sc = self.components
             with np.errstate(divide="ignore", invalid="ignore"):
                 lw = np.log(w) - np.log(sc)  # log w_i − log σ_i, as ux/filter.c keeps it
                 a = lw[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])
-            base = logsumexp_rows(a)
-        else:
-            loc, scale = self.prior.location_scale()
-            base = log_family(self._prior_family, (tt - loc) / scale) - math.log(scale)
+            return logsumexp_rows(a)
+        loc, scale = self.prior.location_scale()
+        return log_family(self._prior_family, (tt - loc) / scale) - math.log(scale)
+
+    def _plus_likelihood(self, base: np.ndarray, tt: np.ndarray) -> np.ndarray:
         if self.likelihood is None:
             return base
         ell = log_likelihood_sum(self.likelihood, tt, self.z, self.omega, self.m)
@@ -124,8 +143,7 @@ class FilterDensity:
         `narrowed_region`) and its trapezoid integral, as the C core computes them: (nodes t_k = t_0 + k·h,
         values exp(u_k − max u), log Z, h), the trapezoid terms (½ at the ends) summed in node order; None
         when the numerator vanishes or overflows at every node or log Z is not finite."""
-        t, h = density_nodes(*(region if region is not None else narrowed_region(self)))
-        u = self.log_numerator(t)
+        t, h, u = self.node_log_numerator(*(region if region is not None else narrowed_region(self)))
         top = float(u.max())
         if not math.isfinite(top):
             return None
@@ -372,8 +390,8 @@ def narrowed_region(density) -> tuple[float, float]:
     REFOCUS_ROUNDS times (ux/filter.c quadrature)."""
     lo, hi = density.support()
     for _ in range(REFOCUS_ROUNDS):
-        t, _ = density_nodes(lo, hi)
-        found = _bracket(t, density.log_numerator(t), lo, hi)
+        t, _, u = density.node_log_numerator(lo, hi)
+        found = _bracket(t, u, lo, hi)
         if found is None or found.kept >= REGION_NODES or found.region == (lo, hi):
             break
         lo, hi = found.region

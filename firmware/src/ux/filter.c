@@ -482,63 +482,22 @@ static ux_real base_log(const ux_filter *f, ux_real t, ux_real *a)
     return ux_std_logpdf(f->prior.kind, (t - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
 }
 
-/* How far above ℓ the numerator's log can be: the mixture's largest possible log density (σ_i ≥ σ, weights
- * summing to 1: at most g(0) − log σ); +∞ for a prior law (its density is cheap: every point is evaluated). */
-static ux_real base_ceiling(const ux_filter *f)
-{
-    ux_model_noises nz;
-    if (f->density != UX_DENSITY_MIXTURE)
-        return UX_INF;
-    f->model->code->noises(f->params, &nz);
-    return ux_std_logpdf(UX_LAW_GAUSSIAN, 0) - UX_LOG(nz.process.b);
-}
-
-/* The log-likelihood below which a point's log numerator is more than `nats` below `bound` whatever the base
- * law's density there (ℓ + base_ceiling < bound − nats); −∞ for a prior law or an infinite bound. */
-static ux_real numerator_cut(const ux_filter *f, ux_real bound, ux_real nats)
-{
-    return bound - nats - base_ceiling(f);
-}
-
-/* A lower bound on the largest log numerator of points with log-likelihoods ell: the numerator at the point
- * of largest ℓ (−∞ when that is not finite). */
-static ux_real numerator_floor_bound(const ux_filter *f, const ux_real *t, const ux_real *ell, size_t count,
-                                     ux_real *a)
-{
-    size_t p, best = 0;
-    ux_real top;
-    for (p = 1; p < count; ++p)
-        best = ell[p] > ell[best] ? p : best;
-    top = base_log(f, t[best], a) + ell[best];
-    return ux_finite(top) ? top : -UX_INF;
-}
-
 /* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
  * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
- * −∞ where it is 0. With several points and a mixture base, a point whose ℓ is so low that even the
- * mixture's largest possible density leaves it UX_EXP_ZERO below the point of largest ℓ gets −∞ without
- * the mixture being evaluated there: its e^{u − max u} is 0 either way, which is all the quadrature reads
- * of such points. Returns the likelihood's status (UX_OK without one). Not for BINS. */
+ * −∞ where it is 0. Returns the likelihood's status (UX_OK without one). Not for BINS. */
 static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
                                 const ux_workspace *rest)
 {
-    ux_real a[UX_MAX_ETA], floor = -UX_INF;
+    ux_real a[UX_MAX_ETA];
     size_t p;
 
     if (f->dens_lik) {
         ux_status st = node_log_likelihoods(f, t, count, u, rest);
         if (st != UX_OK)
             return st;
-        if (count > 1)
-            floor = numerator_cut(f, numerator_floor_bound(f, t, u, count, a), UX_EXP_ZERO);
     }
     for (p = 0; p < count; ++p) {
-        ux_real base;
-        if (f->dens_lik && u[p] < floor) {
-            u[p] = -UX_INF;
-            continue;
-        }
-        base = base_log(f, t[p], a);
+        ux_real base = base_log(f, t[p], a);
         if (f->dens_lik) {
             base = base + u[p];
             base = isnan(base) ? -UX_INF : base;
@@ -658,68 +617,97 @@ static size_t bracket(const ux_real *e, size_t count, size_t *first, size_t *las
     return kept;
 }
 
-/* Nats below the largest log numerator past which a node's e is below UX_REFOCUS_FLOOR (2^−40 = e^−27.7)
- * with a margin. */
-#define NODE_FLOOR_NATS UX_R(30.0)
+/* The length of mixture_on_nodes' runs: a run's first term is an exponential and each next one two
+ * products further, so every term is within about NODE_RUN·(NODE_RUN + 1)/2 roundings of its exponential
+ * (double: 3e-14 of itself, float: 8e-6). */
+#define NODE_RUN 16
 
-/* weigh_nodes' second pass: e_k ← u_k at the nodes whose ℓ_k (ell) can reach the floor, −∞ elsewhere;
- * returns the bound. Not inlined (nor complete_nodes): the mixture's scratch stays off the frame that
- * evaluates the likelihood. */
-__attribute__((noinline)) static ux_real weigh_candidates(const ux_filter *f, ux_real lo, ux_real h,
-                                                          const ux_real *ell, ux_real *e)
+/* Adds one mixture component's terms amp·exp(−v·v/2), v = (t_k − c)/σ, to s[k] at the nodes k = from,
+ * from + step, … (step ±1) before `end`, in runs of NODE_RUN nodes: a run's first term and its ratio to the
+ * next, exp(−(v·d + d·d/2)) with d = h/σ moving v away from c, are exponentials; then term ← term·ratio,
+ * ratio ← ratio·exp(−d·d). From the node nearest c outward the terms only fall, so the first term below
+ * the smallest normal ends the component's contribution (the rest are smaller still). */
+static void add_component_run(ux_real *s, long from, long step, long end, ux_real lo, ux_real h, ux_real c,
+                              ux_real sigma, ux_real amp)
 {
-    ux_real a[UX_MAX_ETA], bound, reach;
+    const ux_real d = h / sigma, q = UX_EXP(-(d * d));
+    ux_real term = 0, ratio = 0;
+    long k, n;
+    for (k = from, n = 0; k != end; k += step, ++n) {
+        if (n % NODE_RUN == 0) {
+            ux_real v = (node_position(lo, h, (size_t)k) - c) / sigma, away = step > 0 ? v : -v;
+            term = amp * UX_EXP(UX_R(-0.5) * v * v);
+            ratio = UX_EXP(-(away * d + UX_R(0.5) * d * d));
+        }
+        if (!(term >= UX_NORMAL_MIN))
+            return;
+        s[k] = s[k] + term;
+        term = term * ratio;
+        ratio = ratio * q;
+    }
+}
+
+/* The predictive mixture's density at the nodes lo + k·h into s (docs/semantics.md, "Filter density"):
+ * s_k = Σ_i a_i·exp(−v·v/2), a_i = exp((log w_i − log σ_i) + g(0)), v = (t_k − c_i)/σ_i, summed in i order,
+ * each component's terms by add_component_run outward from the node nearest c_i — 2 products per node and
+ * component where mixture_log_density takes an exponential and a division (GSS at η = 16: 2,064 of them
+ * per region). */
+static void mixture_on_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *s)
+{
+    const ux_real *c = area(f, A_C), *lw = area(f, A_LW), *sd = area(f, A_S);
+    const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0), last = (ux_real)UX_DENSITY_INTERVALS;
+    size_t i, k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        s[k] = 0;
+    for (i = 0; i < f->dens_count; ++i) {
+        ux_real amp = UX_EXP(lw[i] + g0), r = (c[i] - lo) / h;
+        long nearest = !(r > 0) ? 0 : r >= last ? (long)UX_DENSITY_INTERVALS : (long)(r + UX_R(0.5));
+        add_component_run(s, nearest, 1, (long)UX_DENSITY_NODES, lo, h, c[i], sd[i], amp);
+        add_component_run(s, nearest - 1, -1, -1, lo, h, c[i], sd[i], amp);
+    }
+}
+
+/* The log numerator at the nodes lo + k·h into e, from their log-likelihoods ell: the base law's log density
+ * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (mixture_on_nodes) where
+ * s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in every component's
+ * tail). Not inlined: the mixture's scratch stays off the frame that evaluates the likelihood. */
+__attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h,
+                                                     const ux_real *ell, ux_real *e)
+{
+    ux_real a[UX_MAX_ETA];
+    const int mixture = f->density == UX_DENSITY_MIXTURE;
     size_t k;
-    bound = numerator_floor_bound(f, e, ell, UX_DENSITY_NODES, a); /* e: the positions still */
-    reach = numerator_cut(f, bound, NODE_FLOOR_NATS);
+    if (mixture)
+        mixture_on_nodes(f, lo, h, e);
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real u;
-        if (ell[k] < reach) {
+        ux_real t = node_position(lo, h, k), base, u;
+        if (ell[k] == -UX_INF) {
             e[k] = -UX_INF;
             continue;
         }
-        u = base_log(f, node_position(lo, h, k), a) + ell[k];
+        if (!mixture)
+            base = base_log(f, t, a);
+        else if (e[k] >= UX_LINEAR_MIN && ux_finite(e[k]))
+            base = UX_LOG(e[k]);
+        else
+            base = mixture_log_density(f, t, a);
+        u = base + ell[k];
         e[k] = isnan(u) ? -UX_INF : u;
     }
-    return bound;
 }
 
-/* The nodes lo + k·h of a region for mixture_posterior, weighed in two passes so that a region about to be
- * narrowed costs little more than its likelihood: ell ← ℓ_k; e ← e_k = exp(u_k − max u) at the nodes that can
- * reach UX_REFOCUS_FLOOR (ℓ_k + the base law's ceiling no more than NODE_FLOOR_NATS below *bound, the
- * numerator at the node of largest ℓ), 0 elsewhere until complete_nodes. Returns max u (not finite: the
+/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k = exp(u_k − max u). Returns max u (not finite: the
  * numerator vanishes or overflows at every node), or NaN should the likelihood fail. */
 static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
-                           const ux_workspace *rest, ux_real *bound)
+                           const ux_workspace *rest)
 {
     size_t k;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
-        ell[k] = node_position(lo, h, k);
-    if (node_log_likelihoods(f, ell, UX_DENSITY_NODES, e, rest) != UX_OK)
+        e[k] = node_position(lo, h, k);
+    if (node_log_likelihoods(f, e, UX_DENSITY_NODES, ell, rest) != UX_OK)
         return (ux_real)NAN;
-    for (k = 0; k < UX_DENSITY_NODES; ++k) { /* ell: positions → log-likelihoods */
-        ux_real lk = e[k];
-        e[k] = ell[k];
-        ell[k] = lk;
-    }
-    *bound = weigh_candidates(f, lo, h, ell, e);
+    node_numerators(f, lo, h, ell, e);
     return to_relative(e, UX_DENSITY_NODES);
-}
-
-/* The nodes weigh_nodes left at 0 that are not negligible (numerator_logs' rule: ℓ_k no more than
- * UX_EXP_ZERO + the ceiling below the bound): e_k = exp(u_k − top), the same bits as one pass gives. */
-__attribute__((noinline)) static void complete_nodes(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell,
-                                                    ux_real *e, ux_real top, ux_real bound)
-{
-    ux_real a[UX_MAX_ETA];
-    const ux_real reach = numerator_cut(f, bound, NODE_FLOOR_NATS), zero = numerator_cut(f, bound, UX_EXP_ZERO);
-    size_t k;
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        if (ell[k] < reach && !(ell[k] < zero)) {
-            ux_real u = base_log(f, node_position(lo, h, k), a) + ell[k];
-            e[k] = isnan(u) ? 0 : UX_EXP(u - top);
-        }
-    }
 }
 
 /* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
@@ -732,14 +720,14 @@ __attribute__((noinline)) static void complete_nodes(const ux_filter *f, ux_real
 static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
                           ux_real *hi, ux_real *h)
 {
-    ux_real top, bound, sum = 0;
+    ux_real top, sum = 0;
     unsigned k, r;
     density_support(f, lo, hi);
     for (r = 0;; ++r) {
         size_t first = 0, last = 0, kept;
         ux_real mass, nlo, nhi;
         *h = (*hi - *lo) / (ux_real)UX_DENSITY_INTERVALS;
-        top = weigh_nodes(f, *lo, *h, ell, e, rest, &bound);
+        top = weigh_nodes(f, *lo, *h, ell, e, rest);
         if (!ux_finite(top))
             return top;
         if (r == UX_REFOCUS_ROUNDS)
@@ -752,7 +740,6 @@ static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux
         *lo = nlo;
         *hi = nhi;
     }
-    complete_nodes(f, *lo, *h, ell, e, top, bound);
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         sum += trapezoid_term(k, e[k]);
     return top + UX_LOG(sum * *h);

@@ -5,6 +5,7 @@
 #ifndef UX_INTERNAL_H
 #define UX_INTERNAL_H
 
+#include <float.h>
 #include <math.h>
 
 #include "ux/bayes.h"
@@ -29,8 +30,8 @@
 #define UX_COS cosf
 #define UX_FABS fabsf
 #define UX_EPS 1.1920928955078125e-07f
+#define UX_NORMAL_MIN FLT_MIN
 #define UX_LINEAR_MIN 0x1p-90f /* see UX_LINEAR_MIN below */
-#define UX_EXP_ZERO UX_R(110.0) /* see UX_EXP_ZERO below */
 #else
 #define UX_EXP exp
 #define UX_EXPM1 expm1
@@ -44,14 +45,12 @@
 #define UX_COS cos
 #define UX_FABS fabs
 #define UX_EPS 2.220446049250313e-16
+#define UX_NORMAL_MIN DBL_MIN /* the smallest normal real */
 /* The smallest likelihood taken in the linear domain — a sum over inner-noise atoms, the largest
  * likelihood of a point update (bayes.c, joint_bayes.c, docs/semantics.md "BayesLaplace"): far above the
  * subnormals, so the terms that underflow to 0 (at most UX_MAX_ETA of them, each below the smallest normal)
  * change such a sum by less than 1e-30 of itself. */
 #define UX_LINEAR_MIN 0x1p-900
-/* UX_EXP(v) is 0 for every v below −UX_EXP_ZERO (double: below −745.2; float: below −104), with a margin
- * that covers the rounding of the sums that bound such a v. */
-#define UX_EXP_ZERO UX_R(750.0)
 #endif
 
 #define UX_PI UX_R(3.141592653589793238462643383279502884)

@@ -1,0 +1,53 @@
+"""The predictive mixture's density at the quadrature's nodes by product recurrence (uxemu._mixture_nodes,
+ux/filter.c mixture_on_nodes; docs/semantics.md, "Filter density") against the exponentials it replaces."""
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from uxemu._mixture_nodes import NODE_RUN, mixture_on_nodes
+from uxemu.bayes import log_family
+from uxemu.filter import DENSITY_INTERVALS, FilterDensity, density_nodes
+from uxemu.value import Value
+
+
+def _direct(components, t, lo):
+    """The mixture's density at t by one exponential per term, and a bound on the recurrence's error there:
+    a term is NODE_RUN·(NODE_RUN + 1)/2 roundings of products and ratios from an exponential, and both
+    sides' exponentials carry their arguments' roundings: relative errors in proportion to |v²/2|, and to
+    |v| times the rounding of t_k = lo + k·h − c in scales (the two sides round different positions)."""
+    c, w, sc = components
+    v = (t[:, None] - c) / sc
+    position = abs(lo) + np.abs(t[:, None] - lo) + np.abs(t[:, None]) + np.abs(c)
+    exponent = log_family("gaussian", v)
+    terms = w / sc * np.exp(exponent)
+    roundings = NODE_RUN * (NODE_RUN + 1) / 2 + 16 * (1 + np.abs(exponent)) + 2 * np.abs(v) * position / sc
+    bound = terms * roundings * 2.0 ** -52
+    return np.sum(terms, axis=1), np.sum(bound, axis=1)
+
+
+components = st.integers(1, 16).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(-50, 50), min_size=n, max_size=n),
+    st.lists(st.floats(1e-3, 1.0), min_size=n, max_size=n),
+    st.lists(st.floats(0.01, 30.0), min_size=n, max_size=n)))
+
+
+@given(components, st.floats(-40, 10), st.floats(0.1, 60))
+def test_recurrence_is_the_mixture_density_to_its_rounding(comp, lo, width):
+    # Components inside, beside and far outside the region, narrower and much wider than a node spacing.
+    c, w, sc = (np.asarray(a, dtype=np.float64) for a in comp)
+    t, h = density_nodes(lo, lo + width)
+    got = mixture_on_nodes((c, w, sc), lo, h, DENSITY_INTERVALS)
+    want, bound = _direct((c, w, sc), t, lo)
+    normal = want > 1e-290  # below it the run's stop at the smallest normal may drop terms
+    assert np.all(np.abs(got[normal] - want[normal]) <= bound[normal])
+    assert np.all(got[~normal] <= want[~normal] + bound[~normal] + 1e-290)
+
+
+def test_nodes_in_every_components_far_tail_take_the_log_domain():
+    # 60 σ from the only component the density is e^−1800: far below the linear domain, whose runs stop
+    # there; the nodes still get the logsumexp's finite log density, and the quadrature its finite log Z.
+    comp = (np.array([0.0]), np.array([1.0]), np.array([1.0]))
+    dens = FilterDensity("mixture", Value(np.array([0.0]), np.array([1.0]), 1), components=comp)
+    t, _, u = dens.node_log_numerator(55.0, 65.0)
+    assert np.all(mixture_on_nodes(comp, 55.0, (65.0 - 55.0) / DENSITY_INTERVALS, DENSITY_INTERVALS) == 0)
+    np.testing.assert_allclose(u, log_family("gaussian", t), rtol=1e-15)
