@@ -192,13 +192,14 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
                                 initial_simplex=simplex))
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
-    stderr, roughness = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)))
+    stderr, roughness = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)),
+                                        positive=logscale)
     return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
                      loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
                      loglik.evidence, len(loglik.trace.z), roughness, history)
 
 
-def standard_errors(loglik, best, index, progress=None) -> tuple[list[float], float]:
+def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[list[float], float]:
     """(sqrt(diag(I⁻¹)), roughness): I is the observed information −∇² log L at `best`, read from the
     quadratic fitted by least squares to log L on a central composite design around `best` — per parameter
     ±h/2 and ±h, and every pair's four corners at ±h/2 — whose step h for each parameter is chosen so that
@@ -206,33 +207,58 @@ def standard_errors(loglik, best, index, progress=None) -> tuple[list[float], fl
     the scale the data determine the parameter, above the small-scale jitter of the reductions, and from
     1 + 4n + 2n(n−1) values rather than three, so one bump does not pass for the curvature.
     `roughness`: the rms residual of that quadratic fit (nats) — how far log L is from the quadratic the
-    standard errors assume on that scale (docs/contract.md: above ROUGHNESS_LIMIT they do not hold)."""
+    standard errors assume on that scale (docs/contract.md: above ROUGHNESS_LIMIT they do not hold).
+    `positive` (per free parameter): the step of a positive parameter stays below half its estimate, so the
+    design never leaves the domain — an estimate near 0 (a noise scale the trace cannot tell from 0) gets the
+    curvature there, not a −∞ log-likelihood that would cost every parameter its standard error. A positive
+    parameter over whose ±half estimate log L falls by less than 0.5 nats (the trace does not tell it from 0),
+    and one along which the quadratic does not curve down, have no standard error (NaN); the others' are
+    read with them held at their estimates (`_variances`)."""
     best = np.asarray(best, dtype=np.float64)
+    positive = [False] * len(index) if positive is None else list(positive)
     f0 = loglik(best)
-    steps = []
+    steps, held = [], []
     for j, i in enumerate(index):
-        h = max(0.05 * abs(best[i]), 1e-3)
+        cap = 0.5 * best[i] if positive[j] else math.inf
+        h = min(max(0.05 * abs(best[i]), 1e-3), cap)
         for _ in range(16):
             drop = f0 - 0.5 * (_shifted_by(loglik, best, [i], h, progress) + _shifted_by(loglik, best, [i], -h, progress))
-            if drop < 0.5:
-                h *= 2.0
+            if drop < 0.5 and h < cap:
+                h = min(2.0 * h, cap)
             elif drop > 4.0 or not math.isfinite(drop):
                 h *= 0.5
             else:
                 break
         steps.append(h)
+        if h == cap and drop < 0.5:
+            held.append(j)
     steps = np.array(steps)
     design = composite_design(len(index))
     values = np.array([f0] + [_shifted_by(loglik, best, index, 0.5 * d * steps, progress) for d in design[1:]])
     if not np.all(np.isfinite(values)):
         return [math.nan] * len(index), math.inf
     H, residual = quadratic_fit(0.5 * design * steps, values)
-    try:
-        cov = np.linalg.inv(-H)
-    except np.linalg.LinAlgError:
-        return [math.nan] * len(index), residual
-    var = np.diag(cov)
-    return [float(math.sqrt(v)) if v > 0 else math.nan for v in var], residual
+    return [float(math.sqrt(v)) if v > 0 else math.nan for v in _variances(H, held)], residual
+
+
+def _variances(H: np.ndarray, held=()) -> np.ndarray:
+    """diag((−H)⁻¹) over the parameters not held and along which the quadratic curves down; NaN for the rest.
+    The held ones are left out of the block that is inverted, and while some variance is not positive the
+    parameter of least curvature among those is too: the remaining variances are conditional on their
+    estimates."""
+    keep = [k for k in range(H.shape[0]) if k not in held]
+    out = np.full(H.shape[0], math.nan)
+    while keep:
+        try:
+            var = np.diag(np.linalg.inv(-H[np.ix_(keep, keep)]))
+        except np.linalg.LinAlgError:
+            var = np.full(len(keep), math.nan)
+        bad = [k for k, v in zip(keep, var) if not v > 0]
+        if not bad:
+            out[keep] = var
+            break
+        keep.remove(min(bad, key=lambda k: -H[k, k]))
+    return out
 
 
 def composite_design(n: int) -> np.ndarray:

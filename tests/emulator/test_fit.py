@@ -98,3 +98,20 @@ def test_a_rough_log_likelihood_is_reported_not_read_as_curvature():
     assert roughness > fit.ROUGHNESS_LIMIT
     result = fit.FitResult("x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness)
     assert not result.stderr_reliable
+
+
+def test_a_noise_scale_at_its_edge_costs_only_its_own_standard_error():
+    # log L curves in a (information 400) and rises slowly as the scale b goes to 0, where the estimate
+    # sits (5e-5): a noise scale the trace cannot tell from 0. The design stays inside b > 0 (outside it
+    # log L is −∞, as LogLikelihood's), b has no standard error and a gets its own, b held at its estimate.
+    calls = []
+
+    def loglik(p):
+        calls.append(tuple(p))
+        return -math.inf if p[1] <= 0 else -0.5 * 400.0 * (p[0] - 0.3) ** 2 - 2.0 * p[1]
+
+    se, roughness = fit.standard_errors(loglik, (0.3, 5e-5), [0, 1], positive=[False, True])
+    assert min(b for _, b in calls) >= 2.5e-5
+    assert math.isnan(se[1])
+    assert se[0] == pytest.approx(1 / math.sqrt(400.0), rel=1e-9)
+    assert roughness < 1e-9
