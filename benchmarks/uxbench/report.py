@@ -83,6 +83,10 @@ def statement(meta: dict | None, size_name: str | None, bench: str, how: str) ->
     if rescored:
         where += (f"; the ux rows' NLL scored again with the filter density of commit {rescored.get('commit')} "
                   f"(`--rescore-density`, {rescored.get('rows')} runs, each reproducing its RMSE bit for bit)")
+    retimed = m.get("retimed")
+    if retimed:
+        where += (f"; every latency timed again at commit {retimed.get('commit')}, load average "
+                  f"{fmt(retimed.get('load_avg'), 3)} (`--retime`; the accuracy is the run's)")
     if size_name is None:
         return f"{how} Measured on {where}, at a custom size (not one of the benchmark's SIZES).\n"
     cmd = f".venv/bin/python -m uxbench --{size_name} --only {bench}"

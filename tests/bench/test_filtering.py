@@ -300,3 +300,25 @@ def test_rescoring_the_density_reproduces_a_runs_own_nll_and_refuses_a_changed_f
     ux_row["rmse"][0] = math.nextafter(ux_row["rmse"][0], 1.0)  # a saved run from another filter
     with pytest.raises(ValueError, match="RMSE differs"):
         filtering.rescore_density(again, size, workers=1)
+
+
+# -- timing a saved run again ---------------------------------------------------------------------------
+def test_retiming_replaces_only_the_timing_and_says_so(benchlib, tmp_path, monkeypatch):
+    from uxbench import __main__ as cli
+    from uxbench import report
+    size = filtering.tiny(systems=("gss",), etas=(8,), particles=(10,))
+    accuracy = filtering.run_task({"kind": "accuracy", "size": size, "system": "gss", "trace": 0})
+    stale = {"kind": "timing", "rows": [{"system": "gss", "key": ["ux", 8, "refined", "kernel"], "ns_per_step": -1.0,
+                                         "wall_ns_per_step": -1.0, "samples": 1}], "empty_call_ns": -1.0}
+    report.save_run(tmp_path / "filtering", "filtering", [accuracy, stale], {"machine": "x86_64", "cpus": 2})
+    monkeypatch.setitem(filtering.SIZES, "quick", size)
+    assert cli.main(["--quick", "--only", "filtering", "--retime", "--out", str(tmp_path)]) == 0
+    results, meta = report.load_run(tmp_path / "filtering", "filtering")
+    assert results[0] == accuracy  # the accuracy is the saved run's
+    timing = results[1]["rows"]
+    assert {tuple(r["key"]) for r in timing} >= {("ux", 8, "refined", "kernel"), ("pf", 10)}
+    assert all(r["ns_per_step"] > 0 for r in timing)
+    assert "load_avg" in meta["retimed"]  # when and where the new timing was taken
+    assert "--retime" in (tmp_path / "filtering" / "gss.md").read_text()
+    with pytest.raises(SystemExit):
+        cli.main(["--quick", "--only", "filtering", "--retime", "--render", "--out", str(tmp_path)])
