@@ -101,17 +101,27 @@ def test_a_rough_log_likelihood_is_reported_not_read_as_curvature():
 
 
 def test_a_noise_scale_at_its_edge_costs_only_its_own_standard_error():
-    # log L curves in a (information 400) and rises slowly as the scale b goes to 0, where the estimate
+    # log L curves in a (information 400) and still rises as the scale b goes to 0, where the estimate
     # sits (5e-5): a noise scale the trace cannot tell from 0. The design stays inside b > 0 (outside it
     # log L is −∞, as LogLikelihood's), b has no standard error and a gets its own, b held at its estimate.
     calls = []
 
     def loglik(p):
         calls.append(tuple(p))
-        return -math.inf if p[1] <= 0 else -0.5 * 400.0 * (p[0] - 0.3) ** 2 - 2.0 * p[1]
+        return -math.inf if p[1] <= 0 else -0.5 * 400.0 * (p[0] - 0.3) ** 2 - 2.0 * p[1] + 1e4 * p[1] ** 2
 
     se, roughness = fit.standard_errors(loglik, (0.3, 5e-5), [0, 1], positive=[False, True])
     assert min(b for _, b in calls) >= 2.5e-5
     assert math.isnan(se[1])
     assert se[0] == pytest.approx(1 / math.sqrt(400.0), rel=1e-9)
     assert roughness < 1e-9
+
+
+def test_a_wide_standard_error_near_zero_is_kept():
+    # A scale estimated at 0.06 with a standard error of 0.064 (cubic's σ_v on a 500-step trace): the design
+    # stays within ±0.03, where log L falls by only 0.1 nats, and the curvature read there still holds.
+    def loglik(p):
+        return -math.inf if p[1] <= 0 else -0.5 * 400.0 * (p[0] - 0.3) ** 2 - 0.5 * ((p[1] - 0.06) / 0.064) ** 2
+
+    se, _ = fit.standard_errors(loglik, (0.3, 0.06), [0, 1], positive=[False, True])
+    np.testing.assert_allclose(se, [0.05, 0.064], rtol=1e-6)
