@@ -24,8 +24,9 @@ def mixture_on_nodes(components, lo: float, h: float, intervals: int) -> np.ndar
         nearest = 0 if not r > 0 else intervals if r >= intervals else int(r + 0.5)
         for ks, away in ((np.arange(nearest, intervals + 1), 1.0), (np.arange(nearest - 1, -1, -1), -1.0)):
             if ks.size:
-                nodes = ks[:_first_small(terms := _run_terms(ks, away, lo, h, float(c[i]), float(sc[i]), float(amp[i])))]
-                s[nodes] = s[nodes] + terms[:nodes.size]
+                terms = _run_terms(ks, away, lo, h, float(c[i]), float(sc[i]), float(amp[i]))
+                kept = _first_small(terms)
+                s[ks[:kept]] += terms[:kept]  # distinct nodes: one addition each, in component order
     return s
 
 
