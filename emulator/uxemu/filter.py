@@ -40,8 +40,9 @@ def density_nodes(lo: float, hi: float):
 def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float, spreads=None):
     """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
     density"), or None when the model does not declare additive Gaussian process noise: centre f(x_i, 0)
-    + μ, scale the process noise's σ, widened where the belief's atoms carry cell spreads v_i (mixture
-    mode) to sqrt(σ² + τ_i²), τ_i = (f(x_i + √v_i, 0) − f(x_i − √v_i, 0))/2, as ux/filter.c."""
+    + μ, scale the process noise's σ; where the belief's atoms carry cell spreads v_i (mixture mode) each
+    cell goes through f as its two points x_i ± √v_i: centre (f₊ + f₋)/2 + μ, scale sqrt(σ² + τ_i²),
+    τ_i = (f₊ − f₋)/2, as ux/filter.c."""
     law = model.process_noise
     if not (model.additive_noise and isinstance(law, Normal)):
         return None
@@ -55,6 +56,7 @@ def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float, 
             r = np.sqrt(spreads)
             up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
             down = np.asarray(model.transition(x - r, zero, k, u), dtype=np.float64)
+            centres = (up + down) * 0.5 + law.mu
             tau = (up - down) * 0.5
             scales = np.sqrt(scales * scales + tau * tau)
     if not (np.isfinite(centres).all() and np.isfinite(scales).all()):

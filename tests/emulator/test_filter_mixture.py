@@ -7,6 +7,7 @@ import uxemu as ux
 from uxemu import run_filter, simulate, systems
 from uxemu.joint_filter import JointFilter
 from uxemu.kalman import kalman_filter
+from uxemu.laws import Normal
 
 SCALAR = ("sv", "gss", "cubic", "lg")
 
@@ -134,6 +135,24 @@ def test_components_carry_the_cells_spread_through_the_transition():
     g.step(0, float(tr.z[0]), predict=False)
     g.predict(1)
     assert g._spreads is None and np.all(g._pending[2] == q)
+
+
+def test_a_cell_goes_through_f_as_its_two_points():
+    """A cell of mean x and variance v goes through f as x ± √v: on f(x) = x² its centre is x² + v, the mean
+    of f over any law with that mean and variance (f at the mean, x², sits below every image of a cell
+    around 0), and its scale sqrt(σ² + (2·x·√v)²)."""
+    sigma, mu = 0.5, 0.25
+    model = ux.StateSpaceModel("square", lambda x, w, k, u: x * x + w, Normal(mu, sigma), Normal(0.0, 1.0),
+                               ux.Sampler(lambda x, v: x + v, (Normal(0.0, 1.0),)),
+                               ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)), additive_noise=True)
+    x, v = np.array([-1.5, -0.1, 0.0, 2.0]), np.array([0.3, 4.0, 0.01, 0.0])
+    belief = ux.Value(x, np.full(4, 0.25), 4)
+    centres, _, scales = ux.filter.mixture_components(model, belief, 1, 0.0, spreads=v)
+    np.testing.assert_allclose(centres, x * x + v + mu, rtol=1e-12)
+    np.testing.assert_allclose(scales, np.sqrt(sigma * sigma + 4 * x * x * v), rtol=1e-12)
+    plain, _, unit = ux.filter.mixture_components(model, belief, 1, 0.0)
+    np.testing.assert_array_equal(plain, x * x + mu)
+    assert np.all(unit == sigma)
 
 
 @pytest.mark.parametrize("name", SCALAR)

@@ -167,10 +167,12 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
 }
 
 /* The predictive mixture's components from the belief the last predict lifted (docs/semantics.md,
- * "Filter density"): centre c_i = f(x_i, 0) + μ and scale σ_i, the process noise's σ — widened, when the
- * belief's atoms carry cell spreads v_i (mixture mode), to sqrt(σ² + τ_i²) with τ_i = (f(x_i + √v_i, 0) −
- * f(x_i − √v_i, 0))/2, the cell's spread carried through f — and log w_i − log σ_i. 0 when the model does
- * not declare additive Gaussian process noise, or a centre or scale is not finite. */
+ * "Filter density"): centre c_i = f(x_i, 0) + μ and scale σ_i, the process noise's σ, and log w_i − log σ_i.
+ * When the belief's atoms carry cell spreads v_i (mixture mode) each cell is carried through f as its two
+ * points x_i ± √v_i (the cell's mean and variance): centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ_i²),
+ * τ_i = (f₊ − f₋)/2 — the mean and spread of those two images, not f at the mean, which on a curved f lies
+ * outside them. 0 when the model does not declare additive Gaussian process noise, or a centre or scale is
+ * not finite. */
 static size_t mixture_components(const ux_filter *f, const ux_value *b)
 {
     ux_model_noises nz;
@@ -186,8 +188,6 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
     ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
     args[1] = 0;
     for (i = 0; i < b->count; ++i) {
-        args[0] = b->x[i];
-        c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
         s[i] = nz.process.b;
         if (f->spread) {
             ux_real r = UX_SQRT(v[i]), up, down, tau;
@@ -195,8 +195,12 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
             up = f->model->code->transition(args, &ctx);
             args[0] = b->x[i] - r;
             down = f->model->code->transition(args, &ctx);
+            c[i] = (up + down) * UX_R(0.5) + nz.process.a;
             tau = (up - down) * UX_R(0.5);
             s[i] = UX_SQRT(s[i] * s[i] + tau * tau);
+        } else {
+            args[0] = b->x[i];
+            c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
         }
         /* once here, not at every point the density is read */
         lw[i] = UX_LOG(b->w[i]) - (f->spread ? UX_LOG(s[i]) : log_sigma);
