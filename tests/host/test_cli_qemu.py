@@ -35,6 +35,14 @@ def image(board):
     return path
 
 
+def uxhost_as_from_a_terminal(*args):
+    """`python -m uxhost ARGS` with SIGINT at its default, as a terminal's Ctrl-C finds it: a test runner
+    started in the background (`cmd &` in a script) passes SIGINT on as ignored, and Python then installs no
+    KeyboardInterrupt handler."""
+    return subprocess.Popen([sys.executable, "-m", "uxhost", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
 def write_trace(path, system, steps, seed, missing=()):
     """A simulated trace; the rows in `missing` lose their observation (an empty z field)."""
     trace = uxemu.simulate_many(uxemu.systems.get(system), 1, steps, seed)[0]
@@ -100,8 +108,7 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
     image("mps2-an500")
-    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = uxhost_as_from_a_terminal("qemu", "--board", "mps2-an500")
     try:
         url = proc.stdout.readline().strip()
         assert re.fullmatch(r"socket://127\.0\.0\.1:\d+", url), url
@@ -207,8 +214,7 @@ def test_ctrl_c_during_a_stream_keeps_the_dump_and_stops_qemu(tmp_path):
     trace = write_trace(tmp_path / "t.csv", "gss", 2000, 1)
     out = tmp_path / "d.npz"
     journal = tmp_path / "d.npz.partial.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "stream", str(trace), "--board", "mps2-an500",
-                             "--eta", "8", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = uxhost_as_from_a_terminal("stream", str(trace), "--board", "mps2-an500", "--eta", "8", "-o", str(out))
     try:
         deadline = time.monotonic() + 30
         while not (journal.exists() and journal.read_text().count("\n") >= 4):
