@@ -32,7 +32,7 @@ EVIDENCE = ("update", "density")
 # quadrature follows a narrow likelihood (docs/semantics.md, "Filter"), and whose log-likelihood is the
 # closest to the exact one on every system at η = 16 (benchmarks/results/evidence.md: per-step gap to the
 # grid filter sv 4.1e-5, gss 3.9e-4, cubic 1.7e-6, lg 5.8e-5 against refined's 1.1e-3, 1.9e-2, 2.9e-5,
-# 7.5e-4; no gss fit flagged rough against all 3 in refined mode). A model without additive Gaussian
+# 7.5e-4; 1 of 3 gss fits flagged rough against all 3 in refined mode). A model without additive Gaussian
 # process noise runs refined steps in it.
 DEFAULT_MODE = "mixture"
 # Above this rms residual (nats) of the quadratic the standard errors are read from, they do not hold: the
