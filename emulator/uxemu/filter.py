@@ -50,9 +50,10 @@ def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float, 
     zero = np.zeros_like(x)
     sigma = float(law.sigma)
     with np.errstate(all="ignore"):
-        centres = np.asarray(model.transition(x, zero, k, u), dtype=np.float64) + law.mu
         scales = np.full(x.size, sigma)
-        if spreads is not None:
+        if spreads is None:
+            centres = np.asarray(model.transition(x, zero, k, u), dtype=np.float64) + law.mu
+        else:
             r = np.sqrt(spreads)
             up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
             down = np.asarray(model.transition(x - r, zero, k, u), dtype=np.float64)
