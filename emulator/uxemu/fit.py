@@ -11,9 +11,13 @@ falls by 0.5–4 nats: it is smooth on that scale but not on a much finer one, w
 boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss in refined mode, 50
 steps at η = 32: bumps of 0.4 nats at 0.1 steps of σ_v). The fit's rms residual (`FitResult.roughness`) says how
 far from a quadratic the log-likelihood is there; where it is large the standard errors do not hold.
+
+A model of your own fits as a table system does: pass a function of keyword parameters, each with its
+default, that returns the StateSpaceModel (`ModelFamily`); it runs on the reference engine.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from dataclasses import dataclass, field
@@ -22,6 +26,7 @@ import numpy as np
 
 from . import systems
 from .filter import sum_in_order
+from .model import StateSpaceModel
 
 ENGINES = ("auto", "native", "reference")
 # Which per-step evidence the log-likelihood sums (docs/semantics.md): "update", BayesLaplace's η²-point
@@ -71,10 +76,58 @@ class FitResult:
         return self.roughness <= ROUGHNESS_LIMIT
 
 
+class ModelFamily:
+    """A model of your own, for fitting: `make(**params) -> StateSpaceModel`, a function whose parameters are
+    all keywords with numeric defaults (where a search starts and what a parameter not fitted keeps).
+    `positive`: the names of those that must stay above 0 (a noise scale): searched on a log scale, and their
+    standard errors' steps kept inside the domain, as a table system's positive parameters. Its `spec` is a
+    SystemSpec of id 0 (no C build: it runs on the reference engine), named after the default model."""
+
+    def __init__(self, make, positive=()):
+        if not callable(make):
+            raise TypeError(f"a model family is a function returning a StateSpaceModel, not {type(make).__name__}")
+        signature = inspect.signature(make).parameters.values()
+        lacking = [p.name for p in signature if not _numeric(p.default)]
+        if lacking or not signature:
+            raise ValueError(f"{_name(make)}: every parameter needs a numeric default (the search's start); "
+                             f"{', '.join(lacking) or 'it takes none'}")
+        names = [p.name for p in signature]
+        unknown = sorted(set(positive) - set(names))
+        if unknown:
+            raise ValueError(f"{_name(make)} has parameters {', '.join(names)}; positive names {', '.join(unknown)}")
+        default = make()
+        if not isinstance(default, StateSpaceModel):
+            raise TypeError(f"{_name(make)}() returned {type(default).__name__}, not a StateSpaceModel")
+        params = tuple(systems.Param(p.name, float(p.default), "positive" if p.name in positive else "real")
+                       for p in signature)
+        self.make = make
+        self.spec = systems.SystemSpec(0, default.name, _name(make), params, _prior_description(default.prior))
+
+    def model(self, params) -> StateSpaceModel:
+        """The model at a full parameter vector (in the function's order)."""
+        return self.make(**dict(zip(self.spec.param_names, params)))
+
+
+def _numeric(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _name(make) -> str:
+    return getattr(make, "__qualname__", repr(make))
+
+
+def _prior_description(law) -> tuple:
+    try:
+        return _prior_tuple(law)
+    except ValueError:  # a law the table cannot name: SystemSpec's (law, loc, scale) says which
+        return (type(law).__name__, math.nan, math.nan)
+
+
 class LogLikelihood:
     """θ ↦ log p(z_0..T−1 | θ) of one system, trace and filter configuration (the full parameter vector in
-    the table's order). `engine`: 'native' (the C core through uxemu.native: fast), 'reference' (the
-    Python twin) or 'auto' (native when its library is built). `evidence`: one of EVIDENCE."""
+    the table's order). `system`: a table system's name or id, or a ModelFamily (your own model).
+    `engine`: 'native' (the C core through uxemu.native: fast; table systems), 'reference' (the Python twin)
+    or 'auto' (native when its library is built and the system is the table's). `evidence`: one of EVIDENCE."""
 
     def __init__(self, system, trace, eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel",
                  prior=None, engine: str = "auto", evidence: str = "update"):
@@ -83,13 +136,17 @@ class LogLikelihood:
         if evidence not in EVIDENCE:
             raise ValueError(f"unknown evidence {evidence!r}; use one of {EVIDENCE}")
         self.evidence = evidence
-        self.spec = systems.spec(system)
+        self.family = system if isinstance(system, ModelFamily) else None
+        self.spec = self.family.spec if self.family is not None else systems.spec(system)
+        if self.family is not None and engine == "native":
+            raise ValueError(f"model {self.spec.name!r} is Python only: it runs on the reference engine, not the "
+                             "native one (a table system runs natively)")
         self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
         self.engine, self._native = self._engine(engine)
         self.calls = 0
 
     def _engine(self, engine: str):
-        if engine == "reference":
+        if engine == "reference" or self.family is not None:
             return "reference", None
         from . import native
 
@@ -115,8 +172,9 @@ class LogLikelihood:
             else:
                 from .filter import run_filter
 
-                run = run_filter(systems.from_param_vector(self.spec.id, params), self.trace, self.eta, self.mode,
-                                 self.likelihood, prior=self.prior)
+                model = (self.family.model(params) if self.family is not None
+                         else systems.from_param_vector(self.spec.id, params))
+                run = run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
             value = float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
         except (ValueError, ArithmeticError):  # a transition that overflows, a parameter the core refuses
             return -math.inf
@@ -135,13 +193,18 @@ def _prior_tuple(law):
 def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
         eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel", prior=None, engine: str = "auto",
         progress=None, max_evaluations: int = 400, evidence: str = "update") -> FitResult:
-    """Maximum-likelihood estimate of the parameters named in `free` for `system` (name or id) on `trace`.
+    """Maximum-likelihood estimate of the parameters named in `free` for `system` on `trace`.
 
+    `system`: a table system's name or id, or a model of your own — a function of keyword parameters with
+    numeric defaults returning a StateSpaceModel, or a ModelFamily — which runs on the reference engine;
+    those of its free parameters whose `bounds` start at 0 are positive (ModelFamily).
     `fixed` / `start`: values by name for the parameters held fixed / where the search starts (default:
-    the table's defaults for both). `bounds`: {name: (low, high)} limits of the search (None: unbounded
-    within the parameter's domain). `progress(evaluations, log_likelihood)` is called after every filter run.
-    `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE).
+    the table's, or the function's, defaults for both). `bounds`: {name: (low, high)} limits of the search
+    (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
+    every filter run. `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE).
     """
+    if callable(system) and not isinstance(system, ModelFamily):
+        system = ModelFamily(system, positive=[n for n, (lo, _) in (bounds or {}).items() if lo == 0])
     loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
     return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations)
 

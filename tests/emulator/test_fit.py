@@ -1,11 +1,12 @@
 """Fitting parameters by the filter's marginal likelihood, against the exact answer of the linear-Gaussian
 system: the maximum of the Kalman filter's likelihood and its curvature."""
 import math
+import re
 
 import numpy as np
 import pytest
 
-from uxemu import fit, kalman, systems, traces
+from uxemu import Kernel, Sampler, StateSpaceModel, fit, kalman, laws, systems, traces
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +126,60 @@ def test_a_wide_standard_error_near_zero_is_kept():
 
     se, _ = fit.standard_errors(loglik, (0.3, 0.06), [0, 1], positive=[False, True])
     np.testing.assert_allclose(se, [0.05, 0.064], rtol=1e-6)
+
+
+# -- a model of your own ---------------------------------------------------------------------------------------
+def sensor(q=1.0, r=0.5):
+    """The README's own model (x' = 0.9x + u + w, z = x + v): linear-Gaussian, so Kalman is its oracle."""
+    return StateSpaceModel(name="my-sensor", transition=lambda x, w, k, u: 0.9 * x + u + w,
+                           process_noise=laws.Normal(0, q), prior=laws.Normal(0, 2.0),
+                           sampler=Sampler(lambda x, v: x + v, (laws.Normal(0, r),)),
+                           kernel=Kernel("gaussian", lambda x: (x, r + 0 * x)), additive_noise=True)
+
+
+def test_a_model_of_your_own_is_fitted_to_its_exact_estimate():
+    # A Python function of its parameters is fitted on the reference engine; its positive parameters are the
+    # ones bounded at 0. Measured: within 0.003 of a standard error of the Kalman MLE, the standard errors
+    # within 2 % of the exact ones (η = 8, 100 steps, 86 filter runs).
+    trace = traces.simulate(sensor(0.7, 0.4), 100, np.random.default_rng(3))
+    best, se = kalman.fit_noises(trace.z, 0.9, 0.0, 2.0)
+    res = fit.fit(sensor, trace, ["q", "r"], bounds={"q": (0, None), "r": (0, None)}, eta=8)
+    assert res.converged and res.engine == "reference" and res.system == "my-sensor"
+    assert res.stderr_reliable
+    for name, b, s in zip(("q", "r"), best, se):
+        assert abs(res.estimate[name] - b) < 0.05 * s, (name, res.estimate[name], b, s)
+        assert abs(res.stderr[name] / s - 1) < 0.1, (name, res.stderr[name], s)
+
+
+def test_a_family_of_a_table_system_has_the_table_systems_likelihood(lg_trace):
+    def lg(a=0.95, q=0.5, r=1.0):
+        return systems.get("lg", a=a, q=q, r=r)
+
+    short = traces.Trace(lg_trace.k[:40], lg_trace.u[:40], lg_trace.z[:40])
+    family = fit.ModelFamily(lg, positive=("q", "r"))
+    assert family.spec.param_names == ("a", "q", "r") and family.spec.defaults == (0.95, 0.5, 1.0)
+    assert [p.domain for p in family.spec.params] == ["real", "positive", "positive"]
+    for params in ((0.95, 0.5, 1.0), (0.9, 0.3, 1.4)):
+        assert (fit.LogLikelihood(family, short, eta=8)(params)
+                == fit.LogLikelihood("lg", short, eta=8, engine="native")(params))
+    assert fit.LogLikelihood(family, short, eta=8)((0.95, -0.5, 1.0)) == -math.inf  # outside its domain
+
+
+@pytest.mark.parametrize("make, complaint", [
+    (lambda q, r=1.0: sensor(q, r), "every parameter needs a numeric default (the search's start); q"),
+    (lambda q="1", r=1.0: sensor(float(q), r), "every parameter needs a numeric default (the search's start); q"),
+    (lambda: sensor(), "it takes none"),
+    (lambda q=1.0: "not a model", "returned str, not a StateSpaceModel"),
+])
+def test_a_model_family_that_cannot_be_fitted_says_why(make, complaint):
+    with pytest.raises((ValueError, TypeError), match=re.escape(complaint)):
+        fit.ModelFamily(make)
+
+
+def test_a_model_of_your_own_runs_on_the_reference_engine_only(lg_trace):
+    with pytest.raises(ValueError, match="Python only: it runs on the reference engine"):
+        fit.LogLikelihood(fit.ModelFamily(sensor), lg_trace, engine="native")
+    with pytest.raises(ValueError, match="has parameters q, r; positive names s"):
+        fit.ModelFamily(sensor, positive=("s",))
+    with pytest.raises(ValueError, match="system my-sensor has parameters"):
+        fit.fit(sensor, lg_trace, ["sigma"])
