@@ -94,7 +94,7 @@ class ModelFamily:
         names = [p.name for p in signature]
         unknown = sorted(set(positive) - set(names))
         if unknown:
-            raise ValueError(f"{_name(make)} has parameters {', '.join(names)}; positive names {', '.join(unknown)}")
+            raise ValueError(f"{_name(make)} has parameters {', '.join(names)}; no parameter {', '.join(unknown)}")
         default = make()
         if not isinstance(default, StateSpaceModel):
             raise TypeError(f"{_name(make)}() returned {type(default).__name__}, not a StateSpaceModel")
@@ -222,6 +222,10 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     if unknown or not free:
         raise ValueError(f"system {spec.name} has parameters {spec.param_names}; free must name some of them "
                          f"(got {list(free) or 'none'})")
+    for what, named in (("bounds", bounds), ("start", start)):
+        stray = sorted(set(named or {}) - set(free))
+        if stray:  # a misspelt name would otherwise leave its parameter unbounded, or start at its default
+            raise ValueError(f"{what} names {', '.join(stray)}, not among the free parameters {', '.join(free)}")
     base = dict(zip(spec.param_names, spec.param_vector(**(fixed or {}))))
     theta0 = {**base, **(start or {})}
     index = [spec.param_names.index(n) for n in free]

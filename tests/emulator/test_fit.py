@@ -179,7 +179,17 @@ def test_a_model_family_that_cannot_be_fitted_says_why(make, complaint):
 def test_a_model_of_your_own_runs_on_the_reference_engine_only(lg_trace):
     with pytest.raises(ValueError, match="Python only: it runs on the reference engine"):
         fit.LogLikelihood(fit.ModelFamily(sensor), lg_trace, engine="native")
-    with pytest.raises(ValueError, match="has parameters q, r; positive names s"):
+    with pytest.raises(ValueError, match="has parameters q, r; no parameter s"):
         fit.ModelFamily(sensor, positive=("s",))
     with pytest.raises(ValueError, match="system my-sensor has parameters"):
         fit.fit(sensor, lg_trace, ["sigma"])
+
+
+@pytest.mark.parametrize("named, complaint", [
+    (dict(bounds={"qq": (0, 1)}), "bounds names qq, not among the free parameters q"),
+    (dict(start={"r": 1.0}), "start names r, not among the free parameters q"),
+])
+def test_a_bound_or_start_on_no_free_parameter_is_refused(lg_trace, named, complaint):
+    # Refused before any filter runs: a misspelt bound would otherwise leave its parameter unbounded.
+    with pytest.raises(ValueError, match=complaint):
+        fit.fit("lg", lg_trace, ["q"], **named)
