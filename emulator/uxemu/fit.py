@@ -125,7 +125,8 @@ def _prior_description(law) -> tuple:
 
 class LogLikelihood:
     """θ ↦ log p(z_0..T−1 | θ) of one system, trace and filter configuration (the full parameter vector in
-    the table's order). `system`: a table system's name or id, or a ModelFamily (your own model).
+    the table's order, or the function's). `system`: a table system's name or id, or a ModelFamily (your
+    own model).
     `engine`: 'native' (the C core through uxemu.native: fast; table systems), 'reference' (the Python twin)
     or 'auto' (native when its library is built and the system is the table's). `evidence`: one of EVIDENCE."""
 
