@@ -145,6 +145,7 @@ class LogLikelihood:
         self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
         self.engine, self._native = self._engine(engine)
         self.calls = 0
+        self.refusal = None  # why the last −∞ was returned, when the filter or the model said so
 
     def _engine(self, engine: str):
         if engine == "reference" or self.family is not None:
@@ -177,7 +178,8 @@ class LogLikelihood:
                          else systems.from_param_vector(self.spec.id, params))
                 run = run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
             value = float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
-        except (ValueError, ArithmeticError):  # a transition that overflows, a parameter the core refuses
+        except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
+            self.refusal = str(exc)
             return -math.inf
         return value if not math.isnan(value) else -math.inf
 
@@ -230,6 +232,9 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     base = dict(zip(spec.param_names, spec.param_vector(**(fixed or {}))))
     theta0 = {**base, **(start or {})}
     index = [spec.param_names.index(n) for n in free]
+    for n, i in zip(free, index):
+        if not spec.params[i].admits(theta0[n]):
+            raise ValueError(f"start {n} = {theta0[n]}: not {spec.params[i].domain}")
     logscale = [spec.params[i].domain == "positive" for i in index]
     history = []
     t0 = time.process_time()
@@ -246,6 +251,9 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
         history.append((tuple(v[i] for i in index), value))
         if progress is not None:
             progress(len(history), value)
+        if len(history) == 1 and not math.isfinite(value):  # the start: no slope to climb from −∞
+            why = getattr(loglik, "refusal", None) or "outside the parameters' domain, or the filter failed"
+            raise ValueError(f"no log-likelihood at the start {dict(zip(free, history[0][0]))}: {why}")
         return -value if math.isfinite(value) else 1e300
 
     u0 = [math.log(theta0[n]) if ls else float(theta0[n]) for n, ls in zip(free, logscale)]

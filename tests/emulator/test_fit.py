@@ -193,3 +193,21 @@ def test_a_bound_or_start_on_no_free_parameter_is_refused(lg_trace, named, compl
     # Refused before any filter runs: a misspelt bound would otherwise leave its parameter unbounded.
     with pytest.raises(ValueError, match=complaint):
         fit.fit("lg", lg_trace, ["q"], **named)
+
+
+def test_a_start_without_a_log_likelihood_is_refused_with_the_reason(lg_trace):
+    # A model with no kernel form fitted on the kernel likelihood: every filter run is refused, and the fit
+    # says why at its first run instead of returning the start as a "converged" optimum.
+    def sampler_only(q=1.0):
+        return StateSpaceModel(name="no-kernel", transition=lambda x, w, k, u: 0.9 * x + w,
+                               process_noise=laws.Normal(0, q), prior=laws.Normal(0, 2.0),
+                               sampler=Sampler(lambda x, v: x + v, (laws.Normal(0, 0.5),)), additive_noise=True)
+
+    short = traces.Trace(lg_trace.k[:20], lg_trace.u[:20], lg_trace.z[:20])
+    runs = []
+    with pytest.raises(ValueError, match=r"no log-likelihood at the start \{'q': 1.0\}: .*declares no kernel form"):
+        fit.fit(sampler_only, short, ["q"], bounds={"q": (0, None)}, eta=4, progress=lambda n, v: runs.append(v))
+    assert runs == [-math.inf]
+    assert fit.fit(sampler_only, short, ["q"], bounds={"q": (0, None)}, eta=4, likelihood="sampler").converged
+    with pytest.raises(ValueError, match="start q = -1.0: not positive"):
+        fit.fit("lg", short, ["q"], start={"q": -1.0})
