@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import systems
+from . import _ttr, systems
 from .filter import sum_in_order
 from .model import StateSpaceModel
 
@@ -136,6 +136,7 @@ class LogLikelihood:
             raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
         if evidence not in EVIDENCE:
             raise ValueError(f"unknown evidence {evidence!r}; use one of {EVIDENCE}")
+        _ttr.log2_eta(eta)  # before any run: a C filter would refuse it only as UX_ERR_ARG
         self.evidence = evidence
         self.family = system if isinstance(system, ModelFamily) else None
         self.spec = self.family.spec if self.family is not None else systems.spec(system)

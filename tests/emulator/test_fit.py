@@ -68,6 +68,9 @@ def test_out_of_domain_parameters_have_no_likelihood_and_bad_names_are_refused(l
         fit.fit("nope", lg_trace, ["q"])
     with pytest.raises(ValueError, match="unknown evidence"):
         fit.fit("lg", lg_trace, ["q"], evidence="grid")
+    for eta in (24, 128):  # the native engine's error was a bare UX_ERR_ARG
+        with pytest.raises(ValueError, match=f"eta must be a power of two between 1 and 64, got {eta}"):
+            fit.fit("lg", lg_trace, ["q"], eta=eta)
 
 
 def _quadratic(centre, information):
