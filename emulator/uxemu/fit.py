@@ -254,7 +254,7 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
             progress(len(history), value)
         if len(history) == 1 and not math.isfinite(value):  # the start: no slope to climb from −∞
             why = getattr(loglik, "refusal", None) or "outside the parameters' domain, or the filter failed"
-            raise ValueError(f"no log-likelihood at the start {dict(zip(free, history[0][0]))}: {why}")
+            raise ValueError(f"no log-likelihood at the start {dict(zip(free, map(float, history[0][0])))}: {why}")
         return -value if math.isfinite(value) else 1e300
 
     u0 = [math.log(theta0[n]) if ls else float(theta0[n]) for n, ls in zip(free, logscale)]

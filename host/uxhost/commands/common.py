@@ -51,15 +51,19 @@ def filter_defaults(overrides: dict | None) -> dict:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = True,
-                        system_required: bool = True, defaults: dict | None = None) -> None:
+                        system_required: bool = True, defaults: dict | None = None, own_model: bool = False) -> None:
     """The model options; `defaults` replaces some of FILTER_DEFAULTS for this command (model_config
-    must be given the same)."""
+    must be given the same). `own_model`: --model FILE.py:FUNCTION too, in place of --system (the command
+    checks that one of them is given, `system_required` or not)."""
     from ..joint import joint_specs
+    from ..user_model import HELP
 
     known = ", ".join([*table_specs(), *joint_specs()])
-    parser.add_argument("--system", metavar="NAME", required=system_required,
+    parser.add_argument("--system", metavar="NAME", required=system_required and not own_model,
                         help=f"the system to run, by name (the system table has: {known}; a device may add "
                              "its own)" + ("" if system_required else "; default: the trace file's header"))
+    if own_model:
+        parser.add_argument("--model", metavar="FILE.py:FUNCTION", help=f"{HELP}; in place of --system")
     parser.add_argument("--params", metavar="P1,P2,…|NAME=V,…",
                         help="model parameters, either the whole vector in the system table's order or "
                              "name=value overrides (e.g. sigma_v=2); default: the system's defaults")

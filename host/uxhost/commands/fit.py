@@ -22,12 +22,14 @@ def register(sub) -> None:
                     "trace header's, else the system's defaults).")
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
-    add_model_arguments(parser, system_required=False, defaults=fit_defaults())
+    add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True)
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
     parser.add_argument("--start", metavar="NAME=V,…",
                         help="where the search starts (default: the system table's defaults, whatever the trace "
-                             "header says)")
-    parser.add_argument("--bounds", metavar="NAME=LO:HI,…", help="limits of the search, per parameter")
+                             "header says; a --model's: its function's)")
+    parser.add_argument("--bounds", metavar="NAME=LO:HI,…",
+                        help="limits of the search, per parameter (LO or HI may be empty); a --model's parameter "
+                             "bounded at 0 is positive, searched on a log scale")
     parser.add_argument("--engine", choices=("auto", "native", "reference"), default="auto",
                         help="native: the C core's host build (fast); reference: the Python twin (default: %(default)s)")
     parser.add_argument("--evidence", choices=EVIDENCE, default=DEFAULT_EVIDENCE,
@@ -66,13 +68,21 @@ def run(args) -> int:
 
     from ..config import find_spec, table_specs
     from ..traces import load_trace
+    from ..user_model import from_arguments
     from .common import model_config
     from .stream import choose_system
 
     trace = load_trace(args.trace, args.z_col)
-    choose_system(args, trace)
-    config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
-    spec = find_spec(table_specs(), config.system)
+    own = from_arguments(args)
+    if own is None:
+        choose_system(args, trace)
+        config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
+        spec = find_spec(table_specs(), config.system)
+    else:  # the function's parameters and prior unless --params / --prior say otherwise
+        args.system, args.system_source = own.spec.name, f" ({args.model})"
+        config = model_config(args, {own.spec.name: own.spec}, f"--model {args.model}", fit_defaults())
+        spec = own.spec
+    prior = config.prior_law() if own is None or args.prior else None
     free = [n.strip() for n in args.free.split(",") if n.strip()]
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
@@ -99,9 +109,9 @@ def run(args) -> int:
                 bar.set_postfix_str(f"log L {value:.3f}")
 
         try:
-            result = fit.fit(spec.name, trace, free, bounds=bounds, start=start, fixed=fixed, eta=eta, mode=mode,
-                             likelihood=likelihood, prior=config.prior_law(), engine=args.engine, progress=progress,
-                             evidence=args.evidence)
+            result = fit.fit(spec.name if own is None else own.make, trace, free, bounds=bounds, start=start,
+                             fixed=fixed, eta=eta, mode=mode, likelihood=likelihood, prior=prior, engine=args.engine,
+                             progress=progress, evidence=args.evidence)
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
     simulated = simulated_values(trace, spec)
@@ -124,7 +134,7 @@ def run(args) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
-            "system": spec.name, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
+            "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
             "likelihood": likelihood, "engine": result.engine, "evidence": result.evidence, "estimate": result.estimate, "stderr": result.stderr,
             "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
             "evaluations": result.evaluations, "cpu_seconds": result.seconds, "converged": result.converged,

@@ -8,9 +8,9 @@ from .common import UserError, add_model_arguments, positive_int
 
 def register(sub) -> None:
     parser = sub.add_parser("simulate", help="write seeded traces of a benchmark system (CSV k,u,z,x)",
-                            description="Simulate a benchmark system from its prior and write the trace as "
-                                        "CSV with columns k,u,z,x (x is the true state).")
-    add_model_arguments(parser, filter_options=False)
+                            description="Simulate a benchmark system (or a model of your own, --model) from its "
+                                        "prior and write the trace as CSV with columns k,u,z,x (x is the true state).")
+    add_model_arguments(parser, filter_options=False, own_model=True)
     parser.add_argument("--steps", "-T", type=positive_int, required=True, help="steps per trace")
     parser.add_argument("--seed", type=int, required=True, help="seed of numpy's SeedSequence")
     parser.add_argument("--traces", type=positive_int, default=1,
@@ -29,20 +29,28 @@ def output_paths(output: Path, count: int) -> list[Path]:
 
 def run(args) -> int:
     from . import joint
+    from ..user_model import from_arguments
 
-    if joint.is_joint(args.system):
+    own = from_arguments(args)
+    if own is None and not args.system:
+        raise UserError("which system? pass --system NAME, or --model FILE.py:FUNCTION for a model of your own")
+    if own is None and joint.is_joint(args.system):
         return joint.simulate(args)
     from uxemu import simulate_many, systems
 
     from ..config import find_spec, parse_params, table_specs
 
-    spec = find_spec(table_specs(), args.system)
+    spec = own.spec if own is not None else find_spec(table_specs(), args.system)
+    params = parse_params(spec, args.params)
     try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
-        model = systems.get(spec.name, **dict(zip(spec.param_names, parse_params(spec, args.params))))
+        model = own.model(params) if own is not None else systems.get(spec.name, **dict(zip(spec.param_names, params)))
     except ValueError as exc:
         raise UserError(str(exc)) from None
     # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
     traces = simulate_many(model, args.traces, args.steps, args.seed)
+    if own is not None:  # the header a fit reads the simulated values from (a table model carries its own)
+        for trace in traces:
+            trace.meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in params)}
     paths = output_paths(args.output, args.traces)
     paths[0].parent.mkdir(parents=True, exist_ok=True)
     for trace, path in zip(traces, paths):
