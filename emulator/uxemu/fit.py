@@ -164,7 +164,10 @@ class LogLikelihood:
         """The log-likelihood; −∞ where the parameters are out of their domain or the filter refuses them."""
         params = tuple(float(v) for v in params)
         self.calls += 1
-        if not all(p.admits(v) for p, v in zip(self.spec.params, params)):
+        self.refusal = None
+        outside = [f"{p.name} = {v}: not {p.domain}" for p, v in zip(self.spec.params, params) if not p.admits(v)]
+        if outside:
+            self.refusal = "; ".join(outside)
             return -math.inf
         try:
             if self._native is not None:
@@ -182,7 +185,10 @@ class LogLikelihood:
         except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
             self.refusal = str(exc)
             return -math.inf
-        return value if not math.isnan(value) else -math.inf
+        if not math.isfinite(value):  # a step's evidence 0 (or NaN): its observation impossible under θ
+            self.refusal = f"the filter's log-likelihood is {value} (an observation of zero density under the model)"
+            return -math.inf
+        return value
 
 
 def _prior_tuple(law):
@@ -243,7 +249,7 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     def vector(u):
         v = [base[n] for n in spec.param_names]
         for j, i in enumerate(index):
-            v[i] = math.exp(u[j]) if logscale[j] else u[j]
+            v[i] = math.exp(u[j]) if logscale[j] else float(u[j])
         return v
 
     def objective(u):

@@ -214,3 +214,7 @@ def test_a_start_without_a_log_likelihood_is_refused_with_the_reason(lg_trace):
     assert fit.fit(sampler_only, short, ["q"], bounds={"q": (0, None)}, eta=4, likelihood="sampler").converged
     with pytest.raises(ValueError, match="start q = -1.0: not positive"):
         fit.fit("lg", short, ["q"], start={"q": -1.0})
+    # An explosive AR(1) state: some observation has zero density under it, and the fit says so.
+    sv = traces.simulate_many(systems.get("sv"), 1, 200, 5)[0]
+    with pytest.raises(ValueError, match=r"start \{'phi': 3.0\}: the filter's log-likelihood is -inf \(an observation"):
+        fit.fit("sv", sv, ["phi"], start={"phi": 3.0}, eta=8)
