@@ -12,12 +12,8 @@ from uxhost.cli import main
 from uxhost.errors import UserError
 from uxhost.commands import COMMANDS
 
+from cli_run import run_cli
 
-def run_cli(capsys, *argv):
-    """(exit code, stdout, stderr) of one in-process `uxhost` run."""
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- parsing and help ------------------------------------------------------------------------------

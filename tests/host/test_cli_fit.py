@@ -6,11 +6,8 @@ import pytest
 from uxemu import Trace, kalman, systems
 from uxhost.cli import main
 
+from cli_run import run_cli
 
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ from uxemu import Trace, fit, kalman
 from uxhost.cli import main
 from uxhost.user_model import load_function
 
+from cli_run import run_cli
+
 # The README's own model (x' = 0.9x + u + w, z = x + v): linear-Gaussian, so Kalman is its oracle.
 MODEL = textwrap.dedent("""
     import uxemu as ux
@@ -27,11 +29,6 @@ MODEL = textwrap.dedent("""
         )
 """)
 
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

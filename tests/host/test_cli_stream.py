@@ -17,6 +17,7 @@ from uxhost.cli import main
 from uxhost.dump import load_dump
 
 from peers import FramePeer
+from cli_run import run_cli
 
 from uxhost.link import system_message
 
@@ -97,11 +98,6 @@ def trace(tmp_path):
     uxemu.simulate_many(uxemu.systems.get("gss"), 1, 12, 5)[0].to_csv(path)
     return path
 
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".npz"])
