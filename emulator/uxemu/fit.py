@@ -164,10 +164,8 @@ class LogLikelihood:
         """The log-likelihood; −∞ where the parameters are out of their domain or the filter refuses them."""
         params = tuple(float(v) for v in params)
         self.calls += 1
-        self.refusal = None
-        outside = [f"{p.name} = {v}: not {p.domain}" for p, v in zip(self.spec.params, params) if not p.admits(v)]
-        if outside:
-            self.refusal = "; ".join(outside)
+        self.refusal = outside_domain(self.spec, params)
+        if self.refusal is not None:
             return -math.inf
         try:
             if self._native is not None:
@@ -189,6 +187,12 @@ class LogLikelihood:
             self.refusal = f"the filter's log-likelihood is {value} (an observation of zero density under the model)"
             return -math.inf
         return value
+
+
+def outside_domain(spec, params) -> str | None:
+    """Which of the parameters lie outside their domains ("q = -1.0: not positive"), or None."""
+    outside = [f"{p.name} = {v}: not {p.domain}" for p, v in zip(spec.params, params) if not p.admits(v)]
+    return "; ".join(outside) or None
 
 
 def _prior_tuple(law):

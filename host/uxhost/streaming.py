@@ -83,20 +83,11 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     from tqdm import tqdm
 
     from .dump import CYCLE_SOURCES, CYCLE_UNITS, Header, open_writer, reset_cause_name
-    from .protocol import ProtocolError
 
-    try:
-        info = device.hello()
-    except ProtocolError as exc:
-        raise UserError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
-    if expect_board is not None and info.board != expect_board:
-        raise UserError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
-                        f"{expect_board} asked for: nothing was configured")
-    where = f"the firmware {info.fw_version!r} on {info.board}"
-    specs = device.systems(info)
+    info, specs, where = greet(device, expect_board)
     if callable(config):
         config = config(specs, where)
-    spec = _configure(device, info, specs, config, where)
+    spec = configure_device(device, info, specs, config, where)
     kept = list(resume.steps) if resume is not None else []
     header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
                     real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
@@ -106,7 +97,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     with tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
               desc="replay" if kept else "stream", leave=False) as bar:
         for i, rec in enumerate(kept):
-            post = _step(device, trace, i, qemu, f"{output} is unchanged")
+            post = step_row(device, trace, i, qemu, f"{output} is unchanged")
             if _record(trace, i, post).posterior() != rec.posterior():
                 raise UserError(f"{where} answers step k={rec.k} of the replay differently from the dump: not the "
                                 f"run the dump recorded (another build, board or configuration), so it cannot be "
@@ -116,7 +107,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
         bar.set_description("stream")
         with open_writer(output, header, kept) as out:
             for i in range(len(kept), len(trace)):
-                post = _step(device, trace, i, qemu, f"the dump {output} keeps the {out.count} step(s) before it")
+                post = step_row(device, trace, i, qemu, f"the dump {output} keeps the {out.count} step(s) before it")
                 record = _record(trace, i, post)
                 out.write(record)
                 tally.add(record)
@@ -148,7 +139,22 @@ class _Tally:
         self.refocused += record.status == Status.REFOCUSED
 
 
-def _configure(device, info, specs, config, where):
+def greet(device, expect_board: str | None = None):
+    """(INFO, the device's systems by name, "the firmware … on BOARD"): HELLO and DESCRIBE, refusing a device
+    that does not speak the protocol or reports another board than `expect_board` (before any CONFIGURE)."""
+    from .protocol import ProtocolError
+
+    try:
+        info = device.hello()
+    except ProtocolError as exc:
+        raise UserError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
+    if expect_board is not None and info.board != expect_board:
+        raise UserError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
+                        f"{expect_board} asked for: nothing was configured")
+    return info, device.systems(info), f"the firmware {info.fw_version!r} on {info.board}"
+
+
+def configure_device(device, info, specs, config, where):
     """Checks `config` against the device's description of its system and sends CONFIGURE; the spec."""
     from .protocol import Likelihood, Mode, PriorKind
 
@@ -165,7 +171,7 @@ def _configure(device, info, specs, config, where):
     return spec
 
 
-def _step(device, trace, i: int, qemu, kept: str):
+def step_row(device, trace, i: int, qemu, kept: str):
     """STEP for row i of the trace (predict on all rows but the first; a NaN z is sent without evidence).
     A lost device is a UserError that ends with what was kept (`kept`)."""
     from uxemu.filter import observation

@@ -1,8 +1,14 @@
-"""A local TCP peer that speaks the link's framing: the base of the scripted devices in the host tests."""
+"""A local TCP peer that speaks the link's framing, the base of the scripted devices in the host tests, and
+ReferenceDevice, such a peer with the Python reference as its firmware."""
 import socket
 import threading
+import time
 
+import numpy as np
+
+import uxemu
 from uxhost import protocol as p
+from uxhost.link import system_message
 
 
 class FramePeer:
@@ -37,3 +43,57 @@ class FramePeer:
 
     def close(self):
         self.server.close()
+
+
+class ReferenceDevice(FramePeer):
+    """A device speaking the link protocol, with the reference filter as its firmware.
+
+    `protocol` is the version its INFO claims, `reset_cause` the reason it gives for its last start; `die_after` closes the connection after that many STEPs;
+    `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG; `refuse_step`
+    answers the STEP of that k with ERR_INTERNAL."""
+
+    def __init__(self, protocol=p.PROTOCOL_VERSION, die_after=None, silent=False, max_eta=64,
+                 refuse_configure=False, refuse_step=None, reset_cause=p.ResetCause.POWER_ON):
+        self.protocol, self.die_after, self.silent, self.reset_cause = protocol, die_after, silent, reset_cause
+        self.max_eta, self.refuse_configure, self.refuse_step = max_eta, refuse_configure, refuse_step
+        self.steps = 0
+        self.requests = []
+        self.filter = None
+        super().__init__()
+
+    def on_frame(self, conn, frame, message):
+        self.requests.append(message)
+        if self.silent:
+            return True
+        if isinstance(message, p.Step) and self.die_after is not None and self.steps >= self.die_after:
+            return False  # closing the connection: the device is gone
+        conn.sendall(p.encode(self._answer(message), frame.seq))
+        return True
+
+    def _answer(self, message):
+        if isinstance(message, p.Hello):
+            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, self.reset_cause,
+                          "reference-device", "ref-1", len(uxemu.systems.SPECS))
+        if isinstance(message, p.Describe):  # the reference's systems, described as firmware does
+            return system_message(uxemu.systems.SPECS[list(uxemu.systems.SPECS)[message.index]])
+        if isinstance(message, p.Configure) and self.refuse_configure:
+            return p.Error(p.ErrorCode.CONFIG, 5)
+        if isinstance(message, p.Configure):
+            model = uxemu.systems.from_param_vector(message.system, message.params)
+            law = (uxemu.laws.Normal if message.prior_kind == p.PriorKind.GAUSSIAN else uxemu.laws.Laplace)(
+                message.prior_a, message.prior_b)
+            self.filter = uxemu.BayesLaplaceFilter(model, message.eta, uxemu.filter.MODES[message.mode],
+                                                   ("kernel", "sampler")[message.likelihood], prior=law)
+            return p.Configured(len(self.filter.posterior), 0)
+        if isinstance(message, p.Step) and message.k == self.refuse_step:
+            return p.Error(p.ErrorCode.INTERNAL, 3)
+        if isinstance(message, p.Step):
+            t0 = time.perf_counter_ns()
+            evidence = (np.array(message.z), np.array(message.w)) if message.z else None  # none: missing
+            status = self.filter.step(message.k, evidence, message.u, predict=message.predict, m=message.m)
+            took = time.perf_counter_ns() - t0
+            self.steps += 1
+            post = self.filter.posterior
+            return p.Posterior(message.k, int(status), post.mean(), post.var(), self.filter.log_evidence, 0, took,
+                               tuple(post.x), tuple(post.w))
+        return p.Error(p.ErrorCode.TYPE, message.TYPE)

@@ -83,6 +83,31 @@ def add_model_arguments(parser: argparse.ArgumentParser, filter_options: bool = 
                              "component, separated by ';'); default: the system's prior")
 
 
+def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: str) -> None:
+    """Where the device is (--port, or --board booted in QEMU) and how to talk to it; `verb` ends --board's
+    help ("boot this QEMU board and …")."""
+    from pathlib import Path
+
+    from ..link import DEFAULT_RETRIES
+    from ..qemu import boards
+
+    where = parser.add_mutually_exclusive_group(required=required)
+    where.add_argument("--port", metavar="URL",
+                       help="pyserial URL of the device: /dev/ttyACM0, socket://127.0.0.1:PORT, …")
+    where.add_argument("--board", choices=boards(), help=f"boot this QEMU board and {verb}")
+    parser.add_argument("--elf", type=Path, help="firmware image for --board (default: build/BOARD/firmware.elf)")
+    parser.add_argument("--expect-board", metavar="NAME",
+                        help="with --port: refuse a device that reports another board in INFO (checked "
+                             "before anything is configured)")
+    parser.add_argument("--baud", type=int, default=115200,
+                        help="UART speed for --port on a real board (default: %(default)s; ignored by sockets)")
+    parser.add_argument("--timeout", type=positive_float, default=10.0,
+                        help="seconds to wait for each answer before resending (default: %(default)s)")
+    parser.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
+                        help="resends of a request that got no answer before the run stops (default: "
+                             "%(default)s; a noisy link may need more)")
+
+
 def model_config(args, specs=None, where: str = "the system table", defaults: dict | None = None) -> ModelConfig:
     """The configuration the command-line options ask for, among `specs` (default: the system table);
     `defaults` as add_model_arguments was given them."""
@@ -98,5 +123,5 @@ def given_model_options(args) -> list[str]:
     return [f"--{name}" for name in MODEL_OPTIONS if getattr(args, name, None) is not None]
 
 
-__all__ = ["UserError", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
+__all__ = ["UserError", "add_device_arguments", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
            "positive_float", "positive_int"]

@@ -6,7 +6,7 @@ import math
 import sys
 from pathlib import Path
 
-from .common import UserError, add_model_arguments
+from .common import UserError, add_device_arguments, add_model_arguments
 
 # uxemu.fit.EVIDENCE, stated here so that building the parser needs no numpy.
 EVIDENCE = ("update", "density")
@@ -23,6 +23,7 @@ def register(sub) -> None:
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
     add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True)
+    add_device_arguments(parser, required=False, verb="fit on it (default: on the host)")
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
     parser.add_argument("--start", metavar="NAME=V,…",
                         help="where the search starts (default: the system table's defaults, whatever the trace "
@@ -62,8 +63,6 @@ def parse_assignments(text: str | None, option: str, names) -> dict[str, str]:
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
     from uxemu import fit
 
     from ..config import find_spec, table_specs
@@ -74,6 +73,8 @@ def run(args) -> int:
 
     trace = load_trace(args.trace, args.z_col)
     own = from_arguments(args)
+    if args.port or args.board:
+        return run_on_device(args, trace, own)
     if own is None:
         choose_system(args, trace)
         config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
@@ -83,6 +84,55 @@ def run(args) -> int:
         config = model_config(args, {own.spec.name: own.spec}, f"--model {args.model}", fit_defaults())
         spec = own.spec
     prior = config.prior_law() if own is None or args.prior else None
+    system = spec.name if own is None else own.make
+
+    def search(**options):
+        return fit.fit(system, trace, eta=config.eta, mode=config.mode, likelihood=config.likelihood, prior=prior,
+                       engine=args.engine, evidence=args.evidence, **options)
+
+    return fit_and_report(args, trace, spec, config, search)
+
+
+def run_on_device(args, trace, own) -> int:
+    """The fit of the log-likelihood the device computes (uxhost.device_fit), on --port or a QEMU --board."""
+    from uxemu import fit
+
+    from ..config import table_specs
+    from ..device_fit import DeviceLogLikelihood
+    from ..streaming import device_for
+    from .common import model_config
+    from .stream import choose_system
+
+    if own is not None:
+        raise UserError("--model is Python, fitted on the host; a device fits the systems its firmware has: "
+                        "drop --port/--board or --model")
+    for option, value, default in (("--engine", args.engine, "auto"), ("--evidence", args.evidence, DEFAULT_EVIDENCE)):
+        if value != default:
+            raise UserError(f"{option} {value}: with --port/--board the device computes the log-likelihood "
+                            "(its update evidence)")
+    choose_system(args, trace)
+    if args.system in table_specs():  # checked before the device is opened; one only it has, against its own
+        model_config(args, defaults=fit_defaults())
+
+    def config(specs, where):
+        return model_config(args, specs, where, fit_defaults())
+
+    with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
+        loglik = DeviceLogLikelihood(device, trace, config, qemu, args.board or args.expect_board)
+        return fit_and_report(args, trace, loglik.spec, loglik.config,
+                              lambda **options: fit.maximise(loglik, **options), on_device=True)
+
+
+def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -> int:
+    """Parses --free/--start/--bounds against `spec`, runs `search(free=, bounds=, start=, fixed=, progress=)`
+    (a uxemu.fit call) with a progress bar, and prints (and --json writes) the result. `on_device`: the runs
+    are the device's, so the elapsed time is said too (the host's CPU time is only the link's)."""
+    import time
+
+    from tqdm import tqdm
+
+    from uxemu import fit
+
     free = [n.strip() for n in args.free.split(",") if n.strip()]
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
@@ -108,12 +158,12 @@ def run(args) -> int:
             if math.isfinite(value):
                 bar.set_postfix_str(f"log L {value:.3f}")
 
+        began = time.perf_counter()
         try:
-            result = fit.fit(spec.name if own is None else own.make, trace, free, bounds=bounds, start=start,
-                             fixed=fixed, eta=eta, mode=mode, likelihood=likelihood, prior=prior, engine=args.engine,
-                             progress=progress, evidence=args.evidence)
+            result = search(free=free, bounds=bounds, start=start, fixed=fixed, progress=progress)
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
+        elapsed = time.perf_counter() - began
     simulated = simulated_values(trace, spec)
     print(f"fit {', '.join(free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
           f"η={eta}, {mode}, {likelihood} likelihood, {result.engine} engine, {result.evidence} evidence")
@@ -126,7 +176,7 @@ def run(args) -> int:
         print(line)
     state = "converged" if result.converged else f"NOT converged ({result.message})"
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
-          f"{result.seconds:.1f} s CPU; {state}")
+          f"{result.seconds:.1f} s CPU{f', {elapsed:.1f} s elapsed' if on_device else ''}; {state}")
     if not result.stderr_reliable:
         print(f"  warning: the log-likelihood is {result.roughness:.2f} nats rms off a quadratic on the scale of the "
               f"standard errors (limit {fit.ROUGHNESS_LIMIT}): they do not hold; a larger η smooths it"
@@ -137,7 +187,8 @@ def run(args) -> int:
             "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
             "likelihood": likelihood, "engine": result.engine, "evidence": result.evidence, "estimate": result.estimate, "stderr": result.stderr,
             "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
-            "evaluations": result.evaluations, "cpu_seconds": result.seconds, "converged": result.converged,
+            "evaluations": result.evaluations, "cpu_seconds": result.seconds, "elapsed_seconds": elapsed,
+            "converged": result.converged,
             "roughness": result.roughness, "stderr_reliable": result.stderr_reliable,
         }, indent=2) + "\n")
     return 0 if result.converged else 1

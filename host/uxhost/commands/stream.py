@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..link import DEFAULT_RETRIES
-from ..qemu import boards
-from .common import (UserError, add_model_arguments, given_model_options, model_config, non_negative_int,
-                     positive_float)
+from .common import UserError, add_device_arguments, add_model_arguments, given_model_options, model_config
 
 
 def register(sub) -> None:
@@ -19,22 +16,8 @@ def register(sub) -> None:
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x] (other columns are ignored)")
     parser.add_argument("--z-col", default="z", metavar="NAME",
                         help="the trace column that holds the observation (default: %(default)s)")
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--port", metavar="URL",
-                       help="pyserial URL of the device: /dev/ttyACM0, socket://127.0.0.1:PORT, …")
-    where.add_argument("--board", choices=boards(), help="boot this QEMU board and stream to it")
-    parser.add_argument("--elf", type=Path, help="firmware image for --board (default: build/BOARD/firmware.elf)")
-    parser.add_argument("--expect-board", metavar="NAME",
-                        help="with --port: refuse a device that reports another board in INFO (checked "
-                             "before anything is configured)")
-    parser.add_argument("--baud", type=int, default=115200,
-                        help="UART speed for --port on a real board (default: %(default)s; ignored by sockets)")
+    add_device_arguments(parser, required=True, verb="stream to it")
     add_model_arguments(parser, system_required=False)
-    parser.add_argument("--timeout", type=positive_float, default=10.0,
-                        help="seconds to wait for each answer before resending (default: %(default)s)")
-    parser.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
-                        help="resends of a request that got no answer before the run stops (default: "
-                             "%(default)s; a noisy link may need more)")
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("-o", "--output", type=Path, help="dump file to write (.jsonl or .npz)")
     out.add_argument("--resume", type=Path, metavar="DUMP",

@@ -1,0 +1,57 @@
+"""The log-likelihood a device computes, for `uxhost fit --port/--board`: each evaluation is one CONFIGURE
+with the parameters and one STEP per trace row, the answers' log evidence summed in step order as the C
+filter sums it. The device's own arithmetic (single precision on an M4F board); on a double-precision board
+the same bits as the native build, so the same search lands on the same estimate. A system only the device
+has (its firmware's own) fits this way too. uxemu.fit.maximise does the search, as on the host."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .streaming import configure_device, greet, step_row
+
+
+class DeviceLogLikelihood:
+    """θ ↦ log p(z_0..T−1 | θ) on `device` for the system and options of `config` — a ModelConfig whose
+    parameters are the fixed ones (each call replaces them), or a function (the device's specs by name,
+    where) -> ModelConfig for a system the host may only learn from the device. Has what
+    uxemu.fit.maximise asks of a log-likelihood: `spec`, `trace`, `engine`, `evidence`, `calls`, and
+    `refusal` (why the last −∞)."""
+
+    evidence = "update"  # the device reports its updates' evidence, not the density's
+
+    def __init__(self, device, trace, config, qemu=None, expect_board: str | None = None):
+        self.info, specs, self.where = greet(device, expect_board)
+        if callable(config):
+            config = config(specs, self.where)
+        self.device, self.trace, self.config, self.qemu = device, trace, config, qemu
+        self.spec = configure_device(device, self.info, specs, config, self.where)  # checks it once, up front
+        self._specs = specs
+        self.engine = f"{self.info.board} device"
+        self.calls = 0
+        self.refusal = None
+
+    def __call__(self, params) -> float:
+        from uxemu.fit import outside_domain
+
+        from .link import DeviceError
+
+        params = tuple(float(v) for v in params)
+        self.calls += 1
+        self.refusal = outside_domain(self.spec, params)
+        if self.refusal is not None:
+            return -math.inf
+        try:
+            configure_device(self.device, self.info, self._specs, dataclasses.replace(self.config, params=params),
+                             self.where)
+        except DeviceError as exc:  # the firmware refuses these parameters: no likelihood there
+            self.refusal = str(exc)
+            return -math.inf
+        total = 0.0
+        kept = f"the fit stopped at its filter run {self.calls}"
+        for i in range(len(self.trace)):
+            total += float(step_row(self.device, self.trace, i, self.qemu, kept).log_evidence)
+        if not math.isfinite(total):  # a fallback step's evidence is −∞
+            self.refusal = f"the device's log-likelihood is {total} (a step fell back: its observation has zero density)"
+            return -math.inf
+        return total

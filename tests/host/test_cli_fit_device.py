@@ -1,0 +1,125 @@
+"""`uxhost fit --port/--board`: the log-likelihood the device computes, maximised by the host's search.
+
+Oracles: a device whose arithmetic is the host's double precision — the reference device on a socket, the
+mps2-an500 firmware in QEMU — gives the native fit bit for bit (every run's log-likelihood is the same
+number, so Nelder–Mead walks the same path); the M4F firmware (single precision) lands within a hundredth
+of a standard error of it. And every way a device fit can go wrong is one line."""
+import json
+import shutil
+
+import pytest
+
+import uxemu
+from uxhost import qemu
+from uxhost.cli import main
+
+from cli_run import run_cli
+from peers import ReferenceDevice
+
+FIT = ("--free", "r", "--eta", 4)
+
+
+@pytest.fixture(scope="module")
+def lg_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fit-device") / "lg.csv"
+    assert main(["simulate", "--system", "lg", "--steps", "60", "--seed", "2", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def on_host(lg_csv, tmp_path_factory):
+    """The same fit with the native engine: the oracle."""
+    out = tmp_path_factory.mktemp("fit-host") / "fit.json"
+    assert main(["fit", str(lg_csv), *map(str, FIT), "--engine", "native", "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+@pytest.fixture
+def device():
+    made = []
+
+    def make(**kw):
+        made.append(ReferenceDevice(**kw))
+        return made[-1]
+
+    yield make
+    for d in made:
+        d.close()
+
+
+def same_fit(got, oracle):
+    for key in ("estimate", "stderr", "log_likelihood", "evaluations", "roughness", "params"):
+        assert got[key] == oracle[key], key
+
+
+def test_a_device_in_double_precision_gives_the_host_fit_bit_for_bit(device, lg_csv, on_host, tmp_path, capsys):
+    dev, out = device(), tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", dev.url, "--json", out)
+    assert code == 0, err
+    result = json.loads(out.read_text())
+    same_fit(result, on_host)
+    assert result["engine"] == "reference-device device" and "s elapsed; converged" in stdout
+    configures = [r for r in dev.requests if type(r).__name__ == "Configure"]
+    assert len(configures) == result["evaluations"] + 1  # the up-front check, then one per filter run
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
+def test_the_firmware_in_qemu_fits_as_the_host_does(board, lg_csv, on_host, tmp_path, capsys):
+    if shutil.which(qemu.QEMU) is None or not qemu.image_path(board).is_file():
+        pytest.skip(f"needs {qemu.QEMU} and build/{board}/firmware.elf (make deps firmware)")
+    out = tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, *FIT, "--board", board, "--json", out)
+    assert code == 0, err
+    result = json.loads(out.read_text())
+    assert result["engine"] == f"{board} device"
+    if board == "mps2-an500":  # double precision: the native build's bits
+        same_fit(result, on_host)
+    else:  # single precision: its own log-likelihood, close to the host's
+        assert abs(result["log_likelihood"] - on_host["log_likelihood"]) < 1e-3
+        se = on_host["stderr"]["r"]  # measured: 0.003 se apart (the search stops at a relative 1e-4)
+        assert abs(result["estimate"]["r"] - on_host["estimate"]["r"]) < 0.05 * se
+
+
+def test_a_configuration_the_device_refuses_is_one_line(device, lg_csv, capsys):
+    dev = device(refuse_configure=True)
+    code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", dev.url)
+    assert code == 2 and err.strip() == "uxhost fit: error: device rejected CONFIGURE: ERR_CONFIG (detail 5)"
+    assert not any(type(r).__name__ == "Step" for r in dev.requests)
+
+
+def test_a_device_lost_mid_fit_is_one_line(device, lg_csv, capsys):
+    dev = device(die_after=150)  # during the third filter run (60 steps each)
+    code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", dev.url, "--timeout", 0.5, "--retries", 1)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "at step k=30; the fit stopped at its filter run 3" in err
+
+
+def test_a_device_of_another_board_is_refused_before_configure(device, lg_csv, capsys):
+    dev = device()
+    code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", dev.url, "--expect-board", "mps2-an500")
+    assert code == 2 and "is a reference-device (firmware ref-1), not the mps2-an500 asked for" in err
+    assert not any(type(r).__name__ == "Configure" for r in dev.requests)
+
+
+@pytest.mark.parametrize("argv, complaint", [
+    (("--engine", "native"), "--engine native: with --port/--board the device computes the log-likelihood"),
+    (("--evidence", "density"), "--evidence density: with --port/--board the device computes the log-likelihood"),
+    (("--params", "q=-1"), "--params: system 'lg': parameter q = -1.0 is not positive"),
+])
+def test_host_only_options_with_a_device_are_refused_before_it_is_opened(lg_csv, capsys, argv, complaint):
+    # The port is closed: each complaint comes before anything tries to open it.
+    code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", "socket://127.0.0.1:1", *argv)
+    assert code == 2 and complaint in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_model_of_your_own_is_not_fitted_on_a_device(lg_csv, tmp_path, capsys):
+    model = tmp_path / "mine.py"
+    model.write_text("import uxemu\n\ndef f(q=1.0):\n    return uxemu.systems.get('lg', q=q)\n")
+    code, _, err = run_cli(capsys, "fit", lg_csv, "--free", "q", "--model", f"{model}:f", "--port", "socket://127.0.0.1:1")
+    assert code == 2 and "--model is Python, fitted on the host; a device fits the systems its firmware has" in err
+
+
+def test_a_missing_port_is_one_line(lg_csv, capsys):
+    code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", "socket://127.0.0.1:1")
+    assert code == 2 and "cannot open socket://127.0.0.1:1" in err and len(err.strip().splitlines()) == 1
