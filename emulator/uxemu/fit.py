@@ -226,8 +226,9 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
 def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
              progress=None, max_evaluations: int = 400) -> FitResult:
     """`fit` over any log-likelihood: `loglik(params)` of the full parameter vector, with the attributes
-    `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has (benchmarks
-    pass the grid or Kalman filter's exact one, to compare estimates and standard errors)."""
+    `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has, and optionally
+    `refusal` (benchmarks pass the grid or Kalman filter's exact one, to compare estimates and standard
+    errors; `uxhost fit --port` the one a device computes, uxhost/device_fit.py)."""
     from scipy.optimize import minimize
 
     spec = loglik.spec
