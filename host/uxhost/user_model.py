@@ -30,10 +30,12 @@ def load_function(text: str):
     if spec is None:
         raise UserError(f"--model: {path} is not a Python file (expected FILE.py:FUNCTION)")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would: dataclasses and pickle look their module up there
     sys.path.insert(0, str(path.parent.resolve()))
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # the user's code: any failure is theirs to read, at their line
+        del sys.modules[spec.name]
         raise UserError(f"--model: running {path} failed at {_where(exc, path)}: {type(exc).__name__}: {exc}") from None
     finally:
         sys.path.remove(str(path.parent.resolve()))
@@ -45,12 +47,13 @@ def load_function(text: str):
     return function
 
 
-def family(function, text: str, positive=()):
-    """uxemu.fit.ModelFamily of the function `text` named, its complaints as one line."""
+def family(function, text: str):
+    """uxemu.fit.ModelFamily of the function `text` named, its complaints as one line. Its parameters are
+    all real here: `fit` makes those bounded at 0 positive (uxemu.fit.fit)."""
     from uxemu import fit
 
     try:
-        return fit.ModelFamily(function, positive=positive)
+        return fit.ModelFamily(function)
     except Exception as exc:  # ModelFamily's checks, or the user's code as it builds the default model
         path = Path(text.rpartition(":")[0])
         where = _where(exc, path)

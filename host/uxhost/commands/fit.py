@@ -72,9 +72,9 @@ def run(args) -> int:
     from .stream import choose_system
 
     trace = load_trace(args.trace, args.z_col)
-    own = from_arguments(args)
     if args.port or args.board:
-        return run_on_device(args, trace, own)
+        return run_on_device(args, trace)
+    own = from_arguments(args)
     if own is None:
         choose_system(args, trace)
         config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
@@ -93,7 +93,7 @@ def run(args) -> int:
     return fit_and_report(args, trace, spec, config, search)
 
 
-def run_on_device(args, trace, own) -> int:
+def run_on_device(args, trace) -> int:
     """The fit of the log-likelihood the device computes (uxhost.device_fit), on --port or a QEMU --board."""
     from uxemu import fit
 
@@ -103,7 +103,7 @@ def run_on_device(args, trace, own) -> int:
     from .common import model_config
     from .stream import choose_system
 
-    if own is not None:
+    if args.model:  # refused before its file runs
         raise UserError("--model is Python, fitted on the host; a device fits the systems its firmware has: "
                         "drop --port/--board or --model")
     for option, value, default in (("--engine", args.engine, "auto"), ("--evidence", args.evidence, DEFAULT_EVIDENCE)):
