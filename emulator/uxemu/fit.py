@@ -123,7 +123,33 @@ def _prior_description(law) -> tuple:
         return (type(law).__name__, math.nan, math.nan)
 
 
-class LogLikelihood:
+class Evaluated:
+    """The call of a log-likelihood that `maximise` climbs: counts the runs (`calls`), gives −∞ outside the
+    parameters' domain and wherever the value is not finite, and says why in `refusal` (a subclass's
+    `_value(params)` computes the value, and may set `refusal` itself). `source` names what computed it."""
+
+    source = "the filter"
+    calls = 0
+    refusal = None  # why the last −∞ was returned
+
+    def __call__(self, params) -> float:
+        params = tuple(float(v) for v in params)
+        self.calls += 1
+        self.refusal = outside_domain(self.spec, params)
+        if self.refusal is not None:
+            return -math.inf
+        value = self._value(params)
+        if not math.isfinite(value):  # a step's evidence 0 (or NaN): its observation impossible under θ
+            self.refusal = self.refusal or (f"{self.source}'s log-likelihood is {value} (an observation of zero "
+                                            "density under the model)")
+            return -math.inf
+        return value
+
+    def _value(self, params) -> float:
+        raise NotImplementedError
+
+
+class LogLikelihood(Evaluated):
     """θ ↦ log p(z_0..T−1 | θ) of one system, trace and filter configuration (the full parameter vector in
     the table's order, or the function's). `system`: a table system's name or id, or a ModelFamily (your
     own model).
@@ -145,8 +171,6 @@ class LogLikelihood:
                              "native one (a table system runs natively)")
         self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
         self.engine, self._native = self._engine(engine)
-        self.calls = 0
-        self.refusal = None  # why the last −∞ was returned, when the filter or the model said so
 
     def _engine(self, engine: str):
         if engine == "reference" or self.family is not None:
@@ -160,13 +184,8 @@ class LogLikelihood:
                 raise
             return "reference", None
 
-    def __call__(self, params) -> float:
-        """The log-likelihood; −∞ where the parameters are out of their domain or the filter refuses them."""
-        params = tuple(float(v) for v in params)
-        self.calls += 1
-        self.refusal = outside_domain(self.spec, params)
-        if self.refusal is not None:
-            return -math.inf
+    def _value(self, params) -> float:
+        """The filter's log-likelihood at `params` (in their domain); −∞ with `refusal` set where it refuses them."""
         try:
             if self._native is not None:
                 prior = None if self.prior is None else _prior_tuple(self.prior)
@@ -179,14 +198,10 @@ class LogLikelihood:
                 model = (self.family.model(params) if self.family is not None
                          else systems.from_param_vector(self.spec.id, params))
                 run = run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
-            value = float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
+            return float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
         except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
             self.refusal = str(exc)
             return -math.inf
-        if not math.isfinite(value):  # a step's evidence 0 (or NaN): its observation impossible under θ
-            self.refusal = f"the filter's log-likelihood is {value} (an observation of zero density under the model)"
-            return -math.inf
-        return value
 
 
 def outside_domain(spec, params) -> str | None:

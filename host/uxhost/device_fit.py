@@ -8,17 +8,20 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from uxemu.fit import Evaluated
+
 from .streaming import configure_device, greet, step_row
 
 
-class DeviceLogLikelihood:
+class DeviceLogLikelihood(Evaluated):
     """θ ↦ log p(z_0..T−1 | θ) on `device` for the system and options of `config` — a ModelConfig whose
     parameters are the fixed ones (each call replaces them), or a function (the device's specs by name,
     where) -> ModelConfig for a system the host may only learn from the device. Has what
-    uxemu.fit.maximise asks of a log-likelihood: `spec`, `trace`, `engine`, `evidence`, `calls`, and
-    `refusal` (why the last −∞)."""
+    uxemu.fit.maximise asks of a log-likelihood: `spec`, `trace`, `engine`, `evidence`, and Evaluated's
+    `calls` and `refusal`."""
 
     evidence = "update"  # the device reports its updates' evidence, not the density's
+    source = "the device"
 
     def __init__(self, device, trace, config, qemu=None, expect_board: str | None = None):
         self.info, specs, self.where = greet(device, expect_board)
@@ -28,19 +31,10 @@ class DeviceLogLikelihood:
         self.spec = configure_device(device, self.info, specs, config, self.where)  # checks it once, up front
         self._specs = specs
         self.engine = f"{self.info.board} device"
-        self.calls = 0
-        self.refusal = None
 
-    def __call__(self, params) -> float:
-        from uxemu.fit import outside_domain
-
+    def _value(self, params) -> float:
         from .link import DeviceError
 
-        params = tuple(float(v) for v in params)
-        self.calls += 1
-        self.refusal = outside_domain(self.spec, params)
-        if self.refusal is not None:
-            return -math.inf
         try:
             configure_device(self.device, self.info, self._specs, dataclasses.replace(self.config, params=params),
                              self.where)
@@ -49,9 +43,6 @@ class DeviceLogLikelihood:
             return -math.inf
         total = 0.0
         kept = f"the fit stopped at its filter run {self.calls}"
-        for i in range(len(self.trace)):
+        for i in range(len(self.trace)):  # in step order, as the C filter sums it (a fallback step's is −∞)
             total += float(step_row(self.device, self.trace, i, self.qemu, kept).log_evidence)
-        if not math.isfinite(total):  # a fallback step's evidence is −∞
-            self.refusal = f"the device's log-likelihood is {total} (a step fell back: its observation has zero density)"
-            return -math.inf
         return total

@@ -88,17 +88,9 @@ def stream_joint(device, trace, config, output, trace_path: str | None = None, q
     from .dump import CYCLE_SOURCES, CYCLE_UNITS, reset_cause_name
     from .link import LinkError
     from .protocol import ProtocolError, Status
-    from .streaming import _lost
+    from .streaming import _lost, greet
 
-    try:
-        info = device.hello()
-    except ProtocolError as exc:
-        raise UserError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
-    if expect_board is not None and info.board != expect_board:
-        raise UserError(f"the device at {device.url} is a {info.board}, not the {expect_board} asked for: "
-                        "nothing was configured")
-    where = f"the firmware {info.fw_version!r} on {info.board}"
-    specs = device.systems(info)
+    info, specs, where = greet(device, expect_board)
     if callable(config):
         config = config(specs, where)
     spec = configure(device, info, specs, config, where)

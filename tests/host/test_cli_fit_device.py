@@ -9,12 +9,10 @@ import shutil
 
 import pytest
 
-import uxemu
 from uxhost import qemu
 from uxhost.cli import main
 
 from cli_run import run_cli
-from peers import ReferenceDevice
 
 FIT = ("--free", "r", "--eta", 4)
 
@@ -32,19 +30,6 @@ def on_host(lg_csv, tmp_path_factory):
     out = tmp_path_factory.mktemp("fit-host") / "fit.json"
     assert main(["fit", str(lg_csv), *map(str, FIT), "--engine", "native", "--json", str(out)]) == 0
     return json.loads(out.read_text())
-
-
-@pytest.fixture
-def device():
-    made = []
-
-    def make(**kw):
-        made.append(ReferenceDevice(**kw))
-        return made[-1]
-
-    yield make
-    for d in made:
-        d.close()
 
 
 def same_fit(got, oracle):

@@ -15,24 +15,11 @@ from uxhost import protocol as p
 from uxhost.cli import main
 from uxhost.dump import load_dump
 
-from peers import ReferenceDevice
 from cli_run import run_cli
+from peers import ReferenceDevice
 
 
 SPECS = uxemu.systems.SPECS
-
-
-@pytest.fixture
-def device():
-    made = []
-
-    def make(**kw):
-        made.append(ReferenceDevice(**kw))
-        return made[-1]
-
-    yield make
-    for d in made:
-        d.close()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from uxhost.dump import StepRecord, load_dump
 from uxhost.link import Device
 from uxhost.streaming import stream_trace
 
-from test_cli_stream import ReferenceDevice
+from peers import ReferenceDevice
 
 
 def live_step_records() -> int:
