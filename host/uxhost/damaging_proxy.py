@@ -77,7 +77,11 @@ class Damager:
         while (end := self._held.find(0)) >= 0:
             frame = bytes(self._held[:end])
             del self._held[: end + 1]
-            out += self._frame(frame) if frame else p.DELIMITER
+            if len(frame) > _HOLD_LIMIT:  # noise whose delimiter came in the same read: not a frame either
+                self.counts.unframed_bytes += len(frame)
+                out += frame + p.DELIMITER
+            else:
+                out += self._frame(frame) if frame else p.DELIMITER
         if len(self._held) > _HOLD_LIMIT:
             self.counts.unframed_bytes += len(self._held)
             out += self._held

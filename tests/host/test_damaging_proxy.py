@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from uxhost import protocol as p
-from uxhost.damaging_proxy import DamagingProxy
+from uxhost.damaging_proxy import Damager, DamagingProxy
 
 
 class Upstream:
@@ -118,6 +118,19 @@ def test_a_run_without_delimiter_longer_than_any_frame_is_passed_on_as_noise():
     device_got, _, counts = relay(noise + frames(1)[0], rate=0.0)
     assert device_got == noise + frames(1)[0]
     assert counts["to_device"].unframed_bytes > 0
+
+
+@pytest.mark.parametrize("reads", [[7] * 800, [5200], [1000, 4200]])
+def test_noise_is_noise_however_the_reads_fall(reads):
+    # A loaded host's socket may hand the proxy the run's end and the next delimiter in one read (the last
+    # two cases): the run is still noise, passed on and counted as such, never damaged as a frame.
+    noise = bytes(range(1, 256)) * 20
+    stream, damager, out, at = noise + frames(1)[0], Damager(1.0, 0, "to_device", ("flip",)), bytearray(), 0
+    for size in reads:
+        out += damager.feed(stream[at:at + size])
+        at += size
+    assert at >= len(stream) and bytes(out[:4000]) == noise[:4000]
+    assert damager.counts.unframed_bytes >= 4000 and damager.counts.flipped <= 1
 
 
 @pytest.mark.parametrize("options, message", [
