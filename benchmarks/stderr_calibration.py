@@ -17,7 +17,12 @@ unbiased and normal and the standard errors right; the binomial sd at 200 traces
 std of z = (estimate − simulated) / se, and the spread of the estimates over the traces against the median
 standard error (1 if the standard errors are right).
 
-    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]
+Then the default fit on 200 traces each of sv and gss, whose exact likelihood (a grid filter) costs about a
+minute a fit: coverage of the fits whose standard errors hold and of those flagged (`FitResult.why_unreliable`:
+smooth but skewed, or not smooth), and, for the four fits furthest off a quadratic on each, the exact
+likelihood's own fit: how far off a quadratic it is there (the skew is the trace's when it is as far).
+
+    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]   (~12 min at 200)
 """
 from __future__ import annotations
 
@@ -39,14 +44,27 @@ from uxbench.exact_loglik import ExactLogLikelihood  # noqa: E402
 from uxemu import fit, kalman, systems, traces  # noqa: E402
 
 SYSTEM, FREE = "lg", ("q", "r")
+OTHERS = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n")}
 STEPS = 500
 SEED = 2031  # other traces than evidence.py's
 ESTIMATORS = ("ux", "exact, our standard errors", "exact, central differences")
+ROUGHEST = 4  # per system, the fits refitted on the exact likelihood
+
+
+def trace(system: str, i: int):
+    return traces.simulate_many(systems.get(system), i + 1, STEPS, SEED)[i]
 
 
 def task(t: dict) -> dict:
+    if t["kind"] == "ux":
+        res = fit.fit(t["system"], trace(t["system"], t["trace"]), OTHERS[t["system"]])
+        return dict(t, estimate=res.estimate, stderr=res.stderr, roughness=res.roughness, jitter=res.jitter,
+                    why=res.why_unreliable)
+    if t["kind"] == "exact":
+        res = fit.maximise(ExactLogLikelihood(t["system"], trace(t["system"], t["trace"])), OTHERS[t["system"]])
+        return dict(t, roughness=res.roughness, jitter=res.jitter)
     spec = systems.spec(SYSTEM)
-    tr = traces.simulate_many(systems.get(SYSTEM), t["trace"] + 1, STEPS, SEED)[t["trace"]]
+    tr = trace(SYSTEM, t["trace"])
     ux = fit.fit(SYSTEM, tr, FREE)
     ours = fit.maximise(ExactLogLikelihood(SYSTEM, tr), FREE)
     a = spec.defaults[spec.param_names.index("a")]
@@ -54,6 +72,38 @@ def task(t: dict) -> dict:
     return {"ux": (ux.estimate, ux.stderr, ux.roughness),
             "exact, our standard errors": (ours.estimate, ours.stderr, ours.roughness),
             "exact, central differences": (dict(zip(FREE, best)), dict(zip(FREE, se)), float("nan"))}
+
+
+def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
+    n = len(rows) // len(OTHERS)
+    lines = [f"## The default fit on {n} traces each of sv and gss", "",
+             f"Flagged: off a quadratic by more than {fit.ROUGHNESS_LIMIT} nats rms on the standard errors' scale; "
+             f"`skewed` when a cubic leaves at most {fit.JITTER_LIMIT} (smooth), `not smooth` otherwise.", "",
+             "| system | parameter | within 2 se | standard errors hold | flagged skewed | flagged not smooth | no se |",
+             "|---|---|---|---|---|---|---|"]
+    for system, free in OTHERS.items():
+        rs = [r for r in rows if r["system"] == system]
+        truth = dict(zip(systems.spec(system).param_names, systems.spec(system).defaults))
+        groups = {"hold": [r for r in rs if r["why"] is None],
+                  "skewed": [r for r in rs if r["why"] is not None and r["jitter"] <= fit.JITTER_LIMIT],
+                  "rough": [r for r in rs if r["why"] is not None and not r["jitter"] <= fit.JITTER_LIMIT]}
+
+        def within(group, p):
+            z = [(r["estimate"][p] - truth[p]) / r["stderr"][p] for r in group]
+            return f"{sum(abs(v) <= 2 for v in z)}/{len(group)}"
+
+        for p in free:
+            lines.append(f"| {system} | {p} | {within(rs, p)} | {within(groups['hold'], p)} | "
+                         f"{within(groups['skewed'], p)} | {within(groups['rough'], p)} | "
+                         f"{sum(not r['stderr'][p] > 0 for r in rs)} |")
+    lines += ["", f"The {ROUGHEST} fits of each system furthest off a quadratic, beside the exact likelihood's fit "
+              "of the same trace (nats rms off a quadratic / off a cubic):", "",
+              "| system | trace | ux | exact |", "|---|---|---|---|"]
+    for e in exact:
+        u = next(r for r in rows if r["system"] == e["system"] and r["trace"] == e["trace"])
+        lines.append(f"| {e['system']} | {e['trace']} | {u['roughness']:.3f} / {u['jitter']:.3f} | "
+                     f"{e['roughness']:.3f} / {e['jitter']:.3f} |")
+    return lines + [""]
 
 
 def report(rows: list[dict], meta: str) -> str:
@@ -87,12 +137,18 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
     t0 = time.time()
-    rows = runner.execute([{"trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
+    rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
+    others = runner.execute([{"kind": "ux", "system": s, "trace": i} for s in OTHERS for i in range(args.traces)],
+                            task, workers=2, desc="sv, gss fits")
+    roughest = [r for s in OTHERS for r in sorted((r for r in others if r["system"] == s),
+                                                   key=lambda r: -r["roughness"])[:ROUGHEST]]
+    exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
+                           task, workers=2, desc="exact fits")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}, {time.time() - t0:.0f} s, "
             f"{args.traces} traces of {STEPS} steps. Regenerate: `.venv/bin/python benchmarks/stderr_calibration.py`.")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "stderr_calibration.md").write_text(report(rows, meta))
+    (args.out / "stderr_calibration.md").write_text(report(rows, meta) + "\n" + "\n".join(others_report(others, exact)))
     print(f"wrote {args.out / 'stderr_calibration.md'}")
 
 

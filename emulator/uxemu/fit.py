@@ -10,7 +10,9 @@ The curvature is read from a quadratic fitted by least squares over a region whe
 falls by 0.5–4 nats: it is smooth on that scale but not on a much finer one, where the reductions' cell
 boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss in refined mode, 50
 steps at η = 32: bumps of 0.4 nats at 0.1 steps of σ_v). The fit's rms residual (`FitResult.roughness`) says how
-far from a quadratic the log-likelihood is there; where it is large the standard errors do not hold.
+far from a quadratic the log-likelihood is there; where it is large the standard errors do not hold, and
+`FitResult.jitter`, the residual of a cubic, says why: log L not smooth there (the filter's), or smooth
+and skewed (the trace's, as the exact likelihood's would be).
 
 A model of your own fits as a table system does: pass a function of keyword parameters, each with its
 default, that returns the StateSpaceModel (`ModelFamily`); it runs on the reference engine.
@@ -18,6 +20,7 @@ default, that returns the StateSpaceModel (`ModelFamily`); it runs on the refere
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -50,6 +53,13 @@ ROUGHNESS_LIMIT = 0.1
 # 0.004 nats, a standard error of 2.7e-4 from it). Above it the curvature holds: an estimate at least 0.28 of
 # its standard error from 0 (cubic's σ_v at 0.045: 0.61, its standard error 0.073 kept).
 EDGE_DROP = 0.01
+# Above this rms residual (nats) of a cubic over the same design, log L is not smooth there (the filter's
+# reductions jitter); below it, a log L off the quadratic is smooth but skewed, as a noise scale's often is
+# (the exact one too), and the standard errors, a quadratic's, misstate its two sides. Measured on 200 traces
+# each (benchmarks/results/stderr_calibration.md): sv's four fits furthest off the quadratic (0.20–0.31,
+# the exact likelihood's the same) are 0.012–0.031 off a cubic; gss's four (0.31–0.77, the exact's
+# 0.025–0.030) 0.080–0.56.
+JITTER_LIMIT = 0.05
 
 
 @dataclass
@@ -68,12 +78,27 @@ class FitResult:
     evidence: str = "update"
     trace_steps: int = 0
     roughness: float = math.nan  # rms residual (nats) of the quadratic the standard errors are read from
+    jitter: float = math.nan  # rms residual (nats) of a cubic over the same values: what is not smooth
     history: list = field(default_factory=list, repr=False)  # (θ_free, log-likelihood) per evaluation
 
     @property
     def stderr_reliable(self) -> bool:
         """The log-likelihood is close enough to a quadratic on the standard errors' scale for them to hold."""
         return self.roughness <= ROUGHNESS_LIMIT
+
+    @property
+    def why_unreliable(self) -> str | None:
+        """Why the standard errors do not hold (None where they do): log L not smooth on their scale (a larger η
+        smooths it), or smooth and skewed (the data's shape: a longer trace makes it more quadratic)."""
+        if self.stderr_reliable:
+            return None
+        if not self.jitter <= JITTER_LIMIT:
+            return (f"the log-likelihood is not smooth on the scale of the standard errors ({self.roughness:.2f} nats "
+                    f"rms off a quadratic, {self.jitter:.2f} off a cubic; limits {ROUGHNESS_LIMIT}, {JITTER_LIMIT}): "
+                    "they do not hold; a larger η smooths it")
+        return (f"the log-likelihood is smooth but skewed on the scale of the standard errors ({self.roughness:.2f} nats "
+                f"rms off a quadratic, {self.jitter:.2f} off a cubic; limit {ROUGHNESS_LIMIT}): they, a quadratic's, "
+                "misstate its two sides — the trace's shape, not the filter's (a longer trace makes it more quadratic)")
 
 
 class ModelFamily:
@@ -301,15 +326,15 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
                                 initial_simplex=simplex))
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
-    stderr, roughness = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)),
+    stderr, roughness, jitter = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)),
                                         positive=logscale)
     return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
                      loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
-                     loglik.evidence, len(loglik.trace.z), roughness, history)
+                     loglik.evidence, len(loglik.trace.z), roughness, jitter, history)
 
 
-def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[list[float], float]:
-    """(sqrt(diag(I⁻¹)), roughness): I is the observed information −∇² log L at `best`, read from the
+def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[list[float], float, float]:
+    """(sqrt(diag(I⁻¹)), roughness, jitter): I is the observed information −∇² log L at `best`, read from the
     quadratic fitted by least squares to log L on a central composite design around `best` — per parameter
     ±h/2 and ±h, and every pair's four corners at ±h/2 — whose step h for each parameter is chosen so that
     log L falls by 0.5–4 nats over it (about one to three standard errors). The curvature is thus read on
@@ -317,6 +342,8 @@ def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[
     1 + 4n + 2n(n−1) values rather than three, so one bump does not pass for the curvature.
     `roughness`: the rms residual of that quadratic fit (nats) — how far log L is from the quadratic the
     standard errors assume on that scale (docs/contract.md: above ROUGHNESS_LIMIT they do not hold).
+    `jitter`: the rms residual of a cubic fitted to the same values — what of that is not smooth (above
+    JITTER_LIMIT; below it, log L is skewed there: FitResult.why_unreliable).
     `positive` (per free parameter): the step of a positive parameter stays below half its estimate, so the
     design never leaves the domain — an estimate near 0 (a noise scale the trace cannot tell from 0) gets the
     curvature there, not a −∞ log-likelihood that would cost every parameter its standard error. A positive
@@ -345,9 +372,10 @@ def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[
     design = composite_design(len(index))
     values = np.array([f0] + [_shifted_by(loglik, best, index, 0.5 * d * steps, progress) for d in design[1:]])
     if not np.all(np.isfinite(values)):
-        return [math.nan] * len(index), math.inf
+        return [math.nan] * len(index), math.inf, math.inf
     H, residual = quadratic_fit(0.5 * design * steps, values)
-    return [float(math.sqrt(v)) if v > 0 else math.nan for v in _variances(H, held)], residual
+    se = [float(math.sqrt(v)) if v > 0 else math.nan for v in _variances(H, held)]
+    return se, residual, cubic_residual(0.5 * design * steps, values)
 
 
 def _variances(H: np.ndarray, held=()) -> np.ndarray:
@@ -396,6 +424,16 @@ def quadratic_fit(offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, 
     for (a, b), c in zip(pairs, coef[1 + n:]):
         H[a, b] = H[b, a] = c
     return H, float(np.sqrt(np.mean((values - A @ coef) ** 2)))
+
+
+def cubic_residual(offsets: np.ndarray, values: np.ndarray) -> float:
+    """rms residual of the least-squares full cubic in the rows of `offsets` (every monomial of degree ≤ 3):
+    a smooth log L is one to within its fourth-order terms on the design's scale, skewed or not."""
+    n = offsets.shape[1]
+    A = np.column_stack([np.prod(offsets[:, list(powers)], axis=1)
+                         for degree in range(4) for powers in itertools.combinations_with_replacement(range(n), degree)])
+    coef = np.linalg.lstsq(A, values, rcond=None)[0]
+    return float(np.sqrt(np.mean((values - A @ coef) ** 2)))
 
 
 def _shifted_by(loglik, point, index, offsets, progress):

@@ -178,9 +178,8 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
           f"{result.seconds:.1f} s CPU{f', {elapsed:.1f} s elapsed' if on_device else ''}; {state}")
     if not result.stderr_reliable:
-        print(f"  warning: the log-likelihood is {result.roughness:.2f} nats rms off a quadratic on the scale of the "
-              f"standard errors (limit {fit.ROUGHNESS_LIMIT}): they do not hold; a larger η smooths it"
-              + ("" if mode == fit.DEFAULT_MODE else f", as does --mode {fit.DEFAULT_MODE}"))
+        smoother = result.jitter > fit.JITTER_LIMIT and mode != fit.DEFAULT_MODE
+        print(f"  warning: {result.why_unreliable}" + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else ""))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
@@ -189,7 +188,7 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
             "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
             "evaluations": result.evaluations, "cpu_seconds": result.seconds, "elapsed_seconds": elapsed,
             "converged": result.converged,
-            "roughness": result.roughness, "stderr_reliable": result.stderr_reliable,
+            "roughness": result.roughness, "jitter": result.jitter, "stderr_reliable": result.stderr_reliable,
         }, indent=2) + "\n")
     return 0 if result.converged else 1
 
