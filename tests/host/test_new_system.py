@@ -5,6 +5,7 @@ Python twin — is added to a copy of the tree (the C file and one systems.toml 
 generated, built for QEMU and for the host, streamed to QEMU by the unchanged host tools (which learn
 the system from the device) and validated against the host build of the same C code.
 """
+import json
 import shutil
 import subprocess
 import sys
@@ -104,3 +105,38 @@ def test_firmware_without_the_system_lists_what_it_has(trace, tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "no system 'thermo' in the firmware" in err and f"on {BOARD} (it has: {', '.join([*systems.names(), *joint_systems.names()])})" in err
+
+
+def test_a_system_only_the_device_has_is_fitted_on_it(tree, trace, tmp_path, capsys):
+    """`uxhost fit --board` learns the system from the device and climbs the device's log-likelihood: the
+    same fit as the host build of the same C code gives (double precision: bit for bit)."""
+    from uxemu import fit, native
+    from uxemu.traces import Trace
+
+    out = tmp_path / "fit.json"
+    code = main(["fit", str(trace), "--board", BOARD, "--elf", str(tree / "build" / BOARD / "firmware.elf"),
+                 "--system", "thermo", "--free", "s", "--eta", "4", "--json", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    assert "fit s of thermo" in stdout and f"{BOARD} device engine" in stdout
+    on_device = json.loads(out.read_text())
+
+    lib = native.Native(tree / "build" / "native" / "libux.so")
+    spec = systems.SystemSpec(200, "thermo", "room thermometer", (
+        systems.Param("a", 0.9, "real"), systems.Param("t_env", 20.0, "real"), systems.Param("b", 0.3, "positive"),
+        systems.Param("s", 0.5, "positive")), ("gaussian", 18.0, 3.0))
+    rows = Trace.from_csv(trace)
+
+    class HostBuild(fit.Evaluated):  # the same C code's log-likelihood, on the host
+        engine, evidence = "native (the tree's)", "update"
+
+        def __init__(self):
+            self.spec, self.trace = spec, rows
+
+        def _value(self, params):
+            return lib.run_filter(200, rows.k, rows.u, rows.z, 4, "mixture", "kernel", params=params,
+                                  prior=("gaussian", 18.0, 3.0), atoms=False).log_likelihood
+
+    on_host = fit.maximise(HostBuild(), ["s"])
+    assert on_device["estimate"] == on_host.estimate and on_device["stderr"] == on_host.stderr
+    assert on_device["log_likelihood"] == on_host.log_likelihood
