@@ -17,12 +17,12 @@ unbiased and normal and the standard errors right; the binomial sd at 200 traces
 std of z = (estimate − simulated) / se, and the spread of the estimates over the traces against the median
 standard error (1 if the standard errors are right).
 
-Then the default fit on 200 traces each of sv and gss, whose exact likelihood (a grid filter) costs about a
-minute a fit: coverage of the fits whose standard errors hold and of those flagged (`FitResult.why_unreliable`:
+Then the default fit on 200 traces each of sv and gss (and gss at η = 32), whose exact likelihood (a grid
+filter) costs about a minute a fit: coverage of the fits whose standard errors hold and of those flagged (`FitResult.why_unreliable`:
 smooth but skewed, or not smooth), and, for the four fits furthest off a quadratic on each, the exact
 likelihood's own fit: how far off a quadratic it is there (the skew is the trace's when it is as far).
 
-    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]   (~12 min at 200)
+    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]   (~17 min at 200)
 """
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ from uxemu import fit, kalman, systems, traces  # noqa: E402
 
 SYSTEM, FREE = "lg", ("q", "r")
 OTHERS = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n")}
+RUNS = (("sv", 16), ("gss", 16), ("gss", 32))  # (system, η): the default fit, and gss again at twice its η
 STEPS = 500
 SEED = 2031  # other traces than evidence.py's
 ESTIMATORS = ("ux", "exact, our standard errors", "exact, central differences")
@@ -57,9 +58,9 @@ def trace(system: str, i: int):
 
 def task(t: dict) -> dict:
     if t["kind"] == "ux":
-        res = fit.fit(t["system"], trace(t["system"], t["trace"]), OTHERS[t["system"]])
+        res = fit.fit(t["system"], trace(t["system"], t["trace"]), OTHERS[t["system"]], eta=t["eta"])
         return dict(t, estimate=res.estimate, stderr=res.stderr, roughness=res.roughness, jitter=res.jitter,
-                    why=res.why_unreliable)
+                    why=res.why_unreliable, cpu=res.seconds)
     if t["kind"] == "exact":
         res = fit.maximise(ExactLogLikelihood(t["system"], trace(t["system"], t["trace"])), OTHERS[t["system"]])
         return dict(t, roughness=res.roughness, jitter=res.jitter)
@@ -75,14 +76,17 @@ def task(t: dict) -> dict:
 
 
 def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
-    n = len(rows) // len(OTHERS)
-    lines = [f"## The default fit on {n} traces each of sv and gss", "",
+    n = len(rows) // len(RUNS)
+    lines = [f"## The default fit on {n} traces each of sv and gss (and gss at η = 32)", "",
              f"Flagged: off a quadratic by more than {fit.ROUGHNESS_LIMIT} nats rms on the standard errors' scale; "
              f"`skewed` when a cubic leaves at most {fit.JITTER_LIMIT} (smooth), `not smooth` otherwise.", "",
-             "| system | parameter | within 2 se | standard errors hold | flagged skewed | flagged not smooth | no se |",
-             "|---|---|---|---|---|---|---|"]
-    for system, free in OTHERS.items():
-        rs = [r for r in rows if r["system"] == system]
+             "| system | η | parameter | within 2 se | standard errors hold | flagged skewed | flagged not smooth | "
+             "no se | CPU s per fit: median (largest) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for system, eta in RUNS:
+        free = OTHERS[system]
+        rs = [r for r in rows if r["system"] == system and r["eta"] == eta]
+        cpu = [r["cpu"] for r in rs]
         truth = dict(zip(systems.spec(system).param_names, systems.spec(system).defaults))
         groups = {"hold": [r for r in rs if r["why"] is None],
                   "skewed": [r for r in rs if r["why"] is not None and r["jitter"] <= fit.JITTER_LIMIT],
@@ -93,14 +97,14 @@ def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
             return f"{sum(abs(v) <= 2 for v in z)}/{len(group)}"
 
         for p in free:
-            lines.append(f"| {system} | {p} | {within(rs, p)} | {within(groups['hold'], p)} | "
+            lines.append(f"| {system} | {eta} | {p} | {within(rs, p)} | {within(groups['hold'], p)} | "
                          f"{within(groups['skewed'], p)} | {within(groups['rough'], p)} | "
-                         f"{sum(not r['stderr'][p] > 0 for r in rs)} |")
-    lines += ["", f"The {ROUGHEST} fits of each system furthest off a quadratic, beside the exact likelihood's fit "
-              "of the same trace (nats rms off a quadratic / off a cubic):", "",
+                         f"{sum(not r['stderr'][p] > 0 for r in rs)} | {np.median(cpu):.1f} ({max(cpu):.1f}) |")
+    lines += ["", f"The {ROUGHEST} default fits (η = 16) of each system furthest off a quadratic, beside the exact "
+              "likelihood's fit of the same trace (nats rms off a quadratic / off a cubic):", "",
               "| system | trace | ux | exact |", "|---|---|---|---|"]
     for e in exact:
-        u = next(r for r in rows if r["system"] == e["system"] and r["trace"] == e["trace"])
+        u = next(r for r in rows if r["system"] == e["system"] and r["trace"] == e["trace"] and r["eta"] == 16)
         lines.append(f"| {e['system']} | {e['trace']} | {u['roughness']:.3f} / {u['jitter']:.3f} | "
                      f"{e['roughness']:.3f} / {e['jitter']:.3f} |")
     return lines + [""]
@@ -138,9 +142,9 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.time()
     rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
-    others = runner.execute([{"kind": "ux", "system": s, "trace": i} for s in OTHERS for i in range(args.traces)],
-                            task, workers=2, desc="sv, gss fits")
-    roughest = [r for s in OTHERS for r in sorted((r for r in others if r["system"] == s),
+    others = runner.execute([{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS
+                             for i in range(args.traces)], task, workers=2, desc="sv, gss fits")
+    roughest = [r for s in OTHERS for r in sorted((r for r in others if r["system"] == s and r["eta"] == 16),
                                                    key=lambda r: -r["roughness"])[:ROUGHEST]]
     exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
                            task, workers=2, desc="exact fits")
