@@ -54,6 +54,7 @@ def test_fit_runs_mixture_mode_unless_told(lg_csv, tmp_path, capsys):
     (("--free", "q", "--bounds", "q=a:b"), "--start/--bounds"),
     (("--free", "q", "--system", "nope"), "no system 'nope'"),
     (("--free", "q", "--start", "q=-1"), "start q = -1.0: not positive"),
+    (("--free", "q", "--system", "pendulum"), "pendulum is a joint (vector-state) system; fit takes the scalar ones"),
 ])
 def test_bad_options_are_one_line(lg_csv, capsys, argv, complaint):
     code, _, err = run_cli(capsys, "fit", lg_csv, *argv)

@@ -91,6 +91,7 @@ def test_a_device_of_another_board_is_refused_before_configure(device, lg_csv, c
     (("--engine", "native"), "--engine native: with --port/--board the device computes the log-likelihood"),
     (("--evidence", "density"), "--evidence density: with --port/--board the device computes the log-likelihood"),
     (("--params", "q=-1"), "--params: system 'lg': parameter q = -1.0 is not positive"),
+    (("--system", "pendulum"), "pendulum is a joint (vector-state) system; fit takes the scalar ones"),
 ])
 def test_host_only_options_with_a_device_are_refused_before_it_is_opened(lg_csv, capsys, argv, complaint):
     # The port is closed: each complaint comes before anything tries to open it.

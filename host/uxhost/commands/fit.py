@@ -77,6 +77,7 @@ def run(args) -> int:
     own = from_arguments(args)
     if own is None:
         choose_system(args, trace)
+        scalar_only(args)
         config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
         spec = find_spec(table_specs(), config.system)
     else:  # the function's parameters and prior unless --params / --prior say otherwise
@@ -111,6 +112,7 @@ def run_on_device(args, trace) -> int:
             raise UserError(f"{option} {value}: with --port/--board the device computes the log-likelihood "
                             "(its update evidence)")
     choose_system(args, trace)
+    scalar_only(args)
     if args.system in table_specs():  # checked before the device is opened; one only it has, against its own
         model_config(args, defaults=fit_defaults())
 
@@ -121,6 +123,17 @@ def run_on_device(args, trace) -> int:
         loglik = DeviceLogLikelihood(device, trace, config, qemu, args.board or args.expect_board)
         return fit_and_report(args, trace, loglik.spec, loglik.config,
                               lambda **options: fit.maximise(loglik, **options), on_device=True)
+
+
+def scalar_only(args) -> None:
+    """A joint (vector-state) system is refused by name: a fit runs the scalar filter (uxemu.fit, and CONFIGURE /
+    STEP on a device), not the joint one."""
+    from ..config import table_specs
+    from ..joint import is_joint
+
+    if is_joint(args.system):
+        raise UserError(f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
+                        f"({', '.join(table_specs())}, or a device's own)")
 
 
 def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -> int:
