@@ -19,7 +19,8 @@ def register(sub) -> None:
         description="Estimate the parameters named by --free from a trace CSV: the filter's log p(z | θ) is "
                     "deterministic, so an ordinary optimiser (Nelder-Mead) climbs it; standard errors come "
                     "from its curvature at the optimum. The other parameters stay at --params (default: the "
-                    "trace header's, else the system's defaults).")
+                    "trace header's, else the system's defaults). The filter runs on the host, or with "
+                    "--port/--board on the device, whose own log-likelihood is climbed.")
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
     add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True)
