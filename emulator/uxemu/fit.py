@@ -326,8 +326,8 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
                                 initial_simplex=simplex))
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
-    stderr, roughness, jitter = standard_errors(loglik, best, index, progress=lambda v: history.append((None, v)),
-                                        positive=logscale)
+    stderr, roughness, jitter = standard_errors(loglik, best, index, positive=logscale,
+                                                progress=lambda v: history.append((None, v)))
     return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
                      loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
                      loglik.evidence, len(loglik.trace.z), roughness, jitter, history)
