@@ -60,7 +60,7 @@ def task(t: dict) -> dict:
     if t["kind"] == "ux":
         res = fit.fit(t["system"], trace(t["system"], t["trace"]), OTHERS[t["system"]], eta=t["eta"])
         return dict(t, estimate=res.estimate, stderr=res.stderr, roughness=res.roughness, jitter=res.jitter,
-                    why=res.why_unreliable, cpu=res.seconds)
+                    why=res.why_unreliable, smooth=res.smooth, cpu=res.seconds)
     if t["kind"] == "exact":
         res = fit.maximise(ExactLogLikelihood(t["system"], trace(t["system"], t["trace"])), OTHERS[t["system"]])
         return dict(t, roughness=res.roughness, jitter=res.jitter)
@@ -89,8 +89,8 @@ def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
         cpu = [r["cpu"] for r in rs]
         truth = dict(zip(systems.spec(system).param_names, systems.spec(system).defaults))
         groups = {"hold": [r for r in rs if r["why"] is None],
-                  "skewed": [r for r in rs if r["why"] is not None and r["jitter"] <= fit.JITTER_LIMIT],
-                  "rough": [r for r in rs if r["why"] is not None and not r["jitter"] <= fit.JITTER_LIMIT]}
+                  "skewed": [r for r in rs if r["why"] is not None and r["smooth"]],
+                  "rough": [r for r in rs if r["why"] is not None and not r["smooth"]]}
 
         def within(group, p):
             z = [(r["estimate"][p] - truth[p]) / r["stderr"][p] for r in group]

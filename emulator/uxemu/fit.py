@@ -87,12 +87,17 @@ class FitResult:
         return self.roughness <= ROUGHNESS_LIMIT
 
     @property
+    def smooth(self) -> bool:
+        """log L is smooth on the standard errors' scale: a cubic fits it there (skewed or not)."""
+        return self.jitter <= JITTER_LIMIT
+
+    @property
     def why_unreliable(self) -> str | None:
         """Why the standard errors do not hold (None where they do): log L not smooth on their scale (a larger η
         smooths it), or smooth and skewed (the data's shape: a longer trace makes it more quadratic)."""
         if self.stderr_reliable:
             return None
-        if not self.jitter <= JITTER_LIMIT:
+        if not self.smooth:
             return (f"the log-likelihood is not smooth on the scale of the standard errors ({self.roughness:.2f} nats "
                     f"rms off a quadratic, {self.jitter:.2f} off a cubic; limits {ROUGHNESS_LIMIT}, {JITTER_LIMIT}): "
                     "they do not hold; a larger η smooths it")
@@ -284,9 +289,9 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     base = dict(zip(spec.param_names, spec.param_vector(**(fixed or {}))))
     theta0 = {**base, **(start or {})}
     index = [spec.param_names.index(n) for n in free]
-    for n, i in zip(free, index):
-        if not spec.params[i].admits(theta0[n]):
-            raise ValueError(f"start {n} = {theta0[n]}: not {spec.params[i].domain}")
+    outside = outside_domain(spec, [theta0[n] for n in spec.param_names])  # the fixed ones were checked above
+    if outside:
+        raise ValueError(f"start {outside}")
     logscale = [spec.params[i].domain == "positive" for i in index]
     history = []
     t0 = time.process_time()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from uxemu.filter import sum_in_order
 from uxemu.fit import Evaluated
 
 from .streaming import configure_device, greet, step_row
@@ -41,8 +42,6 @@ class DeviceLogLikelihood(Evaluated):
         except DeviceError as exc:  # the firmware refuses these parameters: no likelihood there
             self.refusal = str(exc)
             return -math.inf
-        total = 0.0
         kept = f"the fit stopped at its filter run {self.calls}"
-        for i in range(len(self.trace)):  # in step order, as the C filter sums it (a fallback step's is −∞)
-            total += float(step_row(self.device, self.trace, i, self.qemu, kept).log_evidence)
-        return total
+        return sum_in_order(step_row(self.device, self.trace, i, self.qemu, kept).log_evidence  # a fallback's: −∞
+                            for i in range(len(self.trace)))

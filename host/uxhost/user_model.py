@@ -31,14 +31,15 @@ def load_function(text: str):
         raise UserError(f"--model: {path} is not a Python file (expected FILE.py:FUNCTION)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # as an import would: dataclasses and pickle look their module up there
-    sys.path.insert(0, str(path.parent.resolve()))
+    directory = str(path.parent.resolve())
+    sys.path.insert(0, directory)
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # the user's code: any failure is theirs to read, at their line
         del sys.modules[spec.name]
         raise UserError(f"--model: running {path} failed at {_where(exc, path)}: {type(exc).__name__}: {exc}") from None
     finally:
-        sys.path.remove(str(path.parent.resolve()))
+        sys.path.remove(directory)
     function = getattr(module, name, None)
     if not callable(function):
         defined = sorted(n for n, v in vars(module).items()

@@ -192,7 +192,7 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
           f"{result.seconds:.1f} s CPU{f', {elapsed:.1f} s elapsed' if on_device else ''}; {state}")
     if not result.stderr_reliable:
-        smoother = result.jitter > fit.JITTER_LIMIT and mode != fit.DEFAULT_MODE
+        smoother = not result.smooth and mode != fit.DEFAULT_MODE
         print(f"  warning: {result.why_unreliable}" + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else ""))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
