@@ -7,32 +7,28 @@ from __future__ import annotations
 import math
 
 from uxemu import kalman, systems
+from uxemu.fit import Evaluated
 
 from .baselines.grid import grid_filter
 
 GRID_POINTS = 601
 
 
-class ExactLogLikelihood:
+class ExactLogLikelihood(Evaluated):
     evidence = "exact"
+    source = "the exact filter"
 
     def __init__(self, system, trace):
         self.spec = systems.spec(system)
         self.trace = trace
         self.engine = "kalman" if self.spec.name == "lg" else f"grid {GRID_POINTS}"
-        self.calls = 0
 
-    def __call__(self, params) -> float:
-        params = tuple(float(v) for v in params)
-        self.calls += 1
-        if not all(p.admits(v) for p, v in zip(self.spec.params, params)):
-            return -math.inf
+    def _value(self, params) -> float:
         model = systems.from_param_vector(self.spec.id, params)
         try:
             if self.spec.name == "lg":
-                value = kalman.for_model(model, self.trace.z).log_likelihood
-            else:
-                value = grid_filter(model, self.trace, n_points=GRID_POINTS).log_likelihood
-        except (ValueError, ArithmeticError):
+                return float(kalman.for_model(model, self.trace.z).log_likelihood)
+            return float(grid_filter(model, self.trace, n_points=GRID_POINTS).log_likelihood)
+        except (ValueError, ArithmeticError) as exc:
+            self.refusal = str(exc)
             return -math.inf
-        return float(value) if math.isfinite(value) else -math.inf
