@@ -17,12 +17,16 @@ unbiased and normal and the standard errors right; the binomial sd at 200 traces
 std of z = (estimate − simulated) / se, and the spread of the estimates over the traces against the median
 standard error (1 if the standard errors are right).
 
-Then the default fit on 200 traces each of sv and gss (and gss at η = 32), whose exact likelihood (a grid
-filter) costs about a minute a fit: coverage of the fits whose standard errors hold and of those flagged (`FitResult.why_unreliable`:
-smooth but skewed, or not smooth), and, for the four fits furthest off a quadratic on each, the exact
-likelihood's own fit: how far off a quadratic it is there (the skew is the trace's when it is as far).
+Beside each fit's ± 2 se, its profile-likelihood interval (`uxemu.profile`: where log L, maximised over the
+other parameter, falls by 2 nats; the same 95.4 % on a quadratic log L), on the same traces.
 
-    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]   (~17 min at 200)
+Then the default fit on 200 traces each of sv, gss and cubic (and gss at η = 32), whose exact likelihood (a
+grid filter) costs about a minute a fit: coverage of the fits whose standard errors hold and of those flagged
+(`FitResult.why_unreliable`: smooth but skewed, or not smooth), by ± 2 se and by the profile interval, and,
+for the four fits furthest off a quadratic on sv and gss, the exact likelihood's own fit: how far off a
+quadratic it is there (the skew is the trace's when it is as far).
+
+    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]   (~70 min at 200)
 """
 from __future__ import annotations
 
@@ -41,11 +45,12 @@ sys.path.insert(0, str(HERE))
 
 from uxbench import runner  # noqa: E402
 from uxbench.exact_loglik import ExactLogLikelihood  # noqa: E402
-from uxemu import fit, kalman, systems, traces  # noqa: E402
+from uxemu import fit, kalman, profile, systems, traces  # noqa: E402
 
 SYSTEM, FREE = "lg", ("q", "r")
-OTHERS = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n")}
-RUNS = (("sv", 16), ("gss", 16), ("gss", 32))  # (system, η): the default fit, and gss again at twice its η
+OTHERS = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n"), "cubic": ("c", "sigma_v")}
+RUNS = (("sv", 16), ("gss", 16), ("gss", 32), ("cubic", 16))  # (system, η): the default fit; gss at twice its η
+SKEW_CHECKED = ("sv", "gss")  # the systems whose roughest fits are refitted on the exact likelihood
 STEPS = 500
 SEED = 2031  # other traces than evidence.py's
 ESTIMATORS = ("ux", "exact, our standard errors", "exact, central differences")
@@ -56,51 +61,62 @@ def trace(system: str, i: int):
     return traces.simulate_many(systems.get(system), i + 1, STEPS, SEED)[i]
 
 
+def fit_and_profile(loglik, free) -> tuple[fit.FitResult, dict, float]:
+    """The fit, its profile intervals, and the CPU seconds those took beyond the fit's."""
+    res = fit.maximise(loglik, free)
+    t0 = time.process_time()
+    return res, profile.intervals(loglik, res), time.process_time() - t0
+
+
 def task(t: dict) -> dict:
     if t["kind"] == "ux":
-        res = fit.fit(t["system"], trace(t["system"], t["trace"]), OTHERS[t["system"]], eta=t["eta"])
+        res, interval, cpu = fit_and_profile(fit.LogLikelihood(t["system"], trace(t["system"], t["trace"]), t["eta"]),
+                                             OTHERS[t["system"]])
         return dict(t, estimate=res.estimate, stderr=res.stderr, roughness=res.roughness, jitter=res.jitter,
-                    why=res.why_unreliable, smooth=res.smooth, cpu=res.seconds)
+                    why=res.why_unreliable, smooth=res.smooth, cpu=res.seconds, interval=interval, profile_cpu=cpu)
     if t["kind"] == "exact":
         res = fit.maximise(ExactLogLikelihood(t["system"], trace(t["system"], t["trace"])), OTHERS[t["system"]])
         return dict(t, roughness=res.roughness, jitter=res.jitter)
     spec = systems.spec(SYSTEM)
     tr = trace(SYSTEM, t["trace"])
-    ux = fit.fit(SYSTEM, tr, FREE)
-    ours = fit.maximise(ExactLogLikelihood(SYSTEM, tr), FREE)
+    ux, ux_interval, _ = fit_and_profile(fit.LogLikelihood(SYSTEM, tr), FREE)
+    ours, interval, _ = fit_and_profile(ExactLogLikelihood(SYSTEM, tr), FREE)
     a = spec.defaults[spec.param_names.index("a")]
     best, se = kalman.fit_noises(tr.z, a, *spec.prior[1:])
-    return {"ux": (ux.estimate, ux.stderr, ux.roughness),
-            "exact, our standard errors": (ours.estimate, ours.stderr, ours.roughness),
-            "exact, central differences": (dict(zip(FREE, best)), dict(zip(FREE, se)), float("nan"))}
+    return {"ux": (ux.estimate, ux.stderr, ux.roughness, ux_interval),
+            "exact, our standard errors": (ours.estimate, ours.stderr, ours.roughness, interval),
+            "exact, central differences": (dict(zip(FREE, best)), dict(zip(FREE, se)), float("nan"), None)}
 
 
 def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
     n = len(rows) // len(RUNS)
-    lines = [f"## The default fit on {n} traces each of sv and gss (and gss at η = 32)", "",
+    lines = [f"## The default fit on {n} traces each of sv, gss and cubic (and gss at η = 32)", "",
              f"Flagged: off a quadratic by more than {fit.ROUGHNESS_LIMIT} nats rms on the standard errors' scale; "
-             f"`skewed` when a cubic leaves at most {fit.JITTER_LIMIT} (smooth), `not smooth` otherwise.", "",
-             "| system | η | parameter | within 2 se | standard errors hold | flagged skewed | flagged not smooth | "
-             "no se | CPU s per fit: median (largest) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             f"`skewed` when a cubic leaves at most {fit.JITTER_LIMIT} (smooth), `not smooth` otherwise. Each cell: "
+             "within ± 2 se / inside the profile interval (a fit without a standard error is not within ± 2 se).", "",
+             "| system | η | parameter | all | standard errors hold | flagged skewed | flagged not smooth | "
+             "no se | CPU s per fit: median (largest) | profile's CPU s: median (largest) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for system, eta in RUNS:
         free = OTHERS[system]
         rs = [r for r in rows if r["system"] == system and r["eta"] == eta]
-        cpu = [r["cpu"] for r in rs]
+        cpu, extra = [r["cpu"] for r in rs], [r["profile_cpu"] for r in rs]
         truth = dict(zip(systems.spec(system).param_names, systems.spec(system).defaults))
         groups = {"hold": [r for r in rs if r["why"] is None],
                   "skewed": [r for r in rs if r["why"] is not None and r["smooth"]],
                   "rough": [r for r in rs if r["why"] is not None and not r["smooth"]]}
 
-        def within(group, p):
-            z = [(r["estimate"][p] - truth[p]) / r["stderr"][p] for r in group]
-            return f"{sum(abs(v) <= 2 for v in z)}/{len(group)}"
+        def covered(group, p):
+            wald = sum(abs(r["estimate"][p] - truth[p]) <= 2 * r["stderr"][p] for r in group)
+            inside = sum(r["interval"][p][0] <= truth[p] <= r["interval"][p][1] for r in group)
+            return f"{wald} / {inside} of {len(group)}"
 
         for p in free:
-            lines.append(f"| {system} | {eta} | {p} | {within(rs, p)} | {within(groups['hold'], p)} | "
-                         f"{within(groups['skewed'], p)} | {within(groups['rough'], p)} | "
-                         f"{sum(not r['stderr'][p] > 0 for r in rs)} | {np.median(cpu):.1f} ({max(cpu):.1f}) |")
-    lines += ["", f"The {ROUGHEST} default fits (η = 16) of each system furthest off a quadratic, beside the exact "
+            lines.append(f"| {system} | {eta} | {p} | {covered(rs, p)} | {covered(groups['hold'], p)} | "
+                         f"{covered(groups['skewed'], p)} | {covered(groups['rough'], p)} | "
+                         f"{sum(not r['stderr'][p] > 0 for r in rs)} | {np.median(cpu):.1f} ({max(cpu):.1f}) | "
+                         f"{np.median(extra):.1f} ({max(extra):.1f}) |")
+    lines += ["", f"The {ROUGHEST} default fits (η = 16) of sv and gss furthest off a quadratic, beside the exact "
               "likelihood's fit of the same trace (nats rms off a quadratic / off a cubic):", "",
               "| system | trace | ux | exact |", "|---|---|---|---|"]
     for e in exact:
@@ -113,17 +129,21 @@ def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
 def report(rows: list[dict], meta: str) -> str:
     truth = dict(zip(systems.spec(SYSTEM).param_names, systems.spec(SYSTEM).defaults))
     lines = [f"# Standard errors: coverage on {len(rows)} traces of lg", "", meta, "", __doc__.split("\n\n")[1].replace("\n", " "),
-             "", "| estimator | parameter | within 2 se | mean z | std z | sd of estimates / median se | no se |",
-             "|---|---|---|---|---|---|---|"]
+             "", "| estimator | parameter | within 2 se | inside the profile interval | mean z | std z | "
+             "sd of estimates / median se | no se |",
+             "|---|---|---|---|---|---|---|---|"]
     for name in ESTIMATORS:
         for p in FREE:
             est = np.array([r[name][0][p] for r in rows])
             se = np.array([r[name][1][p] for r in rows])
             z = (est - truth[p]) / se
             ok = np.isfinite(z)
+            intervals = [r[name][3] for r in rows]
+            inside = ("—" if intervals[0] is None else
+                      f"{sum(lo <= truth[p] <= hi for lo, hi in (i[p] for i in intervals))}/{len(rows)}")
             lines.append(f"| {name} | {p} | {int((np.abs(z[ok]) <= 2).sum())}/{z.size} "
-                         f"({100 * (np.abs(z[ok]) <= 2).sum() / z.size:.1f} %) | {z[ok].mean():+.2f} | {z[ok].std():.2f} | "
-                         f"{est.std() / np.median(se[ok]):.2f} | {z.size - ok.sum()} |")
+                         f"({100 * (np.abs(z[ok]) <= 2).sum() / z.size:.1f} %) | {inside} | {z[ok].mean():+.2f} | "
+                         f"{z[ok].std():.2f} | {est.std() / np.median(se[ok]):.2f} | {z.size - ok.sum()} |")
     ux_vs = [abs(r["ux"][0][p] - r["exact, central differences"][0][p]) / r["exact, central differences"][1][p]
              for r in rows for p in FREE]
     ratio = [r["exact, our standard errors"][1][p] / r["exact, central differences"][1][p] for r in rows for p in FREE]
@@ -144,7 +164,7 @@ def main() -> None:
     rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
     others = runner.execute([{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS
                              for i in range(args.traces)], task, workers=2, desc="sv, gss fits")
-    roughest = [r for s in OTHERS for r in sorted((r for r in others if r["system"] == s and r["eta"] == 16),
+    roughest = [r for s in SKEW_CHECKED for r in sorted((r for r in others if r["system"] == s and r["eta"] == 16),
                                                    key=lambda r: -r["roughness"])[:ROUGHEST]]
     exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
                            task, workers=2, desc="exact fits")

@@ -80,6 +80,9 @@ class FitResult:
     roughness: float = math.nan  # rms residual (nats) of the quadratic the standard errors are read from
     jitter: float = math.nan  # rms residual (nats) of a cubic over the same values: what is not smooth
     history: list = field(default_factory=list, repr=False)  # (θ_free, log-likelihood) per evaluation
+    # Profile-likelihood intervals (uxemu.profile: where log L, maximised over the other free parameters, falls
+    # by 2 nats, a quadratic's ± 2 se), by name: (low, high); empty unless the fit was asked for them.
+    interval: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def stderr_reliable(self) -> bool:
@@ -229,8 +232,8 @@ class LogLikelihood(Evaluated):
                          else systems.from_param_vector(self.spec.id, params))
                 run = run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
             return float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
-        except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
-            self.refusal = str(exc)
+        except (ValueError, ArithmeticError, RuntimeError) as exc:  # a transition that overflows, a parameter
+            self.refusal = str(exc)  # refused (the C core's UX_ERR_ARG is a NativeError, a RuntimeError)
             return -math.inf
 
 
@@ -251,7 +254,7 @@ def _prior_tuple(law):
 
 def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
         eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel", prior=None, engine: str = "auto",
-        progress=None, max_evaluations: int = 400, evidence: str = "update") -> FitResult:
+        progress=None, max_evaluations: int = 400, evidence: str = "update", profile: bool = False) -> FitResult:
     """Maximum-likelihood estimate of the parameters named in `free` for `system` on `trace`.
 
     `system`: a table system's name or id, or a model of your own — a function of keyword parameters with
@@ -260,16 +263,17 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     `fixed` / `start`: values by name for the parameters held fixed / where the search starts (default:
     the table's, or the function's, defaults for both). `bounds`: {name: (low, high)} limits of the search
     (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
-    every filter run. `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE).
+    every filter run. `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE). `profile`: also
+    the profile-likelihood intervals (FitResult.interval; some ten times the fit's filter runs, uxemu.profile).
     """
     if callable(system) and not isinstance(system, ModelFamily):
         system = ModelFamily(system, positive=[n for n, (lo, _) in (bounds or {}).items() if lo == 0])
     loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
-    return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations)
+    return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations, profile)
 
 
 def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
-             progress=None, max_evaluations: int = 400) -> FitResult:
+             progress=None, max_evaluations: int = 400, profile: bool = False) -> FitResult:
     """`fit` over any log-likelihood: `loglik(params)` of the full parameter vector, with the attributes
     `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has, and optionally
     `refusal` (benchmarks pass the grid or Kalman filter's exact one, to compare estimates and standard
@@ -302,12 +306,15 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
             v[i] = math.exp(u[j]) if logscale[j] else float(u[j])
         return v
 
+    def record(theta, value):
+        history.append((theta, value))
+        if progress is not None:
+            progress(len(history), value)
+
     def objective(u):
         v = vector(u)
         value = loglik(v)
-        history.append((tuple(v[i] for i in index), value))
-        if progress is not None:
-            progress(len(history), value)
+        record(tuple(v[i] for i in index), value)
         if len(history) == 1 and not math.isfinite(value):  # the start: no slope to climb from −∞
             why = getattr(loglik, "refusal", None) or "outside the parameters' domain, or the filter failed"
             raise ValueError(f"no log-likelihood at the start {dict(zip(free, map(float, history[0][0])))}: {why}")
@@ -332,10 +339,16 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
     stderr, roughness, jitter = standard_errors(loglik, best, index, positive=logscale,
-                                                progress=lambda v: history.append((None, v)))
-    return FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
-                     loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
-                     loglik.evidence, len(loglik.trace.z), roughness, jitter, history)
+                                                progress=lambda v: record(None, v))
+    result = FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
+                       loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
+                       loglik.evidence, len(loglik.trace.z), roughness, jitter, history)
+    if profile:
+        from . import profile as profiles
+
+        result.interval = profiles.intervals(loglik, result, bounds, progress=lambda v: record(None, v))
+        result.evaluations, result.seconds = loglik.calls, time.process_time() - t0
+    return result
 
 
 def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[list[float], float, float]:
@@ -358,6 +371,8 @@ def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[
     best = np.asarray(best, dtype=np.float64)
     positive = [False] * len(index) if positive is None else list(positive)
     f0 = loglik(best)
+    if progress is not None:
+        progress(f0)
     steps, held = [], []
     for j, i in enumerate(index):
         cap = 0.5 * best[i] if positive[j] else math.inf

@@ -49,8 +49,11 @@ class NativeError(RuntimeError):
     """A status code < 0 from the C core."""
 
     def __init__(self, status: int, what: str):
-        self.status = status
+        self.status, self.what = status, what
         super().__init__(f"{what}: {_ERROR_NAMES.get(status, status)}")
+
+    def __reduce__(self):  # raised in a worker process, it crosses to the parent whole
+        return type(self), (self.status, self.what)
 
 
 class NativeDependencyError(NativeError, ValueError):

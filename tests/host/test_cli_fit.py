@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from uxemu import Trace, kalman, systems
+from uxemu import Trace, fit, kalman, systems
 from uxhost.cli import main
 
 from cli_run import run_cli
@@ -112,3 +112,34 @@ def test_mixture_mode_fits_gss_smoothly_at_eta_4(tmp_path, capsys):
     assert result["mode"] == "mixture" and result["stderr_reliable"] and result["roughness"] < 0.1
     for name, truth in (("sigma_v", 3.0), ("sigma_n", 1.0)):
         assert abs(result["estimate"][name] - truth) <= 2 * result["stderr"][name], (name, result)
+
+
+def test_profile_intervals_are_printed_and_written(lg_csv, tmp_path, capsys):
+    # The library's intervals (tests/emulator/test_profile.py: the Kalman likelihood's profile), bit for bit.
+    # On this trace q's log L is skewed: the simulated 0.3 is 2.2 standard errors above the estimate, and
+    # inside its profile interval [0.158, 0.309] (the exact one: [0.157, 0.309]).
+    out = tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--profile", "--json", out)
+    assert code == 0, err
+    library = fit.fit("lg", Trace.from_csv(lg_csv), ["q", "r"], profile=True)  # the CLI starts at the defaults too
+    result = json.loads(out.read_text())
+    assert result["interval"] == {n: list(v) for n, v in library.interval.items()}
+    assert "profile interval" in stdout and stdout.count("inside the interval") == 2 and "(-2.2 se)" in stdout
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out)
+    assert json.loads(out.read_text())["interval"] == {} and "profile interval" not in stdout
+
+
+def test_a_skewed_fit_points_to_the_profile(tmp_path, capsys):
+    # The README's sv trace whose log L is smooth but skewed: the warning says --profile follows its two
+    # sides, and with --profile φ's interval reaches further below the estimate than above it.
+    assert main(["simulate", "--system", "sv", "--steps", "500", "--seed", "2031", "--traces", "74",
+                 "-o", str(tmp_path / "sv.csv")]) == 0
+    trace = tmp_path / "sv-073.csv"
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "phi,sigma_eta")
+    assert "smooth but skewed" in stdout and "--profile gives intervals that follow them" in stdout
+    out = tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "phi,sigma_eta", "--profile", "--json", out)
+    result = json.loads(out.read_text())
+    low, high = result["interval"]["phi"]
+    assert result["estimate"]["phi"] - low > 2 * (high - result["estimate"]["phi"])
+    assert "--profile gives" not in stdout
