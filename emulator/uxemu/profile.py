@@ -10,7 +10,7 @@ other free parameters (some twenty filter runs each; one where a single paramete
 Positive parameters are searched on a log scale, as the fit searches them. Each side starts a quadratic's
 level standard errors out (a tenth of the estimate, or of 1, where there is none) and doubles its step until
 the profile has fallen; one that has not fallen at the search's bound, or 2¹⁰ times that first step out
-(e^102 times the estimate up, a positive parameter without a standard error; down, 2⁻⁵² times it at most),
+(e^102 times the estimate up, a positive parameter without a standard error; down, 2⁻²⁰ times it at most),
 ends there: at the bound, at 0, or at ±∞.
 """
 from __future__ import annotations
@@ -26,9 +26,11 @@ LEVEL = 2.0
 # above the reductions' small-scale jitter (±0.005 nats, fit.py).
 TOLERANCE = 0.02
 WIDEST = 10  # a side is searched out to 2^WIDEST times its first step
-# A positive parameter's lower side is searched down to this fraction of its estimate (a double's resolution
-# relative to it): no trace tells a smaller value from 0, and a side not fallen there ends at 0.
-LOWEST = 2.0 ** -52
+# A positive parameter's lower side is searched down to this fraction of its estimate, a side not fallen there
+# ending at 0: a millionth of it is 0 for any interval's purpose, and the search stays above where the filter's
+# posterior collapses to the rounding of its atoms (docs/contract.md: cubic's σ_v below 1e-14, where its log L
+# is not the filter's any more — 300 nats above at 1e-30).
+LOWEST = 2.0 ** -20
 
 
 def intervals(loglik, result, bounds: dict | None = None, level: float = LEVEL, progress=None) -> dict:

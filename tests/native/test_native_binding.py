@@ -1,4 +1,6 @@
 """The ctypes binding itself: how it finds the library and what it says when the library is missing."""
+import pickle
+
 import pytest
 
 from uxemu import native
@@ -23,6 +25,10 @@ def test_status_codes_become_exceptions(nat):
         nat.gaussian(0.0, -1.0)
     with pytest.raises(native.NativeError, match="UX_ERR_ARG"):
         nat.gaussian(0.0, 1.0, eta=12)
+    # Raised in a benchmark's worker process, an error crosses to the parent whole (it broke the pool).
+    for error in (native.NativeError(-1, "ux_filter_predict"), native.NativeDomainError(-2, "ux_gaussian")):
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error) and str(copy) == str(error) and copy.status == error.status
     with pytest.raises(ValueError, match="system 9"):
         nat.model(9)
 
