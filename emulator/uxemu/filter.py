@@ -29,6 +29,12 @@ DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
 REFOCUS_FLOOR = 2.0 ** -40
 REFOCUS_ROUNDS = 4
 REGION_NODES = 32
+# The trapezoid resolves the numerator (ux/filter.h UX_NODE_RESOLUTION, UX_COMPONENT_SPAN) only where the node
+# spacing is at least NODE_RESOLUTION ε of the region's largest |t| and a mixture's widest component spans at
+# least COMPONENT_SPAN of it; elsewhere log Z is the update's evidence.
+NODE_RESOLUTION = 1024
+COMPONENT_SPAN = 0.5
+EPS = float(np.finfo(np.float64).eps)
 
 
 def density_nodes(lo: float, hi: float):
@@ -145,8 +151,12 @@ class FilterDensity:
         """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the quadrature's region (default:
         `narrowed_region`) and its trapezoid integral, as the C core computes them: (nodes t_k = t_0 + k·h,
         values exp(u_k − max u), log Z, h), the trapezoid terms (½ at the ends) summed in node order; None
-        when the numerator vanishes or overflows at every node or log Z is not finite."""
-        t, h, u = self.node_log_numerator(*(region if region is not None else narrowed_region(self)))
+        when the numerator vanishes or overflows at every node, log Z is not finite or the nodes do not resolve
+        the numerator (`resolves`)."""
+        region = region if region is not None else narrowed_region(self)
+        if region is None or not self.resolves(*region):
+            return None
+        t, h, u = self.node_log_numerator(*region)
         top = float(u.max())
         if not math.isfinite(top):
             return None
@@ -156,6 +166,14 @@ class FilterDensity:
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             out = top + float(np.log(np.cumsum(terms)[-1] * h))
         return (t, e, out, h) if math.isfinite(out) else None
+
+    def resolves(self, lo: float, hi: float) -> bool:
+        """Whether the trapezoid on the region's nodes resolves the numerator (ux/filter.c resolves): nodes
+        apart far beyond rounding, and a mixture's widest component at least COMPONENT_SPAN of their spacing."""
+        h = density_nodes(lo, hi)[1]
+        if not h >= NODE_RESOLUTION * EPS * max(abs(lo), abs(hi)):
+            return False
+        return self.form != "mixture" or float(self.components[2].max()) >= COMPONENT_SPAN * h
 
     @cached_property
     def log_norm(self) -> float:
@@ -303,7 +321,7 @@ class BayesLaplaceFilter:
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
         region = narrowed_region(self.density)
-        q = self.density.quadrature(region)
+        q = None if region is None else self.density.quadrature(region)
         if q is None:
             return False
         t, e, log_z, h = q
@@ -390,9 +408,12 @@ def narrowed_region(density) -> tuple[float, float]:
     """The region of the density's quadrature (docs/semantics.md, "Filter density"; a mixture-mode or
     refocused update's region, "Filter"): from the density's support, narrowed to the bracket of its own
     nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
-    REFOCUS_ROUNDS times (ux/filter.c quadrature)."""
+    REFOCUS_ROUNDS times (ux/filter.c quadrature). None when the nodes of some round's region do not resolve
+    the numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
     lo, hi = density.support()
     for _ in range(REFOCUS_ROUNDS):
+        if not density.resolves(lo, hi):
+            return None
         t, _, u = density.node_log_numerator(lo, hi)
         found = _bracket(t, u, lo, hi)
         if found is None or found.kept >= REGION_NODES or found.region == (lo, hi):

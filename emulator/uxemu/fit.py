@@ -232,8 +232,8 @@ class LogLikelihood(Evaluated):
                          else systems.from_param_vector(self.spec.id, params))
                 run = run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
             return float(run.log_likelihood) if self.evidence == "update" else sum_in_order(run.density_log_evidence)
-        except (ValueError, ArithmeticError, RuntimeError) as exc:  # a transition that overflows, a parameter
-            self.refusal = str(exc)  # refused (the C core's UX_ERR_ARG is a NativeError, a RuntimeError)
+        except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
+            self.refusal = str(exc)
             return -math.inf
 
 

@@ -27,9 +27,8 @@ LEVEL = 2.0
 TOLERANCE = 0.02
 WIDEST = 10  # a side is searched out to 2^WIDEST times its first step
 # A positive parameter's lower side is searched down to this fraction of its estimate, a side not fallen there
-# ending at 0: a millionth of it is 0 for any interval's purpose, and the search stays above where the filter's
-# posterior collapses to the rounding of its atoms (docs/contract.md: cubic's σ_v below 1e-14, where its log L
-# is not the filter's any more — 300 nats above at 1e-30).
+# ending at 0: a millionth of it is 0 for any interval's purpose, and each doubling further costs a search of
+# the other parameters.
 LOWEST = 2.0 ** -20
 
 

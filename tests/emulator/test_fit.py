@@ -73,16 +73,6 @@ def test_out_of_domain_parameters_have_no_likelihood_and_bad_names_are_refused(l
             fit.fit("lg", lg_trace, ["q"], eta=eta)
 
 
-def test_a_run_the_c_core_refuses_is_minus_infinity_with_its_reason():
-    # cubic's σ_v at 4e-144 (a profile's search out on a log scale reached it): the C core answers UX_ERR_ARG,
-    # which crashed the fit; it is a value without a likelihood, as the reference engine's refusals are.
-    spec = systems.spec("cubic")
-    trace = traces.simulate_many(systems.get("cubic"), 1, 20, 3)[0]
-    L = fit.LogLikelihood("cubic", trace, eta=8, engine="native")
-    assert math.isfinite(L(spec.param_vector(sigma_v=0.05)))
-    assert L(spec.param_vector(sigma_v=4e-144)) == -math.inf and "UX_ERR_ARG" in L.refusal
-
-
 def _quadratic(centre, information):
     centre, information = np.asarray(centre, float), np.asarray(information, float)
 

@@ -5,6 +5,7 @@ import ctypes as C
 import numpy as np
 import pytest
 
+import uxemu as ux
 from uxemu import systems
 from uxemu.filter import BayesLaplaceFilter
 from uxemu.traces import simulate
@@ -118,3 +119,35 @@ def test_refocused_first_density_matches_reference(nat, mode):
     # It integrates to 1 (trapezoid on a fine grid over ±8 around the posterior).
     grid = np.linspace(tr.z[0] - 8.0, tr.z[0] + 8.0, 4001)
     assert abs(np.trapezoid(c.pdf(grid), grid) - 1.0) < 1e-4
+
+
+@pytest.mark.parametrize("mode", ["refined", "mixture"])
+@pytest.mark.parametrize("sid", TWIN_IDS)
+def test_an_unresolved_quadrature_falls_back_as_the_reference_does(nat, sid, mode):
+    # A process noise of 1e-6 (tests/emulator/test_filter_density.py): the C core's every step's evidence,
+    # update and density, bit for bit the reference's — the steps whose nodes do not resolve the numerator
+    # among them (ux/filter.c resolves, FilterDensity.resolves).
+    spec = systems.spec(sid)
+    noise = next(p.name for p in spec.params if p.name in ("q", "sigma_eta", "sigma_v", "sigma"))
+    params = spec.param_vector(**{noise: 1e-6})
+    tr = ux.traces.simulate_many(systems.get(sid), 1, 30, 2031)[0]
+    ref = ux.run_filter(systems.from_param_vector(sid, params), tr, 8, mode)
+    got = nat.run_filter(sid, tr.k, tr.u, tr.z, 8, mode, params=params, atoms=False, density_evidence=True)
+    np.testing.assert_array_equal(got.log_evidence, ref.log_evidence)
+    np.testing.assert_array_equal(got.density_log_evidence, ref.density_log_evidence)
+
+
+def test_a_posterior_collapsed_to_rounding_keeps_the_filters_log_likelihood(nat):
+    # cubic in mixture mode at σ_v → 0: by step ~290 of this trace the posterior's spread is a few ulps of its
+    # mean and the nodes stand no further apart than rounding; its log L rose by 19.6 nats at σ_v = 1e-16 and
+    # 29.2 at 1e-20 (a +1,700 at 1e-144), where now those steps keep the update's own (flat within 0.01).
+    sid = systems.spec("cubic").id
+    tr = ux.traces.simulate_many(systems.get("cubic"), 1, 500, 2031)[0]
+
+    def log_l(sigma_v):
+        params = systems.spec("cubic").param_vector(sigma_v=sigma_v)
+        return nat.run_filter(sid, tr.k, tr.u, tr.z, 16, "mixture", params=params, atoms=False).log_likelihood
+
+    flat = log_l(1e-12)
+    for sigma_v in (1e-15, 1e-16, 1e-20, 1e-144):
+        assert abs(log_l(sigma_v) - flat) < 0.01, sigma_v

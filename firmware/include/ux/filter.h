@@ -60,6 +60,15 @@ typedef struct {
 #define UX_REFOCUS_ROUNDS 4
 #define UX_REGION_NODES 32
 
+/* The trapezoid resolves the numerator (docs/semantics.md, "Filter density") only where the node spacing h is
+ * at least UX_NODE_RESOLUTION ε of the region's largest |t| (the nodes stand apart far beyond rounding: a
+ * posterior collapsed onto its atoms' rounding has h of about ε|t|) and a mixture's widest component spans at
+ * least UX_COMPONENT_SPAN h (a process noise far below the predictive's spread makes spikes between the
+ * nodes). Elsewhere log Z is the update's evidence and a mixture-mode update keeps its own posterior. Every
+ * filter run of the systems at their defaults has h above 10^12 ε|t| and its widest component above 2 h. */
+#define UX_NODE_RESOLUTION 1024
+#define UX_COMPONENT_SPAN UX_R(0.5)
+
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {
     UX_DENSITY_BINS = 0,    /* the posterior value's TTR-binned density (ux_pdf) */

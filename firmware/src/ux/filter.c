@@ -714,12 +714,30 @@ static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *e
     return to_relative(e, UX_DENSITY_NODES);
 }
 
+/* Whether the trapezoid on the nodes lo + k·h resolves the density's numerator (UX_NODE_RESOLUTION,
+ * UX_COMPONENT_SPAN). */
+static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
+{
+    ux_real largest = UX_FABS(lo) > UX_FABS(hi) ? UX_FABS(lo) : UX_FABS(hi);
+    if (!(h >= (ux_real)UX_NODE_RESOLUTION * UX_EPS * largest))
+        return 0;
+    if (f->density == UX_DENSITY_MIXTURE) {
+        const ux_real *s = area(f, A_S);
+        ux_real widest = s[0];
+        size_t i;
+        for (i = 1; i < f->dens_count; ++i)
+            widest = s[i] > widest ? s[i] : widest;
+        return widest >= UX_COMPONENT_SPAN * h;
+    }
+    return 1;
+}
+
 /* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
  * narrowed to its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket
  * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
  * log-likelihoods), [*lo, *hi] the region, *h its node spacing. Returns log Z, the trapezoid sum of the e_k
- * in node order; not finite when the numerator vanishes or overflows at every node or Z is not finite, NaN
- * should the likelihood fail. The nodes are stored, so each is evaluated once: the filter's workspace holds
+ * in node order; not finite when the numerator vanishes or overflows at every node, Z is not finite or the
+ * nodes of some round do not resolve the numerator (resolves: −∞), NaN should the likelihood fail. The nodes are stored, so each is evaluated once: the filter's workspace holds
  * them beside the likelihood's scratch (ux_filter_workspace_bytes). */
 static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
                           ux_real *hi, ux_real *h)
@@ -731,6 +749,8 @@ static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux
         size_t first = 0, last = 0, kept;
         ux_real mass, nlo, nhi;
         *h = (*hi - *lo) / (ux_real)UX_DENSITY_INTERVALS;
+        if (!resolves(f, *lo, *hi, *h)) /* every round's: a narrowing that zooms onto one spike misses the rest */
+            return -UX_INF;
         top = weigh_nodes(f, *lo, *h, ell, e, rest);
         if (!ux_finite(top))
             return top;
@@ -750,7 +770,8 @@ static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux
 }
 
 /* log Z of the density ("Filter density"): the quadrature's; 0 without a likelihood factor (the base law is
- * its own density); the update's evidence should the numerator vanish or overflow at every node. */
+ * its own density); the update's evidence should the numerator vanish or overflow at every node, or the
+ * nodes not resolve it. */
 static ux_real density_log_norm(const ux_filter *f)
 {
     ux_workspace rest;
@@ -766,8 +787,8 @@ static ux_real density_log_norm(const ux_filter *f)
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
  * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
  * variance; its region becomes the density's support and its log Z the step's evidence, written to
- * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, or Z is not finite, the
- * update's own posterior and evidence stay (returns 0). */
+ * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, Z is not finite or the
+ * nodes do not resolve the numerator, the update's own posterior and evidence stay (returns 0). */
 static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
