@@ -48,6 +48,17 @@ def test_a_device_in_double_precision_gives_the_host_fit_bit_for_bit(device, lg_
     assert len(configures) == result["evaluations"] + 1  # the up-front check, then one per filter run
 
 
+def test_a_devices_profile_interval_is_the_hosts(device, lg_csv, tmp_path, capsys):
+    # The profile's runs go to the device as the fit's do: the same numbers, the same interval, bit for bit.
+    out, host = tmp_path / "device.json", tmp_path / "host.json"
+    assert main(["fit", str(lg_csv), *map(str, FIT), "--engine", "native", "--profile", "--json", str(host)]) == 0
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", device().url, "--profile", "--json", out)
+    assert code == 0, err
+    got, oracle = json.loads(out.read_text()), json.loads(host.read_text())
+    same_fit(got, oracle)
+    assert got["interval"] == oracle["interval"] and got["interval"]["r"][0] < got["estimate"]["r"] < got["interval"]["r"][1]
+
+
 @pytest.mark.qemu
 @pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
 def test_the_firmware_in_qemu_fits_as_the_host_does(board, lg_csv, on_host, tmp_path, capsys):
