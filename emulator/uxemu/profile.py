@@ -36,12 +36,14 @@ def intervals(loglik, result, bounds: dict | None = None, level: float = LEVEL, 
     """{name: (low, high)} for every free parameter of the FitResult `result` of `loglik` (fit.maximise's
     arguments: the log-likelihood of a full parameter vector with its `spec`, and the search's `bounds`).
     `progress(value)` is called after every filter run."""
-    return {name: (Side(loglik, result, name, bounds, level, progress).end(-1),
-                   Side(loglik, result, name, bounds, level, progress).end(+1))
-            for name in result.free}
+    out = {}
+    for name in result.free:
+        along = Profile(loglik, result, name, bounds, level, progress)
+        out[name] = (along.end(-1), along.end(+1))
+    return out
 
 
-class Side:
+class Profile:
     """The profile of one parameter along its coordinate u (log θ for a positive parameter, θ otherwise)."""
 
     def __init__(self, loglik, result, name, bounds, level, progress):
@@ -140,6 +142,7 @@ class Side:
             return value(start)
         others_bounds = [b for j, b in enumerate(self.ubounds) if j != self.at]
         simplex = np.array([start] + [start + 0.05 * np.eye(len(start))[k] for k in range(len(start))])
+
         def negative(others):
             f = value(others)
             return -f if math.isfinite(f) else 1e300
