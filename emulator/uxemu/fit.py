@@ -264,7 +264,7 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     the table's, or the function's, defaults for both). `bounds`: {name: (low, high)} limits of the search
     (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
     every filter run. `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE). `profile`: also
-    the profile-likelihood intervals (FitResult.interval; some ten times the fit's filter runs, uxemu.profile).
+    the profile-likelihood intervals (FitResult.interval; two to seven times the fit's filter runs, uxemu.profile).
     """
     if callable(system) and not isinstance(system, ModelFamily):
         system = ModelFamily(system, positive=[n for n, (lo, _) in (bounds or {}).items() if lo == 0])

@@ -737,8 +737,9 @@ static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
  * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
  * log-likelihoods), [*lo, *hi] the region, *h its node spacing. Returns log Z, the trapezoid sum of the e_k
  * in node order; not finite when the numerator vanishes or overflows at every node, Z is not finite or the
- * nodes of some round do not resolve the numerator (resolves: −∞), NaN should the likelihood fail. The nodes are stored, so each is evaluated once: the filter's workspace holds
- * them beside the likelihood's scratch (ux_filter_workspace_bytes). */
+ * nodes of some round do not resolve the numerator (resolves: −∞), NaN should the likelihood fail. The nodes
+ * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
+ * (ux_filter_workspace_bytes). */
 static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
                           ux_real *hi, ux_real *h)
 {

@@ -41,7 +41,7 @@ def register(sub) -> None:
     parser.add_argument("--profile", action="store_true",
                         help="also the profile-likelihood interval of each parameter: where log L, maximised over the "
                              "others, falls by 2 nats (a quadratic's ± 2 standard errors); it follows a skewed log L's "
-                             "two sides and a parameter the trace cannot tell from 0 (about ten times the fit's runs)")
+                             "two sides and a parameter the trace cannot tell from 0 (two to seven times the fit's filter runs)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
     parser.set_defaults(run=run)
 
