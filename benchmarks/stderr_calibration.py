@@ -163,7 +163,7 @@ def main() -> None:
     t0 = time.time()
     rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
     others = runner.execute([{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS
-                             for i in range(args.traces)], task, workers=2, desc="sv, gss fits")
+                             for i in range(args.traces)], task, workers=2, desc="sv, gss, cubic fits")
     roughest = [r for s in SKEW_CHECKED for r in sorted((r for r in others if r["system"] == s and r["eta"] == 16),
                                                    key=lambda r: -r["roughness"])[:ROUGHEST]]
     exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
