@@ -1,0 +1,110 @@
+"""Why `uxemu.fit` and `uxhost fit` take the scalar systems only: the joint filter's log-likelihood along a
+noise parameter, beside the scalar filter's.
+
+A fit reads standard errors from a quadratic over a region where log L falls by 0.5–4 nats, and climbs it
+with Nelder–Mead: both need log L smooth in θ on the scale of a few per cent of a parameter. The scalar
+filter's mixture mode (a fit's default) is (benchmarks/results/evidence.md); the joint filter has refined and
+paper modes only (uxemu.joint_filter.JOINT_MODES). Here, on five simulated 500-step traces of each joint
+system at its table defaults: log L at 13 values of q and of r from 0.85 to 1.15 times the default (steps
+of 2.5 %), with the C joint filter (refined) at η = 16, 32, 64 — the largest |second difference| of log L
+along the parameter and its range. A smooth log L whose standard error is about a tenth of the parameter
+has second differences of about (0.025 / 0.1)² = 0.06 nats at this step; sv's row (the scalar filter, its
+default fit's mixture mode, and refined) shows the scale.
+
+    .venv/bin/python benchmarks/joint_loglik.py   (~3 min)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import fit, joint_systems, native, systems, traces
+
+HERE = Path(__file__).resolve().parent
+TRACES, STEPS, SEED = 5, 500, 2041
+SCALES = np.linspace(0.85, 1.15, 13)
+ETAS = (16, 32, 64)
+SCALAR = ("sv", "sigma_eta", 16, (fit.DEFAULT_MODE, "refined"))  # the reference row: system, parameter, η, modes
+
+
+def along(run, defaults, index) -> np.ndarray:
+    """log L at SCALES times the parameter at `index`, the others at their defaults."""
+    values = []
+    for s in SCALES:
+        params = list(defaults)
+        params[index] = defaults[index] * s
+        values.append(run(tuple(params)))
+    return np.array(values)
+
+
+def joint_rows(nat) -> list[dict]:
+    rows = []
+    for name in joint_systems.names():
+        spec, model = joint_systems.spec(name), joint_systems.get(name)
+        for i in range(TRACES):
+            _, z = joint_systems.simulate(model, STEPS, SEED + i)
+            for eta in ETAS:
+                for param in ("q", "r"):
+                    curve = along(lambda p: nat.run_joint_filter(spec.id, z, eta, "refined", params=p).log_likelihood,
+                                  spec.defaults, spec.param_names.index(param))
+                    rows.append(dict(system=name, mode="refined", eta=eta, param=param, trace=i, curve=curve))
+    return rows
+
+
+def scalar_rows(nat) -> list[dict]:
+    name, param, eta, modes = SCALAR
+    spec = systems.spec(name)
+    rows = []
+    for i, tr in enumerate(traces.simulate_many(systems.get(name), TRACES, STEPS, SEED)):
+        for mode in modes:
+            curve = along(lambda p: nat.run_filter(spec.id, tr.k, tr.u, tr.z, eta, mode, params=p,
+                                                   atoms=False).log_likelihood,
+                          spec.defaults, spec.param_names.index(param))
+            rows.append(dict(system=name, mode=mode, eta=eta, param=param, trace=i, curve=curve))
+    return rows
+
+
+def report(rows: list[dict], meta: str) -> str:
+    lines = ["# The joint filter's log-likelihood in θ: why joint systems are not fitted", "", meta, "",
+             __doc__.split("\n\n")[1].replace("\n", " "), "",
+             "| system | filter | η | parameter | largest \\|second difference\\| (nats): median over traces (largest) "
+             "| range of log L over ±15 % (nats): median (largest) |",
+             "|---|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        key = (r["system"], r["mode"], r["eta"], r["param"])
+        if key not in keys:
+            keys.append(key)
+    for system, mode, eta, param in keys:
+        curves = [r["curve"] for r in rows if (r["system"], r["mode"], r["eta"], r["param"]) == (system, mode, eta, param)]
+        d2 = [float(np.abs(np.diff(c, 2)).max()) for c in curves]
+        spread = [float(np.ptp(c)) for c in curves]
+        kind = "joint" if system in joint_systems.names() else "scalar"
+        lines.append(f"| {system} | {kind} {mode} | {eta} | {param} | {np.median(d2):.3g} ({max(d2):.3g}) | "
+                     f"{np.median(spread):.3g} ({max(spread):.3g}) |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "joint_loglik.md")
+    args = ap.parse_args()
+    t0 = time.process_time()
+    nat = native.load()
+    rows = scalar_rows(nat) + joint_rows(nat)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
+    meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}, {time.process_time() - t0:.0f} s "
+            f"CPU, {TRACES} traces of {STEPS} steps per system. Regenerate: `.venv/bin/python benchmarks/joint_loglik.py`.")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report(rows, meta))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
