@@ -60,6 +60,11 @@ EDGE_DROP = 0.01
 # the exact likelihood's the same) are 0.012–0.031 off a cubic; gss's four (0.31–0.77, the exact's
 # 0.025–0.030) 0.080–0.56.
 JITTER_LIMIT = 0.05
+# Why a joint (vector-state) system is not fitted (benchmarks/results/joint_loglik.md): its filter has no
+# mixture mode, and its refined log L moves by nats between values of a noise parameter 2.5 % apart even at
+# η = 64, where the scalar filter's moves by hundredths — a search and a quadratic's curvature need the latter.
+JOINT_REFUSAL = ("the joint filter's log-likelihood is not smooth in its parameters, so neither an optimum nor "
+                 "standard errors would hold (benchmarks/results/joint_loglik.md)")
 
 
 @dataclass
@@ -198,6 +203,8 @@ class LogLikelihood(Evaluated):
         _ttr.log2_eta(eta)  # before any run: a C filter would refuse it only as UX_ERR_ARG
         self.evidence = evidence
         self.family = system if isinstance(system, ModelFamily) else None
+        if self.family is None and system in joint_names():
+            raise ValueError(f"{system} is a joint (vector-state) system; a fit takes the scalar ones: {JOINT_REFUSAL}")
         self.spec = self.family.spec if self.family is not None else systems.spec(system)
         if self.family is not None and engine == "native":
             raise ValueError(f"model {self.spec.name!r} is Python only: it runs on the reference engine, not the "
@@ -235,6 +242,12 @@ class LogLikelihood(Evaluated):
         except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
             self.refusal = str(exc)
             return -math.inf
+
+
+def joint_names() -> list[str]:
+    from . import joint_systems
+
+    return joint_systems.names()
 
 
 def outside_domain(spec, params) -> str | None:

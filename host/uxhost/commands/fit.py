@@ -131,14 +131,16 @@ def run_on_device(args, trace) -> int:
 
 
 def scalar_only(args) -> None:
-    """A joint (vector-state) system is refused by name: a fit runs the scalar filter (uxemu.fit, and CONFIGURE /
-    STEP on a device), not the joint one."""
+    """A joint (vector-state) system is refused by name, with why (uxemu.fit.JOINT_REFUSAL): a fit runs the
+    scalar filter (uxemu.fit, and CONFIGURE / STEP on a device), not the joint one."""
+    from uxemu import fit
+
     from ..config import table_specs
     from ..joint import is_joint
 
     if is_joint(args.system):
         raise UserError(f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
-                        f"({', '.join(table_specs())}, or a device's own)")
+                        f"({', '.join(table_specs())}, or a device's own): {fit.JOINT_REFUSAL}")
 
 
 def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -> int:
