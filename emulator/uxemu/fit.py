@@ -60,6 +60,8 @@ EDGE_DROP = 0.01
 # the exact likelihood's the same) are 0.012–0.031 off a cubic; gss's four (0.31–0.77, the exact's
 # 0.025–0.030) 0.080–0.56.
 JITTER_LIMIT = 0.05
+# The parts of a fit's work, as `stage` names them when each begins (then "profile of NAME" per parameter).
+STAGES = ("search", "standard errors")
 # Why a joint (vector-state) system is not fitted (benchmarks/results/joint_loglik.md): its filter has no
 # mixture mode, and its refined log L moves by nats between values of a noise parameter 2.5 % apart even at
 # η = 64, where the scalar filter's moves by hundredths — a search and a quadratic's curvature need the latter.
@@ -267,7 +269,8 @@ def _prior_tuple(law):
 
 def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
         eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel", prior=None, engine: str = "auto",
-        progress=None, max_evaluations: int = 400, evidence: str = "update", profile: bool = False) -> FitResult:
+        progress=None, max_evaluations: int = 400, evidence: str = "update", profile: bool = False,
+        stage=None) -> FitResult:
     """Maximum-likelihood estimate of the parameters named in `free` for `system` on `trace`.
 
     `system`: a table system's name or id, or a model of your own — a function of keyword parameters with
@@ -278,15 +281,16 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
     every filter run. `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE). `profile`: also
     the profile-likelihood intervals (FitResult.interval; two to seven times the fit's filter runs, uxemu.profile).
+    `stage(what)` is called as each part of the work begins (STAGES; "profile of NAME" for each parameter's).
     """
     if callable(system) and not isinstance(system, ModelFamily):
         system = ModelFamily(system, positive=[n for n, (lo, _) in (bounds or {}).items() if lo == 0])
     loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
-    return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations, profile)
+    return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations, profile, stage)
 
 
 def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
-             progress=None, max_evaluations: int = 400, profile: bool = False) -> FitResult:
+             progress=None, max_evaluations: int = 400, profile: bool = False, stage=None) -> FitResult:
     """`fit` over any log-likelihood: `loglik(params)` of the full parameter vector, with the attributes
     `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has, and optionally
     `refusal` (benchmarks pass the grid or Kalman filter's exact one, to compare estimates and standard
@@ -346,11 +350,14 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     # The first simplex steps every coordinate by 0.1: ±10 % of a positive parameter (log scale), 0.1 of a
     # real one (scipy's default, 5 % of the value, is a near-zero step at log 1 = 0).
     simplex = np.array([u0] + [np.add(u0, 0.1 * np.eye(len(u0))[j]) for j in range(len(u0))])
+    announce = stage or (lambda what: None)
+    announce(STAGES[0])
     res = minimize(objective, u0, method="Nelder-Mead", bounds=ubounds,
                    options=dict(xatol=1e-4, fatol=1e-4, maxfev=max_evaluations, adaptive=len(free) > 2,
                                 initial_simplex=simplex))
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
+    announce(STAGES[1])
     stderr, roughness, jitter = standard_errors(loglik, best, index, positive=logscale,
                                                 progress=lambda v: record(None, v))
     result = FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
@@ -359,7 +366,8 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     if profile:
         from . import profile as profiles
 
-        result.interval = profiles.intervals(loglik, result, bounds, progress=lambda v: record(None, v))
+        result.interval = profiles.intervals(loglik, result, bounds, progress=lambda v: record(None, v),
+                                             stage=announce)
         result.evaluations, result.seconds = loglik.calls, time.process_time() - t0
     return result
 

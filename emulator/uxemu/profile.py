@@ -32,12 +32,14 @@ WIDEST = 10  # a side is searched out to 2^WIDEST times its first step
 LOWEST = 2.0 ** -20
 
 
-def intervals(loglik, result, bounds: dict | None = None, level: float = LEVEL, progress=None) -> dict:
+def intervals(loglik, result, bounds: dict | None = None, level: float = LEVEL, progress=None, stage=None) -> dict:
     """{name: (low, high)} for every free parameter of the FitResult `result` of `loglik` (fit.maximise's
     arguments: the log-likelihood of a full parameter vector with its `spec`, and the search's `bounds`).
-    `progress(value)` is called after every filter run."""
+    `progress(value)` is called after every filter run, `stage("profile of NAME")` as each parameter's begins."""
     out = {}
     for name in result.free:
+        if stage is not None:
+            stage(f"profile of {name}")
         along = Profile(loglik, result, name, bounds, level, progress)
         out[name] = (along.end(-1), along.end(+1))
     return out

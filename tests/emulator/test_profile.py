@@ -98,6 +98,19 @@ def test_the_profile_costs_no_run_unreported():
     assert plain.interval == {}
 
 
+def test_each_part_of_the_work_is_announced_as_it_begins():
+    # A --profile fit on a device runs for a quarter of an hour and more (2.6 s a filter run on QEMU, two to
+    # seven times the fit's runs): its progress says which part is under way, and
+    # every run is counted under the part that made it.
+    events = []
+    fit.maximise(Curve(lambda a, b: -(a - 1) ** 2 - (b - 2) ** 2 - a * b, a="real", b="real"), ["a", "b"],
+                 progress=lambda k, v: events.append("run"), profile=True, stage=events.append)
+    parts = [e for e in events if e != "run"]
+    assert parts == [*fit.STAGES, "profile of a", "profile of b"]
+    assert events[0] == fit.STAGES[0]  # no run before the search begins
+    assert all(events[events.index(p) + 1] == "run" for p in parts)  # and every part runs the filter
+
+
 def test_the_filters_profile_intervals_match_the_kalman_likelihoods_on_lg():
     # The exact profile of q (r maximised for each q by a bounded scalar search, the 2-nat crossings by
     # brentq), against uxemu.fit's at η = 32: the ends within a tenth of a standard error.

@@ -144,9 +144,10 @@ def scalar_only(args) -> None:
 
 
 def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -> int:
-    """Parses --free/--start/--bounds against `spec`, runs `search(free=, bounds=, start=, fixed=, progress=)`
-    (a uxemu.fit call) with a progress bar, and prints (and --json writes) the result. `on_device`: the runs
-    are the device's, so the elapsed time is said too (the host's CPU time is only the link's)."""
+    """Parses --free/--start/--bounds against `spec`, runs `search(free=, bounds=, start=, fixed=, progress=,
+    profile=, stage=)` (a uxemu.fit call) with a progress bar, and prints (and --json writes) the result.
+    `on_device`: the runs are the device's, so the elapsed time is said too (the host's CPU time is only the
+    link's)."""
     import time
 
     from tqdm import tqdm
@@ -172,6 +173,7 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
         raise UserError(f"--start/--bounds: {exc}") from None
     eta, mode, likelihood = config.eta, config.mode, config.likelihood
 
+    # The bar names the part of the work under way (uxemu.fit.STAGES): a profile is most of a --profile fit.
     with tqdm(unit=" runs", file=sys.stderr, desc="fit", leave=False, disable=None) as bar:
         def progress(evaluations, value):
             bar.update()
@@ -180,7 +182,8 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
 
         began = time.perf_counter()
         try:
-            result = search(free=free, bounds=bounds, start=start, fixed=fixed, progress=progress, profile=args.profile)
+            result = search(free=free, bounds=bounds, start=start, fixed=fixed, progress=progress, profile=args.profile,
+                            stage=bar.set_description_str)
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
         elapsed = time.perf_counter() - began
