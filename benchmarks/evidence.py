@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from uxbench import pf_native, runner  # noqa: E402
+from uxbench.report import commit as checkout_commit  # noqa: E402
 from uxbench.exact_loglik import ExactLogLikelihood  # noqa: E402
 from uxbench.baselines.grid import grid_filter  # noqa: E402
 from uxemu import fit, kalman, native, systems, traces  # noqa: E402
@@ -290,7 +290,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
-    t0 = time.time()
+    t0, commit = time.time(), checkout_commit()
     if args.quick:
         acc = accuracy(50, 1, (16, 64))
         rec = recovery(200, 1, (16,))
@@ -301,7 +301,6 @@ def main() -> None:
         rec = recovery(500, 3, (16, 64))
         cov = coverage(COVERAGE_STEPS, 20)
         prof = profile(500, 41, 20)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, commit "
             f"{commit}, {time.time() - t0:.0f} s{' (--quick)' if args.quick else ''}. Regenerate: "
             f"`.venv/bin/python benchmarks/evidence.py`.")

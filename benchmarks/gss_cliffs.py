@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,6 +23,7 @@ sys.path.insert(0, str(HERE))
 
 from evidence import SEED  # noqa: E402
 from uxbench.baselines.grid import grid_filter  # noqa: E402
+from uxbench.report import commit as checkout_commit  # noqa: E402
 from uxemu import fit, native, systems, traces  # noqa: E402
 
 SIGMA_V = 3.08  # the exact likelihood's estimate on this trace (results/evidence.md)
@@ -34,7 +34,7 @@ GRID_POINTS = 601
 
 
 def main() -> None:
-    t0 = time.time()
+    t0, commit = time.time(), checkout_commit()
     spec = systems.spec("gss")
     trace = traces.simulate_many(systems.get("gss"), 3, 500, SEED + 1)[0]
     iv, i_n = spec.param_names.index("sigma_v"), spec.param_names.index("sigma_n")
@@ -55,7 +55,7 @@ def main() -> None:
     side = np.sign(trace.x[k])
     lines = ["# GSS at η = 16: cliffs in the log-likelihood where the filter loses a mode", "",
              f"Measured on {platform.machine()}, load average {os.getloadavg()[0]:.2f}, commit "
-             f"{_commit()}, {time.time() - t0:.0f} s. Regenerate: `.venv/bin/python benchmarks/gss_cliffs.py`.", "",
+             f"{commit}, {time.time() - t0:.0f} s. Regenerate: `.venv/bin/python benchmarks/gss_cliffs.py`.", "",
              f"Trace 0 of `benchmarks/evidence.py`'s recovery traces (gss, 500 steps, seed {SEED + 1}); σ_v = "
              f"{SIGMA_V}; log L of the ux filter (kernel likelihood, native C; refined mode unless the column "
              "says mixture) minus the grid filter's "
@@ -89,10 +89,6 @@ def main() -> None:
     out = HERE / "results" / "gss_cliffs.md"
     out.write_text("\n".join(lines))
     print(f"wrote {out}")
-
-
-def _commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
 
 
 if __name__ == "__main__":

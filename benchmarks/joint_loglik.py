@@ -18,15 +18,18 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from uxemu import fit, joint_systems, native, systems, traces
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from uxbench.report import commit as checkout_commit  # noqa: E402
+from uxemu import fit, joint_systems, native, systems, traces  # noqa: E402
+
 TRACES, STEPS, SEED = 5, 500, 2041
 SCALES = np.linspace(0.85, 1.15, 13)
 ETAS = (16, 32, 64)
@@ -95,10 +98,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "results" / "joint_loglik.md")
     args = ap.parse_args()
-    t0 = time.process_time()
+    t0, commit = time.process_time(), checkout_commit()
     nat = native.load()
     rows = scalar_rows(nat) + joint_rows(nat)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}, {time.process_time() - t0:.0f} s "
             f"CPU, {TRACES} traces of {STEPS} steps per system. Regenerate: `.venv/bin/python benchmarks/joint_loglik.py`.")
     args.out.parent.mkdir(parents=True, exist_ok=True)

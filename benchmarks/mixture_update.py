@@ -16,7 +16,6 @@ import dataclasses
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -28,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from uxbench import filtering, metrics  # noqa: E402
+from uxbench.report import commit as checkout_commit  # noqa: E402
 from uxbench.baselines.grid import grid_filter  # noqa: E402
 from uxemu import native, systems  # noqa: E402
 
@@ -81,7 +81,7 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "mixture_update.md"))
     args = ap.parse_args(argv)
     size = dataclasses.replace(filtering.SIZES["full"], traces=args.traces, T=args.steps)
-    t0, load0 = time.time(), os.getloadavg()[0]
+    t0, load0, commit = time.time(), os.getloadavg()[0], checkout_commit()
     tasks = [(s, i, size) for s in SYSTEMS for i in range(args.traces)]
     acc = {s: [] for s in SYSTEMS}
     with ProcessPoolExecutor(args.workers) as pool:
@@ -92,7 +92,7 @@ def main(argv=None) -> None:
     load1 = os.getloadavg()[0]
     ns = timing(size)
     lines = ["# Mixture mode against refined mode", "",
-             f"Measured on {platform.machine()}, commit {_commit()}, {time.time() - t0:.0f} s; load average "
+             f"Measured on {platform.machine()}, commit {commit}, {time.time() - t0:.0f} s; load average "
              f"{load0:.2f} at the start, {load1:.2f} before the timing, {os.getloadavg()[0]:.2f} at the end. "
              "Regenerate: `.venv/bin/python benchmarks/mixture_update.py`.", "",
              f"{args.traces} traces × {args.steps} steps per system (the filtering tables' traces, seed "
@@ -117,10 +117,6 @@ def main(argv=None) -> None:
         lines.append("")
     Path(args.out).write_text("\n".join(lines))
     print(f"wrote {args.out}")
-
-
-def _commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
 
 
 if __name__ == "__main__":

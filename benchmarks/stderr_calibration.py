@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -44,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from uxbench import runner  # noqa: E402
+from uxbench.report import commit as checkout_commit  # noqa: E402
 from uxbench.exact_loglik import ExactLogLikelihood  # noqa: E402
 from uxemu import fit, kalman, profile, systems, traces  # noqa: E402
 
@@ -160,7 +160,7 @@ def main() -> None:
     ap.add_argument("--traces", type=int, default=200)
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
-    t0 = time.time()
+    t0, commit = time.time(), checkout_commit()
     rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
     others = runner.execute([{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS
                              for i in range(args.traces)], task, workers=2, desc="sv, gss, cubic fits")
@@ -168,7 +168,6 @@ def main() -> None:
                                                    key=lambda r: -r["roughness"])[:ROUGHEST]]
     exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
                            task, workers=2, desc="exact fits")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}, {time.time() - t0:.0f} s, "
             f"{args.traces} traces of {STEPS} steps. Regenerate: `.venv/bin/python benchmarks/stderr_calibration.py`.")
     args.out.mkdir(parents=True, exist_ok=True)

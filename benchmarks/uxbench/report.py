@@ -68,7 +68,7 @@ def run_meta(seconds: float | None = None) -> dict:
     """Where and when the numbers were taken: machine, load average, commit, wall time of the run."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "load_avg": load, "commit": _commit(), "seconds": seconds}
+            "load_avg": load, "commit": commit(), "seconds": seconds}
 
 
 def statement(meta: dict | None, size_name: str | None, bench: str, how: str) -> str:
@@ -94,7 +94,9 @@ def statement(meta: dict | None, size_name: str | None, bench: str, how: str) ->
             f"`{bench}_results.json.gz`: `{cmd} --render`.\n")
 
 
-def _commit() -> str | None:
+def commit() -> str | None:
+    """The checkout's short commit (None outside git). A long benchmark reads it as it starts, so that its results
+    name the code that produced them, not a commit made while it ran."""
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
                              capture_output=True, text=True, timeout=10)
