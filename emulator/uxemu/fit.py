@@ -205,8 +205,9 @@ class LogLikelihood(Evaluated):
         _ttr.log2_eta(eta)  # before any run: a C filter would refuse it only as UX_ERR_ARG
         self.evidence = evidence
         self.family = system if isinstance(system, ModelFamily) else None
-        if self.family is None and system in joint_names():
-            raise ValueError(f"{system} is a joint (vector-state) system; a fit takes the scalar ones: {JOINT_REFUSAL}")
+        joint = None if self.family is not None else joint_system(system)
+        if joint is not None:
+            raise ValueError(f"{joint} is a joint (vector-state) system; a fit takes the scalar ones: {JOINT_REFUSAL}")
         self.spec = self.family.spec if self.family is not None else systems.spec(system)
         if self.family is not None and engine == "native":
             raise ValueError(f"model {self.spec.name!r} is Python only: it runs on the reference engine, not the "
@@ -246,10 +247,11 @@ class LogLikelihood(Evaluated):
             return -math.inf
 
 
-def joint_names() -> list[str]:
+def joint_system(system) -> str | None:
+    """The name of the table's joint system that `system` (a name or an id) is, or None."""
     from . import joint_systems
 
-    return joint_systems.names()
+    return next((s.name for s in joint_systems.SPECS.values() if system in (s.name, s.id)), None)
 
 
 def outside_domain(spec, params) -> str | None:

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from uxemu import Kernel, Sampler, StateSpaceModel, fit, kalman, laws, systems, traces
+from uxemu import Kernel, Sampler, StateSpaceModel, fit, joint_systems, kalman, laws, systems, traces
 
 
 @pytest.fixture(scope="module")
@@ -239,11 +239,11 @@ def test_a_start_without_a_log_likelihood_is_refused_with_the_reason(lg_trace):
         fit.fit("sv", sv, ["phi"], start={"phi": 3.0}, eta=8)
 
 
-
-def test_a_joint_system_is_refused_with_why():
-    # The joint filter's log L is not smooth in θ (benchmarks/results/joint_loglik.md): the library says so by
-    # name before any run, where it used to call pendulum an unknown system.
-    z = np.zeros(20)
+@pytest.mark.parametrize("system", ["pendulum", joint_systems.spec("pendulum").id])
+def test_a_joint_system_is_refused_with_why(system):
+    # The joint filter's log L is not smooth in θ (benchmarks/results/joint_loglik.md): the library says so,
+    # by name or id, before any run, where it used to call pendulum an unknown system.
+    trace = traces.Trace(np.arange(20), np.zeros(20), np.zeros(20))
     with pytest.raises(ValueError, match=r"pendulum is a joint \(vector-state\) system; a fit takes the scalar "
                                          r"ones: the joint filter's log-likelihood is not smooth"):
-        fit.fit("pendulum", traces.Trace(np.arange(20), np.zeros(20), z), ["q"])
+        fit.fit(system, trace, ["q"])

@@ -100,8 +100,7 @@ def test_the_profile_costs_no_run_unreported():
 
 def test_each_part_of_the_work_is_announced_as_it_begins():
     # A --profile fit on a device runs for a quarter of an hour and more (2.6 s a filter run on QEMU, two to
-    # seven times the fit's runs): its progress says which part is under way, and
-    # every run is counted under the part that made it.
+    # seven times the fit's runs): its progress says which part is under way.
     events = []
     fit.maximise(Curve(lambda a, b: -(a - 1) ** 2 - (b - 2) ** 2 - a * b, a="real", b="real"), ["a", "b"],
                  progress=lambda k, v: events.append("run"), profile=True, stage=events.append)
