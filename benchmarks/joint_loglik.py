@@ -79,11 +79,7 @@ def report(rows: list[dict], meta: str) -> str:
              "| system | filter | η | parameter | largest \\|second difference\\| (nats): median over traces (largest) "
              "| range of log L over ±15 % (nats): median (largest) |",
              "|---|---|---|---|---|---|"]
-    keys = []
-    for r in rows:
-        key = (r["system"], r["mode"], r["eta"], r["param"])
-        if key not in keys:
-            keys.append(key)
+    keys = dict.fromkeys((r["system"], r["mode"], r["eta"], r["param"]) for r in rows)  # in the rows' order
     for system, mode, eta, param in keys:
         curves = [r["curve"] for r in rows if (r["system"], r["mode"], r["eta"], r["param"]) == (system, mode, eta, param)]
         d2 = [float(np.abs(np.diff(c, 2)).max()) for c in curves]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _ttr, systems
+from . import _ttr, joint_systems, systems
 from .filter import sum_in_order
 from .model import StateSpaceModel
 
@@ -205,9 +205,10 @@ class LogLikelihood(Evaluated):
         _ttr.log2_eta(eta)  # before any run: a C filter would refuse it only as UX_ERR_ARG
         self.evidence = evidence
         self.family = system if isinstance(system, ModelFamily) else None
-        joint = None if self.family is not None else joint_system(system)
+        joint = None if self.family is not None else joint_systems.find(system)
         if joint is not None:
-            raise ValueError(f"{joint} is a joint (vector-state) system; a fit takes the scalar ones: {JOINT_REFUSAL}")
+            raise ValueError(f"{joint.name} is a joint (vector-state) system; a fit takes the scalar ones: "
+                             f"{JOINT_REFUSAL}")
         self.spec = self.family.spec if self.family is not None else systems.spec(system)
         if self.family is not None and engine == "native":
             raise ValueError(f"model {self.spec.name!r} is Python only: it runs on the reference engine, not the "
@@ -245,13 +246,6 @@ class LogLikelihood(Evaluated):
         except (ValueError, ArithmeticError) as exc:  # a transition that overflows, a parameter refused
             self.refusal = str(exc)
             return -math.inf
-
-
-def joint_system(system) -> str | None:
-    """The name of the table's joint system that `system` (a name or an id) is, or None."""
-    from . import joint_systems
-
-    return next((s.name for s in joint_systems.SPECS.values() if system in (s.name, s.id)), None)
 
 
 def outside_domain(spec, params) -> str | None:

@@ -163,9 +163,14 @@ def names() -> list[str]:
     return list(SPECS)
 
 
-def spec(name_or_id) -> JointSpec:
-    found = next((s for s in SPECS.values() if s.id == name_or_id), None) if isinstance(name_or_id, int) \
+def find(name_or_id) -> JointSpec | None:
+    """A joint system's spec by name or id, or None where the table has no such joint system."""
+    return next((s for s in SPECS.values() if s.id == name_or_id), None) if isinstance(name_or_id, int) \
         else SPECS.get(name_or_id)
+
+
+def spec(name_or_id) -> JointSpec:
+    found = find(name_or_id)
     if found is None:
         raise ValueError(f"unknown joint system {name_or_id!r}; known: "
                          f"{', '.join(f'{s.name} ({s.id})' for s in SPECS.values())}")
