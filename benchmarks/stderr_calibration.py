@@ -2,8 +2,8 @@
 cheap: the linear-Gaussian lg (Kalman filter).
 
 The coverage study of evidence.md has 20 traces per system, too few to tell a 95 % interval from an 85 % one
-(its binomial sd is about 5 %). Here, on 200 simulated 500-step traces of lg (q and r free), three fits per
-trace:
+(its binomial sd is about 5 %). Here, on many simulated 500-step traces of lg (200 unless told; q and r free),
+three fits per trace:
 
 - `ux`: `uxemu.fit` with its defaults (η = 16, mixture mode, native);
 - `exact, our standard errors`: `uxemu.fit.maximise` over the Kalman filter's exact log-likelihood — the
@@ -13,7 +13,7 @@ trace:
   differences at a step of 1e-4 (the oracle of the tests).
 
 For each: how often the simulated value lies within two standard errors (95 % if the estimates are
-unbiased and normal and the standard errors right; the binomial sd at 200 traces is 1.5 %), the mean and
+unbiased and normal and the standard errors right; the binomial sd is 1.5 % at 200 traces), the mean and
 std of z = (estimate − simulated) / se, and the spread of the estimates over the traces against the median
 standard error (1 if the standard errors are right).
 

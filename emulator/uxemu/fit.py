@@ -24,6 +24,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -90,6 +91,20 @@ class FitResult:
     # Profile-likelihood intervals (uxemu.profile: where log L, maximised over the other free parameters, falls
     # by 2 nats, a quadratic's ± 2 se), by name: (low, high); empty unless the fit was asked for them.
     interval: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # The positive free parameters the trace cannot tell from 0 (log L falls by less than EDGE_DROP over ± half
+    # the estimate): they have no standard error.
+    indistinct: tuple[str, ...] = ()
+
+    def why_no_stderr(self, name: str) -> str | None:
+        """Why parameter `name` has no standard error (None where it has one)."""
+        if self.stderr[name] > 0:
+            return None
+        if name in self.indistinct:
+            return (f"the trace cannot tell it from 0 (log L falls by less than {EDGE_DROP} nats over ± half its "
+                    "estimate)")
+        if not math.isfinite(self.roughness):
+            return "log L is not finite around the optimum"
+        return "log L does not curve down along it at the optimum"
 
     @property
     def stderr_reliable(self) -> bool:
@@ -354,11 +369,11 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     best = vector(res.x)
     estimate = {n: best[i] for n, i in zip(free, index)}
     announce(STAGES[1])
-    stderr, roughness, jitter = standard_errors(loglik, best, index, positive=logscale,
-                                                progress=lambda v: record(None, v))
-    result = FitResult(spec.name, free, estimate, dict(zip(free, stderr)), tuple(best), -float(res.fun),
+    curvature = standard_errors(loglik, best, index, positive=logscale, progress=lambda v: record(None, v))
+    result = FitResult(spec.name, free, estimate, dict(zip(free, curvature.stderr)), tuple(best), -float(res.fun),
                        loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
-                       loglik.evidence, len(loglik.trace.z), roughness, jitter, history)
+                       loglik.evidence, len(loglik.trace.z), curvature.roughness, curvature.jitter, history,
+                       indistinct=tuple(free[j] for j in curvature.indistinct))
     if profile:
         from . import profile as profiles
 
@@ -368,8 +383,15 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     return result
 
 
-def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[list[float], float, float]:
-    """(sqrt(diag(I⁻¹)), roughness, jitter): I is the observed information −∇² log L at `best`, read from the
+class Curvature(NamedTuple):
+    stderr: list[float]  # per free parameter; NaN where there is none
+    roughness: float
+    jitter: float
+    indistinct: tuple[int, ...]  # the positive ones (their positions in `index`) the trace cannot tell from 0
+
+
+def standard_errors(loglik, best, index, progress=None, positive=None) -> Curvature:
+    """(sqrt(diag(I⁻¹)), roughness, jitter, indistinct): I is the observed information −∇² log L at `best`, read from the
     quadratic fitted by least squares to log L on a central composite design around `best` — per parameter
     ±h/2 and ±h, and every pair's four corners at ±h/2 — whose step h for each parameter is chosen so that
     log L falls by 0.5–4 nats over it (about one to three standard errors). The curvature is thus read on
@@ -383,8 +405,8 @@ def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[
     design never leaves the domain — an estimate near 0 (a noise scale the trace cannot tell from 0) gets the
     curvature there, not a −∞ log-likelihood that would cost every parameter its standard error. A positive
     parameter over whose ±half estimate log L falls by less than EDGE_DROP (an estimate the trace cannot
-    tell from 0), and one along which the quadratic does not curve down, have no standard error (NaN); the
-    others' are read with them held at their estimates (`_variances`)."""
+    tell from 0: `indistinct`), and one along which the quadratic does not curve down, have no standard error
+    (NaN); the others' are read with them held at their estimates (`_variances`)."""
     best = np.asarray(best, dtype=np.float64)
     positive = [False] * len(index) if positive is None else list(positive)
     f0 = loglik(best)
@@ -409,10 +431,10 @@ def standard_errors(loglik, best, index, progress=None, positive=None) -> tuple[
     design = composite_design(len(index))
     values = np.array([f0] + [_shifted_by(loglik, best, index, 0.5 * d * steps, progress) for d in design[1:]])
     if not np.all(np.isfinite(values)):
-        return [math.nan] * len(index), math.inf, math.inf
+        return Curvature([math.nan] * len(index), math.inf, math.inf, tuple(held))
     H, residual = quadratic_fit(0.5 * design * steps, values)
     se = [float(math.sqrt(v)) if v > 0 else math.nan for v in _variances(H, held)]
-    return se, residual, cubic_residual(0.5 * design * steps, values)
+    return Curvature(se, residual, cubic_residual(0.5 * design * steps, values), tuple(held))
 
 
 def _variances(H: np.ndarray, held=()) -> np.ndarray:

@@ -87,9 +87,9 @@ def test_standard_errors_are_exact_on_a_quadratic_log_likelihood():
     # The least-squares quadratic is exact on a quadratic: the standard errors are sqrt(diag(I⁻¹)) whatever
     # steps the search settles on, and nothing is left over.
     information = np.array([[400.0, 120.0], [120.0, 90.0]])
-    se, roughness, jitter = fit.standard_errors(_quadratic((0.3, 2.0), information), (0.3, 2.0), [0, 1])
+    se, roughness, jitter, indistinct = fit.standard_errors(_quadratic((0.3, 2.0), information), (0.3, 2.0), [0, 1])
     np.testing.assert_allclose(se, np.sqrt(np.diag(np.linalg.inv(information))), rtol=1e-9)
-    assert roughness < 1e-9 and jitter < 1e-9
+    assert roughness < 1e-9 and jitter < 1e-9 and indistinct == ()
 
 
 def test_a_rough_log_likelihood_is_reported_not_read_as_curvature():
@@ -97,7 +97,7 @@ def test_a_rough_log_likelihood_is_reported_not_read_as_curvature():
     # residual of the quadratic says the standard errors do not hold.
     information = np.array([[400.0, 120.0], [120.0, 90.0]])
     smooth = _quadratic((0.3, 2.0), information)
-    se, roughness, jitter = fit.standard_errors(
+    se, roughness, jitter, _ = fit.standard_errors(
         lambda p: smooth(p) + 0.3 * np.sin(p[0] / 0.01) * np.cos(p[1] / 0.013), (0.3, 2.0), [0, 1])
     assert roughness > fit.ROUGHNESS_LIMIT and jitter > fit.JITTER_LIMIT
     result = fit.FitResult("x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness,
@@ -114,7 +114,7 @@ def test_a_smooth_skewed_log_likelihood_is_told_from_a_rough_one():
     def loglik(p):
         return -0.5 * 400.0 * (p[0] - 0.3) ** 2 - 0.5 * (math.log(p[1]) / 0.25) ** 2 if p[1] > 0 else -math.inf
 
-    se, roughness, jitter = fit.standard_errors(loglik, (0.3, 1.0), [0, 1], positive=[False, True])
+    se, roughness, jitter, _ = fit.standard_errors(loglik, (0.3, 1.0), [0, 1], positive=[False, True])
     assert roughness > fit.ROUGHNESS_LIMIT and jitter < fit.JITTER_LIMIT
     result = fit.FitResult("x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness,
                            jitter=jitter)
@@ -133,11 +133,27 @@ def test_a_noise_scale_at_its_edge_costs_only_its_own_standard_error():
         calls.append(tuple(p))
         return -math.inf if p[1] <= 0 else -0.5 * 400.0 * (p[0] - 0.3) ** 2 - 2.0 * p[1] + 1e4 * p[1] ** 2
 
-    se, roughness, _ = fit.standard_errors(loglik, (0.3, 5e-5), [0, 1], positive=[False, True])
+    se, roughness, _, indistinct = fit.standard_errors(loglik, (0.3, 5e-5), [0, 1], positive=[False, True])
     assert min(b for _, b in calls) >= 2.5e-5
-    assert math.isnan(se[1])
+    assert math.isnan(se[1]) and indistinct == (1,)
     assert se[0] == pytest.approx(1 / math.sqrt(400.0), rel=1e-9)
     assert roughness < 1e-9
+    result = fit.FitResult("x", ("a", "b"), {}, dict(zip("ab", se)), (), 0.0, 0, 0.0, True, "", "test",
+                           roughness=roughness, jitter=0.0, indistinct=("b",))
+    assert result.why_no_stderr("a") is None
+    assert "cannot tell it from 0" in result.why_no_stderr("b")
+
+
+def test_a_parameter_along_which_log_l_rises_is_said_to_have_no_curvature():
+    # A saddle at the point given (log L rises along b): b has no standard error, for that reason, and a its
+    # own, b held at its estimate. b is no noise scale at its edge: nothing says the trace cannot tell it from 0.
+    curvature = fit.standard_errors(lambda p: -0.5 * 400.0 * (p[0] - 0.3) ** 2 + 0.5 * (p[1] - 2.0) ** 2,
+                                    (0.3, 2.0), [0, 1])
+    assert math.isnan(curvature.stderr[1]) and curvature.indistinct == ()
+    assert curvature.stderr[0] == pytest.approx(0.05, rel=1e-9)
+    result = fit.FitResult("x", ("a", "b"), {}, dict(zip("ab", curvature.stderr)), (), 0.0, 0, 0.0, True, "",
+                           "test", roughness=curvature.roughness, jitter=curvature.jitter)
+    assert result.why_no_stderr("b") == "log L does not curve down along it at the optimum"
 
 
 def test_a_wide_standard_error_near_zero_is_kept():

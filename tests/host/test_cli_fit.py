@@ -143,3 +143,22 @@ def test_a_skewed_fit_points_to_the_profile(tmp_path, capsys):
     low, high = result["interval"]["phi"]
     assert result["estimate"]["phi"] - low > 2 * (high - result["estimate"]["phi"])
     assert "--profile gives" not in stdout
+
+
+def test_a_noise_scale_the_trace_cannot_tell_from_0_is_explained(tmp_path, capsys):
+    # cubic's σ_v = 0.05 on a 500-step trace: the estimate lands near 0 (7.8e-7 here) and has no standard error
+    # (109 of 200 such fits, benchmarks/results/stderr_calibration.md). The output says why and what gives an
+    # interval; c keeps its own standard error and no note; with --profile the interval is there, from 0.
+    trace, out = tmp_path / "cubic.csv", tmp_path / "fit.json"
+    assert main(["simulate", "--system", "cubic", "--steps", "500", "--seed", "1", "-o", str(trace)]) == 0
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "c,sigma_v", "--json", out)
+    assert code == 0, err
+    assert ("note: sigma_v has no standard error: the trace cannot tell it from 0 (log L falls by less than "
+            f"{fit.EDGE_DROP} nats over ± half its estimate); --profile gives an interval that needs none") in stdout
+    assert "note: c " not in stdout and "warning" not in stdout
+    result = json.loads(out.read_text())
+    assert list(result["no_stderr"]) == ["sigma_v"] and result["stderr"]["c"] > 0
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "c,sigma_v", "--profile", "--json", out)
+    assert "has no standard error: the trace cannot tell it from 0" in stdout and "--profile gives" not in stdout
+    low, high = json.loads(out.read_text())["interval"]["sigma_v"]
+    assert low == 0 and high > 0.05
