@@ -391,8 +391,8 @@ class Curvature(NamedTuple):
 
 
 def standard_errors(loglik, best, index, progress=None, positive=None) -> Curvature:
-    """(sqrt(diag(I⁻¹)), roughness, jitter, indistinct): I is the observed information −∇² log L at `best`, read from the
-    quadratic fitted by least squares to log L on a central composite design around `best` — per parameter
+    """(sqrt(diag(I⁻¹)), roughness, jitter, indistinct): I is the observed information −∇² log L at `best`, read
+    from the quadratic fitted by least squares to log L on a central composite design around `best` — per parameter
     ±h/2 and ±h, and every pair's four corners at ±h/2 — whose step h for each parameter is chosen so that
     log L falls by 0.5–4 nats over it (about one to three standard errors). The curvature is thus read on
     the scale the data determine the parameter, above the small-scale jitter of the reductions, and from

@@ -206,7 +206,7 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
     state = "converged" if result.converged else f"NOT converged ({result.message})"
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
           f"{result.seconds:.1f} s CPU{f', {elapsed:.1f} s elapsed' if on_device else ''}; {state}")
-    if result.stderr_reliable:  # a rough fit's warning below says why none of them holds
+    if result.stderr_reliable or result.smooth:  # a log L not smooth: the warning says why none of them holds
         for n in free:
             why = result.why_no_stderr(n)
             if why is not None:
