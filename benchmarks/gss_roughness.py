@@ -14,7 +14,7 @@ mixture at η = 16 that are not the contract's (docs/semantics.md, "Filter", cel
 Then, on 20 100-step gss traces, the deeper cells' filtering beside the filter as it is (both on the
 reference engine, for the CPU time): RMSE, and the log-likelihood's gap to the grid filter per step.
 
-    .venv/bin/python benchmarks/gss_roughness.py     # ~15 min on 2 cores; writes results/gss_roughness.md
+    .venv/bin/python benchmarks/gss_roughness.py     # ~30 min on 2 cores; writes results/gss_roughness.md
 """
 from __future__ import annotations
 
