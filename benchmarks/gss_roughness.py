@@ -44,6 +44,8 @@ FILTERS = ("η = 16", "η = 32", "η = 64", "points", "deeper cells", "exact")
 HERMITE_POINTS = 9
 DEEPER_LEVELS = 2
 FILTERING = dict(traces=20, steps=100, seed=77, etas=(8, 16))
+GSS = systems.spec("gss")
+SIMULATED_SIGMA_V = GSS.param_vector()[GSS.param_names.index("sigma_v")]
 
 
 class PointsPerCell(uxfilter.BayesLaplaceFilter):
@@ -82,27 +84,15 @@ class DeeperCells(uxfilter.BayesLaplaceFilter):
         return atoms
 
 
-def simulated_sigma_v() -> float:
-    spec = systems.spec("gss")
-    return float(spec.defaults[spec.param_names.index("sigma_v")])
-
-
-def params(sigma_v: float) -> list[float]:
-    spec = systems.spec("gss")
-    p = list(spec.defaults)
-    p[spec.param_names.index("sigma_v")] = sigma_v
-    return p
-
-
 def log_likelihood(name: str, tr, p) -> float:
     if name == "exact":
         return float(ExactLogLikelihood("gss", tr)(p))
     if name.startswith("η"):
         eta = int(name.split("=")[1])
-        return float(native.load().run_filter(systems.spec("gss").id, tr.k, tr.u, tr.z, eta, "mixture", "kernel",
+        return float(native.load().run_filter(GSS.id, tr.k, tr.u, tr.z, eta, "mixture", "kernel",
                                               params=p, atoms=False).log_likelihood)
     cls = PointsPerCell if name == "points" else DeeperCells
-    return float(cls(systems.from_param_vector(systems.spec("gss").id, p), 16, "mixture").run(tr).log_likelihood)
+    return float(cls(systems.from_param_vector(GSS.id, p), 16, "mixture").run(tr).log_likelihood)
 
 
 def quartic_residual(x: np.ndarray, y: np.ndarray) -> float:
@@ -113,12 +103,12 @@ def quartic_residual(x: np.ndarray, y: np.ndarray) -> float:
 def task(t: dict) -> dict:
     if t["kind"] == "scan":
         tr = calibration_trace("gss", t["trace"])
-        sigma = SCALE * simulated_sigma_v()
-        values = np.array([log_likelihood(t["filter"], tr, params(s)) for s in sigma])
+        sigma = SCALE * SIMULATED_SIGMA_V
+        values = np.array([log_likelihood(t["filter"], tr, GSS.param_vector(sigma_v=s)) for s in sigma])
         return dict(t, sigma=sigma, values=values)
     model = systems.get("gss")
     tr = traces.simulate_many(model, FILTERING["traces"], FILTERING["steps"], FILTERING["seed"])[t["trace"]]
-    exact = float(ExactLogLikelihood("gss", tr)(list(systems.spec("gss").defaults)))
+    exact = float(ExactLogLikelihood("gss", tr)(GSS.param_vector()))
     out = {}
     for name, cls in (("as it is", uxfilter.BayesLaplaceFilter), ("deeper cells", DeeperCells)):
         t0 = time.process_time()

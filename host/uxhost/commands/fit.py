@@ -206,12 +206,11 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
     state = "converged" if result.converged else f"NOT converged ({result.message})"
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
           f"{result.seconds:.1f} s CPU{f', {elapsed:.1f} s elapsed' if on_device else ''}; {state}")
+    no_stderr = {n: why for n in free if (why := result.why_no_stderr(n)) is not None}
     if result.stderr_reliable or result.smooth:  # a log L not smooth: the warning says why none of them holds
-        for n in free:
-            why = result.why_no_stderr(n)
-            if why is not None:
-                print(f"  note: {n} has no standard error: {why}"
-                      + ("" if args.profile else "; --profile gives an interval that needs none"))
+        for n, why in no_stderr.items():
+            print(f"  note: {n} has no standard error: {why}"
+                  + ("" if args.profile else "; --profile gives an interval that needs none"))
     if not result.stderr_reliable:
         smoother = not result.smooth and mode != fit.DEFAULT_MODE
         follows = result.smooth and not args.profile
@@ -222,7 +221,7 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
         args.json.write_text(json.dumps({
             "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
             "likelihood": likelihood, "engine": result.engine, "evidence": result.evidence, "estimate": result.estimate, "stderr": result.stderr,
-            "no_stderr": {n: why for n in free if (why := result.why_no_stderr(n)) is not None},
+            "no_stderr": no_stderr,
             "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
             "evaluations": result.evaluations, "cpu_seconds": result.seconds, "elapsed_seconds": elapsed,
             "converged": result.converged,
