@@ -96,8 +96,21 @@ def test_a_rough_log_likelihood_is_warned_about(tmp_path, capsys):
                                 "--json", out)
     result = json.loads(out.read_text())
     assert not result["stderr_reliable"] and result["roughness"] > 0.1
-    assert "warning: the log-likelihood is" in stdout and "they do not hold; a larger η smooths it, as does --mode mixture" in stdout
+    assert "warning: the log-likelihood is" in stdout
+    assert "they do not hold; a larger η smooths it (--eta 8), as does --mode mixture" in stdout
     assert "(no standard error)" in stdout and "nan se" not in stdout  # its curvature is not even negative there
+
+
+def test_the_larger_eta_a_rough_fit_is_pointed_to_is_one_the_device_takes():
+    # The next η the protocol allows, named as the option; a device built for fewer atoms cannot take it, and
+    # the hint says where it can be had instead; at the largest η there is none to name.
+    from uxhost.commands.fit import larger_eta_hint
+    from uxhost.config import etas
+
+    assert larger_eta_hint(16, None) == " (--eta 32)"
+    assert larger_eta_hint(16, 64) == " (--eta 32)"
+    assert larger_eta_hint(16, 16) == " (this firmware takes η ≤ 16: the host's fit, without --port/--board, takes --eta 32)"
+    assert larger_eta_hint(max(etas()), None) == f" (but {max(etas())} is the largest η there is)"
 
 
 def test_mixture_mode_fits_gss_smoothly_at_eta_4(tmp_path, capsys):

@@ -127,7 +127,7 @@ def run_on_device(args, trace) -> int:
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         loglik = DeviceLogLikelihood(device, trace, config, qemu, args.board or args.expect_board)
         return fit_and_report(args, trace, loglik.spec, loglik.config,
-                              lambda **options: fit.maximise(loglik, **options), on_device=True)
+                              lambda **options: fit.maximise(loglik, **options), largest_eta=loglik.info.max_eta)
 
 
 def scalar_only(args) -> None:
@@ -143,11 +143,11 @@ def scalar_only(args) -> None:
                         f"({', '.join(table_specs())}, or a device's own): {fit.JOINT_REFUSAL}")
 
 
-def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -> int:
+def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = None) -> int:
     """Parses --free/--start/--bounds against `spec`, runs `search(free=, bounds=, start=, fixed=, progress=,
     profile=, stage=)` (a uxemu.fit call) with a progress bar, and prints (and --json writes) the result.
-    `on_device`: the runs are the device's, so the elapsed time is said too (the host's CPU time is only the
-    link's)."""
+    `largest_eta`: the device's (its INFO's max_eta) where the runs are a device's, so the elapsed time is said
+    too (the host's CPU time is only the link's); None on the host."""
     import time
 
     from tqdm import tqdm
@@ -172,6 +172,7 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
     except ValueError as exc:
         raise UserError(f"--start/--bounds: {exc}") from None
     eta, mode, likelihood = config.eta, config.mode, config.likelihood
+    on_device = largest_eta is not None
 
     # The bar names the part of the work under way (uxemu.fit.STAGES): a profile is most of a --profile fit.
     with tqdm(unit=" runs", file=sys.stderr, desc="fit", leave=False, disable=None) as bar:
@@ -214,7 +215,8 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
     if not result.stderr_reliable:
         smoother = not result.smooth and mode != fit.DEFAULT_MODE
         follows = result.smooth and not args.profile
-        print(f"  warning: {result.why_unreliable}" + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else "")
+        print(f"  warning: {result.why_unreliable}" + ("" if result.smooth else larger_eta_hint(eta, largest_eta))
+              + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else "")
               + ("; --profile gives intervals that follow them" if follows else ""))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -229,6 +231,19 @@ def fit_and_report(args, trace, spec, config, search, on_device: bool = False) -
             "interval": {n: list(v) for n, v in result.interval.items()},
         }, indent=2) + "\n")
     return 0 if result.converged else 1
+
+
+def larger_eta_hint(eta: int, largest_eta: int | None) -> str:
+    """The option that smooths a rough log L: the next η the protocol allows (etas()), if the device (its
+    `largest_eta`; None: the host, any η) takes it."""
+    from ..config import etas
+
+    larger = [e for e in etas() if e > eta]
+    if not larger:
+        return f" (but {eta} is the largest η there is)"
+    if largest_eta is not None and larger[0] > largest_eta:
+        return f" (this firmware takes η ≤ {largest_eta}: the host's fit, without --port/--board, takes --eta {larger[0]})"
+    return f" (--eta {larger[0]})"
 
 
 def simulated_values(trace, spec) -> dict[str, float] | None:
