@@ -77,6 +77,18 @@ def test_the_firmware_in_qemu_fits_as_the_host_does(board, lg_csv, on_host, tmp_
         assert abs(result["estimate"]["r"] - on_host["estimate"]["r"]) < 0.05 * se
 
 
+def test_a_rough_fit_on_a_device_points_past_its_firmwares_largest_eta(device, tmp_path, capsys):
+    # gss in refined mode at η = 4 (80 steps, seed 2: 1.3 nats rms off a quadratic) on a device built for
+    # η ≤ 4: the η that would smooth it is one only the host's fit can run.
+    trace = tmp_path / "gss.csv"
+    assert main(["simulate", "--system", "gss", "--steps", "80", "--seed", "2", "-o", str(trace)]) == 0
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "sigma_v", "--eta", 4, "--mode", "refined",
+                                "--port", device(max_eta=4).url)
+    assert code == 0, err
+    assert ("they do not hold; a larger η smooths it (this firmware takes η ≤ 4: the host's fit, without "
+            "--port/--board, takes --eta 8), as does --mode mixture") in stdout
+
+
 def test_a_configuration_the_device_refuses_is_one_line(device, lg_csv, capsys):
     dev = device(refuse_configure=True)
     code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", dev.url)
