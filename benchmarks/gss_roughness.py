@@ -123,14 +123,13 @@ def report(scans: list[dict], filtering: list[dict], meta: str) -> str:
     lines = ["# gss: what keeps log L rough at η = 16", "", meta, "", what.replace("\n", " "), "", ways, "",
              "rms off a quartic along σ_v (nats):", "",
              "| trace | " + " | ".join(FILTERS) + " |", "|---" * (len(FILTERS) + 1) + "|"]
-    for i in TRACES:
-        row = {r["filter"]: r for r in scans if r["trace"] == i}
+    by_trace = {i: {r["filter"]: r for r in scans if r["trace"] == i} for i in TRACES}
+    for i, row in by_trace.items():
         lines.append(f"| {i} | " + " | ".join(f"{quartic_residual(row[f]['sigma'], row[f]['values']):.3f}"
                                                for f in FILTERS) + " |")
     lines += ["", "Worst step-to-step jump of log L minus the exact one along the same σ_v (nats):", "",
               "| trace | " + " | ".join(FILTERS[:-1]) + " |", "|---" * len(FILTERS) + "|"]
-    for i in TRACES:
-        row = {r["filter"]: r for r in scans if r["trace"] == i}
+    for i, row in by_trace.items():
         exact = row["exact"]["values"]
         lines.append(f"| {i} | " + " | ".join(f"{np.abs(np.diff(row[f]['values'] - exact)).max():.3f}"
                                                for f in FILTERS[:-1]) + " |")
