@@ -20,6 +20,7 @@ class Status(enum.IntEnum):
     FALLBACK = 1  # every likelihood was zero or non-finite: the posterior is the (reduced) prior
     NO_EVIDENCE = 2  # a filter step without observation: the posterior is the (reduced) prediction
     REFOCUSED = 3  # a filter's first update re-quantized the prior over the likelihood's region
+    OUTLIER = 4  # the observation failed the filter's innovation gate (docs/semantics.md, "Innovation gate")
 
 
 def log_family(family: str, t: np.ndarray) -> np.ndarray:
@@ -34,6 +35,9 @@ def log_family(family: str, t: np.ndarray) -> np.ndarray:
 
 
 FAMILIES = ("gaussian", "laplace", "uniform")
+# The variance of each standardised outer family (ux/bayes.c family_variance): Laplace(0, 1) and the uniform on
+# [−½, ½].
+FAMILY_VARIANCE = {"gaussian": 1.0, "laplace": 2.0, "uniform": 1.0 / 12.0}
 # The smallest likelihood taken in the linear domain — a sum over inner-noise atoms, the largest likelihood of
 # a point update (ux/bayes.c, UX_LINEAR_MIN of the double build): far above the subnormals, so terms that
 # underflow to 0 change such a sum by less than 1e-30 of itself.
@@ -97,6 +101,24 @@ class KernelLikelihood:
                 if tails.any():
                     out[tails, k] = logsumexp_rows((log_nu + g - log_scale)[tails])
         return out
+
+    def innovation_ratio(self, x: np.ndarray, w: np.ndarray, z: np.ndarray) -> float:
+        """The normalised innovation squared max_k (z_k − E z)² / Var z of the evidence under the predictive law
+        of one observation from the prior atoms (x, w) (docs/semantics.md, "Innovation gate", as ux/bayes.c):
+        E z and Var z from the kernel's loc and scale at every atom, an inner noise held at its mean; the
+        sums sequential, about the first atom's loc. NaN where it cannot be taken (a non-finite loc or scale)."""
+        x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            centres = [np.full(x.size, _ttr.sequential_sum(v.w * v.x)) for v in self.inner]
+            loc, scale = self.loc_scale(x, *centres)
+            loc, scale = np.broadcast_to(loc, x.shape), np.broadcast_to(scale, x.shape)
+            d = loc - loc[0]
+            total = _ttr.sequential_sum(w)
+            shift = _ttr.sequential_sum(w * d) / total
+            spread = _ttr.sequential_sum(w * (d * d)) / total - shift * shift
+            var = spread + FAMILY_VARIANCE[self.family] * (_ttr.sequential_sum(w * (scale * scale)) / total)
+            nu = np.asarray(z, dtype=np.float64) - (loc[0] + shift)
+            return float((nu * nu).max() / var)
 
     def likelihood(self, x: np.ndarray, z: float) -> np.ndarray:
         """p(z | x_i) per hypothesis in the linear domain, as BayesLaplace weighs one evidence point seen once

@@ -12,7 +12,7 @@ from . import _ttr
 from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._mixture_nodes import mixture_on_nodes
-from .bayes import LINEAR_MIN, Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
+from .bayes import LINEAR_MIN, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
 from .laws import Laplace, Normal
 from .lift import evaluate
 from .model import StateSpaceModel
@@ -35,6 +35,9 @@ REGION_NODES = 32
 NODE_RESOLUTION = 1024
 COMPONENT_SPAN = 0.5
 EPS = float(np.finfo(np.float64).eps)
+# The innovation gate's default, in standard deviations of the predictive law of one observation
+# (ux/filter.h UX_OUTLIER_GATE; docs/semantics.md, "Innovation gate").
+OUTLIER_GATE = 5.0
 
 
 def density_nodes(lo: float, hi: float):
@@ -207,6 +210,7 @@ class FilterRun:
     posteriors: list[Value] = field(repr=False)
     log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step (0 without observation)
     densities: list[FilterDensity] = field(default_factory=list, repr=False)
+    test_ratio: np.ndarray = None  # the innovation gate's ν²/S per step (NaN: not taken)
 
     @property
     def log_likelihood(self) -> float:
@@ -234,9 +238,14 @@ class BayesLaplaceFilter:
     """One filter instance: call `step(k, z, u)` per observation, or `run(trace)`."""
 
     def __init__(self, model: StateSpaceModel, eta: int = 16, mode: str = "refined",
-                 likelihood: str = "kernel", prior=None):
+                 likelihood: str = "kernel", prior=None, gate: float = OUTLIER_GATE, gate_outliers: bool = False):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
+        if not gate > 0:
+            raise ValueError(f"the innovation gate must be > 0 standard deviations (inf: off), got {gate}")
+        self.gate = float(gate)
+        self.gate_outliers = bool(gate_outliers)
+        self.test_ratio = math.nan  # of the last update
         self.model = model
         self.eta = eta
         self.n = _ttr.log2_eta(eta)
@@ -276,12 +285,13 @@ class BayesLaplaceFilter:
         atoms reduced to η, as on a fallback, and its density has no likelihood factor. A first update
         whose likelihood is too narrow for the prior's atoms is refocused (status REFOCUSED)."""
         if evidence is None:
-            self._spreads = None
-            self.posterior = reduce_prior(*prior_atoms, self.eta)
-            self.log_evidence = 0.0  # nothing observed: p(∅) = 1
-            self.density = self._density(self.posterior)
-            self._fresh, self._staged, self._pending = False, False, None
-            return Status.NO_EVIDENCE
+            self.test_ratio = math.nan
+            return self._without_evidence(prior_atoms)
+        outlier = self._gate(prior_atoms, evidence)
+        if outlier and self.gate_outliers:  # treated as missing: the prior as a step without observation
+            atoms = prior_atoms if self._staged else (self.posterior.x, self.posterior.w)
+            self._without_evidence(atoms)
+            return Status.OUTLIER
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
@@ -301,7 +311,26 @@ class BayesLaplaceFilter:
                 status = Status.REFOCUSED
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
-        return status
+        return Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
+
+    def _without_evidence(self, prior_atoms):
+        """The prior atoms reduced to η, as a fallback leaves them; the density without a likelihood factor."""
+        self._spreads = None
+        self.posterior = reduce_prior(*prior_atoms, self.eta)
+        self.log_evidence = 0.0  # nothing observed: p(∅) = 1
+        self.density = self._density(self.posterior)
+        self._fresh, self._staged, self._pending = False, False, None
+        return Status.NO_EVIDENCE
+
+    def _gate(self, prior_atoms, evidence) -> bool:
+        """The innovation gate (docs/semantics.md, "Innovation gate"): sets test_ratio, ν²/S of the evidence
+        under the prior atoms' predictive law of one observation (kernel form; NaN with the sampler form),
+        and says whether it exceeds gate²."""
+        self.test_ratio = math.nan
+        if isinstance(self.likelihood, KernelLikelihood):
+            z, _ = evidence_arrays(evidence)
+            self.test_ratio = self.likelihood.innovation_ratio(prior_atoms[0], prior_atoms[1], z)
+        return self.test_ratio > self.gate * self.gate
 
     def _first_region(self, x):
         """The first update's region (docs/semantics.md, "Filter", the first update's region): in refined
@@ -375,13 +404,14 @@ class BayesLaplaceFilter:
         """Every row of the trace; a NaN z is a missing observation (a predict-only step)."""
         T = len(trace.z)
         means, vars_, status, posts, dens = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], []
-        evidence = np.empty(T)
+        evidence, ratio = np.empty(T), np.empty(T)
         for i in range(T):
             status[i] = self.step(int(trace.k[i]), observation(trace.z[i]), float(trace.u[i]), predict=i > 0)
             means[i], vars_[i], evidence[i] = self.posterior.mean(), self.posterior.var(), self.log_evidence
+            ratio[i] = self.test_ratio
             posts.append(self.posterior)
             dens.append(self.density)
-        return FilterRun(means, vars_, status, posts, evidence, dens)
+        return FilterRun(means, vars_, status, posts, evidence, dens, ratio)
 
 
 def sum_in_order(values) -> float:
@@ -399,9 +429,10 @@ def observation(z: float) -> float | None:
 
 
 def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refined",
-               likelihood: str = "kernel", prior=None) -> FilterRun:
+               likelihood: str = "kernel", prior=None, gate: float = OUTLIER_GATE,
+               gate_outliers: bool = False) -> FilterRun:
     """Filter a whole trace (anything with arrays k, u, z) and return means, variances, statuses."""
-    return BayesLaplaceFilter(model, eta, mode, likelihood, prior).run(trace)
+    return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers).run(trace)
 
 
 def narrowed_region(density) -> tuple[float, float]:

@@ -147,6 +147,7 @@ class NativeRun:
     log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step
     log_likelihood: float = 0.0  # the filter's own running sum at the end
     density_log_evidence: np.ndarray = None  # per step by the density's quadrature (when asked for)
+    test_ratio: np.ndarray = None  # the innovation gate's ν²/S per step (NaN: not taken)
 
 
 class Native:
@@ -279,6 +280,8 @@ class Native:
             "ux_filter_var": (C.c_double, [C.c_void_p]),
             "ux_filter_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_log_likelihood": (C.c_double, [C.c_void_p]),
+            "ux_filter_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
+            "ux_filter_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_filter_density_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_logpdf": (C.c_double, [C.c_void_p, C.c_double]),
             "ux_filter_pdf": (C.c_double, [C.c_void_p, C.c_double]),
@@ -813,31 +816,39 @@ class Native:
                                                        LIKELIHOODS[likelihood]))
 
     def filter(self, system_id: int, eta: int = 16, mode: str = "refined", likelihood: str = "kernel",
-               params=None, prior=None) -> "NativeFilter":
-        return NativeFilter(self, system_id, eta, mode, likelihood, params, prior)
+               params=None, prior=None, gate: float | None = None, gate_outliers: bool = False) -> "NativeFilter":
+        """A filter; gate / gate_outliers: its innovation gate (ux_filter_set_gate; None: UX_OUTLIER_GATE)."""
+        f = NativeFilter(self, system_id, eta, mode, likelihood, params, prior)
+        if gate is not None or gate_outliers:
+            from .filter import OUTLIER_GATE
+            f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
+        return f
 
     def run_filter(self, system_id: int, k, u, z, eta: int = 16, mode: str = "refined",
                    likelihood: str = "kernel", params=None, prior=None, atoms: bool = True,
-                   density_evidence: bool = False) -> NativeRun:
+                   density_evidence: bool = False, gate: float | None = None,
+                   gate_outliers: bool = False) -> NativeRun:
         """Filter a whole trace (arrays k, u, z; the first step only updates; a NaN z is a step without
         observation), like uxemu.run_filter. density_evidence: also each step's evidence by the filter
         density's quadrature (ux_filter_density_log_evidence)."""
         from .filter import observation
 
-        f = self.filter(system_id, eta, mode, likelihood, params, prior)
+        f = self.filter(system_id, eta, mode, likelihood, params, prior, gate, gate_outliers)
         T = len(z)
         means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
         density = np.empty(T) if density_evidence else None
+        ratio = np.empty(T)
         for i in range(T):
             if i > 0:
                 f.predict(int(k[i]), float(u[i]))
             status[i] = f.update(observation(z[i]))
             means[i], vars_[i], evidence[i] = f.mean(), f.var(), f.log_evidence()
+            ratio[i] = f.test_ratio()
             if density_evidence:
                 density[i] = f.density_log_evidence()
             if atoms:
                 posts.append(f.posterior_atoms())
-        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood(), density)
+        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood(), density, ratio)
 
 
 class _Sources(C.Structure):
@@ -879,6 +890,16 @@ class NativeFilter:
             po = self._om.ctypes.data_as(C.POINTER(C.c_double))
         st = self.nat.lib.ux_filter_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, zs.size, m)
         return self.nat._check(st, "ux_filter_update")
+
+    def set_gate(self, gate: float, gate_outliers: bool = False) -> None:
+        """The innovation gate in standard deviations (inf: off); gate_outliers: treat a failing observation as
+        missing (ux_filter_set_gate)."""
+        self.nat._check(self.nat.lib.ux_filter_set_gate(self._state, float(gate), int(bool(gate_outliers))),
+                        "ux_filter_set_gate")
+
+    def test_ratio(self) -> float:
+        """ν²/S of the last update (NaN: not taken)."""
+        return float(self.nat.lib.ux_filter_test_ratio(self._state))
 
     def mean(self) -> float:
         return float(self.nat.lib.ux_filter_mean(self._state))

@@ -84,6 +84,8 @@ static uint8_t wire_status(ux_status st)
         return STATUS_NO_EVIDENCE;
     case UX_REFOCUSED:
         return STATUS_REFOCUSED;
+    case UX_OUTLIER:
+        return STATUS_OUTLIER;
     default:
         return STATUS_OK;
     }

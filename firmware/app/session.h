@@ -61,7 +61,7 @@ typedef struct {
 } session_step_in;
 
 typedef struct {
-    uint8_t status; /* STATUS_OK, STATUS_FALLBACK, STATUS_NO_EVIDENCE or STATUS_REFOCUSED (proto.h) */
+    uint8_t status; /* a STATUS_* value of proto.h (OK, FALLBACK, NO_EVIDENCE, REFOCUSED, OUTLIER) */
     double mean, var, log_evidence;
     uint64_t cycles_predict, cycles_update;
     uint8_t count;

@@ -246,6 +246,45 @@ static void test_diffuse_prior_refocuses(void)
     }
 }
 
+/* The innovation gate (docs/semantics.md, "Innovation gate"), lg from its prior N(0, 2²), r = 1: the first
+ * update's ratio is z²/(Var of the 64 prior atoms + r²); a reading 10⁴ r off fails the default gate of 5
+ * (UX_OUTLIER), is weighed unless the filter gates outliers, and a gated one leaves exactly what a step
+ * without observation leaves; a gate ≤ 0 or NaN is refused, and infinity turns the test off. */
+static void test_innovation_gate(void)
+{
+    static ux_filter f, g;
+    const ux_model *lg = ux_model_named("lg");
+    ux_filter_config cfg = {lg, NULL, 8, UX_MODE_REFINED, UX_LIK_KERNEL, NULL};
+    const double near = 1.0, far = 1e4;
+    static uint64_t ws_g[UX_WORDS(UX_WORKSPACE_BYTES(8))];
+    ux_workspace wg = {ws_g, sizeof ws_g};
+    double ratio, before;
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK);
+    CHECK(isnan(ux_filter_test_ratio(&f)));
+    CHECK(ux_filter_update(&f, &near, NULL, 1, 1) == UX_OK);
+    ratio = ux_filter_test_ratio(&f);
+    CHECK(fabs(ratio - near * near / (4.0 + 1.0)) < 0.02 * ratio); /* the 64 atoms hold ~99 % of the 2² */
+    before = ux_filter_mean(&f);
+    CHECK(ux_filter_predict(&f, 1, 0) == UX_OK);
+    CHECK(ux_filter_update(&f, &far, NULL, 1, 1) == UX_OUTLIER && ux_filter_last_status(&f) == UX_OUTLIER);
+    CHECK(ux_filter_test_ratio(&f) > UX_OUTLIER_GATE * UX_OUTLIER_GATE);
+    CHECK(ux_filter_mean(&f) > before + 1); /* weighed: the posterior went to the far reading's side */
+    /* gated, against the same filter with the reading missing */
+    CHECK(ux_filter_init(&f, &cfg, ux_test_ws) == UX_OK && ux_filter_init(&g, &cfg, wg) == UX_OK);
+    CHECK(ux_filter_set_gate(&f, UX_OUTLIER_GATE, 1) == UX_OK);
+    CHECK(ux_filter_update(&f, &near, NULL, 1, 1) == UX_OK && ux_filter_update(&g, &near, NULL, 1, 1) == UX_OK);
+    CHECK(ux_filter_predict(&f, 1, 0) == UX_OK && ux_filter_predict(&g, 1, 0) == UX_OK);
+    CHECK(ux_filter_update(&f, &far, NULL, 1, 1) == UX_OUTLIER);
+    CHECK(ux_filter_update(&g, NULL, NULL, 0, 0) == UX_NO_EVIDENCE);
+    CHECK(ux_filter_mean(&f) == ux_filter_mean(&g) && ux_filter_var(&f) == ux_filter_var(&g));
+    CHECK(ux_filter_log_likelihood(&f) == ux_filter_log_likelihood(&g));
+    /* the gate's argument */
+    CHECK(ux_filter_set_gate(&f, 0.0, 0) == UX_ERR_ARG && ux_filter_set_gate(&f, -1.0, 0) == UX_ERR_ARG);
+    CHECK(ux_filter_set_gate(&f, NAN, 0) == UX_ERR_ARG && ux_filter_set_gate(NULL, 5.0, 0) == UX_ERR_ARG);
+    CHECK(ux_filter_set_gate(&f, INFINITY, 0) == UX_OK);
+    CHECK(ux_filter_predict(&f, 2, 0) == UX_OK && ux_filter_update(&f, &far, NULL, 1, 1) == UX_OK);
+}
+
 static void test_mixture_mode(void)
 {
     static ux_filter mix, ref;
@@ -308,4 +347,5 @@ void suite_filter(void)
     RUN(test_step_without_observation);
     RUN(test_mixture_mode);
     RUN(test_diffuse_prior_refocuses);
+    RUN(test_innovation_gate);
 }

@@ -176,6 +176,11 @@ class Dump:
         return sum(s.status == Status.REFOCUSED for s in self.steps)
 
     @property
+    def outliers(self) -> int:
+        """Observations that failed the filter's innovation gate (status OUTLIER)."""
+        return sum(s.status == Status.OUTLIER for s in self.steps)
+
+    @property
     def complete(self) -> bool:
         return self.header.trace_steps is None or len(self.steps) >= self.header.trace_steps
 

@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 7
+PROTOCOL_VERSION = 8
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -90,6 +90,7 @@ class Status(enum.IntEnum):
     FALLBACK = 1  # every likelihood was zero; the posterior is the prior
     NO_EVIDENCE = 2  # a step without observation (`n_evidence = 0`): the posterior is the prediction
     REFOCUSED = 3  # the first update's likelihood was narrower than the prior atoms' spacing: the prior was re-quantized over the likelihood's region
+    OUTLIER = 4  # the observation failed the innovation gate (ν²/S > 5², docs/semantics.md): the update ran, but the observation is improbable under the prediction (version 8)
 
 
 class StepFlags(enum.IntFlag):

@@ -27,6 +27,7 @@ class StreamSummary:
     spec: object = None  # the device's description of its system
     replayed: int = 0  # steps of a resumed dump replayed (and checked bit for bit) before the run went on
     refocused: int = 0  # first updates whose prior was re-quantized over the likelihood's region
+    outliers: int = 0  # observations that failed the filter's innovation gate (status OUTLIER)
     device: str = ""  # "board, firmware version", as INFO said
     reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
 
@@ -37,6 +38,9 @@ class StreamSummary:
         if self.refocused:
             out.append(f"{self.refocused} update(s) refocused: the likelihood was narrower than the prior atoms' "
                        "spacing, so the prior was re-quantized over its region")
+        if self.outliers:
+            out.append(f"{self.outliers} observation(s) failed the innovation gate (status OUTLIER): improbable "
+                       "under the prediction, a fault or a model that does not fit the data")
         if self.replayed:
             out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
@@ -115,7 +119,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     return StreamSummary(tally.steps, tally.fallbacks, tally.missing, np.array(tally.cycles_predict, dtype=np.int64),
                          np.array(tally.cycles_update, dtype=np.int64),
                          CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec,
-                         replayed=len(kept), refocused=tally.refocused, device=f"{info.board}, firmware {info.fw_version}",
+                         replayed=len(kept), refocused=tally.refocused, outliers=tally.outliers, device=f"{info.board}, firmware {info.fw_version}",
                          reset_cause=header.reset_cause)
 
 
@@ -124,7 +128,7 @@ class _Tally:
     length holds 16 bytes a step, its two cycle counts, instead of every posterior."""
 
     def __init__(self):
-        self.steps = self.fallbacks = self.missing = self.refocused = 0
+        self.steps = self.fallbacks = self.missing = self.refocused = self.outliers = 0
         self.cycles_predict, self.cycles_update = array("q"), array("q")
 
     def add(self, record) -> None:
@@ -137,6 +141,7 @@ class _Tally:
         self.fallbacks += record.status == Status.FALLBACK
         self.missing += record.status == Status.NO_EVIDENCE
         self.refocused += record.status == Status.REFOCUSED
+        self.outliers += record.status == Status.OUTLIER
 
 
 def greet(device, expect_board: str | None = None):

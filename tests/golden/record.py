@@ -134,6 +134,11 @@ CASES = [
         (message(p.Step(0, False, 0.0, (3.7,), (1.0,)), 56), None),
         (message(p.Step(1, True, 0.0, (3.2,), (1.0,)), 57), None),
     ]),
+    ("session_lg_outlier", "a reading 10⁴ r off: the update answers OUTLIER (it failed the innovation gate)", [
+        (message(configure("lg", 8), 60), None),
+        (message(p.Step(0, False, 0.0, (0.5,), (1.0,)), 61), None),
+        (message(p.Step(1, True, 0.0, (10000.0,), (1.0,)), 62), None),
+    ]),
     ("session_missing", "steps without observation (n_evidence 0, m 0): the first, and one after a predict", [
         (message(GSS, 50), None),
         (message(p.Step(0, False, 0.0, (), (), m=0), 51), None),

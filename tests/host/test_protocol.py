@@ -307,6 +307,13 @@ def test_golden_refocused_answer_is_the_kalman_posterior():
     assert abs(first["log_evidence"] - (-0.5 * math.log(2 * math.pi * (s2 + 1.0)) - 0.5 * 3.7 ** 2 / (s2 + 1.0))) < 1e-6
 
 
+def test_golden_outlier_answer_carries_its_status():
+    # OUTLIER on the wire: a reading 10⁴ r off after a predict; the first, ordinary reading is OK.
+    [case] = [c for c in GOLDEN if c["name"] == "session_lg_outlier"]
+    first, far = case["exchange"][1]["answered"], case["exchange"][2]["answered"]
+    assert first["status"] == p.Status.OK and far["status"] == p.Status.OUTLIER
+
+
 def test_golden_refused_weight_is_an_evidence_error_naming_the_field():
     [case] = [c for c in GOLDEN if c["name"] == "err_evidence"]
     [x] = [x for x in case["exchange"] if x.get("raw") == "ω = (1, 0)"]

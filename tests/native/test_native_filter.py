@@ -143,3 +143,29 @@ def test_first_update_region_and_refocus_match(nat, scale, mode):
         assert refocused == 0
     elif scale == 1000.0:
         assert refocused == 3
+
+
+@pytest.mark.parametrize("gate_outliers", [False, True])
+@pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
+@pytest.mark.parametrize("sid", SYSTEMS)
+def test_the_innovation_gate_matches_reference(nat, sid, mode, gate_outliers):
+    """Statuses, test ratios and posteriors bit for bit, with a reading far off in the middle (status OUTLIER)
+    and a gate tight enough to fail a few ordinary ones too."""
+    model = systems.get(sid)
+    tr = trace_for(sid, 40)
+    tr.z[20] += 50.0 * (np.std(tr.z) + 1.0)
+    ref = ux.run_filter(model, tr, 8, mode, gate=2.0, gate_outliers=gate_outliers)
+    got = nat.run_filter(sid, tr.k, tr.u, tr.z, 8, mode, gate=2.0, gate_outliers=gate_outliers)
+    assert ref.status[20] == ux.Status.OUTLIER
+    np.testing.assert_array_equal(got.status, ref.status.astype(np.int8))
+    np.testing.assert_array_equal(got.test_ratio, ref.test_ratio)
+    np.testing.assert_array_equal(got.mean, ref.mean)
+    np.testing.assert_array_equal(got.var, ref.var)
+    assert got.log_likelihood == ref.log_likelihood
+
+
+def test_the_gate_must_be_positive(nat):
+    f = nat.filter(systems.spec("lg").id, 8)
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ux.native.NativeError):
+            f.set_gate(bad)

@@ -49,6 +49,16 @@ typedef struct {
 } ux_evidence;
 
 /*
+ * The innovation gate's statistic (docs/semantics.md, "Innovation gate"): max_k (z_k − E z)² / Var z, the
+ * evidence's normalised innovation squared under the predictive law of one observation from the prior atoms
+ * (px, pw): E z and Var z from the kernel's loc and scale at every atom (an inner noise held at its mean)
+ * and the outer family's variance. Kernel form only; NaN where it cannot be taken (a non-finite loc or
+ * scale, or the sampler form).
+ */
+ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                            const ux_evidence *ev);
+
+/*
  * Posterior of the prior atoms (px, pw; any count, any order, positive weights) at eta atoms into `out` (fresh
  * source). Returns UX_OK, or UX_FALLBACK when every likelihood is zero or non-finite — then `out` is
  * the prior reduced with TTR — or an error: non-finite evidence or ω < 0 or m = 0 (UX_ERR_DOMAIN),

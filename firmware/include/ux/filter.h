@@ -46,6 +46,11 @@ typedef struct {
     const ux_law *prior;   /* NULL for the model's default prior */
 } ux_filter_config;
 
+/* The innovation gate's default (docs/semantics.md, "Innovation gate"): an observation whose normalised
+ * innovation squared ν²/S exceeds UX_OUTLIER_GATE² is an outlier (5 standard deviations: PX4's EKF2 gates its
+ * fusions at 3–5). */
+#define UX_OUTLIER_GATE 5.0
+
 /* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
  * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
  * of its mass, a Laplace e^−40). */
@@ -101,6 +106,9 @@ typedef struct {
     uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
     ux_real pred_u;                           /* u of the last predict */
     unsigned dens_m;                          /* the last update's m (the density's likelihood factor) */
+    ux_real gate;                             /* the innovation gate, standard deviations (ux_filter_set_gate) */
+    ux_real test_ratio;                       /* the last update's ν²/S (NaN: not taken) */
+    uint8_t gate_outliers;                    /* 1: an observation failing the gate is treated as missing */
     uint8_t fresh;                            /* 1 until the first update */
     uint8_t density;                          /* ux_density_form of the posterior's density */
     uint8_t dens_lik;                         /* 1: it carries the likelihood factor (0 after a fallback) */
@@ -145,7 +153,9 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u);
  * (a law with a location–scale form; docs/semantics.md, "Filter").
  * Returns UX_OK, UX_FALLBACK (every likelihood zero or non-finite: the posterior is the prior reduced
  * to η atoms), UX_REFOCUSED (that first update, with a Gaussian or Laplace prior, found the likelihood
- * too narrow for the prior's atoms and built the posterior over the likelihood's region), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
+ * too narrow for the prior's atoms and built the posterior over the likelihood's region), UX_OUTLIER (the
+ * evidence failed the innovation gate, ux_filter_set_gate: the update ran as any other, or, when the filter
+ * gates outliers, the posterior is the prior reduced to η atoms as without observation), or an error (non-finite evidence, m = 0, J out of 1..UX_MAX_ETA: UX_ERR_DOMAIN /
  * UX_ERR_ARG), in which case nothing changes.
  * A step without observation (a missing sample) is J = 0 and m = 0 (z and omega may be NULL): the
  * posterior is the prior reduced to η atoms, as on a fallback, and the status UX_NO_EVIDENCE.
@@ -174,6 +184,16 @@ const ux_value *ux_filter_posterior(const ux_filter *f);
 double ux_filter_mean(const ux_filter *f);
 double ux_filter_var(const ux_filter *f);
 ux_status ux_filter_last_status(const ux_filter *f);
+/*
+ * The innovation gate (docs/semantics.md, "Innovation gate"): every update with the kernel form first takes
+ * ν²/S of its evidence under the prior atoms' predictive law of one observation (ux_innovation_ratio); above
+ * gate² the status is UX_OUTLIER, and with gate_outliers ≠ 0 the observation is treated as missing. Init sets
+ * UX_OUTLIER_GATE and gate_outliers = 0; gate = INFINITY turns the test off. UX_ERR_ARG unless gate > 0.
+ */
+ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers);
+/* ν²/S of the last update (NaN: not taken — the sampler form, a step without observation, a loc or scale
+ * not finite); the test ratio an EKF reports for each fusion is this over gate². */
+double ux_filter_test_ratio(const ux_filter *f);
 /* log p(z_k | z_0..k−1) of the last update: the log of its normalising constant (docs/semantics.md,
  * "Evidence"); 0 for a step without observation, −∞ on a fallback. */
 double ux_filter_log_evidence(const ux_filter *f);

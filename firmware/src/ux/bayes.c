@@ -78,6 +78,44 @@ static void kernel_atoms(const ux_observation *obs, ux_real x, size_t J, ux_real
     }
 }
 
+/* The variance of the standardised outer family: 1, Laplace(0, 1)'s 2, the uniform on [−½, ½]'s 1/12. */
+static ux_real family_variance(ux_law_kind family)
+{
+    return family == UX_LAW_LAPLACE ? UX_R(2.0) : family == UX_LAW_UNIFORM ? UX_R(1.0) / UX_R(12.0) : UX_R(1.0);
+}
+
+ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                            const ux_evidence *ev)
+{
+    ux_real args[2] = {0, 0}, first = 0, total = 0, s1 = 0, s2 = 0, e2 = 0, shift, var, worst = 0;
+    size_t i, j;
+    unsigned k;
+    if (obs->form != UX_LIK_KERNEL || count == 0)
+        return (ux_real)NAN;
+    if (obs->inner != NULL) /* the inner noise's mean, Σ ν_j m_j in order */
+        for (j = 0; j < obs->inner->count; ++j)
+            args[1] = args[1] + obs->inner->w[j] * obs->inner->x[j];
+    /* One pass, the sums about the first atom's loc (shifted, so a loc far from 0 loses no digits). */
+    for (i = 0; i < count; ++i) {
+        ux_real loc, scale, d;
+        args[0] = px[i];
+        obs->kernel(args, obs->ctx, &loc, &scale);
+        first = i == 0 ? loc : first;
+        d = loc - first;
+        total = total + pw[i];
+        s1 = s1 + pw[i] * d;
+        s2 = s2 + pw[i] * (d * d);
+        e2 = e2 + pw[i] * (scale * scale);
+    }
+    shift = s1 / total;
+    var = (s2 / total - shift * shift) + family_variance(obs->family) * (e2 / total);
+    for (k = 0; k < ev->count; ++k) {
+        ux_real nu = ev->z[k] - (first + shift), nu2 = nu * nu;
+        worst = k == 0 || nu2 > worst ? nu2 : worst;
+    }
+    return worst / var;
+}
+
 /* Kernel form with inner noise: log p(z_k | x_i) = log Σ_j (ν_j·e^{g(u_j)})/scale_ij, u_j = (z_k − loc_ij)/scale_ij,
  * summed in j order — one exponential per atom and no logarithm of a scale — when that sum is at least
  * UX_LINEAR_MIN and finite; else logsumexp_j(log ν_j + g(u_j) − log scale_ij), as without inner noise.
@@ -271,9 +309,9 @@ ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_
  * UX_LINEAR_MIN or not finite: the log domain decides then. p: room for count reals, reused as TTR's cells. */
 static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t count,
                               ux_real z, unsigned eta, unsigned n, ux_sources *src, ux_real *p,
-                              const ux_workspace *rest, ux_real *log_evidence)
+                              const ux_workspace *rest, ux_real *log_evidence, ux_real *ess)
 {
-    ux_real top, prior_mass, mass = 0, moment = 0;
+    ux_real top, prior_mass, mass = 0, moment = 0, square = 0;
     ux_arena arena;
     size_t i, kept = 0;
     ux_status st = ux_arena_open(&arena, rest);
@@ -290,6 +328,7 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
         ux_real wi = pw[i] * (p[i] / top), xi = px[i];
         mass = mass + wi;
         moment = moment + wi * xi;
+        square = square + wi * wi;
         if (wi != 0) {
             px[kept] = xi;
             pw[kept] = wi;
@@ -300,6 +339,7 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
                  ux_sources_fresh(src));
     if (log_evidence != NULL)
         *log_evidence = UX_LOG(top) + UX_LOG(mass) - UX_LOG(prior_mass);
+    *ess = mass * mass / square;
     return UX_OK;
 }
 
@@ -307,7 +347,15 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
                            const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
                            ux_real *log_evidence)
 {
-    ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0;
+    ux_real ess;
+    return ux_bayes_laplace_ess(out, obs, px, pw, prior_count, ev, eta, src, ws, log_evidence, &ess);
+}
+
+ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
+                               const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
+                               ux_real *log_evidence, ux_real *ess)
+{
+    ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0, square = 0;
     ux_real *ell;
     uint8_t *cell;
     ux_arena arena;
@@ -335,7 +383,8 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         return UX_ERR_WORKSPACE;
     rest = ux_arena_rest(&arena);
     if (obs->form == UX_LIK_KERNEL && ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
-        st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence);
+        st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence,
+                          ess);
         if (st != UX_FALLBACK)
             return st;
     }
@@ -358,6 +407,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
         ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
         if (log_evidence != NULL)
             *log_evidence = top;
+        *ess = (ux_real)NAN;
         return UX_FALLBACK;
     }
     /* w'_i = w_i·exp(ℓ_i − L): the best hypothesis keeps its prior weight, so the weights cannot all
@@ -366,6 +416,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     for (i = 0; i < prior_count; ++i) {
         ux_real wi = pw[i] * UX_EXP(ell[i] - top);
         mass += wi;
+        square = square + wi * wi;
         if (wi != 0) {
             px[kept] = px[i];
             pw[kept] = wi;
@@ -376,6 +427,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     /* log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, with the same max subtracted. */
     if (log_evidence != NULL)
         *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
+    *ess = mass * mass / square;
     return UX_OK;
 }
 

@@ -152,6 +152,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->last = UX_OK;
     f->prior = prior;
     f->fresh = 1;
+    f->gate = (ux_real)UX_OUTLIER_GATE;
+    f->test_ratio = (ux_real)NAN;
     f->density = (uint8_t)((prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE) ? UX_DENSITY_PRIOR
                                                                                           : UX_DENSITY_BINS);
     f->model = model; /* set last: a filter with a model is a configured filter */
@@ -365,12 +367,15 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     unsigned k;
     int predicted;
     size_t components = 0;
-    int first, concentrated = 0;
+    int first, concentrated = 0, outlier;
+    ux_real ratio;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
-    if (J == 0 && m == 0)
+    if (J == 0 && m == 0) {
+        f->test_ratio = (ux_real)NAN;
         return no_evidence(f);
+    }
     if (z == NULL || J < 1 || J > UX_MAX_ETA)
         return UX_ERR_ARG;
     if (m < 1)
@@ -393,14 +398,23 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         count = f->posterior.count;
     }
 
-    /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
-    if (predicted && J <= f->eta)
-        components = mixture_components(f, &f->posterior);
     observation(f, &ctx, noise, &obs);
     ev.z = zr;
     ev.omega = wr;
     ev.count = J;
     ev.m = m;
+    /* The innovation gate (ux_filter_set_gate), on the prior atoms before BayesLaplace consumes them. */
+    ratio = ux_innovation_ratio(&obs, staged_x(f), staged_w(f), count, &ev);
+    outlier = ratio > f->gate * f->gate;
+    if (outlier && f->gate_outliers) { /* treated as missing: the staged prior (or the belief), not the first's */
+        no_evidence(f);
+        f->test_ratio = ratio;
+        f->last = UX_OUTLIER;
+        return UX_OUTLIER;
+    }
+    /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
+    if (predicted && J <= f->eta)
+        components = mixture_components(f, &f->posterior);
     rest = scratch(f);
     /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
      * (one value less on the stack). */
@@ -440,10 +454,11 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     f->fresh = 0;
     f->staged = 0;
-    f->last = st;
+    f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
+    f->test_ratio = ratio;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;
-    return st;
+    return f->last;
 }
 
 /* log of the predictive mixture's density at t: logsumexp_i((log w_i − log σ_i) + g((t − c_i)/σ_i)), with
@@ -899,5 +914,16 @@ const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f-
 double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
 double ux_filter_var(const ux_filter *f) { return (double)ux_var(&f->posterior); }
 ux_status ux_filter_last_status(const ux_filter *f) { return f != NULL ? f->last : UX_ERR_ARG; }
+
+ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers)
+{
+    if (f == NULL || f->model == NULL || !(gate > 0))
+        return UX_ERR_ARG;
+    f->gate = (ux_real)gate;
+    f->gate_outliers = (uint8_t)(gate_outliers != 0);
+    return UX_OK;
+}
+
+double ux_filter_test_ratio(const ux_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
 double ux_filter_log_evidence(const ux_filter *f) { return (double)f->log_evidence; }
 double ux_filter_log_likelihood(const ux_filter *f) { return f->log_likelihood; }

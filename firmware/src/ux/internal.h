@@ -142,6 +142,12 @@ static inline ux_real ux_linear_top(const ux_real *w, const ux_real *p, size_t c
 /* ux_ttr given its level-0 sums W = Σ w_i and S = Σ (w_i·x_i), each product rounded, summed in index order
  * from 0 — exactly what ux_ttr computes first — by a caller that has them from a pass of its own. */
 size_t ux_ttr_summed(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell, ux_real W, ux_real S);
+/* ux_bayes_laplace that also writes the weighed atoms' effective count (Σ w')²/Σ w'² to *ess (NaN on a
+ * fallback): how many of the prior atoms the likelihood left to carry the posterior (docs/semantics.md,
+ * "Filter", smooth refined). */
+ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
+                               const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
+                               ux_real *log_evidence, ux_real *ess);
 
 /* ux_reduce of points already known to be finite with weights > 0 (a lift's): without its ux_compact pass. */
 ux_status ux_reduce_valid(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,

@@ -62,6 +62,8 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
         print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)")
     if dump.refocused:
         print(f"  {dump.refocused} update(s) refocused onto the likelihood's region (status REFOCUSED)")
+    if dump.outliers:
+        print(f"  {dump.outliers} observation(s) failed the innovation gate (status OUTLIER)")
     if not dump.complete:
         print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
     how = ("the reference's own run of the trace" if cmp.policy.reference == "run"
