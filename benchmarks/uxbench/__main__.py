@@ -1,4 +1,4 @@
-"""python -m uxbench [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR] [--render | --rescore-density | --retime]"""
+"""python -m uxbench [NAME ...] [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR] [--render | --rescore-density | --retime]"""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +13,8 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "results"
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="uxbench", description=__doc__)
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help=f"run only these benchmarks, as --only ({', '.join(registry.BENCHMARKS)})")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", dest="size", action="store_const", const="quick", help="minutes (default)")
     size.add_argument("--full", dest="size", action="store_const", const="full", help="the paper's counts")
@@ -29,39 +31,43 @@ def main(argv=None) -> int:
                    help="filtering only: time every configuration again (alone, as a whole run does) and keep the "
                         "saved run's accuracy, then render (a timing disturbed by the machine, not the code)")
     args = p.parse_args(argv)
+    unknown = [n for n in args.names if n not in registry.BENCHMARKS]
+    if unknown:
+        p.error(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(registry.BENCHMARKS)}")
+    args.only = list(dict.fromkeys((args.only or []) + args.names)) or None
     for flag in ("rescore_density", "retime"):
         if getattr(args, flag) and (args.render or set(args.only or registry.BENCHMARKS) != {"filtering"}):
             p.error(f"--{flag.replace('_', '-')} goes with --only filtering and without --render")
     if args.rescore_density and args.retime:
         p.error("--rescore-density and --retime are separate runs: one at a time")
     size = args.size or "quick"
-    out = args.out or DEFAULT_OUT / size
     for name in args.only or registry.BENCHMARKS:
         bench = registry.load(name)
+        folder = args.out / name if args.out else registry.results_folder(name, size, DEFAULT_OUT)
         params = bench.SIZES[size]
         if args.render:
-            results, meta = report.load_run(out / name, name)
+            results, meta = report.load_run(folder, name)
         elif args.rescore_density:
-            results, meta = report.load_run(out / name, name)
+            results, meta = report.load_run(folder, name)
             t0 = time.perf_counter()
             rows = bench.rescore_density(results, params, workers=args.workers)
             meta["density_rescored"] = {**report.run_meta(time.perf_counter() - t0), "rows": rows}
-            report.save_run(out / name, name, results, meta)
+            report.save_run(folder, name, results, meta)
         elif args.retime:
-            results, meta = report.load_run(out / name, name)
+            results, meta = report.load_run(folder, name)
             t0 = time.perf_counter()
             bench.retime(results, params)
             meta["retimed"] = report.run_meta(time.perf_counter() - t0)
-            report.save_run(out / name, name, results, meta)
+            report.save_run(folder, name, results, meta)
         else:
             tasks = bench.tasks(params)
             t0 = time.perf_counter()
             print(f"uxbench: {name} ({size}): {len(tasks)} tasks", file=sys.stderr)
             results = runner.execute(tasks, bench.run_task, workers=args.workers, scheduler=args.scheduler, desc=name)
             meta = report.run_meta(time.perf_counter() - t0)
-            report.save_run(out / name, name, results, meta)
-        verdict = bench.report(results, params, out / name, meta)
-        print(f"uxbench: {name} ({size}) → {out / name}", file=sys.stderr)
+            report.save_run(folder, name, results, meta)
+        verdict = bench.report(results, params, folder, meta)
+        print(f"uxbench: {name} ({size}) → {folder}", file=sys.stderr)
         if isinstance(verdict, dict):  # a benchmark that checks targets says which it met
             for target, met in verdict.items():
                 print(f"uxbench: {name}: {target}: {'met' if met else 'NOT met'}", file=sys.stderr)
