@@ -151,7 +151,7 @@ def compare(soak: Soak, ref: NativeReference, k, predict, u, evidence_z, status,
     ref_status = ref.step(k, evidence_z, u, predict)
     nat, atoms = ref.filter, ref.filter.posterior()
     record = StepRecord(k, u, math.nan, None, status, mean, var, tuple(x), tuple(w), log_evidence=log_evidence)
-    diffs = step_differences(record, ref_status, ref.posterior, ref.log_evidence)
+    diffs = step_differences(record, ref_status, ref.posterior, ref.log_evidence, ref.variance())
     worst = max(diffs["status"], diffs["mean"], diffs["law"], diffs["log_evidence"])
     soak.steps += 1
     soak.largest_difference = max(soak.largest_difference, worst)

@@ -134,7 +134,7 @@ def variant_run(tr: Trace, sigma_eta: float, eta: int, variant: str):
             xs, us = _ttr.compact(t, np.exp(lp - lp.max()))
             px, pw = _ttr.ttr(xs, us, _ttr.log2_eta(eta))
             f.posterior = Value(px, normalise(pw), eta)
-        mean[i], var[i] = f.posterior.mean(), f.posterior.var()
+        mean[i], var[i] = f.posterior.mean(), f.variance()
     return _Moments(mean, var)
 
 

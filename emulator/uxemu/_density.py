@@ -57,3 +57,16 @@ def pdf_rows(X: np.ndarray, W: np.ndarray, z: np.ndarray) -> np.ndarray:
         inside = (idx >= 0) & (idx < 2 * M)
         out[:, k] = np.where(inside, heights[np.arange(B), np.clip(idx, 0, 2 * M - 1)], 0.0)
     return out
+
+
+def bin_spreads(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Each atom's variance about itself in the binned density of one increasing atom set (ux/filter.c
+    bin_spreads): its bins reach a left and b right, and the masses that keep its mean give a·b/3; the outer
+    bins mirror the nearest split point. Zeros for a single atom."""
+    X, W = np.asarray(x, dtype=np.float64)[None, :], np.asarray(w, dtype=np.float64)[None, :]
+    if X.shape[1] < 2:
+        return np.zeros(X.shape[1])
+    S = split_points_rows(X, W)
+    left = np.concatenate([X[:, :1] - (S[:, :1] - X[:, :1]), S], axis=1)
+    right = np.concatenate([S, X[:, -1:] + (X[:, -1:] - S[:, -1:])], axis=1)
+    return ((X - left) * (right - X) / 3.0)[0]

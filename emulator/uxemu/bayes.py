@@ -174,6 +174,7 @@ class BayesResult:
     status: Status
     log_likelihood: np.ndarray  # ℓ_i per prior atom (after m and ω), for diagnostics
     log_evidence: float = 0.0  # log p(evidence) under the prior atoms: the update's normalising constant
+    ess: float = math.nan  # the weighed atoms' effective count (Σ w')²/Σ w'² (NaN on a fallback)
 
 
 def evidence_arrays(evidence):
@@ -240,10 +241,12 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
 
 
 def _posterior(x, wp, eta: int, n: int, ell, log_evidence: float) -> BayesResult:
-    """The weighed atoms, zero weights dropped, reduced with TTR and normalised."""
+    """The weighed atoms, zero weights dropped, reduced with TTR and normalised; their effective count."""
+    mass = _ttr.sequential_sum(wp)
     xs, ws = _ttr.compact(x, wp)
     px, pw = _ttr.ttr(xs, ws, n)
-    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence)
+    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence,
+                       mass * mass / _ttr.sequential_sum(wp * wp))
 
 
 def log_likelihood_sum(likelihood, x: np.ndarray, z: np.ndarray, om: np.ndarray, m: int) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 from . import _ttr
 from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
+from ._density import bin_spreads
 from ._mixture_nodes import mixture_on_nodes
 from .bayes import LINEAR_MIN, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
 from .laws import Laplace, Normal
@@ -38,6 +39,9 @@ EPS = float(np.finfo(np.float64).eps)
 # The innovation gate's default, in standard deviations of the predictive law of one observation
 # (ux/filter.h UX_OUTLIER_GATE; docs/semantics.md, "Innovation gate").
 OUTLIER_GATE = 5.0
+# Smooth refined (ux/filter.h UX_REFOCUS_ESS; docs/semantics.md, "Filter"): an update whose weighed points'
+# effective count is below REFOCUS_ESS·η builds its posterior from the density's quadrature.
+REFOCUS_ESS = 2
 
 
 def density_nodes(lo: float, hi: float):
@@ -251,7 +255,10 @@ class BayesLaplaceFilter:
         self.n = _ttr.log2_eta(eta)
         self.mode = mode
         self.likelihood = model.likelihood(eta, likelihood)
-        self.process_noise = model.process_noise.quantize(eta)
+        # Smooth refined (docs/semantics.md, "Filter"): each atom's bin spread goes through the transition with
+        # it, and the predictive points are that mixture's components at standardised noise atoms.
+        self.smooth = mode == "refined" and model.additive_noise and isinstance(model.process_noise, Normal)
+        self.process_noise = standard_noise(eta) if self.smooth else model.process_noise.quantize(eta)
         prior_law = model.prior if prior is None else prior
         self.prior_law = prior_law
         self.posterior = prior_law.quantize(eta)
@@ -266,6 +273,8 @@ class BayesLaplaceFilter:
 
     def predict(self, k: int, u: float = 0.0):
         """The predictive atoms: all η² in evaluation order (refined) or reduced to η (paper)."""
+        if self.smooth:
+            return self._smooth_points(k, u)
         post = self.posterior.independent_copy()
         noise = self.process_noise.independent_copy()
         y, w, _ = evaluate(lambda x, e: self.model.transition(x, e, k, u), [post, noise])
@@ -278,6 +287,32 @@ class BayesLaplaceFilter:
             px, pw = _ttr.ttr(xs, ws, self.n)
             return px, normalise(pw)
         return xs, ws
+
+    def _smooth_points(self, k: int, u: float):
+        """The belief's atoms with their bin spreads as the mixture's components (centre c_i, scale s_i), at the
+        noise atoms: c_i + s_i·ε_j, weight w_i·ν_j, i outer, zero weights dropped (ux/filter.c smooth_points).
+        The previous posterior's density reads as its bins from here on (C reuses its areas)."""
+        if self.density.form == "mixture":
+            self.density = FilterDensity("bins", self.posterior)
+        found = mixture_components(self.model, self.posterior, k, u, bin_spreads(self.posterior.x, self.posterior.w))
+        if found is None:
+            raise ValueError(f"the transition returned a non-finite state at step {k}")
+        c, w, s = found
+        noise = self.process_noise
+        with np.errstate(all="ignore"):
+            y = (c[:, None] + s[:, None] * noise.x[None, :]).ravel()
+        if not np.isfinite(y).all():
+            raise ValueError(f"the transition returned a non-finite state at step {k}")
+        self._pending, self._staged = found, True
+        return _ttr.compact(y, np.multiply.outer(w, noise.w).ravel())
+
+    def variance(self) -> float:
+        """The posterior's variance (ux_filter_var): the atoms'; smooth, its binned density's — plus each atom's
+        bin spread, Σ w_i·v_i in order."""
+        v = self.posterior.var()
+        if self.smooth:
+            v = v + _ttr.sequential_sum(self.posterior.w * bin_spreads(self.posterior.x, self.posterior.w))
+        return v
 
     def update(self, prior_atoms, evidence, m: int = 1):
         """BayesLaplace on the prior atoms (those `predict` returned, or the posterior's own atoms);
@@ -301,13 +336,15 @@ class BayesLaplaceFilter:
             if res.status == Status.OK else {}
         self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
         status = res.status
-        region, concentrated = self._first_region(prior_atoms[0]) if self._fresh and not self._staged \
-            else (None, False)
+        first = self._fresh and not self._staged
+        region, concentrated = self._first_region(prior_atoms[0]) if first else (None, False)
         if region is not None:
             self.density = replace(self.density, region=region)
-        if (self.mode == "mixture" or concentrated) and self.density.form != "bins" \
+        # Smooth: the points' effective count decides, at every update; else the first one's concentration.
+        refocus = res.ess < REFOCUS_ESS * self.eta if self.smooth else concentrated
+        if (self.mode == "mixture" or refocus) and self.density.form != "bins" \
                 and self.density.likelihood is not None:
-            if self._mixture_posterior() and concentrated:
+            if self._mixture_posterior() and refocus and first:
                 status = Status.REFOCUSED
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
@@ -407,11 +444,20 @@ class BayesLaplaceFilter:
         evidence, ratio = np.empty(T), np.empty(T)
         for i in range(T):
             status[i] = self.step(int(trace.k[i]), observation(trace.z[i]), float(trace.u[i]), predict=i > 0)
-            means[i], vars_[i], evidence[i] = self.posterior.mean(), self.posterior.var(), self.log_evidence
+            means[i], vars_[i], evidence[i] = self.posterior.mean(), self.variance(), self.log_evidence
             ratio[i] = self.test_ratio
             posts.append(self.posterior)
             dens.append(self.density)
         return FilterRun(means, vars_, status, posts, evidence, dens, ratio)
+
+
+def standard_noise(eta: int) -> Value:
+    """The smooth filter's noise atoms ε_j: N(0, 1) quantized at η, centred and scaled to mean 0 and variance 1
+    (sums in atom order; ux/filter.c standardise), so each predictive component keeps its variance."""
+    v = Normal(0.0, 1.0).quantize(eta)
+    d = v.x - _ttr.sequential_sum(v.w * v.x)
+    var = _ttr.sequential_sum(v.w * (d * d))
+    return Value(d / (math.sqrt(var) if var > 0 else 1.0), v.w, eta)
 
 
 def sum_in_order(values) -> float:

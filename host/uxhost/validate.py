@@ -123,6 +123,9 @@ class NativeReference:
     def log_evidence(self) -> float:
         return self.filter.log_evidence()
 
+    def variance(self) -> float:
+        return self.filter.var()
+
     @property
     def posterior(self):
         from uxemu import Value
@@ -132,8 +135,8 @@ class NativeReference:
 
 
 def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False):
-    """(status, posterior Value, log evidence) per step, exactly as a device is driven: predict on all but
-    the first.
+    """(status, posterior Value, log evidence, variance) per step, exactly as a device is driven: predict on
+    all but the first. The variance is the filter's (smooth refined: its binned density's, docs/semantics.md).
 
     With `given` (the device's step records), each step starts from the device's previous posterior
     instead of the reference's own: a one-step check of the device's arithmetic, free of the drift
@@ -150,17 +153,17 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
             prev = given[i - 1]
             filt.posterior = Value(np.asarray(prev.atoms_x), np.asarray(prev.atoms_w), config.eta)
         status = filt.step(int(k[i]), observation(z[i]), float(u[i]), predict=i > 0)
-        yield int(status), filt.posterior, float(filt.log_evidence)
+        yield int(status), filt.posterior, float(filt.log_evidence), float(filt.variance())
 
 
 def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) -> Dump:
     """The dump the reference itself produces for a trace (no device, no cycles)."""
     header = Header(config, real_bytes=8, cycle_source="none", trace=trace_path, trace_steps=len(trace))
     dump = Dump(header)
-    for i, (status, post, log_evidence) in enumerate(reference_posteriors(config, trace.k, trace.u, trace.z)):
+    for i, (status, post, log_evidence, var) in enumerate(reference_posteriors(config, trace.k, trace.u, trace.z)):
         x = None if trace.x is None else float(trace.x[i])
         dump.steps.append(StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, status,
-                                     post.mean(), post.var(), tuple(map(float, post.x)), tuple(map(float, post.w)),
+                                     post.mean(), var, tuple(map(float, post.x)), tuple(map(float, post.w)),
                                      log_evidence=log_evidence))
     return dump
 
@@ -169,10 +172,12 @@ def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) ->
 # Comparison
 
 
-def step_differences(rec: StepRecord, status: int, ref, log_evidence: float | None = None) -> dict[str, float]:
-    """Relative differences of one device step against the reference posterior `ref` (a Value) and the
-    reference's log evidence (None: the dump has none to compare, a version 1 dump)."""
-    b_mean, b_var = ref.mean(), ref.var()
+def step_differences(rec: StepRecord, status: int, ref, log_evidence: float | None = None,
+                     var: float | None = None) -> dict[str, float]:
+    """Relative differences of one device step against the reference posterior `ref` (a Value), the
+    reference's log evidence (None: the dump has none to compare, a version 1 dump) and the reference filter's
+    variance (None: the atoms')."""
+    b_mean, b_var = ref.mean(), ref.var() if var is None else var
     scale = max(math.sqrt(max(b_var, 0.0)), np.finfo(float).tiny)
     out = {
         "status": 0.0 if rec.status == status else math.inf,
@@ -251,8 +256,8 @@ def compare(dump: Dump, rtol: float | None = None, reference: str | None = None,
     try:
         posteriors = reference_posteriors(dump.header.config, k, u, z, given, native_lib,
                                           float_build=dump.header.real_bytes < 8)
-        for rec, (status, ref, log_evidence) in zip(dump.steps, posteriors):
-            diffs = step_differences(rec, status, ref, log_evidence if recorded else None)
+        for rec, (status, ref, log_evidence, var) in zip(dump.steps, posteriors):
+            diffs = step_differences(rec, status, ref, log_evidence if recorded else None, var)
             cmp.steps += 1
             if recorded:
                 cmp.log_likelihood += rec.log_evidence

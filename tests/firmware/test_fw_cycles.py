@@ -5,7 +5,7 @@ idle for a different time."""
 import time
 
 import pytest
-from fwutil import CUBIC, GSS, configure_args, largest_eta, trace
+from fwutil import CUBIC, GSS, SV, configure_args, largest_eta, trace
 
 from uxhost import protocol as p
 from uxhost import qemu
@@ -49,15 +49,16 @@ def test_cycles_identical_on_a_rerun(dev):
 
 
 def test_cycles_grow_with_eta(dev):
-    # η² predictive atoms, every one weighed by the update: its cost must grow clearly faster than η (the
-    # predict, a few instructions per point since it adds each noise atom to f(x, 0), no longer shows it).
+    # η² predictive atoms, every one weighed by the update: its cost must grow faster than η (the predict, a few
+    # instructions per point, no longer shows it). SV, and η halved: at η ≤ 4, or on GSS's two-mode likelihood,
+    # smooth refined's points are often too few and its quadrature costs about what η = 8's points do.
     large = largest_eta(dev, 32)
-    small = large // 4
+    small = large // 2
     costs = {}
     for eta in (small, large):
-        steps = run(dev, GSS, eta, T=2, seed=3)
+        steps = run(dev, SV, eta, T=2, seed=3)
         costs[eta] = steps[1].cycles_update
-    assert costs[large] > 4 * costs[small]
+    assert costs[large] > 2 * costs[small]
 
 
 def test_counts_above_2_to_the_32_do_not_wrap(dev, boot):

@@ -10,9 +10,10 @@ Gordon–Salmond–Smith's transition has slope up to 25, so a trace of 25 steps
 than about the firmware. Each float step is therefore compared with the reference step started from
 the device's own previous posterior. Within one step the predictive law has η² atoms and every
 reduction is a sequential sum over them, whose rounding error is bounded by (η² − 1)·u relative to the
-sum of magnitudes; so the float posterior's mean and standard deviation must be within 10·η²·u
-posterior standard deviations of the reference's (the factor 10 covers the few sums in series: lift,
-likelihood, normalisation, TTR). Atoms are not compared one by one: an atom within rounding of a TTR
+sum of magnitudes; so the float posterior's mean and standard deviation must be within 20·η²·u
+posterior standard deviations of the reference's (the factor 20 covers the sums in series: the smooth
+predict's bin spreads and components, likelihood, normalisation, TTR; 10 held before the smooth predict,
+GSS at η = 64 needing 11 since). Atoms are not compared one by one: an atom within rounding of a TTR
 split point may land in the other cell, which moves a little mass between neighbouring atoms; the
 Wasserstein-1 distance between the two posteriors is insensitive to that and is held to the same bound.
 """
@@ -73,7 +74,7 @@ def test_trace_matches_reference(dev, board, system, eta, mode, likelihood):
             ref = uxfilter.BayesLaplaceFilter(MODELS[system], eta, MODE[mode], LIK[likelihood])
             ref.posterior = Value(np.array(previous.x), np.array(previous.w), eta)
         status = ref.step(k, z, u, predict=i > 0)
-        want = ref.posterior
+        want, want_var = ref.posterior, ref.variance()  # the filter's variance (smooth refined: with bin spreads)
         assert post.status == status, where
         if double:
             assert post.count == len(want.x), where
@@ -81,11 +82,11 @@ def test_trace_matches_reference(dev, board, system, eta, mode, likelihood):
             np.testing.assert_allclose(x, want.x, rtol=1e-9, atol=1e-9 * scale, err_msg=where)
             np.testing.assert_allclose(w, want.w, rtol=1e-9, atol=1e-15, err_msg=where)
             np.testing.assert_allclose(post.mean, want.mean(), rtol=1e-9, atol=1e-9 * scale, err_msg=where)
-            np.testing.assert_allclose(post.var, want.var(), rtol=1e-9, atol=1e-9 * scale**2, err_msg=where)
+            np.testing.assert_allclose(post.var, want_var, rtol=1e-9, atol=1e-9 * scale**2, err_msg=where)
         else:
-            sd = want.std()
+            sd = np.sqrt(want_var)
             unit = sd if sd > 0 else max(abs(want.mean()), 1.0)
-            tol = 10 * eta * eta * U32 * unit
+            tol = 20 * eta * eta * U32 * unit
             assert abs(post.mean - want.mean()) <= tol, where
             assert abs(np.sqrt(post.var) - sd) <= tol, where
             assert w1(x, w, want.x, want.w) <= tol, where

@@ -94,6 +94,6 @@ class ReferenceDevice(FramePeer):
             took = time.perf_counter_ns() - t0
             self.steps += 1
             post = self.filter.posterior
-            return p.Posterior(message.k, int(status), post.mean(), post.var(), self.filter.log_evidence, 0, took,
+            return p.Posterior(message.k, int(status), post.mean(), self.filter.variance(), self.filter.log_evidence, 0, took,
                                tuple(post.x), tuple(post.w))
         return p.Error(p.ErrorCode.TYPE, message.TYPE)

@@ -105,6 +105,28 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
     assert "1 update(s) refocused onto the likelihood's region" in stdout, stdout
 
 
+@pytest.mark.parametrize("board", ["mps2-an500", "netduinoplus2"])
+def test_an_outlier_is_flagged_on_the_device(board, tmp_path, capsys):
+    # One reading 8 r off (ν²/S = 35.5 > 5²): the device's update answers OUTLIER (the innovation gate), the summary
+    # counts it, the dump keeps it, and validate replays it — on a double and a float board.
+    image(board)
+    path = tmp_path / "t.csv"
+    trace = uxemu.simulate_many(uxemu.systems.get("lg"), 1, 12, 3)[0]
+    trace.z[7] += 8.0
+    trace.to_csv(path)
+    out = tmp_path / "d.npz"
+    code = main(["stream", str(path), "--board", board, "--system", "lg", "--eta", "8", "-o", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    assert "1 observation(s) failed the innovation gate" in stdout, stdout
+    statuses = [s.status for s in load_dump(out).steps]
+    assert statuses[7] == Status.OUTLIER and statuses.count(Status.OUTLIER) == 1, statuses
+    code = main(["validate", str(out), "--trace", str(path)])
+    stdout, _ = capsys.readouterr()
+    assert code == 0 and "on every step: OK" in stdout, stdout
+    assert "1 observation(s) failed the innovation gate (status OUTLIER)" in stdout, stdout
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
     image("mps2-an500")

@@ -51,6 +51,10 @@ typedef struct {
  * fusions at 3–5). */
 #define UX_OUTLIER_GATE 5.0
 
+/* Smooth refined (docs/semantics.md, "Filter"): an update whose weighed points' effective count falls below
+ * UX_REFOCUS_ESS·η builds its posterior from the density's quadrature. */
+#define UX_REFOCUS_ESS 2
+
 /* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
  * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
  * of its mass, a Laplace e^−40). */
@@ -116,7 +120,9 @@ typedef struct {
     uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
     uint8_t dens_norm_ready;                  /* 1: dens_log_norm holds this posterior's normaliser */
     uint8_t dens_region;                      /* 1: the density's support is [dens_lo, dens_hi] */
-    uint8_t spread;                           /* 1: the posterior's atoms carry cell spreads (mixture mode) */
+    uint8_t spread;                           /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
+    uint8_t smooth;                           /* refined with additive Gaussian process noise ("Filter") */
+    uint8_t pending;                          /* the staged prediction's mixture components (smooth) */
 } ux_filter;
 
 /*

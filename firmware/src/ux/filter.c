@@ -92,6 +92,48 @@ static ux_workspace scratch(const ux_filter *f)
     return w;
 }
 
+/* The smooth filter's noise atoms ε_j (docs/semantics.md, "Filter"): N(0, 1) quantized at η, then centred and
+ * scaled to mean 0 and variance 1 (sums in atom order), so each predictive component keeps its variance. */
+static const ux_law STANDARD_NORMAL = {UX_LAW_GAUSSIAN, 0, 1, 0};
+
+static void standardise(ux_value *v)
+{
+    ux_real mean = 0, var = 0, scale;
+    size_t j;
+    for (j = 0; j < v->count; ++j)
+        mean = mean + v->w[j] * v->x[j];
+    for (j = 0; j < v->count; ++j) {
+        ux_real d = v->x[j] - mean;
+        var = var + v->w[j] * (d * d);
+    }
+    scale = var > 0 ? UX_SQRT(var) : UX_R(1.0);
+    for (j = 0; j < v->count; ++j)
+        v->x[j] = (v->x[j] - mean) / scale;
+}
+
+/* Each atom's spread in the value's TTR-binned density (docs/semantics.md, "Density", "Filter"): its two bins
+ * reach a to the left and b to the right, the masses that keep its mean make their variance about it a·b/3;
+ * the outer bins mirror the nearest split point. 0 for a single atom. `v` doubles as the split points' room. */
+static void bin_spreads(const ux_value *b, ux_real *v)
+{
+    size_t i, n = b->count;
+    ux_real left, right;
+    if (n < 2 || ux_split_points(b->x, b->w, n, v) != UX_OK) {
+        for (i = 0; i < n; ++i)
+            v[i] = 0;
+        return;
+    }
+    /* From the right: atom i reads split points i − 1 and i before v[i] (split point i) is overwritten. */
+    right = b->x[n - 1] + (b->x[n - 1] - v[n - 2]);
+    for (i = n; i-- > 0;) {
+        ux_real a, r = right;
+        left = i > 0 ? v[i - 1] : b->x[0] - (v[0] - b->x[0]);
+        a = b->x[i] - left;
+        right = left;
+        v[i] = a * (r - b->x[i]) / UX_R(3.0);
+    }
+}
+
 ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws)
 {
     ux_model_noises nz;
@@ -130,9 +172,13 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
 
     model->code->noises(f->params, &nz);
     prior = cfg->prior != NULL ? *cfg->prior : model->prior;
+    f->smooth = (uint8_t)(cfg->mode == UX_MODE_REFINED && model->code->additive_noise &&
+                          nz.process.kind == UX_LAW_GAUSSIAN);
     st = ux_quantize(&prior, f->eta, &f->posterior, &f->sources);
     if (st == UX_OK)
-        st = ux_quantize(&nz.process, f->eta, &f->process, &f->sources);
+        st = ux_quantize(f->smooth ? &STANDARD_NORMAL : &nz.process, f->eta, &f->process, &f->sources);
+    if (st == UX_OK && f->smooth)
+        standardise(&f->process);
     if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz.n_inner > 0) {
         f->n_inner = 1;
         st = ux_quantize(&nz.inner, f->eta, &f->inner, &f->sources);
@@ -212,6 +258,35 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
     return b->count;
 }
 
+/* The smooth filter's predictive points (docs/semantics.md, "Filter"): the belief's atoms with their bins'
+ * spreads as the mixture's components (centre c_i, scale s_i: each atom's cell carried through the
+ * transition), at the noise atoms: c_i + s_i·ε_j with weight w_i·ν_j, i outer, zero weights dropped.
+ * UX_ERR_DOMAIN where a centre, a scale or a point is not finite. */
+static ux_status smooth_points(ux_filter *f, const ux_value *belief, ux_real *x, ux_real *w, size_t *count)
+{
+    const ux_real *c = area(f, A_C), *s = area(f, A_S);
+    size_t i, j, n = 0, components;
+    bin_spreads(belief, area(f, A_V));
+    f->spread = 1;
+    components = mixture_components(f, belief);
+    if (components == 0)
+        return UX_ERR_DOMAIN;
+    for (i = 0; i < components; ++i)
+        for (j = 0; j < f->process.count; ++j) {
+            ux_real wij = belief->w[i] * f->process.w[j], xij = c[i] + s[i] * f->process.x[j];
+            if (!ux_finite(xij))
+                return UX_ERR_DOMAIN;
+            if (wij != 0) {
+                x[n] = xij;
+                w[n] = wij;
+                ++n;
+            }
+        }
+    f->pending = (uint8_t)components;
+    *count = n;
+    return UX_OK;
+}
+
 ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
 {
     ux_value belief;
@@ -260,11 +335,28 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
         x = staged_x(f);
         w = staged_w(f);
     }
-    st = f->model->code->additive_noise
-             ? ux_lift_points_additive(x, w, &count, f->model->code->transition, &ctx, in, 2)
-             : ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
-    if (st != UX_OK)
-        return st;
+    if (f->smooth) {
+        /* Its components are the next density's, in the areas the previous posterior's density read: that
+         * density reads as its bins from here on. */
+        uint32_t k0 = f->pred_k;
+        ux_real u0 = f->pred_u;
+        f->pred_k = k;
+        f->pred_u = (ux_real)u;
+        f->density = f->density == UX_DENSITY_MIXTURE ? (uint8_t)UX_DENSITY_BINS : f->density;
+        st = smooth_points(f, &belief, x, w, &count);
+        if (st != UX_OK) {
+            f->pred_k = k0;
+            f->pred_u = u0;
+            f->spread = 0;
+            return st;
+        }
+    } else {
+        st = f->model->code->additive_noise
+                 ? ux_lift_points_additive(x, w, &count, f->model->code->transition, &ctx, in, 2)
+                 : ux_lift_points(x, w, &count, f->model->code->transition, &ctx, in, 2);
+        if (st != UX_OK)
+            return st;
+    }
     if (f->mode == UX_MODE_PAPER)
         count = reduce_in_place(f, x, w, count, cell);
     if (x != staged_x(f)) {
@@ -301,7 +393,7 @@ static ux_status no_evidence(ux_filter *f)
     }
     /* Its density is the predictive mixture (or the prior's) without a likelihood factor. */
     if (f->staged > 0) {
-        size_t components = mixture_components(f, &f->posterior);
+        size_t components = f->smooth ? f->pending : mixture_components(f, &f->posterior);
         f->density = (uint8_t)(components > 0 ? UX_DENSITY_MIXTURE : UX_DENSITY_BINS);
         f->dens_count = (uint8_t)components;
     } else if (!(f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))) {
@@ -362,10 +454,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_model_ctx ctx;
     ux_workspace rest;
     ux_status st;
-    ux_real log_evidence;
+    ux_real log_evidence, ess;
     size_t count;
     unsigned k;
-    int predicted;
+    int predicted, refocus;
     size_t components = 0;
     int first, concentrated = 0, outlier;
     ux_real ratio;
@@ -414,12 +506,12 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
     if (predicted && J <= f->eta)
-        components = mixture_components(f, &f->posterior);
+        components = f->smooth ? f->pending : mixture_components(f, &f->posterior);
     rest = scratch(f);
     /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
      * (one value less on the stack). */
-    st = ux_bayes_laplace(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
-                          &log_evidence);
+    st = ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
+                              &log_evidence, &ess);
     if (st < 0) {
         /* The areas may no longer hold the previous posterior's mixture (mixture_components may have
          * written some centres before it met a non-finite one). */
@@ -448,8 +540,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->dens_lik = st == UX_OK;
         if (first && f->mode != UX_MODE_PAPER && f->density == UX_DENSITY_PRIOR && f->dens_lik)
             concentrated = first_region(f);
-        if ((f->mode == UX_MODE_MIXTURE || concentrated) && f->dens_lik &&
-            mixture_posterior(f, &log_evidence) && concentrated)
+        /* Smooth: the points' effective count decides, at every update; else the first one's concentration. */
+        refocus = f->smooth ? ess < (ux_real)(UX_REFOCUS_ESS * f->eta) : concentrated;
+        if ((f->mode == UX_MODE_MIXTURE || refocus) && f->dens_lik && mixture_posterior(f, &log_evidence) &&
+            refocus && first)
             st = UX_REFOCUSED;
     }
     f->fresh = 0;
@@ -912,7 +1006,20 @@ ux_density_form ux_filter_density_form(const ux_filter *f)
 size_t ux_filter_sizeof(void) { return sizeof(ux_filter); }
 const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f->posterior : NULL; }
 double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
-double ux_filter_var(const ux_filter *f) { return (double)ux_var(&f->posterior); }
+/* The smooth filter's variance is its binned density's: the atoms' plus their bins' spreads, Σ w_i·v_i in
+ * order (bin_spreads, into the spreads' area: scratch once a predict has read it). */
+double ux_filter_var(const ux_filter *f)
+{
+    ux_real v = ux_var(&f->posterior), within = 0, *s;
+    uint32_t i;
+    if (!f->smooth)
+        return (double)v;
+    s = area(f, A_V);
+    bin_spreads(&f->posterior, s);
+    for (i = 0; i < f->posterior.count; ++i)
+        within = within + f->posterior.w[i] * s[i];
+    return (double)(v + within);
+}
 ux_status ux_filter_last_status(const ux_filter *f) { return f != NULL ? f->last : UX_ERR_ARG; }
 
 ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers)

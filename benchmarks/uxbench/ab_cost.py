@@ -1,0 +1,120 @@
+"""The filter's cost against an earlier commit's: the same traces through both cores, interleaved.
+
+    .venv/bin/python -m uxbench.ab_cost --base REV [--mode refined] [--steps 300] [--rounds 7]
+        → benchmarks/results/ab_cost.md
+
+The earlier core is built from `git archive REV firmware benchmarks/c` into a temporary folder (its own
+sources and flags, this machine's compiler); both libuxbench.so run each whole trace in one C call
+(`pf_native.BenchLib.run_ux`), in alternating order round after round, and each configuration reports the
+median thread CPU time per step of each. Timing only: no verdict depends on it.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import uxemu as ux
+from uxemu import native
+
+from . import pf_native, report
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "benchmarks" / "results" / "ab_cost.md"
+SYSTEMS = ("sv", "gss", "cubic", "lg")
+ETAS = (4, 8, 16, 32, 64)
+
+
+def build_base(rev: str, folder: Path) -> Path:
+    """libuxbench.so of commit `rev`'s core and C baselines, built in `folder`."""
+    archive = subprocess.run(["git", "archive", rev, "firmware", "benchmarks/c"], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    build = folder / "build"
+    subprocess.run(["make", "-s", "-C", str(folder / "benchmarks" / "c"), f"BUILD={build}"], check=True,
+                   capture_output=True)
+    return build / "libuxbench.so"
+
+
+class _OlderLibrary(ctypes.CDLL):
+    """An earlier core lacks functions added since; the binding declares them all, the runs call none of them."""
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return ctypes.CFUNCTYPE(ctypes.c_int)(lambda *args: -1)
+
+
+def load_base(path: Path):
+    cdll = native.C.CDLL
+    native.C.CDLL = _OlderLibrary
+    try:
+        return pf_native.load(path)
+    finally:
+        native.C.CDLL = cdll
+
+
+def cost_rows(base, head, mode: str, steps: int, rounds: int, progress=print, systems=SYSTEMS,
+              etas=ETAS) -> list[list]:
+    """(system, η, base µs/step, head µs/step, ratio) with the median over `rounds` alternating runs."""
+    rows = []
+    for name in systems:
+        model = ux.systems.get(name)
+        tr = ux.simulate(model, steps, np.random.default_rng(1))
+        for eta in etas:
+            times = {"base": [], "head": []}
+            for r in range(rounds):
+                order = (("base", base), ("head", head)) if r % 2 == 0 else (("head", head), ("base", base))
+                for label, lib in order:
+                    times[label].append(lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, atoms=False).cpu_ns)
+            b, h = (float(np.median(times[k])) / steps / 1e3 for k in ("base", "head"))
+            rows.append([name, eta, f"{b:.2f}", f"{h:.2f}", f"{h / b:.2f}"])
+            progress(f"{name} η={eta}: {b:.2f} → {h:.2f} µs/step (×{h / b:.2f})")
+    return rows
+
+
+def head_name(commit: str | None) -> str:
+    """The commit the head core was built from, marked when the core's files have changes on top of it."""
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "firmware", "benchmarks/c"],
+                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return f"{commit or 'the work tree'}{' + changes' if dirty and commit else ''}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="uxbench.ab_cost", description=__doc__.splitlines()[0])
+    p.add_argument("--base", required=True, help="the earlier commit (any git revision)")
+    p.add_argument("--mode", default="refined", choices=("refined", "paper", "mixture"))
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    if not native.available():
+        raise SystemExit("uxbench.ab_cost: build/native is not built: run `make native bench-lib`")
+    meta = report.run_meta()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = load_base(build_base(args.base, Path(tmp)))
+        rows = cost_rows(base, pf_native.load(), args.mode, args.steps, args.rounds)
+    head = head_name(meta.get("commit"))
+    text = (f"# Cost of the {args.mode} filter: {args.base} against {head}\n\n"
+            f"`.venv/bin/python -m uxbench.ab_cost --base {args.base} --mode {args.mode} --steps {args.steps} "
+            f"--rounds {args.rounds}`: one simulated trace per system (table defaults), {args.rounds} rounds in "
+            f"alternating order, median thread CPU time per step of each core in one C call per trace "
+            f"(libuxbench.so). {meta['machine']}, {meta['cpus']} CPUs, load average {meta['load_avg']:.2f} at "
+            f"the start, {time.perf_counter() - t0:.0f} s.\n\n"
+            + report.markdown_table(["system", "η", f"{args.base} µs/step", f"{head} µs/step", "ratio"], rows)
+            + "\n")
+    args.out.write_text(text)
+    print(f"uxbench.ab_cost → {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
