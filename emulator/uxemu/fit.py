@@ -6,6 +6,13 @@ numbers, no particle MCMC. `fit` runs Nelder–Mead over the free parameters (po
 so the search never leaves their domain) and reads standard errors from the observed information, the
 curvature of the log-likelihood at the optimum.
 
+Where the search starts decides which maximum it finds: from the table's defaults alone it climbed to a ridge
+hundreds of nats below the maximum on a trace whose scale was far from them. So unless told where to start,
+the fit first scans a few starts — the defaults, and for each positive parameter levels from the trace's own
+scale (`scan_axes`) — and climbs from the best. Every run is kept (`FitResult.history`); where one beat the
+optimum the fit climbs again from it, and if one still does, the fit says so (`FitResult.better_seen`) and
+is not "converged".
+
 The curvature is read from a quadratic fitted by least squares over a region where the log-likelihood
 falls by 0.5–4 nats: it is smooth on that scale but not on a much finer one, where the reductions' cell
 boundaries move (measured on sv, 500 steps: ±0.005 nats at 2e-4 steps of σ_η; on gss in refined mode, 50
@@ -61,8 +68,31 @@ EDGE_DROP = 0.01
 # the exact likelihood's the same) are 0.012–0.031 off a cubic; gss's four (0.31–0.77, the exact's
 # 0.025–0.030) 0.080–0.56.
 JITTER_LIMIT = 0.05
-# The parts of a fit's work, as `stage` names them when each begins (then "profile of NAME" per parameter).
-STAGES = ("search", "standard errors")
+# The parts of a fit's work, as `stage` names them when each begins (then "profile of NAME" per parameter; a
+# search and the standard errors are announced again where they are redone from a better run, MAX_POLISHES).
+STAGES = ("scan of starts", "search", "standard errors")
+# The scan's levels of a positive free parameter given no start, beside its default: these multiples of the
+# robust spread of the trace's first differences, and the spread of its values (`data_scales`). A noise scale
+# lies below the differences' spread (a local level's Δz has variance q² + 2r²) or near the values' (a
+# stationary state's); the table's default, kept first, serves parameters the data's scale does not set (sv's
+# σ_η). Starting from the default alone, Nelder–Mead climbed the steepest direction first and stopped on a
+# ridge: a 200-step local level (lg, a = 1) of q = 1000, r = 100 was fitted to q = 1.7e-5, r = 5463, 341 nats
+# below the maximum, "converged" (tests/emulator/test_fit.py).
+SCAN_MULTIPLES = (0.1, 10 ** -0.5, 1.0)
+# Levels closer than this factor to one already taken are left out: half a step of the scan (√10 apart).
+SCAN_MERGE = 10 ** 0.25
+# The scan tries every combination of its levels where there are at most this many (two parameters: at most
+# 5 × 5 = 25 runs), else the levels taken alike by every parameter, then each parameter's levels with the
+# others at the best point so far (m + n(m − 1) runs for n parameters of m levels: 17 for three).
+SCAN_BUDGET = 30
+# A run of the fit whose log L beats the optimum's by more than this, relative to |log L| (and at least
+# BEST_FLOOR nats), says the optimum is not the maximum: the fit searches again from that run (at most
+# MAX_POLISHES times), and if one still beats it, FitResult.better_seen names it and `converged` is False.
+BEST_TOLERANCE = 1e-6
+# The search's own precision (its fatol): Nelder–Mead stops once its simplex's values are this close, so
+# a run this much above the optimum is within what the search claims, not a better maximum.
+BEST_FLOOR = 1e-4
+MAX_POLISHES = 1
 # Why a joint (vector-state) system is not fitted (benchmarks/results/joint_loglik.md): its filter has no
 # mixture mode, and its refined log L moves by nats between values of a noise parameter 2.5 % apart even at
 # η = 64, where the scalar filter's moves by hundredths — a search and a quadratic's curvature need the latter.
@@ -78,7 +108,7 @@ class FitResult:
     stderr: dict[str, float]  # standard errors from the observed information (NaN where it is not positive)
     params: tuple[float, ...]  # the whole parameter vector at the optimum, in the table's order
     log_likelihood: float  # log p(z_0..T−1 | θ̂)
-    evaluations: int  # filter runs the search and the curvature took
+    evaluations: int  # filter runs the scan of starts, the search and the curvature took (and a profile)
     seconds: float  # CPU time
     converged: bool
     message: str
@@ -87,13 +117,29 @@ class FitResult:
     trace_steps: int = 0
     roughness: float = math.nan  # rms residual (nats) of the quadratic the standard errors are read from
     jitter: float = math.nan  # rms residual (nats) of a cubic over the same values: what is not smooth
-    history: list = field(default_factory=list, repr=False)  # (θ_free, log-likelihood) per evaluation
+    # (θ_free, log-likelihood) per filter run: the scan's, the searches', the standard errors' and the profile's
+    history: list = field(default_factory=list, repr=False)
     # Profile-likelihood intervals (uxemu.profile: where log L, maximised over the other free parameters, falls
     # by 2 nats, a quadratic's ± 2 se), by name: (low, high); empty unless the fit was asked for them.
     interval: dict[str, tuple[float, float]] = field(default_factory=dict)
     # The positive free parameters the trace cannot tell from 0 (log L falls by less than EDGE_DROP over ± half
     # the estimate): they have no standard error.
     indistinct: tuple[str, ...] = ()
+    # The best run of the fit (scan, searches, standard errors, profile), as (free parameters by name, log L),
+    # where it beats log_likelihood by more than the tolerance (BEST_TOLERANCE): the optimum is then not the
+    # maximum, and `converged` is False. None where the optimum is the best run.
+    better_seen: tuple[dict, float] | None = None
+
+    @property
+    def why_not_best(self) -> str | None:
+        """Why the optimum is not the maximum (None where no run beat it)."""
+        if self.better_seen is None:
+            return None
+        where, value = self.better_seen
+        at = ", ".join(f"{n} = {v:.5g}" for n, v in where.items())
+        return (f"a filter run at {at} had log L {value:.4f}, {value - self.log_likelihood:.3g} nats above the "
+                "optimum's, which is therefore not the maximum (log L is not smooth there, or the search stopped "
+                "short); start the fit there")
 
     def why_no_stderr(self, name: str) -> str | None:
         """Why parameter `name` has no standard error (None where it has one)."""
@@ -287,9 +333,9 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     `system`: a table system's name or id, or a model of your own — a function of keyword parameters with
     numeric defaults returning a StateSpaceModel, or a ModelFamily — which runs on the reference engine;
     those of its free parameters whose `bounds` start at 0 are positive (ModelFamily).
-    `fixed` / `start`: values by name for the parameters held fixed / where the search starts (default:
-    the table's, or the function's, defaults for both). `bounds`: {name: (low, high)} limits of the search
-    (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
+    `fixed` / `start`: values by name for the parameters held fixed (default: the table's, or the function's,
+    defaults) / where the search starts (default: the best of a scan of starts, `maximise`). `bounds`:
+    {name: (low, high)} limits of the search (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
     every filter run. `evidence`: which per-step evidence the log-likelihood sums (EVIDENCE). `profile`: also
     the profile-likelihood intervals (FitResult.interval; two to seven times the fit's filter runs, uxemu.profile).
     `stage(what)` is called as each part of the work begins (STAGES; "profile of NAME" for each parameter's).
@@ -305,11 +351,81 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     """`fit` over any log-likelihood: `loglik(params)` of the full parameter vector, with the attributes
     `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has, and optionally
     `refusal` (benchmarks pass the grid or Kalman filter's exact one, to compare estimates and standard
-    errors; `uxhost fit --port` the one a device computes, uxhost/device_fit.py)."""
-    from scipy.optimize import minimize
+    errors; `uxhost fit --port` the one a device computes, uxhost/device_fit.py).
 
-    spec = loglik.spec
-    free = tuple(free)
+    The work: a scan of starts (`scan_axes`: the start, and for each positive free parameter not in `start`
+    up to four levels from the trace's scale: at most 25 filter runs for two such parameters, 5 for one, the
+    start's alone where every free parameter has a start or none is positive), Nelder–Mead from the best of them (at most
+    `max_evaluations` runs), the standard errors there — and both again from a run that beat that optimum
+    (MAX_POLISHES); a run that still beats it is FitResult.better_seen, and the fit is not converged."""
+    problem = Problem(loglik.spec, free, bounds, start, fixed)
+    announce = stage or (lambda what: None)
+    t0 = time.process_time()
+    runs = Runs(loglik, problem.free, problem.index, progress)
+    announce(STAGES[0])
+    u = scan(lambda point: runs(problem.vector(point)), scan_axes(problem, getattr(loglik, "trace", None)))
+    res, curvature = _climb(runs, problem, u, max_evaluations, announce)
+    best = problem.vector(res.x)
+    free = problem.free
+    result = FitResult(loglik.spec.name, free, dict(zip(free, (best[i] for i in problem.index))),
+                       dict(zip(free, curvature.stderr)), tuple(best), -float(res.fun), loglik.calls,
+                       time.process_time() - t0, bool(res.success), str(res.message), loglik.engine, loglik.evidence,
+                       len(loglik.trace.z), curvature.roughness, curvature.jitter, runs.history,
+                       indistinct=tuple(free[j] for j in curvature.indistinct))
+    if profile:
+        from . import profile as profiles
+
+        result.interval = profiles.intervals(runs, result, bounds, stage=announce)
+        result.evaluations, result.seconds = loglik.calls, time.process_time() - t0
+    result.better_seen = runs.better_than(result.log_likelihood)
+    if result.better_seen is not None:  # never "converged" below a run the fit has seen
+        result.converged, result.message = False, result.why_not_best
+    return result
+
+
+class Problem:
+    """What `maximise` searches, checked: the free parameters' positions in the full vector (`index`), which of
+    them are searched on a log scale (the positive ones), the vector the others keep (`base`), the search's
+    coordinates at the start (`u0`) and its bounds in them (`ubounds`), and which of the free parameters have
+    a start given (`started`: the scan leaves them there)."""
+
+    def __init__(self, spec, free, bounds, start, fixed):
+        free = tuple(free)
+        _check_names(spec, free, bounds, start)
+        self.spec, self.free, self.started = spec, free, frozenset(start or {})
+        self.base = dict(zip(spec.param_names, spec.param_vector(**(fixed or {}))))
+        theta0 = {**self.base, **(start or {})}
+        outside = outside_domain(spec, [theta0[n] for n in spec.param_names])  # the fixed ones were checked above
+        if outside:
+            raise ValueError(f"start {outside}")
+        self.index = [spec.param_names.index(n) for n in free]
+        self.logscale = [spec.params[i].domain == "positive" for i in self.index]
+        self.u0 = [self.to_u(j, theta0[n]) for j, n in enumerate(free)]
+        self.ubounds = None if not bounds else [self._ubound(j, bounds.get(n, (None, None))) for j, n in enumerate(free)]
+
+    def to_u(self, j: int, theta: float) -> float:
+        return math.log(theta) if self.logscale[j] else float(theta)
+
+    def _ubound(self, j, bound):
+        lo, hi = bound
+        if self.logscale[j]:
+            return (None if lo is None or lo <= 0 else math.log(lo), None if hi is None else math.log(hi))
+        return lo, hi
+
+    def clip(self, j: int, u: float) -> float:
+        """u within parameter j's search bounds."""
+        lo, hi = (None, None) if self.ubounds is None else self.ubounds[j]
+        return min(max(u, -math.inf if lo is None else lo), math.inf if hi is None else hi)
+
+    def vector(self, u) -> list[float]:
+        """The full parameter vector at search coordinates u."""
+        v = [self.base[n] for n in self.spec.param_names]
+        for j, i in enumerate(self.index):
+            v[i] = math.exp(u[j]) if self.logscale[j] else float(u[j])
+        return v
+
+
+def _check_names(spec, free, bounds, start) -> None:
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
         raise ValueError(f"system {spec.name} has parameters {spec.param_names}; free must name some of them "
@@ -318,69 +434,126 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
         stray = sorted(set(named or {}) - set(free))
         if stray:  # a misspelt name would otherwise leave its parameter unbounded, or start at its default
             raise ValueError(f"{what} names {', '.join(stray)}, not among the free parameters {', '.join(free)}")
-    base = dict(zip(spec.param_names, spec.param_vector(**(fixed or {}))))
-    theta0 = {**base, **(start or {})}
-    index = [spec.param_names.index(n) for n in free]
-    outside = outside_domain(spec, [theta0[n] for n in spec.param_names])  # the fixed ones were checked above
-    if outside:
-        raise ValueError(f"start {outside}")
-    logscale = [spec.params[i].domain == "positive" for i in index]
-    history = []
-    t0 = time.process_time()
 
-    def vector(u):
-        v = [base[n] for n in spec.param_names]
-        for j, i in enumerate(index):
-            v[i] = math.exp(u[j]) if logscale[j] else float(u[j])
-        return v
 
-    def record(theta, value):
-        history.append((theta, value))
-        if progress is not None:
-            progress(len(history), value)
+class Runs:
+    """`loglik` as the fit runs it: every run recorded in `history` as (free parameters, log L) and reported
+    to `progress` — the scan's, the searches', the standard errors' and the profile's alike, so that the best of
+    them is known (`better_than`) — and a vector already run not run again (the search's start is the scan's
+    best). The first run is the start: −∞ there raises, with why. Other attributes are `loglik`'s."""
+
+    def __init__(self, loglik, free, index, progress):
+        self.loglik, self.free, self.index, self.progress = loglik, free, index, progress
+        self.history, self._seen = [], {}
+
+    def __getattr__(self, name):
+        return getattr(self.loglik, name)
+
+    def __call__(self, params) -> float:
+        key = tuple(float(v) for v in params)
+        if key in self._seen:
+            return self._seen[key]
+        value = self._seen[key] = self.loglik(key)
+        self.history.append((tuple(key[i] for i in self.index), value))
+        if self.progress is not None:
+            self.progress(len(self.history), value)
+        if len(self.history) == 1 and not math.isfinite(value):  # the start: no slope to climb from −∞
+            why = getattr(self.loglik, "refusal", None) or "outside the parameters' domain, or the filter failed"
+            raise ValueError(f"no log-likelihood at the start {dict(zip(self.free, self.history[0][0]))}: {why}")
+        return value
+
+    def better_than(self, value: float):
+        """The best run, as ({name: value}, log L), where it beats `value` by more than the tolerance; else None."""
+        where, best = max(self.history, key=lambda run: _ordered(run[1]))
+        if not best > value + max(BEST_TOLERANCE * abs(value), BEST_FLOOR):
+            return None
+        return dict(zip(self.free, where)), best
+
+
+def data_scales(trace) -> list[float]:
+    """The trace's own scales, robust to outliers: 1.4826 × the median absolute deviation (a Gaussian's
+    standard deviation) of its first differences, then of its values; those not positive left out (none
+    for a trace of fewer than three observations)."""
+    z = np.asarray(getattr(trace, "z", ()), dtype=np.float64)
+    z = z[np.isfinite(z)]
+    if z.size < 3:
+        return []
+    spreads = [1.4826 * float(np.median(np.abs(x - np.median(x)))) for x in (np.diff(z), z)]
+    return [s for s in spreads if s > 0 and math.isfinite(s)]
+
+
+def scan_axes(problem: Problem, trace) -> list[list[float]]:
+    """Per free parameter, the search coordinates the scan tries, its start first: for a positive one given no
+    start, also SCAN_MULTIPLES of the trace's first differences' spread and its values' spread (`data_scales`),
+    each at least SCAN_MERGE from those already taken, within the search's bounds; for the others, the start."""
+    scales = data_scales(trace)
+    candidates = [scales[0] * m for m in SCAN_MULTIPLES] + scales[1:] if scales else []
+    axes = []
+    for j, name in enumerate(problem.free):
+        levels = [problem.clip(j, problem.u0[j])]
+        if problem.logscale[j] and name not in problem.started:
+            for value in candidates:
+                u = problem.clip(j, math.log(value))
+                if all(abs(u - taken) > math.log(SCAN_MERGE) for taken in levels):
+                    levels.append(u)
+        axes.append(levels)
+    return axes
+
+
+def scan(evaluate, axes) -> tuple[float, ...]:
+    """The point of best `evaluate` among combinations of the `axes`' levels (the first level of each first:
+    ties go to it): every combination where there are at most SCAN_BUDGET, else the i-th levels of all alike,
+    then each axis's levels with the others at the best so far."""
+    grid = list(itertools.product(*axes))
+    if len(grid) <= SCAN_BUDGET:
+        return _best_of(evaluate, grid)
+    depth = max(len(levels) for levels in axes)
+    best = _best_of(evaluate, [tuple(levels[min(i, len(levels) - 1)] for levels in axes) for i in range(depth)])
+    for j, levels in enumerate(axes):
+        best = _best_of(evaluate, [best] + [best[:j] + (u,) + best[j + 1:] for u in levels if u != best[j]])
+    return best
+
+
+def _best_of(evaluate, points):
+    values = [_ordered(evaluate(p)) for p in points]
+    return points[max(range(len(points)), key=lambda k: (values[k], -k))]
+
+
+def _ordered(value: float) -> float:
+    """A log L that compares: NaN (a log-likelihood of one's own may return it) as −∞."""
+    return -math.inf if math.isnan(value) else value
+
+
+def _climb(runs: Runs, problem: Problem, u, max_evaluations: int, announce):
+    """Nelder–Mead from `u`, then the curvature at its optimum; where some run (the curvature's among them)
+    beat that optimum, again from the best run, MAX_POLISHES times at most. (scipy's result, Curvature)."""
+    for polish in itertools.count():
+        last = polish == MAX_POLISHES
+        announce(STAGES[1])
+        res = _nelder_mead(runs, problem, u, max_evaluations)
+        better = runs.better_than(-float(res.fun))
+        if better is None or last:
+            announce(STAGES[2])
+            curvature = standard_errors(runs, problem.vector(res.x), problem.index, positive=problem.logscale)
+            better = runs.better_than(-float(res.fun))
+            if better is None or last:
+                return res, curvature
+        u = [problem.to_u(j, better[0][n]) for j, n in enumerate(problem.free)]
+
+
+def _nelder_mead(runs: Runs, problem: Problem, u0, max_evaluations: int):
+    from scipy.optimize import minimize
 
     def objective(u):
-        v = vector(u)
-        value = loglik(v)
-        record(tuple(v[i] for i in index), value)
-        if len(history) == 1 and not math.isfinite(value):  # the start: no slope to climb from −∞
-            why = getattr(loglik, "refusal", None) or "outside the parameters' domain, or the filter failed"
-            raise ValueError(f"no log-likelihood at the start {dict(zip(free, map(float, history[0][0])))}: {why}")
+        value = runs(problem.vector(u))
         return -value if math.isfinite(value) else 1e300
 
-    u0 = [math.log(theta0[n]) if ls else float(theta0[n]) for n, ls in zip(free, logscale)]
-    ubounds = None
-    if bounds:
-        ubounds = []
-        for n, ls in zip(free, logscale):
-            lo, hi = bounds.get(n, (None, None))
-            if ls:
-                lo = None if lo is None or lo <= 0 else math.log(lo)
-                hi = None if hi is None else math.log(hi)
-            ubounds.append((lo, hi))
     # The first simplex steps every coordinate by 0.1: ±10 % of a positive parameter (log scale), 0.1 of a
     # real one (scipy's default, 5 % of the value, is a near-zero step at log 1 = 0).
     simplex = np.array([u0] + [np.add(u0, 0.1 * np.eye(len(u0))[j]) for j in range(len(u0))])
-    announce = stage or (lambda what: None)
-    announce(STAGES[0])
-    res = minimize(objective, u0, method="Nelder-Mead", bounds=ubounds,
-                   options=dict(xatol=1e-4, fatol=1e-4, maxfev=max_evaluations, adaptive=len(free) > 2,
-                                initial_simplex=simplex))
-    best = vector(res.x)
-    estimate = {n: best[i] for n, i in zip(free, index)}
-    announce(STAGES[1])
-    curvature = standard_errors(loglik, best, index, positive=logscale, progress=lambda v: record(None, v))
-    result = FitResult(spec.name, free, estimate, dict(zip(free, curvature.stderr)), tuple(best), -float(res.fun),
-                       loglik.calls, time.process_time() - t0, bool(res.success), str(res.message), loglik.engine,
-                       loglik.evidence, len(loglik.trace.z), curvature.roughness, curvature.jitter, history,
-                       indistinct=tuple(free[j] for j in curvature.indistinct))
-    if profile:
-        from . import profile as profiles
-
-        result.interval = profiles.intervals(loglik, result, bounds, progress=lambda v: record(None, v),
-                                             stage=announce)
-        result.evaluations, result.seconds = loglik.calls, time.process_time() - t0
-    return result
+    return minimize(objective, u0, method="Nelder-Mead", bounds=problem.ubounds,
+                    options=dict(xatol=1e-4, fatol=1e-4, maxfev=max_evaluations, adaptive=len(u0) > 2,
+                                 initial_simplex=simplex))
 
 
 class Curvature(NamedTuple):

@@ -263,3 +263,101 @@ def test_a_joint_system_is_refused_with_why(system):
     with pytest.raises(ValueError, match=r"pendulum is a joint \(vector-state\) system; a fit takes the scalar "
                                          r"ones: the joint filter's log-likelihood is not smooth"):
         fit.fit(system, trace, ["q"])
+
+
+# -- where the search starts, and an optimum below a run the fit saw -------------------------------------------
+class Closed(fit.Evaluated):
+    """A log-likelihood in closed form over named parameters (each default 1.0), with a trace `z` whose scale
+    the scan of starts reads."""
+
+    def __init__(self, function, z=(0.0,), **domains):
+        params = tuple(systems.Param(name, 1.0, domain) for name, domain in domains.items())
+        self.spec = systems.SystemSpec(0, "closed", "closed form", params, ("gaussian", 0.0, 1.0))
+        z = np.asarray(z, dtype=np.float64)
+        self.trace = traces.Trace(np.arange(z.size), np.zeros(z.size), z)
+        self.engine, self.evidence, self.function = "closed form", "update", function
+
+    def _value(self, params):
+        return self.function(*params)
+
+
+@pytest.mark.parametrize("q, r, seed", [(1000.0, 100.0, 4), (0.1, 0.01, 1)])
+def test_a_trace_far_from_the_defaults_is_fitted_to_its_exact_estimate(q, r, seed):
+    # A local level (a = 1) at scales far from the table's q = 0.5, r = 1. From the defaults alone the search
+    # climbed r first and stopped on a ridge, "converged", 341 nats below the maximum on the first trace (q =
+    # 1.7e-5, r = 5463: 17.7 and 45.6 exact standard errors from the Kalman MLE q = 992.6, r = 110.9). The scan
+    # of starts from the trace's own scale finds the maximum: measured 1e-5 se from it (the second trace: 0.003).
+    trace = traces.simulate(systems.get("lg", a=1.0, q=q, r=r), 200, np.random.default_rng(seed))
+    best, se = kalman.fit_noises(trace.z, 1.0, *systems.spec("lg").prior[1:], start=(q, r))
+    res = fit.fit("lg", trace, ["q", "r"], fixed={"a": 1.0}, eta=16, engine="native")
+    for name, b, s in zip(("q", "r"), best, se):
+        assert abs(res.estimate[name] - b) < 2 * s, (name, res.estimate[name], b, s)
+    assert res.converged and res.better_seen is None
+
+
+def _bimodal(s):
+    # log L in log s: a local maximum (0) at the default s = 1, the maximum (50) at the data's scale, s = 100.
+    u = math.log(s)
+    return max(-20.0 * u * u, 50.0 - 20.0 * (u - math.log(100.0)) ** 2)
+
+
+def test_the_scan_starts_the_search_at_the_datas_scale():
+    # From the default alone the search stays on the local maximum (it did, "converged", at s = 1); the scan
+    # tries the default first, then levels from the trace's spread (about 100 here), and climbs from the best.
+    z = 100.0 * np.random.default_rng(0).standard_normal(200)
+    stages = []
+    res = fit.maximise(Closed(_bimodal, z=z, s="positive"), ["s"], stage=stages.append)
+    assert res.estimate["s"] == pytest.approx(100.0, rel=1e-3) and res.log_likelihood == pytest.approx(50.0, abs=1e-6)
+    assert res.converged and res.history[0][0] == (1.0,) and stages == list(fit.STAGES)
+    # Given a start, the scan leaves that parameter there: the local maximum, and nothing better was run.
+    res = fit.maximise(Closed(_bimodal, z=z, s="positive"), ["s"], start={"s": 1.0})
+    assert res.estimate["s"] == pytest.approx(1.0, abs=1e-3) and res.converged and res.better_seen is None
+
+
+def test_the_scan_is_a_few_runs_from_the_start_and_the_traces_scale():
+    # Per positive parameter without a start: its start, then the trace's spreads (0.1, 0.32 and 1 times that of
+    # its differences, and that of its values), each at least half a step from those taken; a real parameter, or
+    # one given a start, stays at its start. Two such parameters: every combination, at most 25 runs.
+    trace = traces.simulate(systems.get("lg", a=1.0, q=30.0, r=3.0), 200, np.random.default_rng(1))
+    spec = systems.spec("lg")
+    axes = fit.scan_axes(fit.Problem(spec, ["a", "q", "r"], None, {"r": 2.0}, None), trace)
+    assert axes[0] == [0.95] and axes[2] == [math.log(2.0)] and axes[1][0] == math.log(0.5)
+    assert 2 <= len(axes[1]) <= 5 and min(np.diff(sorted(axes[1]))) > math.log(fit.SCAN_MERGE)
+    seen = []
+    fit.scan(lambda u: seen.append(u) or 0.0, fit.scan_axes(fit.Problem(spec, ["q", "r"], None, None, None), trace))
+    assert len(set(seen)) == len(seen) <= 25 and seen[0] == (math.log(0.5), math.log(1.0))
+    # Three of five levels each would be 125: the levels taken alike, then each parameter's: 5 + 3 × 4 runs.
+    seen = set()
+    fit.scan(lambda u: seen.add(u) or -sum(x * x for x in u), [[0.0, 1.0, 2.0, 3.0, 4.0]] * 3)
+    assert len(seen) == 5 + 3 * 4
+
+
+def _spiked(a):
+    # A smooth log L with a narrow bump 10 nats high that the search from 0 does not see and the standard
+    # errors' doubling steps (1e-3 · 2^k) land on, at a = 0.016: log L not smooth there.
+    return -50.0 * a * a + (10.0 if 0.0159 < a < 0.0161 else 0.0)
+
+
+def test_a_run_better_than_the_optimum_is_climbed_from():
+    # The standard errors' runs found the bump: the fit searches again from it, and reports that maximum.
+    stages = []
+    res = fit.maximise(Closed(_spiked, a="real"), ["a"], start={"a": 0.0}, stage=stages.append)
+    assert 0.0159 < res.estimate["a"] < 0.0161 and res.log_likelihood > 9.98
+    assert res.converged and res.better_seen is None
+    assert stages == [*fit.STAGES, *fit.STAGES[1:]]
+    assert res.log_likelihood >= max(value for _, value in res.history) - fit.BEST_FLOOR
+
+
+def test_an_optimum_below_a_run_the_fit_saw_is_not_converged(monkeypatch):
+    # No second search: the optimum (a = 0, log L 0) is below a run of the fit (the bump's, 9.99), so the fit
+    # says where that run was and is not converged (before, it said "converged" at 0).
+    monkeypatch.setattr(fit, "MAX_POLISHES", 0)
+    res = fit.maximise(Closed(_spiked, a="real"), ["a"], start={"a": 0.0})
+    assert res.estimate["a"] == 0.0 and not res.converged
+    where, value = res.better_seen
+    assert where == {"a": 0.016} and value == pytest.approx(10.0 - 50.0 * 0.016 ** 2)
+    assert res.message == res.why_not_best
+    assert res.why_not_best.startswith("a filter run at a = 0.016 had log L 9.9872, 9.99 nats above the optimum's")
+    # Within the search's own precision (BEST_FLOOR) a run is no better: a fit of a smooth log L is converged.
+    res = fit.maximise(Closed(lambda a: -50.0 * a * a, a="real"), ["a"], start={"a": 0.0})
+    assert res.converged and res.better_seen is None

@@ -175,3 +175,36 @@ def test_a_noise_scale_the_trace_cannot_tell_from_0_is_explained(tmp_path, capsy
     assert "has no standard error: the trace cannot tell it from 0" in stdout and "--profile gives" not in stdout
     low, high = json.loads(out.read_text())["interval"]["sigma_v"]
     assert low == 0 and high > 0.05
+
+
+def test_an_optimum_below_a_run_the_fit_saw_is_not_called_converged(lg_csv, tmp_path, capsys, monkeypatch):
+    # A log L with a bump 10 nats high where only the standard errors' first step along q lands (log L not smooth
+    # there), and no second search (uxemu.fit.MAX_POLISHES = 0): the optimum is below a run of the fit. The output
+    # says so in one warning line that names the run and how to start there, "converged" is not printed, the
+    # JSON carries the run, and the exit code is 1.
+    trace = Trace.from_csv(lg_csv)
+    plain = fit.fit("lg", trace, ["q", "r"])  # what the CLI fits: the same defaults, scan and search
+    _, q, r = plain.params
+    probe = q + 0.05 * q  # fit.standard_errors' first step along q
+
+    class Bumped(fit.LogLikelihood):
+        def _value(self, params):
+            bump = abs(params[1] - probe) < 1e-9 * q and abs(params[2] - r) < 1e-9 * r
+            return super()._value(params) + (10.0 if bump else 0.0)
+
+    monkeypatch.setattr(fit, "LogLikelihood", Bumped)
+    monkeypatch.setattr(fit, "MAX_POLISHES", 0)
+    out = tmp_path / "fit.json"
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out)
+    assert code == 1, err
+    assert "; converged" not in stdout and "NOT converged: a filter run was better (warning below)" in stdout
+    warnings = [line for line in stdout.splitlines() if line.startswith("  warning: a filter run at")]
+    assert len(warnings) == 1 and f"--start q={probe:.6g},r={r:.6g})" in warnings[0], stdout
+    assert "nats above the optimum's, which is therefore not the maximum" in warnings[0]
+    result = json.loads(out.read_text())
+    assert result["converged"] is False and result["estimate"] == plain.estimate
+    assert result["better_seen"]["params"] == {"q": probe, "r": r}
+    assert result["better_seen"]["log_likelihood"] > plain.log_likelihood + 9.9
+    monkeypatch.undo()  # the filter's own log L: no run beats the optimum
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out)
+    assert code == 0 and "; converged" in stdout and json.loads(out.read_text())["better_seen"] is None

@@ -27,8 +27,9 @@ def register(sub) -> None:
     add_device_arguments(parser, required=False, verb="fit on it (default: on the host)")
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
     parser.add_argument("--start", metavar="NAME=V,…",
-                        help="where the search starts (default: the system table's defaults, whatever the trace "
-                             "header says; a --model's: its function's)")
+                        help="where the search starts (default: the best of a scan of starts — the system table's "
+                             "defaults, whatever the trace header says (a --model's: its function's), and for each "
+                             "positive parameter levels from the trace's own scale, up to 25 filter runs for two)")
     parser.add_argument("--bounds", metavar="NAME=LO:HI,…",
                         help="limits of the search, per parameter (LO or HI may be empty); a --model's parameter "
                              "bounded at 0 is positive, searched on a log scale")
@@ -152,28 +153,7 @@ def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = 
 
     from tqdm import tqdm
 
-    from uxemu import fit
-
-    free = [n.strip() for n in args.free.split(",") if n.strip()]
-    unknown = [n for n in free if n not in spec.param_names]
-    if unknown or not free:
-        raise UserError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
-                        f"got {', '.join(unknown) or 'none'}")
-    fixed = dict(zip(spec.param_names, config.params))
-    try:
-        start = {n: spec.defaults[spec.param_names.index(n)] for n in free}
-        start.update({n: float(v) for n, v in parse_assignments(args.start, "--start", free).items()})
-        bounds = {}
-        for n, v in parse_assignments(args.bounds, "--bounds", free).items():
-            lo, sep, hi = v.partition(":")
-            bounds[n] = (float(lo) if lo.strip() else None, float(hi) if hi.strip() else None)
-            if not sep:
-                raise ValueError(f"{n}={v}: expected LO:HI")
-    except ValueError as exc:
-        raise UserError(f"--start/--bounds: {exc}") from None
-    eta, mode, likelihood = config.eta, config.mode, config.likelihood
-    on_device = largest_eta is not None
-
+    options = search_options(args, spec, config)
     # The bar names the part of the work under way (uxemu.fit.STAGES): a profile is most of a --profile fit.
     with tqdm(unit=" runs", file=sys.stderr, desc="fit", leave=False, disable=None) as bar:
         def progress(evaluations, value):
@@ -183,17 +163,50 @@ def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = 
 
         began = time.perf_counter()
         try:
-            result = search(free=free, bounds=bounds, start=start, fixed=fixed, progress=progress, profile=args.profile,
-                            stage=bar.set_description_str)
+            result = search(**options, progress=progress, profile=args.profile, stage=bar.set_description_str)
         except (ValueError, OSError) as exc:
             raise UserError(str(exc)) from None
         elapsed = time.perf_counter() - began
+    no_stderr = {n: why for n in result.free if (why := result.why_no_stderr(n)) is not None}
+    print_result(args, trace, spec, config, result, elapsed if largest_eta is not None else None)
+    print_notes(args, config, result, no_stderr, largest_eta)
+    if args.json is not None:
+        write_json(args, trace, spec, config, result, elapsed, no_stderr)
+    return 0 if result.converged else 1
+
+
+def search_options(args, spec, config) -> dict:
+    """uxemu.fit's free=, fixed=, start=, bounds= from --free/--start/--bounds (and the fixed parameters' values)."""
+    free = [n.strip() for n in args.free.split(",") if n.strip()]
+    unknown = [n for n in free if n not in spec.param_names]
+    if unknown or not free:
+        raise UserError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
+                        f"got {', '.join(unknown) or 'none'}")
+    # The free parameters start where the library starts them (its scan from the defaults and the trace's
+    # scale), not at --params or the trace header's values.
+    fixed = {n: v for n, v in zip(spec.param_names, config.params) if n not in free}
+    try:
+        start = {n: float(v) for n, v in parse_assignments(args.start, "--start", free).items()}
+        bounds = {}
+        for n, v in parse_assignments(args.bounds, "--bounds", free).items():
+            lo, sep, hi = v.partition(":")
+            bounds[n] = (float(lo) if lo.strip() else None, float(hi) if hi.strip() else None)
+            if not sep:
+                raise ValueError(f"{n}={v}: expected LO:HI")
+    except ValueError as exc:
+        raise UserError(f"--start/--bounds: {exc}") from None
+    return dict(free=free, fixed=fixed, start=start, bounds=bounds)
+
+
+def print_result(args, trace, spec, config, result, elapsed: float | None) -> None:
+    """The table of estimates and the line of the optimum (`elapsed`: said too, for a device's runs)."""
     simulated = simulated_values(trace, spec)
-    print(f"fit {', '.join(free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
-          f"η={eta}, {mode}, {likelihood} likelihood, {result.engine} engine, {result.evidence} evidence")
+    print(f"fit {', '.join(result.free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
+          f"η={config.eta}, {config.mode}, {config.likelihood} likelihood, {result.engine} engine, "
+          f"{result.evidence} evidence")
     print(f"  {'parameter':<12}{'estimate':>12}{'std. error':>12}" + (f"{'profile interval':>26}" if args.profile else "")
           + (f"{'simulated':>12}" if simulated else ""))
-    for n in free:
+    for n in result.free:
         line = f"  {n:<12}{result.estimate[n]:>12.5g}{result.stderr[n]:>12.3g}"
         if args.profile:
             line += f"{'[%.5g, %.5g]' % result.interval[n]:>26}"
@@ -204,33 +217,50 @@ def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = 
                 low, high = result.interval[n]
                 line += " inside the interval" if low <= simulated[n] <= high else " outside the interval"
         print(line)
-    state = "converged" if result.converged else f"NOT converged ({result.message})"
+    # Never "converged" below a run the fit saw: the warning (print_notes) says where that run was.
+    state = ("converged" if result.converged else "NOT converged: a filter run was better (warning below)"
+             if result.better_seen is not None else f"NOT converged ({result.message})")
     print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
-          f"{result.seconds:.1f} s CPU{f', {elapsed:.1f} s elapsed' if on_device else ''}; {state}")
-    no_stderr = {n: why for n in free if (why := result.why_no_stderr(n)) is not None}
+          f"{result.seconds:.1f} s CPU{'' if elapsed is None else f', {elapsed:.1f} s elapsed'}; {state}")
+
+
+def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) -> None:
+    """The notes (a parameter without a standard error) and warnings (an optimum some run beat; standard errors
+    that do not hold), one line each."""
+    from uxemu import fit
+
     if result.stderr_reliable or result.smooth:  # a log L not smooth: the warning says why none of them holds
         for n, why in no_stderr.items():
             print(f"  note: {n} has no standard error: {why}"
                   + ("" if args.profile else "; --profile gives an interval that needs none"))
+    if result.better_seen is not None:
+        print(f"  warning: {result.why_not_best} (--start "
+              + ",".join(f"{n}={v:.6g}" for n, v in result.better_seen[0].items()) + ")")
     if not result.stderr_reliable:
-        smoother = not result.smooth and mode != fit.DEFAULT_MODE
+        smoother = not result.smooth and config.mode != fit.DEFAULT_MODE
         follows = result.smooth and not args.profile
-        print(f"  warning: {result.why_unreliable}" + ("" if result.smooth else larger_eta_hint(eta, largest_eta))
+        print(f"  warning: {result.why_unreliable}" + ("" if result.smooth else larger_eta_hint(config.eta, largest_eta))
               + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else "")
               + ("; --profile gives intervals that follow them" if follows else ""))
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": eta, "mode": mode,
-            "likelihood": likelihood, "engine": result.engine, "evidence": result.evidence, "estimate": result.estimate, "stderr": result.stderr,
-            "no_stderr": no_stderr,
-            "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
-            "evaluations": result.evaluations, "cpu_seconds": result.seconds, "elapsed_seconds": elapsed,
-            "converged": result.converged,
-            "roughness": result.roughness, "jitter": result.jitter, "stderr_reliable": result.stderr_reliable,
-            "interval": {n: list(v) for n, v in result.interval.items()},
-        }, indent=2) + "\n")
-    return 0 if result.converged else 1
+
+
+def write_json(args, trace, spec, config, result, elapsed: float, no_stderr: dict) -> None:
+    """--json FILE: the result, the options it was fitted with, and its notes' and warnings' data."""
+    better = result.better_seen
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({
+        "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": config.eta,
+        "mode": config.mode, "likelihood": config.likelihood, "engine": result.engine, "evidence": result.evidence,
+        "estimate": result.estimate, "stderr": result.stderr, "no_stderr": no_stderr,
+        "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
+        "evaluations": result.evaluations, "cpu_seconds": result.seconds, "elapsed_seconds": elapsed,
+        "converged": result.converged,
+        # The run that beat the optimum (null where none did): the optimum is not the maximum.
+        "better_seen": None if better is None else {"params": better[0], "log_likelihood": better[1],
+                                                    "why": result.why_not_best},
+        "roughness": result.roughness, "jitter": result.jitter, "stderr_reliable": result.stderr_reliable,
+        "interval": {n: list(v) for n, v in result.interval.items()},
+    }, indent=2) + "\n")
 
 
 def larger_eta_hint(eta: int, largest_eta: int | None) -> str:
