@@ -208,7 +208,7 @@ class Native:
             _fields_ = [("form", C.c_int), ("ctx", C.c_void_p), ("family", C.c_int), ("kernel", C.c_void_p),
                         ("inner", C.POINTER(Value)), ("sampler", C.c_void_p),
                         ("noise", C.POINTER(C.POINTER(Value))), ("n_noise", C.c_uint), ("eta", C.c_uint),
-                        ("kernel_row", C.c_void_p)]
+                        ("kernel_row", C.c_void_p), ("innovation", C.c_void_p)]
 
         class Evidence(C.Structure):
             _fields_ = [("z", C.POINTER(R)), ("omega", C.POINTER(R)), ("count", C.c_uint), ("m", C.c_uint)]

@@ -24,7 +24,7 @@
     X(ux_observation, form) X(ux_observation, ctx) X(ux_observation, family)                           \
     X(ux_observation, kernel) X(ux_observation, inner) X(ux_observation, sampler)                      \
     X(ux_observation, noise) X(ux_observation, n_noise) X(ux_observation, eta)                         \
-    X(ux_observation, kernel_row)                                                                      \
+    X(ux_observation, kernel_row) X(ux_observation, innovation)                                        \
     X(ux_model_ctx, params) X(ux_model_ctx, k) X(ux_model_ctx, u) X(ux_model_ctx, step)                \
     X(ux_model_noises, process) X(ux_model_noises, n_inner) X(ux_model_noises, inner)                  \
     X(ux_model_noises, n_noise) X(ux_model_noises, noise)                                              \

@@ -26,6 +26,14 @@ typedef void (*ux_kernel_fn)(const ux_real *args, const void *ctx, ux_real *loc,
 typedef void (*ux_kernel_row_fn)(ux_real x, const ux_real *inner, size_t count, const void *ctx, ux_real *loc,
                                  ux_real *scale);
 
+/* The innovation gate's sums over the prior atoms (ux_innovation_ratio): about the first atom's loc, in atom
+ * order; w: the atoms' weights (the caller's, read as a likelihood pass meets each atom). */
+typedef struct {
+    const ux_real *w;
+    ux_real first, total, s1, s2, e2;
+    size_t count;
+} ux_innovation;
+
 typedef struct {
     ux_likelihood form;
     const void *ctx; /* passed to kernel / sampler */
@@ -39,6 +47,9 @@ typedef struct {
     unsigned n_noise;       /* 1 ≤ n_noise < UX_MAX_ARGS */
     unsigned eta;           /* atoms of each y_i (0: the largest eta of the noises) */
     ux_kernel_row_fn kernel_row; /* kernel form with inner noise: optional, `kernel` per atom when NULL */
+    /* Kernel form without inner noise: when not NULL, a likelihood pass over the atoms also takes the innovation
+     * gate's sums from the loc and scale it evaluates (one kernel call per atom serves both). */
+    ux_innovation *innovation;
 } ux_observation;
 
 typedef struct {
@@ -57,6 +68,8 @@ typedef struct {
  */
 ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
                             const ux_evidence *ev);
+/* ν²/S from sums a likelihood pass took (ux_observation.innovation); NaN unless they cover `count` atoms. */
+ux_real ux_innovation_finish(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev);
 
 /*
  * Posterior of the prior atoms (px, pw; any count, any order, positive weights) at eta atoms into `out` (fresh

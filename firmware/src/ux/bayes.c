@@ -36,6 +36,76 @@ ux_real ux_logsumexp(const ux_real *a, size_t count)
 /* logsumexp of one term, as ux_logsumexp(&a, 1) computes it: −∞ unless a is finite, else a + 0. */
 static ux_real logsumexp_one(ux_real a) { return ux_finite(a) ? a + UX_R(0.0) : -UX_INF; }
 
+/* The variance of the standardised outer family: 1, Laplace(0, 1)'s 2, the uniform on [−½, ½]'s 1/12. */
+static ux_real family_variance(ux_law_kind family)
+{
+    return family == UX_LAW_LAPLACE ? UX_R(2.0) : family == UX_LAW_UNIFORM ? UX_R(1.0) / UX_R(12.0) : UX_R(1.0);
+}
+
+/* The next atom's loc and scale into the gate's sums (about the first atom's loc: a loc far from 0 loses no
+ * digits); nothing without sums. */
+static void innovation_add(ux_innovation *sums, ux_real loc, ux_real scale)
+{
+    ux_real d, w;
+    if (sums == NULL)
+        return;
+    w = sums->w[sums->count];
+    sums->first = sums->count == 0 ? loc : sums->first;
+    d = loc - sums->first;
+    sums->total = sums->total + w;
+    sums->s1 = sums->s1 + w * d;
+    sums->s2 = sums->s2 + w * (d * d);
+    sums->e2 = sums->e2 + w * (scale * scale);
+    ++sums->count;
+}
+
+/* A pass over the atoms starts its sums afresh (a linear-domain pass that gives way to the log domain). */
+static void innovation_start(ux_innovation *sums)
+{
+    if (sums != NULL) {
+        const ux_real *w = sums->w;
+        memset(sums, 0, sizeof *sums);
+        sums->w = w;
+    }
+}
+
+ux_real ux_innovation_finish(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev)
+{
+    ux_real shift, var, worst = 0;
+    unsigned k;
+    if (sums == NULL || count == 0 || sums->count != count)
+        return (ux_real)NAN;
+    shift = sums->s1 / sums->total;
+    var = (sums->s2 / sums->total - shift * shift) + family_variance(family) * (sums->e2 / sums->total);
+    for (k = 0; k < ev->count; ++k) {
+        ux_real nu = ev->z[k] - (sums->first + shift), nu2 = nu * nu;
+        worst = k == 0 || nu2 > worst ? nu2 : worst;
+    }
+    return worst / var;
+}
+
+ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                            const ux_evidence *ev)
+{
+    ux_real args[2] = {0, 0};
+    ux_innovation sums;
+    size_t i, j;
+    if (obs->form != UX_LIK_KERNEL || count == 0)
+        return (ux_real)NAN;
+    sums.w = pw;
+    innovation_start(&sums);
+    if (obs->inner != NULL) /* the inner noise's mean, Σ ν_j m_j in order */
+        for (j = 0; j < obs->inner->count; ++j)
+            args[1] = args[1] + obs->inner->w[j] * obs->inner->x[j];
+    for (i = 0; i < count; ++i) {
+        ux_real loc, scale;
+        args[0] = px[i];
+        obs->kernel(args, obs->ctx, &loc, &scale);
+        innovation_add(&sums, loc, scale);
+    }
+    return ux_innovation_finish(&sums, obs->family, count, ev);
+}
+
 /* Kernel form without an inner noise (the common case: SV, GSS, every additive sensor): the log-domain
  * formula with its one term (log ν = 0), ℓ_i = m Σ_k ω_k ((0 + g(u_ik)) − log scale_i), without per-atom
  * arrays; a scale that repeats (GSS's is the same for every x) needs one logarithm, not one per x. */
@@ -45,11 +115,13 @@ static void kernel_loglik_outer(const ux_observation *obs, const ux_real *px, si
     ux_real last_scale = UX_R(1.0), last_log = UX_R(0.0);
     size_t i;
     unsigned k;
+    innovation_start(obs->innovation);
     for (i = 0; i < count; ++i) {
         ux_real args[2], loc, scale, acc = 0;
         args[0] = px[i];
         args[1] = UX_R(0.0);
         obs->kernel(args, obs->ctx, &loc, &scale);
+        innovation_add(obs->innovation, loc, scale);
         if (scale != last_scale) {
             last_scale = scale;
             last_log = UX_LOG(last_scale);
@@ -78,43 +150,6 @@ static void kernel_atoms(const ux_observation *obs, ux_real x, size_t J, ux_real
     }
 }
 
-/* The variance of the standardised outer family: 1, Laplace(0, 1)'s 2, the uniform on [−½, ½]'s 1/12. */
-static ux_real family_variance(ux_law_kind family)
-{
-    return family == UX_LAW_LAPLACE ? UX_R(2.0) : family == UX_LAW_UNIFORM ? UX_R(1.0) / UX_R(12.0) : UX_R(1.0);
-}
-
-ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
-                            const ux_evidence *ev)
-{
-    ux_real args[2] = {0, 0}, first = 0, total = 0, s1 = 0, s2 = 0, e2 = 0, shift, var, worst = 0;
-    size_t i, j;
-    unsigned k;
-    if (obs->form != UX_LIK_KERNEL || count == 0)
-        return (ux_real)NAN;
-    if (obs->inner != NULL) /* the inner noise's mean, Σ ν_j m_j in order */
-        for (j = 0; j < obs->inner->count; ++j)
-            args[1] = args[1] + obs->inner->w[j] * obs->inner->x[j];
-    /* One pass, the sums about the first atom's loc (shifted, so a loc far from 0 loses no digits). */
-    for (i = 0; i < count; ++i) {
-        ux_real loc, scale, d;
-        args[0] = px[i];
-        obs->kernel(args, obs->ctx, &loc, &scale);
-        first = i == 0 ? loc : first;
-        d = loc - first;
-        total = total + pw[i];
-        s1 = s1 + pw[i] * d;
-        s2 = s2 + pw[i] * (d * d);
-        e2 = e2 + pw[i] * (scale * scale);
-    }
-    shift = s1 / total;
-    var = (s2 / total - shift * shift) + family_variance(obs->family) * (e2 / total);
-    for (k = 0; k < ev->count; ++k) {
-        ux_real nu = ev->z[k] - (first + shift), nu2 = nu * nu;
-        worst = k == 0 || nu2 > worst ? nu2 : worst;
-    }
-    return worst / var;
-}
 
 /* Kernel form with inner noise: log p(z_k | x_i) = log Σ_j (ν_j·e^{g(u_j)})/scale_ij, u_j = (z_k − loc_ij)/scale_ij,
  * summed in j order — one exponential per atom and no logarithm of a scale — when that sum is at least
@@ -263,6 +298,7 @@ static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px,
     ux_real *loc = ux_arena_reals(arena, J), *scale = ux_arena_reals(arena, J);
     if (loc == NULL || scale == NULL)
         return UX_ERR_WORKSPACE;
+    innovation_start(obs->inner == NULL ? obs->innovation : NULL);
     for (i = 0; i < count; ++i) {
         ux_real L = 0;
         if (obs->inner == NULL) {
@@ -270,6 +306,7 @@ static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px,
             args[0] = px[i];
             args[1] = UX_R(0.0);
             obs->kernel(args, obs->ctx, &loc[0], &scale[0]);
+            innovation_add(obs->innovation, loc[0], scale[0]);
             L = UX_EXP(ux_std_logpdf_inline(obs->family, (z - loc[0]) / scale[0])) / scale[0];
         } else {
             kernel_atoms(obs, px[i], J, loc, scale);

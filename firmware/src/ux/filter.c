@@ -460,7 +460,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     int predicted, refocus;
     size_t components = 0;
     int first, concentrated = 0, outlier;
-    ux_real ratio;
+    ux_real ratio = (ux_real)NAN;
+    ux_innovation sums;
+    int fused;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -495,8 +497,14 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ev.omega = wr;
     ev.count = J;
     ev.m = m;
-    /* The innovation gate (ux_filter_set_gate), on the prior atoms before BayesLaplace consumes them. */
-    ratio = ux_innovation_ratio(&obs, staged_x(f), staged_w(f), count, &ev);
+    /* The innovation gate (ux_filter_set_gate) on the prior atoms: taken by BayesLaplace's own kernel calls where
+     * the kernel has no inner noise and nothing waits on it; else first, in a pass of its own (same sums). */
+    fused = !f->gate_outliers && obs.form == UX_LIK_KERNEL && obs.inner == NULL;
+    memset(&sums, 0, sizeof sums);
+    sums.w = staged_w(f);
+    obs.innovation = fused ? &sums : NULL;
+    if (!fused)
+        ratio = ux_innovation_ratio(&obs, staged_x(f), staged_w(f), count, &ev);
     outlier = ratio > f->gate * f->gate;
     if (outlier && f->gate_outliers) { /* treated as missing: the staged prior (or the belief), not the first's */
         no_evidence(f);
@@ -548,6 +556,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     f->fresh = 0;
     f->staged = 0;
+    if (fused) {
+        ratio = ux_innovation_finish(&sums, obs.family, count, &ev);
+        outlier = ratio > f->gate * f->gate;
+    }
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
     f->test_ratio = ratio;
     f->log_evidence = log_evidence;
