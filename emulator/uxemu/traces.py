@@ -16,6 +16,10 @@ import numpy as np
 from .model import StateSpaceModel
 
 
+# The columns a trace has besides its observation, and what each holds.
+TRACE_COLUMNS = {"k": "step index", "u": "control input", "x": "true state"}
+
+
 @dataclass
 class Trace:
     k: np.ndarray
@@ -44,12 +48,17 @@ class Trace:
     @classmethod
     def from_csv(cls, path, z_col: str = "z") -> "Trace":
         """Reads a trace. The observation is column `z_col`; k, u and x are used when present; any other
-        column (a timestamp, a second sensor) is ignored. k must hold integers (1.5 is refused, not cut)."""
+        column (a timestamp, a second sensor) is ignored. k must hold integers (1.5 is refused, not cut) that fit
+        64 bits. A header naming a column twice is refused (which copy is meant?), as is a z_col that names
+        k, u or x. A UTF-8 byte-order mark (a spreadsheet's export) is not part of the first column's name."""
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"trace file {path} does not exist")
+        if z_col in ("k", "u", "x"):
+            raise ValueError(f"{path}: {z_col!r} is the trace's {TRACE_COLUMNS[z_col]} column, not an observation; "
+                             "name the observation's column")
         meta, skipped = {}, 0
-        with path.open(newline="") as fh:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
             lines = fh.read().splitlines(keepends=True)
         while skipped < len(lines) and lines[skipped].startswith("#"):
             key, sep, value = lines[skipped][1:].partition(":")
@@ -58,15 +67,20 @@ class Trace:
             skipped += 1
         rows = list(csv.reader(lines[skipped:]))
         head = [h.strip() for h in rows[0]] if rows else []
+        twice = sorted({h for h in head if head.count(h) > 1})
+        if twice:
+            raise ValueError(f"{path}: the header names column {', '.join(map(repr, twice))} more than once")
         if z_col not in head:
             raise ValueError(f"{path}: the header has no observation column {z_col!r} (it has: "
                              f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col")
         used = {name: head.index(name) for name in ("k", "u", "x") if name in head}
         used["z"] = head.index(z_col)
         cols = {name: [] for name in used}
+        row_lines = []  # the file line of each data row
         for line_no, row in enumerate(rows[1:], start=skipped + 2):
             if not row:
                 continue
+            row_lines.append(line_no)
             if len(row) != len(head):
                 raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
             for name, i in used.items():
@@ -79,11 +93,24 @@ class Trace:
                     raise ValueError(f"{path}:{line_no}: column {head[i]!r} is not a number: {row[i]!r}") from None
                 if name == "k" and not float(row[i]).is_integer():
                     raise ValueError(f"{path}:{line_no}: step index k={row[i]} is not an integer")
+                if name == "k" and not abs(float(row[i])) < 2.0**63:
+                    raise ValueError(f"{path}:{line_no}: step index k={row[i]} does not fit 64 bits")
         z = np.array(cols["z"])
         k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(z.size)
+        _check_increasing(path, k, row_lines)
         u = np.array(cols["u"]) if "u" in cols else np.zeros(z.size)
         x = np.array(cols["x"]) if "x" in cols else None
         return cls(k, u, z, x, meta)
+
+
+def _check_increasing(path, k: np.ndarray, row_lines: list[int]) -> None:
+    """Steps must come in increasing k (gaps are steps the trace does not have): a k that repeats or goes back
+    is refused, naming its line, rather than filtered out of order."""
+    back = np.flatnonzero(np.diff(k) <= 0)
+    if back.size:
+        row = int(back[0]) + 1
+        raise ValueError(f"{path}:{row_lines[row]}: step index k={k[row]} does not follow k={k[row - 1]}: the steps "
+                         "must come in increasing k")
 
 
 def simulate(model: StateSpaceModel, T: int, rng: np.random.Generator, u=None) -> Trace:

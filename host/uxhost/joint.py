@@ -163,7 +163,7 @@ def load_joint_trace(path, dim_obs: int | None = None, dim: int | None = None) -
     number of z / x columns."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # a spreadsheet's byte-order mark is no name
     except FileNotFoundError:
         raise UserError(f"trace file {path} does not exist") from None
     except UnicodeDecodeError:
@@ -178,6 +178,9 @@ def load_joint_trace(path, dim_obs: int | None = None, dim: int | None = None) -
     if not rows:
         raise UserError(f"{path}: no column header")
     header = [h.strip() for h in rows[0]]
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:  # which copy is meant cannot be told
+        raise UserError(f"{path}:{first + 1}: the header names column {', '.join(map(repr, twice))} more than once")
     zc = [h for h in header if h.startswith("z") and h[1:].isdigit()]
     xc = [h for h in header if h.startswith("x") and h[1:].isdigit()]
     if "k" not in header or "u" not in header or not zc:

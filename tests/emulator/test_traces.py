@@ -51,3 +51,40 @@ def test_missing_observations_are_empty_fields_and_round_trip(tmp_path):
     p.write_text("k,u,z\n0,,1.0\n")
     with pytest.raises(ValueError, match=":2: column 'u' is not a number"):  # only z may be missing
         ux.Trace.from_csv(p)
+
+
+def test_a_spreadsheet_s_byte_order_mark_does_not_hide_the_first_column(tmp_path):
+    p = tmp_path / "bom.csv"
+    p.write_bytes("k,u,z\n100,0,1.0\n101,0,2.0\n".encode("utf-8-sig"))
+    np.testing.assert_array_equal(ux.Trace.from_csv(p).k, [100, 101])
+
+
+@pytest.mark.parametrize("text, what", [
+    ("k,u,z,k\n0,0,1.0,7\n", "column 'k' more than once"),
+    ("k,z,z\n0,1.0,2.0\n", "column 'z' more than once"),
+    ("k,u,z\n1e20,0,1.0\n", "k=1e20 does not fit 64 bits"),
+    ("k,u,z\n9.3e18,0,1.0\n", "k=9.3e18 does not fit 64 bits"),
+])
+def test_an_ambiguous_or_impossible_trace_is_refused_with_its_reason(tmp_path, text, what):
+    p = tmp_path / "t.csv"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=what):
+        ux.Trace.from_csv(p)
+
+
+@pytest.mark.parametrize("column", ["k", "u", "x"])
+def test_the_observation_column_is_not_k_u_or_x(tmp_path, column):
+    p = tmp_path / "t.csv"
+    p.write_text("k,u,z,x\n0,0,1.0,0.5\n")
+    with pytest.raises(ValueError, match=f"{column!r} is the trace's"):
+        ux.Trace.from_csv(p, z_col=column)
+
+
+@pytest.mark.parametrize("ks, line, what", [("0 1 1", 4, "k=1 does not follow k=1"), ("0 5 3", 4, "k=3 does not follow k=5")])
+def test_steps_come_in_increasing_k(tmp_path, ks, line, what):
+    p = tmp_path / "t.csv"
+    p.write_text("# system: lg\nk,u,z\n" + "".join(f"{k},0,1.0\n" for k in ks.split()))
+    with pytest.raises(ValueError, match=f"t.csv:{line + 1}: step index {what}"):
+        ux.Trace.from_csv(p)
+    p.write_text("k,u,z\n0,0,1.0\n7,0,2.0\n")  # a gap: the steps the trace does not have
+    assert ux.Trace.from_csv(p).k.tolist() == [0, 7]

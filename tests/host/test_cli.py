@@ -55,6 +55,7 @@ def test_no_subcommand_is_a_usage_error(capsys):
     (["stream", "t.csv", "--port", "loop://", "--board", "mps2-an500", "-o", "d.jsonl"], "not allowed with"),
     (["stream", "t.csv", "--port", "loop://", "--eta", "12", "-o", "d.jsonl"], "invalid choice: 12"),
     (["simulate", "--system", "sv", "--steps", "0", "--seed", "1", "-o", "t.csv"], "must be at least 1"),
+    (["simulate", "--system", "sv", "--steps", "5", "--seed", "-1", "-o", "t.csv"], "must be at least 0, got -1"),
     (["validate", "d.jsonl", "--rtol", "-1"], "must be a positive number"),
 ])
 def test_bad_arguments_exit_2_with_argparse_message(argv, complaint, capsys):

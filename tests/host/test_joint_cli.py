@@ -110,3 +110,15 @@ def test_stream_and_validate_through_qemu(tmp_path, capsys):
     assert "OK: within tolerance" in capsys.readouterr().out
     assert main(["stream", str(trace), "--board", "mps2-an500", "-o", str(tmp_path / "c.npz")]) == 2
     assert "JSONL" in capsys.readouterr().err
+
+
+def test_a_joint_trace_header_is_read_as_written(tmp_path):
+    # A spreadsheet's byte-order mark is not part of the first column's name; a column named twice is refused
+    # (which copy is meant cannot be told: the last one used to win).
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("k,u,z0\n7,0,1.0\n8,0,2.0\n".encode("utf-8-sig"))
+    assert joint.load_joint_trace(bom).k.tolist() == [7, 8]
+    twice = tmp_path / "twice.csv"
+    twice.write_text("k,u,z0,k\n0,0,1.0,7\n")
+    with pytest.raises(UserError, match=r"twice.csv:1: the header names column 'k' more than once"):
+        joint.load_joint_trace(twice)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UserError, add_model_arguments, positive_int
+from .common import UserError, add_model_arguments, non_negative_int, positive_int
 
 
 def register(sub) -> None:
@@ -12,7 +12,8 @@ def register(sub) -> None:
                                         "prior and write the trace as CSV with columns k,u,z,x (x is the true state).")
     add_model_arguments(parser, filter_options=False, own_model=True)
     parser.add_argument("--steps", "-T", type=positive_int, required=True, help="steps per trace")
-    parser.add_argument("--seed", type=int, required=True, help="seed of numpy's SeedSequence")
+    parser.add_argument("--seed", type=non_negative_int, required=True,
+                        help="seed of numpy's SeedSequence (a whole number ≥ 0)")
     parser.add_argument("--traces", type=positive_int, default=1,
                         help="number of traces; with more than one, -o trace.csv becomes trace-000.csv, … "
                              "(trace i is the same whatever the count)")
