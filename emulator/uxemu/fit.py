@@ -342,6 +342,8 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     """
     if callable(system) and not isinstance(system, ModelFamily):
         system = ModelFamily(system, positive=[n for n, (lo, _) in (bounds or {}).items() if lo == 0])
+    if not np.isfinite(np.asarray(trace.z, dtype=np.float64)).any():  # log L is 0 at every parameter: no maximum
+        raise ValueError("the trace has no observation (every z is missing): nothing to fit")
     loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
     return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations, profile, stage)
 
@@ -430,6 +432,9 @@ def _check_names(spec, free, bounds, start) -> None:
     if unknown or not free:
         raise ValueError(f"system {spec.name} has parameters {spec.param_names}; free must name some of them "
                          f"(got {list(free) or 'none'})")
+    twice = sorted({n for n in free if free.count(n) > 1})
+    if twice:  # a parameter searched along two coordinates at once is one the search cannot place
+        raise ValueError(f"free names {', '.join(twice)} more than once")
     for what, named in (("bounds", bounds), ("start", start)):
         stray = sorted(set(named or {}) - set(free))
         if stray:  # a misspelt name would otherwise leave its parameter unbounded, or start at its default

@@ -71,6 +71,15 @@ def test_out_of_domain_parameters_have_no_likelihood_and_bad_names_are_refused(l
     for eta in (24, 128):  # the native engine's error was a bare UX_ERR_ARG
         with pytest.raises(ValueError, match=f"eta must be a power of two between 1 and 64, got {eta}"):
             fit.fit("lg", lg_trace, ["q"], eta=eta)
+    with pytest.raises(ValueError, match="free names q more than once"):  # it was searched as two coordinates
+        fit.fit("lg", lg_trace, ["q", "q"])
+
+
+def test_a_trace_without_observations_is_not_fitted(lg_trace):
+    # Every z missing: log L is 0 at every parameter, and the fit said "converged" with advice on η.
+    empty = traces.Trace(lg_trace.k, lg_trace.u, np.full(lg_trace.z.size, np.nan))
+    with pytest.raises(ValueError, match="no observation"):
+        fit.fit("lg", empty, ["q", "r"])
 
 
 def _quadratic(centre, information):
