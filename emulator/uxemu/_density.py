@@ -19,12 +19,18 @@ def split_points_rows(X: np.ndarray, W: np.ndarray) -> np.ndarray:
     return S
 
 
-def bins_rows(X: np.ndarray, W: np.ndarray):
-    """Edges (B, 2M+1) and heights (B, 2M) of the binned density of each row (M ≥ 2)."""
-    S = split_points_rows(X, W)
-    # Outer edges mirror the nearest split point: x0 − (s0 − x0) and x_last + (x_last − s_last).
+def bin_reach(X: np.ndarray, S: np.ndarray):
+    """Where each atom's two bins reach, (left, right) edges (B, M) from the rows' split points S (ux_bin_reach):
+    its neighbouring split points; the outer edges mirror the nearest one, x0 − (s0 − x0) and x_last + (x_last −
+    s_last)."""
     left = np.concatenate([X[:, :1] - (S[:, :1] - X[:, :1]), S], axis=1)
     right = np.concatenate([S, X[:, -1:] + (X[:, -1:] - S[:, -1:])], axis=1)
+    return left, right
+
+
+def bins_rows(X: np.ndarray, W: np.ndarray):
+    """Edges (B, 2M+1) and heights (B, 2M) of the binned density of each row (M ≥ 2)."""
+    left, right = bin_reach(X, split_points_rows(X, W))
     dL = X - left
     dR = right - X
     # When rounding puts a split point on an atom one of its bins has zero width; the whole mass then
@@ -66,7 +72,5 @@ def bin_spreads(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     X, W = np.asarray(x, dtype=np.float64)[None, :], np.asarray(w, dtype=np.float64)[None, :]
     if X.shape[1] < 2:
         return np.zeros(X.shape[1])
-    S = split_points_rows(X, W)
-    left = np.concatenate([X[:, :1] - (S[:, :1] - X[:, :1]), S], axis=1)
-    right = np.concatenate([S, X[:, -1:] + (X[:, -1:] - S[:, -1:])], axis=1)
+    left, right = bin_reach(X, split_points_rows(X, W))
     return ((X - left) * (right - X) / 3.0)[0]

@@ -17,6 +17,10 @@
  */
 ux_status ux_split_points(const ux_real *x, const ux_real *w, size_t count, ux_real *split);
 
+/* Where atom i's two bins reach (count ≥ 2): from *left to *right, its neighbouring split points, the outer
+ * bins mirroring the nearest one. */
+void ux_bin_reach(const ux_real *x, const ux_real *split, size_t count, size_t i, ux_real *left, ux_real *right);
+
 /* Density at t from atoms and their split points. */
 ux_real ux_pdf_atoms(const ux_real *x, const ux_real *w, size_t count, const ux_real *split, ux_real t);
 

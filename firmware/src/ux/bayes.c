@@ -150,7 +150,6 @@ static void kernel_atoms(const ux_observation *obs, ux_real x, size_t J, ux_real
     }
 }
 
-
 /* Kernel form with inner noise: log p(z_k | x_i) = log Σ_j (ν_j·e^{g(u_j)})/scale_ij, u_j = (z_k − loc_ij)/scale_ij,
  * summed in j order — one exponential per atom and no logarithm of a scale — when that sum is at least
  * UX_LINEAR_MIN and finite; else logsumexp_j(log ν_j + g(u_j) − log scale_ij), as without inner noise.

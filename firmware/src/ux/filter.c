@@ -117,20 +117,16 @@ static void standardise(ux_value *v)
 static void bin_spreads(const ux_value *b, ux_real *v)
 {
     size_t i, n = b->count;
-    ux_real left, right;
     if (n < 2 || ux_split_points(b->x, b->w, n, v) != UX_OK) {
         for (i = 0; i < n; ++i)
             v[i] = 0;
         return;
     }
     /* From the right: atom i reads split points i − 1 and i before v[i] (split point i) is overwritten. */
-    right = b->x[n - 1] + (b->x[n - 1] - v[n - 2]);
     for (i = n; i-- > 0;) {
-        ux_real a, r = right;
-        left = i > 0 ? v[i - 1] : b->x[0] - (v[0] - b->x[0]);
-        a = b->x[i] - left;
-        right = left;
-        v[i] = a * (r - b->x[i]) / UX_R(3.0);
+        ux_real left, right;
+        ux_bin_reach(b->x, v, n, i, &left, &right);
+        v[i] = (b->x[i] - left) * (right - b->x[i]) / UX_R(3.0);
     }
 }
 

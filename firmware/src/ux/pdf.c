@@ -54,17 +54,23 @@ ux_status ux_split_points(const ux_real *x, const ux_real *w, size_t count, ux_r
     return UX_OK;
 }
 
+void ux_bin_reach(const ux_real *x, const ux_real *split, size_t count, size_t i, ux_real *left, ux_real *right)
+{
+    *left = i == 0 ? x[0] - (split[0] - x[0]) : split[i - 1];
+    *right = i + 1 == count ? x[count - 1] + (x[count - 1] - split[count - 2]) : split[i];
+}
+
 ux_real ux_pdf_atoms(const ux_real *x, const ux_real *w, size_t count, const ux_real *split, ux_real t)
 {
     size_t i, below = 0, idx;
-    ux_real left, right, dL, dR;
+    ux_real left, right, dL, dR, unused;
 
     if (count < 2)
         return 0;
     /* Edges interleave bin boundaries and atoms: l_0, x_0, s_0, x_1, …, s_{M−2}, x_{M−1}, r_{M−1}. Bins are
      * [edge, next edge); the bin index is the number of edges ≤ t, minus one. */
-    left = x[0] - (split[0] - x[0]);
-    right = x[count - 1] + (x[count - 1] - split[count - 2]);
+    ux_bin_reach(x, split, count, 0, &left, &unused);
+    ux_bin_reach(x, split, count, count - 1, &unused, &right);
     below += left <= t;
     for (i = 0; i < count; ++i) {
         below += x[i] <= t;
@@ -76,8 +82,7 @@ ux_real ux_pdf_atoms(const ux_real *x, const ux_real *w, size_t count, const ux_
         return 0;
     idx = below - 1;
     i = idx / 2;
-    left = i == 0 ? left : split[i - 1];
-    right = i + 1 == count ? right : split[i];
+    ux_bin_reach(x, split, count, i, &left, &right);
     dL = x[i] - left;
     dR = right - x[i];
     /* A bin found here has positive width. When rounding put a split point on the atom, its other bin
