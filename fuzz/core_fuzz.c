@@ -5,16 +5,22 @@
  * ux_filter_logpdf). Numbers are read from the input as raw doubles, so NaN, ±∞, subnormals and huge
  * values all arrive.
  *
- * The oracle beyond the sanitizers: every call returns one of its documented statuses, and after every
- * call that succeeds the filter's posterior is a valid value (ux_value_check) with a finite mean; a
- * refused call changes nothing. Otherwise the harness aborts (a finding).
+ * The oracle beyond the sanitizers: every call returns one of its documented statuses — an update one of
+ * the protocol's status table (oracle.h, generated from docs/protocol.toml, so a status added there is
+ * known here without an edit) or a refusal — and after every call that succeeds the filter's posterior is
+ * a valid value (ux_value_check) with a finite mean; a refused call changes nothing. Otherwise the harness
+ * says why on stderr and aborts (a finding). Built with -DFUZZ_TRACE it prints each update's status.
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "oracle.h"
 #include "ux/ux.h"
+
+#define FINDING(...) (fprintf(stderr, "core_fuzz: " __VA_ARGS__), fputc('\n', stderr), abort())
 
 typedef struct {
     const uint8_t *p;
@@ -47,7 +53,7 @@ static void check_posterior(const ux_filter *f)
 {
     const ux_value *v = ux_filter_posterior(f);
     if (ux_value_check(v) != UX_OK || v->count < 1 || v->count > f->eta || !isfinite(ux_filter_mean(f)))
-        abort();
+        FINDING("the posterior after a call that succeeded is not a valid value with a finite mean");
 }
 
 static void fuzz_law(input *in)
@@ -64,9 +70,9 @@ static void fuzz_law(input *in)
     ux_status st = ux_quantize(&law, eta, &out, &src);
     if (st == UX_OK) {
         if (ux_value_check(&out) != UX_OK || out.count > eta)
-            abort();
+            FINDING("ux_quantize succeeded with an invalid value");
     } else if (st != UX_ERR_ARG && st != UX_ERR_DOMAIN) {
-        abort();
+        FINDING("ux_quantize returned status %d, not a documented one", (int)st);
     }
 }
 
@@ -97,7 +103,7 @@ static void fuzz_filter(input *in)
     ux_status st = ux_filter_init(&filter, &cfg, ws);
     if (st != UX_OK) {
         if (st != UX_ERR_ARG && st != UX_ERR_DOMAIN && st != UX_ERR_WORKSPACE)
-            abort();
+            FINDING("ux_filter_init returned status %d, not a documented one", (int)st);
         return;
     }
     check_posterior(&filter);
@@ -112,7 +118,7 @@ static void fuzz_filter(input *in)
             if (st == UX_OK)
                 continue;
             if (st != UX_ERR_DOMAIN || memcmp(&before.posterior, &filter.posterior, sizeof before.posterior) != 0)
-                abort(); /* a refused predict leaves the belief as it was */
+                FINDING("ux_filter_predict returned status %d or changed the belief it refused", (int)st);
             continue;
         }
         for (j = 0; j < J; ++j) {
@@ -120,15 +126,18 @@ static void fuzz_filter(input *in)
             omega[j] = take_f64(in);
         }
         st = ux_filter_update(&filter, J ? z : NULL, with_omega ? omega : NULL, J, m);
-        if (st >= 0) { /* every status that is not an error answers with a posterior (OK … OUTLIER) */
+#ifdef FUZZ_TRACE
+        fprintf(stderr, "core_fuzz: update status %d\n", (int)st);
+#endif
+        if (oracle_status(st)) { /* every status of the table answers with a posterior */
             check_posterior(&filter);
             (void)ux_filter_logpdf(&filter, take_f64(in));
             (void)ux_filter_log_evidence(&filter);
         } else if (st == UX_ERR_ARG || st == UX_ERR_DOMAIN) {
             if (memcmp(&before.posterior, &filter.posterior, sizeof before.posterior) != 0)
-                abort(); /* refused evidence changes nothing */
+                FINDING("a refused update (status %d) changed the posterior", (int)st);
         } else {
-            abort();
+            FINDING("update status %d is neither in docs/protocol.toml's status table nor a refusal", (int)st);
         }
     }
 }

@@ -4,7 +4,9 @@
  * only. An input is the bytes of one or more requests; a delimiter is appended so the last one ends.
  *
  * The oracle beyond the sanitizers: every answer is one COBS frame that decodes, carries a valid CRC, the
- * protocol's version and a device message type; otherwise the harness aborts (a finding).
+ * protocol's version and a device message type, and a POSTERIOR's status or an ERROR's code is one of the
+ * protocol's (oracle.h, generated from docs/protocol.toml, so what is added there is known here without an
+ * edit); otherwise the harness aborts (a finding).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "crc32.h"
 #include "dispatch.h"
 #include "frame.h"
+#include "oracle.h"
 #include "proto.h"
 
 const char board_name[] = "fuzz";
@@ -30,18 +33,12 @@ uint8_t board_reset_cause(void) { return RESET_CAUSE_POWER_ON; }
 
 static uint8_t answer_buf[PROTO_MAX_FRAME];
 
-static int device_type(uint8_t type)
-{
-    return type == MSG_INFO || type == MSG_CONFIGURED || type == MSG_POSTERIOR || type == MSG_SYSTEM ||
-           type == MSG_SYSTEM_JOINT || type == MSG_POSTERIOR_JOINT || type == MSG_RESET_DONE || type == MSG_ERROR;
-}
-
 /* Every answer the device writes: exactly one complete, valid frame. */
 static void check_answer(const uint8_t *data, size_t len)
 {
     frame_reader r;
     frame_event ev = FRAME_PENDING;
-    size_t i;
+    size_t i, payload;
 #ifdef FUZZ_CORRUPT_ANSWERS /* the oracle's own test: a damaged answer must be caught */
     static uint8_t damaged[FRAME_WIRE_MAX];
     if (len > 2 && len <= sizeof damaged) {
@@ -63,7 +60,17 @@ static void check_answer(const uint8_t *data, size_t len)
     uint32_t crc = (uint32_t)answer_buf[r.length - 4] | (uint32_t)answer_buf[r.length - 3] << 8 |
                    (uint32_t)answer_buf[r.length - 2] << 16 | (uint32_t)answer_buf[r.length - 1] << 24;
     if (crc != crc32(answer_buf, r.length - PROTO_CRC_BYTES) || answer_buf[0] != PROTO_VERSION ||
-        !device_type(answer_buf[1]))
+        !oracle_device_type(answer_buf[1]))
+        abort();
+    payload = r.length - PROTO_HEADER_BYTES - PROTO_CRC_BYTES;
+    if (answer_buf[1] == MSG_POSTERIOR &&
+        (payload <= POSTERIOR_STATUS_AT || !oracle_status(answer_buf[PROTO_HEADER_BYTES + POSTERIOR_STATUS_AT])))
+        abort();
+    if (answer_buf[1] == MSG_POSTERIOR_JOINT && (payload <= POSTERIOR_JOINT_STATUS_AT ||
+                                                 !oracle_status(answer_buf[PROTO_HEADER_BYTES + POSTERIOR_JOINT_STATUS_AT])))
+        abort();
+    if (answer_buf[1] == MSG_ERROR &&
+        (payload <= ERROR_CODE_AT || !oracle_error_code(answer_buf[PROTO_HEADER_BYTES + ERROR_CODE_AT])))
         abort();
 }
 

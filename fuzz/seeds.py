@@ -1,6 +1,7 @@
 """Seed inputs of the fuzz harnesses, written as files: the golden frames' requests for the link (each
 case's requests in sequence, as a device receives them), and for the core one input per law kind and per
-system × likelihood × mode with the table's own numbers (the shapes of core_fuzz.c's input)."""
+system × likelihood × mode with the table's own numbers, and one per answered status of an update (the
+shapes of core_fuzz.c's input)."""
 from __future__ import annotations
 
 import struct
@@ -35,6 +36,20 @@ def core() -> dict[str, bytes]:
                 head = bytes([0, index, 3, mode, lik]) + bytes(len(spec.params)) + bytes([0])  # defaults, prior
                 steps = [observe, predict, observe, predict, missing, predict, observe]
                 out[f"{spec.name}-lik{lik}-mode{mode}"] = head + bytes([len(steps)]) + b"".join(steps)
+    # One seed per answered status beyond OK and NO_EVIDENCE, on lg (defaults, η = 8, kernel, refined):
+    # a prior far wider than the likelihood (REFOCUSED), an observation 60 sd off (OUTLIER) and one so far
+    # off that every likelihood is zero (FALLBACK).
+    index, lg = next((i, s) for i, s in enumerate(systems.SPECS.values()) if s.name == "lg")
+    defaults = bytes([0, index, 3, 0, 0]) + bytes(len(lg.params))
+
+    def obs(z: float) -> bytes:
+        return bytes([1, 1, 0, 0]) + struct.pack("<ddd", z, 1.0, 0.0)
+
+    for name, prior, steps in (("refocused", (0, 0.0, 1e4), [obs(0.5), predict, obs(0.5)]),
+                               ("outlier", None, [obs(0.5), predict, obs(0.4), predict, obs(60.0)]),
+                               ("fallback", None, [obs(0.5), predict, obs(1e200)])):
+        head = defaults + (bytes([1, prior[0]]) + struct.pack("<dd", *prior[1:]) if prior else bytes([0]))
+        out[f"status-{name}"] = head + bytes([len(steps)]) + b"".join(steps)
     return out
 
 

@@ -1,5 +1,5 @@
-"""The protocol schema (docs/protocol.toml) → firmware/app/proto.h, host/uxhost/protocol_spec.py and the
-tables of docs/protocol.md; the golden frames (tests/golden/frames.toml) → tests/golden/frames.h.
+"""The protocol schema (docs/protocol.toml) → firmware/app/proto.h, host/uxhost/protocol_spec.py, the
+tables of docs/protocol.md and the fuzz harnesses' oracle (fuzz/oracle.h); the golden frames (tests/golden/frames.toml) → tests/golden/frames.h.
 
 A payload is a sequence of fields. A field is a scalar, a string (u8 byte count, then the bytes) or a
 counted array (its count an earlier field, or a product of earlier fields, "count*dim") of scalars or of
@@ -341,6 +341,42 @@ def doc(spec: dict) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# fuzz/oracle.h
+
+
+def c_switch(name: str, doc: str, cases: list[tuple[int | str, str]]) -> list[str]:
+    """A C function that is 1 for each listed value and 0 for any other."""
+    out = [f"/* {doc} */", f"static inline int {name}(long v)", "{", "    switch (v) {"]
+    out += [f"    case {value}: /* {label} */" for value, label in cases]
+    out += ["        return 1;", "    default:", "        return 0;", "    }", "}"]
+    return out
+
+
+def fuzz_oracle(spec: dict) -> str:
+    statuses = spec["values"]["status"]["values"]
+    out = [banner(SOURCE, "//").rstrip("\n"),
+           "/*",
+           " * oracle.h — what the fuzz harnesses (fuzz/*_fuzz.c) accept, taken from the protocol's tables: the",
+           " * statuses of a step that answers with a posterior ([values.status], each the core's UX_<name> of the",
+           " * same value, checked below at compile time), the device's message types and the ERROR codes. A",
+           " * status, message or code added to docs/protocol.toml reaches the oracles with `make generate`; one",
+           " * the core returns and the table lacks is a finding (the device would send what the host cannot read).",
+           " */",
+           "#ifndef FUZZ_ORACLE_H", "#define FUZZ_ORACLE_H", "", '#include "ux/config.h"', ""]
+    out += [f'_Static_assert(UX_{v["name"]} == {v["value"]}, "docs/protocol.toml: status {v["name"]} is '
+            f'{v["value"]}, the core\'s UX_{v["name"]} is not");' for v in statuses]
+    out += [""] + c_switch("oracle_status", "1 when `v` is a status of [values.status] (a step answered), else 0.",
+                           [(v["value"], v["name"]) for v in statuses])
+    out += [""] + c_switch("oracle_device_type", "1 when `v` is the type of a message from the device, else 0.",
+                           [(f"0x{m['type']:02X}", m["name"]) for m in spec["message"]
+                            if m["from"] == "device"])
+    out += [""] + c_switch("oracle_error_code", "1 when `v` is an ERROR code of the protocol, else 0.",
+                           [(e["code"], e["name"]) for e in spec["error"]])
+    out += ["", "#endif /* FUZZ_ORACLE_H */", ""]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------------
 # tests/golden/frames.h
 
 
@@ -381,4 +417,5 @@ def outputs() -> dict[Path, str]:
         ROOT / "host/uxhost/protocol_spec.py": py_module(spec),
         ROOT / "docs/protocol.md": doc(spec),
         ROOT / "tests/golden/frames.h": golden_header(),
+        ROOT / "fuzz/oracle.h": fuzz_oracle(spec),
     }
