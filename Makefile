@@ -68,7 +68,9 @@ bench-firmware: deps venv
 	$(VPY) benchmarks/firmware_costs.py
 
 # The fuzz campaign (not part of `make test`): libFuzzer harnesses of the link and of the core, a bounded
-# run per harness, figures → benchmarks/results/fuzz.md, findings → tests/fuzz/findings/ (replayed by the tests).
+# run per harness, figures → benchmarks/results/fuzz.md, findings → build/fuzz/findings/ (a scratch folder).
+# The campaign never writes to tests/fuzz/findings/, the set `make test` replays: a human moves a finding
+# there by hand once its fault is understood. The harnesses' oracles come from docs/protocol.toml (fuzz/oracle.h).
 fuzz: venv generate
 	@bash scripts/install-deps.sh fuzz
 	$(VPY) fuzz/run.py

@@ -1,7 +1,10 @@
 """`make fuzz`: builds the libFuzzer harnesses (Debian's clang, with AddressSanitizer and UBSan), seeds
 them (fuzz/seeds.py), runs each for a bounded number of executions and writes the figures — executions,
-coverage, findings — to benchmarks/results/fuzz.md. A finding is copied to tests/fuzz/findings/<harness>/,
-where `make test` replays it (tests/fuzz/test_fuzz_replay.py) until it is fixed and kept as a test.
+coverage, findings — to benchmarks/results/fuzz.md. A finding (the input libFuzzer stopped on) is written to
+the scratch folder build/fuzz/findings/<harness>/ only: the campaign never writes to tests/fuzz/findings/, the
+set `make test` replays (tests/fuzz/test_fuzz_replay.py). A human reads the finding, and once the fault is
+in the code under test (not in the harness's oracle) fixes it and moves the input there by hand, where it
+stays as a regression test.
 
 A last stage, `qemu`, sends mutated golden frames to the firmware itself in QEMU (fuzz/mutated_frames.py:
 every answer must be a valid frame, the device must never stop answering, and a stream on the same device
@@ -30,7 +33,8 @@ import seeds  # noqa: E402
 
 FIRMWARE = ROOT / "firmware"
 BUILD = ROOT / "build" / "fuzz"
-FINDINGS = ROOT / "tests" / "fuzz" / "findings"
+FINDINGS = ROOT / "tests" / "fuzz" / "findings"  # the replayed set: moved here by a human, never by the campaign
+SCRATCH = BUILD / "findings"  # where a campaign writes its findings
 CORE = sorted(str(p) for d in ("ux", "models") for p in (FIRMWARE / "src" / d).glob("*.c"))
 APP = sorted(str(p) for p in (FIRMWARE / "app").glob("*.c") if p.name != "main.c")
 SOURCES = {"frames": APP + CORE + [str(HERE / "frames_fuzz.c")], "core": CORE + [str(HERE / "core_fuzz.c")]}
@@ -75,12 +79,15 @@ def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int) -> d
     stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", log))
     done = re.findall(r"#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)", log)
     found = sorted(artifacts.glob("*"))
+    keep = SCRATCH / harness
+    shutil.rmtree(keep, ignore_errors=True)
     if found:
-        keep = FINDINGS / harness
-        keep.mkdir(parents=True, exist_ok=True)
+        keep.mkdir(parents=True)
         for f in found:
             shutil.copy(f, keep / f.name)
+        (keep / "log.txt").write_text(log)
     return dict(harness=harness, executions=int(stat.get("number_of_executed_units", 0)),
+                exec_per_sec=int(stat.get("average_exec_per_sec", 0)),
                 coverage=int(done[-1][1]) if done else None, features=int(done[-1][2]) if done else None,
                 corpus=int(done[-1][3]) if done else None, findings=[f.name for f in found], seconds=seconds,
                 exit=proc.returncode, tail=log.strip().splitlines()[-3:])
@@ -94,13 +101,17 @@ def report(results: list[dict], runs: int, cc: str) -> str:
              f"libFuzzer ({version}) with AddressSanitizer and UBSan, {runs:,} executions asked per harness (or a time "
              f"bound), "
              f"seeded with fuzz/seeds.py; {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}. "
-             "Findings are kept under tests/fuzz/findings/ and replayed by `make test`.", "",
-             "| harness | what it feeds | executions | coverage (edges) | features | corpus | findings | time |",
-             "|---|---|---|---|---|---|---|---|"]
+             "Findings are written to build/fuzz/findings/ only; a human moves one into tests/fuzz/findings/, the set "
+             "`make test` replays, once the fault is understood.", "",
+             "| harness | what it feeds | executions | exec/s | coverage (edges) | features | corpus | findings | "
+             "time |",
+             "|---|---|---|---|---|---|---|---|---|"]
     what = {"frames": "any byte stream into the firmware's frame decoder and dispatch (answers must be valid frames)",
             "core": "laws, filter configurations and steps with raw doubles into the core's entry points"}
     for r in results:
-        lines.append(f"| {r['harness']} | {what[r['harness']]} | {r['executions']:,} | {r['coverage']} | "
+        short = " (time bound)" if r["executions"] < runs and not r["findings"] else ""
+        lines.append(f"| {r['harness']} | {what[r['harness']]} | {r['executions']:,}{short} | {r['exec_per_sec']:,} | "
+                     f"{r['coverage']} | "
                      f"{r['features']} | {r['corpus']} | {len(r['findings'])} {' '.join(r['findings'])} | "
                      f"{r['seconds']:.0f} s |")
     return "\n".join(lines) + "\n"
@@ -178,11 +189,14 @@ def write_part(path: Path, text: str, qemu_stage: bool) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description="bounded libFuzzer campaign over the link and the core, and mutated "
-                                             "frames into the firmware in QEMU")
+                                             "frames into the firmware in QEMU",
+                                 epilog=f"Findings go to {SCRATCH.relative_to(ROOT)}/<harness>/ (with libFuzzer's log), "
+                                        f"never to {FINDINGS.relative_to(ROOT)}/: a human moves one there, where "
+                                        "`make test` replays it, once the fault is understood.")
     ap.add_argument("--runs", type=int, default=1_000_000, help="executions per harness (default: %(default)s)")
     ap.add_argument("--harness", choices=sorted(SOURCES) + ["qemu"], action="append",
                     help="only these (default: all; qemu: mutated golden frames into the firmware in QEMU)")
-    ap.add_argument("--max-seconds", type=int, default=1200, help="time bound per harness (default: %(default)s)")
+    ap.add_argument("--max-seconds", type=int, default=3600, help="time bound per harness (default: %(default)s)")
     ap.add_argument("--qemu-frames", type=int, default=10_000, help="mutated frames of the qemu stage "
                                                                      "(default: %(default)s)")
     ap.add_argument("--qemu-board", default="mps2-an500", help="board of the qemu stage (default: %(default)s)")
@@ -199,8 +213,12 @@ def main() -> int:
             exe = build(harness, cc)
             print(f"fuzz: {harness}: {args.runs:,} executions …", flush=True)
             r = run(harness, exe, args.runs, 4096 if harness == "frames" else 512, args.max_seconds)
-            print(f"fuzz: {harness}: {r['executions']:,} executions, coverage {r['coverage']}, "
-                  f"{len(r['findings'])} finding(s), {r['seconds']:.0f} s", flush=True)
+            print(f"fuzz: {harness}: {r['executions']:,} executions ({r['exec_per_sec']:,}/s), coverage "
+                  f"{r['coverage']}, {len(r['findings'])} finding(s), {r['seconds']:.0f} s", flush=True)
+            if r["findings"]:
+                print(f"fuzz: {harness}: finding(s) in {(SCRATCH / harness).relative_to(ROOT)}/ (log.txt says why); "
+                      f"once understood, move one into {(FINDINGS / harness).relative_to(ROOT)}/ by hand to have "
+                      "`make test` replay it", flush=True)
             results.append(r)
         write_part(args.out, report(results, args.runs, cc), qemu_stage=False)
         failed = any(r["findings"] for r in results)
