@@ -177,6 +177,12 @@ def test_python_example(code, shown, start, workdir):
 SHELL = [(kind, lines, start) for kind, lines, start in BLOCKS if kind in ("sh", "console")]
 
 
+# What the README's commands use from the built tree (`make test` builds it before pytest runs).
+BUILT = [REPO / "build" / "native" / "libux.so", REPO / "build" / "mps2-an500" / "firmware.elf"]
+
+
+@pytest.mark.qemu
+@pytest.mark.slow
 @pytest.mark.parametrize("kind,lines,start", SHELL, ids=[f"{k}-line{s}" for k, _, s in SHELL])
 def test_shell_block(kind, lines, start, workdir):
     if shutil.which("bash") is None:
@@ -185,6 +191,8 @@ def test_shell_block(kind, lines, start, workdir):
     run = [(c, shown) for c, shown in session if c not in SKIP]
     if not run:
         pytest.skip("; ".join(f"{c}: {SKIP[c]}" for c, _ in session))
+    missing = [str(p.relative_to(REPO)) for p in BUILT if not p.exists()]
+    assert not missing, f"the tree is not built ({', '.join(missing)} missing): run `make native firmware`"
     results = run_session([c for c, _ in run], workdir)
     for (cmd, shown), (_, rc, actual) in zip(run, results):
         out = "\n".join(actual)
