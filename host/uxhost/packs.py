@@ -4,16 +4,31 @@ pyOCD knows a few hundred targets with their flash algorithms built in; any othe
 vendor's CMSIS pack. cmsis-pack-manager parses a local `.pdsc` (or a `.pack`) with no network — it cannot
 download packs here — into an index of devices: core, FPU, memory regions, flash algorithms. From a
 device's core and FPU follow a board's compiler flags and which build (double or float) it takes.
+
+cmsis-pack-manager's parser recurses once per level of nesting and says nothing of a description it cannot
+read: a file nested 50,000 elements deep overflowed its stack (SIGSEGV), and a truncated one was taken for a
+pack without devices. So every description is first read here by a streaming parser (expat: no recursion,
+no tree kept) within bounds — MAX_PDSC_BYTES, MAX_DEPTH — and one that is too large, too deep or not
+well-formed XML is refused with the reason before the parser sees it.
 """
 from __future__ import annotations
 
 import difflib
 import json
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
+from xml.parsers import expat
 
 from .errors import UserError
+
+# A CMSIS description nests about a dozen elements deep (package, devices, family, subFamily, device,
+# variant, …) and the largest published ones are a few MB; these bounds leave room for any of them.
+MAX_DEPTH = 64
+MAX_PDSC_BYTES = 64 << 20
 
 # cmsis-pack-manager's names for a core → GCC's -mcpu; its FPU names → the build a board takes.
 CPUS = {"CortexM0": "cortex-m0", "CortexM0Plus": "cortex-m0plus", "CortexM3": "cortex-m3",
@@ -60,14 +75,85 @@ def _device(entry: dict) -> Device:
                   f"{pack.get('vendor', '?')}.{pack.get('pack', '?')} {pack.get('version', '')}".strip())
 
 
+class _TooDeep(Exception):
+    pass
+
+
+def _scan(stream: BinaryIO, size: int, name: str) -> None:
+    """Reads one description from `stream` (`size` bytes, as its file or zip entry says) in chunks with expat,
+    counting the nesting; a UserError unless it is well-formed XML within the bounds, rooted at <package>."""
+    if size > MAX_PDSC_BYTES:
+        raise UserError(f"{name}: not a readable .pdsc: {size:,} bytes, more than the {MAX_PDSC_BYTES:,} a "
+                        "CMSIS description is allowed here (refused unread)")
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    depth, root = 0, []
+
+    def start(tag, attrs):
+        nonlocal depth
+        depth += 1
+        if not root:
+            root.append(tag)
+        if depth > MAX_DEPTH:
+            raise _TooDeep
+
+    def end(tag):
+        nonlocal depth
+        depth -= 1
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    seen = 0
+    try:
+        while chunk := stream.read(1 << 16):
+            seen += len(chunk)
+            if seen > MAX_PDSC_BYTES:  # a zip entry may understate its size
+                raise UserError(f"{name}: not a readable .pdsc: more than the {MAX_PDSC_BYTES:,} bytes a CMSIS "
+                                "description is allowed here")
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+    except _TooDeep:
+        raise UserError(f"{name}: not a readable .pdsc: elements nested more than {MAX_DEPTH} deep (line "
+                        f"{parser.CurrentLineNumber}; a CMSIS description nests about a dozen)") from None
+    except expat.ExpatError as exc:
+        raise UserError(f"{name}: not a readable .pdsc: {expat.ErrorString(exc.code)} (line {exc.lineno}, "
+                        f"column {exc.offset + 1})") from None
+    if root != ["package"]:
+        raise UserError(f"{name}: not a readable .pdsc: its root element is <{root[0]}>, not <package>")
+
+
+def check_description(path: Path) -> None:
+    """A UserError, with the reason, unless `path` (a .pdsc, or a .pack: a zip with its .pdsc inside) holds
+    a description cmsis-pack-manager can be handed: well-formed XML, at most MAX_PDSC_BYTES, nested at most
+    MAX_DEPTH deep. Nothing else is read."""
+    path = Path(path)
+    if path.suffix.lower() != ".pack":
+        with path.open("rb") as f:
+            _scan(f, os.fstat(f.fileno()).st_size, str(path))
+        return
+    try:
+        with zipfile.ZipFile(path) as pack:
+            inside = [i for i in pack.infolist() if i.filename.upper().endswith(".PDSC")]
+            if not inside:
+                raise UserError(f"{path}: not a readable .pack: it holds no .pdsc")
+            for info in inside:
+                with pack.open(info) as f:
+                    _scan(f, info.file_size, f"{path} ({info.filename})")
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, ValueError,
+            zlib.error) as exc:
+        raise UserError(f"{path}: not a readable .pack: {' '.join(str(exc).split()) or type(exc).__name__}") \
+            from None
+
+
 def add_pack(path: Path, store: Path | None = None) -> list[Device]:
     """Parses a local .pdsc or .pack into the store's index (offline); returns the devices it describes.
-    Packs are named Vendor.Pack[.version].pdsc/.pack, as CMSIS publishes them."""
+    Packs are named Vendor.Pack[.version].pdsc/.pack, as CMSIS publishes them. The description is checked
+    first (check_description): one too large, too deep or not XML is refused before the parser sees it."""
     import cmsis_pack_manager
 
     path, store = Path(path), Path(store or default_store())
     if not path.is_file() or path.suffix.lower() not in (".pdsc", ".pack"):
         raise UserError(f"{path}: expected an existing .pdsc or .pack file")
+    check_description(path)
     store.mkdir(parents=True, exist_ok=True)
     cache = cmsis_pack_manager.Cache(True, True, json_path=str(store), data_path=str(store))
     try:
