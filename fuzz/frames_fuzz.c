@@ -39,6 +39,7 @@ static void check_answer(const uint8_t *data, size_t len)
     frame_reader r;
     frame_event ev = FRAME_PENDING;
     size_t i, payload;
+    const uint8_t *body;
 #ifdef FUZZ_CORRUPT_ANSWERS /* the oracle's own test: a damaged answer must be caught */
     static uint8_t damaged[FRAME_WIRE_MAX];
     if (len > 2 && len <= sizeof damaged) {
@@ -63,14 +64,13 @@ static void check_answer(const uint8_t *data, size_t len)
         !oracle_device_type(answer_buf[1]))
         abort();
     payload = r.length - PROTO_HEADER_BYTES - PROTO_CRC_BYTES;
-    if (answer_buf[1] == MSG_POSTERIOR &&
-        (payload <= POSTERIOR_STATUS_AT || !oracle_status(answer_buf[PROTO_HEADER_BYTES + POSTERIOR_STATUS_AT])))
+    body = answer_buf + PROTO_HEADER_BYTES;
+    if (answer_buf[1] == MSG_POSTERIOR && (payload <= POSTERIOR_STATUS_AT || !oracle_status(body[POSTERIOR_STATUS_AT])))
         abort();
-    if (answer_buf[1] == MSG_POSTERIOR_JOINT && (payload <= POSTERIOR_JOINT_STATUS_AT ||
-                                                 !oracle_status(answer_buf[PROTO_HEADER_BYTES + POSTERIOR_JOINT_STATUS_AT])))
+    if (answer_buf[1] == MSG_POSTERIOR_JOINT &&
+        (payload <= POSTERIOR_JOINT_STATUS_AT || !oracle_status(body[POSTERIOR_JOINT_STATUS_AT])))
         abort();
-    if (answer_buf[1] == MSG_ERROR &&
-        (payload <= ERROR_CODE_AT || !oracle_error_code(answer_buf[PROTO_HEADER_BYTES + ERROR_CODE_AT])))
+    if (answer_buf[1] == MSG_ERROR && (payload <= ERROR_CODE_AT || !oracle_error_code(body[ERROR_CODE_AT])))
         abort();
 }
 

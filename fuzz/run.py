@@ -190,9 +190,9 @@ def write_part(path: Path, text: str, qemu_stage: bool) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description="bounded libFuzzer campaign over the link and the core, and mutated "
                                              "frames into the firmware in QEMU",
-                                 epilog=f"Findings go to {SCRATCH.relative_to(ROOT)}/<harness>/ (with libFuzzer's log), "
-                                        f"never to {FINDINGS.relative_to(ROOT)}/: a human moves one there, where "
-                                        "`make test` replays it, once the fault is understood.")
+                                 epilog=f"Findings go to {SCRATCH.relative_to(ROOT)}/<harness>/ (with libFuzzer's "
+                                        f"log), never to {FINDINGS.relative_to(ROOT)}/: a human moves one there, "
+                                        "where `make test` replays it, once the fault is understood.")
     ap.add_argument("--runs", type=int, default=1_000_000, help="executions per harness (default: %(default)s)")
     ap.add_argument("--harness", choices=sorted(SOURCES) + ["qemu"], action="append",
                     help="only these (default: all; qemu: mutated golden frames into the firmware in QEMU)")

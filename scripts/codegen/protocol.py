@@ -1,5 +1,6 @@
 """The protocol schema (docs/protocol.toml) → firmware/app/proto.h, host/uxhost/protocol_spec.py, the
-tables of docs/protocol.md and the fuzz harnesses' oracle (fuzz/oracle.h); the golden frames (tests/golden/frames.toml) → tests/golden/frames.h.
+tables of docs/protocol.md and the fuzz harnesses' oracle (fuzz/oracle.h); the golden frames
+(tests/golden/frames.toml) → tests/golden/frames.h.
 
 A payload is a sequence of fields. A field is a scalar, a string (u8 byte count, then the bytes) or a
 counted array (its count an earlier field, or a product of earlier fields, "count*dim") of scalars or of
