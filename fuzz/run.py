@@ -63,7 +63,7 @@ def build(harness: str, cc: str, libfuzzer: bool = True) -> Path:
     return exe
 
 
-def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int) -> dict:
+def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int, seed: int = 1) -> dict:
     corpus = BUILD / "corpus" / harness
     seeds.write(harness, corpus)
     artifacts = BUILD / "artifacts" / harness
@@ -72,12 +72,12 @@ def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int) -> d
     t0 = time.time()
     proc = subprocess.run([str(exe), str(corpus), f"-runs={runs}", f"-max_len={max_len}", "-print_final_stats=1",
                            f"-artifact_prefix={artifacts}/", "-timeout=30", "-rss_limit_mb=4096",
-                           f"-max_total_time={max_seconds}"],
+                           f"-max_total_time={max_seconds}", f"-seed={seed}"],
                           capture_output=True, text=True, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
     seconds = time.time() - t0
     log = proc.stderr
     stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", log))
-    done = re.findall(r"#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)", log)
+    done = re.findall(r"#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)", log)  # the last status line
     found = sorted(artifacts.glob("*"))
     keep = SCRATCH / harness
     shutil.rmtree(keep, ignore_errors=True)
@@ -86,34 +86,56 @@ def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int) -> d
         for f in found:
             shutil.copy(f, keep / f.name)
         (keep / "log.txt").write_text(log)
-    return dict(harness=harness, executions=int(stat.get("number_of_executed_units", 0)),
+    why = [line for line in log.splitlines() if line.startswith(f"{harness}_fuzz: ") or "SUMMARY:" in line]
+    return dict(harness=harness, executions=int(stat.get("number_of_executed_units", 0)), seed=seed,
+                why=why[0] if why else "",
                 exec_per_sec=int(stat.get("average_exec_per_sec", 0)),
                 coverage=int(done[-1][1]) if done else None, features=int(done[-1][2]) if done else None,
                 corpus=int(done[-1][3]) if done else None, findings=[f.name for f in found], seconds=seconds,
                 exit=proc.returncode, tail=log.strip().splitlines()[-3:])
 
 
-def report(results: list[dict], runs: int, cc: str) -> str:
+TABLE_HEAD = ("| harness | what it feeds | executions | exec/s | coverage (edges) | features | corpus | findings | "
+              "time | libFuzzer seed | commit |")
+
+
+def report(results: list[dict], runs: int, cc: str, old: str = "") -> str:
+    """The libFuzzer part of the results file: a row per harness run now, and the rows of `old` (the file's
+    previous text) for the harnesses not run now."""
     version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=ROOT).stdout.strip()
     lines = ["# Fuzz campaign (`make fuzz`)", "",
              f"libFuzzer ({version}) with AddressSanitizer and UBSan, {runs:,} executions asked per harness (or a time "
-             f"bound), "
-             f"seeded with fuzz/seeds.py; {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}. "
-             "Findings are written to build/fuzz/findings/ only; a human moves one into tests/fuzz/findings/, the set "
-             "`make test` replays, once the fault is understood.", "",
-             "| harness | what it feeds | executions | exec/s | coverage (edges) | features | corpus | findings | "
-             "time |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             f"bound), seeded with fuzz/seeds.py, one harness at a time; {platform.machine()}, {os.cpu_count()} CPUs. "
+             "The oracles' statuses, message types and error codes are docs/protocol.toml's (fuzz/oracle.h). "
+             "A harness stops at its first finding; findings are written to build/fuzz/findings/ only, and a human "
+             "moves one into tests/fuzz/findings/, the set `make test` replays, once the fault is understood.", "",
+             TABLE_HEAD, "|" + "---|" * TABLE_HEAD.count(" | ") + "---|"]
     what = {"frames": "any byte stream into the firmware's frame decoder and dispatch (answers must be valid frames)",
             "core": "laws, filter configurations and steps with raw doubles into the core's entry points"}
+    rows, notes = {}, {}
+    for line in old.splitlines():  # rows (and notes) of harnesses not run now, if the table has today's columns
+        cells = line.split(" | ")
+        if line.startswith("| ") and len(cells) == TABLE_HEAD.count(" | ") + 1 and cells[0][2:] in what:
+            rows[cells[0][2:]] = line
+        elif line.startswith("- ") and line[2:].partition(":")[0] in what:
+            notes[line[2:].partition(":")[0]] = line
+    for r in results:
+        notes.pop(r["harness"], None)
     for r in results:
         short = " (time bound)" if r["executions"] < runs and not r["findings"] else ""
-        lines.append(f"| {r['harness']} | {what[r['harness']]} | {r['executions']:,}{short} | {r['exec_per_sec']:,} | "
-                     f"{r['coverage']} | "
-                     f"{r['features']} | {r['corpus']} | {len(r['findings'])} {' '.join(r['findings'])} | "
-                     f"{r['seconds']:.0f} s |")
+        found = f"{len(r['findings'])}" + (f" ({', '.join(r['findings'])}; see below)" if r["findings"] else "")
+        rows[r["harness"]] = (f"| {r['harness']} | {what[r['harness']]} | {r['executions']:,}{short} | "
+                              f"{r['exec_per_sec']:,} | {r['coverage']} | {r['features']} | {r['corpus']} | {found} | "
+                              f"{r['seconds']:.0f} s | {r['seed']} | {commit} |")
+        if r["findings"]:
+            notes[r["harness"]] = (f"- {r['harness']}: stopped at {r['executions']:,} executions on "
+                                   f"{', '.join(r['findings'])}: `{r['why']}`")
+    lines += [rows[h] for h in sorted(rows)]
+    if notes:
+        lines += ["", "Findings (each harness's input and libFuzzer's log in build/fuzz/findings/<harness>/):", ""]
+        lines += [notes[h] for h in sorted(notes)]
     return "\n".join(lines) + "\n"
 
 
@@ -200,7 +222,8 @@ def main() -> int:
     ap.add_argument("--qemu-frames", type=int, default=10_000, help="mutated frames of the qemu stage "
                                                                      "(default: %(default)s)")
     ap.add_argument("--qemu-board", default="mps2-an500", help="board of the qemu stage (default: %(default)s)")
-    ap.add_argument("--seed", type=int, default=1, help="seed of the qemu stage's mutations (default: %(default)s)")
+    ap.add_argument("--seed", type=int, default=1, help="libFuzzer's seed (-seed), and the qemu stage's mutations' "
+                                                        "(default: %(default)s)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz.md")
     args = ap.parse_args()
     stages = args.harness or sorted(SOURCES) + ["qemu"]
@@ -212,7 +235,7 @@ def main() -> int:
         for harness in harnesses:
             exe = build(harness, cc)
             print(f"fuzz: {harness}: {args.runs:,} executions …", flush=True)
-            r = run(harness, exe, args.runs, 4096 if harness == "frames" else 512, args.max_seconds)
+            r = run(harness, exe, args.runs, 4096 if harness == "frames" else 512, args.max_seconds, args.seed)
             print(f"fuzz: {harness}: {r['executions']:,} executions ({r['exec_per_sec']:,}/s), coverage "
                   f"{r['coverage']}, {len(r['findings'])} finding(s), {r['seconds']:.0f} s", flush=True)
             if r["findings"]:
@@ -220,7 +243,8 @@ def main() -> int:
                       f"once understood, move one into {(FINDINGS / harness).relative_to(ROOT)}/ by hand to have "
                       "`make test` replay it", flush=True)
             results.append(r)
-        write_part(args.out, report(results, args.runs, cc), qemu_stage=False)
+        old = args.out.read_text().partition(QEMU_SECTION)[0] if args.out.exists() else ""
+        write_part(args.out, report(results, args.runs, cc, old), qemu_stage=False)
         failed = any(r["findings"] for r in results)
     if "qemu" in stages:
         print(f"fuzz: qemu: {args.qemu_frames:,} mutated frames into {args.qemu_board} …", flush=True)
