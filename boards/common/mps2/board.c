@@ -26,6 +26,7 @@
 #endif
 
 #define UART0_BASE 0x40004000u
+#define UART0_RX_IRQ 0u /* hw/arm/mps2.c: UART0's receive interrupt, its transmit one is 1 */
 #define UART_BAUDDIV 16u /* the fastest the CMSDK UART allows; QEMU does not pace it anyway */
 #define WATCHDOG_BASE 0x40008000u
 #define TICKS_PER_MS 25000u                      /* WDOGCLK is SYSCLK_FRQ of hw/arm/mps2.c, 25 MHz */
@@ -71,6 +72,10 @@ uint8_t board_getc(void)
     uint8_t byte;
     while (!cmsdk_uart_try_getc(UART0_BASE, &byte)) {
         board_watchdog_kick(); /* waiting for the host is not a hang */
+        /* Asleep until the byte comes: an idle board (a host gone, or between requests) costs QEMU no
+         * CPU. SysTick wakes it every 2^24 cycles (0.67 s at 25 MHz), long before the watchdog's period
+         * (at least its timeout / 6), to kick the watchdog again. */
+        cmsdk_uart_wait_rx(UART0_BASE, UART0_RX_IRQ);
     }
     return byte;
 }
