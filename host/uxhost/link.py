@@ -1,16 +1,27 @@
 """A device on the other end of a pyserial URL: a board's serial port, QEMU's ``socket://`` or ``loop://``.
 
-One request, one answer (docs/protocol.md). A request whose answer does not arrive in time is resent
-as the very same bytes (same sequence number); the device answers a resent request from memory, so no
-step is lost or applied twice. Answers to other sequence numbers (a late answer to an earlier attempt)
-are skipped. Each session starts at a random sequence number, so that a new session's first requests
-are not the numbers a previous session left in the device's retry memory.
+One request, one answer (docs/protocol.md). A request whose answer does not arrive in time, or arrives
+damaged, is resent as the very same bytes (same sequence number); the device answers a resent request
+from memory, so no step is lost or applied twice. Answers to other sequence numbers (a late answer to an
+earlier attempt) are skipped. Each session starts at a random sequence number, so that a new session's
+first requests are not the numbers a previous session left in the device's retry memory.
+
+How long to wait before resending is learnt from the device's answers, as TCP learns its retransmission
+timeout (RFC 6298): per kind of request, a smoothed answer time SRTT and its mean deviation RTTVAR, from
+requests answered at the first attempt only (Karn: the answer to a resent request may be either copy's).
+The wait is SRTT + max(4·RTTVAR, SRTT/2), at least RTO_FLOOR and at most the link's timeout (the
+ceiling), and the whole ceiling until a kind has been measured. A wait that ends in silence doubles the
+next waits of that kind (up to the ceiling) until a request is answered at once again. A request is given
+up once its attempts have used (retries + 1) ceilings: the time a silent device has always been given.
+Silences, damaged answers and requests the device could not read are counted apart, and the message of
+a request given up says which it met.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import serial
@@ -24,6 +35,9 @@ BOOT_HELLO_TIMEOUT = 10.0
 # No answer is longer than this on the wire; a longer run without a delimiter is noise, not a frame.
 _MAX_WIRE = p.MAX_FRAME + p.MAX_FRAME // 254 + 2
 DEFAULT_RETRIES = 3
+# The shortest wait before a resend, however fast the answers have been: a frame lost on a clean, fast
+# link costs this much, and a moment's delay on a busy host shorter than it costs no resend.
+RTO_FLOOR = 0.1
 
 # Errors the device sends with seq 0 because it could not trust (or read) a request's header: if one
 # arrives while a request is outstanding, that request may have been damaged on the way, so it is resent.
@@ -56,7 +70,54 @@ class DeviceNotFound(LinkError):
 
 
 class DeviceTimeout(LinkError):
-    """The device did not answer."""
+    """The device did not answer intact in the time a request is given."""
+
+
+class LinkDamaged(DeviceTimeout):
+    """A request given up although the device was heard: its answers, or the request itself, were
+    damaged on the way (a noisy line). Its message counts what the attempts met."""
+
+
+class AnswerTimer:
+    """The smoothed answer time of one kind of request and the wait before a resend that follows from it
+    (RFC 6298's SRTT, RTTVAR and RTO with exponential backoff)."""
+
+    def __init__(self):
+        self.srtt: float | None = None  # seconds
+        self.rttvar = 0.0
+        self.backoff = 1  # doubled by each silence, back to 1 at the next measured answer
+        self.samples = 0
+
+    def sample(self, took: float) -> None:
+        """An answer `took` seconds after its request, which was sent once."""
+        if self.srtt is None:
+            self.srtt, self.rttvar = took, took / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - took)
+            self.srtt = 0.875 * self.srtt + 0.125 * took
+        self.backoff = 1
+        self.samples += 1
+
+    def silence(self) -> None:
+        self.backoff = min(self.backoff * 2, 1 << 16)
+
+    def wait(self, ceiling: float) -> float:
+        """Seconds to wait for an answer before resending: the ceiling until an answer was measured."""
+        if self.srtt is None:
+            return ceiling
+        rto = max(RTO_FLOOR, self.srtt + max(4 * self.rttvar, self.srtt / 2))
+        return min(ceiling, rto * self.backoff)
+
+
+@dataclass
+class Attempts:
+    """What the attempts of one request met."""
+
+    sent: int = 0
+    silences: int = 0  # attempts whose wait ended without an answer
+    damaged: int = 0  # answers that arrived damaged (CRC, COBS, length)
+    unread: int = 0  # frame errors with seq 0: the device could not read a frame, perhaps the request
+    waits: list = field(default_factory=list)  # the wait of each attempt that ended in silence, s
 
 
 class VersionMismatch(LinkError):
@@ -88,6 +149,10 @@ class Device:
         self.timeout = timeout
         self.retries = retries
         self.resends = 0  # requests sent again because an answer was late or the request was damaged
+        self.silences = 0  # attempts that met silence (an answer later than the wait, or none)
+        self.damaged = 0  # answers that arrived damaged
+        self.unread = 0  # frame errors (seq 0) the device sent while a request was outstanding
+        self.timers: dict[str, AnswerTimer] = {}  # by kind of request (HELLO, STEP, …)
         self._seq = first_seq - 1  # the last number used; next_seq() steps past it
         self._rx = bytearray()
 
@@ -203,7 +268,8 @@ class Device:
         return self._seq
 
     def request(self, message: p.Message, expect: type | None = None, timeout: float | None = None):
-        """Sends `message` with a fresh seq, resending on silence, and returns the answer's message.
+        """Sends `message` with a fresh seq, resending it on silence or damage (module docstring), and
+        returns the answer's message. `timeout` (default: the link's) is the ceiling of each wait.
         An ERROR answer raises DeviceError (VersionMismatch for ERR_VERSION)."""
         seq = self.next_seq()
         wire = p.encode(message, seq)
@@ -221,33 +287,77 @@ class Device:
             raise p.ProtocolError(f"{name} answered with {type(answer).__name__}, expected {wanted}")
         return answer
 
-    def _exchange(self, wire: bytes, seq: int, name: str, timeout: float) -> tuple[p.Frame, p.Message]:
+    def _exchange(self, wire: bytes, seq: int, name: str, ceiling: float) -> tuple[p.Frame, p.Message]:
         # A leading delimiter ends whatever partial frame the device may hold (a host that died mid-frame,
         # line noise), so this request starts on a frame boundary; the device ignores empty frames.
-        attempts = self.retries + 1
-        for attempt in range(attempts):
-            if attempt:
+        timer = self.timers.setdefault(name, AnswerTimer())
+        budget = (self.retries + 1) * ceiling  # the time a silent device is given
+        met = Attempts()
+        used = 0.0  # of the budget: each silence its whole wait, each other end the time it took
+        first = time.monotonic()
+        while True:
+            if met.sent:
                 self.resends += 1
+            wait = timer.wait(ceiling)
+            began = time.monotonic()
             self.send_raw(p.DELIMITER + wire)
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    raw = self.read_wire(deadline=deadline)
-                except DeviceTimeout:
-                    break
-                try:
-                    frame = p.decode_frame(raw)
-                    answer = p.unpack_message(frame)
-                except p.ProtocolError:
-                    break  # damaged on the way back: ask again, the device answers from memory
-                if frame.seq == seq:
-                    return frame, answer
-                if frame.seq == 0 and isinstance(answer, p.Error) and answer.code in _FRAME_ERRORS:
-                    break  # the device could not read a frame: perhaps ours
-                # anything else is a late answer to an earlier request: skip it
-        raise DeviceTimeout(
-            f"device at {self.url} did not answer {name} (seq {seq}) in {attempts} attempts of {timeout:g} s"
-        )
+            met.sent += 1
+            sent = time.monotonic()
+            answer = self._await(seq, sent + wait, met)
+            if answer is not None:
+                if met.sent == 1:
+                    timer.sample(time.monotonic() - sent)
+                return answer
+            if len(met.waits) == met.silences - 1:  # this attempt met silence
+                met.waits.append(wait)
+                used += wait
+                timer.silence()
+            else:
+                used += min(wait, time.monotonic() - began)
+            if used >= budget * (1 - 1e-9):
+                raise self._given_up(name, seq, met, ceiling, time.monotonic() - first)
+
+    def _await(self, seq: int, deadline: float, met: Attempts):
+        """(frame, message) of the answer to `seq` if it arrives intact by `deadline`, else None, the
+        attempt's end counted in `met` and in the link's totals: silence, a damaged answer, or a frame error
+        that may be the device failing to read the request."""
+        while True:
+            try:
+                raw = self.read_wire(deadline=deadline)
+            except DeviceTimeout:
+                met.silences += 1
+                self.silences += 1
+                return None
+            try:
+                frame = p.decode_frame(raw)
+                answer = p.unpack_message(frame)
+            except p.ProtocolError:
+                met.damaged += 1  # damaged on the way back: ask again, the device answers from memory
+                self.damaged += 1
+                return None
+            if frame.seq == seq:
+                return frame, answer
+            if frame.seq == 0 and isinstance(answer, p.Error) and answer.code in _FRAME_ERRORS:
+                met.unread += 1  # the device could not read a frame: perhaps ours
+                self.unread += 1
+                return None
+            # anything else is a late answer to an earlier request: skip it
+
+    def _given_up(self, name: str, seq: int, met: Attempts, ceiling: float, took: float) -> DeviceTimeout:
+        where = f"device at {self.url}"
+        if not met.damaged and not met.unread:
+            if all(w >= ceiling * (1 - 1e-9) for w in met.waits):
+                return DeviceTimeout(f"{where} did not answer {name} (seq {seq}) in {met.sent} attempts of {ceiling:g} s")
+            return DeviceTimeout(f"{where} did not answer {name} (seq {seq}) in {met.sent} attempts ({took:.3g} s; "
+                                 f"waits of {min(met.waits):.3g} to {max(met.waits):.3g} s, at most {ceiling:g} s)")
+        heard = []
+        if met.damaged:
+            heard.append(f"{met.damaged} answer(s) arrived damaged")
+        if met.unread:
+            heard.append(f"{met.unread} time(s) the device could not read the request")
+        return LinkDamaged(f"{where} was heard but no answer to {name} (seq {seq}) arrived intact in {met.sent} "
+                           f"attempts ({took:.3g} s): {', '.join(heard)}, {met.silences} attempt(s) met silence; "
+                           f"the line damages frames (a loose cable, a wrong baud rate, noise)")
 
     # ---------------------------------------------------------------------------------------------
     # Raw access (tests and diagnostics)

@@ -2,7 +2,9 @@
 errors a user sees (missing port, silent device, version mismatch, ERROR answers). The real firmware is
 exercised in tests/firmware."""
 
+import re
 import socket
+import time
 
 import pytest
 import serial
@@ -224,3 +226,118 @@ def test_noise_longer_than_any_frame_is_survived(peer):
         dev.reset()
         assert dev.resends == 1
         assert len(dev._rx) == 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The adaptive wait: learnt from the answers (docs/protocol.md, "Sequence numbers and retries")
+
+
+def test_the_wait_follows_the_smoothed_answer_time_between_floor_and_ceiling():
+    timer = link.AnswerTimer()
+    assert timer.wait(7.0) == 7.0  # nothing measured: the whole ceiling
+    timer.sample(0.4)
+    assert (timer.srtt, timer.rttvar) == (0.4, 0.2)
+    assert timer.wait(7.0) == pytest.approx(0.4 + 4 * 0.2)
+    timer.sample(0.8)  # RFC 6298: RTTVAR ← ¾ RTTVAR + ¼ |SRTT − R|, then SRTT ← ⅞ SRTT + ⅛ R
+    assert timer.rttvar == pytest.approx(0.75 * 0.2 + 0.25 * 0.4) and timer.srtt == pytest.approx(0.45)
+    assert timer.wait(0.5) == 0.5  # never longer than the ceiling
+    fast = link.AnswerTimer()
+    for _ in range(50):
+        fast.sample(0.001)
+    assert fast.wait(10.0) == link.RTO_FLOOR  # never shorter than the floor
+    steady = link.AnswerTimer()
+    for _ in range(200):
+        steady.sample(2.0)
+    assert steady.wait(10.0) == pytest.approx(3.0)  # answers that never vary still get half again
+    steady.silence()
+    steady.silence()
+    assert steady.wait(100.0) == pytest.approx(12.0) and steady.wait(10.0) == 10.0  # backoff, capped
+    steady.sample(2.0)
+    assert steady.backoff == 1
+
+
+def test_a_dropped_answer_costs_the_learnt_wait_not_the_ceiling(peer):
+    # Answers arrive at once; the 11th request's answer is lost. The link has learnt that RESET is answered
+    # in milliseconds, so it resends after its floor, not after the 60 s ceiling (a bound 60 times the
+    # floor: no load makes this fail but a link that waits the ceiling).
+    dev_peer = peer(lambda f, m, n: None if n == 10 else p.encode(p.ResetDone(), f.seq))
+    with link.Device.open(dev_peer.url, timeout=60, retries=0) as dev:
+        for _ in range(10):
+            dev.reset()
+        assert dev.timers["RESET"].samples == 10 and dev.timers["RESET"].wait(60) < 1.0
+        started = time.monotonic()
+        dev.reset()
+        assert time.monotonic() - started < 30
+        assert (dev.resends, dev.silences, dev.damaged) == (1, 1, 0)
+        assert dev.timers["RESET"].samples == 10  # Karn: a resent request's answer is not a measurement
+        assert dev.timers["RESET"].backoff == 2
+        dev.reset()  # answered at once: measured, and the wait is back to the smoothed one
+        assert dev.timers["RESET"].samples == 11 and dev.timers["RESET"].backoff == 1
+    assert len(dev_peer.received) == 13
+
+
+def test_kinds_of_request_are_timed_apart(peer):
+    answer = lambda f, m, n: p.encode(INFO if isinstance(m, p.Hello) else p.ResetDone(), f.seq)  # noqa: E731
+    with link.Device.open(peer(answer).url, timeout=9) as dev:
+        dev.hello()
+        assert dev.timers["HELLO"].samples == 1 and "RESET" not in dev.timers
+        assert dev.timers.setdefault("STEP", link.AnswerTimer()).wait(9) == 9  # unmeasured: the ceiling
+
+
+def damaged(wire: bytes) -> bytes:
+    out = bytearray(wire)
+    out[2] ^= 0x40  # one byte, never the delimiter
+    return bytes(out)
+
+
+def test_damaged_answers_do_not_burn_the_budget_and_are_named(peer):
+    # Every answer damaged: the device is heard, so the message says the line damages frames, with the
+    # count, instead of "did not answer"; and the attempts go on for the time a silent device is given
+    # (retries + 1 ceilings), not the retries + 1 attempts that damage ends in milliseconds.
+    dev_peer = peer(lambda f, m, n: damaged(p.encode(p.ResetDone(), f.seq)))
+    with link.Device.open(dev_peer.url, timeout=0.2, retries=1, first_seq=5) as dev:
+        with pytest.raises(link.LinkDamaged) as info:
+            dev.reset()
+    message = str(info.value)
+    match = re.search(r"was heard but no answer to RESET \(seq 5\) arrived intact in (\d+) attempts .*: "
+                      r"(\d+) answer\(s\) arrived damaged, ([01]) attempt\(s\) met silence; the line damages frames",
+                      message)
+    assert match, message
+    # (the last attempt may meet silence: its wait is what is left of the budget, perhaps too short for any
+    # answer)
+    attempts, damaged_answers, silences = int(match[1]), int(match[2]), int(match[3])
+    assert attempts == damaged_answers + silences == len(dev_peer.received) > 2
+    assert dev.damaged == damaged_answers and dev.silences == silences
+    assert "did not answer" not in message
+
+
+def test_requests_the_device_could_not_read_are_counted_apart(peer):
+    dev_peer = peer(lambda f, m, n: p.encode(p.Error(p.ErrorCode.CRC), 0))
+    with link.Device.open(dev_peer.url, timeout=0.2, retries=0) as dev:
+        with pytest.raises(link.LinkDamaged, match=r"\d+ time\(s\) the device could not read the request") as info:
+            dev.reset()
+    assert "answer(s) arrived damaged" not in str(info.value) and dev.unread + dev.silences == len(dev_peer.received)
+
+
+def test_half_the_answers_damaged_still_gets_through(peer):
+    # Damage ends an attempt at once and costs no wait: a link that damages every other answer is slow,
+    # not broken, with the default budget.
+    dev_peer = peer(lambda f, m, n: (damaged if n % 2 == 0 else bytes)(p.encode(p.ResetDone(), f.seq)))
+    with link.Device.open(dev_peer.url, timeout=10) as dev:
+        for _ in range(20):
+            dev.reset()
+        assert (dev.damaged, dev.silences, dev.resends) == (20, 0, 20)
+
+
+def test_a_device_silent_after_answering_is_given_the_time_a_silent_one_is(peer):
+    # Learnt waits ramp up (doubling) to the ceiling; the request is given up once (retries + 1) ceilings
+    # are used, and the message says so with the waits it tried.
+    dev_peer = peer(lambda f, m, n: p.encode(p.ResetDone(), f.seq) if n < 5 else None)
+    with link.Device.open(dev_peer.url, timeout=0.8, retries=1) as dev:
+        for _ in range(5):
+            dev.reset()
+        with pytest.raises(link.DeviceTimeout, match=r"did not answer RESET \(seq \d+\) in \d+ attempts "
+                                                     r"\(.* s; waits of .* to 0\.8 s, at most 0\.8 s\)") as info:
+            dev.reset()
+    assert not isinstance(info.value, link.LinkDamaged)
+    assert dev.silences == len(dev_peer.received) - 5 > 2
