@@ -18,6 +18,7 @@ import json
 import math
 import os
 import struct
+import zipfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -83,6 +84,8 @@ class Header:
         if obj.get("format_version") not in READABLE_VERSIONS:
             raise DumpError(f"{where}: dump format version {obj.get('format_version')!r}; this uxhost reads "
                             f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+        if not isinstance(obj.get("system"), str):  # str() would make a name of anything, null included
+            raise DumpError(f"{where}: header lacks or garbles 'system' (a name)")
         try:
             prior = obj["prior"]
             config = ModelConfig(str(obj["system"]), tuple(float(v) for v in obj["params"]), int(obj["eta"]),
@@ -90,9 +93,34 @@ class Header:
                                  float(prior["a"]), float(prior["b"]), system_id=obj.get("system_id"))
             rest = {f.name: obj[f.name] for f in fields(cls) if f.name != "config" and f.name in obj}
             rest["resumed_at"] = tuple(int(i) for i in rest.get("resumed_at", ()))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
             raise DumpError(f"{where}: header lacks or garbles {exc}") from None
+        wrong = config_fault(config)
+        if wrong:  # a plot or a validation of it would draw or compare a run no filter made
+            raise DumpError(f"{where}: the header's configuration is no filter's: {wrong}")
         return cls(config, **rest)
+
+
+def config_fault(config: ModelConfig) -> str | None:
+    """What makes `config` one no filter runs (an η, mode, likelihood or prior the filter has not, parameters
+    outside a table system's domains), or None."""
+    from uxemu import systems
+
+    from .config import LIKELIHOODS, MODES, PRIOR_KINDS, etas
+
+    for name, value, allowed in (("eta", config.eta, etas()), ("mode", config.mode, MODES),
+                                 ("likelihood", config.likelihood, LIKELIHOODS),
+                                 ("prior kind", config.prior_kind, PRIOR_KINDS)):
+        if value not in allowed:
+            return f"{name} {value!r} (one of {', '.join(map(str, allowed))})"
+    if not (math.isfinite(config.prior_a) and math.isfinite(config.prior_b) and config.prior_b > 0):
+        return f"prior ({config.prior_a}, {config.prior_b}): a finite location and a positive scale"
+    spec = systems.SPECS.get(config.system)
+    if spec is None or spec.id != config.system_id:  # a device's own system: its firmware knows its parameters
+        return None if all(map(math.isfinite, config.params)) else f"parameters {config.params} not finite"
+    if len(config.params) != len(spec.params):
+        return f"{len(config.params)} parameters for {spec.name}, which has {len(spec.params)}"
+    return next((f"{p.name} = {v}: not {p.domain}" for p, v in zip(spec.params, config.params) if not p.admits(v)), None)
 
 
 @dataclass
@@ -134,12 +162,16 @@ class StepRecord:
                       int(obj["status"]), float(obj["mean"]), float(obj["var"]),
                       tuple(float(v) for v in obj["atoms_x"]), tuple(float(v) for v in obj["atoms_w"]),
                       int(obj["cycles_predict"]), int(obj["cycles_update"]), float(obj.get("log_evidence", math.nan)))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
-        if len(rec.atoms_x) != len(rec.atoms_w) or not rec.atoms_x:
-            raise DumpError(f"{where}: step k={rec.k} has {len(rec.atoms_x)} positions and "
-                            f"{len(rec.atoms_w)} weights")
-        return rec
+        return rec.checked(where)
+
+    def checked(self, where: str) -> "StepRecord":
+        """Itself, if its atoms are a law's: as many positions as weights, at least one."""
+        if len(self.atoms_x) != len(self.atoms_w) or not self.atoms_x:
+            raise DumpError(f"{where}: step k={self.k} has {len(self.atoms_x)} positions and "
+                            f"{len(self.atoms_w)} weights")
+        return self
 
 
 def _bits(v: float) -> bytes:
@@ -347,11 +379,11 @@ def load_jsonl(path: Path) -> Dump:
             continue
         where = f"{path}:{number}"
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            obj = json_value(line, where)
+        except DumpError:
             if cut_short and number == len(lines):
                 break  # the last record of a killed run, half written
-            raise DumpError(f"{where}: not JSON ({exc.msg})") from None
+            raise
         if not isinstance(obj, dict):
             raise DumpError(f"{where}: a record must be a JSON object")
         if header is None:
@@ -367,25 +399,51 @@ def load_jsonl(path: Path) -> Dump:
     return Dump(header, steps)
 
 
+def json_value(text: str, where: str):
+    """The JSON value `text` holds; DumpError for anything else, a value nested too deep for the parser too."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DumpError(f"{where}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise DumpError(f"{where}: not a dump record (JSON nested too deep to read)") from None
+
+
 def load_npz(path: Path) -> Dump:
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError) as exc:
-        raise DumpError(f"{path}: not a readable npz archive ({exc})") from None
+    # A damaged archive fails in zipfile (BadZipFile, EOFError on a cut member) or in numpy's .npy reader.
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise DumpError(f"{path}: not a readable npz archive ({_one_line(exc)})") from None
+    if not isinstance(arrays.get("header"), np.ndarray) or arrays["header"].dtype.kind != "U":
+        raise DumpError(f"{path}: archive lacks the header (a text array)")
+    header = json_value(str(arrays["header"]), f"{path} (header)")
+    if not isinstance(header, dict):
+        raise DumpError(f"{path}: the header is not a JSON object")
     try:
-        header = Header.from_json(json.loads(str(arrays["header"])), str(path))
-        count = arrays["count"]
-        steps = []
-        for i in range(count.size):
-            n = int(count[i])
-            x = float(arrays["x"][i])
-            steps.append(StepRecord(
-                int(arrays["k"][i]), float(arrays["u"][i]), float(arrays["z"][i]), None if math.isnan(x) else x,
-                int(arrays["status"][i]), float(arrays["mean"][i]), float(arrays["var"][i]),
-                tuple(float(v) for v in arrays["atoms_x"][i, :n]), tuple(float(v) for v in arrays["atoms_w"][i, :n]),
-                int(arrays["cycles_predict"][i]), int(arrays["cycles_update"][i]),
-                float(arrays["log_evidence"][i]) if "log_evidence" in arrays else math.nan))
+        return Dump(Header.from_json(header, str(path)), _npz_steps(arrays, path))
     except KeyError as exc:
         raise DumpError(f"{path}: archive lacks the array {exc}") from None
-    return Dump(header, steps)
+    except (IndexError, TypeError, ValueError, OverflowError) as exc:  # arrays of the wrong shape or kind
+        raise DumpError(f"{path}: archive's arrays do not make step records ({_one_line(exc)})") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join((str(exc) or type(exc).__name__).split())
+
+
+def _npz_steps(arrays: dict, path: Path) -> list[StepRecord]:
+    """The step records of an archive's arrays, one per entry of `count`."""
+    count = arrays["count"]
+    steps = []
+    for i in range(count.size):
+        n = int(count[i])
+        x = float(arrays["x"][i])
+        steps.append(StepRecord(
+            int(arrays["k"][i]), float(arrays["u"][i]), float(arrays["z"][i]), None if math.isnan(x) else x,
+            int(arrays["status"][i]), float(arrays["mean"][i]), float(arrays["var"][i]),
+            tuple(float(v) for v in arrays["atoms_x"][i, :n]), tuple(float(v) for v in arrays["atoms_w"][i, :n]),
+            int(arrays["cycles_predict"][i]), int(arrays["cycles_update"][i]),
+            float(arrays["log_evidence"][i]) if "log_evidence" in arrays else math.nan).checked(f"{path}: step {i}"))
+    return steps

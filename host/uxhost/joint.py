@@ -22,7 +22,7 @@ import numpy as np
 from uxemu.joint_systems import JointSpec
 
 from . import __version__
-from .dump import JsonlWriter
+from .dump import DumpError, JsonlWriter, json_value
 from .errors import UserError
 
 FORMAT = "uxhost-joint-dump"
@@ -268,7 +268,7 @@ class JointHeader:
             names = ("board", "firmware_version", "protocol", "real_bytes", "cycle_source", "reset_cause", "trace",
                      "trace_steps", "uxhost_version")
             return cls(JointConfig.from_json(obj), **{n: obj[n] for n in names if n in obj})
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
             raise UserError(f"{where}: header lacks or garbles {exc}") from None
 
 
@@ -315,7 +315,7 @@ class JointStep:
             return cls(int(obj["k"]), float(obj["u"]), vec(obj["z"]), vec(obj["x"]), int(obj["status"]),
                        vec(obj["mean"]), vec(obj["cov"]), float(obj["log_evidence"]), vec(obj["atoms_w"]),
                        vec(obj["atoms_x"]), int(obj["cycles_predict"]), int(obj["cycles_update"]))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise UserError(f"{where}: step record lacks or garbles {exc}") from None
 
 
@@ -357,7 +357,7 @@ def is_joint_dump(path) -> bool:
     try:
         with Path(path).open(encoding="utf-8") as fh:
             first = json.loads(fh.readline())
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # not a joint dump: the scalar reader says why
         return False
     return isinstance(first, dict) and first.get("format") == FORMAT
 
@@ -374,11 +374,13 @@ def load_joint_dump(path) -> JointDump:
             continue
         where = f"{path}:{number}"
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            obj = json_value(line, where)
+        except DumpError as exc:
             if not text.endswith("\n") and number == len(lines):
                 break  # the last record of a killed run, half written
-            raise UserError(f"{where}: not JSON ({exc.msg})") from None
+            raise UserError(str(exc)) from None
+        if not isinstance(obj, dict):
+            raise UserError(f"{where}: a record must be a JSON object")
         if header is None:
             header = JointHeader.from_json(obj, where)
         elif obj.get("record") == "step":
