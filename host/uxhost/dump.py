@@ -299,7 +299,6 @@ def open_writer(path, header: Header, kept=()):
     use it as a context manager."""
     path = Path(path)
     kind = dump_format(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     return JsonlWriter(path, header, kept) if kind == "jsonl" else NpzWriter(path, header, kept)
 
 
@@ -307,7 +306,6 @@ def save_dump(dump: Dump, path) -> None:
     """Writes a whole dump at once (format by suffix)."""
     path = Path(path)
     if dump_format(path) == "npz":
-        path.parent.mkdir(parents=True, exist_ok=True)
         save_npz(dump, path)
         return
     with open_writer(path, dump.header) as out:

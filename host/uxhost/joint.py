@@ -145,7 +145,6 @@ class JointTrace:
 
     def to_csv(self, path) -> None:
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", newline="", encoding="utf-8") as fh:
             for key, value in self.meta.items():
                 fh.write(f"# {key}: {value}\n")
@@ -346,7 +345,6 @@ class JointWriter(JsonlWriter):
         self.path = Path(path)
         if not self.path.name.lower().endswith(".jsonl"):
             raise UserError(f"{self.path}: a joint system's dump is JSONL: name it *.jsonl")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.count = 0
         self._fh = self.path.open("w", encoding="utf-8")
         self._line(header.to_json())

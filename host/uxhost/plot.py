@@ -76,6 +76,5 @@ def plot_dump(dump: Dump, out_path, truth=None, title: str | None = None) -> Pat
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
 
     out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110, format="png")
     return out

@@ -138,7 +138,7 @@ def test_profile_intervals_are_printed_and_written(lg_csv, tmp_path, capsys):
     result = json.loads(out.read_text())
     assert result["interval"] == {n: list(v) for n, v in library.interval.items()}
     assert "profile interval" in stdout and stdout.count("inside the interval") == 2 and "(-2.2 se)" in stdout
-    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out)
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out, "--force")
     assert json.loads(out.read_text())["interval"] == {} and "profile interval" not in stdout
 
 
@@ -171,7 +171,7 @@ def test_a_noise_scale_the_trace_cannot_tell_from_0_is_explained(tmp_path, capsy
     assert "note: c " not in stdout and "warning" not in stdout
     result = json.loads(out.read_text())
     assert list(result["no_stderr"]) == ["sigma_v"] and result["stderr"]["c"] > 0
-    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "c,sigma_v", "--profile", "--json", out)
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "c,sigma_v", "--profile", "--json", out, "--force")
     assert "has no standard error: the trace cannot tell it from 0" in stdout and "--profile gives" not in stdout
     low, high = json.loads(out.read_text())["interval"]["sigma_v"]
     assert low == 0 and high > 0.05
@@ -206,5 +206,5 @@ def test_an_optimum_below_a_run_the_fit_saw_is_not_called_converged(lg_csv, tmp_
     assert result["better_seen"]["params"] == {"q": probe, "r": r}
     assert result["better_seen"]["log_likelihood"] > plain.log_likelihood + 9.9
     monkeypatch.undo()  # the filter's own log L: no run beats the optimum
-    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out)
+    code, stdout, err = run_cli(capsys, "fit", lg_csv, "--free", "q,r", "--json", out, "--force")
     assert code == 0 and "; converged" in stdout and json.loads(out.read_text())["better_seen"] is None

@@ -95,7 +95,7 @@ def test_plot_draws_components_and_atoms(tmp_path, capsys):
     png = tmp_path / "p.png"
     assert main(["plot", str(path), "-o", str(png), "--at", "0,9"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main(["plot", str(path), "-o", str(png), "--at", "10"]) == 2
+    assert main(["plot", str(path), "-o", str(png), "--at", "10", "--force"]) == 2
     assert "--at 10: the dump has steps 0 … 9" in capsys.readouterr().err
 
 

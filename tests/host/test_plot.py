@@ -29,12 +29,22 @@ def dump(trace):
 def test_plot_writes_a_png(dump, tmp_path, capsys):
     save_dump(dump, tmp_path / "d.jsonl")
     out = tmp_path / "sub" / "p.png"
+    # A folder that is not there is refused, not made (a mistyped path would hide the plot); and so is a
+    # PNG already there, unless --force.
+    assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"the folder {out.parent} does not exist (no folder is created)")
+    assert not out.parent.exists()
+    out.parent.mkdir()
     assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(out)]) == 0
     assert capsys.readouterr().out.strip() == f"wrote {out}"
     assert out.read_bytes()[:8] == PNG_MAGIC
     image = imread(out)
     assert image.shape[0] > 400 and image.shape[1] > 600
     assert image[..., :3].std() > 0.05  # something was drawn, not a blank canvas
+    capsys.readouterr()
+    assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(out)]) == 2
+    assert capsys.readouterr().err == f"uxhost plot: error: {out} exists; pass --force to replace it\n"
+    assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(out), "--force"]) == 0
 
 
 def test_plot_with_cycles_and_trace_truth(dump, trace, tmp_path, capsys):

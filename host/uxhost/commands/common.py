@@ -111,6 +111,11 @@ def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: 
                              "%(default)s; a noisy link may need more)")
 
 
+def add_force_argument(parser: argparse.ArgumentParser, what: str = "the output file") -> None:
+    """--force: replace an existing output, which is otherwise refused (uxhost.outputs.check_output)."""
+    parser.add_argument("--force", action="store_true", help=f"replace {what} if it exists (default: refuse it)")
+
+
 def model_config(args, specs=None, where: str = "the system table", defaults: dict | None = None) -> ModelConfig:
     """The configuration the command-line options ask for, among `specs` (default: the system table);
     `defaults` as add_model_arguments was given them."""
@@ -126,5 +131,5 @@ def given_model_options(args) -> list[str]:
     return [f"--{name}" for name in MODEL_OPTIONS if getattr(args, name, None) is not None]
 
 
-__all__ = ["UserError", "add_device_arguments", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
+__all__ = ["UserError", "add_device_arguments", "add_force_argument", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
            "positive_float", "positive_int"]

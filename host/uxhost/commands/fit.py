@@ -6,7 +6,7 @@ import math
 import sys
 from pathlib import Path
 
-from .common import UserError, add_device_arguments, add_model_arguments
+from .common import UserError, add_device_arguments, add_force_argument, add_model_arguments
 
 # uxemu.fit.EVIDENCE, stated here so that building the parser needs no numpy.
 EVIDENCE = ("update", "density")
@@ -44,6 +44,7 @@ def register(sub) -> None:
                              "others, falls by 2 nats (a quadratic's ± 2 standard errors); it follows a skewed log L's "
                              "two sides and a parameter the trace cannot tell from 0 (two to seven times the fit's filter runs)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
+    add_force_argument(parser, "the --json file")
     parser.set_defaults(run=run)
 
 
@@ -72,11 +73,14 @@ def run(args) -> int:
     from uxemu import fit
 
     from ..config import find_spec, table_specs
+    from ..outputs import check_output
     from ..traces import load_trace
     from ..user_model import from_arguments
     from .common import model_config
     from .stream import choose_system
 
+    if args.json is not None:  # before the fit's minutes, not after them
+        check_output(args.json, args.force)
     trace = load_trace(args.trace, args.z_col)
     if args.port or args.board:
         return run_on_device(args, trace)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 from ..joint import is_joint, is_joint_dump, trace_meta
+from ..outputs import check_output
 
 
 def wants_joint_trace(args) -> bool:
@@ -46,6 +47,7 @@ def stream(args) -> int:
     config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
     if not str(args.output).lower().endswith(".jsonl"):
         raise UserError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
+    check_output(args.output, args.force)
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         summary = stream_joint(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
                                trace_path=str(args.trace), qemu=qemu, expect_board=args.board or args.expect_board)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..traces import load_trace
-from .common import UserError
+from .common import UserError, add_force_argument
 
 
 def register(sub) -> None:
@@ -18,16 +18,19 @@ def register(sub) -> None:
     parser.add_argument("--at", metavar="I,J,…",
                         help="joint systems: the step indices whose atoms are drawn as a 2-D scatter "
                              "(default: the first, middle and last)")
+    add_force_argument(parser, "the PNG")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
     from ..dump import load_dump
+    from ..outputs import check_output
     from ..plot import plot_dump
     from ..validate import check_trace
 
     if args.output.suffix.lower() != ".png":
         raise UserError(f"{args.output}: the plot is written as PNG; name the file *.png")
+    check_output(args.output, args.force)
     from . import joint
 
     if joint.is_joint_dump(args.dump):

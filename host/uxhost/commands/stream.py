@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UserError, add_device_arguments, add_model_arguments, given_model_options, model_config
+from .common import (UserError, add_device_arguments, add_force_argument, add_model_arguments, given_model_options,
+                     model_config)
 
 
 def register(sub) -> None:
@@ -24,16 +25,18 @@ def register(sub) -> None:
                      help="continue the cut-short run DUMP of this trace on a fresh device: its steps are "
                           "replayed and must come back bit for bit, then the run goes on and DUMP grows. "
                           "The configuration is DUMP's own (no model options)")
+    add_force_argument(parser, "the -o dump (and a killed .npz run's journal beside it)")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
     from . import joint
 
+    if args.resume is not None and args.force:
+        raise UserError("--force replaces an -o dump; --resume continues DUMP: pass one of them")
     if args.resume is None and joint.wants_joint_trace(args):
         return joint.stream(args)
     from ..config import table_specs
-    from ..dump import dump_format
     from ..streaming import device_for, stream_trace
     from ..traces import load_trace
 
@@ -47,7 +50,7 @@ def run(args) -> int:
         args.output, args.system_source = args.resume, f" (from {args.resume})"
         config = resume.header.config
     else:
-        dump_format(args.output)
+        check_new_dump(args.output, args.force)
         choose_system(args, trace)
         if args.system in table_specs():
             model_config(args)
@@ -63,6 +66,28 @@ def run(args) -> int:
     for line in summary.lines():
         print("  " + line)
     return 0
+
+
+def check_new_dump(path: Path, force: bool) -> None:
+    """-o: the dump's format, and a file (or a killed .npz run's journal) already there kept unless --force;
+    the refusal names --resume where that file is a run cut short."""
+    from ..dump import JOURNAL_SUFFIX, dump_format
+    from ..outputs import check_output
+
+    journal = path.with_name(path.name + JOURNAL_SUFFIX)
+    also = [journal] if dump_format(path) == "npz" else []
+    there = not force and any(p.exists() for p in (path, *also))
+    check_output(path, force, also, resume_hint=there and cut_short(path))
+
+
+def cut_short(path: Path) -> bool:
+    """Whether `path` holds a readable dump of a run that stopped before its trace's end (--resume continues it)."""
+    from ..dump import DumpError, load_unfinished
+
+    try:
+        return not load_unfinished(path).complete
+    except (DumpError, UserError, OSError):
+        return False
 
 
 def resumable(args, trace):
