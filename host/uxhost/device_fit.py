@@ -45,3 +45,17 @@ class DeviceLogLikelihood(Evaluated):
         kept = f"the fit stopped at its filter run {self.calls}"
         return sum_in_order(step_row(self.device, self.trace, i, self.qemu, kept).log_evidence  # a fallback's: −∞
                             for i in range(len(self.trace)))
+
+    def outliers(self, params) -> tuple[int, ...]:
+        """The k of the influential outliers (uxemu.fit.influential_outliers) of the device's run at `params`:
+        the steps it marks OUTLIER (its innovation gate) whose log evidence is far below the others'."""
+        from uxemu.fit import influential_outliers
+
+        from .protocol import Status
+
+        configure_device(self.device, self.info, self._specs, dataclasses.replace(self.config, params=tuple(params)),
+                         self.where)
+        kept = "the fit stopped at its check of the optimum's outliers"
+        posts = [step_row(self.device, self.trace, i, self.qemu, kept) for i in range(len(self.trace))]
+        return influential_outliers(self.trace, [p.status == Status.OUTLIER for p in posts],
+                                    [p.log_evidence for p in posts])

@@ -191,15 +191,21 @@ def search_options(args, spec, config) -> dict:
     fixed = {n: v for n, v in zip(spec.param_names, config.params) if n not in free}
     try:
         start = {n: float(v) for n, v in parse_assignments(args.start, "--start", free).items()}
-        bounds = {}
-        for n, v in parse_assignments(args.bounds, "--bounds", free).items():
-            lo, sep, hi = v.partition(":")
-            bounds[n] = (float(lo) if lo.strip() else None, float(hi) if hi.strip() else None)
-            if not sep:
-                raise ValueError(f"{n}={v}: expected LO:HI")
+        bounds = {n: parse_bound(n, v) for n, v in parse_assignments(args.bounds, "--bounds", free).items()}
     except ValueError as exc:
         raise UserError(f"--start/--bounds: {exc}") from None
     return dict(free=free, fixed=fixed, start=start, bounds=bounds)
+
+
+def parse_bound(name: str, text: str) -> tuple[float | None, float | None]:
+    """(LO, HI) of --bounds NAME=LO:HI (None where empty); ValueError unless LO < HI, neither NaN."""
+    lo, sep, hi = text.partition(":")
+    if not sep:
+        raise ValueError(f"{name}={text}: expected LO:HI")
+    low, high = (float(lo) if lo.strip() else None), (float(hi) if hi.strip() else None)
+    if any(b is not None and math.isnan(b) for b in (low, high)) or (None not in (low, high) and not low < high):
+        raise ValueError(f"{name}={text}: expected LO below HI")  # an empty or NaN range has no point to search
+    return low, high
 
 
 def print_result(args, trace, spec, config, result, elapsed: float | None) -> None:
@@ -237,6 +243,8 @@ def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) 
         for n, why in no_stderr.items():
             print(f"  note: {n} has no standard error: {why}"
                   + ("" if args.profile else "; --profile gives an interval that needs none"))
+    if result.outliers:
+        print(f"  warning: {outlier_warning(result.outliers, args.z_col)}")
     if result.better_seen is not None:
         print(f"  warning: {result.why_not_best} (--start "
               + ",".join(f"{n}={v:.6g}" for n, v in result.better_seen[0].items()) + ")")
@@ -248,10 +256,20 @@ def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) 
               + ("; --profile gives intervals that follow them" if follows else ""))
 
 
+def outlier_warning(ks, z_col: str, shown: int = 5) -> str:
+    """The influential outliers at the optimum (uxemu.fit.influential_outliers), by k (the first `shown`)."""
+    from uxemu import fit
+    from uxemu.filter import OUTLIER_GATE
+
+    named = ", ".join(f"k={k}" for k in ks[:shown]) + (f" and {len(ks) - shown} more" if len(ks) > shown else "")
+    return (f"{len(ks)} influential outlier(s) at the optimum: {named} (beyond the innovation gate, "
+            f"{OUTLIER_GATE:g} standard deviations, and {fit.OUTLIER_NATS:g} nats below the median step's evidence); "
+            f"an outlier can pull the estimate far off: check it, or leave its {z_col!r} empty (missing) and fit again")
+
+
 def write_json(args, trace, spec, config, result, elapsed: float, no_stderr: dict) -> None:
     """--json FILE: the result, the options it was fitted with, and its notes' and warnings' data."""
     better = result.better_seen
-    args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
         "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": config.eta,
         "mode": config.mode, "likelihood": config.likelihood, "engine": result.engine, "evidence": result.evidence,
@@ -264,6 +282,7 @@ def write_json(args, trace, spec, config, result, elapsed: float, no_stderr: dic
                                                     "why": result.why_not_best},
         "roughness": result.roughness, "jitter": result.jitter, "stderr_reliable": result.stderr_reliable,
         "interval": {n: list(v) for n, v in result.interval.items()},
+        "outliers": list(result.outliers),  # k of the influential outliers at the optimum
     }, indent=2) + "\n")
 
 
