@@ -9,9 +9,9 @@ first requests are not the numbers a previous session left in the device's retry
 How long to wait before resending is learnt from the device's answers, as TCP learns its retransmission
 timeout (RFC 6298): per kind of request, a smoothed answer time SRTT and its mean deviation RTTVAR, from
 requests answered at the first attempt only (Karn: the answer to a resent request may be either copy's).
-The wait is SRTT + max(4·RTTVAR, SRTT/2), at least RTO_FLOOR and at most the link's timeout (the
-ceiling), and the whole ceiling until a kind has been measured. A wait that ends in silence doubles the
-next waits of that kind (up to the ceiling) until a request is answered at once again. A request is given
+The wait is SRTT + max(4·RTTVAR, SRTT/2), at least RTO_FLOOR, and RTO_INITIAL until a kind has been
+measured; never more than the link's timeout (the ceiling). A wait that ends in silence doubles the next
+waits of that kind (up to the ceiling) until a request is answered at once again. A request is given
 up once its attempts have used (retries + 1) ceilings: the time a silent device has always been given.
 Silences, damaged answers and requests the device could not read are counted apart, and the message of
 a request given up says which it met.
@@ -38,6 +38,9 @@ DEFAULT_RETRIES = 3
 # The shortest wait before a resend, however fast the answers have been: a frame lost on a clean, fast
 # link costs this much, and a moment's delay on a busy host shorter than it costs no resend.
 RTO_FLOOR = 0.1
+# The wait before a kind of request has been measured (RFC 6298's initial RTO). A slower answer costs a few
+# resends, answered from memory, and the backoff doubles the wait up to the ceiling meanwhile.
+RTO_INITIAL = 1.0
 
 # Errors the device sends with seq 0 because it could not trust (or read) a request's header: if one
 # arrives while a request is outstanding, that request may have been damaged on the way, so it is resent.
@@ -102,10 +105,8 @@ class AnswerTimer:
         self.backoff = min(self.backoff * 2, 1 << 16)
 
     def wait(self, ceiling: float) -> float:
-        """Seconds to wait for an answer before resending: the ceiling until an answer was measured."""
-        if self.srtt is None:
-            return ceiling
-        rto = max(RTO_FLOOR, self.srtt + max(4 * self.rttvar, self.srtt / 2))
+        """Seconds to wait for an answer before resending (at most `ceiling`)."""
+        rto = RTO_INITIAL if self.srtt is None else max(RTO_FLOOR, self.srtt + max(4 * self.rttvar, self.srtt / 2))
         return min(ceiling, rto * self.backoff)
 
 

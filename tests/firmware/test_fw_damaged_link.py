@@ -38,8 +38,9 @@ def test_a_stream_through_a_damaging_link_is_bit_identical_to_a_clean_one(tmp_pa
     with qemu.boot(BOARD, image) as instance:
         assert stream(instance.url, trace, config, tmp_path / "clean.jsonl", timeout=10, retries=3) == 0
     with qemu.boot(BOARD, image) as instance, DamagingProxy(instance.url, rate=0.1, seed=2) as proxy:
-        # A short timeout, since every dropped frame costs one, and retries enough to wait out a busy host.
-        resends = stream(proxy.url, trace, config, tmp_path / "damaged.jsonl", timeout=0.3, retries=40)
+        # `uxhost stream`'s defaults: the link learns how long to wait before resending a lost frame, so the
+        # 10 s timeout is only its ceiling, and the budget of (retries + 1) timeouts is one no load exhausts.
+        resends = stream(proxy.url, trace, config, tmp_path / "damaged.jsonl", timeout=10, retries=3)
         counts = proxy.counts
 
     clean, damaged = load_dump(tmp_path / "clean.jsonl"), load_dump(tmp_path / "damaged.jsonl")

@@ -59,6 +59,7 @@ class ReferenceDevice(FramePeer):
         self.steps = 0
         self.requests = []
         self.filter = None
+        self.last_frame, self.last_answer = None, b""
         super().__init__()
 
     def on_frame(self, conn, frame, message):
@@ -67,7 +68,16 @@ class ReferenceDevice(FramePeer):
             return True
         if isinstance(message, p.Step) and self.die_after is not None and self.steps >= self.die_after:
             return False  # closing the connection: the device is gone
-        conn.sendall(p.encode(self._answer(message), frame.seq))
+        # The retry memory a device keeps (docs/protocol.md): the same frame again (a host that resent it
+        # because the answer was slower than its wait) is answered from memory, not executed twice.
+        if frame.seq != 0 and frame == self.last_frame:
+            conn.sendall(self.last_answer)
+            return True
+        answer = self._answer(message)
+        wire = p.encode(answer, frame.seq)
+        if not isinstance(answer, p.Error):
+            self.last_frame, self.last_answer = frame, wire
+        conn.sendall(wire)
         return True
 
     def _answer(self, message):

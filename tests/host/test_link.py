@@ -234,7 +234,7 @@ def test_noise_longer_than_any_frame_is_survived(peer):
 
 def test_the_wait_follows_the_smoothed_answer_time_between_floor_and_ceiling():
     timer = link.AnswerTimer()
-    assert timer.wait(7.0) == 7.0  # nothing measured: the whole ceiling
+    assert timer.wait(7.0) == link.RTO_INITIAL == 1.0 and timer.wait(0.3) == 0.3  # nothing measured
     timer.sample(0.4)
     assert (timer.srtt, timer.rttvar) == (0.4, 0.2)
     assert timer.wait(7.0) == pytest.approx(0.4 + 4 * 0.2)
@@ -281,7 +281,7 @@ def test_kinds_of_request_are_timed_apart(peer):
     with link.Device.open(peer(answer).url, timeout=9) as dev:
         dev.hello()
         assert dev.timers["HELLO"].samples == 1 and "RESET" not in dev.timers
-        assert dev.timers.setdefault("STEP", link.AnswerTimer()).wait(9) == 9  # unmeasured: the ceiling
+        assert dev.timers.setdefault("STEP", link.AnswerTimer()).wait(9) == link.RTO_INITIAL  # unmeasured
 
 
 def damaged(wire: bytes) -> bytes:

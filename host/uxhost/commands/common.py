@@ -102,10 +102,10 @@ def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: 
     parser.add_argument("--baud", type=int, default=115200,
                         help="UART speed for --port on a real board (default: %(default)s; ignored by sockets)")
     parser.add_argument("--timeout", type=positive_float, default=10.0,
-                        help="the longest wait, in seconds, for an answer before the request is resent: the wait "
-                             "is learnt from the device's answer times and is this only until a kind of request "
-                             "has been answered; a request is given up after (retries + 1) times this "
-                             "(docs/protocol.md, \"When the host resends\"; default: %(default)s)")
+                        help="the longest wait, in seconds, for an answer before the request is resent (the wait "
+                             "itself is learnt from the device's answer times); a request is given up after "
+                             "(retries + 1) times this (docs/protocol.md, \"When the host resends\"; default: "
+                             "%(default)s)")
     parser.add_argument("--retries", type=non_negative_int, default=DEFAULT_RETRIES,
                         help="resends of a request that got no answer before the run stops (default: "
                              "%(default)s; a noisy link may need more)")
