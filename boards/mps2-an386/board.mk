@@ -12,7 +12,7 @@ QEMU_RESET_CAUSE := power_on
 BOARD_CPU    := -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard
 BOARD_DEFS   := -DUX_REAL_FLOAT
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cmsdk/uart.c common/cmsdk/watchdog.c common/mps2/board.c
-BOARD_INCS   := common/cmsdk
+BOARD_INCS   := common/cmsdk common/cortex-m
 BOARD_LDDIRS := common/cortex-m
 # Largest η the board's RAM holds the workspace for (4 MiB of SSRAM: every η the core supports).
 BOARD_MAX_ETA := 64

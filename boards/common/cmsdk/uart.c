@@ -1,10 +1,12 @@
 /*
  * uart.c — CMSDK APB UART, polled. The protocol is strictly request/answer, so the firmware is never
  * computing while bytes arrive and needs no receive interrupt handler or ring buffer. The receive
- * interrupt is raised all the same (never taken: see cmsdk_uart_wait_rx), so that a board waiting for
+ * interrupt is raised all the same (never taken: cortex-m/sleep.h), so that a board waiting for
  * the host can sleep until a byte comes instead of polling.
  */
 #include "uart.h"
+
+#include "sleep.h"
 
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
 #define UART_DATA 0x00u
@@ -22,9 +24,6 @@
 #define CTRL_RX_INTEN (1u << 3)
 #define INT_RX (1u << 1)
 
-#define NVIC_ISER0 (*(volatile uint32_t *)0xE000E100u)
-#define NVIC_ICER0 (*(volatile uint32_t *)0xE000E180u)
-#define NVIC_ICPR0 (*(volatile uint32_t *)0xE000E280u)
 
 void cmsdk_uart_init(uintptr_t base, uint32_t bauddiv)
 {
@@ -37,27 +36,10 @@ void cmsdk_uart_init(uintptr_t base, uint32_t bauddiv)
 
 void cmsdk_uart_wait_rx(uintptr_t base, unsigned irq)
 {
-    /*
-     * With interrupts masked (PRIMASK) WFI still returns on a pending interrupt that is enabled in the
-     * NVIC, and the handler never runs: the receive interrupt is enabled for the WFI alone and its pending
-     * state cleared before the state is read, so a byte that arrives after that read wakes the WFI, and
-     * one that arrived before is seen by the read. Any other interrupt (SysTick's wrap, every 2^24
-     * cycles) also ends the wait, and runs once PRIMASK is cleared; the watchdog's NMI ignores PRIMASK.
-     * Outside this wait the receive interrupt stays disabled in the NVIC, so a byte arriving while the
-     * firmware computes costs no cycle.
-     */
-    uint32_t bit = 1u << irq;
-    __asm volatile("cpsid i" ::: "memory");
+    /* The UART latches its receive interrupt in INTSTATUS until cleared: cleared here, a byte that comes
+     * later raises it again. */
     REG(base, UART_INTCLEAR) = INT_RX;
-    NVIC_ICPR0 = bit;
-    if ((REG(base, UART_STATE) & STATE_RX_FULL) == 0u) {
-        NVIC_ISER0 = bit;
-        __asm volatile("dsb\n\twfi" ::: "memory");
-        NVIC_ICER0 = bit;
-        REG(base, UART_INTCLEAR) = INT_RX;
-        NVIC_ICPR0 = bit;
-    }
-    __asm volatile("cpsie i\n\tisb" ::: "memory");
+    cortexm_sleep_unless(irq, &REG(base, UART_STATE), STATE_RX_FULL);
 }
 
 int cmsdk_uart_try_getc(uintptr_t base, uint8_t *byte)

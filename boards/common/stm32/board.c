@@ -59,6 +59,9 @@ uint8_t board_getc(void)
     uint8_t byte;
     while (!stm32_usart_try_getc(HOST_USART_BASE, &byte)) {
         board_watchdog_kick(); /* waiting for the host is not a hang */
+        /* Asleep until the byte comes: an idle board costs QEMU no CPU (and a real one less power).
+         * SysTick's wrap, every 2^24 cycles, wakes it and refreshes the IWDG (systick_wrapped). */
+        stm32_usart_wait_rx(HOST_USART_BASE, HOST_USART_IRQ);
     }
     return byte;
 }

@@ -1,8 +1,12 @@
 /*
  * usart.c — STM32 USART (SR/DR/BRR/CR1 layout, RM0090 §30.6), polled. The protocol is strictly
- * request/answer, so the firmware never computes while bytes arrive and needs no receive interrupt.
+ * request/answer, so the firmware never computes while bytes arrive and needs no receive interrupt
+ * handler. The receive interrupt is raised all the same (never taken: see stm32_usart_wait_rx), so that a
+ * board waiting for the host can sleep until a byte comes instead of polling.
  */
 #include "usart.h"
+
+#include "sleep.h"
 
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
 #define USART_SR 0x00u  /* RM0090 §30.6.1 status register */
@@ -17,6 +21,7 @@
 #define SR_TXE (1u << 7)  /* DR can take the next byte */
 #define CR1_RE (1u << 2)
 #define CR1_TE (1u << 3)
+#define CR1_RXNEIE (1u << 5)
 #define CR1_UE (1u << 13)
 
 void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
@@ -26,7 +31,12 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
     REG(base, USART_CR3) = 0u;
     /* OVER8 = 0: BRR = f_ck / baud with 4 fraction bits, rounded (§30.3.4, "Fractional baud rate"). */
     REG(base, USART_BRR) = (pclk_hz + baud / 2u) / baud;
-    REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE;
+    REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE | CR1_RXNEIE;
+}
+
+void stm32_usart_wait_rx(uintptr_t base, unsigned irq)
+{
+    cortexm_sleep_unless(irq, &REG(base, USART_SR), SR_RXNE);
 }
 
 int stm32_usart_try_getc(uintptr_t base, uint8_t *byte)

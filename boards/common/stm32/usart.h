@@ -14,5 +14,8 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud);
 /* 1 and the next received byte in *byte, or 0 at once when none has arrived. */
 int stm32_usart_try_getc(uintptr_t base, uint8_t *byte);
 void stm32_usart_write(uintptr_t base, const uint8_t *data, size_t len);
+/* Sleeps (WFI) until a byte has arrived or another interrupt comes; `irq` is the USART's interrupt number
+ * on the NVIC. Returns at once when a byte is waiting. */
+void stm32_usart_wait_rx(uintptr_t base, unsigned irq);
 
 #endif /* STM32_USART_H */

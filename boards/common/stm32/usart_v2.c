@@ -1,8 +1,11 @@
 /*
  * usart_v2.c — polled driver for the later STM32 USART layout (ISR/ICR/RDR/TDR: STM32F7 RM0410 §34.8,
- * also F0/F3/L4/G4), behind the same usart.h as the SR/DR driver; a board's BOARD_SRCS picks one.
+ * also F0/F3/L4/G4), behind the same usart.h as the SR/DR driver; a board's BOARD_SRCS picks one. The
+ * receive interrupt is raised but never taken, as in usart.c (stm32_usart_wait_rx).
  */
 #include "usart.h"
+
+#include "sleep.h"
 
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
 #define USART_CR1 0x00u /* RM0410 §34.8.1 */
@@ -17,6 +20,7 @@
 #define CR1_UE (1u << 0)
 #define CR1_RE (1u << 2)
 #define CR1_TE (1u << 3)
+#define CR1_RXNEIE (1u << 5)
 #define ISR_ORE (1u << 3)
 #define ISR_RXNE (1u << 5)
 #define ISR_TXE (1u << 7)
@@ -28,7 +32,12 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
     REG(base, USART_CR2) = 0u;
     REG(base, USART_CR3) = 0u;
     REG(base, USART_BRR) = (pclk_hz + baud / 2u) / baud; /* §34.5.4: USARTDIV = f_ck / baud */
-    REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE;
+    REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE | CR1_RXNEIE;
+}
+
+void stm32_usart_wait_rx(uintptr_t base, unsigned irq)
+{
+    cortexm_sleep_unless(irq, &REG(base, USART_ISR), ISR_RXNE);
 }
 
 int stm32_usart_try_getc(uintptr_t base, uint8_t *byte)
