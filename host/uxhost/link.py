@@ -35,9 +35,11 @@ BOOT_HELLO_TIMEOUT = 10.0
 # No answer is longer than this on the wire; a longer run without a delimiter is noise, not a frame.
 _MAX_WIRE = p.MAX_FRAME + p.MAX_FRAME // 254 + 2
 DEFAULT_RETRIES = 3
-# The shortest wait before a resend, however fast the answers have been: a frame lost on a clean, fast
-# link costs this much, and a moment's delay on a busy host shorter than it costs no resend.
-RTO_FLOOR = 0.1
+# The shortest wait before a resend, however fast and steady the answers have been: a frame lost on a
+# fast link costs about this much. A busy host's moment of delay longer than the wait costs a resend that
+# the device answers from memory, and the next waits of its kind double, so the floor only needs to stay
+# clear of the usual jitter, which RTTVAR measures; it is no protection the link depends on.
+RTO_FLOOR = 0.03
 # The wait before a kind of request has been measured (RFC 6298's initial RTO). A slower answer costs a few
 # resends, answered from memory, and the backoff doubles the wait up to the ceiling meanwhile.
 RTO_INITIAL = 1.0

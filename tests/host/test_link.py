@@ -90,11 +90,10 @@ def test_first_seq_outside_1_to_65535_is_refused():
 def test_silent_answer_is_resent_with_the_same_bytes(peer):
     # The first attempt gets no answer; the resent frame must be byte-identical (same seq).
     dev_peer = peer(lambda f, m, n: None if n == 0 else p.encode(p.ResetDone(), f.seq))
-    with link.Device.open(dev_peer.url, timeout=0.3, retries=2, first_seq=77) as dev:
+    with link.Device.open(dev_peer.url, timeout=0.3, retries=20, first_seq=77) as dev:
         dev.reset()
-        assert dev.resends == 1
-    first, second = dev_peer.received
-    assert first == second and first.seq == 77
+        assert dev.resends == len(dev_peer.received) - 1 >= 1
+    assert all(frame == dev_peer.received[0] for frame in dev_peer.received) and dev_peer.received[0].seq == 77
 
 
 def test_late_answers_to_other_requests_are_skipped(peer):
@@ -104,7 +103,7 @@ def test_late_answers_to_other_requests_are_skipped(peer):
 
     with link.Device.open(peer(answer).url, timeout=2) as dev:
         dev.reset()
-        assert dev.resends == 0
+        assert dev.resends == dev.silences  # no resend for the stale answer (one only if the machine stalled)
 
 
 def test_seq_zero_frame_error_triggers_a_resend(peer):
@@ -114,7 +113,7 @@ def test_seq_zero_frame_error_triggers_a_resend(peer):
 
     with link.Device.open(peer(answer).url, timeout=2) as dev:
         dev.reset()
-        assert dev.resends == 1
+        assert dev.unread == 1 and dev.resends == 1 + dev.silences
 
 
 def test_damaged_answer_triggers_a_resend(peer):
@@ -126,7 +125,7 @@ def test_damaged_answer_triggers_a_resend(peer):
 
     with link.Device.open(peer(answer).url, timeout=2) as dev:
         dev.reset()
-        assert dev.resends == 1
+        assert dev.damaged == 1 and dev.resends == 1 + dev.silences
 
 
 def test_silent_device_raises_timeout(peer):
@@ -141,10 +140,11 @@ def test_a_lost_hello_is_sent_again_after_its_own_timeout(peer):
     """A board whose UART was not listening yet drops the first HELLO; hello(timeout=…) asks again after
     that short wait, whatever long timeout the link keeps for slow steps."""
     dev_peer = peer(lambda f, m, n: None if n == 0 else p.encode(INFO, f.seq))
-    with link.Device.open(dev_peer.url, timeout=600, retries=2) as dev:
+    with link.Device.open(dev_peer.url, timeout=600, retries=20) as dev:
+        started = time.monotonic()
         assert dev.hello(timeout=0.2) == INFO
-        assert dev.resends == 1
-    assert len(dev_peer.received) == 2
+        assert time.monotonic() - started < 60  # not the link's 600 s, nor its first wait of 1 s forever
+        assert dev.resends == len(dev_peer.received) - 1 >= 1
 
 
 def test_missing_port_names_the_url():
@@ -224,7 +224,7 @@ def test_noise_longer_than_any_frame_is_survived(peer):
 
     with link.Device.open(peer(answer).url, timeout=2) as dev:
         dev.reset()
-        assert dev.resends == 1
+        assert dev.damaged == 1 and dev.resends == 1 + dev.silences
         assert len(dev._rx) == 0
 
 
@@ -257,23 +257,42 @@ def test_the_wait_follows_the_smoothed_answer_time_between_floor_and_ceiling():
 
 
 def test_a_dropped_answer_costs_the_learnt_wait_not_the_ceiling(peer):
-    # Answers arrive at once; the 11th request's answer is lost. The link has learnt that RESET is answered
-    # in milliseconds, so it resends after its floor, not after the 60 s ceiling (a bound 60 times the
-    # floor: no load makes this fail but a link that waits the ceiling).
-    dev_peer = peer(lambda f, m, n: None if n == 10 else p.encode(p.ResetDone(), f.seq))
-    with link.Device.open(dev_peer.url, timeout=60, retries=0) as dev:
-        for _ in range(10):
+    # Answers arrive at once, until one is lost. The link has learnt that RESET is answered in milliseconds,
+    # so it resends after its floor, not after the 60 s ceiling (a bound 60 times the floor: no load makes
+    # this fail but a link that waits the ceiling). Counts, not times, decide the rest: a loaded machine may
+    # make an answer later than a wait, which costs a resend more, never a wrong count.
+    lose = []
+
+    def answer(f, m, n):
+        if lose:
+            lose.clear()
+            return None
+        return p.encode(p.ResetDone(), f.seq)
+
+    dev_peer = peer(answer)
+    with link.Device.open(dev_peer.url, timeout=60, retries=0, first_seq=1000) as dev:
+        first = 1000
+        timer = dev.timers.setdefault("RESET", link.AnswerTimer())
+        for _ in range(50):
             dev.reset()
-        assert dev.timers["RESET"].samples == 10 and dev.timers["RESET"].wait(60) < 1.0
+            if timer.samples >= 5:
+                break
+        assert timer.samples >= 5 and timer.wait(60) < 5
+        samples, resends = timer.samples, dev.resends
+        lose.append(True)
         started = time.monotonic()
         dev.reset()
         assert time.monotonic() - started < 30
-        assert (dev.resends, dev.silences, dev.damaged) == (1, 1, 0)
-        assert dev.timers["RESET"].samples == 10  # Karn: a resent request's answer is not a measurement
-        assert dev.timers["RESET"].backoff == 2
-        dev.reset()  # answered at once: measured, and the wait is back to the smoothed one
-        assert dev.timers["RESET"].samples == 11 and dev.timers["RESET"].backoff == 1
-    assert len(dev_peer.received) == 13
+        assert dev.resends > resends and dev.silences >= 1 and dev.damaged == 0
+        assert timer.samples == samples  # Karn: a resent request's answer is not a measurement
+        for _ in range(50):  # answered at once again: measured, and the wait is the smoothed one again
+            dev.reset()
+            if timer.samples > samples:
+                break
+        assert timer.samples > samples and timer.backoff == 1
+        # Every attempt that did not bring the answer was followed by a resend.
+        assert dev.resends == dev.silences + dev.damaged + dev.unread
+    assert len(dev_peer.received) == dev._seq - first + 1 + dev.resends  # each request once, and the resends
 
 
 def test_kinds_of_request_are_timed_apart(peer):
@@ -326,7 +345,8 @@ def test_half_the_answers_damaged_still_gets_through(peer):
     with link.Device.open(dev_peer.url, timeout=10) as dev:
         for _ in range(20):
             dev.reset()
-        assert (dev.damaged, dev.silences, dev.resends) == (20, 0, 20)
+        assert dev.damaged >= 20 and dev.resends == dev.silences + dev.damaged + dev.unread
+    assert len(dev_peer.received) == 20 + dev.resends
 
 
 def test_a_device_silent_after_answering_is_given_the_time_a_silent_one_is(peer):
