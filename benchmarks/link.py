@@ -212,10 +212,10 @@ def main(argv=None) -> int:
 
     results["flips"] = []
     if not args.no_flips:
-        # 50 % and 100 % with the defaults, and 50 % with a budget too small for it (--timeout 0.2
+        # 50 % and 100 % with the defaults, and 50 % with a budget too small for it (--timeout 0.1
         # --retries 0): what a run that is given up says.
         for rate, timeout, retries in ((0.5, CLI_TIMEOUT, link.DEFAULT_RETRIES), (1.0, CLI_TIMEOUT, link.DEFAULT_RETRIES),
-                                       (0.5, 0.2, 0)):
+                                       (0.5, 0.1, 0)):
             r = one_run(image, args.board, trace, config, work / f"flips-{rate}-{timeout:g}.jsonl", rate=rate, seed=1,
                         kinds=("flip",), timeout=timeout, retries=retries)
             r["steps_kept"], r["identical"] = same_as(reference, work / f"flips-{rate}-{timeout:g}.jsonl")
