@@ -121,20 +121,24 @@ def report(results: dict) -> str:
         "",
         "## 10 % of the frames damaged in each direction",
         "",
-        "| proxy seed | completed | steps | bit-identical to clean | wall s | × clean | resends | silences | "
-        "damaged answers | requests unread | frames damaged → device / → host |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| proxy seed | completed | steps | bit-identical to clean | wall s | × clean | × relayed undamaged | "
+        "resends | silences | damaged answers | requests unread | frames damaged → device / → host |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    relayed = results["relayed"]["wall_s"]
     for r in results["damaged"]:
         pc = r.get("proxy", {})
         lines.append(f"| {r['seed']} | {'yes' if r['completed'] else 'no'} | {r['steps_kept']:,} | "
                      f"{'yes' if r['identical'] else 'NO'} | {r['wall_s']:.1f} | {r['wall_s'] / clean['wall_s']:.2f} | "
+                     f"{r['wall_s'] / relayed:.2f} | "
                      f"{r['link']['resends']} | {r['link']['silences']} | {r['link']['damaged']} | {r['link']['unread']} | "
                      f"{pc.get('to_device', {}).get('damaged', 0)} / {pc.get('to_host', {}).get('damaged', 0)} |")
     ok = [r for r in results["damaged"] if r["completed"] and r["identical"]]
-    worst = max((r["wall_s"] / clean["wall_s"] for r in results["damaged"]), default=float("nan"))
+    fastest = min(clean["wall_s"], relayed)
+    worst = max((r["wall_s"] / fastest for r in results["damaged"]), default=float("nan"))
     lines += ["", f"{len(ok)} of {len(results['damaged'])} seeds complete with dumps identical to the clean run; "
-                  f"the slowest took {worst:.2f}× the clean run's wall time (the bound: 3×).", ""]
+                  f"the slowest took {worst:.2f}× the faster of the two undamaged runs (the bound: 3×). The machine's "
+                  "load moves the undamaged runs' times more than the relay does: compare against the faster.", ""]
     if results.get("flips"):
         lines += ["## A byte flipped in a share of the frames, both ways", "",
                   "| flip rate | --timeout, --retries | completed | steps | wall s | resends | silences | damaged answers | "
@@ -144,7 +148,13 @@ def report(results: dict) -> str:
                          f"{r['steps_kept']:,} | "
                          f"{r['wall_s']:.1f} | {r['link']['resends']} | {r['link']['silences']} | {r['link']['damaged']} | "
                          f"{r['link']['unread']} | {_plain(r['message']) or '—'} |")
-        lines.append("")
+        lines += ["", "With the defaults a line that flips a byte in half the frames is slow, not fatal: damage ends an "
+                  "attempt at once and costs the budget only its time, so no request is given up. One that flips "
+                  "every frame is given up after the budget, and the message says the device was heard and the "
+                  "line damages frames, with the counts. The last row gives each request 0.1 s and no retry, "
+                  "too little for 50 % flips; what stops it first is whichever request meets its end first — a "
+                  "damaged one names the damage, one whose answer is slower than 0.1 s (CONFIGURE at η = 16 can "
+                  "be) names silence.", ""]
     lines += [
         "Before the wait was learnt (issue 38, the same 1,000 steps at 10 % both ways): every dropped frame waited "
         "the whole 10 s timeout, 906–1,179 s a run against 22 s clean; at 50 % flips a damaged answer ended each "
@@ -173,7 +183,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=5, help="proxy seeds 1…N at 10 %% damage")
     ap.add_argument("--no-flips", action="store_true", help="skip the 50 %% and 100 %% flip runs")
     ap.add_argument("--out", default=str(RESULTS), help="folder for link.md and link.json")
+    ap.add_argument("--render", action="store_true", help="run nothing: write link.md again from link.json")
     args = ap.parse_args(argv)
+    if args.render:
+        out = Path(args.out)
+        (out / "link.md").write_text(report(json.loads((out / "link.json").read_text())))
+        return 0
 
     model = systems.get("gss")
     trace = traces.simulate(model, args.steps, np.random.default_rng(args.seed))

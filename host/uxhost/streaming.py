@@ -30,11 +30,17 @@ class StreamSummary:
     outliers: int = 0  # observations that failed the filter's innovation gate (status OUTLIER)
     device: str = ""  # "board, firmware version", as INFO said
     reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
+    silences: int = 0  # of the resends: after a wait that met silence
+    damaged: int = 0  # after an answer that arrived damaged
+    unread: int = 0  # after the device said it could not read a frame (perhaps the request)
 
     def lines(self) -> list[str]:
         out = [f"device   {self.device}; last reset: {self.reset_cause}"] if self.device else []
         out.append(f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
                    f"{self.resends} resent request(s)")
+        if self.resends:
+            out.append(f"resent after: {self.silences} silence(s), {self.damaged} damaged answer(s), {self.unread} "
+                       "request(s) the device could not read")
         if self.refocused:
             out.append(f"{self.refocused} update(s) refocused: the likelihood was narrower than the prior atoms' "
                        "spacing, so the prior was re-quantized over its region")
@@ -120,7 +126,8 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
                          np.array(tally.cycles_update, dtype=np.int64),
                          CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec,
                          replayed=len(kept), refocused=tally.refocused, outliers=tally.outliers, device=f"{info.board}, firmware {info.fw_version}",
-                         reset_cause=header.reset_cause)
+                         reset_cause=header.reset_cause, silences=device.silences, damaged=device.damaged,
+                         unread=device.unread)
 
 
 class _Tally:
