@@ -306,12 +306,14 @@ class Device:
             self.send_raw(p.DELIMITER + wire)
             met.sent += 1
             sent = time.monotonic()
-            answer = self._await(seq, sent + wait, met)
+            ended, answer = self._await(seq, sent + wait)
             if answer is not None:
                 if met.sent == 1:
                     timer.sample(time.monotonic() - sent)
                 return answer
-            if len(met.waits) == met.silences - 1:  # this attempt met silence
+            setattr(met, ended, getattr(met, ended) + 1)
+            setattr(self, ended, getattr(self, ended) + 1)
+            if ended == "silences":
                 met.waits.append(wait)
                 used += wait
                 timer.silence()
@@ -320,30 +322,24 @@ class Device:
             if used >= budget * (1 - 1e-9):
                 raise self._given_up(name, seq, met, ceiling, time.monotonic() - first)
 
-    def _await(self, seq: int, deadline: float, met: Attempts):
-        """(frame, message) of the answer to `seq` if it arrives intact by `deadline`, else None, the
-        attempt's end counted in `met` and in the link's totals: silence, a damaged answer, or a frame error
-        that may be the device failing to read the request."""
+    def _await(self, seq: int, deadline: float):
+        """("answer", (frame, message)) when the answer to `seq` arrives intact by `deadline`; else how the
+        attempt ended, with None: "silences", "damaged" (an answer that arrived damaged) or "unread" (a frame
+        error from the device, which may have failed to read the request)."""
         while True:
             try:
                 raw = self.read_wire(deadline=deadline)
             except DeviceTimeout:
-                met.silences += 1
-                self.silences += 1
-                return None
+                return "silences", None
             try:
                 frame = p.decode_frame(raw)
                 answer = p.unpack_message(frame)
             except p.ProtocolError:
-                met.damaged += 1  # damaged on the way back: ask again, the device answers from memory
-                self.damaged += 1
-                return None
+                return "damaged", None  # damaged on the way back: ask again, the device answers from memory
             if frame.seq == seq:
-                return frame, answer
+                return "answer", (frame, answer)
             if frame.seq == 0 and isinstance(answer, p.Error) and answer.code in _FRAME_ERRORS:
-                met.unread += 1  # the device could not read a frame: perhaps ours
-                self.unread += 1
-                return None
+                return "unread", None  # the device could not read a frame: perhaps ours
             # anything else is a late answer to an earlier request: skip it
 
     def _given_up(self, name: str, seq: int, met: Attempts, ceiling: float, took: float) -> DeviceTimeout:
