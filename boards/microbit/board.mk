@@ -13,7 +13,7 @@ BOARD_DEFS   := -DUX_REAL_FLOAT
 # once) does not fit beside the scalar filter in 16 KiB; DESCRIBE does not list them here.
 BOARD_DEFS   += -DAPP_JOINT=0
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/nrf51/uart.c common/nrf51/wdt.c microbit/board.c
-BOARD_INCS   := common/nrf51
+BOARD_INCS   := common/nrf51 common/cortex-m
 BOARD_LDDIRS := common/cortex-m
 # Largest η the 16 KiB of RAM holds the workspace for (float build; see memory.ld).
 BOARD_MAX_ETA := 8

@@ -18,10 +18,9 @@ from uxhost.link import Device
 
 pytestmark = pytest.mark.qemu
 
-# The boards whose firmware sleeps while it waits for the host (boards/common/cortex-m/sleep.h). The
-# microbit still polls: a real nRF51 has no SysTick (boards/microbit/board.c) to wake it and feed its 8 s
-# watchdog.
-SLEEPING_BOARDS = ["mps2-an500", "mps2-an386", "netduinoplus2"]
+# Every QEMU board's firmware sleeps while it waits for the host (boards/common/cortex-m/sleep.h). (A real
+# micro:bit, whose nRF51 has no SysTick to wake it for its watchdog, polls: boards/microbit/board.c.)
+SLEEPING_BOARDS = qemu.boards()
 INTERVAL_S = 3.0
 BOUND = 0.2  # of the interval: a polling firmware keeps QEMU at 100 % of a core
 

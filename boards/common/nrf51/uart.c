@@ -4,6 +4,8 @@
  */
 #include "uart.h"
 
+#include "sleep.h"
+
 #define UART0_BASE 0x40002000u /* RM §29.10, instance UART0 */
 #define REG(off) (*(volatile uint32_t *)(UART0_BASE + (off)))
 
@@ -23,6 +25,10 @@
 #define BAUDRATE 0x524u
 #define CONFIG 0x56Cu
 
+#define INTENSET 0x304u
+#define INTEN_RXDRDY (1u << 2)
+#define UART0_IRQ 2u /* UART0's interrupt on the NVIC (the nRF51's vector table: POWER_CLOCK, RADIO, UART0) */
+
 #define ENABLE_UART 4u
 #define PIN_DISCONNECTED 0xFFFFFFFFu
 
@@ -40,6 +46,13 @@ void nrf51_uart_init(uint32_t txd_pin, uint32_t rxd_pin, uint32_t baudrate)
     REG(EVENTS_TXDRDY) = 0u;
     REG(TASKS_STARTRX) = 1u;
     REG(TASKS_STARTTX) = 1u;
+    /* RXDRDY raises UART0's interrupt, never taken: nrf51_uart_wait_rx sleeps on it. */
+    REG(INTENSET) = INTEN_RXDRDY;
+}
+
+void nrf51_uart_wait_rx(void)
+{
+    cortexm_sleep_unless(UART0_IRQ, &REG(EVENTS_RXDRDY), 1u);
 }
 
 int nrf51_uart_try_getc(uint8_t *byte)
