@@ -320,13 +320,13 @@ def test_damaged_answers_do_not_burn_the_budget_and_are_named(peer):
             dev.reset()
     message = str(info.value)
     match = re.search(r"was heard but no answer to RESET \(seq 5\) arrived intact in (\d+) attempts .*: "
-                      r"(\d+) answer\(s\) arrived damaged, ([01]) attempt\(s\) met silence; the line damages frames",
+                      r"(\d+) answer\(s\) arrived damaged, (\d+) attempt\(s\) met silence; the line damages frames",
                       message)
     assert match, message
-    # (the last attempt may meet silence: its wait is what is left of the budget, perhaps too short for any
-    # answer)
+    # (an attempt meets silence only if a stalled machine delays the peer's answer past the 0.2 s wait)
     attempts, damaged_answers, silences = int(match[1]), int(match[2]), int(match[3])
-    assert attempts == damaged_answers + silences == len(dev_peer.received) > 2
+    assert attempts == damaged_answers + silences == len(dev_peer.received) and damaged_answers >= 1
+    assert attempts > 2 or silences
     assert dev.damaged == damaged_answers and dev.silences == silences
     assert "did not answer" not in message
 
@@ -361,7 +361,7 @@ def test_a_device_silent_after_answering_is_given_the_time_a_silent_one_is(peer)
                                                      r"\(.* s; waits of .* to 0\.8 s, at most 0\.8 s\)") as info:
             dev.reset()
     assert not isinstance(info.value, link.LinkDamaged)
-    assert dev.silences == len(dev_peer.received) - 5 > 2
+    assert dev.silences == len(dev_peer.received) - 5 >= 2
 
 
 def test_a_stream_summary_names_why_requests_were_resent():
