@@ -82,11 +82,19 @@ def ttr_linear(e, lo: float, h: float, n: int, spreads: bool = False):
     xs, ws, vs, k = [], [], [], 0
     for a, b in zip(edges[:-1], edges[1:]):
         mass, moment, second, k = _cell_integrals(e, nodes, lo, h, a, b, k, second=True)
-        if mass > 0:
-            xs.append(_cell_mean(a, b, mass, moment))
-            ws.append(mass)
+        if not mass > 0:
+            continue
+        x, v = _cell_mean(a, b, mass, moment), _cell_spread(mass, moment, second)
+        if xs and x == xs[-1]:  # cells narrower than rounding: one atom, as TTR merges equal positions
+            total = ws[-1] + mass
             if spreads:
-                vs.append(_cell_spread(mass, moment, second))
+                vs[-1] = (ws[-1] * vs[-1] + mass * v) / total
+            ws[-1] = total
+            continue
+        xs.append(x)
+        ws.append(mass)
+        if spreads:
+            vs.append(v)
     return (np.array(xs), np.array(ws), np.array(vs)) if spreads else (np.array(xs), np.array(ws))
 
 

@@ -175,6 +175,7 @@ class BayesResult:
     log_likelihood: np.ndarray  # ℓ_i per prior atom (after m and ω), for diagnostics
     log_evidence: float = 0.0  # log p(evidence) under the prior atoms: the update's normalising constant
     ess: float = math.nan  # the weighed atoms' effective count (Σ w')²/Σ w'² (NaN on a fallback)
+    points_var: float = math.nan  # the weighed atoms' variance, before TTR (NaN on a fallback)
 
 
 def evidence_arrays(evidence):
@@ -194,6 +195,15 @@ def evidence_arrays(evidence):
     if (om <= 0).any():
         raise ValueError("evidence weights must be positive")
     return z, om
+
+
+def points_variance(x, w) -> float:
+    """Variance of weighted points (weights > 0, not necessarily normalised), sums in order (ux_points_var):
+    Σ w·(x − m)² / Σ w, m = Σ w·x / Σ w."""
+    x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    mass = _ttr.sequential_sum(w)
+    d = x - _ttr.sequential_sum(w * x) / mass
+    return _ttr.sequential_sum(w * (d * d)) / mass
 
 
 def reduce_prior(x, w, eta: int) -> Value:
@@ -244,9 +254,10 @@ def _posterior(x, wp, eta: int, n: int, ell, log_evidence: float) -> BayesResult
     """The weighed atoms, zero weights dropped, reduced with TTR and normalised; their effective count."""
     mass = _ttr.sequential_sum(wp)
     xs, ws = _ttr.compact(x, wp)
+    spread = points_variance(xs, ws)
     px, pw = _ttr.ttr(xs, ws, n)
     return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence,
-                       mass * mass / _ttr.sequential_sum(wp * wp))
+                       mass * mass / _ttr.sequential_sum(wp * wp), spread)
 
 
 def log_likelihood_sum(likelihood, x: np.ndarray, z: np.ndarray, om: np.ndarray, m: int) -> np.ndarray:

@@ -13,7 +13,8 @@ from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._density import bin_spreads
 from ._mixture_nodes import mixture_on_nodes
-from .bayes import LINEAR_MIN, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family, log_likelihood_sum, logsumexp_rows, reduce_prior
+from .bayes import (LINEAR_MIN, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family,
+                    log_likelihood_sum, logsumexp_rows, points_variance, reduce_prior)
 from .laws import Laplace, Normal
 from .lift import evaluate
 from .model import StateSpaceModel
@@ -42,6 +43,14 @@ OUTLIER_GATE = 5.0
 # Smooth refined (ux/filter.h UX_REFOCUS_ESS; docs/semantics.md, "Filter"): an update whose weighed points'
 # effective count is below REFOCUS_ESS·η builds its posterior from the density's quadrature.
 REFOCUS_ESS = 2
+# The smooth filter's kernel (ux/filter.h UX_KERNEL_*; docs/semantics.md, "Filter", the kernel): at a predict,
+# KERNEL_SHARE of the belief's variance moves from between its atoms into every component, at most KERNEL_CAP
+# of the atoms' own; in full after an update that took nothing from the variance, none after one that took
+# KERNEL_INFO of it or more, and none for a belief whose bimodality coefficient exceeds KERNEL_BIMODALITY.
+KERNEL_SHARE = 0.3
+KERNEL_CAP = 0.9
+KERNEL_INFO = 0.5
+KERNEL_BIMODALITY = 0.4
 
 
 def density_nodes(lo: float, hi: float):
@@ -50,7 +59,7 @@ def density_nodes(lo: float, hi: float):
     return lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h, h
 
 
-def mixture_components(model: StateSpaceModel, belief: Value, k: int, u: float, spreads=None):
+def mixture_components(model: StateSpaceModel, belief, k: int, u: float, spreads=None):
     """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
     density"), or None when the model does not declare additive Gaussian process noise: centre f(x_i, 0)
     + μ, scale the process noise's σ; where the belief's atoms carry cell spreads v_i (mixture mode) each
@@ -268,6 +277,8 @@ class BayesLaplaceFilter:
         self._pending = None  # mixture components of the staged prediction
         self._spreads = None  # the posterior atoms' cell spreads (mixture mode, from the nodes' TTR)
         self._staged = False
+        self._var = None  # smooth: the posterior's variance (None: its binned density's, before any update)
+        self._info = 1.0  # smooth: the share of the variance the last update took (1: no kernel)
         self.density = FilterDensity("prior" if isinstance(prior_law, (Normal, Laplace)) else "bins",
                                      self.posterior, prior=prior_law)
 
@@ -294,7 +305,8 @@ class BayesLaplaceFilter:
         The previous posterior's density reads as its bins from here on (C reuses its areas)."""
         if self.density.form == "mixture":
             self.density = FilterDensity("bins", self.posterior)
-        found = mixture_components(self.model, self.posterior, k, u, bin_spreads(self.posterior.x, self.posterior.w))
+        belief, spreads = self._kernel_belief()
+        found = mixture_components(self.model, belief, k, u, spreads)
         if found is None:
             raise ValueError(f"the transition returned a non-finite state at step {k}")
         c, w, s = found
@@ -306,9 +318,41 @@ class BayesLaplaceFilter:
         self._pending, self._staged = found, True
         return _ttr.compact(y, np.multiply.outer(w, noise.w).ravel())
 
+    def _kernel_belief(self):
+        """The belief the smooth predict carries through the transition (ux/filter.c kernel_belief): the
+        posterior's atoms, each with its bin spread scaled so that they add up to the posterior's variance,
+        then the kernel (KERNEL_SHARE) moved from between the atoms into every spread: the atoms (shrunk about
+        their mean) and their spreads."""
+        x, w = self.posterior.x, self.posterior.w
+        v = bin_spreads(x, w)
+        m = _ttr.sequential_sum(w * x)
+        d = x - m
+        between = _ttr.sequential_sum(w * (d * d))
+        if self._var is not None:
+            within = max(self._var - between, 0.0)
+            total = _ttr.sequential_sum(w * v)
+            v = v * (within / total) if total > 0 else np.full(x.size, within)
+        alpha = KERNEL_SHARE * min(1.0, max(0.0, 1.0 - self._info / KERNEL_INFO))
+        if alpha > 0 and between > 0 and bimodality(d, w, v) <= KERNEL_BIMODALITY:
+            h2 = min(alpha * (between + _ttr.sequential_sum(w * v)), KERNEL_CAP * between)
+            a = math.sqrt(1.0 - h2 / between)
+            x, v = m + a * d, v + h2
+        return _Atoms(x, w), v
+
+    def set_posterior(self, posterior: Value, variance: float | None = None):
+        """Continue from another filter's posterior (a device's, one step at a time): its atoms and, smooth, the
+        variance it reported — the state the next predict reads besides the atoms (the share the last update
+        took stays this filter's own)."""
+        self.posterior = posterior
+        if self.smooth and variance is not None:
+            self._var = float(variance)
+
     def variance(self) -> float:
-        """The posterior's variance (ux_filter_var): the atoms'; smooth, its binned density's — plus each atom's
-        bin spread, Σ w_i·v_i in order."""
+        """The posterior's variance (ux_filter_var): the atoms'; smooth, the weighed points' of the update that
+        made it (the quadrature density's after a refocus), or before any update its binned density's — the
+        atoms' plus each atom's bin spread, Σ w_i·v_i in order."""
+        if self.smooth and self._var is not None:
+            return self._var
         v = self.posterior.var()
         if self.smooth:
             v = v + _ttr.sequential_sum(self.posterior.w * bin_spreads(self.posterior.x, self.posterior.w))
@@ -327,6 +371,7 @@ class BayesLaplaceFilter:
             atoms = prior_atoms if self._staged else (self.posterior.x, self.posterior.w)
             self._without_evidence(atoms)
             return Status.OUTLIER
+        prior_var = points_variance(*prior_atoms) if self.smooth else math.nan
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
@@ -342,10 +387,14 @@ class BayesLaplaceFilter:
             self.density = replace(self.density, region=region)
         # Smooth: the points' effective count decides, at every update; else the first one's concentration.
         refocus = res.ess < REFOCUS_ESS * self.eta if self.smooth else concentrated
+        if self.smooth:
+            self._var = res.points_var if res.status == Status.OK else prior_var  # a fallback keeps the prior
         if (self.mode == "mixture" or refocus) and self.density.form != "bins" \
                 and self.density.likelihood is not None:
             if self._mixture_posterior() and refocus and first:
                 status = Status.REFOCUSED
+        if self.smooth:
+            self._info = 1.0 - self._var / prior_var if prior_var > 0 and res.status == Status.OK else 0.0
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
         return Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
@@ -353,6 +402,8 @@ class BayesLaplaceFilter:
     def _without_evidence(self, prior_atoms):
         """The prior atoms reduced to η, as a fallback leaves them; the density without a likelihood factor."""
         self._spreads = None
+        if self.smooth and self._staged:  # the prediction's points: their variance, and no information taken
+            self._var, self._info = points_variance(*prior_atoms), 0.0
         self.posterior = reduce_prior(*prior_atoms, self.eta)
         self.log_evidence = 0.0  # nothing observed: p(∅) = 1
         self.density = self._density(self.posterior)
@@ -393,8 +444,11 @@ class BayesLaplaceFilter:
         t, e, log_z, h = q
         px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
         pw = normalise(pw)
+        px, pw, pv = merge_equal(remove_interpolation_variance(px, pw, h), pw, pv)
         self._spreads = pv if self.mode == "mixture" else None
-        self.posterior = Value(remove_interpolation_variance(px, pw, h), pw, self.eta)
+        self.posterior = Value(px, pw, self.eta)
+        if self.smooth:  # the quadrature law's variance: its atoms' and its cells' spreads
+            self._var = self.posterior.var() + _ttr.sequential_sum(pw * pv)
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region,
                                log_z=log_z)
         self.log_evidence = log_z
@@ -449,6 +503,40 @@ class BayesLaplaceFilter:
             posts.append(self.posterior)
             dens.append(self.density)
         return FilterRun(means, vars_, status, posts, evidence, dens, ratio)
+
+
+def merge_equal(x, w, v):
+    """Consecutive equal positions (atoms shrunk within rounding of one another) as one atom: masses added left
+    to right, spreads mass-weighted (ux/filter.c merge_equal)."""
+    xs, ws, vs = [float(x[0])], [float(w[0])], [float(v[0])]
+    for xi, wi, vi in zip(x[1:], w[1:], v[1:]):
+        if xi == xs[-1]:
+            total = ws[-1] + wi
+            vs[-1] = (ws[-1] * vs[-1] + wi * vi) / total
+            ws[-1] = total
+        else:
+            xs.append(float(xi))
+            ws.append(float(wi))
+            vs.append(float(vi))
+    return np.array(xs), np.array(ws), np.array(vs)
+
+
+class _Atoms(NamedTuple):
+    """Positions and weights, as a Value's, without its checks (the kernel's shrunk atoms)."""
+    x: np.ndarray
+    w: np.ndarray
+
+
+def bimodality(d, w, v) -> float:
+    """Sarle's bimodality coefficient (γ² + 1)/κ of the mixture of N(x_i, v_i), d = x − mean, normalised
+    weights w (ux/filter.c bimodality; sums in order): 1/3 for a Gaussian, above 5/9 for a bimodal law."""
+    dd = d * d
+    v2 = _ttr.sequential_sum(w * (dd + v))
+    m3 = _ttr.sequential_sum(w * (dd * d + 3.0 * d * v))
+    m4 = _ttr.sequential_sum(w * (dd * dd + 6.0 * dd * v + 3.0 * v * v))
+    if not m4 > 0:
+        return math.inf
+    return (m3 * m3 / (v2 * v2 * v2) + 1.0) * (v2 * v2) / m4
 
 
 def standard_noise(eta: int) -> Value:

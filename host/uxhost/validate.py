@@ -151,7 +151,7 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
     for i in range(len(z)):
         if given is not None and i > 0:
             prev = given[i - 1]
-            filt.posterior = Value(np.asarray(prev.atoms_x), np.asarray(prev.atoms_w), config.eta)
+            filt.set_posterior(Value(np.asarray(prev.atoms_x), np.asarray(prev.atoms_w), config.eta), prev.var)
         status = filt.step(int(k[i]), observation(z[i]), float(u[i]), predict=i > 0)
         yield int(status), filt.posterior, float(filt.log_evidence), float(filt.variance())
 

@@ -64,7 +64,8 @@ def test_linear_gaussian_density_is_near_the_exact_posterior(eta):
 @pytest.mark.parametrize("name", systems.with_twin())
 def test_density_integrates_to_one(name):
     """Z is the numerator's integral on DENSITY_INTERVALS trapezoid intervals: against a rule 1,500 times
-    finer the density integrates to 1 within 1e-5 at every step (measured: ≤ 6.2e-6), gss included (whose likelihood, much
+    finer the density integrates to 1 within 3e-5 at every step (measured: ≤ 1.3e-5, cubic; 6.2e-6 before the smooth
+    filter's kernel), gss included (whose likelihood, much
     sharper than its predictive, made the update's η²-point evidence off by up to 5.9 nats at η = 16)."""
     model = systems.get(name)
     tr = simulate(model, 12, np.random.default_rng(9))
@@ -73,7 +74,7 @@ def test_density_integrates_to_one(name):
         d = run.densities[i]
         lo, hi = d.support()
         t = np.linspace(lo, hi, 200001)
-        assert np.trapezoid(d.pdf(t), t) == pytest.approx(1.0, abs=1e-5), i
+        assert np.trapezoid(d.pdf(t), t) == pytest.approx(1.0, abs=3e-5), i
 
 
 def test_normaliser_follows_the_likelihood_not_the_updates_points():

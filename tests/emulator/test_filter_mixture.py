@@ -126,7 +126,8 @@ def test_first_posterior_of_a_diffuse_prior_has_kalmans_variance():
 def test_components_carry_the_cells_spread_through_the_transition():
     """Mixture mode: each posterior atom stands for a cell of the law; the next predictive component is
     N(f(x_i, 0), σ² + τ_i²), τ_i the cell's spread carried through f — on lg (f = a·x) τ_i = a·√v_i. The
-    smooth refined filter's carry its atoms' bin spreads the same way."""
+    smooth refined filter's carry its kernel belief's spreads the same way, and that belief (atoms shrunk
+    about their mean, spreads grown) has the posterior's mean and variance."""
     a, q, _ = systems.spec("lg").defaults
     tr = trace("lg", T=3)
     f = ux.BayesLaplaceFilter(systems.get("lg"), 8, "mixture")
@@ -138,10 +139,16 @@ def test_components_carry_the_cells_spread_through_the_transition():
     np.testing.assert_allclose(scales, np.sqrt(q * q + a * a * spreads), rtol=1e-12)
     g = ux.BayesLaplaceFilter(systems.get("lg"), 8, "refined")
     g.step(0, float(tr.z[0]), predict=False)
-    bins = bin_spreads(g.posterior.x, g.posterior.w)
+    g._info = 0.0  # as after an update that took nothing from the variance: the kernel in full
+    belief, v = g._kernel_belief()
+    w = g.posterior.w
+    assert np.all(v > 0) and np.any(belief.x != g.posterior.x)  # the kernel moved variance into the spreads
+    mean = np.sum(w * belief.x)
+    assert mean == pytest.approx(g.posterior.mean(), rel=1e-12)
+    assert np.sum(w * (belief.x - mean) ** 2) + np.sum(w * v) == pytest.approx(g.variance(), rel=1e-12)
     g.predict(1)
-    assert np.all(bins > 0)
-    np.testing.assert_allclose(g._pending[2], np.sqrt(q * q + a * a * bins), rtol=1e-12)
+    np.testing.assert_allclose(g._pending[0], a * belief.x, rtol=1e-12)
+    np.testing.assert_allclose(g._pending[2], np.sqrt(q * q + a * a * v), rtol=1e-12)
 
 
 def test_a_cell_goes_through_f_as_its_two_points():

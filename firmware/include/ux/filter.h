@@ -55,6 +55,15 @@ typedef struct {
  * UX_REFOCUS_ESS·η builds its posterior from the density's quadrature. */
 #define UX_REFOCUS_ESS 2
 
+/* The smooth filter's kernel (docs/semantics.md, "Filter", the kernel): at a predict, UX_KERNEL_SHARE of the
+ * belief's variance moves from between its atoms into every component, at most UX_KERNEL_CAP of the atoms'
+ * own; in full after an update that took nothing from the variance, none after one that took UX_KERNEL_INFO
+ * of it or more, and none for a belief whose bimodality coefficient exceeds UX_KERNEL_BIMODALITY. */
+#define UX_KERNEL_SHARE UX_R(0.3)
+#define UX_KERNEL_CAP UX_R(0.9)
+#define UX_KERNEL_INFO UX_R(0.5)
+#define UX_KERNEL_BIMODALITY UX_R(0.4)
+
 /* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
  * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
  * of its mass, a Laplace e^−40). */
@@ -112,6 +121,8 @@ typedef struct {
     unsigned dens_m;                          /* the last update's m (the density's likelihood factor) */
     ux_real gate;                             /* the innovation gate, standard deviations (ux_filter_set_gate) */
     ux_real test_ratio;                       /* the last update's ν²/S (NaN: not taken) */
+    ux_real post_var;                         /* smooth: the posterior's variance, when has_var */
+    ux_real info;                             /* smooth: the share of the variance the last update took */
     uint8_t gate_outliers;                    /* 1: an observation failing the gate is treated as missing */
     uint8_t fresh;                            /* 1 until the first update */
     uint8_t density;                          /* ux_density_form of the posterior's density */
@@ -123,6 +134,7 @@ typedef struct {
     uint8_t spread;                           /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
     uint8_t smooth;                           /* refined with additive Gaussian process noise ("Filter") */
     uint8_t pending;                          /* the staged prediction's mixture components (smooth) */
+    uint8_t has_var;                          /* smooth: post_var holds the posterior's variance */
 } ux_filter;
 
 /*

@@ -345,7 +345,7 @@ ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_
  * UX_LINEAR_MIN or not finite: the log domain decides then. p: room for count reals, reused as TTR's cells. */
 static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t count,
                               ux_real z, unsigned eta, unsigned n, ux_sources *src, ux_real *p,
-                              const ux_workspace *rest, ux_real *log_evidence, ux_real *ess)
+                              const ux_workspace *rest, ux_real *log_evidence, ux_real *ess, ux_real *spread)
 {
     ux_real top, prior_mass, mass = 0, moment = 0, square = 0;
     ux_arena arena;
@@ -371,6 +371,8 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
             ++kept;
         }
     }
+    if (spread != NULL)
+        *spread = ux_points_var(px, pw, kept);
     ux_value_set(out, px, pw, ux_ttr_summed(px, pw, kept, n, (uint8_t *)(void *)p, mass, moment), eta,
                  ux_sources_fresh(src));
     if (log_evidence != NULL)
@@ -384,12 +386,12 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
                            ux_real *log_evidence)
 {
     ux_real ess;
-    return ux_bayes_laplace_ess(out, obs, px, pw, prior_count, ev, eta, src, ws, log_evidence, &ess);
+    return ux_bayes_laplace_ess(out, obs, px, pw, prior_count, ev, eta, src, ws, log_evidence, &ess, NULL);
 }
 
 ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                                const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
-                               ux_real *log_evidence, ux_real *ess)
+                               ux_real *log_evidence, ux_real *ess, ux_real *spread)
 {
     ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0, square = 0;
     ux_real *ell;
@@ -420,7 +422,7 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
     rest = ux_arena_rest(&arena);
     if (obs->form == UX_LIK_KERNEL && ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
         st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence,
-                          ess);
+                          ess, spread);
         if (st != UX_FALLBACK)
             return st;
     }
@@ -459,6 +461,8 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
             ++kept;
         }
     }
+    if (spread != NULL)
+        *spread = ux_points_var(px, pw, kept);
     ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n, cell), eta, ux_sources_fresh(src));
     /* log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, with the same max subtracted. */
     if (log_evidence != NULL)

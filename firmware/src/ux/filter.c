@@ -196,6 +196,7 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->fresh = 1;
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
+    f->info = UX_R(1.0); /* no kernel before an update has said how much it took */
     f->density = (uint8_t)((prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE) ? UX_DENSITY_PRIOR
                                                                                           : UX_DENSITY_BINS);
     f->model = model; /* set last: a filter with a model is a configured filter */
@@ -216,8 +217,8 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
  * points x_i ± √v_i (the cell's mean and variance): centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ_i²),
  * τ_i = (f₊ − f₋)/2 — the mean and spread of those two images, not f at the mean, which on a curved f lies
  * outside them. 0 when the model does not declare additive Gaussian process noise, or a centre or scale is
- * not finite. */
-static size_t mixture_components(const ux_filter *f, const ux_value *b)
+ * not finite. x may be the centres' own area: each x_i is read before c_i is written. */
+static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_real *w, size_t count)
 {
     ux_model_noises nz;
     ux_model_ctx ctx;
@@ -231,27 +232,98 @@ static size_t mixture_components(const ux_filter *f, const ux_value *b)
     log_sigma = UX_LOG(nz.process.b); /* every σ_i without spreads: one logarithm, not one per atom */
     ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
     args[1] = 0;
-    for (i = 0; i < b->count; ++i) {
+    for (i = 0; i < count; ++i) {
         s[i] = nz.process.b;
         if (f->spread) {
             ux_real r = UX_SQRT(v[i]), up, down, tau;
-            args[0] = b->x[i] + r;
+            args[0] = x[i] + r;
             up = f->model->code->transition(args, &ctx);
-            args[0] = b->x[i] - r;
+            args[0] = x[i] - r;
             down = f->model->code->transition(args, &ctx);
             c[i] = (up + down) * UX_R(0.5) + nz.process.a;
             tau = (up - down) * UX_R(0.5);
             s[i] = UX_SQRT(s[i] * s[i] + tau * tau);
         } else {
-            args[0] = b->x[i];
+            args[0] = x[i];
             c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
         }
         /* once here, not at every point the density is read */
-        lw[i] = UX_LOG(b->w[i]) - (f->spread ? UX_LOG(s[i]) : log_sigma);
+        lw[i] = UX_LOG(w[i]) - (f->spread ? UX_LOG(s[i]) : log_sigma);
         if (!ux_finite(c[i]) || !ux_finite(s[i]))
             return 0;
     }
-    return b->count;
+    return count;
+}
+
+/* Sarle's bimodality coefficient (γ² + 1)/κ of the mixture of N(x_i, v_i) about its mean m (sums in order):
+ * 1/3 for a Gaussian, above 5/9 for a bimodal law; ∞ when the fourth moment is not positive. */
+static ux_real bimodality(const ux_value *b, ux_real m, const ux_real *v)
+{
+    ux_real v2 = 0, m3 = 0, m4 = 0;
+    size_t i;
+    for (i = 0; i < b->count; ++i) {
+        ux_real d = b->x[i] - m, dd = d * d;
+        ux_real p2 = b->w[i] * (dd + v[i]);
+        ux_real p3 = b->w[i] * (dd * d + UX_R(3.0) * d * v[i]);
+        ux_real p4 = b->w[i] * (dd * dd + UX_R(6.0) * dd * v[i] + UX_R(3.0) * v[i] * v[i]);
+        v2 = v2 + p2;
+        m3 = m3 + p3;
+        m4 = m4 + p4;
+    }
+    if (!(m4 > 0))
+        return UX_INF;
+    return (m3 * m3 / (v2 * v2 * v2) + UX_R(1.0)) * (v2 * v2) / m4;
+}
+
+/* The share of the belief's variance the kernel moves into its components (docs/semantics.md, "Filter"):
+ * UX_KERNEL_SHARE·clamp(1 − info / UX_KERNEL_INFO, 0, 1). */
+static ux_real kernel_share(const ux_filter *f)
+{
+    ux_real t = UX_R(1.0) - f->info / UX_KERNEL_INFO;
+    t = t > 0 ? t : UX_R(0.0);
+    t = t < 1 ? t : UX_R(1.0);
+    return UX_KERNEL_SHARE * t;
+}
+
+/* The belief the smooth predict carries through the transition (docs/semantics.md, "Filter", the kernel):
+ * each atom's bin spread, scaled so that they add up to the posterior's variance less the atoms' own (when
+ * known), into v; then, unless the update took much of the variance or the belief is bimodal, the kernel
+ * h² moved from between the atoms into every spread: positions m + a·(x_i − m), a = √(1 − h²/B), into x. */
+static void kernel_belief(const ux_filter *f, const ux_value *b, ux_real *x, ux_real *v)
+{
+    ux_real m = ux_mean(b), between = 0, alpha = kernel_share(f), a = UX_R(1.0), h2 = 0;
+    size_t i, n = b->count;
+    int kernel = 0;
+    bin_spreads(b, v);
+    for (i = 0; i < n; ++i) {
+        ux_real d = b->x[i] - m, p = b->w[i] * (d * d);
+        between = between + p;
+    }
+    if (f->has_var) {
+        ux_real within = f->post_var - between, total = 0;
+        within = within < 0 ? UX_R(0.0) : within;
+        for (i = 0; i < n; ++i) {
+            ux_real p = b->w[i] * v[i];
+            total = total + p;
+        }
+        for (i = 0; i < n; ++i)
+            v[i] = total > 0 ? v[i] * (within / total) : within;
+    }
+    if (alpha > 0 && between > 0 && bimodality(b, m, v) <= UX_KERNEL_BIMODALITY) {
+        ux_real spread = 0, cap = UX_KERNEL_CAP * between;
+        for (i = 0; i < n; ++i) {
+            ux_real p = b->w[i] * v[i];
+            spread = spread + p;
+        }
+        h2 = alpha * (between + spread);
+        h2 = cap < h2 ? cap : h2;
+        a = UX_SQRT(UX_R(1.0) - h2 / between);
+        kernel = 1;
+    }
+    for (i = 0; i < n; ++i) {
+        x[i] = kernel ? m + a * (b->x[i] - m) : b->x[i];
+        v[i] = kernel ? v[i] + h2 : v[i];
+    }
 }
 
 /* The smooth filter's predictive points (docs/semantics.md, "Filter"): the belief's atoms with their bins'
@@ -262,9 +334,9 @@ static ux_status smooth_points(ux_filter *f, const ux_value *belief, ux_real *x,
 {
     const ux_real *c = area(f, A_C), *s = area(f, A_S);
     size_t i, j, n = 0, components;
-    bin_spreads(belief, area(f, A_V));
+    kernel_belief(f, belief, area(f, A_C), area(f, A_V));
     f->spread = 1;
-    components = mixture_components(f, belief);
+    components = mixture_components(f, area(f, A_C), belief->w, belief->count);
     if (components == 0)
         return UX_ERR_DOMAIN;
     for (i = 0; i < components; ++i)
@@ -389,7 +461,7 @@ static ux_status no_evidence(ux_filter *f)
     }
     /* Its density is the predictive mixture (or the prior's) without a likelihood factor. */
     if (f->staged > 0) {
-        size_t components = f->smooth ? f->pending : mixture_components(f, &f->posterior);
+        size_t components = f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
         f->density = (uint8_t)(components > 0 ? UX_DENSITY_MIXTURE : UX_DENSITY_BINS);
         f->dens_count = (uint8_t)components;
     } else if (!(f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))) {
@@ -399,6 +471,11 @@ static ux_status no_evidence(ux_filter *f)
     f->dens_norm_ready = 0;
     f->dens_region = 0;
     f->spread = 0;
+    if (f->smooth && f->staged > 0) { /* the prediction's points: their variance, and no information taken */
+        f->post_var = ux_points_var(x, w, count);
+        f->info = UX_R(0.0);
+        f->has_var = 1;
+    }
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
     f->fresh = 0;
     f->staged = 0;
@@ -450,12 +527,12 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_model_ctx ctx;
     ux_workspace rest;
     ux_status st;
-    ux_real log_evidence, ess;
+    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN;
     size_t count;
     unsigned k;
     int predicted, refocus;
     size_t components = 0;
-    int first, concentrated = 0, outlier;
+    int first, concentrated = 0, outlier, weighed;
     ux_real ratio = (ux_real)NAN;
     ux_innovation sums;
     int fused;
@@ -510,12 +587,14 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
     if (predicted && J <= f->eta)
-        components = f->smooth ? f->pending : mixture_components(f, &f->posterior);
+        components = f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
     rest = scratch(f);
+    if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
+        prior_var = ux_points_var(staged_x(f), staged_w(f), count);
     /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
      * (one value less on the stack). */
     st = ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
-                              &log_evidence, &ess);
+                              &log_evidence, &ess, f->smooth ? &spread : NULL);
     if (st < 0) {
         /* The areas may no longer hold the previous posterior's mixture (mixture_components may have
          * written some centres before it met a non-finite one). */
@@ -536,6 +615,11 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     f->dens_norm_ready = 0;
     f->dens_region = 0;
     f->spread = 0; /* the update's own posterior has no cell spreads; mixture_posterior's has */
+    weighed = st == UX_OK;
+    if (f->smooth) { /* a fallback keeps the prior atoms: their variance */
+        f->post_var = weighed ? spread : prior_var;
+        f->has_var = 1;
+    }
     if (f->density != UX_DENSITY_BINS) {
         memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
         memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
@@ -550,6 +634,8 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
             refocus && first)
             st = UX_REFOCUSED;
     }
+    if (f->smooth)
+        f->info = prior_var > 0 && weighed ? UX_R(1.0) - f->post_var / prior_var : UX_R(0.0);
     f->fresh = 0;
     f->staged = 0;
     if (fused) {
@@ -689,6 +775,28 @@ static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t c
     scale = scale > 0 ? UX_SQRT(scale / var) : 0;
     for (i = 0; i < count; ++i)
         x[i] = mean + (x[i] - mean) * scale;
+}
+
+/* Consecutive equal positions (atoms shrunk within rounding of one another) as one atom: masses added left to
+ * right, spreads (unless v is NULL) mass-weighted. Returns the count. */
+static size_t merge_equal(ux_real *x, ux_real *w, ux_real *v, size_t count)
+{
+    size_t i, out = 0;
+    for (i = 0; i < count; ++i) {
+        if (out > 0 && x[i] == x[out - 1]) {
+            ux_real total = w[out - 1] + w[i];
+            if (v != NULL)
+                v[out - 1] = (w[out - 1] * v[out - 1] + w[i] * v[i]) / total;
+            w[out - 1] = total;
+            continue;
+        }
+        x[out] = x[i];
+        w[out] = w[i];
+        if (v != NULL)
+            v[out] = v[i];
+        ++out;
+    }
+    return out;
 }
 
 /* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
@@ -910,7 +1018,7 @@ static ux_real density_log_norm(const ux_filter *f)
 static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
-    ux_real *ell, *e, lo, hi, h, out;
+    ux_real *ell, *e, lo, hi, h, out, *spreads;
     size_t count;
 
     if (!node_arrays(f, &ell, &e, &rest))
@@ -920,10 +1028,21 @@ static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
-    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w,
-                          f->mode == UX_MODE_MIXTURE ? area(f, A_V) : NULL);
+    spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? area(f, A_V) : NULL;
+    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w, spreads);
     ux_normalise(f->posterior.w, count);
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
+    count = merge_equal(f->posterior.x, f->posterior.w, spreads, count);
+    if (f->smooth) { /* the quadrature law's variance: its atoms' and its cells' spreads */
+        ux_real within = 0, *v = area(f, A_V);
+        size_t i;
+        f->posterior.count = (uint32_t)count;
+        for (i = 0; i < count; ++i) {
+            ux_real p = f->posterior.w[i] * v[i];
+            within = within + p;
+        }
+        f->post_var = ux_var(&f->posterior) + within;
+    }
     f->posterior.count = (uint32_t)count;
     f->posterior.eta = f->eta;
     f->dens_lo = lo;
@@ -1022,6 +1141,8 @@ double ux_filter_var(const ux_filter *f)
     uint32_t i;
     if (!f->smooth)
         return (double)v;
+    if (f->has_var)
+        return (double)f->post_var;
     s = area(f, A_V);
     bin_spreads(&f->posterior, s);
     for (i = 0; i < f->posterior.count; ++i)

@@ -144,10 +144,15 @@ static inline ux_real ux_linear_top(const ux_real *w, const ux_real *p, size_t c
 size_t ux_ttr_summed(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell, ux_real W, ux_real S);
 /* ux_bayes_laplace that also writes the weighed atoms' effective count (Σ w')²/Σ w'² to *ess (NaN on a
  * fallback): how many of the prior atoms the likelihood left to carry the posterior (docs/semantics.md,
- * "Filter", smooth refined). */
+ * "Filter", smooth refined); and, unless `spread` is NULL, their variance before TTR (ux_points_var; untouched
+ * on a fallback). */
 ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                                const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
-                               ux_real *log_evidence, ux_real *ess);
+                               ux_real *log_evidence, ux_real *ess, ux_real *spread);
+
+/* Variance of `count` weighted points (weights > 0, not necessarily normalised), sums in order:
+ * Σ w·(x − m)² / Σ w, m = Σ w·x / Σ w. */
+ux_real ux_points_var(const ux_real *x, const ux_real *w, size_t count);
 
 /* ux_reduce of points already known to be finite with weights > 0 (a lift's): without its ux_compact pass. */
 ux_status ux_reduce_valid(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,

@@ -27,6 +27,23 @@ ux_real ux_var(const ux_value *v)
     return s;
 }
 
+ux_real ux_points_var(const ux_real *x, const ux_real *w, size_t count)
+{
+    ux_real mass = 0, moment = 0, s = 0, mean;
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        ux_real p = w[i] * x[i];
+        mass = mass + w[i];
+        moment = moment + p;
+    }
+    mean = moment / mass;
+    for (i = 0; i < count; ++i) {
+        ux_real d = x[i] - mean, p = w[i] * (d * d);
+        s = s + p;
+    }
+    return s / mass;
+}
+
 /* base^k as the reference computes it: the square as one product, other powers through pow. */
 static ux_real power(ux_real base, unsigned k)
 {

@@ -108,7 +108,15 @@ size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsi
         ux_real mass, moment, second;
         cell_integrals(e, nodes, lo, h, edges[i], edges[i + 1], &k, &mass, &moment, v != NULL ? &second : NULL);
         if (mass > 0) {
-            x[out] = cell_mean(edges[i], edges[i + 1], mass, moment);
+            ux_real xi = cell_mean(edges[i], edges[i + 1], mass, moment);
+            if (out > 0 && xi == x[out - 1]) { /* cells narrower than rounding: one atom, as TTR merges */
+                ux_real total = w[out - 1] + mass;
+                if (v != NULL)
+                    v[out - 1] = (w[out - 1] * v[out - 1] + mass * cell_spread(mass, moment, second)) / total;
+                w[out - 1] = total;
+                continue;
+            }
+            x[out] = xi;
             w[out] = mass;
             if (v != NULL)
                 v[out] = cell_spread(mass, moment, second);
