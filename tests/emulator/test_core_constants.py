@@ -1,0 +1,33 @@
+"""The filter's tuning constants are written twice, in ux/filter.h for the C core and in uxemu.filter for the
+reference; C = reference bit for bit holds only while they agree, so this reads the header and compares."""
+import re
+from pathlib import Path
+
+import pytest
+
+from uxemu import filter as uxfilter
+
+HEADER = Path(__file__).resolve().parents[2] / "firmware" / "include" / "ux" / "filter.h"
+PAIRS = {  # C macro -> reference constant
+    "UX_OUTLIER_GATE": "OUTLIER_GATE",
+    "UX_REFOCUS_ESS": "REFOCUS_ESS",
+    "UX_KERNEL_SHARE": "KERNEL_SHARE",
+    "UX_KERNEL_CAP": "KERNEL_CAP",
+    "UX_KERNEL_INFO": "KERNEL_INFO",
+    "UX_KERNEL_BIMODALITY": "KERNEL_BIMODALITY",
+    "UX_REFOCUS_ROUNDS": "REFOCUS_ROUNDS",
+    "UX_REGION_NODES": "REGION_NODES",
+    "UX_NODE_RESOLUTION": "NODE_RESOLUTION",
+    "UX_COMPONENT_SPAN": "COMPONENT_SPAN",
+}
+
+
+def header_value(name: str) -> float:
+    m = re.search(rf"^#define {name} +(?:UX_R\()?([-+0-9.eE]+)\)?", HEADER.read_text(), re.MULTILINE)
+    assert m, f"{name} is not defined as a number in {HEADER}"
+    return float(m.group(1))
+
+
+@pytest.mark.parametrize("c_name, py_name", PAIRS.items())
+def test_the_reference_uses_the_cores_constant(c_name, py_name):
+    assert header_value(c_name) == getattr(uxfilter, py_name)
