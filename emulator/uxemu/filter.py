@@ -37,6 +37,9 @@ REGION_NODES = 32
 NODE_RESOLUTION = 1024
 COMPONENT_SPAN = 0.5
 EPS = float(np.finfo(np.float64).eps)
+# The quadrature posterior's cells sum squares of their positions: nodes beyond √(largest double)/1024
+# would overflow them, so such an update keeps its own posterior (ux/filter.c within_moment_reach).
+MOMENT_REACH = math.sqrt(float(np.finfo(np.float64).max)) / 1024.0
 # The innovation gate's default, in standard deviations of the predictive law of one observation
 # (ux/filter.h UX_OUTLIER_GATE; docs/semantics.md, "Innovation gate").
 OUTLIER_GATE = 5.0
@@ -442,6 +445,8 @@ class BayesLaplaceFilter:
         if q is None:
             return False
         t, e, log_z, h = q
+        if not (abs(t[0]) < MOMENT_REACH and abs(t[-1]) < MOMENT_REACH):
+            return False
         px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
         pw = normalise(pw)
         px, pw, pv = merge_equal(remove_interpolation_variance(px, pw, h), pw, pv)

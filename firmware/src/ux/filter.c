@@ -1010,6 +1010,14 @@ static ux_real density_log_norm(const ux_filter *f)
     return ux_finite(out) ? out : f->log_evidence;
 }
 
+/* The quadrature posterior's cells sum squares of their positions: a region whose nodes reach beyond
+ * √(largest real)/1024 would overflow them (a prior of scale 1e219), so its update keeps its own posterior. */
+static int within_moment_reach(ux_real first, ux_real last)
+{
+    ux_real reach = UX_SQRT(UX_REAL_MAX) / UX_R(1024.0);
+    return UX_FABS(first) < reach && UX_FABS(last) < reach;
+}
+
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
  * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
  * variance; its region becomes the density's support and its log Z the step's evidence, written to
@@ -1024,7 +1032,7 @@ static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
     if (!node_arrays(f, &ell, &e, &rest))
         return 0;
     out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
-    if (!ux_finite(out))
+    if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */

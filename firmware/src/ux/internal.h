@@ -31,6 +31,7 @@
 #define UX_FABS fabsf
 #define UX_EPS 1.1920928955078125e-07f
 #define UX_NORMAL_MIN FLT_MIN
+#define UX_REAL_MAX FLT_MAX
 #define UX_LINEAR_MIN 0x1p-90f /* see UX_LINEAR_MIN below */
 #else
 #define UX_EXP exp
@@ -46,6 +47,7 @@
 #define UX_FABS fabs
 #define UX_EPS 2.220446049250313e-16
 #define UX_NORMAL_MIN DBL_MIN /* the smallest normal real */
+#define UX_REAL_MAX DBL_MAX
 /* The smallest likelihood taken in the linear domain — a sum over inner-noise atoms, the largest
  * likelihood of a point update (bayes.c, joint_bayes.c, docs/semantics.md "BayesLaplace"): far above the
  * subnormals, so the terms that underflow to 0 (at most UX_MAX_ETA of them, each below the smallest normal)
