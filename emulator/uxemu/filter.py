@@ -497,7 +497,9 @@ class BayesLaplaceFilter:
         return self.update(atoms, evidence, m)
 
     def run(self, trace) -> FilterRun:
-        """Every row of the trace; a NaN z is a missing observation (a predict-only step)."""
+        """Every row of the trace (anything with arrays k, u, z, or a plain sequence of observations z read
+        as k = 0, 1, …, u = 0); a NaN z is a missing observation (a predict-only step)."""
+        trace = as_trace(trace)
         T = len(trace.z)
         means, vars_, status, posts, dens = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], []
         evidence, ratio = np.empty(T), np.empty(T)
@@ -567,10 +569,28 @@ def observation(z: float) -> float | None:
     return None if np.isnan(z) else z
 
 
+class _Observations(NamedTuple):
+    k: np.ndarray
+    u: np.ndarray
+    z: np.ndarray
+
+
+def as_trace(trace):
+    """A trace as given (anything with arrays k, u, z), or a plain 1-D sequence of observations read as
+    k = 0, 1, … and u = 0 (NaN: missing)."""
+    if all(hasattr(trace, name) for name in ("k", "u", "z")):
+        return trace
+    z = np.asarray(trace, dtype=np.float64)
+    if z.ndim != 1:
+        raise ValueError(f"observations must be a 1-D array (one scalar per step), got shape {z.shape}")
+    return _Observations(np.arange(z.size), np.zeros(z.size), z)
+
+
 def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refined",
                likelihood: str = "kernel", prior=None, gate: float = OUTLIER_GATE,
                gate_outliers: bool = False) -> FilterRun:
-    """Filter a whole trace (anything with arrays k, u, z) and return means, variances, statuses."""
+    """Filter a whole trace (anything with arrays k, u, z, or a plain array of observations z with
+    k = 0, 1, … and u = 0) and return means, variances, statuses."""
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers).run(trace)
 
 

@@ -90,3 +90,15 @@ def test_too_few_points_take_the_quadrature_and_say_so_only_at_the_first_update(
     assert res.ess >= REFOCUS_ESS * 16
     f.update(atoms, float(tr.z[1]))
     assert f.log_evidence == res.log_evidence
+
+
+def test_run_filter_takes_a_plain_array_of_observations():
+    """A 1-D array is a trace with k = 0, 1, … and u = 0: the same bits as the Trace spelled out."""
+    model = systems.get("lg")
+    z = np.array([0.3, -0.1, np.nan, 0.4])
+    spelled = ux.run_filter(model, ux.Trace(np.arange(4), np.zeros(4), z), 8)
+    plain = ux.run_filter(model, z, 8)
+    np.testing.assert_array_equal(plain.mean, spelled.mean)
+    np.testing.assert_array_equal(plain.var, spelled.var)
+    with pytest.raises(ValueError, match="1-D"):
+        ux.run_filter(model, np.zeros((3, 2)), 8)
