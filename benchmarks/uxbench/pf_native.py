@@ -1,6 +1,8 @@
 """ctypes bindings of the filtering benchmark's C code in libuxbench.so (`make bench-lib`).
 
 - `run_pf`: the bootstrap particle filter of benchmarks/c/src/pf.c over a registered system;
+- `run_pf_fast`: the same filter as a tuned loop per system (benchmarks/c/src/pf_fast.c: sv, gss, cubic,
+  lg), inner noise sampled once per particle;
 - `run_ux`: a whole trace through the ux filter in one C call (benchmarks/c/src/ux_run.c);
 - `run_kf`: the EKF, the UKF or the EKF on log y² of benchmarks/c/src/kf.c (uxbench/kf.h) over a
   registered system.
@@ -119,6 +121,11 @@ class BenchLib:
         lib.uxb_pf_run.restype = C.c_int
         lib.uxb_pf_run.argtypes = [C.POINTER(_PFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
                                    C.POINTER(_PFOutput), self.nat.Workspace]
+        lib.uxb_pf_fast_workspace_bytes.restype = C.c_size_t
+        lib.uxb_pf_fast_workspace_bytes.argtypes = [C.c_size_t]
+        lib.uxb_pf_fast_run.restype = C.c_int
+        lib.uxb_pf_fast_run.argtypes = lib.uxb_pf_run.argtypes
+        lib.uxb_pf_fast_supports.restype, lib.uxb_pf_fast_supports.argtypes = C.c_int, [C.c_void_p]
         lib.uxb_ux_run.restype = C.c_int
         lib.uxb_ux_run.argtypes = [C.c_void_p, C.POINTER(self.nat.FilterConfig), self.nat.Workspace, C.c_void_p,
                                    C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(_UXOutput)]
@@ -150,6 +157,19 @@ class BenchLib:
     def run_pf(self, system_id: int, k, u, z, n: int, seed: int, particles: bool = True, params=None,
                prior=None, inner_eta: int = 64) -> PFRun:
         """The bootstrap PF with n particles over a trace; `particles=False` skips the (T, n) sets."""
+        return self._pf("uxb_pf_run", system_id, k, u, z, n, seed, particles, params, prior, inner_eta)
+
+    def pf_fast_supports(self, system_id: int) -> bool:
+        """Whether `run_pf_fast` has a tuned loop for this system."""
+        return bool(self.lib.uxb_pf_fast_supports(C.cast(self.nat.model(system_id), C.c_void_p)))
+
+    def run_pf_fast(self, system_id: int, k, u, z, n: int, seed: int, particles: bool = True, params=None,
+                    prior=None) -> PFRun:
+        """The tuned bootstrap PF (pf_fast.c) with n particles over a trace: the same filter as `run_pf`
+        in distribution (another random stream; inner noise sampled, not integrated)."""
+        return self._pf("uxb_pf_fast_run", system_id, k, u, z, n, seed, particles, params, prior, 0)
+
+    def _pf(self, fn: str, system_id: int, k, u, z, n, seed, particles, params, prior, inner_eta) -> PFRun:
         k, u, z = self._trace_arrays(k, u, z)
         T = z.size
         model = self.nat.model(system_id)
@@ -162,13 +182,14 @@ class BenchLib:
                     log_evidence=np.empty(T))
         out = _PFOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.ess), _ptr(run.fallback), _ptr(run.x), _ptr(run.w),
                         _ptr(run.log_evidence))
-        nbytes = int(self.lib.uxb_pf_workspace_bytes(n))
+        nbytes = int(getattr(self.lib, fn.replace("_run", "_workspace_bytes"))(n))
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
+        call = getattr(self.lib, fn)
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_pf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
+        st = call(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
-        self.nat._check(st, "uxb_pf_run")
+        self.nat._check(st, fn)
         run.fallback = run.fallback.astype(bool)
         return run
 
