@@ -438,6 +438,13 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     return UX_OK;
 }
 
+/* The smooth filter's posterior variance, state beside its atoms (docs/semantics.md, "Filter"). */
+static void set_posterior_var(ux_filter *f, ux_real v)
+{
+    f->post_var = v;
+    f->has_var = 1;
+}
+
 /* A step without observation: the prior of the update (the staged prediction, or the current belief)
  * reduced to η atoms and normalised, exactly as a fallback leaves it. */
 static ux_status no_evidence(ux_filter *f)
@@ -472,9 +479,8 @@ static ux_status no_evidence(ux_filter *f)
     f->dens_region = 0;
     f->spread = 0;
     if (f->smooth && f->staged > 0) { /* the prediction's points: their variance, and no information taken */
-        f->post_var = ux_points_var(x, w, count);
+        set_posterior_var(f, ux_points_var(x, w, count));
         f->info = UX_R(0.0);
-        f->has_var = 1;
     }
     ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
     f->fresh = 0;
@@ -518,6 +524,101 @@ static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
 __attribute__((noinline)) static int mixture_posterior(ux_filter *f, ux_real *log_evidence);
 __attribute__((noinline)) static int first_region(ux_filter *f);
 
+/* The evidence as reals (omega NULL: equal weights), checked before the staged prior is touched, so that a
+ * rejected update changes nothing: UX_ERR_ARG without z or with J outside 1..UX_MAX_ETA, UX_ERR_DOMAIN for
+ * m = 0 or a value that is not finite (or a weight not > 0). */
+static ux_status read_evidence(const double *z, const double *omega, unsigned J, unsigned m, ux_real *zr,
+                               ux_real *wr)
+{
+    unsigned k;
+    if (z == NULL || J < 1 || J > UX_MAX_ETA)
+        return UX_ERR_ARG;
+    if (m < 1)
+        return UX_ERR_DOMAIN;
+    for (k = 0; k < J; ++k) {
+        zr[k] = (ux_real)z[k];
+        wr[k] = omega != NULL ? (ux_real)omega[k] : (J == 1 ? UX_R(1.0) : UX_R(1.0) / (ux_real)J);
+        if (!ux_finite(zr[k]) || !ux_finite(wr[k]) || !(wr[k] > 0))
+            return UX_ERR_DOMAIN;
+    }
+    return UX_OK;
+}
+
+/* The update's prior atoms into the staged area: the staged prediction, the prior law at the first update
+ * (first_prior_atoms; not in paper mode), or the current belief. Returns their count. */
+static size_t stage_update_prior(ux_filter *f)
+{
+    size_t count = f->staged;
+    if (count == 0 && f->fresh && f->mode != UX_MODE_PAPER)
+        count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
+    if (count == 0) {
+        memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
+        memcpy(staged_w(f), f->posterior.w, f->posterior.count * sizeof(ux_real));
+        count = f->posterior.count;
+    }
+    return count;
+}
+
+/* The form of the posterior's density after an update (docs/semantics.md, "Filter density"). */
+static uint8_t update_density_form(const ux_filter *f, unsigned J, int predicted, size_t components)
+{
+    if (J > f->eta)
+        return UX_DENSITY_BINS;
+    if (predicted && components > 0)
+        return UX_DENSITY_MIXTURE;
+    if (!predicted && f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))
+        return UX_DENSITY_PRIOR;
+    return UX_DENSITY_BINS;
+}
+
+/* An update whose density has a quadrature keeps its evidence for it, and in mixture mode — or when it must
+ * refocus (smooth: fewer than UX_REFOCUS_ESS·η effective points; else the first update's concentration) —
+ * takes its posterior from that quadrature (mixture_posterior, which writes *log_evidence). Returns the
+ * update's status: UX_REFOCUSED for a first update so refocused, else `st`. */
+static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real *zr, const ux_real *wr, unsigned J,
+                                      unsigned m, int first, ux_real ess, ux_real *log_evidence)
+{
+    int concentrated = 0, refocus;
+    if (f->density == UX_DENSITY_BINS)
+        return st;
+    memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
+    memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
+    f->dens_J = (uint8_t)J;
+    f->dens_m = m;
+    f->dens_lik = st == UX_OK;
+    if (first && f->mode != UX_MODE_PAPER && f->density == UX_DENSITY_PRIOR && f->dens_lik)
+        concentrated = first_region(f);
+    refocus = f->smooth ? ess < (ux_real)(UX_REFOCUS_ESS * f->eta) : concentrated;
+    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->dens_lik && mixture_posterior(f, log_evidence) && refocus &&
+        first)
+        return UX_REFOCUSED;
+    return st;
+}
+
+/* The predictive mixture's components the update's density reads (none unless a prediction is staged and the
+ * evidence fits the density's areas), from the belief the predict lifted, which the update will replace. */
+static size_t update_components(ux_filter *f, int predicted, unsigned J)
+{
+    if (!predicted || J > f->eta)
+        return 0;
+    return f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
+}
+
+/* The innovation gate (ux_filter_set_gate) on the prior atoms: taken by BayesLaplace's own kernel calls where
+ * the kernel has no inner noise and nothing waits on it (returns 1: *ratio is finished after BayesLaplace from
+ * sums); else first, in a pass of its own (same sums) into *ratio (returns 0). */
+static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *sums, size_t count,
+                      const ux_evidence *ev, ux_real *ratio)
+{
+    int fused = !f->gate_outliers && obs->form == UX_LIK_KERNEL && obs->inner == NULL;
+    memset(sums, 0, sizeof *sums);
+    sums->w = staged_w(f);
+    obs->innovation = fused ? sums : NULL;
+    if (!fused)
+        *ratio = ux_innovation_ratio(obs, staged_x(f), staged_w(f), count, ev);
+    return fused;
+}
+
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
     ux_real zr[UX_MAX_ETA], wr[UX_MAX_ETA];
@@ -527,15 +628,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_model_ctx ctx;
     ux_workspace rest;
     ux_status st;
-    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN;
-    size_t count;
-    unsigned k;
-    int predicted, refocus;
-    size_t components = 0;
-    int first, concentrated = 0, outlier, weighed;
-    ux_real ratio = (ux_real)NAN;
+    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN, ratio = (ux_real)NAN;
+    size_t count, components = 0;
+    int predicted, first, outlier, fused, weighed;
     ux_innovation sums;
-    int fused;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -543,41 +639,19 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->test_ratio = (ux_real)NAN;
         return no_evidence(f);
     }
-    if (z == NULL || J < 1 || J > UX_MAX_ETA)
-        return UX_ERR_ARG;
-    if (m < 1)
-        return UX_ERR_DOMAIN;
-    /* Evidence is checked before the staged prior is touched, so a rejected update changes nothing. */
-    for (k = 0; k < J; ++k) {
-        zr[k] = (ux_real)z[k];
-        wr[k] = omega != NULL ? (ux_real)omega[k] : (J == 1 ? UX_R(1.0) : UX_R(1.0) / (ux_real)J);
-        if (!ux_finite(zr[k]) || !ux_finite(wr[k]) || !(wr[k] > 0))
-            return UX_ERR_DOMAIN;
-    }
+    st = read_evidence(z, omega, J, m, zr, wr);
+    if (st != UX_OK)
+        return st;
     predicted = f->staged > 0;
     first = !predicted && f->fresh;
-    count = f->staged;
-    if (count == 0 && f->fresh && f->mode != UX_MODE_PAPER) /* the first update: see first_prior_atoms */
-        count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
-    if (count == 0) {
-        memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
-        memcpy(staged_w(f), f->posterior.w, f->posterior.count * sizeof(ux_real));
-        count = f->posterior.count;
-    }
+    count = stage_update_prior(f);
 
     observation(f, &ctx, noise, &obs);
     ev.z = zr;
     ev.omega = wr;
     ev.count = J;
     ev.m = m;
-    /* The innovation gate (ux_filter_set_gate) on the prior atoms: taken by BayesLaplace's own kernel calls where
-     * the kernel has no inner noise and nothing waits on it; else first, in a pass of its own (same sums). */
-    fused = !f->gate_outliers && obs.form == UX_LIK_KERNEL && obs.inner == NULL;
-    memset(&sums, 0, sizeof sums);
-    sums.w = staged_w(f);
-    obs.innovation = fused ? &sums : NULL;
-    if (!fused)
-        ratio = ux_innovation_ratio(&obs, staged_x(f), staged_w(f), count, &ev);
+    fused = gate_start(f, &obs, &sums, count, &ev, &ratio);
     outlier = ratio > f->gate * f->gate;
     if (outlier && f->gate_outliers) { /* treated as missing: the staged prior (or the belief), not the first's */
         no_evidence(f);
@@ -585,9 +659,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->last = UX_OUTLIER;
         return UX_OUTLIER;
     }
-    /* The mixture is read from the belief the predict lifted, which the update is about to replace. */
-    if (predicted && J <= f->eta)
-        components = f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
+    components = update_components(f, predicted, J);
     rest = scratch(f);
     if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
         prior_var = ux_points_var(staged_x(f), staged_w(f), count);
@@ -602,39 +674,16 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
             f->density = UX_DENSITY_BINS;
         return st;
     }
-    /* The posterior's density (docs/semantics.md, "Filter density"). */
-    if (J > f->eta)
-        f->density = UX_DENSITY_BINS;
-    else if (predicted && components > 0)
-        f->density = UX_DENSITY_MIXTURE;
-    else if (!predicted && f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))
-        f->density = UX_DENSITY_PRIOR;
-    else
-        f->density = UX_DENSITY_BINS;
+    weighed = st == UX_OK;
+    f->density = update_density_form(f, J, predicted, components);
     f->dens_count = (uint8_t)components;
     f->dens_norm_ready = 0;
     f->dens_region = 0;
     f->spread = 0; /* the update's own posterior has no cell spreads; mixture_posterior's has */
-    weighed = st == UX_OK;
-    if (f->smooth) { /* a fallback keeps the prior atoms: their variance */
-        f->post_var = weighed ? spread : prior_var;
-        f->has_var = 1;
-    }
-    if (f->density != UX_DENSITY_BINS) {
-        memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
-        memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
-        f->dens_J = (uint8_t)J;
-        f->dens_m = m;
-        f->dens_lik = st == UX_OK;
-        if (first && f->mode != UX_MODE_PAPER && f->density == UX_DENSITY_PRIOR && f->dens_lik)
-            concentrated = first_region(f);
-        /* Smooth: the points' effective count decides, at every update; else the first one's concentration. */
-        refocus = f->smooth ? ess < (ux_real)(UX_REFOCUS_ESS * f->eta) : concentrated;
-        if ((f->mode == UX_MODE_MIXTURE || refocus) && f->dens_lik && mixture_posterior(f, &log_evidence) &&
-            refocus && first)
-            st = UX_REFOCUSED;
-    }
-    if (f->smooth)
+    if (f->smooth) /* a fallback keeps the prior atoms: their variance */
+        set_posterior_var(f, weighed ? spread : prior_var);
+    st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, &log_evidence);
+    if (f->smooth) /* the share of the variance this update took (after a refocus: the quadrature's) */
         f->info = prior_var > 0 && weighed ? UX_R(1.0) - f->post_var / prior_var : UX_R(0.0);
     f->fresh = 0;
     f->staged = 0;
