@@ -45,13 +45,29 @@ class QemuError(RuntimeError):
 
 
 def all_boards() -> list[str]:
-    """Every board folder of boards/ (a board.mk), emulated or not."""
+    """Every board folder of boards/ (one with a board.mk), emulated or not — the Makefile's BOARDS, and
+    what --board accepts on every verb: a board added as a folder is known everywhere at once."""
     return sorted(p.parent.name for p in BOARDS_DIR.glob("*/board.mk"))
 
 
 def boards() -> list[str]:
     """Boards that run under QEMU: folders of boards/ whose board.mk names a QEMU machine."""
-    return sorted(p.parent.name for p in BOARDS_DIR.glob("*/board.mk") if _board_var(p.parent.name, "QEMU_MACHINE"))
+    return [board for board in all_boards() if emulated(board)]
+
+
+def emulated(board: str) -> bool:
+    """Whether QEMU runs `board`: its board.mk names a QEMU machine (a hardware board's does not)."""
+    return _board_var(board, "QEMU_MACHINE") is not None
+
+
+def require_emulated(board: str, instead: str) -> None:
+    """Refuses, before any work, a board that QEMU cannot boot, as one line ending in `instead` (what to do
+    rather: a verb that also takes --port says to use it). Without it a hardware board would fail later,
+    inside QEMU's start, with a message about board.mk variables."""
+    if board not in all_boards():
+        raise UserError(f"no board {board!r} in {BOARDS_DIR} (boards: {', '.join(all_boards()) or 'none'})")
+    if not emulated(board):
+        raise UserError(f"{board} is a hardware board: QEMU does not emulate it; {instead}")
 
 
 def board_var(board: str, name: str) -> str | None:

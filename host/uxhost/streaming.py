@@ -68,8 +68,10 @@ def device_for(port: str | None, board: str | None, elf: Path | None, timeout: f
             yield device, None
         return
     from .elf import check_board
-    from .qemu import boot, find_firmware
+    from .qemu import boot, find_firmware, require_emulated
 
+    require_emulated(board, f"flash it (uxhost flash) and use --port with its serial port (uxhost ports lists "
+                            f"them) and --expect-board {board}")
     image = find_firmware(board, elf)
     check_board(image, board)
     with boot(board, image) as qemu, Device.open(qemu.url, timeout=timeout, retries=retries) as device:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..qemu import boards
+from ..qemu import all_boards
 from .common import UserError, positive_float
 
 
@@ -21,8 +21,9 @@ def register(sub) -> None:
     parser.add_argument("--target", help="with --probe: the pyOCD target, e.g. stm32f767zi (`uxhost packs targets`)")
     parser.add_argument("--pack", type=Path, help="with --probe: a CMSIS .pack for a target pyOCD does not build in")
     parser.add_argument("--probe-id", help="with --probe: the unique id of the probe to use (default: the only one)")
-    parser.add_argument("--board", choices=boards(),
-                        help="refuse an image that was built for another board (read from the image)")
+    parser.add_argument("--board", choices=all_boards(),
+                        help="refuse an image that was built for another board (read from the image); any board "
+                             "folder of boards/, emulated or hardware")
     parser.add_argument("--timeout", type=positive_float, default=30.0,
                         help="seconds the whole load may take (default: %(default)s)")
     parser.set_defaults(run=run)

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..qemu import DEFAULT_BOARD, boards, find_firmware, qemu_end
+from ..qemu import DEFAULT_BOARD, all_boards, boards, find_firmware, qemu_end, require_emulated
 from .common import UserError
 
 
@@ -16,9 +16,9 @@ def register(sub) -> None:
                             description="Boot a firmware image in QEMU with its UART on a free local TCP port, "
                                         "print the pyserial URL (socket://127.0.0.1:PORT) on stdout and keep "
                                         "running until Ctrl-C. The guest starts when the first host connects.")
-    parser.add_argument("--board", choices=boards(), default=DEFAULT_BOARD,
-                        help="QEMU board: mps2-an500 (Cortex-M7, double build) or mps2-an386 (Cortex-M4F, "
-                             "float build); default: %(default)s")
+    parser.add_argument("--board", choices=all_boards(), default=DEFAULT_BOARD,
+                        help=f"the board to emulate, one QEMU runs: {', '.join(boards())} (boards/<board>/"
+                             "board.mk says what each is; default: %(default)s)")
     parser.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
     parser.add_argument("--gdb", action="store_true",
                         help="boot with an empty flash, halted, and a GDB server: print its HOST:PORT on a second "
@@ -34,6 +34,9 @@ def run(args) -> int:
 
     from ..elf import check_board
 
+    # A hardware board has no emulator to boot, but `flash` reaches it; --gdb here is QEMU's own server.
+    require_emulated(args.board, f"flash it with `uxhost flash --probe` or a probe's GDB server; QEMU boards: "
+                                 f"{', '.join(boards())}")
     image = None
     if not args.gdb:
         image = find_firmware(args.board, args.elf)
