@@ -1,3 +1,6 @@
 """uxhost: the host side of ux-filter — stream sensor traces to a device, dump and validate posteriors."""
 
-__version__ = "0.1.0"
+from .versions import package_version
+
+# pyproject.toml's version (uxhost.versions): the one place it is written.
+__version__ = package_version()

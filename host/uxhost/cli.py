@@ -12,7 +12,6 @@ import signal
 import sys
 import threading
 
-from . import __version__
 from .commands import COMMANDS, load
 
 EXIT_ERROR, EXIT_INTERRUPTED = 2, 130
@@ -24,11 +23,26 @@ def build_parser() -> argparse.ArgumentParser:
         description="Stream sensor traces to a ux-filter device (a board, QEMU or loop://), "
                     "dump the posteriors and validate them against the Python reference.",
     )
-    parser.add_argument("--version", action="version", version=f"uxhost {__version__}")
+    parser.add_argument("--version", action=_Versions,
+                        help="print uxhost's version, the C core's and the link protocol's, one a line, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         load(name).register(sub)
     return parser
+
+
+class _Versions(argparse.Action):
+    """--version: the package's, the C core's and the protocol's versions. argparse's own version action
+    takes one string and reflows it into a paragraph; these are read only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .versions import version_lines
+
+        print("\n".join(version_lines()))
+        parser.exit()
 
 
 def _expected_errors() -> tuple[type[BaseException], ...]:

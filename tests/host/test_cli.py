@@ -1,7 +1,11 @@
 """The `uxhost` command line: parsing, help, `simulate`, and the one-line errors of bad input."""
+import json
 import os
+import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,10 +23,33 @@ from cli_run import run_cli
 # -- parsing and help ------------------------------------------------------------------------------
 
 
-def test_python_dash_m_prints_the_version():
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_python_dash_m_prints_the_three_versions():
+    """The package's (pyproject.toml), the C core's (library.json) and the protocol's (docs/protocol.toml),
+    each read here from its own source."""
+    package = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    core = json.loads((REPO / "library.json").read_text())["version"]
+    protocol = tomllib.loads((REPO / "docs" / "protocol.toml").read_text())["version"]
     res = subprocess.run([sys.executable, "-m", "uxhost", "--version"], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0
-    assert res.stdout.strip() == f"uxhost {__version__}"
+    assert res.stdout.splitlines() == [f"uxhost {package}", f"C core {core}", f"protocol {protocol}"]
+    assert __version__ == package
+
+
+def test_help_says_what_version_prints(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--version print uxhost's version, the C core's and the link protocol's" in help_text
+
+
+def test_the_firmware_is_built_on_the_core_version():
+    """INFO's fw_version (firmware/arm.mk's FW_VERSION) starts with the version --version names for the core."""
+    core = json.loads((REPO / "library.json").read_text())["version"]
+    arm_mk = (REPO / "firmware" / "arm.mk").read_text()
+    assert re.search(rf"^FW_VERSION\s*\?=\s*{re.escape(core)}\+", arm_mk, re.MULTILINE)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
