@@ -96,8 +96,8 @@ def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: 
                        help="pyserial URL of the device: /dev/ttyACM0, socket://127.0.0.1:PORT, …")
     # Every board folder is a choice, so that a hardware board gets a reason (use --port), not "invalid choice".
     where.add_argument("--board", choices=all_boards(),
-                       help=f"boot this board in QEMU and {verb} (QEMU boards: {', '.join(boards())}; a "
-                            "hardware board is reached with --port)")
+                       help=f"boot this board in QEMU and {verb}. QEMU boards: {', '.join(boards())}; a "
+                            "hardware board is reached with --port")
     parser.add_argument("--elf", type=Path, help="firmware image for --board (default: build/BOARD/firmware.elf)")
     parser.add_argument("--expect-board", metavar="NAME",
                         help="with --port: refuse a device that reports another board in INFO (checked "
