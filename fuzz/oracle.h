@@ -17,6 +17,7 @@ _Static_assert(UX_FALLBACK == 1, "docs/protocol.toml: status FALLBACK is 1, the 
 _Static_assert(UX_NO_EVIDENCE == 2, "docs/protocol.toml: status NO_EVIDENCE is 2, the core's UX_NO_EVIDENCE is not");
 _Static_assert(UX_REFOCUSED == 3, "docs/protocol.toml: status REFOCUSED is 3, the core's UX_REFOCUSED is not");
 _Static_assert(UX_OUTLIER == 4, "docs/protocol.toml: status OUTLIER is 4, the core's UX_OUTLIER is not");
+_Static_assert(UX_DEPARTED == 5, "docs/protocol.toml: status DEPARTED is 5, the core's UX_DEPARTED is not");
 
 /* 1 when `v` is a status of [values.status] (a step answered), else 0. */
 static inline int oracle_status(long v)
@@ -27,6 +28,7 @@ static inline int oracle_status(long v)
     case 2: /* NO_EVIDENCE */
     case 3: /* REFOCUSED */
     case 4: /* OUTLIER */
+    case 5: /* DEPARTED */
         return 1;
     default:
         return 0;

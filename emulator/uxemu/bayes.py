@@ -21,6 +21,7 @@ class Status(enum.IntEnum):
     NO_EVIDENCE = 2  # a filter step without observation: the posterior is the (reduced) prediction
     REFOCUSED = 3  # a filter's first update re-quantized the prior over the likelihood's region
     OUTLIER = 4  # the observation failed the filter's innovation gate (docs/semantics.md, "Innovation gate")
+    DEPARTED = 5  # the posterior is more than half its sd from the model's own since an outlier ("Departure")
 
 
 def log_family(family: str, t: np.ndarray) -> np.ndarray:
@@ -102,11 +103,10 @@ class KernelLikelihood:
                     out[tails, k] = logsumexp_rows((log_nu + g - log_scale)[tails])
         return out
 
-    def innovation_ratio(self, x: np.ndarray, w: np.ndarray, z: np.ndarray) -> float:
-        """The normalised innovation squared max_k (z_k − E z)² / Var z of the evidence under the predictive law
-        of one observation from the prior atoms (x, w) (docs/semantics.md, "Innovation gate", as ux/bayes.c):
-        E z and Var z from the kernel's loc and scale at every atom, an inner noise held at its mean; the
-        sums sequential, about the first atom's loc. NaN where it cannot be taken (a non-finite loc or scale)."""
+    def _innovation_moments(self, x: np.ndarray, w: np.ndarray, z: np.ndarray):
+        """Var loc (about the first atom's loc), Var z and the worst ν² over the evidence (ux/bayes.c
+        innovation_moments): the kernel's loc and scale at every atom, an inner noise held at its mean; the sums
+        sequential."""
         x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
         with np.errstate(all="ignore"):
             centres = [np.full(x.size, _ttr.sequential_sum(v.w * v.x)) for v in self.inner]
@@ -118,7 +118,24 @@ class KernelLikelihood:
             spread = _ttr.sequential_sum(w * (d * d)) / total - shift * shift
             var = spread + FAMILY_VARIANCE[self.family] * (_ttr.sequential_sum(w * (scale * scale)) / total)
             nu = np.asarray(z, dtype=np.float64) - (loc[0] + shift)
-            return float((nu * nu).max() / var)
+            return float(spread), float(var), float((nu * nu).max())
+
+    def innovation_ratio(self, x: np.ndarray, w: np.ndarray, z: np.ndarray) -> float:
+        """The normalised innovation squared max_k (z_k − E z)² / Var z of the evidence under the predictive law
+        of one observation from the prior atoms (x, w) (docs/semantics.md, "Innovation gate", as ux/bayes.c):
+        E z and Var z from the kernel's loc and scale at every atom, an inner noise held at its mean; the
+        sums sequential, about the first atom's loc. NaN where it cannot be taken (a non-finite loc or scale)."""
+        _, var, worst = self._innovation_moments(x, w, z)
+        with np.errstate(all="ignore"):
+            return float(np.float64(worst) / np.float64(var))
+
+    def innovation_shift(self, x: np.ndarray, w: np.ndarray, z: np.ndarray, prior_var: float) -> float:
+        """How far a linear update would move the mean on the worst evidence point (docs/semantics.md,
+        "Departure"; ux_innovation_shift): √(V·Var loc)/Var z·|ν|, V the prior atoms' variance."""
+        spread, var, worst = self._innovation_moments(x, w, z)
+        spread = 0.0 if spread < 0 else spread  # rounding: a loc that does not vary
+        with np.errstate(all="ignore"):
+            return float(np.sqrt(np.float64(prior_var * spread)) / np.float64(var) * np.sqrt(np.float64(worst)))
 
     def likelihood(self, x: np.ndarray, z: float) -> np.ndarray:
         """p(z | x_i) per hypothesis in the linear domain, as BayesLaplace weighs one evidence point seen once
@@ -195,6 +212,12 @@ def evidence_arrays(evidence):
     if (om <= 0).any():
         raise ValueError("evidence weights must be positive")
     return z, om
+
+
+def points_mean(x, w) -> float:
+    """Mean of weighted points (weights > 0, not necessarily normalised), sums in order (ux_points_mean)."""
+    x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    return _ttr.sequential_sum(w * x) / _ttr.sequential_sum(w)
 
 
 def points_variance(x, w) -> float:

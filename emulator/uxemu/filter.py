@@ -14,7 +14,7 @@ from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._density import bin_spreads
 from ._mixture_nodes import mixture_on_nodes
 from .bayes import (LINEAR_MIN, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family,
-                    log_likelihood_sum, logsumexp_rows, points_variance, reduce_prior)
+                    log_likelihood_sum, logsumexp_rows, points_mean, points_variance, reduce_prior)
 from .laws import Laplace, Normal
 from .lift import evaluate
 from .model import StateSpaceModel
@@ -54,6 +54,9 @@ KERNEL_SHARE = 0.3
 KERNEL_CAP = 0.9
 KERNEL_INFO = 0.5
 KERNEL_BIMODALITY = 0.4
+# Departure (ux/filter.h UX_DEPARTURE_SD; docs/semantics.md, "Departure"): a posterior whose estimated distance
+# from the model's own, left by an outlier it could not follow, exceeds this many of its sd is not OK.
+DEPARTURE_SD = 0.5
 
 
 def density_nodes(lo: float, hi: float):
@@ -282,6 +285,7 @@ class BayesLaplaceFilter:
         self._staged = False
         self._var = None  # smooth: the posterior's variance (None: its binned density's, before any update)
         self._info = 1.0  # smooth: the share of the variance the last update took (1: no kernel)
+        self._departure = 0.0  # smooth: how far the model's own posterior mean may be from this one's
         self.density = FilterDensity("prior" if isinstance(prior_law, (Normal, Laplace)) else "bins",
                                      self.posterior, prior=prior_law)
 
@@ -375,6 +379,7 @@ class BayesLaplaceFilter:
             self._without_evidence(atoms)
             return Status.OUTLIER
         prior_var = points_variance(*prior_atoms) if self.smooth else math.nan
+        prior_mean = points_mean(*prior_atoms) if self.smooth else math.nan
         res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
@@ -400,7 +405,26 @@ class BayesLaplaceFilter:
             self._info = 1.0 - self._var / prior_var if prior_var > 0 and res.status == Status.OK else 0.0
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
-        return Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
+        status = Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
+        if self.smooth:
+            self._track_departure(outlier, prior_atoms, evidence, prior_mean, prior_var)
+            if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
+                status = Status.DEPARTED
+        return status
+
+    def _track_departure(self, outlier: bool, prior_atoms, evidence, prior_mean: float, prior_var: float):
+        """docs/semantics.md, "Departure" (ux/filter.c track_departure): an outlier leaves the distance between
+        how far a linear update would have moved the mean and how far this one did; every other update keeps
+        the share of it the update left of the variance."""
+        if outlier:
+            z, _ = evidence_arrays(evidence)
+            d = self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var) \
+                - abs(self.posterior.mean() - prior_mean)
+            self._departure = d if d > self._departure else self._departure
+        else:
+            keep = 1.0 - self._info
+            keep = keep if keep > 0 else 0.0
+            self._departure *= keep if keep < 1 else 1.0
 
     def _without_evidence(self, prior_atoms):
         """The prior atoms reduced to η, as a fallback leaves them; the density without a likelihood factor."""

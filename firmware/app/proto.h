@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 8u
+#define PROTO_VERSION 9u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -88,6 +88,7 @@
 #define STATUS_NO_EVIDENCE 2u
 #define STATUS_REFOCUSED 3u
 #define STATUS_OUTLIER 4u
+#define STATUS_DEPARTED 5u
 
 /* step_flags */
 #define STEP_FLAG_PREDICT 0x01u

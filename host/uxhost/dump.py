@@ -213,6 +213,11 @@ class Dump:
         return sum(s.status == Status.OUTLIER for s in self.steps)
 
     @property
+    def departed(self) -> int:
+        """Posteriors far from the model's own after an outlier the filter could not follow (status DEPARTED)."""
+        return sum(s.status == Status.DEPARTED for s in self.steps)
+
+    @property
     def complete(self) -> bool:
         return self.header.trace_steps is None or len(self.steps) >= self.header.trace_steps
 

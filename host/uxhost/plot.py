@@ -52,7 +52,8 @@ def plot_dump(dump: Dump, out_path, truth=None, title: str | None = None) -> Pat
     for code, marker, color, label in ((Status.FALLBACK, "x", "tab:red", "fallback (prior kept)"),
                                        (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)"),
                                        (Status.REFOCUSED, "D", "tab:green", "refocused (prior re-quantized)"),
-                                       (Status.OUTLIER, "^", "tab:purple", "outlier (failed the innovation gate)")):
+                                       (Status.OUTLIER, "^", "tab:purple", "outlier (failed the innovation gate)"),
+                                       (Status.DEPARTED, "v", "tab:orange", "departed (after an outlier)")):
         hit = status == code
         if hit.any():
             ax.plot(k[hit], mean[hit], marker, color=color, ms=6, mfc="none", label=label)

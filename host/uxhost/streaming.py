@@ -28,6 +28,7 @@ class StreamSummary:
     replayed: int = 0  # steps of a resumed dump replayed (and checked bit for bit) before the run went on
     refocused: int = 0  # first updates whose prior was re-quantized over the likelihood's region
     outliers: int = 0  # observations that failed the filter's innovation gate (status OUTLIER)
+    departed: int = 0  # posteriors far from the model's own after an outlier (status DEPARTED)
     device: str = ""  # "board, firmware version", as INFO said
     reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
     silences: int = 0  # of the resends: after a wait that met silence
@@ -47,6 +48,9 @@ class StreamSummary:
         if self.outliers:
             out.append(f"{self.outliers} observation(s) failed the innovation gate (status OUTLIER): improbable "
                        "under the prediction, a fault or a model that does not fit the data")
+        if self.departed:
+            out.append(f"{self.departed} posterior(s) departed from the model's own after an outlier the filter could "
+                       "not follow (status DEPARTED)")
         if self.replayed:
             out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
@@ -137,7 +141,7 @@ class _Tally:
     length holds 16 bytes a step, its two cycle counts, instead of every posterior."""
 
     def __init__(self):
-        self.steps = self.fallbacks = self.missing = self.refocused = self.outliers = 0
+        self.steps = self.fallbacks = self.missing = self.refocused = self.outliers = self.departed = 0
         self.cycles_predict, self.cycles_update = array("q"), array("q")
 
     def add(self, record) -> None:
@@ -151,6 +155,7 @@ class _Tally:
         self.missing += record.status == Status.NO_EVIDENCE
         self.refocused += record.status == Status.REFOCUSED
         self.outliers += record.status == Status.OUTLIER
+        self.departed += record.status == Status.DEPARTED
 
 
 def greet(device, expect_board: str | None = None):

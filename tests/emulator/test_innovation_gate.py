@@ -98,3 +98,38 @@ def test_without_observation_or_with_the_sampler_form_no_ratio_is_taken():
     run = run_filter(model, tr, 8, likelihood="sampler")
     assert np.isnan(run.test_ratio).all() and not np.any(run.status == ux.Status.OUTLIER)
     assert np.isnan(run_filter(model, tr, 8).test_ratio[5])
+
+
+def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_up():
+    """docs/semantics.md, "Departure": after a reading 1e4 r off on a near-static local level the model's own
+    (Kalman) posterior jumps hundreds of its sd, which the filter does not follow: every later step whose
+    status would be OK and whose mean is more than 0.5 Kalman sd from the Kalman filter's is DEPARTED, and
+    the C core says the same, bit for bit."""
+    from uxemu import native
+
+    model = systems.get("lg", q=0.01, a=1.0)
+    tr = simulate(model, 200, np.random.default_rng(5))
+    z = np.array(tr.z)
+    z[100] += 1e4
+    trace = ux.Trace(tr.k, tr.u, z)
+    run = run_filter(model, trace, 16)
+    exact = kalman_filter(z, 1.0, 0.01, 1.0, model.prior.mu, model.prior.sigma)
+    off = np.abs(run.mean - exact.mean) / np.sqrt(exact.var) > 0.5
+    assert run.status[100] == ux.Status.OUTLIER
+    assert np.all(run.status[101:110] == ux.Status.DEPARTED)
+    assert not np.any(off & (run.status == ux.Status.OK))  # never OK while off
+    assert not np.any(run.status[:100] == ux.Status.DEPARTED)
+    if native.available():
+        nat = native.load().run_filter(model.system_id, trace.k, trace.u, trace.z, eta=16,
+                                       params=model.params, prior=("gaussian", model.prior.mu, model.prior.sigma))
+        np.testing.assert_array_equal(nat.status, run.status)
+        np.testing.assert_array_equal(nat.mean, run.mean)
+
+
+@pytest.mark.parametrize("name", ["sv", "lg", "cubic"])
+def test_no_departure_on_the_models_own_data(name):
+    """A filter on its model's own data has no outlier it cannot follow: no DEPARTED step in 10 × 200."""
+    model = systems.get(name)
+    for seed in range(10):
+        run = run_filter(model, simulate(model, 200, np.random.default_rng(100 + seed)), 16)
+        assert not np.any(run.status == ux.Status.DEPARTED), seed

@@ -91,7 +91,7 @@ def test_every_error_path_on_the_host(app):
         p.cobs_encode(b"\x01\x02\x03") + b"\x00",                                      # ERR_LENGTH
         b"\x07" * 2000 + b"\x00",                                                      # ERR_TOO_LONG
         p.encode_frame(p.Frame(type=0x55, seq=2)),                                     # ERR_TYPE
-        p.encode_frame(p.Frame(type=1, seq=3, version=9)),                             # ERR_VERSION
+        p.encode_frame(p.Frame(type=1, seq=3, version=p.PROTOCOL_VERSION + 1)),  # ERR_VERSION
         p.encode(p.Step(0, False, 0.0, (1.0,), (1.0,)), 4),                            # ERR_NOT_CONFIGURED
         p.encode(p.Configure(9, 8, 0, 0, (3.0, 1.0), 0, 0.0, 5.0), 5),                 # ERR_CONFIG
         p.encode(GSS, 6),

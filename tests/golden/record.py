@@ -165,7 +165,8 @@ CASES = [
     ("err_too_long", "a frame longer than the largest allowed is discarded unread", [
         (raw(frame(p.MsgType.HELLO, 13, b"\x01" * (p.MAX_PAYLOAD + 1)), "HELLO with MAX_PAYLOAD + 1 bytes"), err(E.TOO_LONG, 0, 0))]),
     ("err_type", "an unknown message type", [(raw(frame(0x55, 14), "type 0x55"), err(E.TYPE, 0x55, 14))]),
-    ("err_version", "another protocol version", [(message(p.Hello(), 15, version=9), err(E.VERSION, 9, 15))]),
+    ("err_version", "another protocol version",
+     [(message(p.Hello(), 15, version=p.PROTOCOL_VERSION + 1), err(E.VERSION, p.PROTOCOL_VERSION + 1, 15))]),
     ("err_not_configured", "STEP before CONFIGURE", [
         (message(p.Step(0, False, 0.0, (1.0,), (1.0,)), 16), err(E.NOT_CONFIGURED, 0, 16))]),
     ("err_config", "each bad CONFIGURE field is named by its index", [

@@ -70,6 +70,13 @@ ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const 
                             const ux_evidence *ev);
 /* ν²/S from sums a likelihood pass took (ux_observation.innovation); NaN unless they cover `count` atoms. */
 ux_real ux_innovation_finish(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev);
+/* The sums ux_innovation_ratio finishes, into *sums (its w: pw); UX_ERR_ARG for the sampler form. */
+ux_status ux_innovation_sums(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                             ux_innovation *sums);
+/* How far a linear update would move the mean on the worst evidence point (docs/semantics.md, "Departure"):
+ * √(V·Var loc)/Var z·|ν|, V the prior atoms' variance; NaN unless the sums cover `count` atoms. */
+ux_real ux_innovation_shift(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev,
+                            ux_real prior_var);
 
 /*
  * Posterior of the prior atoms (px, pw; any count, any order, positive weights) at eta atoms into `out` (fresh

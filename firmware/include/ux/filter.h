@@ -64,6 +64,10 @@ typedef struct {
 #define UX_KERNEL_INFO UX_R(0.5)
 #define UX_KERNEL_BIMODALITY UX_R(0.4)
 
+/* Departure (docs/semantics.md, "Departure"): a smooth filter's posterior whose estimated distance from the
+ * model's own, left by an outlier it could not follow, exceeds UX_DEPARTURE_SD of its sd is UX_DEPARTED. */
+#define UX_DEPARTURE_SD UX_R(0.5)
+
 /* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
  * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
  * of its mass, a Laplace e^−40). */
@@ -123,6 +127,7 @@ typedef struct {
     ux_real test_ratio;                       /* the last update's ν²/S (NaN: not taken) */
     ux_real post_var;                         /* smooth: the posterior's variance, when has_var */
     ux_real info;                             /* smooth: the share of the variance the last update took */
+    ux_real departure;                        /* smooth: how far the model's own posterior mean may be */
     uint8_t gate_outliers;                    /* 1: an observation failing the gate is treated as missing */
     uint8_t fresh;                            /* 1 until the first update */
     uint8_t density;                          /* ux_density_form of the posterior's density */

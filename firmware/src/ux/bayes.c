@@ -69,31 +69,53 @@ static void innovation_start(ux_innovation *sums)
     }
 }
 
-ux_real ux_innovation_finish(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev)
+/* Var loc (about the sums' first loc), Var z and the worst ν² over the evidence; 0 unless the sums cover
+ * `count` atoms. */
+static int innovation_moments(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev,
+                              ux_real *spread, ux_real *var, ux_real *worst)
 {
-    ux_real shift, var, worst = 0;
+    ux_real shift;
     unsigned k;
     if (sums == NULL || count == 0 || sums->count != count)
-        return (ux_real)NAN;
+        return 0;
     shift = sums->s1 / sums->total;
-    var = (sums->s2 / sums->total - shift * shift) + family_variance(family) * (sums->e2 / sums->total);
+    *spread = sums->s2 / sums->total - shift * shift;
+    *var = *spread + family_variance(family) * (sums->e2 / sums->total);
+    *worst = 0;
     for (k = 0; k < ev->count; ++k) {
         ux_real nu = ev->z[k] - (sums->first + shift), nu2 = nu * nu;
-        worst = k == 0 || nu2 > worst ? nu2 : worst;
+        *worst = k == 0 || nu2 > *worst ? nu2 : *worst;
     }
+    return 1;
+}
+
+ux_real ux_innovation_finish(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev)
+{
+    ux_real spread, var, worst;
+    if (!innovation_moments(sums, family, count, ev, &spread, &var, &worst))
+        return (ux_real)NAN;
     return worst / var;
 }
 
-ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
-                            const ux_evidence *ev)
+ux_real ux_innovation_shift(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev,
+                            ux_real prior_var)
+{
+    ux_real spread, var, worst;
+    if (!innovation_moments(sums, family, count, ev, &spread, &var, &worst))
+        return (ux_real)NAN;
+    spread = spread < 0 ? UX_R(0.0) : spread; /* rounding: a loc that does not vary */
+    return UX_SQRT(prior_var * spread) / var * UX_SQRT(worst);
+}
+
+ux_status ux_innovation_sums(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                             ux_innovation *sums)
 {
     ux_real args[2] = {0, 0};
-    ux_innovation sums;
     size_t i, j;
-    if (obs->form != UX_LIK_KERNEL || count == 0)
-        return (ux_real)NAN;
-    sums.w = pw;
-    innovation_start(&sums);
+    if (obs->form != UX_LIK_KERNEL)
+        return UX_ERR_ARG;
+    sums->w = pw;
+    innovation_start(sums);
     if (obs->inner != NULL) /* the inner noise's mean, Σ ν_j m_j in order */
         for (j = 0; j < obs->inner->count; ++j)
             args[1] = args[1] + obs->inner->w[j] * obs->inner->x[j];
@@ -101,8 +123,17 @@ ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const 
         ux_real loc, scale;
         args[0] = px[i];
         obs->kernel(args, obs->ctx, &loc, &scale);
-        innovation_add(&sums, loc, scale);
+        innovation_add(sums, loc, scale);
     }
+    return UX_OK;
+}
+
+ux_real ux_innovation_ratio(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                            const ux_evidence *ev)
+{
+    ux_innovation sums;
+    if (count == 0 || ux_innovation_sums(obs, px, pw, count, &sums) != UX_OK)
+        return (ux_real)NAN;
     return ux_innovation_finish(&sums, obs->family, count, ev);
 }
 

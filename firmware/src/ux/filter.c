@@ -606,7 +606,7 @@ static size_t update_components(ux_filter *f, int predicted, unsigned J)
 
 /* The innovation gate (ux_filter_set_gate) on the prior atoms: taken by BayesLaplace's own kernel calls where
  * the kernel has no inner noise and nothing waits on it (returns 1: *ratio is finished after BayesLaplace from
- * sums); else first, in a pass of its own (same sums) into *ratio (returns 0). */
+ * sums); else first, in a pass of its own (same sums, kept in *sums) into *ratio (returns 0). */
 static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *sums, size_t count,
                       const ux_evidence *ev, ux_real *ratio)
 {
@@ -614,9 +614,29 @@ static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *su
     memset(sums, 0, sizeof *sums);
     sums->w = staged_w(f);
     obs->innovation = fused ? sums : NULL;
-    if (!fused)
-        *ratio = ux_innovation_ratio(obs, staged_x(f), staged_w(f), count, ev);
+    if (!fused && ux_innovation_sums(obs, staged_x(f), staged_w(f), count, sums) == UX_OK)
+        *ratio = ux_innovation_finish(sums, obs->family, count, ev);
     return fused;
+}
+
+/* Departure (docs/semantics.md): an outlier leaves the distance between how far a linear update would have moved
+ * the mean and how far this one did (the larger of it and what was left); every other update keeps the share
+ * of it the update left of the variance. Returns the status to report: UX_DEPARTED for `st` UX_OK when the
+ * departure exceeds UX_DEPARTURE_SD of the posterior's sd. */
+static ux_status track_departure(ux_filter *f, ux_status st, int outlier, const ux_innovation *sums,
+                                 ux_law_kind family, size_t count, const ux_evidence *ev, ux_real prior_mean,
+                                 ux_real prior_var)
+{
+    if (outlier) {
+        ux_real d = ux_innovation_shift(sums, family, count, ev, prior_var) -
+                    UX_FABS(ux_mean(&f->posterior) - prior_mean);
+        f->departure = d > f->departure ? d : f->departure;
+    } else {
+        ux_real keep = UX_R(1.0) - f->info;
+        keep = keep > 0 ? keep : UX_R(0.0);
+        f->departure = f->departure * (keep < 1 ? keep : UX_R(1.0));
+    }
+    return st == UX_OK && f->departure > UX_DEPARTURE_SD * UX_SQRT(f->post_var) ? UX_DEPARTED : st;
 }
 
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
@@ -628,7 +648,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_model_ctx ctx;
     ux_workspace rest;
     ux_status st;
-    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN, ratio = (ux_real)NAN;
+    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN, prior_mean = (ux_real)NAN, ratio = (ux_real)NAN;
     size_t count, components = 0;
     int predicted, first, outlier, fused, weighed;
     ux_innovation sums;
@@ -661,8 +681,10 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     components = update_components(f, predicted, J);
     rest = scratch(f);
-    if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
+    if (f->smooth) { /* before BayesLaplace reweighs the prior atoms in place */
         prior_var = ux_points_var(staged_x(f), staged_w(f), count);
+        prior_mean = ux_points_mean(staged_x(f), staged_w(f), count);
+    }
     /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
      * (one value less on the stack). */
     st = ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
@@ -692,6 +714,8 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         outlier = ratio > f->gate * f->gate;
     }
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
+    if (f->smooth)
+        f->last = track_departure(f, f->last, outlier, &sums, obs.family, count, &ev, prior_mean, prior_var);
     f->test_ratio = ratio;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;

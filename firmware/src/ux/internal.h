@@ -155,6 +155,8 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
 /* Variance of `count` weighted points (weights > 0, not necessarily normalised), sums in order:
  * Σ w·(x − m)² / Σ w, m = Σ w·x / Σ w. */
 ux_real ux_points_var(const ux_real *x, const ux_real *w, size_t count);
+/* Their mean Σ w·x / Σ w (sums in order). */
+ux_real ux_points_mean(const ux_real *x, const ux_real *w, size_t count);
 
 /* ux_reduce of points already known to be finite with weights > 0 (a lift's): without its ux_compact pass. */
 ux_status ux_reduce_valid(ux_value *out, ux_real *x, ux_real *w, size_t count, unsigned eta, uint64_t sources,

@@ -27,6 +27,18 @@ ux_real ux_var(const ux_value *v)
     return s;
 }
 
+ux_real ux_points_mean(const ux_real *x, const ux_real *w, size_t count)
+{
+    ux_real mass = 0, moment = 0;
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        ux_real p = w[i] * x[i];
+        mass = mass + w[i];
+        moment = moment + p;
+    }
+    return moment / mass;
+}
+
 ux_real ux_points_var(const ux_real *x, const ux_real *w, size_t count)
 {
     ux_real mass = 0, moment = 0, s = 0, mean;

@@ -64,6 +64,8 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
         print(f"  {dump.refocused} update(s) refocused onto the likelihood's region (status REFOCUSED)")
     if dump.outliers:
         print(f"  {dump.outliers} observation(s) failed the innovation gate (status OUTLIER)")
+    if dump.departed:
+        print(f"  {dump.departed} posterior(s) departed from the model's own after an outlier (status DEPARTED)")
     if not dump.complete:
         print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
     how = ("the reference's own run of the trace" if cmp.policy.reference == "run"
