@@ -27,28 +27,30 @@ ux_real ux_var(const ux_value *v)
     return s;
 }
 
-ux_real ux_points_mean(const ux_real *x, const ux_real *w, size_t count)
+/* Σ w (into *mass) and Σ w·x / Σ w of weighted points, in order. */
+static ux_real points_mean(const ux_real *x, const ux_real *w, size_t count, ux_real *mass)
 {
-    ux_real mass = 0, moment = 0;
+    ux_real moment = 0;
     size_t i;
+    *mass = 0;
     for (i = 0; i < count; ++i) {
         ux_real p = w[i] * x[i];
-        mass = mass + w[i];
+        *mass = *mass + w[i];
         moment = moment + p;
     }
-    return moment / mass;
+    return moment / *mass;
+}
+
+ux_real ux_points_mean(const ux_real *x, const ux_real *w, size_t count)
+{
+    ux_real mass;
+    return points_mean(x, w, count, &mass);
 }
 
 ux_real ux_points_var(const ux_real *x, const ux_real *w, size_t count)
 {
-    ux_real mass = 0, moment = 0, s = 0, mean;
+    ux_real mass, mean = points_mean(x, w, count, &mass), s = 0;
     size_t i;
-    for (i = 0; i < count; ++i) {
-        ux_real p = w[i] * x[i];
-        mass = mass + w[i];
-        moment = moment + p;
-    }
-    mean = moment / mass;
     for (i = 0; i < count; ++i) {
         ux_real d = x[i] - mean, p = w[i] * (d * d);
         s = s + p;
