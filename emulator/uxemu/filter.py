@@ -384,25 +384,12 @@ class BayesLaplaceFilter:
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
-        z, om = evidence_arrays(evidence)
-        lik = dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence) \
-            if res.status == Status.OK else {}
-        self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
-        status = res.status
-        first = self._fresh and not self._staged
-        region, concentrated = self._first_region(prior_atoms[0]) if first else (None, False)
-        if region is not None:
-            self.density = replace(self.density, region=region)
-        # Smooth: the points' effective count decides, at every update; else the first one's concentration.
-        refocus = res.ess < REFOCUS_ESS * self.eta if self.smooth else concentrated
+        weighed = res.status == Status.OK
         if self.smooth:
-            self._var = res.points_var if res.status == Status.OK else prior_var  # a fallback keeps the prior
-        if (self.mode == "mixture" or refocus) and self.density.form != "bins" \
-                and self.density.likelihood is not None:
-            if self._mixture_posterior() and refocus and first:
-                status = Status.REFOCUSED
-        if self.smooth:
-            self._info = 1.0 - self._var / prior_var if prior_var > 0 and res.status == Status.OK else 0.0
+            self._var = res.points_var if weighed else prior_var  # a fallback keeps the prior
+        status = self._quadrature_posterior(res, prior_atoms, evidence, m)
+        if self.smooth:  # the share of the variance this update took (after a refocus: the quadrature's)
+            self._info = 1.0 - self._var / prior_var if prior_var > 0 and weighed else 0.0
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
         status = Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
@@ -411,6 +398,26 @@ class BayesLaplaceFilter:
             if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
                 status = Status.DEPARTED
         return status
+
+    def _quadrature_posterior(self, res, prior_atoms, evidence, m: int) -> Status:
+        """The update's density, and in mixture mode — or when it must refocus (smooth: fewer than REFOCUS_ESS·η
+        effective points; else the first update's concentration) — its posterior from that density's
+        quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a first update so refocused, else
+        BayesLaplace's status."""
+        z, om = evidence_arrays(evidence)
+        lik = dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence) \
+            if res.status == Status.OK else {}
+        self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
+        first = self._fresh and not self._staged
+        region, concentrated = self._first_region(prior_atoms[0]) if first else (None, False)
+        if region is not None:
+            self.density = replace(self.density, region=region)
+        refocus = res.ess < REFOCUS_ESS * self.eta if self.smooth else concentrated
+        if (self.mode == "mixture" or refocus) and self.density.form != "bins" \
+                and self.density.likelihood is not None:
+            if self._mixture_posterior() and refocus and first:
+                return Status.REFOCUSED
+        return res.status
 
     def _track_departure(self, outlier: bool, prior_atoms, evidence, prior_mean: float, prior_var: float):
         """docs/semantics.md, "Departure" (ux/filter.c track_departure): an outlier leaves the distance between
