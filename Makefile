@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 VPY    := $(VENV)/bin/python
 BUILD  := build
-# Every board folder with a board.mk (the same rule uxhost.qemu.boards() applies).
+# Every board folder with a board.mk (the same rule uxhost.qemu.all_boards() applies).
 BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
 .PHONY: all deps venv generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware fuzz pio clean
