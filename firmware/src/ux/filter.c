@@ -291,14 +291,10 @@ static ux_real kernel_share(const ux_filter *f)
  * h² moved from between the atoms into every spread: positions m + a·(x_i − m), a = √(1 − h²/B), into x. */
 static void kernel_belief(const ux_filter *f, const ux_value *b, ux_real *x, ux_real *v)
 {
-    ux_real m = ux_mean(b), between = 0, alpha = kernel_share(f), a = UX_R(1.0), h2 = 0;
+    ux_real m = ux_mean(b), between = ux_var(b), alpha = kernel_share(f), a = UX_R(1.0), h2 = 0;
     size_t i, n = b->count;
     int kernel = 0;
     bin_spreads(b, v);
-    for (i = 0; i < n; ++i) {
-        ux_real d = b->x[i] - m, p = b->w[i] * (d * d);
-        between = between + p;
-    }
     if (f->has_var) {
         ux_real within = f->post_var - between, total = 0;
         within = within < 0 ? UX_R(0.0) : within;
