@@ -36,23 +36,26 @@ def core() -> dict[str, bytes]:
                 head = bytes([0, index, 3, mode, lik]) + bytes(len(spec.params)) + bytes([0])  # defaults, prior
                 steps = [observe, predict, observe, predict, missing, predict, observe]
                 out[f"{spec.name}-lik{lik}-mode{mode}"] = head + bytes([len(steps)]) + b"".join(steps)
-    # One seed per answered status beyond OK and NO_EVIDENCE, on lg (defaults, η = 8, kernel, refined):
-    # a prior far wider than the likelihood (REFOCUSED), an observation 60 sd off (OUTLIER), one so far
-    # off that every likelihood is zero (FALLBACK), and a reading back near the data after one 20 sd off that
-    # the posterior did not follow all the way (DEPARTED).
-    index, lg = next((i, s) for i, s in enumerate(systems.SPECS.values()) if s.name == "lg")
-    defaults = bytes([0, index, 3, 0, 0]) + bytes(len(lg.params))
+    # One seed per answered status beyond OK and NO_EVIDENCE (defaults, η = 8, kernel): on lg, a prior far
+    # wider than the likelihood in mixture mode (REFOCUSED; refined takes the linear update), an observation
+    # 60 sd off (OUTLIER) and one so far off that every likelihood is zero (FALLBACK); on gss, whose kernel is
+    # curved, a reading back near the data after one 50 off that the posterior did not follow (DEPARTED).
+    specs = list(systems.SPECS.values())
+
+    def head(name: str, mode: int, prior=None) -> bytes:
+        index = next(i for i, s in enumerate(specs) if s.name == name)
+        out = bytes([0, index, 3, mode, 0]) + bytes(len(specs[index].params))
+        return out + (bytes([1, prior[0]]) + struct.pack("<dd", *prior[1:]) if prior else bytes([0]))
 
     def obs(z: float) -> bytes:
         return bytes([1, 1, 0, 0]) + struct.pack("<ddd", z, 1.0, 0.0)
 
-    for name, prior, steps in (("refocused", (0, 0.0, 1e4), [obs(0.5), predict, obs(0.5)]),
-                               ("outlier", None, [obs(0.5), predict, obs(0.4), predict, obs(60.0)]),
-                               ("fallback", None, [obs(0.5), predict, obs(1e200)]),
-                               ("departed", None, [obs(0.5), predict, obs(0.4), predict, obs(20.0), predict,
-                                                   obs(0.5)])):
-        head = defaults + (bytes([1, prior[0]]) + struct.pack("<dd", *prior[1:]) if prior else bytes([0]))
-        out[f"status-{name}"] = head + bytes([len(steps)]) + b"".join(steps)
+    for name, first, steps in (("refocused", head("lg", 2, (0, 0.0, 1e4)), [obs(0.5), predict, obs(0.5)]),
+                               ("outlier", head("lg", 0), [obs(0.5), predict, obs(0.4), predict, obs(60.0)]),
+                               ("fallback", head("lg", 0), [obs(0.5), predict, obs(1e200)]),
+                               ("departed", head("gss", 0), [obs(0.5), predict, obs(0.4), predict, obs(50.0),
+                                                             predict, obs(0.5)])):
+        out[f"status-{name}"] = first + bytes([len(steps)]) + b"".join(steps)
     return out
 
 

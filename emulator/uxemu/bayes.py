@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -137,6 +138,37 @@ class KernelLikelihood:
         with np.errstate(all="ignore"):
             return float(np.sqrt(np.float64(prior_var * spread)) / np.float64(var) * np.sqrt(np.float64(worst)))
 
+    def linear_update(self, x: np.ndarray, w: np.ndarray, z: float, mean: float, var: float) -> LinearUpdate | None:
+        """The statistically linearised update of prior atoms (x, w) — mean `mean`, variance `var` — on one
+        evidence point z (docs/semantics.md, "Linear update"; ux_linear_update): gain K = Cov(x, loc)/S,
+        S = Var loc + Var z|x; one kernel call per atom, sums in atom order, x about `mean` and loc about the
+        first atom's loc. None with inner noise."""
+        if self.inner:
+            return None
+        x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            loc, scale = self.loc_scale(x)
+            loc, scale = np.broadcast_to(loc, x.shape), np.broadcast_to(scale, x.shape)
+            d, ell = x - mean, loc - loc[0]
+            dd = d * d
+            t = _ttr.sequential_sum(w)
+            md, ml = _ttr.sequential_sum(w * d) / t, _ttr.sequential_sum(w * ell) / t
+            cov = _ttr.sequential_sum(w * (d * ell)) / t - md * ml
+            loc_var = _ttr.sequential_sum(w * (ell * ell)) / t - ml * ml
+            noise = FAMILY_VARIANCE[self.family] * (_ttr.sequential_sum(w * (scale * scale)) / t)
+            s = loc_var + noise
+            m2 = _ttr.sequential_sum(w * dd) / t - md * md
+            m3, m4 = _ttr.sequential_sum(w * (dd * d)) / t, _ttr.sequential_sum(w * (dd * dd)) / t
+            gain, nu, sd = cov / s, np.float64(z) - (loc[0] + ml), np.sqrt(s)
+            residual = loc_var - cov * cov / np.float64(var)
+            # V − K·Cov for a line, without its cancellation when K·Cov ≈ V (a prior far wider than the noise)
+            return LinearUpdate(shift=float(gain * nu), var=float(np.float64(var) * (noise / s)),
+                                ratio=float(nu * nu / s),
+                                log_evidence=float(log_family("gaussian", nu / sd) - np.log(sd)),
+                                loc_var=float(loc_var), residual=float(residual), noise=float(noise),
+                                bimodality=float((m3 * m3 / (m2 * m2 * m2) + 1.0) / (m4 / (m2 * m2))),
+                                same_scale=bool((scale == scale[0]).all()))
+
     def likelihood(self, x: np.ndarray, z: float) -> np.ndarray:
         """p(z | x_i) per hypothesis in the linear domain, as BayesLaplace weighs one evidence point seen once
         (docs/semantics.md): Σ_j (ν_j·e^{g(u_ij)})/scale_ij in j order — e^{g(u_i)}/scale_i without inner noise
@@ -183,6 +215,21 @@ class SamplerLikelihood:
             with np.errstate(divide="ignore"):
                 out[lo : lo + rows] = np.log(dens)
         return out
+
+
+class LinearUpdate(NamedTuple):
+    """KernelLikelihood.linear_update (ux_linear): the mean's shift K·ν, the variance a line in x leaves
+    V·(v_g·E scale²)/S, ν²/S, log N(ν; 0, S), Var loc, what a line in x leaves of it, the noise's variance
+    v_g·E scale², the atoms' bimodality coefficient, and whether every atom's scale is the first's."""
+    shift: float
+    var: float
+    ratio: float
+    log_evidence: float
+    loc_var: float
+    residual: float
+    noise: float
+    bimodality: float
+    same_scale: bool
 
 
 @dataclass

@@ -13,7 +13,7 @@ from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._density import bin_spreads
 from ._mixture_nodes import mixture_on_nodes
-from .bayes import (LINEAR_MIN, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family,
+from .bayes import (LINEAR_MIN, BayesResult, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family,
                     log_likelihood_sum, logsumexp_rows, points_mean, points_variance, reduce_prior)
 from .laws import Laplace, Normal
 from .lift import evaluate
@@ -57,6 +57,11 @@ KERNEL_BIMODALITY = 0.4
 # Departure (ux/filter.h UX_DEPARTURE_SD; docs/semantics.md, "Departure"): a posterior whose estimated distance
 # from the model's own, left by an outlier it could not follow, exceeds this many of its sd is not OK.
 DEPARTURE_SD = 0.5
+# The linear update (ux/filter.h UX_LINEAR_RESIDUAL, UX_LINEAR_ROUNDING of the double build; docs/semantics.md,
+# "Linear update"): a kernel is linear in the state over the prior atoms when what a line in the state leaves
+# of its loc's variance is at most LINEAR_RESIDUAL of the noise's variance plus LINEAR_ROUNDING of the loc's.
+LINEAR_RESIDUAL = 1e-4
+LINEAR_ROUNDING = 1e-9
 
 
 def density_nodes(lo: float, hi: float):
@@ -380,7 +385,12 @@ class BayesLaplaceFilter:
             return Status.OUTLIER
         prior_var = points_variance(*prior_atoms) if self.smooth else math.nan
         prior_mean = points_mean(*prior_atoms) if self.smooth else math.nan
-        res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
+        lin = self._linear(prior_atoms, evidence, m, prior_mean, prior_var)
+        if lin is not None:
+            res = self._linear_posterior(prior_atoms, lin, prior_mean, prior_var)
+            self.test_ratio, outlier = lin.ratio, lin.ratio > self.gate * self.gate
+        else:
+            res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
@@ -394,7 +404,12 @@ class BayesLaplaceFilter:
         self._fresh, self._staged, self._pending = False, False, None
         status = Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
         if self.smooth:
-            self._track_departure(outlier, prior_atoms, evidence, prior_mean, prior_var)
+            reach = math.nan
+            if outlier:
+                z, _ = evidence_arrays(evidence)
+                reach = abs(lin.shift) if lin is not None else \
+                    self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var)
+            self._track_departure(outlier, reach, prior_mean)
             if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
                 status = Status.DEPARTED
         return status
@@ -419,19 +434,50 @@ class BayesLaplaceFilter:
                 return Status.REFOCUSED
         return res.status
 
-    def _track_departure(self, outlier: bool, prior_atoms, evidence, prior_mean: float, prior_var: float):
+    def _track_departure(self, outlier: bool, reach: float, prior_mean: float):
         """docs/semantics.md, "Departure" (ux/filter.c track_departure): an outlier leaves the distance between
-        how far a linear update would have moved the mean and how far this one did; every other update keeps
-        the share of it the update left of the variance."""
+        how far a linear update would have moved the mean (`reach`) and how far this one did; every other update
+        keeps the share of it the update left of the variance."""
         if outlier:
-            z, _ = evidence_arrays(evidence)
-            d = self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var) \
-                - abs(self.posterior.mean() - prior_mean)
+            d = reach - abs(self.posterior.mean() - prior_mean)
             self._departure = d if d > self._departure else self._departure
         else:
             keep = 1.0 - self._info
             keep = keep if keep > 0 else 0.0
             self._departure *= keep if keep < 1 else 1.0
+
+    def _linear(self, prior_atoms, evidence, m: int, mean: float, var: float):
+        """The linear update (docs/semantics.md, "Linear update"; ux/filter.c linear_applies) when it serves this
+        update — one evidence point seen once, a Gaussian kernel without inner noise, of one scale and linear
+        in the state over the prior atoms (what a line leaves of Var loc within LINEAR_RESIDUAL of the noise's
+        variance and LINEAR_ROUNDING of Var loc), unimodal prior
+        atoms (bimodality coefficient at most KERNEL_BIMODALITY) — else None."""
+        lik = self.likelihood
+        if not self.smooth or not isinstance(lik, KernelLikelihood) or lik.family != "gaussian" or m != 1 \
+                or not var > 0:
+            return None
+        z, om = evidence_arrays(evidence)
+        if z.size != 1 or om[0] != 1.0:
+            return None
+        lin = lik.linear_update(prior_atoms[0], prior_atoms[1], float(z[0]), mean, var)
+        if lin is None or not (lin.same_scale
+                               and lin.residual <= LINEAR_RESIDUAL * lin.noise + LINEAR_ROUNDING * lin.loc_var
+                               and lin.bimodality <= KERNEL_BIMODALITY and lin.var > 0
+                               and math.isfinite(lin.shift) and math.isfinite(lin.log_evidence)):
+            return None
+        return lin
+
+    def _linear_posterior(self, prior_atoms, lin, mean: float, var: float) -> BayesResult:
+        """The linear update's posterior (ux/filter.c linear_posterior): the prior atoms moved by its shift and
+        scaled about their mean to its variance, reduced to η and normalised."""
+        x, w = (np.asarray(a, dtype=np.float64) for a in prior_atoms)
+        a = math.sqrt(lin.var / var)
+        with np.errstate(all="ignore"):
+            y = (mean + lin.shift) + a * (x - mean)
+        if not np.isfinite(y).all():
+            raise ValueError("the linear update moved an atom beyond the largest real")
+        return BayesResult(reduce_prior(y, w, self.eta), Status.OK, np.zeros(0), lin.log_evidence,
+                           points_var=lin.var)
 
     def _without_evidence(self, prior_atoms):
         """The prior atoms reduced to η, as a fallback leaves them; the density without a likelihood factor."""

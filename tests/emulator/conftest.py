@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -10,3 +12,12 @@ settings.load_profile("ux")
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture
+def weighed(monkeypatch):
+    """Refined mode weighing its atoms on every update: the linear update (docs/semantics.md) off, so that a
+    linear-Gaussian model, whose exact answer is the Kalman filter's, can test the weighed path."""
+    import uxemu.filter
+
+    monkeypatch.setattr(uxemu.filter, "LINEAR_RESIDUAL", -math.inf)

@@ -23,7 +23,7 @@ def lg_run(scale: float, eta: int, mode: str, seed: int, T: int = 3):
 @pytest.mark.parametrize("mode", ["refined", "mixture"])
 @pytest.mark.parametrize("eta", [8, 16])
 @pytest.mark.parametrize("scale", [30.0, 1000.0])
-def test_a_diffuse_prior_is_refocused_onto_the_kalman_posterior(scale, eta, mode):
+def test_a_diffuse_prior_is_refocused_onto_the_kalman_posterior(scale, eta, mode, weighed):
     for seed in range(6):
         run, k = lg_run(scale, eta, mode, seed)
         if scale == 1000.0:  # 64 atoms over ±2.5 prior sd are ~80 apart against a likelihood sd of 1
@@ -35,7 +35,7 @@ def test_a_diffuse_prior_is_refocused_onto_the_kalman_posterior(scale, eta, mode
 
 
 @pytest.mark.parametrize("mode", ["refined", "mixture"])
-def test_a_refocused_update_reports_the_exact_evidence(mode):
+def test_a_refocused_update_reports_the_exact_evidence(mode, weighed):
     """Its evidence is the region's log Z: the Kalman filter's log p(z_0) = log N(z_0; 0, s² + r²)."""
     run, k = lg_run(1000.0, 8, mode, seed=2, T=1)
     assert run.status[0] == ux.Status.REFOCUSED
@@ -60,7 +60,7 @@ def test_a_prior_as_wide_as_the_noise_is_not_refocused(mode):
     assert run.status[0] == ux.Status.OK
 
 
-def test_refined_posterior_is_the_updates_own_unless_refocused():
+def test_refined_posterior_is_the_updates_own_unless_refocused(weighed):
     """Not concentrated: the refined posterior is BayesLaplace's on the min(η², 64) prior atoms, bit for
     bit; only the density's support narrows to the region."""
     model = systems.get("lg")

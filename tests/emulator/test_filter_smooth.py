@@ -75,7 +75,7 @@ def test_a_near_static_state_keeps_its_variance():
         assert 0.5 <= np.min(run.var / k.var) and np.max(run.var / k.var) <= 2.0
 
 
-def test_too_few_points_take_the_quadrature_and_say_so_only_at_the_first_update():
+def test_too_few_points_take_the_quadrature_and_say_so_only_at_the_first_update(weighed):
     """q/r = 10: the η² points are far apart for a likelihood of width r, so every update builds its posterior from
     the quadrature: its evidence is the density's log Z; the first reports REFOCUSED, the others OK."""
     model, tr = local_level(10.0, 100.0, 30, 4)

@@ -100,13 +100,11 @@ def test_without_observation_or_with_the_sampler_form_no_ratio_is_taken():
     assert np.isnan(run_filter(model, tr, 8).test_ratio[5])
 
 
-def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_up():
+def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_up(weighed):
     """docs/semantics.md, "Departure": after a reading 1e4 r off on a near-static local level the model's own
     (Kalman) posterior jumps hundreds of its sd, which the filter does not follow: every later step whose
     status would be OK and whose mean is more than 0.5 Kalman sd from the Kalman filter's is DEPARTED, and
-    the C core says the same, bit for bit."""
-    from uxemu import native
-
+    with the linear update it follows the Kalman filter instead (no departure)."""
     model = systems.get("lg", q=0.01, a=1.0)
     tr = simulate(model, 200, np.random.default_rng(5))
     z = np.array(tr.z)
@@ -119,11 +117,46 @@ def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_u
     assert np.all(run.status[101:110] == ux.Status.DEPARTED)
     assert not np.any(off & (run.status == ux.Status.OK))  # never OK while off
     assert not np.any(run.status[:100] == ux.Status.DEPARTED)
+
+
+def test_the_linear_update_follows_an_outlier_as_the_kalman_filter_does():
+    """The trace above with the linear update (the default): within 0.01 Kalman sd at every step, the outlier
+    reported, nothing DEPARTED, and the C core the same bit for bit."""
+    from uxemu import native
+
+    model = systems.get("lg", q=0.01, a=1.0)
+    tr = simulate(model, 200, np.random.default_rng(5))
+    z = np.array(tr.z)
+    z[100] += 1e4
+    trace = ux.Trace(tr.k, tr.u, z)
+    run = run_filter(model, trace, 16)
+    exact = kalman_filter(z, 1.0, 0.01, 1.0, model.prior.mu, model.prior.sigma)
+    assert np.max(np.abs(run.mean - exact.mean) / np.sqrt(exact.var)) < 0.01
+    assert run.status[100] == ux.Status.OUTLIER and not np.any(run.status == ux.Status.DEPARTED)
     if native.available():
         nat = native.load().run_filter(model.system_id, trace.k, trace.u, trace.z, eta=16,
                                        params=model.params, prior=("gaussian", model.prior.mu, model.prior.sigma))
         np.testing.assert_array_equal(nat.status, run.status)
         np.testing.assert_array_equal(nat.mean, run.mean)
+
+
+def test_departure_after_an_outlier_is_the_same_in_c():
+    """A reading 1e3 off on cubic, whose kernel is not linear: the weighed path's outlier and departure statuses
+    and means, C against the reference bit for bit."""
+    from uxemu import native
+
+    if not native.available():
+        pytest.skip("the native library is not built")
+    model = systems.get("cubic")
+    tr = simulate(model, 80, np.random.default_rng(6))
+    z = np.array(tr.z)
+    z[40] += 1e3 * model.params[4]
+    trace = ux.Trace(tr.k, tr.u, z)
+    run = run_filter(model, trace, 16)
+    nat = native.load().run_filter(model.system_id, trace.k, trace.u, trace.z, eta=16)
+    assert run.status[40] == ux.Status.OUTLIER
+    np.testing.assert_array_equal(nat.status, run.status)
+    np.testing.assert_array_equal(nat.mean, run.mean)
 
 
 @pytest.mark.parametrize("name", ["sv", "lg", "cubic"])

@@ -60,7 +60,8 @@ GSS = configure("gss", 8)
 GSS_MIXTURE = configure("gss", 8, mode=p.Mode.MIXTURE)
 SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
 CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
-LG_DIFFUSE = dataclasses.replace(configure("lg", 8), prior_b=1000.0)  # 1,000× the observation noise
+# 1,000× the observation noise, mixture mode (refined takes the linear update: nothing to refocus)
+LG_DIFFUSE = dataclasses.replace(configure("lg", 8, mode=p.Mode.MIXTURE), prior_b=1000.0)
 PENDULUM = configure_joint("pendulum", 8)
 CVRANGE_PAPER = configure_joint("cvrange", 4, mode=1)
 INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, N_SYSTEMS)
@@ -129,7 +130,7 @@ CASES = [
         (message(p.Step(0, False, 0.0, (0.5,), (1.0,)), 41), None),
         (message(p.Step(1, True, 0.0, (0.55,), (1.0,)), 42), None),
     ]),
-    ("session_lg_refocused", "a prior 1,000× the observation noise: the first update answers REFOCUSED", [
+    ("session_lg_refocused", "mixture mode, a prior 1,000× the observation noise: the first update answers REFOCUSED", [
         (message(LG_DIFFUSE, 55), None),
         (message(p.Step(0, False, 0.0, (3.7,), (1.0,)), 56), None),
         (message(p.Step(1, True, 0.0, (3.2,), (1.0,)), 57), None),

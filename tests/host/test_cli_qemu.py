@@ -88,12 +88,13 @@ def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
 
 @pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
 def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
-    # A prior 1,000 times the observation noise: the device's first update refocuses, the answer says so
-    # (status REFOCUSED on the wire), the summary counts it, the dump keeps it, and validate replays it.
+    # A prior 1,000 times the observation noise in mixture mode (refined takes the linear update): the device's
+    # first update refocuses, the answer says so (status REFOCUSED on the wire), the summary counts it, the dump
+    # keeps it, and validate replays it.
     image(board)
     trace = write_trace(tmp_path / "t.csv", "lg", 6, 2)
     out = tmp_path / "d.npz"
-    code = main(["stream", str(trace), "--board", board, "--system", "lg", "--eta", "8",
+    code = main(["stream", str(trace), "--board", board, "--system", "lg", "--eta", "8", "--mode", "mixture",
                  "--prior", "gaussian:0,1000", "-o", str(out)])
     stdout, err = capsys.readouterr()
     assert code == 0, err

@@ -73,6 +73,26 @@ ux_real ux_innovation_finish(const ux_innovation *sums, ux_law_kind family, size
 /* The sums ux_innovation_ratio finishes, into *sums (its w: pw); UX_ERR_ARG for the sampler form. */
 ux_status ux_innovation_sums(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
                              ux_innovation *sums);
+/* The statistically linearised update of prior atoms (px, pw) — mean `mean`, variance `var` — on one evidence
+ * point z (docs/semantics.md, "Linear update"): gain K = Cov(x, loc)/S, S = Var loc + Var z|x. */
+typedef struct {
+    ux_real shift;        /* K·ν: how far the mean moves */
+    ux_real var;          /* V·(v_g·E scale²)/S: the variance a line in x leaves (V − K·Cov(x, loc)) */
+    ux_real ratio;        /* ν²/S, the innovation gate's statistic (as ux_innovation_ratio computes it) */
+    ux_real log_evidence; /* log N(ν; 0, S) */
+    ux_real loc_var;      /* Var loc */
+    ux_real residual;     /* Var loc − Cov²/V: what a line in x leaves of it */
+    ux_real noise;        /* v_g·E scale²: the observation noise's variance */
+    ux_real bimodality;   /* the atoms' bimodality coefficient (γ² + 1)/κ */
+    int same_scale;       /* every atom's scale is the first's */
+} ux_linear;
+
+/* Kernel form without inner noise only (else UX_ERR_ARG): one kernel call per atom, sums in atom order, x about
+ * `mean` and loc about the first atom's loc. At the first atom whose scale is not the first's it stops, with
+ * same_scale 0 and the other fields unset. */
+ux_status ux_linear_update(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count, ux_real z,
+                           ux_real mean, ux_real var, ux_linear *out);
+
 /* How far a linear update would move the mean on the worst evidence point (docs/semantics.md, "Departure"):
  * √(V·Var loc)/Var z·|ν|, V the prior atoms' variance; NaN unless the sums cover `count` atoms. */
 ux_real ux_innovation_shift(const ux_innovation *sums, ux_law_kind family, size_t count, const ux_evidence *ev,

@@ -64,6 +64,17 @@ typedef struct {
 #define UX_KERNEL_INFO UX_R(0.5)
 #define UX_KERNEL_BIMODALITY UX_R(0.4)
 
+/* The linear update (docs/semantics.md, "Linear update"): a kernel is linear in the state over the prior atoms
+ * when what a line in the state leaves of its loc's variance is at most UX_LINEAR_RESIDUAL of the observation
+ * noise's variance, plus UX_LINEAR_ROUNDING of the loc's (the sums' rounding: a prior 10³ times wider than the
+ * noise leaves 10⁻⁷ of it in float). */
+#define UX_LINEAR_RESIDUAL UX_R(1e-4)
+#ifdef UX_REAL_FLOAT
+#define UX_LINEAR_ROUNDING UX_R(1e-4)
+#else
+#define UX_LINEAR_ROUNDING UX_R(1e-9)
+#endif
+
 /* Departure (docs/semantics.md, "Departure"): a smooth filter's posterior whose estimated distance from the
  * model's own, left by an outlier it could not follow, exceeds UX_DEPARTURE_SD of its sd is UX_DEPARTED. */
 #define UX_DEPARTURE_SD UX_R(0.5)

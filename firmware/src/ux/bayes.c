@@ -107,6 +107,70 @@ ux_real ux_innovation_shift(const ux_innovation *sums, ux_law_kind family, size_
     return UX_SQRT(prior_var * spread) / var * UX_SQRT(worst);
 }
 
+/* The sums of ux_linear_update: weight, and weighted d, ℓ, d·ℓ, ℓ², d², d³, d⁴ and scale², in atom order. */
+typedef struct {
+    ux_real t, d, l, dl, ll, d2, d3, d4, e2;
+} linear_sums;
+
+static void linear_add(linear_sums *s, ux_real w, ux_real d, ux_real l, ux_real scale)
+{
+    ux_real dd = d * d;
+    s->t = s->t + w;
+    s->d = s->d + w * d;
+    s->l = s->l + w * l;
+    s->dl = s->dl + w * (d * l);
+    s->ll = s->ll + w * (l * l);
+    s->d2 = s->d2 + w * dd;
+    s->d3 = s->d3 + w * (dd * d);
+    s->d4 = s->d4 + w * (dd * dd);
+    s->e2 = s->e2 + w * (scale * scale);
+}
+
+ux_status ux_linear_update(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count, ux_real z,
+                           ux_real mean, ux_real var, ux_linear *out)
+{
+    ux_real args[2] = {0, 0}, first = 0, scale0 = 0, md, ml, cov, noise, s, m2, m3, m4, gain, nu, sd;
+    linear_sums sums;
+    size_t i;
+    if (obs == NULL || obs->form != UX_LIK_KERNEL || obs->inner != NULL || px == NULL || pw == NULL || count == 0 ||
+        out == NULL)
+        return UX_ERR_ARG;
+    memset(&sums, 0, sizeof sums);
+    out->same_scale = 1;
+    for (i = 0; i < count; ++i) {
+        ux_real loc, scale;
+        args[0] = px[i];
+        obs->kernel(args, obs->ctx, &loc, &scale);
+        first = i == 0 ? loc : first;
+        scale0 = i == 0 ? scale : scale0;
+        if (scale != scale0) { /* not linear-Gaussian: the rest is not needed (sv's scale moves with x) */
+            out->same_scale = 0;
+            return UX_OK;
+        }
+        linear_add(&sums, pw[i], px[i] - mean, loc - first, scale);
+    }
+    md = sums.d / sums.t;
+    ml = sums.l / sums.t;
+    cov = sums.dl / sums.t - md * ml;
+    out->loc_var = sums.ll / sums.t - ml * ml;
+    noise = family_variance(obs->family) * (sums.e2 / sums.t);
+    s = out->loc_var + noise;
+    out->residual = out->loc_var - cov * cov / var;
+    m2 = sums.d2 / sums.t - md * md;
+    m3 = sums.d3 / sums.t;
+    m4 = sums.d4 / sums.t;
+    out->bimodality = (m3 * m3 / (m2 * m2 * m2) + UX_R(1.0)) / (m4 / (m2 * m2));
+    gain = cov / s;
+    nu = z - (first + ml);
+    sd = UX_SQRT(s);
+    out->shift = gain * nu;
+    out->noise = noise;
+    out->var = var * (noise / s); /* V − K·Cov for a line, without its cancellation when K·Cov ≈ V */
+    out->ratio = nu * nu / s;
+    out->log_evidence = ux_std_logpdf(UX_LAW_GAUSSIAN, nu / sd) - UX_LOG(sd);
+    return UX_OK;
+}
+
 ux_status ux_innovation_sums(const ux_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
                              ux_innovation *sums)
 {

@@ -616,16 +616,13 @@ static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *su
 }
 
 /* Departure (docs/semantics.md): an outlier leaves the distance between how far a linear update would have moved
- * the mean and how far this one did (the larger of it and what was left); every other update keeps the share
- * of it the update left of the variance. Returns the status to report: UX_DEPARTED for `st` UX_OK when the
- * departure exceeds UX_DEPARTURE_SD of the posterior's sd. */
-static ux_status track_departure(ux_filter *f, ux_status st, int outlier, const ux_innovation *sums,
-                                 ux_law_kind family, size_t count, const ux_evidence *ev, ux_real prior_mean,
-                                 ux_real prior_var)
+ * the mean (`reach`) and how far this one did (the larger of it and what was left); every other update keeps
+ * the share of it the update left of the variance. Returns the status to report: UX_DEPARTED for `st` UX_OK
+ * when the departure exceeds UX_DEPARTURE_SD of the posterior's sd. */
+static ux_status track_departure(ux_filter *f, ux_status st, int outlier, ux_real reach, ux_real prior_mean)
 {
     if (outlier) {
-        ux_real d = ux_innovation_shift(sums, family, count, ev, prior_var) -
-                    UX_FABS(ux_mean(&f->posterior) - prior_mean);
+        ux_real d = reach - UX_FABS(ux_mean(&f->posterior) - prior_mean);
         f->departure = d > f->departure ? d : f->departure;
     } else {
         ux_real keep = UX_R(1.0) - f->info;
@@ -633,6 +630,71 @@ static ux_status track_departure(ux_filter *f, ux_status st, int outlier, const 
         f->departure = f->departure * (keep < 1 ? keep : UX_R(1.0));
     }
     return st == UX_OK && f->departure > UX_DEPARTURE_SD * UX_SQRT(f->post_var) ? UX_DEPARTED : st;
+}
+
+/* The linear update (docs/semantics.md, "Linear update") serves the smooth filter's update of one evidence point
+ * seen once whose kernel is Gaussian, without inner noise, of one scale and linear in the state over the prior
+ * atoms (what a line leaves of Var loc is within UX_LINEAR_RESIDUAL of the noise's variance, and rounding
+ * UX_LINEAR_ROUNDING of Var loc), on prior atoms that are unimodal (bimodality coefficient at most
+ * UX_KERNEL_BIMODALITY): exact for a Gaussian prior, whose tails weighed atoms lack. */
+static int linear_applies(const ux_filter *f, const ux_observation *obs, const ux_evidence *ev, size_t count,
+                          ux_real mean, ux_real var, ux_linear *lin)
+{
+    if (!f->smooth || obs->form != UX_LIK_KERNEL || obs->inner != NULL || obs->family != UX_LAW_GAUSSIAN ||
+        ev->count != 1 || ev->m != 1 || ev->omega[0] != UX_R(1.0) || !(var > 0))
+        return 0;
+    if (ux_linear_update(obs, staged_x(f), staged_w(f), count, ev->z[0], mean, var, lin) != UX_OK)
+        return 0;
+    return lin->same_scale &&
+           lin->residual <= UX_LINEAR_RESIDUAL * lin->noise + UX_LINEAR_ROUNDING * lin->loc_var &&
+           lin->bimodality <= UX_KERNEL_BIMODALITY && lin->var > 0 && ux_finite(lin->shift) &&
+           ux_finite(lin->log_evidence);
+}
+
+/* The linear update's posterior: the prior atoms moved by its shift and scaled about their mean to its variance
+ * (x ↦ m + K·ν + a·(x − m), a = √(V'/V)), reduced to η and normalised; its evidence, no effective count
+ * (nothing weighed: no refocus) and its variance as BayesLaplace gives them. UX_ERR_DOMAIN, the atoms
+ * untouched, should a moved atom not be finite. */
+static ux_status linear_posterior(ux_filter *f, const ux_linear *lin, size_t count, ux_real mean, ux_real var,
+                                  ux_workspace *rest, ux_real *log_evidence, ux_real *ess, ux_real *spread)
+{
+    ux_real *x = staged_x(f), *w = staged_w(f), a = UX_SQRT(lin->var / var), to = mean + lin->shift;
+    ux_arena arena;
+    uint8_t *cell;
+    size_t i;
+    ux_status st = ux_arena_open(&arena, rest);
+    if (st != UX_OK)
+        return st;
+    cell = ux_arena_bytes(&arena, count);
+    if (cell == NULL)
+        return UX_ERR_WORKSPACE;
+    for (i = 0; i < count; ++i)
+        if (!ux_finite(to + a * (x[i] - mean)))
+            return UX_ERR_DOMAIN;
+    for (i = 0; i < count; ++i)
+        x[i] = to + a * (x[i] - mean);
+    ux_value_set(&f->posterior, x, w, ux_ttr(x, w, count, f->n, cell), f->eta, ux_sources_fresh(&f->sources));
+    *log_evidence = lin->log_evidence;
+    *ess = (ux_real)NAN;
+    *spread = lin->var;
+    return UX_OK;
+}
+
+/* The prior points' mean and variance, in order (ux_points_mean, ux_points_var). */
+static void prior_moments(const ux_filter *f, size_t count, ux_real *mean, ux_real *var)
+{
+    *var = ux_points_var(staged_x(f), staged_w(f), count);
+    *mean = ux_points_mean(staged_x(f), staged_w(f), count);
+}
+
+/* An update that failed (st < 0) leaves the filter as it was, but for its density: the areas may no longer hold
+ * the previous posterior's mixture (mixture_components may have written some centres before it met a
+ * non-finite one). Returns st. */
+static ux_status update_failed(ux_filter *f, ux_status st, size_t components, int predicted, unsigned J)
+{
+    if (components > 0 || (predicted && J <= f->eta && f->density == UX_DENSITY_MIXTURE))
+        f->density = UX_DENSITY_BINS;
+    return st;
 }
 
 ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
@@ -646,8 +708,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_status st;
     ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN, prior_mean = (ux_real)NAN, ratio = (ux_real)NAN;
     size_t count, components = 0;
-    int predicted, first, outlier, fused, weighed;
+    int predicted, first, outlier, fused, weighed, linear;
     ux_innovation sums;
+    ux_linear lin;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -677,21 +740,16 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     components = update_components(f, predicted, J);
     rest = scratch(f);
-    if (f->smooth) { /* before BayesLaplace reweighs the prior atoms in place */
-        prior_var = ux_points_var(staged_x(f), staged_w(f), count);
-        prior_mean = ux_points_mean(staged_x(f), staged_w(f), count);
-    }
-    /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in place
-     * (one value less on the stack). */
-    st = ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources, &rest,
-                              &log_evidence, &ess, f->smooth ? &spread : NULL);
-    if (st < 0) {
-        /* The areas may no longer hold the previous posterior's mixture (mixture_components may have
-         * written some centres before it met a non-finite one). */
-        if (components > 0 || (predicted && J <= f->eta && f->density == UX_DENSITY_MIXTURE))
-            f->density = UX_DENSITY_BINS;
-        return st;
-    }
+    if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
+        prior_moments(f, count, &prior_mean, &prior_var);
+    linear = linear_applies(f, &obs, &ev, count, prior_mean, prior_var, &lin);
+    st = linear ? linear_posterior(f, &lin, count, prior_mean, prior_var, &rest, &log_evidence, &ess, &spread)
+                /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in
+                 * place (one value less on the stack). */
+                : ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta,
+                                       &f->sources, &rest, &log_evidence, &ess, f->smooth ? &spread : NULL);
+    if (st < 0)
+        return update_failed(f, st, components, predicted, J);
     weighed = st == UX_OK;
     f->density = update_density_form(f, J, predicted, components);
     f->dens_count = (uint8_t)components;
@@ -705,13 +763,16 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->info = prior_var > 0 && weighed ? UX_R(1.0) - f->post_var / prior_var : UX_R(0.0);
     f->fresh = 0;
     f->staged = 0;
-    if (fused) {
-        ratio = ux_innovation_finish(&sums, obs.family, count, &ev);
+    if (linear || fused) {
+        ratio = linear ? lin.ratio : ux_innovation_finish(&sums, obs.family, count, &ev);
         outlier = ratio > f->gate * f->gate;
     }
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
-    if (f->smooth)
-        f->last = track_departure(f, f->last, outlier, &sums, obs.family, count, &ev, prior_mean, prior_var);
+    if (f->smooth) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
+        f->last = track_departure(f, f->last, outlier,
+                                  linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev,
+                                                                                    prior_var),
+                                  prior_mean);
     f->test_ratio = ratio;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;
