@@ -86,6 +86,8 @@ static uint8_t wire_status(ux_status st)
         return STATUS_REFOCUSED;
     case UX_OUTLIER:
         return STATUS_OUTLIER;
+    case UX_DEPARTED:
+        return STATUS_DEPARTED;
     default:
         return STATUS_OK;
     }
