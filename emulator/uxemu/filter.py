@@ -62,6 +62,8 @@ DEPARTURE_SD = 0.5
 # of its loc's variance is at most LINEAR_RESIDUAL of the noise's variance plus LINEAR_ROUNDING of the loc's.
 LINEAR_RESIDUAL = 1e-4
 LINEAR_ROUNDING = 1e-9
+# … and its prior points have one mode: a bimodality coefficient at most the uniform law's, 5/9.
+LINEAR_BIMODALITY = 0.5555555555555556
 
 
 def density_nodes(lo: float, hi: float):
@@ -451,7 +453,7 @@ class BayesLaplaceFilter:
         update — one evidence point seen once, a Gaussian kernel without inner noise, of one scale and linear
         in the state over the prior atoms (what a line leaves of Var loc within LINEAR_RESIDUAL of the noise's
         variance and LINEAR_ROUNDING of Var loc), unimodal prior
-        atoms (bimodality coefficient at most KERNEL_BIMODALITY) — else None."""
+        atoms (bimodality coefficient at most LINEAR_BIMODALITY) — else None."""
         lik = self.likelihood
         if not self.smooth or not isinstance(lik, KernelLikelihood) or lik.family != "gaussian" or m != 1 \
                 or not var > 0:
@@ -462,7 +464,7 @@ class BayesLaplaceFilter:
         lin = lik.linear_update(prior_atoms[0], prior_atoms[1], float(z[0]), mean, var)
         if lin is None or not (lin.same_scale
                                and lin.residual <= LINEAR_RESIDUAL * lin.noise + LINEAR_ROUNDING * lin.loc_var
-                               and lin.bimodality <= KERNEL_BIMODALITY and lin.var > 0
+                               and lin.bimodality <= LINEAR_BIMODALITY and lin.var > 0
                                and math.isfinite(lin.shift) and math.isfinite(lin.log_evidence)):
             return None
         return lin

@@ -6,6 +6,7 @@
  *
  * Host builds only (libux.so, libux_float.so): a device never needs it.
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -121,4 +122,181 @@ size_t ux_abi_joint_ttr_workspace_bytes(size_t count, unsigned dim, unsigned eta
 size_t ux_abi_joint_from_atoms_workspace_bytes(size_t count, unsigned dim, unsigned eta)
 {
     return UX_JOINT_FROM_ATOMS_WORKSPACE_BYTES(count, dim, eta);
+}
+
+/*
+ * Simulation of a scalar system from its C model, for a system that has no Python twin (uxhost simulate,
+ * uxemu.native.Native.simulate). Each law is sampled from the core's generator (ux_rng, rng.c) in double
+ * precision, one draw at a time in a fixed order, so the same generator state gives the same bits. The
+ * draws are not numpy's: a trace matches the reference's simulation in law, not in value.
+ */
+/* Uniform on the open interval (0, 1): (j + ½)·2^−52 for the top 52 bits j of one draw (exact in double). */
+static double open_uniform(ux_rng *rng) { return ((double)(ux_rng_next(rng) >> 12) + 0.5) * 0x1.0p-52; }
+
+/* N(0, 1) by Marsaglia's polar method (the pair's second value is not kept). */
+static double std_normal(ux_rng *rng)
+{
+    double a, b, s;
+    do {
+        a = 2.0 * ux_rng_uniform(rng) - 1.0;
+        b = 2.0 * ux_rng_uniform(rng) - 1.0;
+        s = a * a + b * b;
+    } while (s >= 1.0 || s == 0.0);
+    return a * sqrt(-2.0 * log(s) / s);
+}
+
+/* Laplace(0, 1) by inversion. */
+static double std_laplace(ux_rng *rng)
+{
+    double v = open_uniform(rng) - 0.5;
+    return v < 0 ? log(1.0 + 2.0 * v) : -log(1.0 - 2.0 * v);
+}
+
+/* Student's t with df > 0 degrees of freedom by Bailey's polar method (Math. Comp. 62, 1994). */
+static double std_student_t(ux_rng *rng, double df)
+{
+    double a, b, s;
+    do {
+        a = 2.0 * ux_rng_uniform(rng) - 1.0;
+        b = 2.0 * ux_rng_uniform(rng) - 1.0;
+        s = a * a + b * b;
+    } while (s >= 1.0 || s == 0.0);
+    return a * sqrt(df * (pow(s, -2.0 / df) - 1.0) / s);
+}
+
+/* One draw from `law` (checked by the caller), with the parameters of ux/law.h. */
+static double draw(const ux_law *law, ux_rng *rng)
+{
+    double a = (double)law->a, b = (double)law->b, c = (double)law->c;
+    switch (law->kind) {
+    case UX_LAW_GAUSSIAN: return a + b * std_normal(rng);
+    case UX_LAW_LAPLACE: return a + b * std_laplace(rng);
+    case UX_LAW_UNIFORM: return a + (b - a) * ux_rng_uniform(rng);
+    case UX_LAW_EXPONENTIAL: return -a * log(open_uniform(rng));
+    case UX_LAW_STUDENT_T: return b + c * std_student_t(rng, a);
+    case UX_LAW_LOGNORMAL: return exp(a + b * std_normal(rng));
+    case UX_LAW_POINT: return a;
+    }
+    return NAN;
+}
+
+/* Whether `family` is a kernel family (ux_std_logpdf's). */
+static int kernel_family(ux_law_kind family)
+{
+    return family == UX_LAW_GAUSSIAN || family == UX_LAW_LAPLACE || family == UX_LAW_UNIFORM;
+}
+
+/* One draw from the standard member of a kernel family: N(0, 1), Laplace(0, 1), U(−½, ½). */
+static double draw_standard(ux_law_kind family, ux_rng *rng)
+{
+    if (family == UX_LAW_GAUSSIAN)
+        return std_normal(rng);
+    return family == UX_LAW_LAPLACE ? std_laplace(rng) : ux_rng_uniform(rng) - 0.5;
+}
+
+/* Advance rng by 2^128 draws (xoshiro256's jump): stream i of a seed is the generator after i jumps, so
+ * streams never overlap and trace i does not depend on how many traces are drawn. */
+void ux_abi_rng_jump(ux_rng *rng)
+{
+    static const uint64_t jump[4] = {0x180ec6d33cfd0abaull, 0xd5a61266f0c9392cull, 0xa9582618e03fc9aaull,
+                                     0x39abdc4529b1661cull};
+    uint64_t s[4] = {0, 0, 0, 0};
+    unsigned i, b, j;
+    for (i = 0; i < 4; ++i)
+        for (b = 0; b < 64; ++b) {
+            if (jump[i] & ((uint64_t)1 << b))
+                for (j = 0; j < 4; ++j)
+                    s[j] ^= rng->s[j];
+            ux_rng_next(rng);
+        }
+    for (j = 0; j < 4; ++j)
+        rng->s[j] = s[j];
+}
+
+/* z_k: the sampler form, sampler({x, noise_1, …}), or the kernel form, loc + scale·t with {loc, scale} the
+ * kernel at {x, inner noise draw} and t a draw of the family's standard member. */
+static ux_real observe(const ux_model *model, const ux_model_noises *nz, int form, ux_real x,
+                       const ux_model_ctx *ctx, ux_rng *rng)
+{
+    ux_real args[1 + UX_MODEL_MAX_NOISES], loc, scale;
+    unsigned i;
+    args[0] = x;
+    if (form == UX_LIK_SAMPLER) {
+        for (i = 0; i < nz->n_noise; ++i)
+            args[1 + i] = (ux_real)draw(&nz->noise[i], rng);
+        return model->code->sampler(args, ctx);
+    }
+    args[1] = nz->n_inner ? (ux_real)draw(&nz->inner, rng) : 0;
+    model->code->kernel(args, ctx, &loc, &scale);
+    return (ux_real)((double)loc + (double)scale * draw_standard(model->code->family, rng));
+}
+
+/*
+ * Simulate `steps` steps of a scalar system from its C model and the core's generator `rng` (seeded by the
+ * caller with ux_rng_seed, advanced here): x_0 from the prior, x_k = transition({x_{k−1}, w_k}) with w_k a
+ * draw of the process noise and the context of step k (k, u[k]), z_k the observation of x_k with draws of
+ * the observation noises. The observation is evaluated with the context the filter gives it (step 0, no
+ * input: ux_filter_update's), so a trace is of the model the filter assumes.
+ *   params  the parameter vector (NULL: the model's defaults); prior: the prior law (NULL: the model's)
+ *   u       steps control inputs (NULL: all 0)
+ *   form    UX_LIK_SAMPLER or UX_LIK_KERNEL: which observation form draws z; −1: the sampler form when the
+ *           model has one, else the kernel form
+ *   x, z    steps values each, written
+ * Per step the draws come in this order: the prior (step 0) or the process noise, then the observation's
+ * noises (sampler: noise_1, …; kernel: the inner noise if any, then the family's). A state or reading that
+ * is not finite (a system that diverges under these parameters) is written as it is: the caller decides.
+ * Returns UX_OK; UX_ERR_ARG for a NULL pointer, an unknown form, or a form or function the model lacks;
+ * UX_ERR_DOMAIN for parameters outside their domains or a law with invalid parameters.
+ */
+ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_law *prior, ux_rng *rng,
+                          uint32_t steps, const double *u, int form, double *x, double *z)
+{
+    ux_real p[UX_MODEL_MAX_PARAMS], args[2], state = 0;
+    ux_model_noises nz;
+    ux_model_ctx ctx, obs_ctx;
+    uint32_t k;
+    unsigned i;
+    if (model == NULL || model->code == NULL || rng == NULL || (steps > 0 && (x == NULL || z == NULL)))
+        return UX_ERR_ARG;
+    if (form < 0)
+        form = model->code->sampler != NULL ? UX_LIK_SAMPLER : UX_LIK_KERNEL;
+    if (form != UX_LIK_SAMPLER && form != UX_LIK_KERNEL)
+        return UX_ERR_ARG;
+    if (model->code->transition == NULL || model->code->noises == NULL ||
+        (form == UX_LIK_SAMPLER ? model->code->sampler == NULL : model->code->kernel == NULL))
+        return UX_ERR_ARG;
+    if (model->n_params > UX_MODEL_MAX_PARAMS || ux_model_params(model, params, p) != UX_OK)
+        return UX_ERR_DOMAIN;
+    if (prior == NULL)
+        prior = &model->prior;
+    memset(&nz, 0, sizeof nz);
+    model->code->noises(p, &nz);
+    if (ux_law_check(prior) != UX_OK || ux_law_check(&nz.process) != UX_OK)
+        return UX_ERR_DOMAIN;
+    if (form == UX_LIK_SAMPLER) {
+        if (nz.n_noise < 1 || nz.n_noise > UX_MODEL_MAX_NOISES)
+            return UX_ERR_ARG;
+        for (i = 0; i < nz.n_noise; ++i)
+            if (ux_law_check(&nz.noise[i]) != UX_OK)
+                return UX_ERR_DOMAIN;
+    } else {
+        if (nz.n_inner > 1 || !kernel_family(model->code->family))
+            return UX_ERR_ARG;
+        if (nz.n_inner && ux_law_check(&nz.inner) != UX_OK)
+            return UX_ERR_DOMAIN;
+    }
+    ux_model_context(model, p, 0, 0, &obs_ctx);
+    for (k = 0; k < steps; ++k) {
+        if (k == 0) {
+            state = (ux_real)draw(prior, rng);
+        } else {
+            ux_model_context(model, p, k, u != NULL ? (ux_real)u[k] : 0, &ctx);
+            args[0] = state;
+            args[1] = (ux_real)draw(&nz.process, rng);
+            state = model->code->transition(args, &ctx);
+        }
+        x[k] = (double)state;
+        z[k] = (double)observe(model, &nz, form, state, &obs_ctx, rng);
+    }
+    return UX_OK;
 }

@@ -69,11 +69,14 @@ typedef struct {
  * noise's variance, plus UX_LINEAR_ROUNDING of the loc's (the sums' rounding: a prior 10³ times wider than the
  * noise leaves 10⁻⁷ of it in float). */
 #define UX_LINEAR_RESIDUAL UX_R(1e-4)
-#ifdef UX_REAL_FLOAT
-#define UX_LINEAR_ROUNDING UX_R(1e-4)
-#else
+#ifndef UX_REAL_FLOAT
 #define UX_LINEAR_ROUNDING UX_R(1e-9)
+#else
+#define UX_LINEAR_ROUNDING UX_R(1e-4)
 #endif
+/* … and its prior points have one mode: a bimodality coefficient (γ² + 1)/κ at most the uniform law's, 5/9 (the
+ * usual reading of the coefficient; the kernel's stricter 0.4 refused a third of the 16 points of η = 4). */
+#define UX_LINEAR_BIMODALITY UX_R(0.5555555555555556)
 
 /* Departure (docs/semantics.md, "Departure"): a smooth filter's posterior whose estimated distance from the
  * model's own, left by an outlier it could not follow, exceeds UX_DEPARTURE_SD of its sd is UX_DEPARTED. */

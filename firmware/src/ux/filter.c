@@ -636,7 +636,7 @@ static ux_status track_departure(ux_filter *f, ux_status st, int outlier, ux_rea
  * seen once whose kernel is Gaussian, without inner noise, of one scale and linear in the state over the prior
  * atoms (what a line leaves of Var loc is within UX_LINEAR_RESIDUAL of the noise's variance, and rounding
  * UX_LINEAR_ROUNDING of Var loc), on prior atoms that are unimodal (bimodality coefficient at most
- * UX_KERNEL_BIMODALITY): exact for a Gaussian prior, whose tails weighed atoms lack. */
+ * UX_LINEAR_BIMODALITY): exact for a Gaussian prior, whose tails weighed atoms lack. */
 static int linear_applies(const ux_filter *f, const ux_observation *obs, const ux_evidence *ev, size_t count,
                           ux_real mean, ux_real var, ux_linear *lin)
 {
@@ -647,7 +647,7 @@ static int linear_applies(const ux_filter *f, const ux_observation *obs, const u
         return 0;
     return lin->same_scale &&
            lin->residual <= UX_LINEAR_RESIDUAL * lin->noise + UX_LINEAR_ROUNDING * lin->loc_var &&
-           lin->bimodality <= UX_KERNEL_BIMODALITY && lin->var > 0 && ux_finite(lin->shift) &&
+           lin->bimodality <= UX_LINEAR_BIMODALITY && lin->var > 0 && ux_finite(lin->shift) &&
            ux_finite(lin->log_evidence);
 }
 
