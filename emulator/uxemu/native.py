@@ -877,6 +877,78 @@ class Native:
         from .traces import Trace
 
         sim, jump = self._declare_simulate()
+        if isinstance(system, str):
+            model = self.lib.ux_model_named(system.encode())
+        else:
+            model = self.lib.ux_model_find(int(system))
+        if not model:
+            raise ValueError(f"the native core has no scalar system {system!r}")
+        name = model.contents.name.decode()
+        steps, traces, seed = int(steps), int(traces), int(seed)
+        if not 1 <= steps < 2**32 or traces < 1:
+            raise ValueError(f"steps must be 1 … {2**32 - 1} and traces at least 1, got {steps} and {traces}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"a seed is a whole number 0 … 2^64 − 1, got {seed}")
+        code = model.contents.code.contents
+        if likelihood is not None:
+            if likelihood not in LIKELIHOODS:
+                raise ValueError(f"likelihood is one of {', '.join(LIKELIHOODS)}, got {likelihood!r}")
+            if not (code.sampler if likelihood == "sampler" else code.kernel):
+                raise ValueError(f"system {name} has no {likelihood} form")
+        p = self._params(model, params)
+        pvec = (C.c_double * max(len(p), 1))(*p)
+        law = None
+        if prior is not None:
+            kind, *abc = prior
+            law = self.Law(LAW_KINDS[kind] if isinstance(kind, str) else int(kind), *map(float, abc))
+        uk = np.zeros(steps) if u is None else np.ascontiguousarray(u, dtype=np.float64)
+        if uk.shape != (steps,):
+            raise ValueError(f"u holds one control input per step ({steps}), got shape {uk.shape}")
+        form = -1 if likelihood is None else LIKELIHOODS[likelihood]
+        dp = C.POINTER(C.c_double)
+        rng = self.Rng()
+        self.lib.ux_rng_seed(C.byref(rng), seed)
+        out = []
+        for _ in range(traces):
+            stream = self.Rng()
+            C.pointer(stream)[0] = rng  # a copy: the trace advances its own
+            x, z = np.empty(steps), np.empty(steps)
+            self._check(sim(model, pvec, None if law is None else C.byref(law), C.byref(stream), steps,
+                            uk.ctypes.data_as(dp), form, x.ctypes.data_as(dp), z.ctypes.data_as(dp)),
+                        f"ux_abi_simulate({name})")
+            jump(C.byref(rng))
+            meta = {"system": name, "params": ",".join(repr(float(v)) for v in p)} if p else {}
+            out.append(Trace(np.arange(steps), uk.copy(), z, x, meta))
+        return out
+
+
+    def _declare_simulate(self):
+        """ux_abi_simulate and ux_abi_rng_jump, declared when first used (a library built before them still
+        loads for everything else)."""
+        L, Rng = self.lib, C.POINTER(self.Rng)
+        try:
+            sim, jump = L.ux_abi_simulate, L.ux_abi_rng_jump
+        except AttributeError:
+            raise NativeLayoutError(self.path, ["ux_abi_simulate is missing (a build older than it)"]) from None
+        sim.restype = C.c_int
+        sim.argtypes = [C.POINTER(self.Model), C.POINTER(C.c_double), C.POINTER(self.Law), Rng, C.c_uint32,
+                        C.POINTER(C.c_double), C.c_int, C.POINTER(C.c_double), C.POINTER(C.c_double)]
+        jump.restype, jump.argtypes = None, [Rng]
+        return sim, jump
+
+    def simulate(self, system, steps: int, seed: int, traces: int = 1, params=None, prior=None, u=None,
+                 likelihood: str | None = None) -> list:
+        """`traces` traces of `steps` steps of a scalar system (id or name) simulated from its C model with the
+        core's generator (ux_abi_simulate), as uxemu.traces.Trace objects with k, u, z, x and the meta a
+        simulated trace carries (system, params). Trace i draws from stream i of `seed` (the generator seeded
+        with it, then jumped 2^128 draws i times), so it is the same whatever `traces` is; the same seed gives
+        the same bits. params: the vector in table order (None: the defaults); prior: (kind, a, b[, c]) with a
+        kind of LAW_KINDS and ux_law's parameters (None: the system's); u: the control input of each step (None: 0); likelihood: the observation form that draws
+        z, "sampler" or "kernel" (None: the sampler form when the model has one, else the kernel form).
+        The draws are not numpy's: a trace agrees with the reference's simulation in law, not in value."""
+        from .traces import Trace
+
+        sim, jump = self._declare_simulate()
         model = self.lib.ux_model_named(system.encode()) if isinstance(system, str) else self.lib.ux_model_find(system)
         if not model:
             raise ValueError(f"the native core has no scalar system {system!r}")

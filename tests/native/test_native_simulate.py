@@ -188,3 +188,10 @@ def test_bad_arguments_are_refused(nat, call, error):
 def test_parameters_outside_their_domain_are_refused_by_the_core(nat, kw):
     with pytest.raises(native.NativeDomainError, match="ux_abi_simulate"):
         nat.simulate("lg", 5, 1, **kw)
+
+
+def test_a_library_built_before_simulation_says_to_rebuild(nat):
+    stale = native.Native(nat.path)
+    stale.lib = type("OldLibrary", (), {})()  # what a libux.so without ux_abi_simulate offers it
+    with pytest.raises(native.NativeLayoutError, match=r"(?s)rebuild it \(`make native`\).*ux_abi_simulate is missing"):
+        stale.simulate("lg", 5, 1)
