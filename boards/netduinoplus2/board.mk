@@ -6,6 +6,9 @@ QEMU_MACHINE := netduinoplus2
 QEMU_CPU_HZ  := 168000000
 # The reset cause INFO reports under QEMU, whose RCC is an unimplemented device: RCC_CSR reads 0, no flag.
 QEMU_RESET_CAUSE := unknown
+# The core's clock on the part: the 16 MHz HSI it keeps from reset (the RCC driver only enables peripheral
+# clocks; boards/README.md). `uxhost check` turns DWT cycles into µs at it when INFO reports no clock.
+BOARD_CORE_HZ := 16000000
 BOARD_CPU    := -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard
 BOARD_DEFS   := -DUX_REAL_FLOAT
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cortex-m/dwt_cycles.c \

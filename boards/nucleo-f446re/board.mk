@@ -2,6 +2,9 @@
 # build. Host link on USART2 (PA2/PA3), wired to the ST-LINK/V2-1's virtual COM port (UM1724 §6.8);
 # cycles from DWT CYCCNT. Flash with `uxhost flash --probe pyocd --target stm32f446re` or any GDB server.
 BOARD_NAME   := nucleo-f446re
+# The core's clock on the part: the 16 MHz HSI it keeps from reset (the RCC driver only enables peripheral
+# clocks; boards/README.md). `uxhost check` turns DWT cycles into µs at it when INFO reports no clock.
+BOARD_CORE_HZ := 16000000
 BOARD_CPU    := -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard
 BOARD_DEFS   := -DUX_REAL_FLOAT
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cortex-m/dwt_cycles.c \

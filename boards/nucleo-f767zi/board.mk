@@ -3,6 +3,9 @@
 # COM port (UM1974 §6.9); cycles from DWT CYCCNT. Flash with `uxhost flash --probe pyocd --target
 # stm32f767zi` or any GDB server.
 BOARD_NAME   := nucleo-f767zi
+# The core's clock on the part: the 16 MHz HSI it keeps from reset (the RCC driver only enables peripheral
+# clocks; boards/README.md). `uxhost check` turns DWT cycles into µs at it when INFO reports no clock.
+BOARD_CORE_HZ := 16000000
 BOARD_CPU    := -mthumb -mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard
 BOARD_DEFS   :=
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cortex-m/dwt_cycles.c \

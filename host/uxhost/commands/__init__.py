@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-COMMANDS = ("simulate", "qemu", "flash", "stream", "validate", "plot", "fit", "demo", "ports", "packs")
+COMMANDS = ("simulate", "qemu", "flash", "stream", "validate", "plot", "fit", "demo", "ports", "packs", "check")
 
 
 def load(name: str):
