@@ -1,4 +1,5 @@
-"""`uxhost simulate`: seeded traces (k,u,z,x) of a benchmark system, as CSV."""
+"""`uxhost simulate`: seeded traces (k,u,z,x) of a benchmark system, as CSV: from its Python twin, or from the
+host build of its C model when it has none (or with --engine native)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,6 +9,7 @@ from .common import UserError, add_force_argument, add_model_arguments, non_nega
 # The most rows (--steps × --traces) one run simulates: its arrays take about 40 bytes a row and its CSV about
 # 80, so this is under 1 GB; numpy would otherwise try to allocate whatever was typed (745 GiB for 10^11).
 MAX_ROWS = 10_000_000
+ENGINES = ("auto", "reference", "native")
 
 
 def register(sub) -> None:
@@ -18,11 +20,20 @@ def register(sub) -> None:
     parser.add_argument("--steps", "-T", type=positive_int, required=True,
                         help=f"steps per trace (at most {MAX_ROWS:,} rows in all: --steps × --traces)")
     parser.add_argument("--seed", type=non_negative_int, required=True,
-                        help="seed of numpy's SeedSequence (a whole number ≥ 0)")
+                        help="the seed, a whole number ≥ 0: of numpy's SeedSequence on the reference, of the C "
+                             "core's generator on the native engine (below 2^64 there)")
     parser.add_argument("--traces", type=positive_int, default=1,
                         help="number of traces; with more than one, -o trace.csv becomes trace-000.csv, … "
                              "(trace i is the same whatever the count)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="CSV file to write")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="reference: the system's Python twin, numpy's generator; native: the host build of "
+                             "its C model (build/native/libux.so, `make native`), the C core's generator — the same "
+                             "seed gives another trace of the same law; auto: reference when the system has a "
+                             "Python twin, else native (default: %(default)s)")
+    parser.add_argument("--native-lib", type=Path, metavar="SO",
+                        help="host build of the C code the native engine runs (default: $UX_NATIVE_LIB, else "
+                             "build/native/libux.so)")
     add_force_argument(parser, "the CSV file(s)")
     parser.set_defaults(run=run)
 
@@ -67,7 +78,13 @@ def run(args) -> int:
     own = from_arguments(args)
     if own is None and not args.system:
         raise UserError("which system? pass --system NAME, or --model FILE.py:FUNCTION for a model of your own")
+    if args.engine == "native" and own is not None:
+        raise UserError("--engine native runs a system of the C code; a model of your own (--model) runs on the "
+                        "reference")
     if own is None and joint.is_joint(args.system):
+        if args.engine == "native":
+            raise UserError(f"--engine native simulates a scalar system; {args.system} has a vector state, which "
+                            "the reference simulates (leave --engine out)")
         return joint.simulate(args)
     import numpy as np
     from uxemu import simulate_many, systems
@@ -76,13 +93,22 @@ def run(args) -> int:
 
     spec = own.spec if own is not None else find_spec(table_specs(), args.system)
     params = parse_params(spec, args.params)
-    try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
-        model = own.model(params) if own is not None else systems.get(spec.name, **dict(zip(spec.param_names, params)))
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, in one line
-        traces = simulate_many(model, args.traces, args.steps, args.seed)
+    engine = args.engine
+    if engine == "auto":
+        engine = "reference" if own is not None or spec.name in systems.TWINS else "native"
+    if engine == "native":
+        traces = native_traces(args, spec, params)
+        name = spec.name
+    else:
+        try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
+            model = own.model(params) if own is not None else systems.get(spec.name,
+                                                                          **dict(zip(spec.param_names, params)))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, in one line
+            traces = simulate_many(model, args.traces, args.steps, args.seed)
+        name = model.name
     for i, trace in enumerate(traces):
         finite_or_refused(trace, spec.name, i)
     if own is not None:  # the header a fit reads the simulated values from (a table model carries its own)
@@ -92,5 +118,33 @@ def run(args) -> int:
     for trace, path in zip(traces, paths):
         trace.to_csv(path)
     where = paths[0] if len(paths) == 1 else f"{paths[0]} … {paths[-1].name}"
-    print(f"wrote {len(paths)} trace(s) of {model.name}, {args.steps} steps, seed {args.seed}: {where}")
+    how = ", native engine" if engine == "native" else ""
+    print(f"wrote {len(paths)} trace(s) of {name}, {args.steps} steps, seed {args.seed}{how}: {where}")
     return 0
+
+
+def native_traces(args, spec, params) -> list:
+    """The traces the host build of the system's C model simulates (uxemu.native.Native.simulate): stream i of
+    the seed for trace i, as the reference's spawned streams, but from the C core's generator."""
+    from uxemu import native
+
+    why = ("--engine native runs the system's C model" if args.engine == "native"
+           else f"{spec.name} has no Python twin, so its C model runs")
+    try:
+        nat = native.Native(args.native_lib) if args.native_lib else native.load()
+    except FileNotFoundError as exc:
+        raise UserError(f"{why} in the host library, and {exc}") from None
+    except (native.NativeLayoutError, OSError) as exc:
+        raise UserError(f"{why} in the host library, which does not load: {str(exc).splitlines()[0]}") from None
+    model = nat.lib.ux_model_named(spec.name.encode())
+    if not model or model.contents.id != spec.id:
+        raise UserError(f"the host library {nat.path} has no system {spec.name} with id {spec.id}: pass "
+                        "--native-lib with the host build of this tree (`make native`)")
+    if args.seed >= 2**64:
+        raise UserError(f"--seed {args.seed}: the native engine takes a seed below 2^64")
+    try:
+        return nat.simulate(spec.name, args.steps, args.seed, args.traces, params)
+    except native.NativeLayoutError as exc:
+        raise UserError(f"{why} in the host library, which is stale: {str(exc).splitlines()[0]}") from None
+    except (ValueError, native.NativeError) as exc:
+        raise UserError(f"{spec.name} on the native engine: {exc}") from None
