@@ -59,6 +59,7 @@ class Timing:
     """What a count of the device means: its unit, and how it becomes instructions or µs (None: it does not)."""
 
     unit: str  # "virtual cycles", "cycles", "ns"
+    source: str = ""  # the counter, as the report names it
     per_instruction: float | None = None  # virtual cycles per instruction (QEMU)
     per_us: float | None = None  # counts per µs
     notes: tuple[str, ...] = ()
@@ -265,7 +266,26 @@ def _run_scalar(device, spec, eta: int, dump_path: Path, qemu, steps: int):
     else:
         k, quantity, diff, tol = cmp.first_bad
         detail = f"step k={k}: {quantity} differs by {diff:.3g} (tolerance {tol:g})"
+        if quantity == "status":
+            detail = _status_difference(load_dump(dump_path), cmp.policy, k)
     return _cycles(summary), cmp.ok, detail
+
+
+def _status_difference(dump, policy, k: int) -> str:
+    """"step k=40: status OK from the device, DEPARTED from the reference" (compare says only that they differ)."""
+    from .protocol import Status
+    from .validate import reference_posteriors
+
+    def name(code):
+        return Status(code).name if code in Status._value2member_map_ else str(code)
+
+    given = dump.steps if policy.reference == "step" else None
+    refs = reference_posteriors(dump.header.config, dump.column("k"), dump.column("u"), dump.column("z"), given,
+                                float_build=dump.header.real_bytes < 8)
+    for rec, (status, *_) in zip(dump.steps, refs):
+        if rec.k == k:
+            return f"step k={k}: status {name(rec.status)} from the device, {name(status)} from the reference"
+    return f"step k={k}: the status differs from the reference's"
 
 
 def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
@@ -291,6 +311,10 @@ def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
 # Time
 
 
+QEMU_COUNTER = "SysTick under QEMU's -icount"
+DWT_COUNTER = "DWT CYCCNT"
+
+
 def timing(info, board: str, qemu=None) -> Timing:
     """What `info`'s cycle counts mean on `board` (module docstring)."""
     from .protocol import CycleSource
@@ -301,25 +325,25 @@ def timing(info, board: str, qemu=None) -> Timing:
         shift = qemu.icount_shift if qemu is not None and qemu.icount_shift is not None else DEFAULT_ICOUNT_SHIFT
         assumed = "" if qemu is not None else " (QEMU's -icount shift assumed to be uxhost's default)"
         if hz is None or not hz.isdigit():
-            return Timing("virtual cycles", notes=(
+            return Timing("virtual cycles", QEMU_COUNTER, notes=(
                 "Virtual cycles: SysTick under QEMU's -icount, which counts instructions, not the core's cycles; "
                 f"boards/{board}/board.mk gives no QEMU_CPU_HZ to convert them. No µs: QEMU's time is not the "
                 "silicon's.",))
         per = 2 ** shift * int(hz) / 1e9
-        return Timing("virtual cycles", per_instruction=per, notes=(
+        return Timing("virtual cycles", QEMU_COUNTER, per_instruction=per, notes=(
             f"Virtual cycles: SysTick under QEMU's -icount shift={shift}{assumed}, {per:g} per instruction executed "
             f"(2^{shift} ns an instruction × the machine's {int(hz) / 1e6:g} MHz SysTick clock, QEMU_CPU_HZ of "
             f"boards/{board}/board.mk). They count instructions, exactly reproducible; they are not the core's "
             "cycles, and QEMU's time is no time on silicon: no µs are given.",))
     if info.cycle_source == CycleSource.HOST_NS:
-        return Timing("ns", per_us=1000.0, notes=("Nanoseconds of the host's clock (a native build).",))
+        return Timing("ns", "the host's clock", per_us=1000.0, notes=("Nanoseconds of the host's clock (a native build).",))
     if info.cycle_source == CycleSource.DWT:
         hz, source = core_clock(info, board)
         if hz is None:
-            return Timing("cycles", notes=(f"Core cycles (DWT CYCCNT). No µs: {source}.",))
-        return Timing("cycles", per_us=hz / 1e6, notes=(
+            return Timing("cycles", DWT_COUNTER, notes=(f"Core cycles (DWT CYCCNT). No µs: {source}.",))
+        return Timing("cycles", DWT_COUNTER, per_us=hz / 1e6, notes=(
             f"Core cycles (DWT CYCCNT); µs at the core clock {hz / 1e6:g} MHz ({source}).",))
-    return Timing(f"counts of cycle source {info.cycle_source}", notes=(
+    return Timing(f"counts of cycle source {info.cycle_source}", "unknown", notes=(
         f"INFO's cycle_source {info.cycle_source} is not one this host knows: no unit, no µs.",))
 
 
@@ -397,7 +421,7 @@ def _markdown(r: CheckReport) -> list[str]:
                 f"| reals | {info.real_bytes}-byte ({'double' if info.real_bytes >= 8 else 'float'} build) |",
                 f"| largest η | {info.max_eta} |",
                 f"| systems | {info.n_systems} |",
-                f"| cycle counter | {_cell(r.timing.unit if r.timing else '?')} |",
+                f"| cycle counter | {_cell(f'{r.timing.source}: {r.timing.unit}' if r.timing else '?')} |",
                 f"| last reset | {reset_cause_name(info.reset_cause)} |",
                 f"| stack high-water | {stack_high_water(info)} |"]
         for name, value in extra_info(info).items():

@@ -107,12 +107,12 @@ def test_check_flashes_through_qemus_gdb_server_and_reports_to_stdout(capsys):
 
 
 class BoardDevice(ReferenceDevice):
-    """The reference device posing as `board` with firmware `fw`; `skew` is added to the mean it answers for the
-    system configured `skew_system`-th (0 = the first)."""
+    """The reference device posing as `board` with firmware `fw`; for the system configured `skew_system`-th (0 =
+    the first) it answers step k=3 with `skew` added to the mean and, if `status` is given, that status."""
 
-    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, **kw):
+    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, status=None, **kw):
         self.board, self.fw = board, fw or f"{core_version()}+test"
-        self.skew, self.skew_system, self.configured = skew, skew_system, -1
+        self.skew, self.skew_system, self.status, self.configured = skew, skew_system, status, -1
         super().__init__(**kw)
 
     def _answer(self, message):
@@ -122,7 +122,8 @@ class BoardDevice(ReferenceDevice):
         if isinstance(message, p.Configure) and isinstance(answer, p.Configured):
             self.configured += 1
         if isinstance(answer, p.Posterior) and self.configured == self.skew_system and message.k == 3:
-            return dataclasses.replace(answer, mean=answer.mean + self.skew)
+            return dataclasses.replace(answer, mean=answer.mean + self.skew,
+                                       status=answer.status if self.status is None else self.status)
         return answer
 
 
@@ -198,6 +199,12 @@ def test_a_wrong_posterior_fails_its_system_only(skew, verdict, board_device, ca
         assert "- gss: step k=3: mean differs by" in report
     else:
         assert code == 0
+
+
+def test_a_status_the_reference_does_not_give_is_named(board_device, capsys):
+    code, report, _ = check_port(capsys, board_device(skew_system=2, status=p.Status.OUTLIER))
+    assert code == 1
+    assert rows(report)["cubic"][-1] == "step k=3: status OUTLIER from the device, OK from the reference"
 
 
 def test_a_device_lost_mid_run_is_a_failed_report(board_device, capsys):

@@ -150,7 +150,13 @@ def _reach(args, image: Path | None):
                 yield device, instance, f"QEMU {args.board}, booted with an empty flash, at {instance.url}", flashed
         return
     with boot(args.board, image) as instance, open_device(instance.url) as device:
-        yield device, instance, f"QEMU {args.board} booting {image}, at {instance.url}", None
+        yield device, instance, f"QEMU {args.board} booting {_shown(image)}, at {instance.url}", None
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working folder when it is inside it (build/BOARD/firmware.elf), else as it is."""
+    shown = os.path.relpath(os.path.abspath(path))
+    return str(path) if shown.startswith("..") else shown
 
 
 def command_of(args) -> str:
