@@ -134,6 +134,15 @@ def test_bad_input_is_one_line(argv, words, tmp_path, capsys):
     assert not (tmp_path / "t.csv").exists()
 
 
+def test_a_vector_system_without_a_twin_is_one_line(tmp_path, capsys, monkeypatch):
+    """The native engine simulates scalar systems; a joint one with no twin is refused, not a KeyError."""
+    from uxemu import joint_systems
+
+    monkeypatch.delitem(joint_systems.TWINS, "pendulum")
+    code, _, err = simulate(capsys, tmp_path / "t.csv", system="pendulum")
+    assert_one_line_error(code, err, "pendulum has a vector state and no Python twin", "scalar systems only")
+
+
 def test_a_model_of_your_own_is_not_sent_to_the_native_engine(tmp_path, capsys):
     model = tmp_path / "mine.py"
     model.write_text("import uxemu as ux\nfrom uxemu import laws\n\n"

@@ -82,9 +82,14 @@ def run(args) -> int:
         raise UserError("--engine native runs a system of the C code; a model of your own (--model) runs on the "
                         "reference")
     if own is None and joint.is_joint(args.system):
+        from uxemu import joint_systems
+
         if args.engine == "native":
             raise UserError(f"--engine native simulates a scalar system; {args.system} has a vector state, which "
                             "the reference simulates (leave --engine out)")
+        if args.system not in joint_systems.TWINS:
+            raise UserError(f"{args.system} has a vector state and no Python twin in uxemu.joint_systems: the "
+                            "native engine simulates scalar systems only, so write its trace (k,u,z…,x…) another way")
         return joint.simulate(args)
     import numpy as np
     from uxemu import simulate_many, systems
