@@ -5,8 +5,10 @@ that `make native` builds — no compiler at import time, no build-time Python d
 its own package and, in API mode, a compiler step). The C API is small and uses plain structs, which
 ctypes describes directly.
 
-The library is found through the environment variable UX_NATIVE_LIB (a path to the `.so`), else at
-build/native/libux.so (or libux_float.so for the float build) under the repository root.
+The library (libux.so, or libux_float.so for the float build) is found through the environment variable
+UX_NATIVE_LIB (UX_NATIVE_LIB_FLOAT; a path to the `.so`), else in the package's own _native/ folder, where
+an installed package carries the core compiled by `pip install` (setup.py), else at build/native/ under
+the repository root, where `make native` builds it for a checkout (an editable install has no _native/).
 
 Everything here mirrors the reference (`uxemu`) so tests and benchmarks can run both on the same input:
 
@@ -42,6 +44,7 @@ LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2, "exponential": 3, "stude
 MODES = {name: number for number, name in enumerate(filter_modes)}
 LIKELIHOODS = {"kernel": 0, "sampler": 1}
 
+PACKAGED_DIR = Path(__file__).resolve().parent / "_native"  # an installed package's build of the core
 _REPO = Path(__file__).resolve().parents[2]
 
 
@@ -98,10 +101,15 @@ def layout_mismatches(lib, mirrors: dict[str, type]) -> list[str]:
 
 
 def library_path(float_build: bool = False) -> Path:
+    """The library load() opens: $UX_NATIVE_LIB (…_FLOAT), else the package's, else the checkout's."""
     env = os.environ.get("UX_NATIVE_LIB_FLOAT" if float_build else "UX_NATIVE_LIB")
     if env:
         return Path(env)
-    return _REPO / "build" / "native" / ("libux_float.so" if float_build else "libux.so")
+    name = "libux_float.so" if float_build else "libux.so"
+    packaged = PACKAGED_DIR / name
+    if packaged.exists():
+        return packaged
+    return _REPO / "build" / "native" / name
 
 
 def available(float_build: bool = False) -> bool:
