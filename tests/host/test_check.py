@@ -6,6 +6,7 @@ import dataclasses
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -357,3 +358,51 @@ def test_a_report_folder_that_cannot_be_written_is_refused_first(tmp_path, capsy
 def test_a_port_that_cannot_be_opened_is_one_line(capsys):
     code, _, err = run_cli(capsys, "check", "--board", "mps2-an500", "--port", "/dev/nonexistent-uxhost-port")
     assert "cannot open /dev/nonexistent-uxhost-port" in one_error_line(err, code)
+
+
+# -- docs/hardware.md's commands, as written --------------------------------------------------------
+
+
+def documented_checks():
+    doc = (qemu.REPO_ROOT / "docs" / "hardware.md").read_text()
+    return [line[len("$ uxhost "):].split("#")[0].split() for line in doc.splitlines()
+            if line.startswith("$ uxhost check")]
+
+
+def test_the_documented_hardware_checks_run_up_to_the_board(tmp_path, monkeypatch, capsys):
+    """Each `uxhost check` of a hardware board in docs/hardware.md, as written (a probe id no probe has, so that a
+    board on the desk changes nothing): the options are accepted, and what stops it is the missing board, the
+    probe or its server — the first thing the command touches — in one line."""
+    commands = [argv for argv in documented_checks() if not qemu.emulated(argv[argv.index("--board") + 1])]
+    assert len(commands) >= 3, "docs/hardware.md shows a check over a port, with pyOCD and through a GDB server"
+    (tmp_path / "build").symlink_to(qemu.BUILD_DIR)
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        if "--flash" in argv and not Path(argv[argv.index("--flash") + 1]).is_file():
+            pytest.skip(f"no firmware image at {argv[argv.index('--flash') + 1]} (make firmware)")
+        if "--probe" in argv:
+            pytest.importorskip("pyocd")
+            argv = [*argv, "--probe-id", "no-such-probe"]
+        code, _, err = run_cli(capsys, *argv)
+        if "--probe" in argv:
+            stop = "no debug probe with id no-such-probe is connected"
+        elif "--gdb" in argv:
+            stop = f"could not load {argv[argv.index('--flash') + 1]} through the GDB server at"
+            if shutil.which("gdb-multiarch") is None:
+                stop = "gdb-multiarch not found"
+        else:
+            stop = f"cannot open {argv[argv.index('--port') + 1]}"
+        assert stop in one_error_line(err, code), argv
+        assert not (tmp_path / "check.md").exists()
+
+
+@pytest.mark.qemu
+def test_the_documented_qemu_check_writes_its_report(tmp_path, monkeypatch, capsys):
+    argv = next(a for a in documented_checks() if a[a.index("--board") + 1] == "mps2-an500" and "-o" in a)
+    qemu_image("mps2-an500")
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = run_cli(capsys, *argv)
+    out = tmp_path / argv[argv.index("-o") + 1]
+    assert code == 0, err
+    assert stdout == f"PASS: mps2-an500, 6 system(s) streamed and validated, 300 steps; report written to {out.name}\n"
+    assert out.read_text().startswith("# ux-filter board check: mps2-an500 — PASS")
