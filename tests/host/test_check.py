@@ -111,15 +111,20 @@ class BoardDevice(ReferenceDevice):
     """The reference device posing as `board` with firmware `fw`; for the system configured `skew_system`-th (0 =
     the first) it answers step k=3 with `skew` added to the mean and, if `status` is given, that status."""
 
-    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, status=None, **kw):
-        self.board, self.fw = board, fw or f"{core_version()}+test"
+    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, status=None, own_system=False, **kw):
+        self.board, self.fw, self.own_system = board, fw or f"{core_version()}+test", own_system
         self.skew, self.skew_system, self.status, self.configured = skew, skew_system, status, -1
         super().__init__(**kw)
 
     def _answer(self, message):
+        if self.own_system and isinstance(message, p.Describe) and message.index == len(SCALAR):
+            # A system only this firmware has: the host has no model to simulate it.
+            return p.System(40, "mine", "a system of the firmware's own", (("a", 1.0, p.ParamDomain.REAL),),
+                            p.PriorKind.GAUSSIAN, 0.0, 1.0)
         answer = super()._answer(message)
         if isinstance(answer, p.Info):
-            return dataclasses.replace(answer, board=self.board, fw_version=self.fw)
+            return dataclasses.replace(answer, board=self.board, fw_version=self.fw,
+                                       n_systems=answer.n_systems + self.own_system)
         if isinstance(message, p.Configure) and isinstance(answer, p.Configured):
             self.configured += 1
         if isinstance(answer, p.Posterior) and self.configured == self.skew_system and message.k == 3:
@@ -160,6 +165,25 @@ def test_a_right_device_passes_with_microseconds_from_its_clock(board_device, ca
         median = float(cost.split(", ")[0].replace(",", ""))
         assert float(us.replace(",", "")) == pytest.approx(median / 1000, abs=0.051)
     assert "Nanoseconds of the host's clock" in report
+
+
+def test_a_system_only_the_firmware_has_is_listed_not_checked(board_device, capsys):
+    code, report, _ = check_port(capsys, board_device(own_system=True))
+    assert code == 0, report
+    cells = rows(report)["mine"]
+    assert cells[2:5] == ["—", "—", "not checked"] and "no model to simulate its standard trace" in cells[-1]
+    assert [rows(report)[s][4] for s in SCALAR] == ["OK"] * 4
+
+
+def test_a_device_of_another_protocol_fails_at_hello(capsys):
+    device = ReferenceDevice(protocol=p.PROTOCOL_VERSION - 1)
+    try:
+        code, report, _ = run_cli(capsys, "check", "--board", "mps2-an500", "--port", device.url)
+    finally:
+        device.close()
+    assert code == 1
+    assert f"- HELLO: device at {device.url} speaks protocol {p.PROTOCOL_VERSION - 1}" in report
+    assert not any(isinstance(m, p.Configure) for m in device.requests)
 
 
 def test_another_board_fails_before_anything_is_configured(board_device, capsys):
