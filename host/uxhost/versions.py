@@ -48,11 +48,14 @@ def _pyproject_version(path: Path) -> str | None:
 
 
 def core_version() -> str:
-    """The C core's version, from its library manifest (library.json at the repository root)."""
-    try:
-        return str(json.loads((REPO_ROOT / "library.json").read_text())["version"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return UNKNOWN
+    """The C core's version, from its library manifest: library.json at the repository root, else the copy an
+    installed package carries beside this module (setup.py puts it there with the core it compiles)."""
+    for manifest in (REPO_ROOT / "library.json", Path(__file__).with_name("library.json")):
+        try:
+            return str(json.loads(manifest.read_text())["version"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return UNKNOWN
 
 
 def protocol_version() -> int:
