@@ -113,7 +113,7 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
     """Checks the device at `device` (a link.Device, open) against `board`: HELLO and DESCRIBE, then a standard
     trace of every system it has, streamed and validated. Every failure of the device — silent, another board,
     another version, a lost link, a posterior off the reference — is a problem in the report, not an
-    exception; `workdir` receives the traces and dumps. `log(line)` hears of each system as it runs."""
+    exception; `workdir` receives the dumps. `log(line)` hears of each system as it runs."""
     import time
 
     from .link import LinkError
@@ -131,8 +131,7 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
             return report
         report.info = info
         report.timing = timing(info, board, qemu)
-        _check_identity(report, info)
-        if report.problems:
+        if not _check_identity(report, info):
             return report
         for name, spec in specs.items():
             log(f"{name}: streaming {steps} steps")
@@ -149,13 +148,16 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
     return report
 
 
-def _check_identity(report: CheckReport, info) -> None:
+def _check_identity(report: CheckReport, info) -> bool:
+    """The board, the versions and the reset cause INFO reports, into `report`; whether to go on (the board is
+    the one asked for: another is not configured; firmware of another C core is, to show how far it agrees)."""
     from .protocol import ResetCause
     from .versions import core_version
 
     if info.board != report.board:
         report.problems.append(f"the device reports board {info.board!r}, not the {report.board} asked for: nothing "
                                "was configured (a wrong port, or an image built for another board)")
+        return False
     built, core = firmware_core_version(info.fw_version), core_version()
     if built is None:
         report.notes.append(f"the firmware's version {info.fw_version!r} names no C core version (CORE+BUILD, as "
@@ -167,6 +169,7 @@ def _check_identity(report: CheckReport, info) -> None:
     if info.reset_cause in (ResetCause.WATCHDOG, ResetCause.LOCKUP):
         report.notes.append(f"the board last started after a {ResetCause(info.reset_cause).name.lower()} reset: "
                             "it stopped before this check started (docs/hardware.md, \"Watchdog and reset cause\")")
+    return True
 
 
 def firmware_core_version(fw_version: str) -> str | None:

@@ -203,6 +203,8 @@ def test_firmware_of_another_c_core_fails(board_device, capsys):
     assert code == 1
     assert f"the firmware was built from C core 0.0.1, this host is C core {core_version()}" in report
     assert "(C core 0.0.1; this host's" in report and "**differs**" in report
+    assert [cells[4] for cells in rows(report).values()] == ["OK"] * 4  # checked all the same: how far it agrees
+    assert report.splitlines()[0].endswith("— FAIL")
 
 
 def test_a_firmware_without_a_core_version_is_noted_not_failed(board_device, capsys):
