@@ -6,6 +6,8 @@ import dataclasses
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,6 +104,28 @@ def test_check_flashes_through_qemus_gdb_server_and_reports_to_stdout(capsys):
                      r"in [\d.]+ s; verified \.vectors, \.text, \.data \|", stdout), stdout
     assert "booted with an empty flash" in stdout
     assert {cells[2:5] == ["4", "5", "OK"] for cells in rows(stdout).values()} == {True}
+
+
+@pytest.mark.qemu
+def test_check_flashes_a_board_at_a_port_through_its_gdb_server(capsys):
+    """The hardware flow with QEMU as the board on the desk: a halted board with a GDB server (the probe's) and a
+    serial port; the check loads the image through the server, then checks the board at the port."""
+    elf = qemu_image("mps2-an500")
+    if shutil.which("gdb-multiarch") is None:
+        pytest.skip("gdb-multiarch is not installed (make deps)")
+    server = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500", "--gdb"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url, gdb = server.stdout.readline().strip(), server.stdout.readline().strip()
+        code, report, err = run_cli(capsys, "check", "--board", "mps2-an500", "--port", url, "--flash", elf,
+                                    "--gdb", gdb, "--steps", 5, "--eta", 4)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert code == 0, report + err
+    assert f"| reached | {url} |" in report
+    assert f"through GDB server {gdb} in " in report and "verified .vectors, .text, .data |" in report
+    assert {cells[4] for cells in rows(report).values()} == {"OK"}
 
 
 # -- verdicts over a port --------------------------------------------------------------------------
