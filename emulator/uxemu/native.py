@@ -879,8 +879,9 @@ class Native:
         simulated trace carries (system, params). Trace i draws from stream i of `seed` (the generator seeded
         with it, then jumped 2^128 draws i times), so it is the same whatever `traces` is; the same seed gives
         the same bits. params: the vector in table order (None: the defaults); prior: (kind, a, b[, c]) with a
-        kind of LAW_KINDS and ux_law's parameters (None: the system's); u: the control input of each step (None: 0); likelihood: the observation form that draws
-        z, "sampler" or "kernel" (None: the sampler form when the model has one, else the kernel form).
+        kind of LAW_KINDS and ux_law's parameters (None: the system's); u: the control input of each step
+        (None: 0); likelihood: the observation form that draws z, "sampler" or "kernel" (None: the sampler form
+        when the model has one, else the kernel form).
         The draws are not numpy's: a trace agrees with the reference's simulation in law, not in value."""
         from .traces import Trace
 
@@ -929,6 +930,78 @@ class Native:
             out.append(Trace(np.arange(steps), uk.copy(), z, x, meta))
         return out
 
+    def _declare_simulate_joint(self):
+        """ux_abi_joint_simulate, ux_abi_joint_shape and ux_abi_rng_jump, declared when first used."""
+        L = self.lib
+        try:
+            sim, shape, jump = L.ux_abi_joint_simulate, L.ux_abi_joint_shape, L.ux_abi_rng_jump
+        except AttributeError:
+            raise NativeLayoutError(self.path, ["ux_abi_joint_simulate is missing (a build older than it)"]) from None
+        dp, up = C.POINTER(C.c_double), C.POINTER(C.c_uint)
+        sim.restype, sim.argtypes = C.c_int, [C.c_void_p, dp, C.POINTER(self.Law), C.POINTER(self.Rng), C.c_uint32,
+                                              dp, dp, dp]
+        shape.restype, shape.argtypes = C.c_int, [C.c_void_p, C.POINTER(C.c_char_p), up, up, up, up, dp]
+        jump.restype, jump.argtypes = None, [C.POINTER(self.Rng)]
+        L.ux_joint_model_named.restype, L.ux_joint_model_named.argtypes = C.c_void_p, [C.c_char_p]
+        return sim, shape, jump
+
+    def joint_shape(self, system) -> dict | None:
+        """What the library says of a joint system (id or name): {pointer, name, id, dim, dim_obs, defaults};
+        None when it has no such system."""
+        _, shape, _ = self._declare_simulate_joint()
+        L = self.lib
+        model = L.ux_joint_model_named(system.encode()) if isinstance(system, str) else \
+            L.ux_joint_model_find(int(system))
+        if not model:
+            return None
+        name, sid, dim, dim_obs, n = C.c_char_p(), C.c_uint(), C.c_uint(), C.c_uint(), C.c_uint()
+        defaults = (C.c_double * 16)()
+        shape(model, C.byref(name), C.byref(sid), C.byref(dim), C.byref(dim_obs), C.byref(n), defaults)
+        return {"pointer": model, "name": name.value.decode(), "id": sid.value, "dim": dim.value,
+                "dim_obs": dim_obs.value, "defaults": [defaults[i] for i in range(n.value)]}
+
+    def simulate_joint(self, system, steps: int, seed: int, traces: int = 1, params=None, prior=None,
+                       u=None) -> list:
+        """`traces` traces of a joint system (id or name) from its C model (ux_abi_joint_simulate), as
+        uxemu.joint_systems.simulate gives one: a list of (x (steps, dim), z (steps, dim_obs)) pairs, with
+        streams, seeds and u as `simulate` takes them; prior: None (the system's) or one (kind, a, b[, c]) per
+        state component. The draws are the C core's: the reference's law, not its values."""
+        sim, _, jump = self._declare_simulate_joint()
+        found = self.joint_shape(system)
+        if found is None:
+            raise ValueError(f"the native core has no joint system {system!r}")
+        name, dim, dim_obs, defaults = found["name"], found["dim"], found["dim_obs"], found["defaults"]
+        p = list(defaults) if params is None else list(map(float, params))
+        if len(p) != len(defaults):
+            raise ValueError(f"system {name} takes {len(defaults)} parameters, got {len(p)}")
+        steps, traces, seed = int(steps), int(traces), int(seed)
+        if not 1 <= steps < 2**32 or traces < 1:
+            raise ValueError(f"steps must be 1 … {2**32 - 1} and traces at least 1, got {steps} and {traces}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"a seed is a whole number 0 … 2^64 − 1, got {seed}")
+        laws = None
+        if prior is not None:
+            if len(prior) != dim:
+                raise ValueError(f"system {name} has {dim} state components; the prior gives {len(prior)} laws")
+            laws = (self.Law * dim)(*[self.Law(LAW_KINDS[kind] if isinstance(kind, str) else int(kind),
+                                               *map(float, abc)) for kind, *abc in prior])
+        uk = np.zeros(steps) if u is None else np.ascontiguousarray(u, dtype=np.float64)
+        if uk.shape != (steps,):
+            raise ValueError(f"u holds one control input per step ({steps}), got shape {uk.shape}")
+        dp = C.POINTER(C.c_double)
+        pvec = (C.c_double * max(len(p), 1))(*p)
+        rng = self.Rng()
+        self.lib.ux_rng_seed(C.byref(rng), seed)
+        out = []
+        for _ in range(traces):
+            stream = self.Rng()
+            C.pointer(stream)[0] = rng  # a copy: the trace advances its own
+            x, z = np.empty((steps, dim)), np.empty((steps, dim_obs))
+            self._check(sim(found["pointer"], pvec, laws, C.byref(stream), steps, uk.ctypes.data_as(dp),
+                            x.ctypes.data_as(dp), z.ctypes.data_as(dp)), f"ux_abi_joint_simulate({name})")
+            jump(C.byref(rng))
+            out.append((x, z))
+        return out
 
 class _Sources(C.Structure):
     _fields_ = [("next", C.c_uint32)]

@@ -300,3 +300,84 @@ ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_
     }
     return UX_OK;
 }
+
+/*
+ * The same for a joint system (ux/joint_model.h): x_0 from the prior's dim independent component laws,
+ * x_k = transition(x_{k−1}, w_k) with w_k one draw of each of the dim_noise process-noise laws and the
+ * context of step k (k, u[k]), and z_k: per observation component c, loc_c + scale_c·t_c with {loc, scale}
+ * the kernel at x_k (with the filter's context, step 0 and no input, as above) and t_c a draw of the
+ * family's standard member. Draws per step: the prior's components in order (step 0) or the noises in
+ * order, then t_0, t_1, ….
+ *   prior   dim laws (NULL: the model's); x: steps·dim values, row k the state at step k; z: steps·dim_obs
+ * Returns UX_OK, UX_ERR_ARG (a NULL pointer, a model without a transition, noises or kernel, dimensions out
+ * of range, a family that is not a kernel family) or UX_ERR_DOMAIN (parameters or laws out of domain).
+ */
+ux_status ux_abi_joint_simulate(const ux_joint_model *model, const double *params, const ux_law *prior,
+                                ux_rng *rng, uint32_t steps, const double *u, double *x, double *z)
+{
+    ux_real p[UX_MODEL_MAX_PARAMS], state[UX_MAX_DIM], next[UX_MAX_DIM], w[UX_JOINT_MAX_NOISES];
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS];
+    ux_law process[UX_JOINT_MAX_NOISES];
+    ux_model_ctx ctx, obs_ctx;
+    const ux_joint_model_code *code;
+    unsigned dim, i;
+    uint32_t k;
+    if (model == NULL || model->code == NULL || rng == NULL || (steps > 0 && (x == NULL || z == NULL)))
+        return UX_ERR_ARG;
+    code = model->code;
+    dim = model->dim;
+    if (code->transition == NULL || code->noises == NULL || code->kernel == NULL || !kernel_family(code->family) ||
+        dim < 1 || dim > UX_MAX_DIM || code->dim_noise < 1 || code->dim_noise > UX_JOINT_MAX_NOISES ||
+        code->dim_obs < 1 || code->dim_obs > UX_JOINT_MAX_OBS)
+        return UX_ERR_ARG;
+    if (model->n_params > UX_MODEL_MAX_PARAMS || ux_joint_model_params(model, params, p) != UX_OK)
+        return UX_ERR_DOMAIN;
+    if (prior == NULL)
+        prior = model->prior;
+    memset(process, 0, sizeof process);
+    code->noises(p, process);
+    for (i = 0; i < dim; ++i)
+        if (ux_law_check(&prior[i]) != UX_OK)
+            return UX_ERR_DOMAIN;
+    for (i = 0; i < code->dim_noise; ++i)
+        if (ux_law_check(&process[i]) != UX_OK)
+            return UX_ERR_DOMAIN;
+    ux_joint_model_context(model, p, 0, 0, &obs_ctx);
+    for (k = 0; k < steps; ++k) {
+        if (k == 0) {
+            for (i = 0; i < dim; ++i)
+                state[i] = (ux_real)draw(&prior[i], rng);
+        } else {
+            ux_joint_model_context(model, p, k, u != NULL ? (ux_real)u[k] : 0, &ctx);
+            for (i = 0; i < code->dim_noise; ++i)
+                w[i] = (ux_real)draw(&process[i], rng);
+            code->transition(next, state, w, &ctx);
+            memcpy(state, next, dim * sizeof state[0]);
+        }
+        for (i = 0; i < dim; ++i)
+            x[(size_t)k * dim + i] = (double)state[i];
+        code->kernel(state, &obs_ctx, loc, scale);
+        for (i = 0; i < code->dim_obs; ++i)
+            z[(size_t)k * code->dim_obs + i] = (double)loc[i] + (double)scale[i] * draw_standard(code->family, rng);
+    }
+    return UX_OK;
+}
+
+/* What the binding needs to know of a joint system to simulate it, without mirroring its struct: its name
+ * and id, dimensions and parameter count, and its default parameters (UX_MODEL_MAX_PARAMS doubles at most).
+ * Returns 0, or −1 for a NULL model. */
+int ux_abi_joint_shape(const ux_joint_model *model, const char **name, unsigned *id, unsigned *dim,
+                       unsigned *dim_obs, unsigned *n_params, double *defaults)
+{
+    unsigned i;
+    if (model == NULL || model->code == NULL)
+        return -1;
+    *name = model->name;
+    *id = model->id;
+    *dim = model->dim;
+    *dim_obs = model->code->dim_obs;
+    *n_params = model->n_params;
+    for (i = 0; i < model->n_params && i < UX_MODEL_MAX_PARAMS; ++i)
+        defaults[i] = (double)model->defaults[i];
+    return 0;
+}

@@ -120,7 +120,6 @@ def test_a_missing_library_is_one_line_saying_how_to_build_it(no_twin, tmp_path,
 
 @pytest.mark.parametrize("argv, words", [
     (("--system", "nope", "--engine", "native"), ("no system 'nope'",)),
-    (("--system", "pendulum", "--engine", "native"), ("pendulum has a vector state",)),
     (("--system", "lg", "--engine", "native", "--seed", 2**64), ("below 2^64",)),
     (("--system", "lg", "--engine", "native", "--params", "a=1e308"), ("diverges",)),
     (("--system", "lg", "--engine", "native", "--params", "q=-1"), ("q",)),
@@ -134,13 +133,42 @@ def test_bad_input_is_one_line(argv, words, tmp_path, capsys):
     assert not (tmp_path / "t.csv").exists()
 
 
-def test_a_vector_system_without_a_twin_is_one_line(tmp_path, capsys, monkeypatch):
-    """The native engine simulates scalar systems; a joint one with no twin is refused, not a KeyError."""
+def test_a_vector_system_without_a_twin_is_simulated_from_its_c_model(tmp_path, capsys, monkeypatch):
+    """A joint system with no twin takes the C path too: a joint trace (k, u, z0 …, x0 …) the host reads back
+    and the C joint filter runs on."""
     from uxemu import joint_systems
+    from uxhost.joint import load_joint_trace
 
     monkeypatch.delitem(joint_systems.TWINS, "pendulum")
-    code, _, err = simulate(capsys, tmp_path / "t.csv", system="pendulum")
-    assert_one_line_error(code, err, "pendulum has a vector state and no Python twin", "scalar systems only")
+    out = tmp_path / "pendulum.csv"
+    code, stdout, err = simulate(capsys, out, system="pendulum", steps=60, seed=4)
+    assert code == 0, err
+    assert stdout.strip() == f"wrote 1 trace of pendulum, 60 steps, seed 4, native engine: {out}"
+    assert out.read_text().splitlines()[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3",
+                                                "k,u,z0,x0,x1"]
+    trace = load_joint_trace(out, dim_obs=1, dim=2)
+    x, z = native.load().simulate_joint("pendulum", 60, 4)[0]
+    assert trace.x.tobytes() == x.tobytes() and trace.z.tobytes() == z.tobytes()
+    run = native.load().run_joint_filter(joint_systems.spec("pendulum").id, trace.z, eta=16)
+    angle_rmse = float(np.sqrt(np.mean((run.mean[:, 0] - trace.x[:, 0]) ** 2)))
+    assert angle_rmse < 0.5 * float(np.std(trace.x[:, 0])), angle_rmse  # it follows the true angle
+
+    code, _, err = simulate(capsys, tmp_path / "ref.csv", "--engine", "reference", system="pendulum")
+    assert_one_line_error(code, err, "exists only in C", "leave --engine out")
+    code, _, err = simulate(capsys, tmp_path / "two.csv", "--traces", 2, system="pendulum")
+    assert_one_line_error(code, err, "one trace at a time")
+
+
+def test_engine_native_takes_the_c_path_for_a_vector_system_with_a_twin(tmp_path, capsys):
+    ref, c_path = tmp_path / "ref.csv", tmp_path / "c.csv"
+    assert simulate(capsys, ref, system="cvrange")[0] == 0
+    code, stdout, err = simulate(capsys, c_path, "--engine", "native", system="cvrange")
+    assert code == 0 and "native engine" in stdout, err
+    assert ref.read_bytes() != c_path.read_bytes()
+    assert ref.read_text().splitlines()[:3] == c_path.read_text().splitlines()[:3]  # the same format
+    code, _, err = simulate(capsys, tmp_path / "big.csv", "--engine", "native", "--params", "dt=1e300",
+                            system="pendulum")
+    assert_one_line_error(code, err, "diverges")
 
 
 def test_a_model_of_your_own_is_not_sent_to_the_native_engine(tmp_path, capsys):

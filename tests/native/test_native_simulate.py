@@ -195,3 +195,86 @@ def test_a_library_built_before_simulation_says_to_rebuild(nat):
     stale.lib = type("OldLibrary", (), {})()  # what a libux.so without ux_abi_simulate offers it
     with pytest.raises(native.NativeLayoutError, match=r"(?s)rebuild it \(`make native`\).*ux_abi_simulate is missing"):
         stale.simulate("lg", 5, 1)
+
+
+# -- joint systems (ux_abi_joint_simulate) ------------------------------------------------------------------
+
+def twin_joint_traces(name: str, n: int, steps: int, seed: int, **params):
+    """(x (steps, n, dim), z (steps, n, dim_obs)): n traces of the joint twin side by side."""
+    from uxemu import joint_systems
+
+    model = joint_systems.get(name, **params)
+    rng = np.random.default_rng(seed)
+    x = np.empty((steps, n, model.dim))
+    x[0] = model.sample_prior(rng, n)
+    for k in range(1, steps):
+        x[k] = model.sample_transition(x[k - 1], k, 0.0, rng)
+    return x, np.stack([model.sample_observation(x[k], rng) for k in range(steps)])
+
+
+def c_joint_traces(nat, name: str, n: int, steps: int, seed: int, params=None):
+    pairs = nat.simulate_joint(name, steps, seed, traces=n, params=params)
+    return np.stack([x for x, _ in pairs], axis=1), np.stack([z for _, z in pairs], axis=1)
+
+
+def joint_differences(c, p):
+    """(label, mean score, variance score, KS p) for every state and reading component and every state
+    increment at the steps of AT."""
+    for k in AT:
+        for label, a, b in ([(f"x{i}_{k}", c[0][k, :, i], p[0][k, :, i]) for i in range(c[0].shape[2])]
+                            + [(f"z{i}_{k}", c[1][k, :, i], p[1][k, :, i]) for i in range(c[1].shape[2])]
+                            + [(f"(x{i}_{k}-x{i}_{k - 1})", c[0][k, :, i] - c[0][k - 1, :, i],
+                                p[0][k, :, i] - p[0][k - 1, :, i]) for i in range(c[0].shape[2]) if k]):
+            yield (label, *moment_scores(a, b), stats.ks_2samp(a, b).pvalue)
+
+
+@pytest.mark.parametrize("name", ["pendulum", "cvrange"])
+def test_the_c_joint_simulation_draws_the_twins_law(nat, name):
+    c = c_joint_traces(nat, name, TRACES, STEPS, 21)
+    p = twin_joint_traces(name, TRACES, STEPS, 22)
+    for label, mean_score, var_score, ks in joint_differences(c, p):
+        assert abs(mean_score) < SCORE, f"{name} {label}: means differ by {mean_score:.2f} se"
+        assert abs(var_score) < SCORE, f"{name} {label}: variances differ by {var_score:.2f} se"
+        assert ks > KS_P, f"{name} {label}: two-sample KS p = {ks:.2g}"
+
+
+def test_the_joint_comparison_sees_a_wrong_parameter(nat):
+    """pendulum in C with its process noise q 30 % too large, or its sensor noise r 33 %, is told apart."""
+    p = twin_joint_traces("pendulum", TRACES, STEPS, 22)
+    for params, wrong in (([0.05, 9.81, 0.65, 0.3], "(x1_"), ([0.05, 9.81, 0.5, 0.4], "z0_")):
+        c = c_joint_traces(nat, "pendulum", TRACES, STEPS, 21, params=params)
+        flagged = {label for label, m, v, ks in joint_differences(c, p) if max(abs(m), abs(v)) > SCORE or ks < KS_P}
+        assert any(label.startswith(wrong) for label in flagged), (params, flagged)
+
+
+@pytest.mark.parametrize("name", ["pendulum", "cvrange"])
+def test_a_joint_trace_has_its_shape_and_its_bits(nat, name):
+    from uxemu import joint_systems
+
+    spec = joint_systems.spec(name)
+    shape = nat.joint_shape(name)
+    assert (shape["name"], shape["id"], shape["dim"]) == (name, spec.id, spec.dim)
+    assert shape["defaults"] == list(spec.defaults) and nat.joint_shape(spec.id)["name"] == name
+    a = nat.simulate_joint(name, 30, 5, traces=3)
+    b = nat.simulate_joint(name, 30, 5, traces=2)
+    for (xa, za), (xb, zb) in zip(a, b):  # trace i is the same whatever the count, bit for bit
+        assert xa.shape == (30, spec.dim) and za.shape == (30, shape["dim_obs"])
+        assert xa.tobytes() == xb.tobytes() and za.tobytes() == zb.tobytes()
+    other = nat.simulate_joint(name, 30, 6)[0]
+    assert not np.array_equal(other[0], a[0][0]) and not np.array_equal(a[1][0], a[0][0])
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda nat: nat.simulate_joint("lg", 5, 1), "no joint system 'lg'"),
+    (lambda nat: nat.simulate_joint("pendulum", 5, 1, params=[1.0]), "takes 4 parameters"),
+    (lambda nat: nat.simulate_joint("pendulum", 5, 1, prior=[("gaussian", 0.0, 1.0)]), "2 state components"),
+    (lambda nat: nat.simulate_joint("pendulum", 0, 1), "steps must be"),
+    (lambda nat: nat.simulate_joint("pendulum", 5, 2**64), "seed"),
+])
+def test_bad_joint_arguments_are_refused(nat, call, error):
+    with pytest.raises(ValueError, match=error):
+        call(nat)
+    with pytest.raises(native.NativeDomainError, match="ux_abi_joint_simulate"):
+        nat.simulate_joint("pendulum", 5, 1, params=[0.05, 9.81, -0.5, 0.3])
+    with pytest.raises(native.NativeDomainError, match="ux_abi_joint_simulate"):
+        nat.simulate_joint("pendulum", 5, 1, prior=[("gaussian", 0.0, 1.0), ("laplace", 0.0, 0.0)])

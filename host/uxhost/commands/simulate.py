@@ -84,12 +84,12 @@ def run(args) -> int:
     if own is None and joint.is_joint(args.system):
         from uxemu import joint_systems
 
-        if args.engine == "native":
-            raise UserError(f"--engine native simulates a scalar system; {args.system} has a vector state, which "
-                            "the reference simulates (leave --engine out)")
-        if args.system not in joint_systems.TWINS:
-            raise UserError(f"{args.system} has a vector state and no Python twin in uxemu.joint_systems: the "
-                            "native engine simulates scalar systems only, so write its trace (k,u,z…,x…) another way")
+        twin = args.system in joint_systems.TWINS
+        if args.engine == "reference" and not twin:
+            raise UserError(f"joint system {args.system!r} exists only in C: it has no Python twin in "
+                            "uxemu.joint_systems (leave --engine out: the native engine simulates it)")
+        if args.engine == "native" or not twin:
+            return native_joint(args)
         return joint.simulate(args)
     import numpy as np
     from uxemu import simulate_many, systems
@@ -128,28 +128,72 @@ def run(args) -> int:
     return 0
 
 
-def native_traces(args, spec, params) -> list:
-    """The traces the host build of the system's C model simulates (uxemu.native.Native.simulate): stream i of
-    the seed for trace i, as the reference's spawned streams, but from the C core's generator."""
+def native_library(args, name: str):
+    """The host library the native engine runs (--native-lib, else uxemu.native's), and the start of what a
+    failure says: why the C model is being run."""
     from uxemu import native
 
     why = ("--engine native runs the system's C model" if args.engine == "native"
-           else f"{spec.name} has no Python twin, so its C model runs")
+           else f"{name} has no Python twin, so its C model runs")
     try:
         nat = native.Native(args.native_lib) if args.native_lib else native.load()
     except FileNotFoundError as exc:
         raise UserError(f"{why} in the host library, and {exc}") from None
     except (native.NativeLayoutError, OSError) as exc:
         raise UserError(f"{why} in the host library, which does not load: {str(exc).splitlines()[0]}") from None
-    model = nat.lib.ux_model_named(spec.name.encode())
-    if not model or model.contents.id != spec.id:
-        raise UserError(f"the host library {nat.path} has no system {spec.name} with id {spec.id}: pass "
-                        "--native-lib with the host build of this tree (`make native`)")
     if args.seed >= 2**64:
         raise UserError(f"--seed {args.seed}: the native engine takes a seed below 2^64")
+    return nat, why
+
+
+def native_run(simulate, why: str, name: str):
+    """simulate() with the binding's errors as one line each."""
+    from uxemu import native
+
     try:
-        return nat.simulate(spec.name, args.steps, args.seed, args.traces, params)
+        return simulate()
     except native.NativeLayoutError as exc:
         raise UserError(f"{why} in the host library, which is stale: {str(exc).splitlines()[0]}") from None
     except (ValueError, native.NativeError) as exc:
-        raise UserError(f"{spec.name} on the native engine: {exc}") from None
+        raise UserError(f"{name} on the native engine: {exc}") from None
+
+
+def wrong_library(nat, name: str, system_id: int) -> UserError:
+    return UserError(f"the host library {nat.path} has no system {name} with id {system_id}: pass --native-lib "
+                     "with the host build of this tree (`make native`)")
+
+
+def native_traces(args, spec, params) -> list:
+    """The traces the host build of the system's C model simulates (uxemu.native.Native.simulate): stream i of
+    the seed for trace i, as the reference's spawned streams, but from the C core's generator."""
+    nat, why = native_library(args, spec.name)
+    model = nat.lib.ux_model_named(spec.name.encode())
+    if not model or model.contents.id != spec.id:
+        raise wrong_library(nat, spec.name, spec.id)
+    return native_run(lambda: nat.simulate(spec.name, args.steps, args.seed, args.traces, params), why, spec.name)
+
+
+def native_joint(args) -> int:
+    """`simulate` of a joint system by the host build of its C model (Native.simulate_joint), written as the
+    reference's joint trace (k, u, z0 …, x0 …)."""
+    import numpy as np
+
+    from ..config import parse_params
+    from ..joint import JointTrace, joint_specs
+
+    spec = joint_specs()[args.system]
+    if args.traces != 1:
+        raise UserError("--traces: a joint system is simulated one trace at a time")
+    params = parse_params(spec, args.params)
+    nat, why = native_library(args, spec.name)
+    found = native_run(lambda: nat.joint_shape(spec.name), why, spec.name)
+    if found is None or (found["id"], found["dim"]) != (spec.id, spec.dim):
+        raise wrong_library(nat, spec.name, spec.id)
+    ((x, z),) = native_run(lambda: nat.simulate_joint(spec.name, args.steps, args.seed, 1, params), why, spec.name)
+    bad = np.flatnonzero(~np.isfinite(x).all(axis=1) | np.isinf(z).any(axis=1))
+    if bad.size:
+        raise UserError(f"{spec.name} with these parameters diverges: the trace is not finite at k={int(bad[0])}")
+    meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in params)}
+    JointTrace(np.arange(args.steps), np.zeros(args.steps), z, x, meta).to_csv(args.output)
+    print(f"wrote 1 trace of {spec.name}, {args.steps} steps, seed {args.seed}, native engine: {args.output}")
+    return 0
