@@ -72,6 +72,7 @@ class CheckReport:
     command: str
     steps: int
     flashed: str | None = None  # the flash result's line
+    dumps: Path | None = None  # where the dumps are kept (None: deleted)
     info: object = None  # INFO, once the device answered HELLO
     timing: Timing | None = None
     systems: list = field(default_factory=list)
@@ -109,11 +110,12 @@ class CheckReport:
 
 
 def run_check(device, board: str, reached: str, command: str, workdir: Path, qemu=None, flashed: str | None = None,
-              steps: int = STEPS, eta: int = ETA, log=None) -> CheckReport:
+              steps: int = STEPS, eta: int = ETA, log=None, keep: bool = False) -> CheckReport:
     """Checks the device at `device` (a link.Device, open) against `board`: HELLO and DESCRIBE, then a standard
     trace of every system it has, streamed and validated. Every failure of the device — silent, another board,
     another version, a lost link, a posterior off the reference — is a problem in the report, not an
-    exception; `workdir` receives the dumps. `log(line)` hears of each system as it runs."""
+    exception; `workdir` receives the dumps (`keep`: the report says they are there). `log(line)` hears of each
+    system as it runs."""
     import time
 
     from .link import LinkError
@@ -121,7 +123,7 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
     from .streaming import greet
 
     log = log or (lambda line: None)
-    report = CheckReport(board, reached, command, steps, flashed=flashed)
+    report = CheckReport(board, reached, command, steps, flashed=flashed, dumps=workdir if keep else None)
     began = time.monotonic()
     try:
         try:
@@ -411,6 +413,8 @@ def _markdown(r: CheckReport) -> list[str]:
            f"| reached | {_cell(r.reached)} |"]
     if r.flashed:
         out.append(f"| flashed | {_cell(r.flashed)} |")
+    if r.dumps is not None:
+        out.append(f"| dumps | {_cell(str(r.dumps / 'SYSTEM.jsonl'))} (`uxhost validate` replays one) |")
     info = r.info
     if info is not None:
         match = "match" if info.board == r.board else "**another board**"

@@ -292,6 +292,24 @@ def test_the_report_file_is_refused_when_it_exists_unless_forced(board_device, t
     assert out.read_text().startswith("# ux-filter board check: mps2-an500 — PASS")
 
 
+def test_the_dumps_are_kept_where_asked_and_validate_replays_them(board_device, tmp_path, capsys):
+    dumps = tmp_path / "dumps"
+    code, _, err = check_port(capsys, board_device(), "--dumps", dumps)
+    assert f"--dumps {dumps} does not exist (no folder is created)" in one_error_line(err, code)
+    dumps.mkdir()
+    code, report, _ = check_port(capsys, board_device(), "--dumps", dumps)
+    assert code == 0, report
+    assert f"| dumps | {dumps / 'SYSTEM.jsonl'} (`uxhost validate` replays one) |" in report
+    assert sorted(p.name for p in dumps.iterdir()) == sorted(f"{s}.jsonl" for s in SCALAR)
+    code, out, _ = run_cli(capsys, "validate", dumps / "gss.jsonl")
+    assert code == 0 and "8 steps of gss, η=4" in out and "on every step: OK" in out
+    code, _, err = check_port(capsys, board_device(), "--dumps", dumps)
+    assert f"--dumps {dumps} holds dumps already (cubic.jsonl, gss.jsonl, lg.jsonl, …); pass --force" in \
+        one_error_line(err, code)
+    code, _, _ = check_port(capsys, board_device(), "--dumps", dumps, "--force")
+    assert code == 0
+
+
 # -- time, clock and stack -------------------------------------------------------------------------
 
 

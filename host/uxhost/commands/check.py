@@ -51,7 +51,10 @@ def register(sub) -> None:
     parser.add_argument("--eta", type=int, choices=etas(), default=ETA,
                         help="atoms per value, lowered to the firmware's largest (default: %(default)s)")
     parser.add_argument("-o", "--output", type=Path, help="write the report to this file (default: stdout)")
-    add_force_argument(parser, "the -o report")
+    parser.add_argument("--dumps", type=Path, metavar="DIR",
+                        help="keep each system's dump as DIR/SYSTEM.jsonl (`uxhost validate` and `plot` read them), "
+                             "in an existing folder (default: the dumps are deleted)")
+    add_force_argument(parser, "the -o report and the dumps already in --dumps DIR")
     parser.add_argument("--baud", type=int, default=115200,
                         help="UART speed for --port on a real board (default: %(default)s; ignored by sockets)")
     parser.add_argument("--timeout", type=positive_float, default=10.0,
@@ -68,10 +71,12 @@ def run(args) -> int:
     from ..check import run_check
 
     image = _check_arguments(args)
-    with tempfile.TemporaryDirectory(prefix="uxhost-check-") as workdir, \
-            _reach(args, image) as (device, qemu, reached, flashed):
-        report = run_check(device, args.board, reached, command_of(args), Path(workdir), qemu=qemu, flashed=flashed,
-                           steps=args.steps, eta=args.eta, log=lambda line: print(line, file=sys.stderr))
+    with contextlib.ExitStack() as stack:
+        workdir = args.dumps or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="uxhost-check-")))
+        device, qemu, reached, flashed = stack.enter_context(_reach(args, image))
+        report = run_check(device, args.board, reached, command_of(args), workdir, qemu=qemu, flashed=flashed,
+                           steps=args.steps, eta=args.eta, log=lambda line: print(line, file=sys.stderr),
+                           keep=args.dumps is not None)
     text = report.markdown()
     if args.output is None:
         sys.stdout.write(text)
@@ -96,6 +101,16 @@ def _check_arguments(args) -> Path | None:
         folder = args.output.parent
         if not os.access(folder, os.W_OK | os.X_OK):
             raise UserError(f"{args.output}: the folder {folder} is not writable")
+    if args.dumps is not None:
+        if not args.dumps.is_dir():
+            why = "is not a folder" if args.dumps.exists() else "does not exist"
+            raise UserError(f"--dumps {args.dumps} {why} (no folder is created)")
+        if not os.access(args.dumps, os.W_OK | os.X_OK):
+            raise UserError(f"--dumps {args.dumps}: the folder is not writable")
+        there = sorted(p.name for p in args.dumps.glob("*.jsonl"))
+        if there and not args.force:
+            raise UserError(f"--dumps {args.dumps} holds dumps already ({', '.join(there[:3])}"
+                            f"{', …' if len(there) > 3 else ''}); pass --force to replace them")
     if args.port is not None and args.elf is not None:
         raise UserError("--elf is the image QEMU boots; with --port, pass --flash IMAGE to load one")
     if args.port is None and (args.gdb or args.probe):
