@@ -95,8 +95,9 @@ class editable_wheel(_editable_wheel):
     def finalize_options(self):
         dist = self.distribution
         folder, package = DEV_PACKAGES
-        dist.packages = list(dist.packages or []) + [
-            p for p in find_packages(str(ROOT / folder), include=[package, f"{package}.*"]) if p not in (dist.packages or [])]
+        have = list(dist.packages or [])
+        dev = find_packages(str(ROOT / folder), include=[package, f"{package}.*"])
+        dist.packages = have + [p for p in dev if p not in have]
         dist.package_dir = dict(dist.package_dir or {}, **{package: f"{folder}/{package}"})
         super().finalize_options()
 
