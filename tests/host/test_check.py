@@ -385,6 +385,7 @@ def test_an_unknown_board_is_refused_with_the_boards_there_are(capsys):
     (["--board", "mps2-an500", "--gdb", "127.0.0.1:3333"], "--gdb flashes a board at --port"),
     (["--board", "mps2-an500", "--port", "loop://", "--elf", "x.elf"], "--elf is the image QEMU boots"),
     (["--board", "mps2-an500", "--port", "loop://", "--probe", "pyocd"], "--probe: which image? pass --flash IMAGE"),
+    (["--board", "mps2-an500", "--port", "loop://", "--target", "stm32f767zi"], "--target: only with --probe pyocd"),
     (["--board", "mps2-an500", "--flash", "missing.elf"], "firmware image missing.elf does not exist"),
     (["--board", "mps2-an500", "--elf", "missing.elf"], "firmware image missing.elf does not exist"),
     (["--board", "mps2-an500", "-o", "no/such/folder/r.md"], "the folder no/such/folder does not exist"),

@@ -116,6 +116,9 @@ def _check_arguments(args) -> Path | None:
     if args.port is None and (args.gdb or args.probe):
         raise UserError(f"--{'gdb' if args.gdb else 'probe'} flashes a board at --port; without --port, --flash "
                         "loads the image through QEMU's own GDB server")
+    stray = [f"--{name.replace('_', '-')}" for name in ("target", "pack", "probe_id") if getattr(args, name) is not None]
+    if stray and not args.probe:
+        raise UserError(f"{', '.join(stray)}: only with --probe pyocd (flashing through a probe)")
     if (args.gdb or args.probe) and args.flash is None:
         raise UserError(f"--{'gdb' if args.gdb else 'probe'}: which image? pass --flash IMAGE")
     if args.flash is not None:
