@@ -210,6 +210,13 @@ def test_a_device_of_another_protocol_fails_at_hello(capsys):
     assert not any(isinstance(m, p.Configure) for m in device.requests)
 
 
+def test_a_watchdog_reset_before_the_check_is_noted(board_device, capsys):
+    code, report, _ = check_port(capsys, board_device(reset_cause=p.ResetCause.WATCHDOG))
+    assert code == 0, report
+    assert "| last reset | watchdog |" in report
+    assert "- the board last started after a watchdog reset: it stopped before this check started" in report
+
+
 def test_another_board_fails_before_anything_is_configured(board_device, capsys):
     device = board_device(board="nucleo-f767zi")
     code, report, _ = check_port(capsys, device)
