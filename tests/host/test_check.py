@@ -135,8 +135,10 @@ class BoardDevice(ReferenceDevice):
     """The reference device posing as `board` with firmware `fw`; for the system configured `skew_system`-th (0 =
     the first) it answers step k=3 with `skew` added to the mean and, if `status` is given, that status."""
 
-    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, status=None, own_system=False, **kw):
+    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, status=None, own_system=False,
+                 cycle_source=p.CycleSource.HOST_NS, **kw):
         self.board, self.fw, self.own_system = board, fw or f"{core_version()}+test", own_system
+        self.cycle_source = cycle_source
         self.skew, self.skew_system, self.status, self.configured = skew, skew_system, status, -1
         super().__init__(**kw)
 
@@ -147,7 +149,7 @@ class BoardDevice(ReferenceDevice):
                             p.PriorKind.GAUSSIAN, 0.0, 1.0)
         answer = super()._answer(message)
         if isinstance(answer, p.Info):
-            return dataclasses.replace(answer, board=self.board, fw_version=self.fw,
+            return dataclasses.replace(answer, board=self.board, fw_version=self.fw, cycle_source=self.cycle_source,
                                        n_systems=answer.n_systems + self.own_system)
         if isinstance(message, p.Configure) and isinstance(answer, p.Configured):
             self.configured += 1
@@ -215,6 +217,20 @@ def test_a_watchdog_reset_before_the_check_is_noted(board_device, capsys):
     assert code == 0, report
     assert "| last reset | watchdog |" in report
     assert "- the board last started after a watchdog reset: it stopped before this check started" in report
+
+
+def test_a_hardware_boards_cycles_are_timed_at_its_boards_clock(board_device, capsys):
+    # A Nucleo-F767ZI at a port, its counts DWT cycles (the reference device's ns, read as cycles): µs at the
+    # 16 MHz of BOARD_CORE_HZ in boards/nucleo-f767zi/board.mk, since protocol 9's INFO reports no clock.
+    device = board_device(board="nucleo-f767zi", cycle_source=p.CycleSource.DWT)
+    code, report, _ = check_port(capsys, device, board="nucleo-f767zi")
+    assert code == 0, report
+    assert "| cycle counter | DWT CYCCNT: cycles |" in report and "| cycles/step (median, max) |" in report
+    assert "µs at the core clock 16 MHz (BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk; INFO reports no clock)" \
+        in report
+    for system, kind, eta, steps, verdict, cost, us, detail in rows(report).values():
+        median = float(cost.split(", ")[0].replace(",", ""))
+        assert float(us.replace(",", "")) == pytest.approx(median / 16, abs=0.051)
 
 
 def test_another_board_fails_before_anything_is_configured(board_device, capsys):
