@@ -206,6 +206,9 @@ def _check_system(device, spec, info, workdir: Path, qemu, steps: int, eta: int)
         result.detail = ("not in this host's system table with the same id: no model to simulate its standard "
                          "trace (a system only the firmware has)")
         return result
+    if not host:
+        result.detail = "no Python twin to simulate its standard trace from (a system that exists only in C)"
+        return result
     result.eta = _eta(eta, info, spec if joint else None)
     dump_path = workdir / f"{spec.name}.jsonl"
     resends = device.resends
@@ -224,16 +227,16 @@ def _check_system(device, spec, info, workdir: Path, qemu, steps: int, eta: int)
 
 
 def _host_spec(spec, joint: bool):
-    """The host's own description of the device's system (same name and id), and a model to simulate it."""
-    if joint:
-        from .joint import joint_specs
+    """The host's own description of the device's system (same name and id): its spec when the reference has a
+    Python twin of it to simulate the standard trace, False when it has none, None when the host has no such
+    system."""
+    from uxemu import joint_systems, systems
 
-        host = joint_specs().get(spec.name)
-        return host if host is not None and host.id == spec.id else None
-    from uxemu import systems
-
-    host = systems.SPECS.get(spec.name)
-    return host if host is not None and host.id == spec.id and spec.name in systems.TWINS else None
+    table, twins = (joint_systems.SPECS, joint_systems.TWINS) if joint else (systems.SPECS, systems.TWINS)
+    host = table.get(spec.name)
+    if host is None or host.id != spec.id:
+        return None
+    return host if spec.name in twins else False
 
 
 def _eta(eta: int, info, joint_spec=None) -> int:

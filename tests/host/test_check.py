@@ -201,6 +201,18 @@ def test_a_system_only_the_firmware_has_is_listed_not_checked(board_device, caps
     assert [rows(report)[s][4] for s in SCALAR] == ["OK"] * 4
 
 
+def test_a_system_that_exists_only_in_c_is_listed_not_checked(board_device, monkeypatch, capsys):
+    import uxemu
+
+    monkeypatch.delitem(uxemu.systems.TWINS, "lg")  # as a system added in C only: in the table, no twin
+    device = board_device()
+    code, report, _ = check_port(capsys, device)
+    assert code == 0, report
+    cells = rows(report)["lg"]
+    assert cells[4] == "not checked" and "no Python twin to simulate its standard trace from" in cells[-1]
+    assert not any(isinstance(m, p.Configure) and m.system == uxemu.systems.SPECS["lg"].id for m in device.requests)
+
+
 def test_a_device_of_another_protocol_fails_at_hello(capsys):
     device = ReferenceDevice(protocol=p.PROTOCOL_VERSION - 1)
     try:
