@@ -915,17 +915,12 @@ class Native:
             raise ValueError(f"u holds one control input per step ({steps}), got shape {uk.shape}")
         form = -1 if likelihood is None else LIKELIHOODS[likelihood]
         dp = C.POINTER(C.c_double)
-        rng = self.Rng()
-        self.lib.ux_rng_seed(C.byref(rng), seed)
         out = []
-        for _ in range(traces):
-            stream = self.Rng()
-            C.pointer(stream)[0] = rng  # a copy: the trace advances its own
+        for stream in self._trace_streams(seed, traces, jump):
             x, z = np.empty(steps), np.empty(steps)
             self._check(sim(model, pvec, None if law is None else C.byref(law), C.byref(stream), steps,
                             uk.ctypes.data_as(dp), form, x.ctypes.data_as(dp), z.ctypes.data_as(dp)),
                         f"ux_abi_simulate({name})")
-            jump(C.byref(rng))
             meta = {"system": name, "params": ",".join(repr(float(v)) for v in p)} if p else {}
             out.append(Trace(np.arange(steps), uk.copy(), z, x, meta))
         return out
@@ -990,18 +985,24 @@ class Native:
             raise ValueError(f"u holds one control input per step ({steps}), got shape {uk.shape}")
         dp = C.POINTER(C.c_double)
         pvec = (C.c_double * max(len(p), 1))(*p)
-        rng = self.Rng()
-        self.lib.ux_rng_seed(C.byref(rng), seed)
         out = []
-        for _ in range(traces):
-            stream = self.Rng()
-            C.pointer(stream)[0] = rng  # a copy: the trace advances its own
+        for stream in self._trace_streams(seed, traces, jump):
             x, z = np.empty((steps, dim)), np.empty((steps, dim_obs))
             self._check(sim(found["pointer"], pvec, laws, C.byref(stream), steps, uk.ctypes.data_as(dp),
                             x.ctypes.data_as(dp), z.ctypes.data_as(dp)), f"ux_abi_joint_simulate({name})")
-            jump(C.byref(rng))
             out.append((x, z))
         return out
+
+    def _trace_streams(self, seed: int, traces: int, jump):
+        """One generator per trace: trace i's is the seed's jumped i times (ux_abi_rng_jump), each a copy that
+        its trace advances on its own, so a trace does not depend on how many are asked for."""
+        rng = self.Rng()
+        self.lib.ux_rng_seed(C.byref(rng), seed)
+        for _ in range(traces):
+            stream = self.Rng()
+            C.pointer(stream)[0] = rng
+            yield stream
+            jump(C.byref(rng))
 
 class _Sources(C.Structure):
     _fields_ = [("next", C.c_uint32)]

@@ -133,15 +133,23 @@ size_t ux_abi_joint_from_atoms_workspace_bytes(size_t count, unsigned dim, unsig
 /* Uniform on the open interval (0, 1): (j + ½)·2^−52 for the top 52 bits j of one draw (exact in double). */
 static double open_uniform(ux_rng *rng) { return ((double)(ux_rng_next(rng) >> 12) + 0.5) * 0x1.0p-52; }
 
-/* N(0, 1) by Marsaglia's polar method (the pair's second value is not kept). */
-static double std_normal(ux_rng *rng)
+/* A point (a, b) uniform in the unit disc but its centre, by rejection from the square: returns a, with
+ * s = a² + b², the start of both polar methods below. */
+static double polar_point(ux_rng *rng, double *s)
 {
-    double a, b, s;
+    double a, b;
     do {
         a = 2.0 * ux_rng_uniform(rng) - 1.0;
         b = 2.0 * ux_rng_uniform(rng) - 1.0;
-        s = a * a + b * b;
-    } while (s >= 1.0 || s == 0.0);
+        *s = a * a + b * b;
+    } while (*s >= 1.0 || *s == 0.0);
+    return a;
+}
+
+/* N(0, 1) by Marsaglia's polar method (the pair's second value is not kept). */
+static double std_normal(ux_rng *rng)
+{
+    double s, a = polar_point(rng, &s);
     return a * sqrt(-2.0 * log(s) / s);
 }
 
@@ -155,12 +163,7 @@ static double std_laplace(ux_rng *rng)
 /* Student's t with df > 0 degrees of freedom by Bailey's polar method (Math. Comp. 62, 1994). */
 static double std_student_t(ux_rng *rng, double df)
 {
-    double a, b, s;
-    do {
-        a = 2.0 * ux_rng_uniform(rng) - 1.0;
-        b = 2.0 * ux_rng_uniform(rng) - 1.0;
-        s = a * a + b * b;
-    } while (s >= 1.0 || s == 0.0);
+    double s, a = polar_point(rng, &s);
     return a * sqrt(df * (pow(s, -2.0 / df) - 1.0) / s);
 }
 

@@ -100,18 +100,24 @@ def test_without_observation_or_with_the_sampler_form_no_ratio_is_taken():
     assert np.isnan(run_filter(model, tr, 8).test_ratio[5])
 
 
+def near_static_outlier():
+    """A near-static local level (q/r = 0.01, a = 1), 200 steps, the reading at k = 100 1e4 r off: the model,
+    the trace and its Kalman filter."""
+    model = systems.get("lg", q=0.01, a=1.0)
+    tr = simulate(model, 200, np.random.default_rng(5))
+    z = np.array(tr.z)
+    z[100] += 1e4
+    exact = kalman_filter(z, 1.0, 0.01, 1.0, model.prior.mu, model.prior.sigma)
+    return model, ux.Trace(tr.k, tr.u, z), exact
+
+
 def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_up(weighed):
     """docs/semantics.md, "Departure": after a reading 1e4 r off on a near-static local level the model's own
     (Kalman) posterior jumps hundreds of its sd, which the filter does not follow: every later step whose
     status would be OK and whose mean is more than 0.5 Kalman sd from the Kalman filter's is DEPARTED, and
     with the linear update it follows the Kalman filter instead (no departure)."""
-    model = systems.get("lg", q=0.01, a=1.0)
-    tr = simulate(model, 200, np.random.default_rng(5))
-    z = np.array(tr.z)
-    z[100] += 1e4
-    trace = ux.Trace(tr.k, tr.u, z)
+    model, trace, exact = near_static_outlier()
     run = run_filter(model, trace, 16)
-    exact = kalman_filter(z, 1.0, 0.01, 1.0, model.prior.mu, model.prior.sigma)
     off = np.abs(run.mean - exact.mean) / np.sqrt(exact.var) > 0.5
     assert run.status[100] == ux.Status.OUTLIER
     assert np.all(run.status[101:110] == ux.Status.DEPARTED)
@@ -124,13 +130,8 @@ def test_the_linear_update_follows_an_outlier_as_the_kalman_filter_does():
     reported, nothing DEPARTED, and the C core the same bit for bit."""
     from uxemu import native
 
-    model = systems.get("lg", q=0.01, a=1.0)
-    tr = simulate(model, 200, np.random.default_rng(5))
-    z = np.array(tr.z)
-    z[100] += 1e4
-    trace = ux.Trace(tr.k, tr.u, z)
+    model, trace, exact = near_static_outlier()
     run = run_filter(model, trace, 16)
-    exact = kalman_filter(z, 1.0, 0.01, 1.0, model.prior.mu, model.prior.sigma)
     assert np.max(np.abs(run.mean - exact.mean) / np.sqrt(exact.var)) < 0.01
     assert run.status[100] == ux.Status.OUTLIER and not np.any(run.status == ux.Status.DEPARTED)
     if native.available():
