@@ -5,8 +5,13 @@ On the same generated traces per system:
   8 … 64, and the two cheapest a small MCU would pick), refined and paper modes with kernel and sampler
   likelihoods and mixture mode with the kernel likelihood, each run `ux_runs` times per trace so that its per-trace RMSE std is measured (and its
   runs compared bit for bit), not assumed;
-- the bootstrap PF in C over the same model functions (`pf_native.run_pf`) with 10 … 1000 particles,
-  `pf_runs` seeded runs per trace;
+- the bootstrap PF in C at 10 … 1000 particles, twice: tuned (`pf_native.run_pf_fast`,
+  benchmarks/c/src/pf_fast.c: the model inlined per system, xoshiro256** and ziggurat normals, resampling
+  fused with propagation and weighing, cubic's inner noise sampled once per particle), the PF rows the
+  targets and Pareto plots compare with, `pf_fast_runs` seeded runs per trace; and plain
+  (`pf_native.run_pf`, benchmarks/c/src/pf.c: the model through the registry's function pointers, cubic's
+  inner noise integrated over 64 atoms), `pf_runs` runs per trace, kept so that the old/new cost ratio is
+  measured in the same run (the two are timed in alternating calls);
 - the grid filter (uxbench.baselines.grid, 1501 points): the near-exact Bayes floor;
 - the bootstrap filter of the `particles` library (particles_check.py): the outside check of our PF;
 - the Kalman-type filters an embedded engineer ships today, in C over the same model functions
@@ -45,7 +50,8 @@ LIKELIHOODS = ("kernel", "sampler")
 PARTICLES = (10, 20, 50, 100, 500, 1000)
 
 TRACE_SEED = 2026  # trace i of a system: simulate_many(model, traces, T, TRACE_SEED)[i]
-PF_SEED = 20261  # run r of the C PF with N particles on trace i: see pf_seed()
+PF_SEED = 20261  # run r of the plain C PF (pf.c) with N particles on trace i: see pf_seed()
+PF_FAST_SEED = 20263  # the same for the tuned C PF (pf_fast.c): see pf_fast_seed()
 OUTSIDE_SEED = 20262  # the same for the particles library (numpy's global generator)
 INNER_ETA = 64  # atoms of the PF's inner-noise quantization (cubic's m)
 KF_METHODS = ("ekf", "ukf")  # the generic Kalman-type baselines, run on every system
@@ -64,7 +70,7 @@ SLOW_CUBIC_SAMPLER = (
 class Size:
     traces: int
     T: int
-    pf_runs: tuple  # ((system, runs), …): seeded C PF runs per trace
+    pf_runs: tuple  # ((system, runs), …): seeded runs of the plain C PF (pf.c) per trace
     scored_runs: int  # of those, the first this many also get NLL and CRPS (RMSE uses every run)
     ux_runs: int  # runs of each deterministic configuration on the first ux_repeat_traces traces (≥ 2)
     ux_repeat_traces: int  # traces where the ux std is measured; one run (all its RMSE needs) elsewhere
@@ -80,9 +86,14 @@ class Size:
     outside: bool = True
     notes: tuple = field(default=())  # reductions from the paper's counts, stated in the results
     skipped: tuple = field(default=())  # ((system, η, mode, likelihood), reason) pairs not run at this size
+    pf_fast_runs: tuple = field(default=())  # ((system, runs), …) of the tuned C PF; () = as pf_runs
+    plain_pf: bool = True  # also run (and time) the plain C PF, pf.c
 
     def runs_for(self, system: str) -> int:
         return dict(self.pf_runs)[system]
+
+    def fast_runs_for(self, system: str) -> int:
+        return dict(self.pf_fast_runs or self.pf_runs)[system]
 
     def skips(self, system: str, eta: int, mode: str, likelihood: str) -> bool:
         return any(key == (system, eta, mode, likelihood) for key, _ in self.skipped)
@@ -95,10 +106,11 @@ SIZES = {
     "full": Size(traces=50, T=100, pf_runs=(("sv", 100), ("gss", 100), ("cubic", 10)), scored_runs=10, ux_runs=2,
                  ux_repeat_traces=10, outside_traces=10, outside_runs=3, outside_chunk=5, timing_traces=3,
                  timing_repeats=5, skipped=(SLOW_CUBIC_SAMPLER,),
-                 notes=("C PF on cubic: 10 runs per trace instead of 100 (its likelihood sums 64 inner-noise "
-                        "terms per particle: measured ≈ 2.3 CPU-minutes per trace for 100 runs, ≈ 2 CPU-hours for "
-                        "the 50 traces)",
-                        "NLL and CRPS of the C PF: first 10 of its runs per trace (RMSE and its std: every run)",
+                 pf_fast_runs=(("sv", 100), ("gss", 100), ("cubic", 100)),
+                 notes=("C PF on cubic: the plain PF (pf.c) 10 runs per trace instead of 100 (its likelihood sums 64 "
+                        "inner-noise terms per particle: measured ≈ 2.3 CPU-minutes per trace for 100 runs, ≈ 2 "
+                        "CPU-hours for the 50 traces); the tuned PF (pf_fast.c) runs 100",
+                        "NLL and CRPS of the C PFs: first 10 of their runs per trace (RMSE and its std: every run)",
                         "ux filter: 2 runs per trace on the first 10 traces, where its per-trace RMSE std is measured "
                         "and the runs are compared bit for bit; 1 run on the other 40 (a deterministic filter's RMSE "
                         "needs one)",
@@ -123,6 +135,10 @@ def _seed(*key) -> int:
 
 def pf_seed(system: str, trace: int, n: int, run: int) -> int:
     return _seed(PF_SEED, systems.get(system).system_id, trace, n, run)
+
+
+def pf_fast_seed(system: str, trace: int, n: int, run: int) -> int:
+    return _seed(PF_FAST_SEED, systems.get(system).system_id, trace, n, run)
 
 
 def outside_seed(system: str, trace: int, n: int, run: int) -> int:
@@ -287,19 +303,26 @@ def _accuracy(system: str, index: int, size: Size) -> dict:
         row.update(_scores(list(first.logpdf), [metrics.crps_atoms(x, w, y) for (x, w), y in zip(atoms, tr.x)]))
         rows.append(row)
 
-    for n in size.particles:
-        rmses, fallbacks, scored = [], 0, []
-        for r in range(size.runs_for(system)):
-            keep = r < size.scored_runs
-            run = lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, index, n, r), particles=keep,
-                             inner_eta=INNER_ETA)
-            rmses.append(metrics.rmse(run.mean, tr.x))
-            fallbacks += int(run.fallback.sum())
-            if keep:
-                scored.append(_score_sets(run.x, run.w, tr.x))
-        row = {"key": ["pf", n], "rmse": rmses, "fallbacks": fallbacks}
-        row.update({k: sum(s[k] for s in scored) for k in scored[0]})
-        rows.append(row)
+    pfs = [("pf_fast", size.fast_runs_for(system),
+            lambda n, r, keep: lib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, n, pf_fast_seed(system, index, n, r),
+                                               particles=keep))]
+    if size.plain_pf:
+        pfs.append(("pf", size.runs_for(system),
+                    lambda n, r, keep: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, index, n, r),
+                                                  particles=keep, inner_eta=INNER_ETA)))
+    for family, n_runs, call in pfs:
+        for n in size.particles:
+            rmses, fallbacks, scored = [], 0, []
+            for r in range(n_runs):
+                keep = r < size.scored_runs
+                run = call(n, r, keep)
+                rmses.append(metrics.rmse(run.mean, tr.x))
+                fallbacks += int(run.fallback.sum())
+                if keep:
+                    scored.append(_score_sets(run.x, run.w, tr.x))
+            row = {"key": [family, n], "rmse": rmses, "fallbacks": fallbacks}
+            row.update({k: sum(s[k] for s in scored) for k in scored[0]})
+            rows.append(row)
 
     for method in kf_methods(system):
         repeats = size.ux_runs if index < size.ux_repeat_traces else 1
@@ -334,10 +357,35 @@ def _timed(call, traces) -> dict:
     return {"ns_per_step": statistics.median(cpu), "wall_ns_per_step": statistics.median(wall), "samples": len(cpu)}
 
 
+def _timed_alternating(calls: dict, traces) -> dict:
+    """_timed for several calls at once: on each trace, `repeats` rounds in which every call runs once, the
+    order rotated each round, so that their ratio is not a drift of the machine between them. {name: _timed
+    record}; a slow call cuts every call short as in _timed."""
+    names = list(calls)
+    cpu = {k: [] for k in names}
+    wall = {k: [] for k in names}
+    rounds = 0
+    for tr, repeats in traces:
+        slow = False
+        for _ in range(repeats):
+            for k in names[rounds % len(names):] + names[:rounds % len(names)]:
+                run = calls[k](tr)
+                cpu[k].append(run.cpu_ns / len(tr))
+                wall[k].append(run.elapsed_ns / len(tr))
+                slow = slow or run.cpu_ns > SLOW_CALL_NS
+            rounds += 1
+            if slow and rounds >= 3:
+                break
+        if slow and rounds >= 3:
+            break
+    return {k: {"ns_per_step": statistics.median(cpu[k]), "wall_ns_per_step": statistics.median(wall[k]),
+                "samples": len(cpu[k])} for k in names}
+
+
 def _timing(size: Size) -> dict:
     """Every timed configuration of every system, one after the other in this one task (so no two timed
-    calls ever share a core): ux configurations, the C PF and the Kalman-type filters, without storing
-    particles or atoms; and the cost of an empty call."""
+    calls ever share a core): ux configurations, the C PFs (tuned and plain in alternating calls) and the
+    Kalman-type filters, without storing particles or atoms; and the cost of an empty call."""
     lib = _lib()
     rows = []
     for system in size.systems:
@@ -347,9 +395,13 @@ def _timing(size: Size) -> dict:
             t = _timed(lambda tr: lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, lik, atoms=False), traces)
             rows.append({"system": system, "key": ["ux", eta, mode, lik], **t})
         for n in size.particles:
-            t = _timed(lambda tr: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, 0, n, 0),
-                                             particles=False, inner_eta=INNER_ETA), traces)
-            rows.append({"system": system, "key": ["pf", n], **t})
+            calls = {"pf_fast": lambda tr: lib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, n,
+                                                           pf_fast_seed(system, 0, n, 0), particles=False)}
+            if size.plain_pf:
+                calls["pf"] = lambda tr: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, 0, n, 0),
+                                                    particles=False, inner_eta=INNER_ETA)
+            for family, t in _timed_alternating(calls, traces).items():
+                rows.append({"system": system, "key": [family, n], **t})
         for method in kf_methods(system):
             t = _timed(lambda tr: lib.run_kf(model.system_id, tr.k, tr.u, tr.z, method), traces)
             rows.append({"system": system, "key": ["kf", method], **t})

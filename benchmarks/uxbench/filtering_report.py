@@ -25,7 +25,11 @@ from .report import fmt, markdown_table, statement, write_csv
 
 TARGET_GRID_GAP = 0.01  # η = 64 RMSE within 1 % of the grid filter's
 KF_LABELS = {"ekf": "EKF", "ukf": "UKF", "ekf_logsq": "EKF (log y²)"}
-NATIVE = ("ux", "pf", "kf")  # the families timed natively (points of the Pareto plots)
+NATIVE = ("ux", "pf_fast", "pf", "kf")  # the families timed natively (points of the Pareto plots)
+# The C PFs: "pf_fast" the tuned one (benchmarks/c/src/pf_fast.c), the one the targets compare with when a run
+# has it; "pf" the plain one (pf.c), the only one of runs made before the tuned PF joined.
+PF_FAMILIES = ("pf_fast", "pf")
+PF_NAMES = {"pf_fast": "tuned C PF (benchmarks/c/src/pf_fast.c)", "pf": "plain C PF (benchmarks/c/src/pf.c)"}
 
 
 @dataclass
@@ -46,7 +50,8 @@ class Row:
     def label(self) -> str:
         k = self.key
         return {"grid": lambda: f"grid {k[1]} points", "ux": lambda: f"ux η={k[1]} {k[2]} {k[3]}",
-                "pf": lambda: f"PF {k[1]} (C)", "particles": lambda: f"particles PF {k[1]}",
+                "pf": lambda: f"PF {k[1]} (C, plain)", "pf_fast": lambda: f"PF {k[1]} (C, tuned)",
+                "particles": lambda: f"particles PF {k[1]}",
                 "kf": lambda: KF_LABELS[k[1]]}[k[0]]()
 
     def _recs(self, only=None):
@@ -162,10 +167,59 @@ def dominated_by(p: Row, candidates: list[Row]) -> Row | None:
     return best
 
 
-def pareto(rows: dict) -> dict:
-    """For each C PF row: the ux row that dominates it (or None)."""
+def primary_pf(rows: dict) -> str:
+    """The PF family the targets compare with: the tuned C PF when the run has it, else the plain one."""
+    return "pf_fast" if any(k[0] == "pf_fast" for k in rows) else "pf"
+
+
+def pareto(rows: dict, family: str | None = None) -> dict:
+    """For each C PF row of `family` (default: primary_pf): the ux row that dominates it (or None)."""
+    family = family or primary_pf(rows)
     ux = [r for k, r in rows.items() if k[0] == "ux"]
-    return {r.label: dominated_by(r, ux) for k, r in sorted(rows.items()) if k[0] == "pf"}
+    return {r.label: dominated_by(r, ux) for k, r in sorted(rows.items()) if k[0] == family}
+
+
+def paired_se(a: Row, b: Row) -> float:
+    """Standard error of a.rmse() − b.rmse() from the per-trace differences of their mean RMSEs (the same
+    traces: their own spread cancels), or nan with fewer than two traces in common."""
+    common = sorted(set(a.traces) & set(b.traces))
+    d = np.array([np.mean(a.traces[i]["rmse"]) - np.mean(b.traces[i]["rmse"]) for i in common])
+    return float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else math.nan
+
+
+def pf_ratios(table: dict) -> list[dict]:
+    """Per system and particle count with both C PFs: their RMSEs, the tuned − plain difference and its paired
+    standard error, their latencies and plain / tuned (timed in alternating calls of one timing task)."""
+    out = []
+    for system, rows in table.items():
+        for k, new in sorted(rows.items()):
+            old = rows.get(("pf", k[1]))
+            if k[0] != "pf_fast" or old is None:
+                continue
+            ratio = old.latency_ns / new.latency_ns if old.latency_ns and new.latency_ns else None
+            out.append({"system": system, "n": k[1], "old": old, "new": new, "diff": new.rmse() - old.rmse(),
+                        "se": paired_se(new, old), "ratio": ratio})
+    return out
+
+
+def pf_ratio_table(ratios: list[dict]) -> str:
+    rows = [[r["system"], r["n"], fmt(r["old"].rmse(), 4), fmt(r["new"].rmse(), 4),
+             f"{r['diff']:+.4f} ± {r['se']:.4f}", f"{r['diff'] / r['se']:+.1f}" if r["se"] > 0 else "—",
+             f"{r['old'].runs_per_trace} / {r['new'].runs_per_trace}",
+             _lat(r["old"].latency_ns), _lat(r["new"].latency_ns),
+             "—" if r["ratio"] is None else f"{r['ratio']:.3g}"] for r in ratios]
+    return markdown_table(["system", "N", "RMSE plain", "RMSE tuned", "tuned − plain ± se", "in se",
+                           "runs/trace plain / tuned", "latency plain", "latency tuned", "plain / tuned"], rows)
+
+
+PF_RATIO_NOTE = ("Plain: `benchmarks/c/src/pf.c`, the model through the registry's function pointers, the core's "
+                 "generator and polar normals, weights normalised and resampled in separate passes, cubic's inner "
+                 "noise integrated over 64 atoms per particle. Tuned: `benchmarks/c/src/pf_fast.c`, one loop per "
+                 "system with the model inlined, xoshiro256** and ziggurat normals, systematic resampling fused "
+                 "with propagation and weighing, one exp per particle, cubic's inner noise sampled once per "
+                 "particle (`python -m uxbench.pf_tuned`). The two are timed in alternating whole-trace calls of "
+                 "the one timing task (order rotated every round), so plain / tuned is a ratio of neighbouring "
+                 "timings; the RMSE difference's standard error is over the traces' paired differences.")
 
 
 def frontier(points: list[Row]) -> list[Row]:
@@ -179,6 +233,8 @@ def targets(table: dict) -> tuple[str, dict]:
     systems = list(table)
     gaps = {s: grid_gap(main_rows(rows)) for s, rows in table.items()}
     doms = {s: pareto(main_rows(rows)) for s, rows in table.items()}
+    fams = {s: primary_pf(main_rows(rows)) for s, rows in table.items()}
+    plain = {s: pareto(main_rows(rows), "pf") for s, rows in table.items() if fams[s] == "pf_fast"}
     ux = {s: [r for k, r in rows.items() if k[0] == "ux"] for s, rows in table.items()}
     headline = {s: g.get("ux η=64 refined kernel") for s, g in gaps.items()}
     worst = {s: max((v for v in (r.max_trace_std() for r in rs) if v is not None), default=None) for s, rs in ux.items()}
@@ -191,28 +247,38 @@ def targets(table: dict) -> tuple[str, dict]:
                                                      for s, rs in ux.items()),
     }
     yes = {True: "yes", False: "no"}
+    tuned = set(fams.values()) == {"pf_fast"}
     summary = [
         ["η = 64 (refined, kernel) RMSE against the grid filter's, within ±1 %",
          *(_pct(headline[s]) for s in systems), yes[verdict["eta64_within_1pct_of_grid"]]],
-        ["C PF points Pareto-dominated by a ux point (RMSE, native latency)",
+        [("tuned " if tuned else "") + "C PF points Pareto-dominated by a ux point (RMSE, native latency)",
          *(f"{sum(by is not None for by in doms[s].values())}/{len(doms[s])}" for s in systems),
          yes[verdict["ux_pareto_dominates_pf"]]],
         ["largest per-trace RMSE std of the ux filter, 0 with bit-identical runs",
          *(f"{worst[s]!r}" + ("" if same[s] else " (runs differ)") for s in systems),
          yes[verdict["ux_rmse_std_exactly_zero"]]],
     ]
-    out = [markdown_table(["target", *systems, "met"], summary), "### η = 64 against the grid filter", "",
+    if plain and len(plain) == len(systems):
+        summary.append(["for comparison, not a target: plain C PF (pf.c) points Pareto-dominated",
+                        *(f"{sum(by is not None for by in plain[s].values())}/{len(plain[s])}" for s in systems), "—"])
+    named = sorted({PF_NAMES[f] for f in fams.values()})
+    out = [markdown_table(["target", *systems, "met"], summary),
+           f"The C PF the targets compare with: the {' and the '.join(named)}.", "",
+           "### η = 64 against the grid filter", "",
            markdown_table(["system", "configuration", "RMSE relative to the grid's"],
                           [[s, lab.removeprefix("ux η=64 "), _pct(v)] for s, g in gaps.items() for lab, v in g.items()]),
            "### Each C PF point and the fastest ux point at least as accurate and as fast", ""]
     rows = []
     for s, d in doms.items():
         by_label = {r.label: r for r in table[s].values()}
-        for lab, by in d.items():
+        for lab, by in list(d.items()) + list(plain.get(s, {}).items()):
             pf = by_label[lab]
             rows.append([s, lab, fmt(pf.rmse(), 4), _lat(pf.latency_ns), by.label if by else "not dominated",
                          fmt(by.rmse(), 4) if by else None, _lat(by.latency_ns) if by else "—"])
     out.append(markdown_table(["system", "C PF", "RMSE", "latency", "dominated by", "its RMSE", "its latency"], rows))
+    ratios = pf_ratios({s: main_rows(r) for s, r in table.items()})
+    if ratios:
+        out += ["", "### The tuned C PF against the plain one", "", PF_RATIO_NOTE, "", pf_ratio_table(ratios)]
     return "\n".join(out), verdict
 
 
@@ -275,7 +341,7 @@ def _ours_for(rows: dict, method: str) -> tuple[Row | None, Row | None]:
     n = int(n)
     if kind == "UxHw":
         return rows.get(("ux", n, "paper", "sampler")), rows.get(("ux", n, "refined", "kernel"))
-    return rows.get(("pf", n)), None
+    return rows.get((primary_pf(rows), n)), None
 
 
 def _paper_etas(system: str) -> set[int]:
@@ -289,7 +355,7 @@ def beside_paper(system: str, rows: dict) -> str:
     cols = ["paper row", "paper RMSE", "ours RMSE", "paper RMSE / BPF 1000", "ours RMSE / PF 1000", "paper std",
             "ours std", "paper NLL", "ours NLL", "paper CRPS", "ours CRPS", "ours refined + kernel: RMSE / NLL / CRPS"]
     ref_paper = paper.row(system, "BPF 1000")["rmse"]
-    ref_ours = rows.get(("pf", 1000))
+    ref_ours = rows.get((primary_pf(rows), 1000))
 
     def line(method, p, mine, other):
         theirs = [p["rmse"], p["rmse"] / ref_paper, p["rmse_std"], p["nll"], p["crps"]] if p else ["—"] * 5
@@ -390,22 +456,28 @@ def plot(system: str, rows: dict, path: Path) -> None:
             for r in pts:
                 ax.annotate(f"η{r.key[1]}", (r.latency_ns, r.rmse()), textcoords="offset points", xytext=(4, 4),
                             fontsize=7, color=colour)
-    pf = sorted((r for k, r in rows.items() if k[0] == "pf" and r.latency_ns), key=lambda r: r.key[1])
-    if pf:
-        ax.plot([r.latency_ns for r in pf], [r.rmse() for r in pf], marker="s", color="tab:blue", ls=":",
-                label="bootstrap PF (C)")
-        for r in pf:
-            ax.annotate(f"N{r.key[1]}", (r.latency_ns, r.rmse()), textcoords="offset points", xytext=(4, -10),
-                        fontsize=7, color="tab:blue")
+    pf_styles = {"pf_fast": ("tab:blue", "s", "bootstrap PF (C, tuned: pf_fast.c)", "full"),
+                 "pf": ("lightsteelblue", "s", "bootstrap PF (C, plain: pf.c)", "none")}
+    if primary_pf(rows) == "pf":
+        pf_styles["pf"] = ("tab:blue", "s", "bootstrap PF (C)", "full")
+    for family, (colour, marker, name, fill) in pf_styles.items():
+        pf = sorted((r for k, r in rows.items() if k[0] == family and r.latency_ns), key=lambda r: r.key[1])
+        if pf:
+            ax.plot([r.latency_ns for r in pf], [r.rmse() for r in pf], marker=marker, color=colour, ls=":",
+                    fillstyle=fill, label=name)
+            for r in pf:
+                ax.annotate(f"N{r.key[1]}", (r.latency_ns, r.rmse()), textcoords="offset points", xytext=(4, -10),
+                            fontsize=7, color=colour)
     kf_styles = {"ekf": ("tab:red", "^"), "ukf": ("tab:orange", "v"), "ekf_logsq": ("tab:brown", "*")}
     for k, r in sorted(rows.items()):
         if k[0] == "kf" and r.latency_ns:
             colour, marker = kf_styles.get(k[1], ("tab:gray", "x"))
             ax.plot([r.latency_ns], [r.rmse()], marker=marker, color=colour, ls="none", ms=8, label=f"{r.label} (C)")
-    front = frontier([r for k, r in rows.items() if k[0] in NATIVE])
+    main = primary_pf(rows)
+    front = frontier([r for k, r in rows.items() if k[0] in NATIVE and (k[0] == main or k[0] not in PF_FAMILIES)])
     if front:
         ax.step([r.latency_ns for r in front], [r.rmse() for r in front], where="post", color="grey", lw=0.8,
-                alpha=0.6, label="Pareto frontier (ux, PF, Kalman)")
+                alpha=0.6, label="Pareto frontier (ux, " + ("tuned " if main == "pf_fast" else "") + "PF, Kalman)")
     grid = grid_row(rows)
     ax.axhline(grid.rmse(), color="black", ls="--", lw=0.8, label=f"grid filter ({grid.key[1]} points)")
     ax.set_xscale("log")
@@ -431,6 +503,13 @@ def write(results: list[dict], size, out_dir, meta: dict | None = None) -> dict:
     how = (f"{size.traces} traces × T = {size.T} per system (trace seed {filtering.TRACE_SEED}; counts and seeds: "
            f"`uxbench.filtering.SIZES[{name!r}]`); latency: native C, the calling thread's CPU time per step, median, "
            "timed with no other task running.")
+    fams = {primary_pf(main_rows(rows)) for rows in table.values()}
+    plain = any(k[0] == "pf" for rows in table.values() for k in rows)
+    if fams == {"pf_fast"}:
+        how += (" C PF rows: the tuned PF (pf_fast.c), which the targets and plots compare with" +
+                (", and the plain PF (pf.c), the two timed in alternating calls." if plain else "."))
+    else:
+        how += " C PF rows: the plain PF (pf.c), the only one this run has."
     line = statement(meta, name, "filtering", how)
     summary, verdict = targets(table)
     records, kalman_rows, kalman_text = [], [], []
@@ -443,6 +522,9 @@ def write(results: list[dict], size, out_dir, meta: dict | None = None) -> dict:
         body = [f"# Filter accuracy: {paper.TITLES[system]}", "", line, "## Our rows (sorted by RMSE)", "",
                 our_table(main), "## Beside the paper", "", beside_paper(system, main),
                 f"![RMSE against latency]({system}_pareto.png)", ""]
+        ratios = pf_ratios({system: main})
+        if ratios:
+            body += ["## The tuned C PF against the plain one", "", PF_RATIO_NOTE, "", pf_ratio_table(ratios), ""]
         if ktable:
             body += ["## The Kalman-type baselines", "", KALMAN_NOTE, "", markdown_table(KALMAN_COLUMNS, ktable),
                      *(f"- {t}" for t in ktext), ""]
@@ -451,7 +533,9 @@ def write(results: list[dict], size, out_dir, meta: dict | None = None) -> dict:
         skipped = [[" ".join(map(str, key[1:])), reason] for key, reason in size.skipped if key[0] == system]
         if skipped:
             body += ["## Not run at this size", "", markdown_table(["configuration", "reason"], skipped)]
-        body += [f"## Outside check: the particles library{f' ({envs})' if envs else ''}", ""]
+        body += [f"## Outside check: the particles library{f' ({envs})' if envs else ''}", "",
+                 "Against the plain C PF (pf.c), which integrates cubic's inner noise over 64 atoms as the "
+                 "particles run does.", ""]
         if system in unavailable:
             body += [f"**Not available**: {unavailable[system]}", ""]
         else:

@@ -64,6 +64,9 @@ def test_the_full_size_states_what_it_leaves_out():
     assert full.traces == 50 and full.T == 100 and full.runs_for("sv") == full.runs_for("gss") == 100
     # cubic's PF runs are the one count below the paper's, and the results say so
     assert full.runs_for("cubic") < 100 and any(n.startswith("C PF on cubic") for n in full.notes)
+    # the tuned PF is cheap enough for the paper's count everywhere
+    assert all(full.fast_runs_for(s) == 100 for s in filtering.SYSTEMS) and full.plain_pf
+    assert filtering.tiny().fast_runs_for("sv") == filtering.tiny().runs_for("sv")  # () means as pf_runs
     assert full.skipped == filtering.SIZES["quick"].skipped == (filtering.SLOW_CUBIC_SAMPLER,)
 
 
@@ -159,7 +162,41 @@ def test_targets_met_on_a_table_built_to_meet_them():
     assert verdict == {"eta64_within_1pct_of_grid": True, "ux_pareto_dominates_pf": True,
                        "ux_rmse_std_exactly_zero": True}
     assert text.count("| yes |") == 3 and "| sys | refined kernel | +0.40 % |" in text
-    assert "| sys | PF 10 (C) | 1.3 | 0.02 µs | ux η=8 refined kernel | 1 | 0.01 µs |" in text
+    assert "| sys | PF 10 (C, plain) | 1.3 | 0.02 µs | ux η=8 refined kernel | 1 | 0.01 µs |" in text
+    assert "the plain C PF (benchmarks/c/src/pf.c)" in text  # a run without the tuned PF says which it compared
+
+
+def test_targets_compare_with_the_tuned_pf_and_state_the_plain_one_beside():
+    table = _table()
+    rows = table["sys"]
+    for key, runs, lat in [(("pf_fast", 10), [[1.3, 1.3], [1.5, 1.3]], 5.0), (("pf_fast", 1000), [[1.2, 1.4]], 20.0)]:
+        rows[key] = _row(key, runs, lat)
+    rows[("pf", 10)].traces[1] = {"rmse": [1.3, 1.3]}
+    text, verdict = filtering_report.targets(table)
+    assert filtering_report.primary_pf(rows) == "pf_fast"
+    assert not verdict["ux_pareto_dominates_pf"]  # tuned PF 10 (5 ns) is faster than every ux row
+    assert "| tuned C PF points Pareto-dominated by a ux point (RMSE, native latency) | 1/2 | no |" in text
+    assert "| for comparison, not a target: plain C PF (pf.c) points Pareto-dominated | 2/2 | — |" in text
+    assert "the tuned C PF (benchmarks/c/src/pf_fast.c)" in text
+    assert "| sys | PF 10 (C, tuned) | 1.35 | 0.005 µs | not dominated |" in text
+    assert "| sys | PF 10 (C, plain) | 1.3 |" in text
+    # the ratio table: per-trace differences 0 and +0.1 → +0.05 ± 0.05; plain / tuned = 20 / 5
+    assert "| sys | 10 | 1.3 | 1.35 | +0.0500 ± 0.0500 | +1.0 | 2 / 2 | 0.02 µs | 0.005 µs | 4 |" in text
+    assert "| sys | 1000 | 1.3 | 1.3 | +0.0000 ± nan | — | 2 / 2 | 5 µs | 0.02 µs | 250 |" in text
+
+
+def test_the_two_pfs_are_timed_in_alternating_calls():
+    seen = []
+
+    class Run:
+        def __init__(self, ns):
+            self.cpu_ns, self.elapsed_ns = ns, ns
+
+    calls = {k: (lambda tr, k=k: seen.append(k) or Run(10 * len(k) * len(tr))) for k in ("a", "bb")}
+    t = filtering._timed_alternating(calls, [(np.zeros(4), 3), (np.zeros(2), 2)])
+    assert seen == ["a", "bb", "bb", "a", "a", "bb", "bb", "a", "a", "bb"]
+    assert t["a"] == {"ns_per_step": 10.0, "wall_ns_per_step": 10.0, "samples": 5}
+    assert t["bb"]["ns_per_step"] == 20.0
 
 
 def test_each_target_can_fail():
@@ -187,7 +224,9 @@ def test_tables_are_produced(results, size, tmp_path):
         assert "## Beside the paper" in text and "## Reading" not in text
         first = paper_filtering.rows(system)[0]
         assert f"{first['rmse']:.6g}" in text  # the paper's row is printed beside ours
-        assert "ux η=8 refined kernel" in text and "PF 100 (C)" in text and "grid 301 points" in text
+        assert "ux η=8 refined kernel" in text and "PF 100 (C, tuned)" in text and "grid 301 points" in text
+        assert "PF 100 (C, plain)" in text and "## The tuned C PF against the plain one" in text
+        assert "C PF rows: the tuned PF (pf_fast.c)" in text  # the tables name which PF they timed
         # η the paper never ran: our numbers, the paper's columns empty
         for eta in (2, 4):
             assert f"ux η={eta} paper sampler" in text
@@ -198,8 +237,9 @@ def test_tables_are_produced(results, size, tmp_path):
     methods = {(r["system"], r["method"]) for r in records}
     kalman = 2 * 3 + 1  # EKF and UKF on every system, the log y² EKF on SV only
     ux_configs = 5  # refined and paper with both likelihoods, mixture with the kernel one
-    assert len(methods) == len(records) == 3 * (1 + ux_configs * len(size.etas) + 2) + kalman
-    assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf", "kf"))
+    pfs = 2 * len(size.particles)  # the tuned and the plain C PF
+    assert len(methods) == len(records) == 3 * (1 + ux_configs * len(size.etas) + pfs) + kalman
+    assert all(float(r["latency_ns"]) > 0 for r in records if r["family"] in ("ux", "pf", "pf_fast", "kf"))
     assert {m for s, m in methods if s == "sv" and m.startswith(("EKF", "UKF"))} == {"EKF", "UKF", "EKF (log y²)"}
     for system in filtering.SYSTEMS:
         text = (tmp_path / f"{system}.md").read_text()
@@ -209,6 +249,7 @@ def test_tables_are_produced(results, size, tmp_path):
     readme = (tmp_path / "README.md").read_text()
     assert "## The Kalman-type baselines (EKF, UKF)" in readme and "an empty trace (T = 0) costs" in readme
     assert "| largest per-trace RMSE std of the ux filter, 0 with bit-identical runs | 0.0 | 0.0 | 0.0 | yes |" in readme
+    assert "| tuned C PF points Pareto-dominated by a ux point" in readme and "plain / tuned" in readme
 
 
 def test_ux_std_is_measured_and_zero(results, size):
@@ -217,8 +258,9 @@ def test_ux_std_is_measured_and_zero(results, size):
     assert len(ux_rows) == 3 * len(size.etas) * 5  # systems × η × (refined, paper) × likelihoods + mixture kernel
     for r in ux_rows:
         assert r.runs_per_trace == 2 and r.max_trace_std() == 0.0 and r.identical
-    pf = table["gss"][("pf", 10)]
-    assert pf.runs_per_trace == 3 and pf.rmse_std() > 0
+    for family in ("pf", "pf_fast"):
+        pf = table["gss"][(family, 10)]
+        assert pf.runs_per_trace == 3 and pf.rmse_std() > 0 and pf.latency_ns > 0
 
 
 def test_rows_repeat_across_two_runs(results, size):
@@ -316,7 +358,7 @@ def test_retiming_replaces_only_the_timing_and_says_so(benchlib, tmp_path, monke
     results, meta = report.load_run(tmp_path / "filtering", "filtering")
     assert results[0] == accuracy  # the accuracy is the saved run's
     timing = results[1]["rows"]
-    assert {tuple(r["key"]) for r in timing} >= {("ux", 8, "refined", "kernel"), ("pf", 10)}
+    assert {tuple(r["key"]) for r in timing} >= {("ux", 8, "refined", "kernel"), ("pf", 10), ("pf_fast", 10)}
     assert all(r["ns_per_step"] > 0 for r in timing)
     assert "load_avg" in meta["retimed"]  # when and where the new timing was taken
     assert "--retime" in (tmp_path / "filtering" / "gss.md").read_text()
