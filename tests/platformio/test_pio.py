@@ -1,6 +1,8 @@
 """PlatformIO, offline: every board has an env, every env builds with `pio run` through the local platform
 (any download attempt would fail: the tests route PlatformIO through a dead proxy), `pio test` runs the
-custom runner that streams to the env's firmware in QEMU, and the example application builds and runs."""
+custom runner that streams to the env's firmware in QEMU, `pio run -t upload` flashes through `uxhost flash`,
+and the example application builds and runs. `scripts/pio` (the project's own core directory) and plain
+`pio` as a user types it in the activated venv (a fresh ~/.platformio, no PLATFORMIO_* variables) both work."""
 import configparser
 import os
 import re
@@ -21,14 +23,35 @@ PIO = ROOT / "scripts" / "pio"
 EXAMPLE = ROOT / "examples" / "sensor-loop"
 
 
+VENV_BIN = ROOT / ".venv" / "bin"
+# Offline for real: a download would have to go through this proxy, which refuses every connection.
+DEAD_PROXY = dict(http_proxy="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9",
+                  HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+
+
 def pio(*args, cwd=ROOT, timeout=600):
-    if not (ROOT / ".venv" / "bin" / "pio").exists():
+    """scripts/pio, the project's `pio` with its own core directory."""
+    if not (VENV_BIN / "pio").exists():
         pytest.skip("PlatformIO is not installed in .venv (make venv installs it)")
-    env = dict(os.environ)
-    # Offline for real: a download would have to go through this proxy, which refuses every connection.
-    env.update(http_proxy="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9",
-               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+    env = dict(os.environ, **DEAD_PROXY)
     return subprocess.run([str(PIO), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def user_env(tmp_path_factory):
+    """The environment of a user who activated the venv and types `pio`: the venv first on PATH, no
+    PLATFORMIO_* variable, a home of its own (so PlatformIO's core directory, ~/.platformio, starts empty)."""
+    if not (VENV_BIN / "pio").exists():
+        pytest.skip("PlatformIO is not installed in .venv (make venv installs it)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLATFORMIO_")}
+    env.update(DEAD_PROXY, HOME=str(tmp_path_factory.mktemp("home")), VIRTUAL_ENV=str(VENV_BIN.parent),
+               PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    return env
+
+
+def typed(user_env, *args, cwd=ROOT, timeout=600):
+    """`pio ARGS` as typed in the activated venv."""
+    return subprocess.run(["pio", *args], cwd=cwd, env=user_env, capture_output=True, text=True, timeout=timeout)
 
 
 def envs() -> list[str]:
@@ -50,10 +73,21 @@ def test_pio_run_builds_every_env_offline():
         assert (ROOT / ".pio" / "build" / env / "firmware.elf").is_file()
 
 
-def test_pio_test_streams_to_the_env_firmware_in_qemu():
+def test_plain_pio_run_works_offline_with_an_empty_core_directory(user_env):
+    """PlatformIO's first build wants its SCons package (tool-scons) in ~/.platformio and would download it
+    (offline: an empty `HTTPClientError:` after a minute); the local platform installs its own first."""
+    res = typed(user_env, "run", "-e", "nucleo-f767zi")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert re.search(r"^nucleo-f767zi\s+SUCCESS", res.stdout, re.M), res.stdout[-2000:]
+    assert "HTTPClientError" not in res.stdout + res.stderr
+    scons = os.path.join(user_env["HOME"], ".platformio", "packages", "tool-scons")
+    assert "SCons from PyPI" in open(os.path.join(scons, "package.json")).read()
+
+
+def test_pio_test_streams_to_the_env_firmware_in_qemu(user_env):
     if shutil.which(qemu.QEMU) is None:
         pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
-    res = pio("test", "-e", "mps2-an500")
+    res = typed(user_env, "test", "-e", "mps2-an500")
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     assert "posteriors equal the reference: PASSED" in res.stdout
     assert re.search(r"3 test cases: 3 succeeded", res.stdout), res.stdout[-2000:]
