@@ -15,6 +15,7 @@ import serial
 
 from uxemu import systems
 from uxhost import qemu
+from uxhost.link import Device
 
 pytestmark = [pytest.mark.pio, pytest.mark.qemu]
 
@@ -91,6 +92,39 @@ def test_pio_test_streams_to_the_env_firmware_in_qemu(user_env):
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     assert "posteriors equal the reference: PASSED" in res.stdout
     assert re.search(r"3 test cases: 3 succeeded", res.stdout), res.stdout[-2000:]
+
+
+def test_upload_flashes_through_a_gdb_server_with_uxhost_flash(user_env):
+    """`pio run -t upload` with upload_protocol = gdb: QEMU halted with an empty flash stands in for a
+    probe's GDB server; the image uploaded is the one that answers afterwards."""
+    if shutil.which(qemu.QEMU) is None or shutil.which("gdb-multiarch") is None:
+        pytest.skip("qemu-system-arm or gdb-multiarch is not installed (make deps)")
+    res = typed(user_env, "run", "-e", "mps2-an500", "-t", "upload")
+    assert res.returncode != 0
+    errors = [line for line in (res.stdout + res.stderr).splitlines() if line.startswith("ux-filter:")]
+    assert errors == [errors[0]] and "set upload_port = HOST:PORT" in errors[0], res.stdout[-2000:]
+    with qemu.boot("mps2-an500", gdb=True) as instance:
+        res = typed(user_env, "run", "-e", "mps2-an500", "-t", "upload", "--upload-port", instance.gdb_address)
+        assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+        assert f"through GDB server {instance.gdb_address}" in res.stdout
+        assert "verified .vectors, .text, .data" in res.stdout
+        with Device.open(instance.url, timeout=10) as device:
+            assert device.hello().board == "mps2-an500"
+
+
+def test_upload_through_pyocd_reaches_the_probe(user_env):
+    """upload_protocol = pyocd (the Nucleo envs): `uxhost flash --probe pyocd` with the env's target; with no
+    probe plugged in, its one-line error."""
+    from pyocd.core.helpers import ConnectHelper
+
+    if ConnectHelper.get_all_connected_probes(blocking=False):
+        pytest.skip("a debug probe is connected: this test checks the answer without one")
+    res = typed(user_env, "run", "-e", "nucleo-f767zi", "-t", "upload")
+    assert res.returncode != 0
+    assert "--board nucleo-f767zi --probe pyocd --target stm32f767zi" in res.stdout
+    errors = [line for line in (res.stdout + res.stderr).splitlines() if line.startswith("uxhost flash: error:")]
+    assert errors == ["uxhost flash: error: no debug probe is connected (pyOCD sees none): plug in the board's "
+                      "USB, check its udev rules, or flash through a GDB server with --gdb"], res.stdout[-2000:]
 
 
 def test_example_application_builds_and_filters_on_the_board():

@@ -13,6 +13,7 @@ Sources: the project's src_dir (the serial-protocol app for the repository's own
 application in examples/), the ux core as the library of the repository's library.json (lib_deps), and
 the board's sources (BOARD_SRCS of its board.mk).
 """
+import importlib.util
 import os
 import shlex
 import subprocess
@@ -82,3 +83,50 @@ binary = env.Command(os.path.join("$BUILD_DIR", "firmware.bin"), program, "$OBJC
 size = env.Alias("size", program, "$SIZETOOL -A $SOURCE")
 AlwaysBuild(size)
 Default([program, binary])
+
+
+# `pio run -t upload`: the host's own `uxhost flash` (host/uxhost/flash.py, docs/hardware.md section 2), run
+# with PlatformIO's Python, so the image is loaded and verified as `uxhost flash` does it and fails with its
+# one-line errors. upload_protocol picks the way:
+#   gdb    through a GDB server at upload_port HOST:PORT (OpenOCD, pyOCD gdbserver, J-Link, or QEMU's:
+#          `uxhost qemu --board BOARD --gdb` prints its address);
+#   pyocd  through a debug probe with pyOCD, target custom_ux_pyocd_target; upload_port, when set, is the
+#          probe's unique id.
+# upload_flags go to `uxhost flash` as they are (e.g. --pack FILE.pack, --timeout 60).
+def upload_command(env):
+    """The `uxhost flash` command line for this env, or a one-line reason why there is none."""
+    protocol = env.subst("$UPLOAD_PROTOCOL") or "gdb"
+    port = env.subst("$UPLOAD_PORT")
+    command = [sys.executable, "-m", "uxhost", "flash", env.subst("$BUILD_DIR/${PROGNAME}${PROGSUFFIX}"),
+               "--board", BOARD]
+    if protocol == "gdb":
+        if not port:
+            return None, (f"upload_protocol = gdb needs the GDB server's address: set upload_port = HOST:PORT "
+                          f"(127.0.0.1:3333 for OpenOCD or pyOCD gdbserver) or pass --upload-port; for QEMU, "
+                          f"`uxhost qemu --board {BOARD} --gdb` prints it")
+        command += ["--gdb", port]
+    elif protocol == "pyocd":
+        target = env.GetProjectOption("custom_ux_pyocd_target", "")
+        if not target:
+            return None, ("upload_protocol = pyocd needs the part: set custom_ux_pyocd_target (e.g. stm32f767zi; "
+                          "`uxhost packs targets` lists them)")
+        command += ["--probe", "pyocd", "--target", target] + (["--probe-id", port] if port else [])
+    else:
+        return None, f"upload_protocol = {protocol}: this platform uploads with gdb or pyocd"
+    if importlib.util.find_spec("uxhost") is None:
+        return None, (f"uploading runs `uxhost flash`, which is not installed in {sys.executable}: "
+                      "install the repository's host package there (`make venv` does)")
+    return command + [str(flag) for flag in env.get("UPLOAD_FLAGS", [])], None
+
+
+def upload(target, source, env):
+    command, reason = upload_command(env)
+    if command is None:
+        sys.stderr.write(f"ux-filter: {reason}\n")
+        return 1
+    print(" ".join(shlex.quote(part) for part in command))
+    return subprocess.call(command)
+
+
+env.AddPlatformTarget("upload", program, env.VerboseAction(upload, "Uploading $SOURCE with uxhost flash"),
+                      "Upload", "Flash the image through a GDB server or a pyOCD probe (uxhost flash)")
