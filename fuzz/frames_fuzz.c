@@ -30,6 +30,7 @@ uint64_t board_cycles_read(void) { return 0u; }
 void board_watchdog_start(uint32_t ms) { (void)ms; }
 void board_watchdog_kick(void) {}
 uint8_t board_reset_cause(void) { return RESET_CAUSE_POWER_ON; }
+uint32_t board_core_hz(void) { return 0u; }
 
 static uint8_t answer_buf[PROTO_MAX_FRAME];
 

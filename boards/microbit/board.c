@@ -1,10 +1,12 @@
 /*
  * board.c — BBC micro:bit v1 (nRF51822, Cortex-M0): the host link is the nRF51's UART on the pins wired
  * to the interface chip's USB serial port (P0.24 TX, P0.25 RX); cycles from SysTick; the nRF51's WDT and
- * its reset reason (POWER.RESETREAS). QEMU 7.2 models neither: the WDT's writes are ignored, and every
- * register of its POWER/CLOCK stub reads 1, so RESETREAS reads as a reset by the pin (boards/README.md).
+ * its reset reason (POWER.RESETREAS); the HFCLK on the 16 MHz crystal (nrf51/clock.c). QEMU 7.2 models
+ * none of these: the WDT's writes are ignored, and every register of its POWER/CLOCK stub reads 1, so
+ * RESETREAS reads as a reset by the pin and the crystal as started (boards/README.md).
  */
 #include "board.h"
+#include "clock.h"
 #include "proto.h"
 #include "uart.h"
 #include "wdt.h"
@@ -32,9 +34,16 @@ static int can_sleep;
 void board_init(void)
 {
     reset_cause = nrf51_reset_cause();
+    (void)nrf51_clock_xtal_start(); /* on the crystal or, if it did not start, the RC: 16 MHz either way */
     nrf51_uart_init(TXD_PIN, RXD_PIN, NRF51_BAUD_115200);
     board_cycles_restart();
     can_sleep = SYST_RVR != 0u; /* the restart wrote a non-zero reload value */
+}
+
+/* The CPU's HFCLK is 16 MHz from the crystal or the RC oscillator alike (BOARD_CORE_HZ of board.mk). */
+uint32_t board_core_hz(void)
+{
+    return BOARD_CORE_HZ;
 }
 
 uint8_t board_reset_cause(void)

@@ -4,6 +4,9 @@ QEMU_MACHINE := mps2-an386
 # SysTick's clock under QEMU (hw/arm/mps2.c, SYSCLK_FRQ) and the board's Ethernet controller, which the
 # firmware does not use but QEMU wants a peer for.
 QEMU_CPU_HZ  := 25000000
+# The core's clock, the FPGA image's fixed 25 MHz SYSCLK (no clock set-up): INFO's core_hz, the watchdog's.
+BOARD_CORE_HZ := 25000000
+QEMU_CORE_HZ := 25000000
 QEMU_ONBOARD_NIC := lan9118
 # The watchdog QEMU models on this machine (hw/arm/mps2.c), which the tests make fire; and the reset
 # cause INFO reports after QEMU starts (no record of a reset in the zeroed RAM: power-on).
@@ -11,6 +14,8 @@ QEMU_WATCHDOG := cmsdk-apb-watchdog
 QEMU_RESET_CAUSE := power_on
 BOARD_CPU    := -mthumb -mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard
 BOARD_DEFS   := -DUX_REAL_FLOAT
+# The clock, once: the C side (clock set-up, INFO, watchdog) reads it as BOARD_CORE_HZ.
+override BOARD_DEFS += -DBOARD_CORE_HZ=$(BOARD_CORE_HZ)u
 BOARD_SRCS   := common/cortex-m/startup.c common/cortex-m/systick_cycles.c common/cmsdk/uart.c common/cmsdk/watchdog.c common/mps2/board.c
 BOARD_INCS   := common/cmsdk common/cortex-m
 BOARD_LDDIRS := common/cortex-m

@@ -38,6 +38,11 @@ extern uint8_t board_cycle_source;
 void board_watchdog_start(uint32_t ms);
 void board_watchdog_kick(void);
 
+/* The core clock in Hz that board_init's clock set-up reached (INFO core_hz): the board's rated clock, or
+ * the reset clock it kept when an oscillator or the PLL did not become ready in time (boards/README.md,
+ * "Clocks"). */
+uint32_t board_core_hz(void);
+
 /* Why the board last started, as board_init found it: RESET_CAUSE_* (proto.h). */
 uint8_t board_reset_cause(void);
 

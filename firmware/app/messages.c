@@ -62,6 +62,7 @@ static message_result hello(uint8_t *a)
     a[INFO_REAL_BYTES_AT] = (uint8_t)UX_REAL_BYTES;
     a[INFO_CYCLE_SOURCE_AT] = board_cycle_source;
     a[INFO_RESET_CAUSE_AT] = board_reset_cause();
+    wire_put_u32(a + INFO_CORE_HZ_AT, board_core_hz());
     size_t board_len = wire_put_str(a + INFO_BOARD_AT, board_name);
     size_t fw_len = wire_put_str(a + INFO_FW_VERSION_AT(board_len), APP_FW_VERSION);
     a[INFO_N_SYSTEMS_AT(board_len, fw_len)] = session_system_count();

@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 9u
+#define PROTO_VERSION 10u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -96,17 +96,18 @@
 /* HELLO: empty */
 #define HELLO_BYTES 0u
 
-/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 reset_cause:u8 board:str fw_version:str n_systems:u8 */
+/* INFO: protocol:u16 max_eta:u8 real_bytes:u8 cycle_source:u8 reset_cause:u8 core_hz:u32 board:str fw_version:str n_systems:u8 */
 #define INFO_PROTOCOL_AT 0u
 #define INFO_MAX_ETA_AT 2u
 #define INFO_REAL_BYTES_AT 3u
 #define INFO_CYCLE_SOURCE_AT 4u
 #define INFO_RESET_CAUSE_AT 5u
-#define INFO_BOARD_AT 6u
-#define INFO_FW_VERSION_AT(board_len) (7u + (board_len))
-#define INFO_N_SYSTEMS_AT(board_len, fw_version_len) (8u + (board_len) + (fw_version_len))
-#define INFO_BYTES(board_len, fw_version_len) (9u + (board_len) + (fw_version_len))
-#define INFO_MIN_BYTES 9u /* every count 0, every string empty */
+#define INFO_CORE_HZ_AT 6u
+#define INFO_BOARD_AT 10u
+#define INFO_FW_VERSION_AT(board_len) (11u + (board_len))
+#define INFO_N_SYSTEMS_AT(board_len, fw_version_len) (12u + (board_len) + (fw_version_len))
+#define INFO_BYTES(board_len, fw_version_len) (13u + (board_len) + (fw_version_len))
+#define INFO_MIN_BYTES 13u /* every count 0, every string empty */
 
 /* CONFIGURE: system:u8 eta:u8 mode:u8 likelihood:u8 n_params:u8 params:f64[n_params] prior_kind:u8 prior_a:f64 prior_b:f64 */
 #define CONFIGURE_SYSTEM_AT 0u

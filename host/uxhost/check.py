@@ -369,6 +369,11 @@ def core_clock(info, board: str) -> tuple[float | None, str]:
     return None, f"INFO reports no core clock and boards/{board}/board.mk gives no BOARD_CORE_HZ"
 
 
+def _clock_text(info, board: str) -> str:
+    hz, where = core_clock(info, board)
+    return f"not reported ({where})" if hz is None else f"{hz / 1e6:g} MHz ({where})"
+
+
 def extra_info(info) -> dict:
     """INFO's fields beyond protocol 9's (a later firmware may report more), by name."""
     return {f.name: getattr(info, f.name) for f in dataclasses.fields(info) if f.name not in _INFO_FIELDS}
@@ -433,9 +438,11 @@ def _markdown(r: CheckReport) -> list[str]:
                 f"| systems | {info.n_systems} |",
                 f"| cycle counter | {_cell(f'{r.timing.source}: {r.timing.unit}' if r.timing else '?')} |",
                 f"| last reset | {reset_cause_name(info.reset_cause)} |",
+                f"| core clock | {_cell(_clock_text(info, r.board))} |",
                 f"| stack high-water | {stack_high_water(info)} |"]
         for name, value in extra_info(info).items():
-            out.append(f"| INFO {name} | {_cell(str(value))} |")
+            if not name.endswith("_hz"):  # the core clock's row says it
+                out.append(f"| INFO {name} | {_cell(str(value))} |")
     out.append(f"| host | {_cell(_host_lines())} |")
     if r.systems:
         out += ["", "## Systems", "",

@@ -117,7 +117,7 @@ def stream_joint(device, trace, config, output, trace_path: str | None = None, q
     return JointSummary(len(trace), fallbacks, int(sum(trace.observation(i) is None for i in range(len(trace)))),
                         np.array(cycles_p, dtype=np.int64), np.array(cycles_u, dtype=np.int64),
                         CYCLE_UNITS.get(header.cycle_source, header.cycle_source), config, spec,
-                        device=f"{info.board}, firmware {info.fw_version}")
+                        device=info.device())
 
 
 # --------------------------------------------------------------------------------------------------

@@ -257,6 +257,12 @@ class Info(_Message):
     board: str
     fw_version: str
     n_systems: int  # systems built in: DESCRIBE 0 … n_systems − 1
+    core_hz: int = 0  # the core clock the board's set-up reached, in Hz (version 10); 0: not reported
+
+    def device(self) -> str:
+        """"board at N MHz, firmware V", as a banner names the device (no clock where INFO gives none)."""
+        clock = f" at {self.core_hz / 1e6:g} MHz" if self.core_hz else ""
+        return f"{self.board}{clock}, firmware {self.fw_version}"
 
 
 @dataclass(frozen=True)

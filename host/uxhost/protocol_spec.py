@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 9
+PROTOCOL_VERSION = 10
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -100,7 +100,7 @@ class StepFlags(enum.IntFlag):
 
 LAYOUTS = {
     MsgType.HELLO: (),
-    MsgType.INFO: (('protocol', 'u16'), ('max_eta', 'u8'), ('real_bytes', 'u8'), ('cycle_source', 'u8'), ('reset_cause', 'u8'), ('board', 'str'), ('fw_version', 'str'), ('n_systems', 'u8')),
+    MsgType.INFO: (('protocol', 'u16'), ('max_eta', 'u8'), ('real_bytes', 'u8'), ('cycle_source', 'u8'), ('reset_cause', 'u8'), ('core_hz', 'u32'), ('board', 'str'), ('fw_version', 'str'), ('n_systems', 'u8')),
     MsgType.CONFIGURE: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('likelihood', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
     MsgType.CONFIGURED: (('count', 'u8'), ('workspace_bytes', 'u32')),
     MsgType.STEP: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('evidence', (('z', 'f64'), ('omega', 'f64')), 'n_evidence')),

@@ -29,7 +29,7 @@ class StreamSummary:
     refocused: int = 0  # first updates whose prior was re-quantized over the likelihood's region
     outliers: int = 0  # observations that failed the filter's innovation gate (status OUTLIER)
     departed: int = 0  # posteriors far from the model's own after an outlier (status DEPARTED)
-    device: str = ""  # "board, firmware version", as INFO said
+    device: str = ""  # "board at N MHz, firmware version", as INFO said (Info.device)
     reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
     silences: int = 0  # of the resends: after a wait that met silence
     damaged: int = 0  # after an answer that arrived damaged
@@ -131,7 +131,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     return StreamSummary(tally.steps, tally.fallbacks, tally.missing, np.array(tally.cycles_predict, dtype=np.int64),
                          np.array(tally.cycles_update, dtype=np.int64),
                          CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec,
-                         replayed=len(kept), refocused=tally.refocused, outliers=tally.outliers, device=f"{info.board}, firmware {info.fw_version}",
+                         replayed=len(kept), refocused=tally.refocused, outliers=tally.outliers, device=info.device(),
                          reset_cause=header.reset_cause, silences=device.silences, damaged=device.damaged,
                          unread=device.unread)
 

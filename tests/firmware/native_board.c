@@ -49,6 +49,11 @@ void board_watchdog_start(uint32_t ms)
 
 void board_watchdog_kick(void) {}
 
+uint32_t board_core_hz(void)
+{
+    return 0u; /* a host process: no core clock of its own */
+}
+
 uint8_t board_reset_cause(void)
 {
     return RESET_CAUSE_POWER_ON;

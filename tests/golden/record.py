@@ -64,7 +64,8 @@ CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
 LG_DIFFUSE = dataclasses.replace(configure("lg", 8, mode=p.Mode.MIXTURE), prior_b=1000.0)
 PENDULUM = configure_joint("pendulum", 8)
 CVRANGE_PAPER = configure_joint("cvrange", 4, mode=1)
-INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, N_SYSTEMS)
+INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, N_SYSTEMS,
+              core_hz=216_000_000)
 
 
 def message(m, seq, version=p.PROTOCOL_VERSION):

@@ -233,16 +233,16 @@ def test_a_watchdog_reset_before_the_check_is_noted(board_device, capsys):
 
 def test_a_hardware_boards_cycles_are_timed_at_its_boards_clock(board_device, capsys):
     # A Nucleo-F767ZI at a port, its counts DWT cycles (the reference device's ns, read as cycles): µs at the
-    # 16 MHz of BOARD_CORE_HZ in boards/nucleo-f767zi/board.mk, since protocol 9's INFO reports no clock.
+    # 216 MHz of BOARD_CORE_HZ in boards/nucleo-f767zi/board.mk, since this device's INFO reports no clock (0).
     device = board_device(board="nucleo-f767zi", cycle_source=p.CycleSource.DWT)
     code, report, _ = check_port(capsys, device, board="nucleo-f767zi")
     assert code == 0, report
     assert "| cycle counter | DWT CYCCNT: cycles |" in report and "| cycles/step (median, max) |" in report
-    assert "µs at the core clock 16 MHz (BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk; INFO reports no clock)" \
+    assert "µs at the core clock 216 MHz (BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk; INFO reports no clock)" \
         in report
     for system, kind, eta, steps, verdict, cost, us, detail in rows(report).values():
         median = float(cost.split(", ")[0].replace(",", ""))
-        assert float(us.replace(",", "")) == pytest.approx(median / 16, abs=0.051)
+        assert float(us.replace(",", "")) == pytest.approx(median / 216, abs=0.051)
 
 
 def test_another_board_fails_before_anything_is_configured(board_device, capsys):
@@ -356,21 +356,20 @@ def info(**kw):
 
 @dataclasses.dataclass(frozen=True)
 class LaterInfo(p.Info):
-    """An INFO as a later firmware may send it, with the core clock and a stack high-water mark."""
-    core_hz: int = 0
+    """An INFO as a later firmware may send it, with a stack high-water mark."""
     stack_high_water: int = 0
 
 
 def test_dwt_cycles_become_microseconds_at_the_boards_clock():
     t = timing(info(), "nucleo-f767zi")
-    assert t.unit == "cycles" and t.per_us == 16.0  # BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk
+    assert t.unit == "cycles" and t.per_us == 216.0  # BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk
     assert "BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk; INFO reports no clock" in t.notes[0]
 
 
 def test_a_clock_in_info_comes_before_the_boards():
-    later = LaterInfo(**dataclasses.asdict(info()), core_hz=216_000_000, stack_high_water=5120)
-    assert core_clock(later, "nucleo-f767zi") == (216e6, "INFO core_hz")
-    assert timing(later, "nucleo-f767zi").per_us == 216.0
+    later = LaterInfo(**dataclasses.asdict(info(core_hz=168_000_000)), stack_high_water=5120)
+    assert core_clock(later, "nucleo-f767zi") == (168e6, "INFO core_hz")
+    assert timing(later, "nucleo-f767zi").per_us == 168.0
     assert stack_high_water(later) == "5,120 bytes (INFO stack_high_water)"
     assert stack_high_water(info()) == "not reported by this firmware"
 

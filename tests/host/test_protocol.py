@@ -196,8 +196,8 @@ def test_posterior_cycles_are_u64_where_the_specification_puts_them():
 
 
 def test_info_strings_are_length_prefixed_and_systems_are_counted():
-    payload = p.Info(4, 64, 8, 0, p.ResetCause.WATCHDOG, "ab", "xyz", 3).pack()
-    assert payload == b"\x04\x00\x40\x08\x00\x03\x02ab\x03xyz\x03"
+    payload = p.Info(4, 64, 8, 0, p.ResetCause.WATCHDOG, "ab", "xyz", 3, core_hz=168_000_000).pack()
+    assert payload == b"\x04\x00\x40\x08\x00\x03\x00\x7a\x03\x0a\x02ab\x03xyz\x03"
     back = p.Info.unpack(payload)
     assert back.n_systems == 3 and back.reset_cause == p.ResetCause.WATCHDOG
 

@@ -24,12 +24,15 @@
 #ifndef BOARD_NAME
 #error "board.mk defines BOARD_NAME"
 #endif
+#ifndef BOARD_CORE_HZ
+#error "board.mk adds -DBOARD_CORE_HZ=… to BOARD_DEFS"
+#endif
 
 #define UART0_BASE 0x40004000u
 #define UART0_RX_IRQ 0u /* hw/arm/mps2.c: UART0's receive interrupt, its transmit one is 1 */
 #define UART_BAUDDIV 16u /* the fastest the CMSDK UART allows; QEMU does not pace it anyway */
 #define WATCHDOG_BASE 0x40008000u
-#define TICKS_PER_MS 25000u                      /* WDOGCLK is SYSCLK_FRQ of hw/arm/mps2.c, 25 MHz */
+#define TICKS_PER_MS (BOARD_CORE_HZ / 1000u)      /* WDOGCLK is SYSCLK_FRQ of hw/arm/mps2.c, 25 MHz */
 #define PERIOD_MAX_MS (UINT32_MAX / TICKS_PER_MS) /* 171,798 ms */
 #define RECORD_MAGIC 0x52535431u /* "RST1": the record below was written by this firmware */
 
@@ -60,6 +63,12 @@ void board_init(void)
     read_reset_record();
     cmsdk_uart_init(UART0_BASE, UART_BAUDDIV);
     board_cycles_restart();
+}
+
+/* The FPGA image's fixed SYSCLK: nothing to set up. */
+uint32_t board_core_hz(void)
+{
+    return BOARD_CORE_HZ;
 }
 
 uint8_t board_reset_cause(void)
