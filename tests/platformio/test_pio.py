@@ -4,16 +4,19 @@ custom runner that streams to the env's firmware in QEMU, `pio run -t upload` fl
 and the example application builds and runs. `scripts/pio` (the project's own core directory) and plain
 `pio` as a user types it in the activated venv (a fresh ~/.platformio, no PLATFORMIO_* variables) both work."""
 import configparser
+import importlib.util
 import os
 import re
 import shutil
+import struct
 import subprocess
 import time
 
+import numpy as np
 import pytest
 import serial
 
-from uxemu import systems
+from uxemu import run_filter, systems
 from uxhost import qemu
 from uxhost.link import Device
 
@@ -22,6 +25,7 @@ pytestmark = [pytest.mark.pio, pytest.mark.qemu]
 ROOT = qemu.REPO_ROOT
 PIO = ROOT / "scripts" / "pio"
 EXAMPLE = ROOT / "examples" / "sensor-loop"
+OWN_MODEL = ROOT / "examples" / "own-model"
 
 
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -127,12 +131,8 @@ def test_upload_through_pyocd_reaches_the_probe(user_env):
                       "USB, check its udev rules, or flash through a GDB server with --gdb"], res.stdout[-2000:]
 
 
-def test_example_application_builds_and_filters_on_the_board():
-    if shutil.which(qemu.QEMU) is None:
-        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
-    res = pio("run", "-d", str(EXAMPLE))
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
-    elf = EXAMPLE / ".pio" / "build" / "mps2-an500" / "firmware.elf"
+def uart_until_done(elf):
+    """What the example image at `elf` prints on the mps2-an500's UART, up to its summary line."""
     with qemu.boot("mps2-an500", elf) as instance:
         port = serial.serial_for_url(instance.url, timeout=1)
         text, deadline = "", time.monotonic() + 60
@@ -140,6 +140,47 @@ def test_example_application_builds_and_filters_on_the_board():
             assert time.monotonic() < deadline, f"no summary line from the example: {text[-500:]!r}"
             text += port.read(4096).decode()
         port.close()
+    return text
+
+
+def test_own_model_example_builds_outside_the_library_and_matches_the_reference(user_env):
+    """examples/own-model defines its system in its own src/tea.c (the public ux_model), links the library
+    unchanged, and filters on the board; the host's reference engine, given the same system (model.py) and
+    the observations the device printed, computes the same posteriors (the C core's contract, 1e-9)."""
+    if shutil.which(qemu.QEMU) is None:
+        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
+    res = typed(user_env, "run", "-d", str(OWN_MODEL))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    text = uart_until_done(OWN_MODEL / ".pio" / "build" / "mps2-an500" / "firmware.elf")
+    steps = [dict(kv.split("=") for kv in line.split()) for line in text.splitlines() if line.startswith("k=")]
+    assert [int(s["k"]) for s in steps] == list(range(30)), text[-1000:]
+    z, mean, var = (np.array(column) for column in zip(*(
+        [struct.unpack(">d", bytes.fromhex(h))[0] for h in s["bits"].split(",")] for s in steps)))
+    # The readable columns are the bits, rounded to thousandths.
+    assert [int(s["z"]) for s in steps] == [round(v * 1000) for v in z]
+    assert [int(s["sd"]) for s in steps] == [round(v ** 0.5 * 1000) for v in var]
+
+    spec = importlib.util.spec_from_file_location("own_model", OWN_MODEL / "model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    reference = run_filter(module.tea(), z, eta=16)
+    assert [int(s["status"]) for s in steps] == [int(v) for v in reference.status]
+    assert np.max(np.abs(mean - reference.mean) / np.abs(reference.mean)) <= 1e-9
+    assert np.max(np.abs(var - reference.var) / reference.var) <= 1e-9
+    # And it filters: the summary is the RMSE of the printed means against the printed truth, below the
+    # prior's spread (4 degrees).
+    rmse = int(re.search(r"done rmse=(\d+)", text).group(1)) / 1000
+    errors = [(int(s["mean"]) - int(s["x"])) / 1000 for s in steps]
+    assert rmse == pytest.approx((sum(e * e for e in errors) / len(errors)) ** 0.5, abs=2e-3)
+    assert rmse < 4.0
+
+
+def test_example_application_builds_and_filters_on_the_board():
+    if shutil.which(qemu.QEMU) is None:
+        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
+    res = pio("run", "-d", str(EXAMPLE))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    text = uart_until_done(EXAMPLE / ".pio" / "build" / "mps2-an500" / "firmware.elf")
     steps = [dict(kv.split("=") for kv in line.split()) for line in text.splitlines() if line.startswith("k=")]
     assert [int(s["k"]) for s in steps] == list(range(len(steps))) and len(steps) == 40
     # The summary is the RMSE of the printed means against the printed truth (to print rounding), and the
