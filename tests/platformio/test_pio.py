@@ -131,6 +131,24 @@ def test_upload_through_pyocd_reaches_the_probe(user_env):
                       "USB, check its udev rules, or flash through a GDB server with --gdb"], res.stdout[-2000:]
 
 
+def test_pio_test_on_a_hardware_board_uploads_then_streams_through_its_port(user_env):
+    """On a Nucleo env `pio test` needs the board's serial port (one line naming test_port without it), then
+    uploads as `pio run -t upload` does: with no probe plugged in, uxhost flash's one-line error."""
+    from pyocd.core.helpers import ConnectHelper
+
+    res = typed(user_env, "test", "-e", "nucleo-f767zi")
+    assert res.returncode != 0
+    assert ("nucleo-f767zi is a hardware board: give its serial port, test_port = /dev/ttyACM0 in the env or "
+            "`pio test --test-port PORT`") in res.stdout + res.stderr
+    assert "Building..." not in res.stdout  # refused before anything is built
+    if ConnectHelper.get_all_connected_probes(blocking=False):
+        pytest.skip("a debug probe is connected: the rest checks the answer without one")
+    res = typed(user_env, "test", "-e", "nucleo-f767zi", "--test-port", "/dev/ttyACM0")
+    assert res.returncode != 0
+    assert "uxhost flash: error: no debug probe is connected" in res.stdout + res.stderr
+    assert "uploading failed" in res.stdout + res.stderr and "Testing..." not in res.stdout
+
+
 def uart_until_done(elf):
     """What the example image at `elf` prints on the mps2-an500's UART, up to its summary line."""
     with qemu.boot("mps2-an500", elf) as instance:
