@@ -375,7 +375,7 @@ def _clock_text(info, board: str) -> str:
 
 
 def extra_info(info) -> dict:
-    """INFO's fields beyond protocol 9's (a later firmware may report more), by name."""
+    """INFO's fields beyond protocol 9's (core_hz since 10; a later firmware may report more), by name."""
     return {f.name: getattr(info, f.name) for f in dataclasses.fields(info) if f.name not in _INFO_FIELDS}
 
 

@@ -94,6 +94,12 @@ static uint32_t ppre(uint32_t div)
     return code;
 }
 
+#if defined(__arm__)
+#define BARRIER(instructions) __asm volatile(instructions ::: "memory")
+#else /* a host build of this file (tests/firmware/test_stm32_clock.py): the order of the writes only */
+#define BARRIER(instructions) __asm volatile("" ::: "memory")
+#endif
+
 #if CLOCK_L1_CACHES
 #define SCB_CCR (*(volatile uint32_t *)0xE000ED14u)
 #define SCB_CCSIDR (*(volatile uint32_t *)0xE000ED80u)
@@ -106,14 +112,14 @@ static uint32_t ppre(uint32_t div)
 /* The Cortex-M7's L1 caches (ARMv7-M ARM, "Cache maintenance operations"; Cortex-M7 TRM): invalidate, then enable. */
 static void l1_caches_enable(void)
 {
-    __asm volatile("dsb\n\tisb" ::: "memory");
+    BARRIER("dsb\n\tisb");
     SCB_ICIALLU = 0u;
-    __asm volatile("dsb\n\tisb" ::: "memory");
+    BARRIER("dsb\n\tisb");
     SCB_CCR |= CCR_IC;
-    __asm volatile("dsb\n\tisb" ::: "memory");
+    BARRIER("dsb\n\tisb");
 
     SCB_CSSELR = 0u; /* level 1, data */
-    __asm volatile("dsb" ::: "memory");
+    BARRIER("dsb");
     uint32_t ccsidr = SCB_CCSIDR;
     uint32_t sets = ((ccsidr >> 13) & 0x7FFFu) + 1u;
     uint32_t ways = ((ccsidr >> 3) & 0x3FFu) + 1u;
@@ -124,9 +130,9 @@ static void l1_caches_enable(void)
             SCB_DCISW = (set << set_shift) | (ways > 1u ? way << way_shift : 0u);
         }
     }
-    __asm volatile("dsb" ::: "memory");
+    BARRIER("dsb");
     SCB_CCR |= CCR_DC;
-    __asm volatile("dsb\n\tisb" ::: "memory");
+    BARRIER("dsb\n\tisb");
 }
 #endif
 
