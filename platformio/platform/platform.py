@@ -42,16 +42,25 @@ def ensure_scons(pm):
             old = pm.load_manifest(package).get("version", "old")
         except PlatformioException:
             old = "old"
-        os.replace(package, f"{package}@{old}")
-    os.makedirs(package)
-    shutil.copyfile(SHIM, os.path.join(package, "scons.py"))
-    with open(os.path.join(package, "package.json"), "w") as f:
+        if os.path.exists(f"{package}@{old}"):  # the same version, set aside before
+            shutil.rmtree(package)
+        else:
+            os.replace(package, f"{package}@{old}")
+    # Written aside and renamed into place: a pio running at the same time finds it whole or not at all.
+    staging = f"{package}.{os.getpid()}.tmp"
+    os.makedirs(staging)
+    shutil.copyfile(SHIM, os.path.join(staging, "scons.py"))
+    with open(os.path.join(staging, "package.json"), "w") as f:
         json.dump({"name": "tool-scons", "version": version,
                    "description": "SCons from PyPI, installed by the ux-filter local platform"}, f)
-    with open(os.path.join(package, ".piopm"), "w") as f:
+    with open(os.path.join(staging, ".piopm"), "w") as f:
         json.dump({"type": "tool", "name": "tool-scons", "version": version,
                    "spec": {"owner": "platformio", "id": None, "name": "tool-scons", "requirements": None,
                             "uri": None}}, f)
+    try:
+        os.rename(staging, package)
+    except OSError:  # another pio put it there first
+        shutil.rmtree(staging)
     pm.memcache_reset()
     return package
 
