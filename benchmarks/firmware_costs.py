@@ -208,6 +208,28 @@ def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: 
     return out, info.fw_version
 
 
+def rated_hz(board: str) -> int:
+    """The board's rated core clock, which its clock set-up reaches on the part (BOARD_CORE_HZ of board.mk)."""
+    return int(qemu.board_var(board, "BOARD_CORE_HZ"))
+
+
+def rated_us(instructions: float, board: str) -> str:
+    """µs per step at the board's rated clock, counting one cycle an instruction."""
+    us = instructions / rated_hz(board) * 1e6
+    return f"{us:,.0f}" if us >= 100 else f"{us:.3g}"
+
+
+def rated_note(boards: list[str]) -> str:
+    clocks = ", ".join(f"{b} {rated_hz(b) / 1e6:g} MHz" for b in boards)
+    return ("\"µs at the rated clock\" is instruction-count based: the instructions per step divided by the "
+            f"board's rated core clock (BOARD_CORE_HZ of its board.mk: {clocks}), as if every instruction "
+            "took one cycle: not a measurement of a part, whose time differs both ways (the M7 issues up to two "
+            "instructions a cycle; divides, FPU latencies, flash wait states and cache misses cost more). The "
+            "Nucleo boards run these instructions too: nucleo-f767zi "
+            "mps2-an500's at 216 MHz, nucleo-f446re netduinoplus2's at 180 MHz (its cycles need the board: "
+            "docs/hardware.md).")
+
+
 def human(cycles: float) -> str:
     for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if cycles >= scale:
@@ -296,6 +318,8 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
         f"T = {meta['slow_steps']} (too slow under QEMU for a whole trace). \"workspace\" is the bytes "
         "the configuration uses (CONFIGURED.workspace_bytes). k = 10³, M = 10⁶, G = 10⁹ virtual cycles.",
         "",
+        rated_note(boards),
+        "",
         LATENCY_NOTE,
     ]
     for board in dict.fromkeys(c.board for c in costs):
@@ -308,8 +332,8 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
                 f"### {board}, {likelihood} likelihood",
                 "",
                 "| system | η | mode | predict median | predict max | update median | update max | "
-                "instructions per step (from the medians) | workspace |",
-                "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+                "instructions per step (from the medians) | µs at the rated clock | workspace |",
+                "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
             ]
             for c in rows:
                 mark = " †" if c.steps != meta["steps"] - 1 else ""
@@ -317,7 +341,7 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
                 lines.append(
                     f"| {c.system} | {c.eta}{mark} | {c.mode} | {human(c.predict_median)} | "
                     f"{human(c.predict_max)} | {human(c.update_median)} | {human(c.update_max)} | "
-                    f"{human(instr)} | {c.workspace_bytes:,} |")
+                    f"{human(instr)} | {rated_us(instr, c.board)} | {c.workspace_bytes:,} |")
     fell = [f"{c.board} {c.system} η={c.eta} {c.mode} {c.likelihood}: {c.fallbacks}" for c in costs if c.fallbacks]
     lines += ["", "Steps whose posterior fell back to the prior (every likelihood zero), included in the "
               f"statistics: {'; '.join(fell) if fell else 'none'}.", ""]
@@ -397,16 +421,17 @@ def joint_markdown(builds: list[Build], costs: list[JointCosts], meta: dict) -> 
         f"the same observations at every η and mode), streamed to the image with joint systems; median and "
         "maximum over steps 1…T−1 (predict then update), virtual cycles as above (-icount shift="
         f"{shift}). η = 64 is refused for d = 2 (its POSTERIOR_JOINT would exceed MAX_PAYLOAD). \"workspace\" "
-        "is CONFIGURED.workspace_bytes.",
+        "is CONFIGURED.workspace_bytes; \"µs at the rated clock\" as above.",
         "",
         "| system | η | mode | predict median | predict max | update median | update max | "
-        "instructions per step (from the medians) | workspace |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        "instructions per step (from the medians) | µs at the rated clock | workspace |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in costs:
         instr = qemu.instructions_of(c.predict_median + c.update_median, shift, c.board)
         lines.append(f"| {c.system} | {c.eta} | {c.mode} | {human(c.predict_median)} | {human(c.predict_max)} | "
-                     f"{human(c.update_median)} | {human(c.update_max)} | {human(instr)} | {c.workspace_bytes:,} |")
+                     f"{human(c.update_median)} | {human(c.update_max)} | {human(instr)} | "
+                     f"{rated_us(instr, c.board)} | {c.workspace_bytes:,} |")
     fell = [f"{c.system} η={c.eta} {c.mode}: {c.fallbacks}" for c in costs if c.fallbacks]
     lines += ["", f"Steps that fell back to the prior: {'; '.join(fell) if fell else 'none'}.", ""]
     return lines
@@ -424,7 +449,7 @@ def joint_part(scratch: Path, steps: int, seed: int, started: float, meta: dict)
     costs = run_joint(JOINT_BOARD, images[0], JOINT_ETAS, steps, seed, started)
     meta = {**meta, "joint_steps": steps}
     return joint_markdown(builds, costs, meta), {"joint_builds": [asdict(b) for b in builds],
-                                                 "joint_cycles": [asdict(c) for c in costs]}
+                                                 "joint_cycles": [asdict(c) for c in costs], "joint_steps": steps}
 
 
 def replace_joint(text: str, lines: list[str]) -> str:
@@ -453,6 +478,18 @@ def replace_sizes(text: str, builds: list[Build], marks: list[StackMark], meta: 
     return "\n\n".join([title, first, note + others]) + "\n".join(sizes_markdown(builds, marks)) + "\n" + tail
 
 
+def render(record: dict) -> str:
+    """The markdown of a whole run from its JSON record, as the run wrote it (--render-only)."""
+    meta = {k: record[k] for k in ("command", "wall_s", "load", "commit", "fw_versions", "gcc", "qemu",
+                                   "qemu_command", "icount_shift", "steps", "slow_steps", "seed")}
+    joint = [JointCosts(**c) for c in record["joint_cycles"]]
+    joint_steps = record.get("joint_steps", max(c.steps for c in joint) + 1)  # older records: T − 1 steps measured
+    return (markdown([Build(**b) for b in record["builds"]], [StackMark(**m) for m in record["stack"]],
+                     [Costs(**c) for c in record["cycles"]], meta) + "\n" +
+            "\n".join(joint_markdown([Build(**b) for b in record["joint_builds"]], joint,
+                                      {**meta, "joint_steps": joint_steps})))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", default=",".join(qemu.all_boards()),
@@ -473,7 +510,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes-only", action="store_true",
                     help="builds and stack marks only: replace those sections of --out (and its .json), keep "
                          "its cycle tables")
+    ap.add_argument("--render-only", action="store_true",
+                    help="no measurement: write --out again from its .json (after a change of the tables' layout)")
     args = ap.parse_args(argv)
+    if args.render_only:
+        args.out.write_text(render(json.loads(args.out.with_suffix(".json").read_text())))
+        return 0
     boards = args.boards.split(",")
     etas = sorted(int(e) for e in args.etas.split(","))
     build_etas = sorted(int(e) for e in args.build_etas.split(",")) if args.build_etas else default_builds(etas)

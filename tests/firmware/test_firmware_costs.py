@@ -35,6 +35,7 @@ def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
     record = json.loads(out.with_suffix(".json").read_text())
     rows = list(csv.DictReader(out.with_suffix(".csv").open()))
     md = out.read_text()
+    assert costs.render(record) == md  # --render-only writes the same file from the .json
 
     [build] = record["builds"]
     assert build["board"] == "mps2-an500" and build["max_eta"] == 8
