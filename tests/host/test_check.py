@@ -19,17 +19,9 @@ from uxhost.versions import core_version
 
 from cli_run import run_cli
 from peers import ReferenceDevice
+from qemu_image import qemu_image
 
 SCALAR = ("sv", "gss", "cubic", "lg")  # the reference device's systems (uxemu.systems.SPECS)
-
-
-def qemu_image(board):
-    if shutil.which(qemu.QEMU) is None:
-        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
-    path = qemu.image_path(board)
-    if not path.is_file():
-        pytest.skip(f"no firmware image at {path} (make firmware)")
-    return path
 
 
 def rows(report: str) -> dict:

@@ -3,7 +3,6 @@ emulator that dies in the middle of a run."""
 import math
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,17 +21,9 @@ from uxhost.config import ModelConfig
 from uxhost.dump import load_dump
 from uxhost.link import Device
 from uxhost.protocol import Status
+from qemu_image import qemu_image
 
 pytestmark = pytest.mark.qemu
-
-
-def image(board):
-    if shutil.which(qemu.QEMU) is None:
-        pytest.skip(f"{qemu.QEMU} is not installed (make deps)")
-    path = qemu.image_path(board)
-    if not path.is_file():
-        pytest.skip(f"no firmware image at {path} (make firmware)")
-    return path
 
 
 def uxhost_as_from_a_terminal(*args):
@@ -58,7 +49,7 @@ def real_bytes_of(board):
 
 @pytest.mark.parametrize("board", qemu.boards())
 def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
-    image(board)
+    qemu_image(board)
     system, eta = ("gss" if real_bytes_of(board) == 8 else "sv"), 8  # η = 8 fits every board
     missing = (4, 5, 11)  # samples lost on the way: predict-only steps, marked in the dump
     trace = write_trace(tmp_path / "t.csv", system, 15, 3, missing)
@@ -91,7 +82,7 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
     # A prior 1,000 times the observation noise in mixture mode (refined takes the linear update): the device's
     # first update refocuses, the answer says so (status REFOCUSED on the wire), the summary counts it, the dump
     # keeps it, and validate replays it.
-    image(board)
+    qemu_image(board)
     trace = write_trace(tmp_path / "t.csv", "lg", 6, 2)
     out = tmp_path / "d.npz"
     code = main(["stream", str(trace), "--board", board, "--system", "lg", "--eta", "8", "--mode", "mixture",
@@ -110,7 +101,7 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
 def test_an_outlier_is_flagged_on_the_device(board, tmp_path, capsys):
     # One reading 8 r off (ν²/S = 35.5 > 5²): the device's update answers OUTLIER (the innovation gate), the summary
     # counts it, the dump keeps it, and validate replays it — on a double and a float board.
-    image(board)
+    qemu_image(board)
     path = tmp_path / "t.csv"
     trace = uxemu.simulate_many(uxemu.systems.get("lg"), 1, 12, 3)[0]
     trace.z[7] += 8.0
@@ -130,7 +121,7 @@ def test_an_outlier_is_flagged_on_the_device(board, tmp_path, capsys):
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
-    image("mps2-an500")
+    qemu_image("mps2-an500")
     proc = uxhost_as_from_a_terminal("qemu", "--board", "mps2-an500")
     try:
         url = proc.stdout.readline().strip()
@@ -152,7 +143,7 @@ def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
 
 def test_qemu_dies_with_a_host_killed_by_sigkill():
     """A host that cannot clean up (SIGKILL, or a test runner's timeout) still leaves no QEMU behind."""
-    image("mps2-an500")
+    qemu_image("mps2-an500")
     proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -194,7 +185,7 @@ def stream_killed_at(board, elf, trace, cfg, out, step, trace_path=None) -> User
 
 
 def test_emulator_dying_mid_run_is_one_clear_error(tmp_path):
-    elf = image("mps2-an500")
+    elf = qemu_image("mps2-an500")
     trace = uxemu.simulate_many(uxemu.systems.get("gss"), 1, 10, 1)[0]
     cfg = ModelConfig("gss", (3.0, 1.0), 4, "refined", "kernel", "gaussian", 0.0, 5.0)
     out = tmp_path / "d.jsonl"
@@ -217,7 +208,7 @@ def test_missing_image_asks_for_make_firmware(tmp_path, capsys):
 
 
 def test_qemu_command_reports_an_emulator_that_dies(tmp_path):
-    image("mps2-an500")
+    qemu_image("mps2-an500")
     proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -233,7 +224,7 @@ def test_qemu_command_reports_an_emulator_that_dies(tmp_path):
 
 
 def test_ctrl_c_during_a_stream_keeps_the_dump_and_stops_qemu(tmp_path):
-    image("mps2-an500")
+    qemu_image("mps2-an500")
     trace = write_trace(tmp_path / "t.csv", "gss", 2000, 1)
     out = tmp_path / "d.npz"
     journal = tmp_path / "d.npz.partial.jsonl"
@@ -260,7 +251,7 @@ def test_ctrl_c_during_a_stream_keeps_the_dump_and_stops_qemu(tmp_path):
 
 
 def test_an_image_for_another_board_is_refused_before_booting(tmp_path, capsys):
-    elf = image("mps2-an500")
+    elf = qemu_image("mps2-an500")
     trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
     code = main(["stream", str(trace), "--board", "mps2-an386", "--elf", str(elf), "-o", str(tmp_path / "d.jsonl")])
     _, err = capsys.readouterr()
@@ -271,7 +262,7 @@ def test_an_image_for_another_board_is_refused_before_booting(tmp_path, capsys):
 
 def test_a_device_of_another_board_is_refused_before_configure(tmp_path, capsys):
     trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
-    with qemu.boot("mps2-an500", image("mps2-an500")) as instance:
+    with qemu.boot("mps2-an500", qemu_image("mps2-an500")) as instance:
         code = main(["stream", str(trace), "--port", instance.url, "--expect-board", "mps2-an386",
                      "-o", str(tmp_path / "d.jsonl")])
         _, err = capsys.readouterr()
@@ -285,7 +276,7 @@ def test_a_device_of_another_board_is_refused_before_configure(tmp_path, capsys)
 def test_killed_emulator_then_resume_equals_an_uninterrupted_run(board, tmp_path, capsys):
     # QEMU is killed at step 14 of 40; `stream --resume` boots a fresh one, replays the 14 recorded steps
     # (each must come back bit for bit) and goes on. The dump then equals an uninterrupted run's.
-    elf = image(board)
+    elf = qemu_image(board)
     system = "gss" if real_bytes_of(board) == 8 else "sv"
     trace_path = write_trace(tmp_path / "t.csv", system, 40, 4, missing=(20,))
     whole = tmp_path / "whole.jsonl"
