@@ -452,8 +452,8 @@ class BayesLaplaceFilter:
         """The linear update (docs/semantics.md, "Linear update"; ux/filter.c linear_applies) when it serves this
         update — one evidence point seen once, a Gaussian kernel without inner noise, of one scale and linear
         in the state over the prior atoms (what a line leaves of Var loc within LINEAR_RESIDUAL of the noise's
-        variance and LINEAR_ROUNDING of Var loc), unimodal prior
-        atoms (bimodality coefficient at most LINEAR_BIMODALITY) — else None."""
+        variance and LINEAR_ROUNDING of Var loc), unimodal prior atoms (bimodality coefficient at most
+        LINEAR_BIMODALITY) — else None."""
         lik = self.likelihood
         if not self.smooth or not isinstance(lik, KernelLikelihood) or lik.family != "gaussian" or m != 1 \
                 or not var > 0:
