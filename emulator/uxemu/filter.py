@@ -54,6 +54,10 @@ KERNEL_SHARE = 0.3
 KERNEL_CAP = 0.9
 KERNEL_INFO = 0.5
 KERNEL_BIMODALITY = 0.4
+# A cell the transition bends (ux/filter.h UX_CELL_BEND; docs/semantics.md, "Filter density"): its image splits
+# into its two points' when their half-distance τ exceeds the noise's σ and f at the cell's mean lies more than
+# CELL_BEND·|τ| from their midpoint.
+CELL_BEND = 0.1
 # Departure (ux/filter.h UX_DEPARTURE_SD; docs/semantics.md, "Departure"): a posterior whose estimated distance
 # from the model's own, left by an outlier it could not follow, exceeds this many of its sd is not OK.
 DEPARTURE_SD = 0.5
@@ -72,32 +76,70 @@ def density_nodes(lo: float, hi: float):
     return lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h, h
 
 
-def mixture_components(model: StateSpaceModel, belief, k: int, u: float, spreads=None):
+def mixture_components(model: StateSpaceModel, belief, k: int, u: float, eta: int, spreads=None):
     """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
-    density"), or None when the model does not declare additive Gaussian process noise: centre f(x_i, 0)
-    + μ, scale the process noise's σ; where the belief's atoms carry cell spreads v_i (mixture mode) each
-    cell goes through f as its two points x_i ± √v_i: centre (f₊ + f₋)/2 + μ, scale sqrt(σ² + τ_i²),
-    τ_i = (f₊ − f₋)/2, as ux/filter.c."""
+    density"), or None when the model does not declare additive Gaussian process noise (`cell_components`)."""
+    found = cell_components(model, belief, k, u, eta, spreads)
+    return None if found is None else found[:3]
+
+
+def cell_components(model: StateSpaceModel, belief, k: int, u: float, eta: int, spreads=None):
+    """(centres, weights, scales, split) of the predictive mixture, as ux/filter.c mixture_components: centre
+    f(x_i, 0) + μ, scale the process noise's σ; where the belief's atoms carry cell spreads v_i each cell goes
+    through f as its two points x_i ± √v_i: centre (f₊ + f₋)/2 + μ, scale sqrt(σ² + τ_i²), τ_i = (f₊ − f₋)/2 —
+    or, for a cell f bends (`bends`), the two components f₋ + μ and f₊ + μ of scale σ and half its weight each,
+    `split` True. None when the model does not declare additive Gaussian process noise or a centre or scale
+    is not finite."""
     law = model.process_noise
     if not (model.additive_noise and isinstance(law, Normal)):
         return None
     x, w = belief.x, belief.w
-    zero = np.zeros_like(x)
     sigma = float(law.sigma)
     with np.errstate(all="ignore"):
-        scales = np.full(x.size, sigma)
         if spreads is None:
-            centres = np.asarray(model.transition(x, zero, k, u), dtype=np.float64) + law.mu
+            centres = np.asarray(model.transition(x, np.zeros_like(x), k, u), dtype=np.float64) + law.mu
+            found = centres, w.copy(), np.full(x.size, sigma), np.zeros(x.size, dtype=bool)
         else:
-            r = np.sqrt(spreads)
-            up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
-            down = np.asarray(model.transition(x - r, zero, k, u), dtype=np.float64)
-            centres = (up + down) * 0.5 + law.mu
-            tau = (up - down) * 0.5
-            scales = np.sqrt(scales * scales + tau * tau)
-    if not (np.isfinite(centres).all() and np.isfinite(scales).all()):
+            found = _spread_components(model, x, w, np.sqrt(spreads), k, u, law, eta >= 4)
+    c, _, s, _ = found
+    if not (np.isfinite(c).all() and np.isfinite(s).all()):
         return None
-    return centres, w.copy(), scales
+    return found
+
+
+def _spread_components(model, x, w, r, k: int, u: float, law: Normal, may_split: bool):
+    """cell_components for cells of spreads r², one or two components per cell in the cells' order; none split
+    below η = 4, where half the noise atoms is one."""
+    zero = np.zeros_like(x)
+    sigma = float(law.sigma)
+    up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
+    down = np.asarray(model.transition(x - r, zero, k, u), dtype=np.float64)
+    mid, tau = (up + down) * 0.5, (up - down) * 0.5
+    split = bends(model, x, mid, tau, sigma, k, u) if may_split else np.zeros(x.size, dtype=bool)
+    scales = np.sqrt(sigma * sigma + tau * tau)
+    n = x.size + int(np.count_nonzero(split))
+    first = np.arange(x.size) + np.concatenate(([0], np.cumsum(split)[:-1]))  # each cell's first component
+    c, cw, s = np.empty(n), np.empty(n), np.full(n, sigma)
+    c[first] = np.where(split, down + law.mu, mid + law.mu)
+    cw[first] = np.where(split, w * 0.5, w)
+    s[first] = np.where(split, sigma, scales)
+    c[first[split] + 1] = up[split] + law.mu
+    cw[first[split] + 1] = w[split] * 0.5
+    halves = np.zeros(n, dtype=bool)
+    halves[first[split]] = True
+    halves[first[split] + 1] = True
+    return c, cw, s, halves
+
+
+def bends(model, x, mid, tau, sigma: float, k: int, u: float) -> np.ndarray:
+    """Which cells the transition bends: |τ| > σ, and f at the cell's mean more than CELL_BEND·|τ| from the
+    midpoint of its two points' images — there one Gaussian would reach where f sends nothing (a fold's
+    flanks), the two points' components do not."""
+    wide = np.abs(tau) > sigma
+    if not wide.any():
+        return wide
+    centre = np.asarray(model.transition(x, np.zeros_like(x), k, u), dtype=np.float64)
+    return wide & (np.abs(centre - mid) > CELL_BEND * np.abs(tau))
 
 
 @dataclass(frozen=True)
@@ -281,6 +323,7 @@ class BayesLaplaceFilter:
         # it, and the predictive points are that mixture's components at standardised noise atoms.
         self.smooth = mode == "refined" and model.additive_noise and isinstance(model.process_noise, Normal)
         self.process_noise = standard_noise(eta) if self.smooth else model.process_noise.quantize(eta)
+        self.half_noise = half_noise(self.process_noise) if self.smooth and eta >= 4 else None
         prior_law = model.prior if prior is None else prior
         self.prior_law = prior_law
         self.posterior = prior_law.quantize(eta)
@@ -306,7 +349,7 @@ class BayesLaplaceFilter:
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
         xs, ws = _ttr.compact(y, w)
-        self._pending = mixture_components(self.model, post, k, u, self._spreads)
+        self._pending = mixture_components(self.model, post, k, u, self.eta, self._spreads)
         self._staged = True
         if self.mode == "paper":
             px, pw = _ttr.ttr(xs, ws, self.n)
@@ -314,23 +357,26 @@ class BayesLaplaceFilter:
         return xs, ws
 
     def _smooth_points(self, k: int, u: float):
-        """The belief's atoms with their bin spreads as the mixture's components (centre c_i, scale s_i), at the
-        noise atoms: c_i + s_i·ε_j, weight w_i·ν_j, i outer, zero weights dropped (ux/filter.c smooth_points).
+        """The belief's atoms with their bin spreads as the mixture's components (centre c_i, scale s_i, weight
+        w_i), at the noise atoms: c_i + s_i·ε_j, weight w_i·ν_j, i outer, zero weights dropped — a split cell's
+        two components at the η/2 atoms of `half_noise` (ux/filter.c smooth_points).
         The previous posterior's density reads as its bins from here on (C reuses its areas)."""
         if self.density.form == "mixture":
             self.density = FilterDensity("bins", self.posterior)
         belief, spreads = self._kernel_belief()
-        found = mixture_components(self.model, belief, k, u, spreads)
+        found = cell_components(self.model, belief, k, u, self.eta, spreads)
         if found is None:
             raise ValueError(f"the transition returned a non-finite state at step {k}")
-        c, w, s = found
-        noise = self.process_noise
+        c, w, s, split = found
+        full, half = self.process_noise, self.half_noise
         with np.errstate(all="ignore"):
-            y = (c[:, None] + s[:, None] * noise.x[None, :]).ravel()
+            rows = [(c[i] + s[i] * (half if split[i] else full).x, w[i] * (half if split[i] else full).w)
+                    for i in range(c.size)]
+        y = np.concatenate([r[0] for r in rows])
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
-        self._pending, self._staged = found, True
-        return _ttr.compact(y, np.multiply.outer(w, noise.w).ravel())
+        self._pending, self._staged = found[:3], True
+        return _ttr.compact(y, np.concatenate([r[1] for r in rows]))
 
     def _kernel_belief(self):
         """The belief the smooth predict carries through the transition (ux/filter.c kernel_belief): the
@@ -629,9 +675,21 @@ def standard_noise(eta: int) -> Value:
     """The smooth filter's noise atoms ε_j: N(0, 1) quantized at η, centred and scaled to mean 0 and variance 1
     (sums in atom order; ux/filter.c standardise), so each predictive component keeps its variance."""
     v = Normal(0.0, 1.0).quantize(eta)
-    d = v.x - _ttr.sequential_sum(v.w * v.x)
-    var = _ttr.sequential_sum(v.w * (d * d))
-    return Value(d / (math.sqrt(var) if var > 0 else 1.0), v.w, eta)
+    return _standardised(v.x, v.w, eta)
+
+
+def half_noise(noise: Value) -> Value:
+    """A split cell's noise atoms (ux/filter.c half_noise): the η atoms' sibling pairs merged (their weights
+    summed, their weighed mean), standardised as `standard_noise`."""
+    x, w = noise.x, noise.w
+    pair = w[0::2] + w[1::2]
+    return _standardised((w[0::2] * x[0::2] + w[1::2] * x[1::2]) / pair, pair, noise.eta // 2)
+
+
+def _standardised(x, w, eta: int) -> Value:
+    d = x - _ttr.sequential_sum(w * x)
+    var = _ttr.sequential_sum(w * (d * d))
+    return Value(d / (math.sqrt(var) if var > 0 else 1.0), w, eta)
 
 
 def sum_in_order(values) -> float:

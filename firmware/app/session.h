@@ -65,7 +65,7 @@ typedef struct {
     double mean, var, log_evidence;
     uint64_t cycles_predict, cycles_update;
     uint8_t count;
-    double x[UX_MAX_ETA], w[UX_MAX_ETA];
+    double x[APP_MAX_ETA], w[APP_MAX_ETA]; /* the board's η: RAM */
 } session_posterior;
 
 /* A joint step's answer: the statistics, and the posterior's atoms read in place (no copy: RAM). */

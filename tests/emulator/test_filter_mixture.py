@@ -1,6 +1,7 @@
 """Mixture mode (docs/semantics.md, "Filter"): refined, except that where the posterior has a quadrature
 density its atoms are TTR of that density's piecewise-linear interpolant and its evidence is its log Z."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -161,10 +162,11 @@ def test_a_cell_goes_through_f_as_its_two_points():
                                ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)), additive_noise=True)
     x, v = np.array([-1.5, -0.1, 0.0, 2.0]), np.array([0.3, 4.0, 0.01, 0.0])
     belief = ux.Value(x, np.full(4, 0.25), 4)
-    centres, _, scales = ux.filter.mixture_components(model, belief, 1, 0.0, spreads=v)
+    # η = 2: no cell splits (half of two noise atoms is one), so each is one Gaussian
+    centres, _, scales = ux.filter.mixture_components(model, belief, 1, 0.0, 2, spreads=v)
     np.testing.assert_allclose(centres, x * x + v + mu, rtol=1e-12)
     np.testing.assert_allclose(scales, np.sqrt(sigma * sigma + 4 * x * x * v), rtol=1e-12)
-    plain, _, unit = ux.filter.mixture_components(model, belief, 1, 0.0)
+    plain, _, unit = ux.filter.mixture_components(model, belief, 1, 0.0, 2)
     np.testing.assert_array_equal(plain, x * x + mu)
     assert np.all(unit == sigma)
 
@@ -198,3 +200,51 @@ def test_a_diffuse_prior_tracks_the_kalman_filter_at_eta_8():
         k = kalman_filter(tr.z, a, q, r, 0.0, 8.0 * r)
         assert np.max(np.abs(run.mean - k.mean) / np.sqrt(k.var)) <= 0.1, seed
         assert np.max(np.abs(run.var / k.var - 1.0)) <= 0.2, seed
+
+
+def _square_model(sigma: float, mu: float):
+    return ux.StateSpaceModel("square", lambda x, w, k, u: x * x + w, Normal(mu, sigma), Normal(0.0, 1.0),
+                              ux.Sampler(lambda x, v: x + v, (Normal(0.0, 1.0),)),
+                              ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)), additive_noise=True)
+
+
+def test_a_bent_cell_splits_into_its_two_points():
+    """From η = 4, a cell whose images x ± √v lie more than σ apart, with f(x) more than CELL_BEND of their
+    half-distance off their midpoint, is two components f(x ± √v) + μ of scale σ and half the weight each —
+    the same mean and variance as the one Gaussian it replaces; every other cell stays one component."""
+    sigma, mu = 0.5, 0.25
+    model = _square_model(sigma, mu)
+    x, v = np.array([-1.5, -0.1, 2.0]), np.array([0.3, 4.0, 0.0])  # bent; |τ| = 0.4 ≤ σ; no spread
+    belief = ux.Value(x, np.array([0.5, 0.25, 0.25]), 4)
+    c, w, s, split = ux.filter.cell_components(model, belief, 1, 0.0, 4, spreads=v)
+    r = math.sqrt(0.3)
+    np.testing.assert_array_equal(split, [True, True, False, False])
+    np.testing.assert_array_equal(c[:2], [(-1.5 - r) ** 2 + mu, (-1.5 + r) ** 2 + mu])
+    np.testing.assert_array_equal(w, [0.25, 0.25, 0.25, 0.25])
+    np.testing.assert_array_equal(s[:2], [sigma, sigma])
+    one_c, _, one_s = ux.filter.mixture_components(model, belief, 1, 0.0, 2, spreads=v)
+    mean = (c[0] + c[1]) / 2
+    assert mean == pytest.approx(one_c[0], rel=1e-15)
+    assert sigma ** 2 + ((c[1] - c[0]) / 2) ** 2 == pytest.approx(one_s[0] ** 2, rel=1e-14)
+    np.testing.assert_array_equal(c[2:], one_c[1:])
+    np.testing.assert_array_equal(s[2:], one_s[1:])
+
+
+def test_a_line_never_splits_a_cell():
+    """A linear transition bends nothing, however wide the cell against σ: the near-static local level keeps
+    one component per atom."""
+    model = systems.get("lg", q=1e-3)
+    belief = ux.Value(np.array([-3.0, 0.0, 4.0]), np.array([0.25, 0.5, 0.25]), 4)
+    c, _, _, split = ux.filter.cell_components(model, belief, 1, 0.0, 64, spreads=np.array([1.0, 2.0, 3.0]))
+    assert c.size == 3 and not split.any()
+
+
+def test_half_noise_merges_sibling_pairs():
+    """A split cell's noise atoms: the η atoms' sibling pairs merged, standardised to mean 0, variance 1."""
+    full = ux.filter.standard_noise(16)
+    half = ux.filter.half_noise(full)
+    assert half.x.size == 8 and half.eta == 8
+    np.testing.assert_allclose(half.w, full.w[0::2] + full.w[1::2], rtol=0, atol=0)
+    assert np.sum(half.w * half.x) == pytest.approx(0.0, abs=1e-15)
+    assert np.sum(half.w * half.x ** 2) == pytest.approx(1.0, rel=1e-14)
+    assert np.all(np.diff(half.x) > 0)

@@ -64,6 +64,11 @@ typedef struct {
 #define UX_KERNEL_INFO UX_R(0.5)
 #define UX_KERNEL_BIMODALITY UX_R(0.4)
 
+/* A cell the transition bends (docs/semantics.md, "Filter density"): its image splits into its two points'
+ * components when their half-distance τ exceeds the process noise's σ and f at the cell's mean lies more than
+ * UX_CELL_BEND·|τ| from their midpoint (one Gaussian there reaches where f sends nothing: a fold's flanks). */
+#define UX_CELL_BEND UX_R(0.1)
+
 /* The linear update (docs/semantics.md, "Linear update"): a kernel is linear in the state over the prior atoms
  * when what a line in the state leaves of its loc's variance is at most UX_LINEAR_RESIDUAL of the observation
  * noise's variance, plus UX_LINEAR_ROUNDING of the loc's (the sums' rounding: a prior 10³ times wider than the

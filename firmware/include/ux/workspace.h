@@ -65,15 +65,22 @@ typedef struct {
                UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, (size_t)(eta) * (eta))))
 
 /*
+ * The filter's posterior density: five areas of its mixture's components (up to 2η: a cell the transition bends
+ * is two, docs/semantics.md "Filter density") and four η-real areas (cell spreads, evidence, its weights, the
+ * split noise atoms).
+ */
+#define UX_FILTER_DENSITY_BYTES(eta) (5u * UX_WS_REALS(2u * (size_t)(eta)) + 4u * UX_WS_REALS(eta))
+
+/*
  * The filter at size η, for any built-in system, mode and likelihood: the η² predictive atoms it keeps
- * between predict and update and the six η-real areas of its posterior density, plus the largest of
+ * between predict and update and its posterior density's areas, plus the largest of
  *  - predict: the lift's η² points and TTR's cells;
  *  - update, kernel form: η² hypotheses, up to η inner-noise atoms;
  *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises);
  *  - mixture mode: the density's nodes (UX_MIXTURE_WORKSPACE_BYTES; the largest term only at η ≤ 8).
  */
 #define UX_WORKSPACE_BYTES(eta)                                                                        \
-    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + 6u * UX_WS_REALS(eta) +                                 \
+    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + UX_FILTER_DENSITY_BYTES(eta) +                           \
      UX_WS_MAX(UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)), UX_MIXTURE_WORKSPACE_BYTES(eta)), \
                UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                \
                          UX_BAYES_SAMPLER_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))))

@@ -17,10 +17,11 @@
 
 #include <string.h>
 
-/* The density's areas in the workspace, after the staged prediction. */
-/* Centres c_i, log w_i − log σ_i, scales σ_i; the posterior atoms' cell spreads (mixture mode, valid while
- * f->spread); evidence, its weights. */
-enum { A_C, A_LW, A_S, A_V, A_Z, A_OM, DENSITY_AREAS };
+/* The density's areas in the workspace, after the staged prediction (UX_FILTER_DENSITY_BYTES). The mixture's
+ * components, 2η each: centres c_i, log w_i − log σ_i, scales σ_i, weights w_i, split flags (bytes); then η
+ * each: the posterior atoms' cell spreads (mixture mode, valid while f->spread), evidence, its weights, and
+ * the split noise atoms (η/2 positions, then η/2 weights; smooth, η ≥ 4). */
+enum { A_C, A_LW, A_S, A_CW, A_SPLIT, A_V, A_Z, A_OM, A_HALF };
 
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
@@ -44,7 +45,7 @@ size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mo
     if (model == NULL || ux_log2_eta(eta) < 0)
         return 0;
     np = noise_points(model, eta, lik);
-    staged = 2 * UX_WS_REALS(pred) + DENSITY_AREAS * UX_WS_REALS(eta);
+    staged = 2 * UX_WS_REALS(pred) + UX_FILTER_DENSITY_BYTES(eta);
     predict = UX_LIFT_WORKSPACE_BYTES(pred); /* paper mode too: it evaluates all η² points, then reduces */
     update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
                                   : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
@@ -80,13 +81,15 @@ static ux_real *staged_w(const ux_filter *f)
 }
 static ux_real *area(const ux_filter *f, unsigned a)
 {
-    return (ux_real *)(void *)((unsigned char *)f->ws.mem + 2 * UX_WS_REALS((size_t)f->eta * f->eta) +
-                               a * UX_WS_REALS(f->eta));
+    size_t at = a < A_V ? a * UX_WS_REALS(2 * (size_t)f->eta)
+                        : A_V * UX_WS_REALS(2 * (size_t)f->eta) + (a - A_V) * UX_WS_REALS(f->eta);
+    return (ux_real *)(void *)((unsigned char *)f->ws.mem + 2 * UX_WS_REALS((size_t)f->eta * f->eta) + at);
 }
+static unsigned char *split_flags(const ux_filter *f) { return (unsigned char *)(void *)area(f, A_SPLIT); }
 static ux_workspace scratch(const ux_filter *f)
 {
     ux_workspace w;
-    size_t skip = 2 * UX_WS_REALS((size_t)f->eta * f->eta) + DENSITY_AREAS * UX_WS_REALS(f->eta);
+    size_t skip = 2 * UX_WS_REALS((size_t)f->eta * f->eta) + UX_FILTER_DENSITY_BYTES(f->eta);
     w.mem = (unsigned char *)f->ws.mem + skip;
     w.bytes = f->ws_used - skip;
     return w;
@@ -96,19 +99,33 @@ static ux_workspace scratch(const ux_filter *f)
  * scaled to mean 0 and variance 1 (sums in atom order), so each predictive component keeps its variance. */
 static const ux_law STANDARD_NORMAL = {UX_LAW_GAUSSIAN, 0, 1, 0};
 
-static void standardise(ux_value *v)
+static void standardise(ux_real *x, const ux_real *w, size_t count)
 {
     ux_real mean = 0, var = 0, scale;
     size_t j;
-    for (j = 0; j < v->count; ++j)
-        mean = mean + v->w[j] * v->x[j];
-    for (j = 0; j < v->count; ++j) {
-        ux_real d = v->x[j] - mean;
-        var = var + v->w[j] * (d * d);
+    for (j = 0; j < count; ++j)
+        mean = mean + w[j] * x[j];
+    for (j = 0; j < count; ++j) {
+        ux_real d = x[j] - mean;
+        var = var + w[j] * (d * d);
     }
     scale = var > 0 ? UX_SQRT(var) : UX_R(1.0);
-    for (j = 0; j < v->count; ++j)
-        v->x[j] = (v->x[j] - mean) / scale;
+    for (j = 0; j < count; ++j)
+        x[j] = (x[j] - mean) / scale;
+}
+
+/* A split cell's noise atoms (docs/semantics.md, "Filter density") into x and w: the η atoms' sibling pairs
+ * merged (their weights summed, their weighed mean), standardised. Returns their count, η/2. */
+static size_t half_noise(const ux_value *full, ux_real *x, ux_real *w)
+{
+    size_t j, n = full->count / 2;
+    for (j = 0; j < n; ++j) {
+        ux_real a = full->w[2 * j], b = full->w[2 * j + 1], pair = a + b;
+        x[j] = (a * full->x[2 * j] + b * full->x[2 * j + 1]) / pair;
+        w[j] = pair;
+    }
+    standardise(x, w, n);
+    return n;
 }
 
 /* Each atom's spread in the value's TTR-binned density (docs/semantics.md, "Density", "Filter"): its two bins
@@ -174,7 +191,7 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     if (st == UX_OK)
         st = ux_quantize(f->smooth ? &STANDARD_NORMAL : &nz.process, f->eta, &f->process, &f->sources);
     if (st == UX_OK && f->smooth)
-        standardise(&f->process);
+        standardise(f->process.x, f->process.w, f->process.count);
     if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz.n_inner > 0) {
         f->n_inner = 1;
         st = ux_quantize(&nz.inner, f->eta, &f->inner, &f->sources);
@@ -211,20 +228,71 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
     return r;
 }
 
+/* Whether the transition bends the cell whose two points' images have midpoint `mid` and half-distance `tau`:
+ * |τ| > σ and f at the cell's mean x more than UX_CELL_BEND·|τ| from the midpoint (UX_CELL_BEND). */
+static int cell_bends(const ux_filter *f, const ux_model_ctx *ctx, ux_real x, ux_real mid, ux_real tau, ux_real sigma)
+{
+    ux_real args[2], centre;
+    if (!(UX_FABS(tau) > sigma))
+        return 0;
+    args[0] = x;
+    args[1] = 0;
+    centre = f->model->code->transition(args, ctx);
+    return UX_FABS(centre - mid) > UX_CELL_BEND * UX_FABS(tau);
+}
+
+/* One component at n: centre c, scale s, weight w, and log w − log s (once here, not at every point the
+ * density is read); `split` marks a split cell's (its points take the η/2 noise atoms). */
+static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux_real w, ux_real log_s, int split)
+{
+    area(f, A_C)[n] = c;
+    area(f, A_S)[n] = s;
+    area(f, A_CW)[n] = w;
+    area(f, A_LW)[n] = UX_LOG(w) - log_s;
+    split_flags(f)[n] = (unsigned char)split;
+}
+
+/* One cell of spread r² about x carried through f as its two points x ± r (the cell's mean and variance):
+ * centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ²), τ = (f₊ − f₋)/2 — the mean and spread of those two images,
+ * not f at the mean, which on a curved f lies outside them — or, for a cell f bends (cell_bends; η ≥ 4), the
+ * two components f₋ + μ and f₊ + μ of scale σ and half the weight each. Writes at n; returns how many. */
+static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real x,
+                          ux_real r, ux_real w, size_t n)
+{
+    ux_real args[2], up, down, mid, tau, sigma = process->b;
+    args[1] = 0;
+    args[0] = x + r;
+    up = f->model->code->transition(args, ctx);
+    args[0] = x - r;
+    down = f->model->code->transition(args, ctx);
+    mid = (up + down) * UX_R(0.5);
+    tau = (up - down) * UX_R(0.5);
+    if (f->eta >= 4 && cell_bends(f, ctx, x, mid, tau, sigma)) {
+        ux_real half = w * UX_R(0.5), log_sigma = UX_LOG(sigma);
+        put_component(f, n, down + process->a, sigma, half, log_sigma, 1);
+        put_component(f, n + 1, up + process->a, sigma, half, log_sigma, 1);
+        return 2;
+    }
+    {
+        ux_real s = UX_SQRT(sigma * sigma + tau * tau);
+        put_component(f, n, mid + process->a, s, w, UX_LOG(s), 0);
+    }
+    return 1;
+}
+
 /* The predictive mixture's components from the belief the last predict lifted (docs/semantics.md,
- * "Filter density"): centre c_i = f(x_i, 0) + μ and scale σ_i, the process noise's σ, and log w_i − log σ_i.
- * When the belief's atoms carry cell spreads v_i (mixture mode) each cell is carried through f as its two
- * points x_i ± √v_i (the cell's mean and variance): centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ_i²),
- * τ_i = (f₊ − f₋)/2 — the mean and spread of those two images, not f at the mean, which on a curved f lies
- * outside them. 0 when the model does not declare additive Gaussian process noise, or a centre or scale is
- * not finite. x may be the centres' own area: each x_i is read before c_i is written. */
+ * "Filter density"): centre c_i = f(x_i, 0) + μ and scale σ_i, the process noise's σ; when the belief's atoms
+ * carry cell spreads v_i (mixture mode; smooth) each cell as spread_cell makes it. Returns the components'
+ * count (at most 2·count), 0 when the model does not declare additive Gaussian process noise, or a centre or
+ * scale is not finite. x may lie in the centres' area at η or beyond: each x_i is read before a component at
+ * 2i + 1 or below is written. */
 static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_real *w, size_t count)
 {
     ux_model_noises nz;
     ux_model_ctx ctx;
-    ux_real *c = area(f, A_C), *lw = area(f, A_LW), *s = area(f, A_S), args[2], log_sigma;
-    const ux_real *v = area(f, A_V);
-    size_t i;
+    const ux_real *c = area(f, A_C), *s = area(f, A_S), *v = area(f, A_V);
+    ux_real args[2], log_sigma;
+    size_t i, n = 0, j;
 
     f->model->code->noises(f->params, &nz);
     if (!f->model->code->additive_noise || nz.process.kind != UX_LAW_GAUSSIAN)
@@ -233,26 +301,21 @@ static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_
     ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
     args[1] = 0;
     for (i = 0; i < count; ++i) {
-        s[i] = nz.process.b;
+        size_t made;
         if (f->spread) {
-            ux_real r = UX_SQRT(v[i]), up, down, tau;
-            args[0] = x[i] + r;
-            up = f->model->code->transition(args, &ctx);
-            args[0] = x[i] - r;
-            down = f->model->code->transition(args, &ctx);
-            c[i] = (up + down) * UX_R(0.5) + nz.process.a;
-            tau = (up - down) * UX_R(0.5);
-            s[i] = UX_SQRT(s[i] * s[i] + tau * tau);
+            made = spread_cell(f, &ctx, &nz.process, x[i], UX_SQRT(v[i]), w[i], n);
         } else {
             args[0] = x[i];
-            c[i] = f->model->code->transition(args, &ctx) + nz.process.a;
+            put_component(f, n, f->model->code->transition(args, &ctx) + nz.process.a, nz.process.b, w[i],
+                          log_sigma, 0);
+            made = 1;
         }
-        /* once here, not at every point the density is read */
-        lw[i] = UX_LOG(w[i]) - (f->spread ? UX_LOG(s[i]) : log_sigma);
-        if (!ux_finite(c[i]) || !ux_finite(s[i]))
-            return 0;
+        for (j = n; j < n + made; ++j)
+            if (!ux_finite(c[j]) || !ux_finite(s[j]))
+                return 0;
+        n += made;
     }
-    return count;
+    return n;
 }
 
 /* Sarle's bimodality coefficient (γ² + 1)/κ of the mixture of N(x_i, v_i) about its mean m (sums in order):
@@ -328,16 +391,21 @@ static void kernel_belief(const ux_filter *f, const ux_value *b, ux_real *x, ux_
  * UX_ERR_DOMAIN where a centre, a scale or a point is not finite. */
 static ux_status smooth_points(ux_filter *f, const ux_value *belief, ux_real *x, ux_real *w, size_t *count)
 {
-    const ux_real *c = area(f, A_C), *s = area(f, A_S);
-    size_t i, j, n = 0, components;
-    kernel_belief(f, belief, area(f, A_C), area(f, A_V));
+    const ux_real *c = area(f, A_C), *s = area(f, A_S), *cw = area(f, A_CW);
+    const unsigned char *split = split_flags(f);
+    ux_real *atoms = area(f, A_C) + f->eta; /* the upper half: components are written below each atom read */
+    ux_real *half_x = area(f, A_HALF), *half_w = half_x + f->eta / 2;
+    size_t i, j, n = 0, components, halves = f->eta >= 4 ? half_noise(&f->process, half_x, half_w) : 0;
+    kernel_belief(f, belief, atoms, area(f, A_V));
     f->spread = 1;
-    components = mixture_components(f, area(f, A_C), belief->w, belief->count);
+    components = mixture_components(f, atoms, belief->w, belief->count);
     if (components == 0)
         return UX_ERR_DOMAIN;
-    for (i = 0; i < components; ++i)
-        for (j = 0; j < f->process.count; ++j) {
-            ux_real wij = belief->w[i] * f->process.w[j], xij = c[i] + s[i] * f->process.x[j];
+    for (i = 0; i < components; ++i) {
+        const ux_real *ex = split[i] ? half_x : f->process.x, *ew = split[i] ? half_w : f->process.w;
+        size_t count = split[i] ? halves : f->process.count;
+        for (j = 0; j < count; ++j) {
+            ux_real wij = cw[i] * ew[j], xij = c[i] + s[i] * ex[j];
             if (!ux_finite(xij))
                 return UX_ERR_DOMAIN;
             if (wij != 0) {
@@ -346,6 +414,7 @@ static ux_status smooth_points(ux_filter *f, const ux_value *belief, ux_real *x,
                 ++n;
             }
         }
+    }
     f->pending = (uint8_t)components;
     *count = n;
     return UX_OK;
@@ -779,19 +848,35 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return f->last;
 }
 
-/* log of the predictive mixture's density at t: logsumexp_i((log w_i − log σ_i) + g((t − c_i)/σ_i)), with
- * the standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting
- * the constant is adding g(0) = −log √(2π)); a: scratch. */
-static ux_real mixture_log_density(const ux_filter *f, ux_real t, ux_real *a)
+/* Component i's term of the predictive mixture's log density at t: (log w_i − log σ_i) + g((t − c_i)/σ_i), with
+ * the standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting the
+ * constant is adding g(0) = −log √(2π)). */
+static ux_real component_log(const ux_filter *f, ux_real t, size_t i, ux_real g0)
 {
-    const ux_real *c = area(f, A_C), *lw = area(f, A_LW), *s = area(f, A_S);
+    ux_real v = (t - area(f, A_C)[i]) / area(f, A_S)[i];
+    return area(f, A_LW)[i] + (UX_R(-0.5) * v * v + g0);
+}
+
+/* log of the predictive mixture's density at t: logsumexp_i of component_log, as ux_logsumexp computes it,
+ * each term computed again in the sum rather than kept (no scratch of 2η reals on the stack). */
+static ux_real mixture_log_density(const ux_filter *f, ux_real t)
+{
     const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0);
-    size_t i;
-    for (i = 0; i < f->dens_count; ++i) {
-        ux_real v = (t - c[i]) / s[i];
-        a[i] = lw[i] + (UX_R(-0.5) * v * v + g0);
+    ux_real top = component_log(f, t, 0, g0), sum = 0;
+    size_t i, n = f->dens_count;
+    for (i = 0; i < n; ++i) {
+        ux_real a = component_log(f, t, i, g0);
+        if (isnan(a))
+            return -UX_INF;
+        top = a > top ? a : top;
     }
-    return ux_logsumexp(a, f->dens_count);
+    if (!ux_finite(top))
+        return -UX_INF;
+    if (n == 1) /* as ux_logsumexp: exp(0) = 1 and log(1) = 0 exactly */
+        return top + UX_R(0.0);
+    for (i = 0; i < n; ++i)
+        sum = sum + UX_EXP(component_log(f, t, i, g0) - top);
+    return top + UX_LOG(sum);
 }
 
 /* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
@@ -811,11 +896,11 @@ static UX_ALWAYS_INLINE ux_status node_log_likelihoods(const ux_filter *f, const
     return ux_log_likelihoods(&obs, t, count, &ev, u, rest);
 }
 
-/* The base law's log density at t: the predictive mixture's, or the prior law's; a: η reals of scratch. */
-static ux_real base_log(const ux_filter *f, ux_real t, ux_real *a)
+/* The base law's log density at t: the predictive mixture's, or the prior law's. */
+static ux_real base_log(const ux_filter *f, ux_real t)
 {
     if (f->density == UX_DENSITY_MIXTURE)
-        return mixture_log_density(f, t, a);
+        return mixture_log_density(f, t);
     return ux_std_logpdf(f->prior.kind, (t - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
 }
 
@@ -825,7 +910,6 @@ static ux_real base_log(const ux_filter *f, ux_real t, ux_real *a)
 static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
                                 const ux_workspace *rest)
 {
-    ux_real a[UX_MAX_ETA];
     size_t p;
 
     if (f->dens_lik) {
@@ -834,7 +918,7 @@ static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t cou
             return st;
     }
     for (p = 0; p < count; ++p) {
-        ux_real base = base_log(f, t[p], a);
+        ux_real base = base_log(f, t[p]);
         if (f->dens_lik) {
             base = base + u[p];
             base = isnan(base) ? -UX_INF : base;
@@ -1029,11 +1113,10 @@ static void mixture_on_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real 
 /* The log numerator at the nodes lo + k·h into e, from their log-likelihoods ell: the base law's log density
  * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (mixture_on_nodes) where
  * s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in every component's
- * tail). Not inlined: the mixture's scratch stays off the frame that evaluates the likelihood. */
+ * tail). Not inlined: its frame stays off the one that evaluates the likelihood. */
 __attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h,
                                                      const ux_real *ell, ux_real *e)
 {
-    ux_real a[UX_MAX_ETA];
     const int mixture = f->density == UX_DENSITY_MIXTURE;
     size_t k;
     if (mixture)
@@ -1045,11 +1128,11 @@ __attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_rea
             continue;
         }
         if (!mixture)
-            base = base_log(f, t, a);
+            base = base_log(f, t);
         else if (e[k] >= UX_LINEAR_MIN && ux_finite(e[k]))
             base = UX_LOG(e[k]);
         else
-            base = mixture_log_density(f, t, a);
+            base = mixture_log_density(f, t);
         u = base + ell[k];
         e[k] = isnan(u) ? -UX_INF : u;
     }
