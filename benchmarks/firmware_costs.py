@@ -56,7 +56,7 @@ from uxhost import protocol as p
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "firmware.md"
-# Why paper-mode predict rows vary (measured and fitted by benchmarks/firmware_latency.py).
+# Why paper-mode predict rows vary (the retired latency study measured and fitted it).
 LATENCY_NOTE = ("The predict rows of paper mode vary with the data: a paper-mode update drops the atoms "
                 "whose weight underflows, and the next predict's work is linear in the atoms left (GSS: "
                 "predict cycles = a + b·n within 1.8 %, n the posterior's atom count; its worst step is the "
