@@ -217,7 +217,7 @@ PF_RATIO_NOTE = ("Plain: `benchmarks/c/src/pf.c`, the model through the registry
                  "noise integrated over 64 atoms per particle. Tuned: `benchmarks/c/src/pf_fast.c`, one loop per "
                  "system with the model inlined, xoshiro256** and ziggurat normals, systematic resampling fused "
                  "with propagation and weighing, one exp per particle, cubic's inner noise sampled once per "
-                 "particle (`python -m uxbench.pf_tuned`). The two are timed in alternating whole-trace calls of "
+                 "particle (`python -m uxbench pf_tuned`). The two are timed in alternating whole-trace calls of "
                  "the one timing task (order rotated every round), so plain / tuned is a ratio of neighbouring "
                  "timings; the RMSE difference's standard error is over the traces' paired differences.")
 

@@ -11,7 +11,6 @@ The issue's targets, each met or not with its numbers (nothing is tuned to them)
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -188,13 +187,12 @@ def pareto_plot(rows, system, path: Path):
 
 
 def write(records: list[dict], meta: dict, out_dir: Path, plots: bool = True) -> list[dict]:
-    """joint_filtering.{json,csv,md} (+ joint_filtering_SYSTEM.png) under out_dir; returns the rows."""
+    """joint_filtering.{csv,md} (+ joint_filtering_SYSTEM.png) under out_dir; returns the rows. `meta`: the
+    markdown's opening, its `header` line and `settings` lines."""
     rows = aggregate(records)
     out_dir.mkdir(parents=True, exist_ok=True)
     systems = sorted({r["system"] for r in rows})
     verdicts = {s: targets(rows, s) for s in systems}
-    (out_dir / "joint_filtering.json").write_text(json.dumps(
-        dict(meta=meta, rows=rows, targets=verdicts, records=records), indent=1, default=str))
     with open(out_dir / "joint_filtering.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["system", "method", "size", "runs", "traces", "rmse_0", "rmse_1", "nll", "nll_floor_hits", "steps",
