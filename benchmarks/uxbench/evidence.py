@@ -35,7 +35,7 @@ from uxemu.filter import sum_in_order
 from . import environment, pf_native, runner
 from .baselines.grid import grid_filter
 from .exact_loglik import ExactLogLikelihood
-from .report import RESULTS
+from .report import RESULTS, save_figure
 
 FREE = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n"), "cubic": ("c", "sigma_v"), "lg": ("q", "r")}
 SEED = 2027
@@ -157,7 +157,7 @@ def plot(grid, ux, exact, pf, out: Path) -> None:
     ax.set_xlabel("σ_η (sv)")
     ax.set_ylabel("log p(z_0..T−1 | σ_η)")
     ax.legend(fontsize="small")
-    fig.savefig(out, dpi=110)
+    save_figure(fig, out, dpi=110)
 
 
 def profile_report(grid, ux, exact, pf) -> list[str]:

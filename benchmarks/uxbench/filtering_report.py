@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from . import paper_filtering as paper
-from .report import fmt, markdown_table, statement, write_csv
+from .report import fmt, markdown_table, save_figure, statement, write_csv
 
 TARGET_GRID_GAP = 0.01  # η = 64 RMSE within 1 % of the grid filter's
 KF_LABELS = {"ekf": "EKF", "ukf": "UKF", "ekf_logsq": "EKF (log y²)"}
@@ -487,7 +487,7 @@ def plot(system: str, rows: dict, path: Path) -> None:
     ax.legend(fontsize=7, loc="best")
     ax.grid(True, which="both", alpha=0.2)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
 
 

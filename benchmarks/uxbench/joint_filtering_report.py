@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .report import save_figure
+
 COMPONENTS = {"pendulum": ("θ", "ω"), "cvrange": ("p", "v")}
 ROW_ORDER = {"grid": 0, "ux refined": 1, "ux paper": 2, "PF": 3, "EKF": 4, "UKF": 5}
 
@@ -182,7 +184,7 @@ def pareto_plot(rows, system, path: Path):
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

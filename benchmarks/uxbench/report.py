@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import math
 from pathlib import Path
@@ -41,6 +42,24 @@ def write_csv(path: Path, records: list[dict]) -> None:
         w.writerows(records)
 
 
+def save_figure(fig, path, dpi=None) -> None:
+    """`fig` as a PNG of at most 256 colours (palette_png): a plot of lines and markers looks the same."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    Path(path).write_bytes(palette_png(buffer.getvalue()))
+
+
+def palette_png(png: bytes) -> bytes:
+    """A PNG again with a 256-colour palette, no dithering: a third of matplotlib's RGBA bytes, so the
+    committed plots stay a small share of the repository."""
+    from PIL import Image  # matplotlib's own dependency
+    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                                                dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 # -- the raw results of a run --------------------------------------------------------------------------
 def results_path(out_dir, name: str) -> Path:
     return Path(out_dir) / f"{name}_results.json.gz"
@@ -62,11 +81,11 @@ def load_run(out_dir, name: str) -> tuple[list, dict]:
 
 
 def write_json_gz(path, data) -> None:
-    """`data` as gzip'd JSON with mtime 0, so the same results give the same bytes: how every raw
-    result is committed (a fraction of plain JSON's lines)."""
+    """`data` as gzip'd JSON, no name and mtime 0 in its header, so the same results give the same bytes: how
+    every raw result is committed (a fraction of plain JSON's lines)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+    with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(json.dumps(data, default=float).encode())
 
 
