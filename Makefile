@@ -65,7 +65,7 @@ bench-full: venv native bench-lib
 
 # Flash, RAM and virtual cycles of the firmware on the QEMU boards → benchmarks/results/firmware.md
 bench-firmware: deps venv
-	$(VPY) benchmarks/firmware_costs.py
+	$(VPY) -m uxbench firmware_costs
 
 # The fuzz campaign (not part of `make test`): libFuzzer harnesses of the link and of the core, a bounded
 # run per harness, figures → benchmarks/results/fuzz.md, findings → build/fuzz/findings/ (a scratch folder).

@@ -1,6 +1,6 @@
-"""uxbench: the paper's benchmark tables, regenerated side by side with the paper's numbers.
+"""uxbench: every benchmark of the project, one program (`python -m uxbench --list` names them all).
 
-Each benchmark is one module exposing the same four names (see `registry.py`):
+A sweep (the paper's tables: filtering, propagation, inference; regimes; joint_filtering) exposes
 
     SIZES: dict[str, object]            # 'quick' and 'full' parameter sets
     tasks(size) -> list                 # independent, picklable units of work
@@ -9,5 +9,14 @@ Each benchmark is one module exposing the same four names (see `registry.py`):
 
 Seeds live in the tasks, so a rerun reproduces the tables whatever executes them. `python -m uxbench`
 saves each run's task results (report.save_run), so `--render` can draw the tables again from them.
-The baselines the ux filter is measured against are in `uxbench.baselines` (Python) and benchmarks/c (C).
+
+A study (`python -m uxbench NAME [its options]`) exposes
+
+    arguments(parser)                   # its options, added to `uxbench NAME`'s parser
+    run(args) -> results                # measures
+    report(results, args)               # writes its results files
+
+Every results file opens with the environment block of uxbench.environment (commit, CPU, load, sizes).
+The registry (`registry.py`) lists both kinds. The baselines the ux filter is measured against are in
+`uxbench.baselines` (Python) and benchmarks/c (C).
 """

@@ -23,7 +23,7 @@ import numpy as np
 import uxemu as ux
 from uxemu import native
 
-from . import pf_native, report
+from . import environment, pf_native, report
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "ab_cost.md"
@@ -113,8 +113,7 @@ def main(argv=None) -> int:
             f"`.venv/bin/python -m uxbench.ab_cost --base {args.base} --mode {args.mode} --steps {args.steps} "
             f"--rounds {args.rounds}`: one simulated trace per system (table defaults), {args.rounds} rounds in "
             f"alternating order, median thread CPU time per step of each core in one C call per trace "
-            f"(libuxbench.so). {meta['machine']}, {meta['cpus']} CPUs, load average {meta['load_avg']:.2f} at "
-            f"the start, {time.perf_counter() - t0:.0f} s.\n\n"
+            f"(libuxbench.so). {environment.line({**meta, 'seconds': time.perf_counter() - t0})}\n\n"
             + report.markdown_table(["system", "η", f"{args.base} µs/step", f"{head} µs/step", "ratio"], rows)
             + "\n")
     args.out.write_text(text)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from . import paper_filtering as paper
-from .report import fmt, markdown_table, statement, write_csv
+from .report import fmt, markdown_table, save_figure, statement, write_csv
 
 TARGET_GRID_GAP = 0.01  # η = 64 RMSE within 1 % of the grid filter's
 KF_LABELS = {"ekf": "EKF", "ukf": "UKF", "ekf_logsq": "EKF (log y²)"}
@@ -217,7 +217,7 @@ PF_RATIO_NOTE = ("Plain: `benchmarks/c/src/pf.c`, the model through the registry
                  "noise integrated over 64 atoms per particle. Tuned: `benchmarks/c/src/pf_fast.c`, one loop per "
                  "system with the model inlined, xoshiro256** and ziggurat normals, systematic resampling fused "
                  "with propagation and weighing, one exp per particle, cubic's inner noise sampled once per "
-                 "particle (`python -m uxbench.pf_tuned`). The two are timed in alternating whole-trace calls of "
+                 "particle (`python -m uxbench pf_tuned`). The two are timed in alternating whole-trace calls of "
                  "the one timing task (order rotated every round), so plain / tuned is a ratio of neighbouring "
                  "timings; the RMSE difference's standard error is over the traces' paired differences.")
 
@@ -487,7 +487,7 @@ def plot(system: str, rows: dict, path: Path) -> None:
     ax.legend(fontsize=7, loc="best")
     ax.grid(True, which="both", alpha=0.2)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
 
 

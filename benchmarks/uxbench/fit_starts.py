@@ -24,7 +24,7 @@ import numpy as np
 from uxemu import fit as uxfit
 from uxemu import kalman, laws, native, traces
 
-from . import report
+from . import environment, report
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "fit_starts.md"
@@ -277,9 +277,7 @@ def render(results: dict, meta: dict, command: str, cpu_total: float) -> str:
     count = len(next(iter(results.values())))
     parts = [
         f"# Fits from the default start: {count} local-level traces against the exact Kalman MLE\n\n",
-        f"`{command}`. Measured on {meta['machine']}, {meta['cpus']} CPUs, load average {meta['load_avg']:.2f} "
-        f"at the start, commit {meta.get('commit') or '?'} (read as the run started); {cpu_total:.0f} s CPU, "
-        f"{meta['seconds']:.0f} s wall.\n\n",
+        f"`{command}`. {environment.line(meta)} {cpu_total:.0f} s CPU.\n\n",
         f"Traces: the local level (lg, a = 1), r ∈ {{{', '.join(f'{v:g}' for v in NOISE_SCALES)}}} × q/r ∈ "
         f"{{{', '.join(f'{v:.3g}' for v in RATIOS)}}}, {STEPS} steps, trace i from seed i, x₀ ~ "
         f"N({TABLE_PRIOR[0]:g}, {TABLE_PRIOR[1]:g}²). Each is fitted by `uxemu.fit.fit` (q, r free, no start: "

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from . import paper_inference
-from .report import markdown_table, statement, write_csv
+from .report import markdown_table, save_figure, statement, write_csv
 
 TITLES = {"sv": "Stochastic volatility", "gss": "Gordon–Salmond–Smith",
           "cubic": "Exponential (Beer–Lambert) observation of the cubic system"}
@@ -134,7 +134,7 @@ def plot(system: str, rows: list[dict], path: Path) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

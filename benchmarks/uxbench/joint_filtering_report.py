@@ -11,11 +11,12 @@ The issue's targets, each met or not with its numbers (nothing is tuned to them)
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+
+from .report import save_figure
 
 COMPONENTS = {"pendulum": ("θ", "ω"), "cvrange": ("p", "v")}
 ROW_ORDER = {"grid": 0, "ux refined": 1, "ux paper": 2, "PF": 3, "EKF": 4, "UKF": 5}
@@ -183,18 +184,17 @@ def pareto_plot(rows, system, path: Path):
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
 def write(records: list[dict], meta: dict, out_dir: Path, plots: bool = True) -> list[dict]:
-    """joint_filtering.{json,csv,md} (+ joint_filtering_SYSTEM.png) under out_dir; returns the rows."""
+    """joint_filtering.{csv,md} (+ joint_filtering_SYSTEM.png) under out_dir; returns the rows. `meta`: the
+    markdown's opening, its `header` line and `settings` lines."""
     rows = aggregate(records)
     out_dir.mkdir(parents=True, exist_ok=True)
     systems = sorted({r["system"] for r in rows})
     verdicts = {s: targets(rows, s) for s in systems}
-    (out_dir / "joint_filtering.json").write_text(json.dumps(
-        dict(meta=meta, rows=rows, targets=verdicts, records=records), indent=1, default=str))
     with open(out_dir / "joint_filtering.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["system", "method", "size", "runs", "traces", "rmse_0", "rmse_1", "nll", "nll_floor_hits", "steps",

@@ -1,6 +1,6 @@
 """The plain C bootstrap PF (pf.c) against the tuned one (pf_fast.c), and which ux rows still dominate it.
 
-    .venv/bin/python -m uxbench.pf_tuned [--rev HEAD] [--traces 50] [--rounds 15] → benchmarks/results/pf_tuned.md
+    .venv/bin/python -m uxbench pf_tuned [--rev HEAD] [--traces 50] [--rounds 15] → benchmarks/results/pf_tuned.md
 
 libuxbench.so is built from commit REV (`git archive`, as uxbench.ab_cost does) into a temporary folder, so
 the PFs and the ux core timed are a commit's, not whatever the work tree holds (`--rev ''`: build/native).
@@ -21,12 +21,9 @@ The tables' latency of the old PF point scaled by the measured new/old ratio is 
 """
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,11 +32,10 @@ import numpy as np
 
 import uxemu as ux
 
-from . import ab_cost, filtering, filtering_report, metrics, pf_native, report
-
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "benchmarks" / "results" / "pf_tuned.md"
-FULL = ROOT / "benchmarks" / "results" / "full" / "filtering" / "filtering_results.json.gz"
+from . import ab_cost, environment, filtering, filtering_report, metrics, pf_native
+from .report import RESULTS, markdown_table, run_meta
+OUT = RESULTS / "pf_tuned.md"
+FULL = RESULTS / "full" / "filtering" / "filtering_results.json.gz"
 SYSTEMS = ("sv", "gss", "cubic", "lg")
 PARTICLES = (10, 20, 50, 100, 200, 500, 1000)
 RUNS = {"sv": 20, "gss": 20, "cubic": 10, "lg": 20}  # cubic: pf.c integrates 64 inner atoms, ~25× slower
@@ -148,7 +144,8 @@ def measure(lib, systems=SYSTEMS, n_traces: int = 50, rounds: int = 15, runs=Non
     return records
 
 
-def render(records: list[dict], meta: dict, args_text: str, seconds: float) -> str:
+def render(records: list[dict], meta: dict, args_text: str) -> str:
+    """The results file; `meta` is the run's environment block, its commit the one the library was built from."""
     rows_t, rows_d = [], []
     for r in records:
         rows_t.append([r["system"], r["n"], f"{r['rmse_old']:.4f}", f"{r['rmse_new']:.4f}",
@@ -172,8 +169,7 @@ def render(records: list[dict], meta: dict, args_text: str, seconds: float) -> s
     n_all = sum(1 for r in records if r["system"] != "lg")
     return (
         "# The tuned C particle filter against the plain one\n\n"
-        f"`{args_text}`. {meta['machine']}, {meta['cpus']} CPUs (shared), load average {meta['load_avg']:.2f} "
-        f"at the start, library built from commit {meta['commit']}, {seconds:.0f} s.\n\n"
+        f"`{args_text}`. {environment.line(meta)} The library is built from that commit.\n\n"
         "Old: `benchmarks/c/src/pf.c` (the model through function pointers, the core's generator and polar "
         "normals, weights normalised and resampled separately, cubic's inner noise integrated over 64 atoms "
         "per particle). New: `benchmarks/c/src/pf_fast.c` (one loop per system with the model inlined, "
@@ -186,7 +182,7 @@ def render(records: list[dict], meta: dict, args_text: str, seconds: float) -> s
         "per-trace difference. Time: thread CPU time per step of whole-trace C calls (ctypes crossing "
         "included, as in the filtering tables), median over rounds in rotating order on the first three "
         "traces; ratio = old / new.\n\n"
-        + report.markdown_table(["system", "N", "RMSE old", "RMSE new", "new − old", "old µs/step",
+        + markdown_table(["system", "N", "RMSE old", "RMSE new", "new − old", "old µs/step",
                                  "new µs/step", "old/new"], rows_t)
         + "\n## Which ux rows dominate the tuned PF\n\n"
         "For each tuned PF point of sv, gss and cubic: the fastest ux configuration in "
@@ -197,7 +193,7 @@ def render(records: list[dict], meta: dict, args_text: str, seconds: float) -> s
         "ratio ux / tuned PF from the same interleaved rounds, on which the verdict rests (dominated: as "
         "accurate and at most as costly; a ratio within 5 % of 1 is marked a tie). "
         "lg is not in the filtering tables.\n\n"
-        + report.markdown_table(["system", "tuned PF", "RMSE", "latency (tables' scale)", "fastest ux as accurate",
+        + markdown_table(["system", "tuned PF", "RMSE", "latency (tables' scale)", "fastest ux as accurate",
                                  "its RMSE", "ux − PF", "its latency (tables)", "on the tables' scale",
                                  "ux / tuned PF time (measured)", "verdict (measured)"],
                                 rows_d)
@@ -205,34 +201,33 @@ def render(records: list[dict], meta: dict, args_text: str, seconds: float) -> s
     )
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="uxbench.pf_tuned", description=__doc__.splitlines()[0])
+def arguments(p) -> None:
     p.add_argument("--rev", default="HEAD", help="commit whose libuxbench.so is timed ('': build/native)")
     p.add_argument("--traces", type=int, default=50)
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--systems", default=",".join(SYSTEMS))
     p.add_argument("--out", type=Path, default=OUT)
-    args = p.parse_args(argv)
-    meta = report.run_meta()
+
+
+def run(args) -> dict:
+    meta = run_meta(sizes={"traces": args.traces, "rounds": args.rounds})
     t0 = time.perf_counter()
     systems = tuple(s for s in args.systems.split(",") if s)
     with tempfile.TemporaryDirectory() as tmp:
         if args.rev:
             lib = pf_native.load(ab_cost.build_base(args.rev, Path(tmp)))
-            meta["commit"] = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=ROOT, capture_output=True,
-                                            text=True, check=True).stdout.strip()
+            meta["commit"] = environment.commit(args.rev)
         elif pf_native.available():
             lib = pf_native.load()
         else:
-            raise SystemExit("uxbench.pf_tuned: build/native/libuxbench.so is not built: run `make bench-lib`")
+            raise SystemExit("uxbench pf_tuned: build/native/libuxbench.so is not built: run `make bench-lib`")
         records = measure(lib, systems, args.traces, args.rounds)
+    meta["seconds"] = time.perf_counter() - t0
+    return dict(meta=meta, records=records)
+
+
+def report(results: dict, args) -> None:
     rev = args.rev or "''"
-    text = render(records, meta, f".venv/bin/python -m uxbench.pf_tuned --rev {rev} --traces "
-                                 f"{args.traces} --rounds {args.rounds}", time.perf_counter() - t0)
-    args.out.write_text(text)
-    print(f"uxbench.pf_tuned → {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    command = f".venv/bin/python -m uxbench pf_tuned --rev {rev} --traces {args.traces} --rounds {args.rounds}"
+    args.out.write_text(render(results["records"], results["meta"], command))
+    print(f"uxbench pf_tuned → {args.out}")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from . import paper_propagation, propagation_models
-from .report import fmt, markdown_table, statement, write_csv
+from .report import fmt, markdown_table, save_figure, statement, write_csv
 
 KINDS = (("rec", "reconstructed"), ("atoms", "atoms"))
 
@@ -131,7 +131,7 @@ def _plot(records, out_dir: Path):
             fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=9)
             break
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(out_dir / "propagation_speedup.png", dpi=110)
+    save_figure(fig, out_dir / "propagation_speedup.png", dpi=110)
     plt.close(fig)
 
 

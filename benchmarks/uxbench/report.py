@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import json
 import math
-import os
-import platform
-import subprocess
 from pathlib import Path
+
+from . import environment
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"  # benchmarks/results: where committed results live
 
 
 def fmt(v, digits: int = 6) -> str:
@@ -40,18 +42,33 @@ def write_csv(path: Path, records: list[dict]) -> None:
         w.writerows(records)
 
 
+def save_figure(fig, path, dpi=None) -> None:
+    """`fig` as a PNG of at most 256 colours (palette_png): a plot of lines and markers looks the same."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    Path(path).write_bytes(palette_png(buffer.getvalue()))
+
+
+def palette_png(png: bytes) -> bytes:
+    """A PNG again with a 256-colour palette, no dithering: a third of matplotlib's RGBA bytes, so the
+    committed plots stay a small share of the repository."""
+    from PIL import Image  # matplotlib's own dependency
+    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                                                dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 # -- the raw results of a run --------------------------------------------------------------------------
 def results_path(out_dir, name: str) -> Path:
     return Path(out_dir) / f"{name}_results.json.gz"
 
 
 def save_run(out_dir, name: str, results: list, meta: dict) -> Path:
-    """{meta, results} as gzip'd JSON; mtime 0, so the same results give the same bytes."""
+    """{meta, results} as gzip'd JSON (write_json_gz)."""
     path = results_path(out_dir, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps({"meta": meta, "results": results}, default=float).encode()
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
-        fh.write(data)
+    write_json_gz(path, {"meta": meta, "results": results})
     return path
 
 
@@ -59,26 +76,33 @@ def load_run(out_dir, name: str) -> tuple[list, dict]:
     path = results_path(out_dir, name)
     if not path.exists():
         raise SystemExit(f"uxbench: {path} is missing: run the benchmark first (without --render)")
-    with gzip.open(path, "rt") as fh:
-        data = json.load(fh)
+    data = read_json_gz(path)
     return data["results"], data["meta"]
 
 
-def run_meta(seconds: float | None = None) -> dict:
-    """Where and when the numbers were taken: machine, load average, commit, wall time of the run."""
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "load_avg": load, "commit": commit(), "seconds": seconds}
+def write_json_gz(path, data) -> None:
+    """`data` as gzip'd JSON, no name and mtime 0 in its header, so the same results give the same bytes: how
+    every raw result is committed (a fraction of plain JSON's lines)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(json.dumps(data, default=float).encode())
+
+
+def read_json_gz(path):
+    with gzip.open(path, "rt") as fh:
+        return json.load(fh)
+
+
+def run_meta(seconds: float | None = None, sizes: dict | None = None) -> dict:
+    """Where and when the numbers were taken (uxbench.environment's block), with the run's wall time."""
+    return environment.block(sizes, seconds)
 
 
 def statement(meta: dict | None, size_name: str | None, bench: str, how: str) -> str:
     """The one line at the top of a results file: how the numbers were taken and how to regenerate them."""
     m = meta or {}
-    where = f"{m.get('machine', '?')}, {m.get('cpus', '?')} CPUs, load average {fmt(m.get('load_avg'), 3)}"
-    if m.get("commit"):
-        where += f", commit {m['commit']}"
-    if m.get("seconds") is not None:
-        where += f", {m['seconds']:.0f} s"
+    where = environment.describe(m)
     rescored = m.get("density_rescored")
     if rescored:
         where += (f"; the ux rows' NLL scored again with the filter density of commit {rescored.get('commit')} "
@@ -92,14 +116,3 @@ def statement(meta: dict | None, size_name: str | None, bench: str, how: str) ->
     cmd = f".venv/bin/python -m uxbench --{size_name} --only {bench}"
     return (f"{how} Measured on {where}. Regenerate: `{cmd}`; render these files again from "
             f"`{bench}_results.json.gz`: `{cmd} --render`.\n")
-
-
-def commit() -> str | None:
-    """The checkout's short commit (None outside git). A long benchmark reads it as it starts, so that its results
-    name the code that produced them, not a commit made while it ran."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
-                             capture_output=True, text=True, timeout=10)
-    except OSError:
-        return None
-    return out.stdout.strip() or None

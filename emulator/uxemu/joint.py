@@ -3,7 +3,7 @@
 The reduction generalises TTR: at each level every cell is split at its weighted mean along one axis, and
 after n levels each cell becomes its conditional mean, so the mean is kept exactly (up to rounding). The
 axis is the one whose weighted variance in the cell is the largest *relative to the whole set's variance
-along that axis* ("scaled"), chosen over the alternatives by benchmarks/joint_reduction.py. As for the
+along that axis* ("scaled"), chosen over the alternatives in benchmarks/results/joint_reduction.md. As for the
 scalar TTR nothing is sorted and every cell sum runs over the cell's atoms in their input order, so the C
 core (firmware/src/ux/joint.c) reproduces the reduction bit for bit; with d = 1 it is the scalar TTR.
 

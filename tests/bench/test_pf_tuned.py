@@ -37,6 +37,6 @@ def test_measure_and_render_on_a_tiny_size(benchlib):
     for r in recs:
         assert r["old_ns"] > 0 and r["new_ns"] > 0 and r["ratio"] == r["old_ns"] / r["new_ns"]
         assert np.isfinite(r["rmse_old"]) and np.isfinite(r["rmse_new"])
-    text = pf_tuned.render(recs, report.run_meta(), "cmd", 1.0)
+    text = pf_tuned.render(recs, report.run_meta(1.0), "cmd")
     assert "| sv | 10 |" in text and "## Which ux rows dominate the tuned PF" in text
     assert "| lg | PF" not in text  # lg has no filtering table to compare with

@@ -1,25 +1,21 @@
-"""benchmarks/soak.py at a tiny size (--steps): a stream to the firmware in QEMU through the damaging
+"""`python -m uxbench soak` at a tiny size (--steps): a stream to the firmware in QEMU through the damaging
 proxy, every posterior checked, the samples written as they come; its three result files must agree
 with each other and with the link's own counts. A run cut short must say so in its results."""
 import csv
-import importlib.util
-import json
 import subprocess
-import sys
 
 import pytest
 
+from uxbench import soak as soak_module
+from uxbench.__main__ import main as uxbench
+from uxbench.report import read_json_gz
 from uxemu import joint_systems, systems
 from uxhost import qemu
 
 
 @pytest.fixture(scope="module")
 def soak():
-    spec = importlib.util.spec_from_file_location("soak", qemu.REPO_ROOT / "benchmarks" / "soak.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return soak_module
 
 
 @pytest.mark.qemu
@@ -30,8 +26,8 @@ def test_tiny_soak_streams_checks_and_writes_consistent_results(soak, tmp_path):
     assert made.returncode == 0, made.stderr  # the image is current, not a stale one
     argv = ["--steps", "60", "--block", "20", "--calibrate", "10", "--rate", "0.3", "--timeout", "0.3",
             "--out", str(tmp_path), "--dump", str(tmp_path / "soak.jsonl")]
-    assert soak.main(argv) == 0
-    record = json.loads((tmp_path / "soak.json").read_text())
+    assert uxbench(["soak", *argv]) == 0
+    record = read_json_gz(tmp_path / "soak.json.gz")
     rows = list(csv.DictReader((tmp_path / "soak.csv").open()))
     md = (tmp_path / "soak.md").read_text()
 
@@ -51,18 +47,18 @@ def test_tiny_soak_streams_checks_and_writes_consistent_results(soak, tmp_path):
     assert f"| resends by the host | {record['resends']:,} |" in md
 
     # Compared again from the dump, the run's results come out the same.
-    assert soak.main(["--recheck", "--out", str(tmp_path), "--dump", str(tmp_path / "soak.jsonl")]) == 0
-    assert json.loads((tmp_path / "soak.json").read_text()) == record
+    assert uxbench(["soak", "--recheck", "--out", str(tmp_path), "--dump", str(tmp_path / "soak.jsonl")]) == 0
+    assert read_json_gz(tmp_path / "soak.json.gz") == record
 
 
 def test_a_run_cut_short_says_so(soak, tmp_path):
     run = soak.Soak(dict(board="b", system="gss", eta=8, mode="refined", likelihood="kernel", steps=1000,
                          trace_seed=1, rate=0.1, proxy_seed=1, timeout_s=0.1, retries=40, block=100,
-                         icount_shift=6, machine="m", commit="c"))
+                         icount_shift=6, environment={"cpu": "m", "cpus": 2, "commit": "c"}))
     run.samples.append(soak.Sample(100, 5.0, 90_000, 12, 0, 10, 9, 54_000.0, 55_000))
     run.steps, run.status = 100, "stopped after 100 steps: device did not answer"
     soak.write(run, tmp_path)
     md = (tmp_path / "soak.md").read_text()
     assert "**Run not finished: stopped after 100 steps: device did not answer** (of 1,000 steps)." in md
-    assert json.loads((tmp_path / "soak.json").read_text())["status"].startswith("stopped")
+    assert read_json_gz(tmp_path / "soak.json.gz")["status"].startswith("stopped")
     assert len(list(csv.DictReader((tmp_path / "soak.csv").open()))) == 1

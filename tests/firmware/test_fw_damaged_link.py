@@ -1,7 +1,7 @@
 """A stream to the firmware in QEMU through uxhost.damaging_proxy, which flips a byte of, drops or
 duplicates 10 % of the frames in each direction: the dump is bit-identical to a clean run's, posterior
 for posterior, and so are the virtual cycles of every step; the proxy did damage frames both ways and
-the link did resend. (The soak, benchmarks/soak.py, does the same for 10⁵ steps.)
+the link did resend. (The soak, `python -m uxbench soak`, does the same for 10⁵ steps.)
 
 One board, the reference mps2-an500: what is tested is the link's sequence numbers and retry memory,
 which are the same code on every board."""

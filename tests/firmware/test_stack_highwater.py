@@ -1,4 +1,4 @@
-"""benchmarks/stack_highwater.py on every emulated board: after every system, mode and likelihood the stack
+"""`python -m uxbench stack_highwater` on every emulated board: after every system, mode and likelihood the stack
 has been used, never deeper than the static worst case firmware/tools/stack_bound.py computes for the image,
 and the reservation the build made is that worst case (rounded up to 8 B) — the one a real part would
 fault below."""
@@ -23,8 +23,8 @@ def test_stack_stays_below_its_static_bound(board):
     image = qemu.image_path(board)
     if not image.is_file():
         pytest.skip(f"no image at {image} (make firmware)")
-    proc = subprocess.run([sys.executable, str(qemu.REPO_ROOT / "benchmarks" / "stack_highwater.py"),
-                           "--boards", board, "--etas", "8"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "uxbench", "stack_highwater", "--boards", board, "--etas", "8"],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     match = LINE.fullmatch(proc.stdout)
     assert match and match.group(1) == board, proc.stdout

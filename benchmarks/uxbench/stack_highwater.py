@@ -7,12 +7,11 @@ kernel likelihood, at each η its answer fits), a short trace at each η asked f
 memory afterwards. The static worst case is firmware/tools/stack_bound.py's, from the image and the
 `.su` files beside its objects; the measurement can only be below it.
 
-    .venv/bin/python benchmarks/stack_highwater.py                          # every emulated board, η = 8, 32
-    .venv/bin/python benchmarks/stack_highwater.py --boards microbit --etas 2,4,8
+    .venv/bin/python -m uxbench stack_highwater                          # every emulated board, η = 8, 32
+    .venv/bin/python -m uxbench stack_highwater --boards microbit --etas 2,4,8
 """
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import struct
 import subprocess
@@ -21,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_costs import LIKELIHOODS, MODES, measure  # the cost run's configure-and-stream, run beside this
 from uxemu import systems, traces
 from uxhost import elf as elf_info
 from uxhost import joint, link, qemu
 from uxhost import protocol as p
+
+from .firmware_costs import LIKELIHOODS, MODES, measure  # the cost run's configure-and-stream, run beside this
 
 STEPS = 6
 
@@ -105,20 +105,23 @@ def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[
     return size - 4 * first, size
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(ap) -> None:
     ap.add_argument("--boards", default=",".join(qemu.boards()), help="comma-separated emulated boards")
     ap.add_argument("--etas", default="8,32", help="η of the workload (those above an image's largest are skipped)")
-    args = ap.parse_args(argv)
+
+
+def run(args) -> list[dict]:
     etas = sorted(int(e) for e in args.etas.split(","))
+    marks = []
     for board in args.boards.split(","):
         used, size = high_water(board, etas)
-        bound = static_bound(qemu.image_path(board))
-        print(f"{board} (η ≤ {max(etas)}): stack high-water mark {used:,} B, static worst case {bound.total:,} B "
-              f"(measured/static {used / bound.total:.3f}), reserved {size:,} B; deepest path: {bound.path_text()}",
-              flush=True)
-    return 0
+        marks.append(dict(board=board, etas=etas, used=used, reserved=size, bound=static_bound(qemu.image_path(board))))
+    return marks
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def report(marks: list[dict], args) -> None:
+    for m in marks:
+        bound = m["bound"]
+        print(f"{m['board']} (η ≤ {max(m['etas'])}): stack high-water mark {m['used']:,} B, static worst case "
+              f"{bound.total:,} B (measured/static {m['used'] / bound.total:.3f}), reserved {m['reserved']:,} B; "
+              f"deepest path: {bound.path_text()}", flush=True)

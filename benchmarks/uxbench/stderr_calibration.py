@@ -26,26 +26,20 @@ grid filter) costs about a minute a fit: coverage of the fits whose standard err
 for the four fits furthest off a quadratic on sv and gss, the exact likelihood's own fit: how far off a
 quadratic it is there (the skew is the trace's when it is as far).
 
-    .venv/bin/python benchmarks/stderr_calibration.py [--traces N]   (~70 min at 200)
+    .venv/bin/python -m uxbench stderr_calibration [--traces N]   (~70 min at 200)
 """
 from __future__ import annotations
 
-import argparse
-import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from uxemu import fit, kalman, profile, systems, traces
 
-from uxbench import runner  # noqa: E402
-from uxbench.report import commit as checkout_commit  # noqa: E402
-from uxbench.exact_loglik import ExactLogLikelihood  # noqa: E402
-from uxemu import fit, kalman, profile, systems, traces  # noqa: E402
+from . import environment, runner
+from .exact_loglik import ExactLogLikelihood
+from .report import RESULTS
 
 SYSTEM, FREE = "lg", ("q", "r")
 OTHERS = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n"), "cubic": ("c", "sigma_v")}
@@ -126,7 +120,7 @@ def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
     return lines + [""]
 
 
-def report(rows: list[dict], meta: str) -> str:
+def render(rows: list[dict], meta: str) -> str:
     truth = dict(zip(systems.spec(SYSTEM).param_names, systems.spec(SYSTEM).defaults))
     lines = [f"# Standard errors: coverage on {len(rows)} traces of lg", "", meta, "", __doc__.split("\n\n")[1].replace("\n", " "),
              "", "| estimator | parameter | within 2 se | inside the profile interval | mean z | std z | "
@@ -155,12 +149,13 @@ def report(rows: list[dict], meta: str) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--traces", type=int, default=200)
-    ap.add_argument("--out", type=Path, default=HERE / "results")
-    args = ap.parse_args()
-    t0, commit = time.time(), checkout_commit()
+def arguments(p) -> None:
+    p.add_argument("--traces", type=int, default=200)
+    p.add_argument("--out", type=Path, default=RESULTS)
+
+
+def run(args) -> dict:
+    env, t0 = environment.block({"traces": args.traces, "steps": STEPS}), time.time()
     rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
     others = runner.execute([{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS
                              for i in range(args.traces)], task, workers=2, desc="sv, gss, cubic fits")
@@ -168,12 +163,13 @@ def main() -> None:
                                                    key=lambda r: -r["roughness"])[:ROUGHEST]]
     exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
                            task, workers=2, desc="exact fits")
-    meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}, {time.time() - t0:.0f} s, "
-            f"{args.traces} traces of {STEPS} steps. Regenerate: `.venv/bin/python benchmarks/stderr_calibration.py`.")
+    env["seconds"] = time.time() - t0
+    return dict(env=env, rows=rows, others=others, exact=exact)
+
+
+def report(results: dict, args) -> None:
+    meta = f"{environment.line(results['env'])} Regenerate: `.venv/bin/python -m uxbench stderr_calibration`."
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "stderr_calibration.md").write_text(report(rows, meta) + "\n" + "\n".join(others_report(others, exact)))
+    text = render(results["rows"], meta) + "\n" + "\n".join(others_report(results["others"], results["exact"]))
+    (args.out / "stderr_calibration.md").write_text(text)
     print(f"wrote {args.out / 'stderr_calibration.md'}")
-
-
-if __name__ == "__main__":
-    main()

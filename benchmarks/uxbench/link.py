@@ -11,20 +11,14 @@ by default: η = 16, refined, kernel likelihood, the table's parameters and prio
 3. through the proxy flipping a byte of 50 % of the frames both ways, and of 100 % (no intact frame at all):
    what the link does, and the message it gives when it gives up (it must name the damage, not silence).
 
-Each run boots a fresh QEMU. Results: benchmarks/results/link.md (and link.json beside it).
+Each run boots a fresh QEMU. Results: benchmarks/results/link.md (and link.json.gz beside it).
 
-    .venv/bin/python benchmarks/link.py                      # ~10 min on a busy 2-core machine
-    .venv/bin/python benchmarks/link.py --steps 200 --seeds 1 --out /tmp/link   # a quick look
+    .venv/bin/python -m uxbench link                      # ~10 min on a busy 2-core machine
+    .venv/bin/python -m uxbench link --steps 200 --seeds 1 --out /tmp/link   # a quick look
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -38,17 +32,11 @@ from uxhost.dump import load_dump
 from uxhost.errors import UserError
 from uxhost.streaming import stream_trace
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+from . import environment
+from .report import RESULTS, read_json_gz, write_json_gz
+
+ROOT = environment.REPO
 CLI_TIMEOUT = 10.0  # `uxhost stream --timeout`'s default (host/uxhost/commands/common.py)
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def one_run(image, board, trace, config, out: Path, rate: float | None = None, seed: int = 0, kinds=None,
@@ -101,13 +89,13 @@ def _plain(message: str) -> str:
     return re.sub(r"socket://127\.0\.0\.1:\d+", "socket://127.0.0.1:PORT", message).replace(f"{ROOT}/", "")
 
 
-def report(results: dict) -> str:
+def render(results: dict) -> str:
     s = results["settings"]
     clean = results["clean"]
     lines = [
         "# The adaptive link through a damaging proxy",
         "",
-        f"`benchmarks/link.py` at commit {s['commit']} ({s['machine']}; load average {s['load']} at the start): "
+        f"`python -m uxbench link`. {environment.line(s['environment'])} "
         f"{s['steps']:,} steps of {s['system']} (trace seed {s['trace_seed']}), η = {s['eta']}, {s['mode']}, "
         f"{s['likelihood']} likelihood, streamed to {s['board']} in QEMU with `uxhost stream`'s defaults "
         f"(`--timeout {s['timeout_s']:g}`, `--retries {s['retries']}`); a fresh QEMU for each run.",
@@ -175,39 +163,33 @@ def report(results: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(ap) -> None:
     ap.add_argument("--board", default=qemu.DEFAULT_BOARD)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1, help="trace seed")
     ap.add_argument("--seeds", type=int, default=5, help="proxy seeds 1…N at 10 %% damage")
     ap.add_argument("--no-flips", action="store_true", help="skip the 50 %% and 100 %% flip runs")
-    ap.add_argument("--out", default=str(RESULTS), help="folder for link.md and link.json")
-    ap.add_argument("--render", action="store_true", help="run nothing: write link.md again from link.json")
-    args = ap.parse_args(argv)
-    if args.render:
-        out = Path(args.out)
-        (out / "link.md").write_text(report(json.loads((out / "link.json").read_text())))
-        return 0
+    ap.add_argument("--out", type=Path, default=RESULTS, help="folder for link.md and link.json.gz")
+    ap.add_argument("--render", action="store_true", help="run nothing: write link.md again from link.json.gz")
 
+
+def run(args) -> dict:
+    if args.render:
+        return read_json_gz(args.out / "link.json.gz")
     model = systems.get("gss")
     trace = traces.simulate(model, args.steps, np.random.default_rng(args.seed))
     config = ModelConfig("gss", tuple(model.params), prior_a=model.prior.mu, prior_b=model.prior.sigma)
     image = qemu.find_firmware(args.board)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     work = ROOT / "build" / "link-bench"
     work.mkdir(parents=True, exist_ok=True)
     settings = dict(board=args.board, system="gss", steps=args.steps, trace_seed=args.seed, eta=config.eta,
                     mode=config.mode, likelihood=config.likelihood, timeout_s=CLI_TIMEOUT, retries=link.DEFAULT_RETRIES,
-                    commit=_commit(), machine=f"{platform.machine()}, {os.cpu_count()} CPUs",
-                    load=f"{os.getloadavg()[0]:.1f}")
+                    environment=environment.block({"steps": args.steps, "proxy seeds": args.seeds}))
     results = dict(settings=settings)
 
     clean = one_run(image, args.board, trace, config, work / "clean.jsonl")
     if not clean["completed"]:
-        print(f"link: the clean run failed: {clean['message']}", file=sys.stderr)
-        return 1
+        raise SystemExit(f"link: the clean run failed: {clean['message']}")
     results["clean"] = clean
     reference = load_dump(work / "clean.jsonl")
     print(f"clean: {clean['wall_s']} s", flush=True)
@@ -236,12 +218,12 @@ def main(argv=None) -> int:
             r["steps_kept"], r["identical"] = same_as(reference, work / f"flips-{rate}-{timeout:g}.jsonl")
             results["flips"].append(r)
             print(f"{rate:.0%} flips: {r['wall_s']} s, completed {r['completed']}: {r['message']}", flush=True)
-
-    (out / "link.json").write_text(json.dumps(results, indent=1) + "\n")
-    (out / "link.md").write_text(report(results))
-    print(f"wrote {out / 'link.md'}")
-    return 0
+    return results
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def report(results: dict, args) -> None:
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.render:
+        write_json_gz(args.out / "link.json.gz", results)
+    (args.out / "link.md").write_text(render(results))
+    print(f"wrote {args.out / 'link.md'}")

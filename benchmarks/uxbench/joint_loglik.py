@@ -11,24 +11,19 @@ along the parameter and its range. A smooth log L whose standard error is about 
 has second differences of about (0.025 / 0.1)² = 0.06 nats at this step; sv's row (the scalar filter, its
 default fit's mixture mode, and refined) shows the scale.
 
-    .venv/bin/python benchmarks/joint_loglik.py   (~3 min)
+    .venv/bin/python -m uxbench joint_loglik   (~3 min)
 """
 from __future__ import annotations
 
-import argparse
-import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from uxemu import fit, joint_systems, native, systems, traces
 
-from uxbench.report import commit as checkout_commit  # noqa: E402
-from uxemu import fit, joint_systems, native, systems, traces  # noqa: E402
+from . import environment
+from .report import RESULTS
 
 TRACES, STEPS, SEED = 5, 500, 2041
 SCALES = np.linspace(0.85, 1.15, 13)
@@ -73,7 +68,7 @@ def scalar_rows(nat) -> list[dict]:
     return rows
 
 
-def report(rows: list[dict], meta: str) -> str:
+def render(rows: list[dict], meta: str) -> str:
     lines = ["# The joint filter's log-likelihood in θ: why joint systems are not fitted", "", meta, "",
              __doc__.split("\n\n")[1].replace("\n", " "), "",
              "| system | filter | η | parameter | largest \\|second difference\\| (nats): median over traces (largest) "
@@ -90,19 +85,20 @@ def report(rows: list[dict], meta: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "joint_loglik.md")
-    args = ap.parse_args()
-    t0, commit = time.process_time(), checkout_commit()
+def arguments(p) -> None:
+    p.add_argument("--out", type=Path, default=RESULTS / "joint_loglik.md")
+
+
+def run(args) -> dict:
+    env, t0 = environment.block({"traces": TRACES, "steps": STEPS}), time.time()
     nat = native.load()
     rows = scalar_rows(nat) + joint_rows(nat)
-    meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, commit {commit}, {time.process_time() - t0:.0f} s "
-            f"CPU, {TRACES} traces of {STEPS} steps per system. Regenerate: `.venv/bin/python benchmarks/joint_loglik.py`.")
+    env["seconds"] = time.time() - t0
+    return dict(env=env, rows=rows)
+
+
+def report(results: dict, args) -> None:
+    meta = f"{environment.line(results['env'])} Regenerate: `.venv/bin/python -m uxbench joint_loglik`."
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report(rows, meta))
+    args.out.write_text(render(results["rows"], meta))
     print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -25,20 +25,15 @@ the clean round trip's tail on this shared machine reaches 0.5–1.1 s, and two 
 (1.1 s and 4.1 s) were ended at steps 2,845 and 16,358 by a silence that long, QEMU still running — a
 run of damaged attempts (each ~13 % likely at 10 % damage both ways) is far rarer.
 
-    .venv/bin/python benchmarks/soak.py                 # the full soak (1–2 h); results → benchmarks/results/soak.*
-    .venv/bin/python benchmarks/soak.py --steps 300 --out /tmp/soak   # a quick look
+    .venv/bin/python -m uxbench soak                 # the full soak (1–2 h); results → benchmarks/results/soak.*
+    .venv/bin/python -m uxbench soak --steps 300 --out /tmp/soak   # a quick look
 """
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import math
-import os
-import platform
 import resource
 import statistics
-import struct
 import subprocess
 import sys
 import time
@@ -57,9 +52,10 @@ from uxhost.errors import UserError
 from uxhost.streaming import stream_trace
 from uxhost.validate import DOUBLE_RTOL, NativeReference, step_differences
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
-DUMP = ROOT / "build" / "soak" / "soak.jsonl"
+from . import environment
+from .report import RESULTS, read_json_gz, write_json_gz
+
+DUMP = environment.REPO / "build" / "soak" / "soak.jsonl"
 
 
 @dataclass
@@ -175,7 +171,7 @@ def recheck(out: Path, dump_path: Path) -> Soak:
     from uxemu.filter import observation
     from uxhost.dump import load_unfinished
 
-    record = json.loads((out / "soak.json").read_text())
+    record = read_json_gz(out / "soak.json.gz")
     samples = [Sample(**x) for x in record.pop("samples")]
     soak = Soak(**{key: v for key, v in record.items() if key in Soak.__dataclass_fields__})
     dump = load_unfinished(dump_path)
@@ -202,6 +198,11 @@ def recheck(out: Path, dump_path: Path) -> Soak:
 
 
 def run(args) -> Soak:
+    """The soak the options ask for, or (--recheck) the last one compared again from its dump."""
+    if args.steps < 1 or args.block < 1:
+        raise SystemExit("uxbench soak: --steps and --block must be at least 1")
+    if args.recheck:
+        return recheck(args.out, args.dump)
     model = systems.get(args.system)
     spec = systems.spec(args.system)
     trace = traces.simulate(model, args.steps, np.random.default_rng(args.seed))
@@ -210,8 +211,8 @@ def run(args) -> Soak:
     settings = dict(board=args.board, system=args.system, eta=args.eta, mode=config.mode,
                     likelihood=config.likelihood, steps=args.steps, trace_seed=args.seed, rate=args.rate,
                     proxy_seed=args.proxy_seed, timeout_s=args.timeout, retries=args.retries, block=args.block,
-                    icount_shift=qemu.DEFAULT_ICOUNT_SHIFT, machine=f"{platform.machine()}, {os.cpu_count()} CPUs",
-                    commit=_commit())
+                    icount_shift=qemu.DEFAULT_ICOUNT_SHIFT,
+                    environment=environment.block({"steps": args.steps, "eta": args.eta, "rate": args.rate}))
     soak = Soak(settings)
     image = qemu.find_firmware(args.board, args.elf)
     check_board(image, args.board)
@@ -283,35 +284,29 @@ def validate(dump: Path) -> tuple[bool, str]:
     return proc.returncode == 0, verdict
 
 
-def _commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                          cwd=ROOT).stdout.strip()
-
-
 # --------------------------------------------------------------------------------------------------
 # Results
 
 
 def write(soak: Soak, out: Path) -> None:
-    """soak.json (everything), soak.csv (one row per sample) and soak.md, rewritten at every sample."""
-    record = asdict(soak)
-    (out / "soak.json").write_text(json.dumps(record, indent=1) + "\n")
+    """soak.json.gz (everything), soak.csv (one row per sample) and soak.md, rewritten at every sample."""
+    write_json_gz(out / "soak.json.gz", asdict(soak))
     with (out / "soak.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(Sample.__dataclass_fields__))
         writer.writeheader()
         writer.writerows(asdict(s) for s in soak.samples)
-    (out / "soak.md").write_text(report(soak))
+    (out / "soak.md").write_text(render(soak))
 
 
-def report(soak: Soak) -> str:
+def render(soak: Soak) -> str:
     s = soak.settings
-    lines = ["# Soak: a long stream through a damaging link (`benchmarks/soak.py`)", "",
+    lines = ["# Soak: a long stream through a damaging link (`python -m uxbench soak`)", "",
              f"{s['steps']:,} steps of {s['system']} (η = {s['eta']}, {s['mode']}, {s['likelihood']} likelihood, "
              f"trace seed {s['trace_seed']}) streamed to {s['board']} in QEMU (-icount shift={s['icount_shift']}) "
              f"by `uxhost stream`'s code, through uxhost.damaging_proxy damaging {s['rate']:.0%} of the frames in "
              f"each direction (byte flip, drop or duplicate, equally likely; proxy seed {s['proxy_seed']}). "
-             f"Link: resend timeout {s['timeout_s']:g} s, {s['retries']} retries. {s['machine']}, commit "
-             f"{s['commit']}. Samples every {s['block']:,} steps in soak.csv.", ""]
+             f"Link: resend timeout {s['timeout_s']:g} s, {s['retries']} retries. {environment.line(s['environment'])} "
+             f"Samples every {s['block']:,} steps in soak.csv.", ""]
     done = soak.status == "done"
     if not done:
         lines += [f"**Run not finished: {soak.status}** (of {s['steps']:,} steps).", ""]
@@ -365,8 +360,7 @@ def report(soak: Soak) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="a long stream to the firmware in QEMU through a damaging link")
+def arguments(ap) -> None:
     ap.add_argument("--steps", type=int, default=100_000, help="steps to stream (default: %(default)s)")
     ap.add_argument("--board", default=qemu.DEFAULT_BOARD, choices=qemu.boards())
     ap.add_argument("--elf", type=Path, help="firmware image (default: build/BOARD/firmware.elf)")
@@ -381,18 +375,14 @@ def main(argv=None) -> int:
     ap.add_argument("--calibrate", type=int, default=1000,
                     help="steps of the clean round-trip measurement first (0: none)")
     ap.add_argument("--dump", type=Path, default=DUMP, help="where the posteriors go (default: build/soak/)")
-    ap.add_argument("--out", type=Path, default=RESULTS, help="folder of soak.md, soak.csv, soak.json")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="folder of soak.md, soak.csv, soak.json.gz")
     ap.add_argument("--progress", action="store_true", help="a line per sample on stdout")
     ap.add_argument("--recheck", action="store_true",
                     help="run nothing: compare the dump of the run in --out again and write its results again")
-    args = ap.parse_args(argv)
-    if args.steps < 1 or args.block < 1:
-        ap.error("--steps and --block must be at least 1")
-    soak = recheck(args.out, args.dump) if args.recheck else run(args)
+
+
+def report(soak: Soak, args) -> int:
+    """The run's results are written as it goes (write): a line to say how it went, 1 if it failed."""
     print(f"soak: {soak.steps:,} steps, {soak.mismatched} mismatched, {soak.resends} resends, "
           f"validate {'OK' if soak.validate_ok else 'FAILED'}; wrote {args.out / 'soak.md'}")
     return 0 if soak.mismatched == 0 and soak.validate_ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,7 @@
    RAM and stack side by side; then one simulated trace per joint system streamed through the image with
    joint support at η = 8, 16, 32 in both modes (STEP_JOINT), its virtual cycles per step as in 2.
 
-3. Measures each emulated board's stack high-water mark on its largest image (benchmarks/stack_highwater.py)
+3. Measures each emulated board's stack high-water mark on its largest image (uxbench.stack_highwater)
    beside the static worst case the build reserves (firmware/tools/stack_bound.py, printed by `make arm`).
 
 η = 2 and 4 are measured, not built: no image is made for a largest η below 8 (`--build-etas` can ask
@@ -26,19 +26,16 @@ configuration uses of it is in the cycle tables' "workspace" column.
 The slowest configuration, the cubic system's sampler likelihood at η = 64 in refined mode, takes ~50 s
 of QEMU time per step; it runs a shorter trace (`--slow-steps`), marked in the tables.
 
-    .venv/bin/python benchmarks/firmware_costs.py                  # everything (~25 minutes)
-    .venv/bin/python benchmarks/firmware_costs.py --etas 2,4,8 --steps 6 --out /tmp/fw.md   # a quick look
-    .venv/bin/python benchmarks/firmware_costs.py --sizes-only     # flash, RAM and stack only (~5 minutes)
+    .venv/bin/python -m uxbench firmware_costs                  # everything (~25 minutes; `make bench-firmware`)
+    .venv/bin/python -m uxbench firmware_costs --etas 2,4,8 --steps 6 --out /tmp/fw.md   # a quick look
+    .venv/bin/python -m uxbench firmware_costs --sizes-only     # flash, RAM and stack only (~5 minutes)
 
-Writes benchmarks/results/firmware.md, and firmware.json and firmware.csv beside it. --sizes-only leaves
+Writes benchmarks/results/firmware.md, and firmware.json.gz and firmware.csv beside it. --sizes-only leaves
 the cycle tables (and the CSV) as the last full run wrote them and replaces the rest.
 """
 from __future__ import annotations
 
-import argparse
 import csv
-import importlib.util
-import json
 import os
 import re
 import statistics
@@ -54,9 +51,12 @@ from uxemu import joint_systems, systems, traces
 from uxhost import joint, link, qemu
 from uxhost import protocol as p
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results" / "firmware.md"
-# Why paper-mode predict rows vary (measured and fitted by benchmarks/firmware_latency.py).
+from . import environment
+from .report import RESULTS, read_json_gz, write_json_gz
+
+ROOT = environment.REPO
+OUT = RESULTS / "firmware.md"
+# Why paper-mode predict rows vary (the retired latency study measured and fitted it).
 LATENCY_NOTE = ("The predict rows of paper mode vary with the data: a paper-mode update drops the atoms "
                 "whose weight underflows, and the next predict's work is linear in the atoms left (GSS: "
                 "predict cycles = a + b·n within 1.8 %, n the posterior's atom count; its worst step is the "
@@ -141,10 +141,7 @@ def build(board: str, max_eta: int, scratch: Path, no_joint: bool = False) -> tu
 
 def stack_mark(board: str, image: Path, max_eta: int, bound: int) -> StackMark:
     """The stack's high-water mark of `image` on `board` after every system, mode and likelihood."""
-    # stack_highwater imports this module: loaded here, by path (this module may be loaded by path too).
-    spec = importlib.util.spec_from_file_location("stack_highwater", Path(__file__).with_name("stack_highwater.py"))
-    stack_highwater = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(stack_highwater)
+    from . import stack_highwater  # it imports this module: imported here, when both are loaded
     etas = [eta for eta in HIGHWATER_ETAS if eta <= max_eta] or [max_eta]
     used, reserved = stack_highwater.high_water(board, etas, image)
     return StackMark(board, max_eta, etas, used, reserved, bound)
@@ -268,7 +265,7 @@ def sizes_markdown(builds: list[Build], marks: list[StackMark]) -> list[str]:
         "frame: 108 B with an FPU, 36 B without), is what `make arm` reserves; the build fails if an image "
         "would reserve less. It does not depend on the largest η: the stack's arrays are sized by the core's "
         "UX_MAX_ETA, not the board's. The high-water mark is measured in QEMU on the board's largest image "
-        "(benchmarks/stack_highwater.py: the lowest non-zero word of the zero-initialised stack after every "
+        "(`python -m uxbench stack_highwater`: the lowest non-zero word of the zero-initialised stack after every "
         "system, mode and likelihood at the η listed).",
         "",
         "| board | largest η | reservation | static worst case | measured high-water mark (η) | measured / static |",
@@ -284,6 +281,17 @@ def sizes_markdown(builds: list[Build], marks: list[StackMark]) -> list[str]:
     return lines + [""]
 
 
+def generated(meta: dict) -> str:
+    """The results' opening line: the command and the environment block (a record from before the block
+    names the load and the commit only)."""
+    firmware = ", ".join(meta["fw_versions"])
+    if "environment" in meta:
+        return (f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s. {environment.line(meta['environment'])} "
+                f"Firmware {firmware}.")
+    return (f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s (load average {meta['load']} at the "
+            f"start); commit {meta['commit']}, firmware {firmware}.")
+
+
 def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], meta: dict) -> str:
     shift = meta["icount_shift"]
     boards = [b for b in dict.fromkeys(b.board for b in builds) if b in qemu.boards()]
@@ -292,8 +300,7 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
     lines = [
         "# Firmware costs per board",
         "",
-        f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s (load average {meta['load']} at the "
-        f"start); commit {meta['commit']}, firmware {', '.join(meta['fw_versions'])}.",
+        generated(meta),
         "",
         f"- Compiler: {meta['gcc']}, `-O2` (firmware/arm.mk). QEMU: {meta['qemu']}.",
         f"- QEMU command for {meta['qemu_command'].split(' -M ')[1].split()[0]} (`-M` names each board's "
@@ -481,7 +488,8 @@ def replace_sizes(text: str, builds: list[Build], marks: list[StackMark], meta: 
 def render(record: dict) -> str:
     """The markdown of a whole run from its JSON record, as the run wrote it (--render-only)."""
     meta = {k: record[k] for k in ("command", "wall_s", "load", "commit", "fw_versions", "gcc", "qemu",
-                                   "qemu_command", "icount_shift", "steps", "slow_steps", "seed")}
+                                   "qemu_command", "icount_shift", "steps", "slow_steps", "seed", "environment")
+            if k in record}
     joint = [JointCosts(**c) for c in record["joint_cycles"]]
     joint_steps = record.get("joint_steps", max(c.steps for c in joint) + 1)  # older records: T − 1 steps measured
     return (markdown([Build(**b) for b in record["builds"]], [StackMark(**m) for m in record["stack"]],
@@ -490,8 +498,7 @@ def render(record: dict) -> str:
                                       {**meta, "joint_steps": joint_steps})))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(ap) -> None:
     ap.add_argument("--boards", default=",".join(qemu.all_boards()),
                     help="comma-separated boards (default: every board folder; those QEMU does not emulate get "
                          "flash and RAM only)")
@@ -503,103 +510,136 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slow-steps", type=int, default=2, help="T for the slowest configuration (default 2)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--scratch", type=Path, default=SCRATCH, help=f"build directory (default {SCRATCH})")
-    ap.add_argument("--out", type=Path, default=RESULTS, help="markdown file; .json and .csv go beside it")
+    ap.add_argument("--out", type=Path, default=OUT, help="markdown file; .json.gz and .csv go beside it")
     ap.add_argument("--joint-steps", type=int, default=12, help="trace length T of the joint systems (default 12)")
     ap.add_argument("--joint-only", action="store_true",
-                    help="the joint systems' part only: replace its section of --out (and its .json key)")
+                    help="the joint systems' part only: replace its section of --out (and its key in the .json.gz)")
     ap.add_argument("--sizes-only", action="store_true",
-                    help="builds and stack marks only: replace those sections of --out (and its .json), keep "
+                    help="builds and stack marks only: replace those sections of --out (and its .json.gz), keep "
                          "its cycle tables")
     ap.add_argument("--render-only", action="store_true",
-                    help="no measurement: write --out again from its .json (after a change of the tables' layout)")
-    args = ap.parse_args(argv)
+                    help="no measurement: write --out again from its .json.gz (after a change of the tables' layout)")
+
+
+def run(args) -> dict:
+    """Measures what the options ask for; what to write: {"markdown", "record"} and, for a whole run, "cycles"
+    (the CSV's rows). A part's run (--joint-only, --sizes-only) merges into the files a whole run wrote."""
     if args.render_only:
-        args.out.write_text(render(json.loads(args.out.with_suffix(".json").read_text())))
-        return 0
+        record = read_record(args.out)
+        return dict(markdown=render(record), record=record)
     boards = args.boards.split(",")
     etas = sorted(int(e) for e in args.etas.split(","))
     build_etas = sorted(int(e) for e in args.build_etas.split(",")) if args.build_etas else default_builds(etas)
     if args.steps < 2 or args.slow_steps < 2:
-        ap.error("a trace needs at least 2 steps (step 0 has no predict)")
+        raise SystemExit("uxbench firmware_costs: a trace needs at least 2 steps (step 0 has no predict)")
     started = time.monotonic()
-    load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
-    commit = tool_version(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])
-    command = " ".join([".venv/bin/python benchmarks/firmware_costs.py", *(sys.argv[1:] if argv is None else argv)])
-    joint_meta = {"command": command, "commit": commit, "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT, "seed": args.seed}
+    env = environment.block({"steps": args.steps, "slow_steps": args.slow_steps, "seed": args.seed})
+    command = args.command
     if args.joint_only:
-        lines, record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta)
-        args.out.write_text(replace_joint(args.out.read_text() if args.out.exists() else "", lines))
-        json_path = args.out.with_suffix(".json")
-        full = json.loads(json_path.read_text()) if json_path.exists() else {}
-        json_path.write_text(json.dumps({**full, **record}, indent=1) + "\n")
-        log(f"updated the joint systems' section of {args.out} (+ .json)", started)
-        return 0
+        lines, record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta(args, env))
+        old = read_record(args.out) if record_path(args.out).exists() else {}
+        return dict(markdown=replace_joint(args.out.read_text() if args.out.exists() else "", lines),
+                    record={**old, **record})
+    builds, images, largest = build_all(boards, build_etas, args.scratch, started)
+    marks = stack_marks(boards, builds, images, largest, started)
+    if args.sizes_only:
+        meta = {"command": command, "wall_s": time.monotonic() - started, "commit": env["commit"]}
+        record = read_record(args.out)
+        record.update(sizes=meta, builds=[asdict(b) for b in builds], stack=[asdict(m) for m in marks])
+        return dict(markdown=replace_sizes(args.out.read_text(), builds, marks, meta), record=record)
+    return whole_run(args, boards, etas, (builds, images, largest, marks), env, started)
 
-    builds, images, largest = [], {}, {}
-    for board in boards:
-        held = board_etas(board, build_etas)
-        if not held:
-            sys.exit(f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of the builds' η "
-                     f"{','.join(map(str, build_etas))}")
-        for eta in held:
-            b, elf = build(board, eta, args.scratch)
-            builds.append(b)
-            images[board], largest[board] = elf, eta  # the largest η last: it runs every η measured
-            log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B, stack {b.stack:,} B "
-                f"(worst case {b.stack_bound:,} B)", started)
 
+def joint_meta(args, env: dict) -> dict:
+    return {"command": args.command, "commit": env["commit"], "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT,
+            "seed": args.seed}
+
+
+def stack_marks(boards: list[str], builds: list[Build], images: dict, largest: dict, started: float) -> list[StackMark]:
+    """Each emulated board's high-water mark on its largest image."""
     marks = []
     for board in (b for b in boards if b in qemu.boards()):
         bound = next(b.stack_bound for b in builds if b.board == board and b.max_eta == largest[board])
         marks.append(stack_mark(board, images[board], largest[board], bound))
         log(f"{board} stack high-water mark {marks[-1].high_water:,} B of {bound:,} B", started)
-    if args.sizes_only:
-        meta = {"command": command, "wall_s": time.monotonic() - started, "commit": commit}
-        args.out.write_text(replace_sizes(args.out.read_text(), builds, marks, meta))
-        record = json.loads(args.out.with_suffix(".json").read_text())
-        record.update(sizes=meta, builds=[asdict(b) for b in builds], stack=[asdict(m) for m in marks])
-        args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
-        log(f"updated the flash, RAM and stack of {args.out} (+ .json)", started)
-        return 0
+    return marks
 
+
+def whole_run(args, boards: list[str], etas: list[int], built: tuple, env: dict, started: float) -> dict:
+    """The cycles of every emulated board and the joint part, beside the builds and marks: a whole run's results."""
+    builds, images, largest, marks = built
+    emulated = [b for b in boards if b in qemu.boards()]
     costs, versions = [], []
-    for board in (b for b in boards if b in qemu.boards()):
+    for board in emulated:
         board_costs, version = run_board(board, images[board], [eta for eta in etas if eta <= largest[board]],
                                          args.steps, args.slow_steps, args.seed, started)
         costs += board_costs
         versions.append(version)
-
     meta = {
-        "command": command,
+        "command": args.command,
         "wall_s": time.monotonic() - started,
-        "load": load,
-        "commit": commit,
+        "load": " / ".join(f"{v:.1f}" for v in os.getloadavg()),
+        "commit": env["commit"],
+        "environment": env,
         "fw_versions": sorted(set(versions)),
         "gcc": tool_version(["arm-none-eabi-gcc", "--version"]),
         "qemu": tool_version([qemu.QEMU, "--version"]),
-        "qemu_command": " ".join(qemu.command(next(b for b in boards if b in qemu.boards()), Path("firmware.elf"),
-                                              0)).replace("port=0,", "port=PORT,"),
+        "qemu_command": " ".join(qemu.command(emulated[0], Path("firmware.elf"), 0)).replace("port=0,", "port=PORT,"),
         "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT,
         "steps": args.steps,
         "slow_steps": args.slow_steps,
         "seed": args.seed,
     }
-    joint_lines, joint_record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(markdown(builds, marks, costs, meta) + "\n" + "\n".join(joint_lines))
+    joint_lines, joint_record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta(args, env))
     record = dict(meta, **joint_record)
     record["slow"] = [[SYSTEMS[s], e, LIKELIHOODS[lik], MODES[m]] for s, e, lik, m in sorted(SLOW)]
     record["builds"] = [asdict(b) for b in builds]
     record["stack"] = [asdict(m) for m in marks]
     record["cycles"] = [asdict(c) for c in costs]
-    args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
-    with args.out.with_suffix(".csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(asdict(costs[0])))
-        writer.writeheader()
-        writer.writerows(asdict(c) for c in costs)
-    log(f"wrote {args.out} (+ .json, .csv)", started)
-    return 0
+    return dict(markdown=markdown(builds, marks, costs, meta) + "\n" + "\n".join(joint_lines), record=record,
+                cycles=record["cycles"])
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def build_all(boards: list[str], build_etas: list[int], scratch: Path, started: float):
+    """Every board's images at the build η it holds: (builds, {board: its largest image}, {board: its η})."""
+    builds, images, largest = [], {}, {}
+    for board in boards:
+        held = board_etas(board, build_etas)
+        if not held:
+            raise SystemExit(f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of the builds' η "
+                             f"{','.join(map(str, build_etas))}")
+        for eta in held:
+            b, elf = build(board, eta, scratch)
+            builds.append(b)
+            images[board], largest[board] = elf, eta  # the largest η last: it runs every η measured
+            log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B, stack {b.stack:,} B "
+                f"(worst case {b.stack_bound:,} B)", started)
+    return builds, images, largest
+
+
+def report(results: dict, args) -> None:
+    """--out, its .json.gz record beside it and, for a whole run, the .csv of the cycles."""
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(results["markdown"])
+    if args.render_only:
+        return
+    write_json_gz(record_path(args.out), results["record"])
+    if "cycles" in results:
+        with args.out.with_suffix(".csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(results["cycles"][0]))
+            writer.writeheader()
+            writer.writerows(results["cycles"])
+    print(f"wrote {args.out} (+ {record_path(args.out).name}{', .csv' if 'cycles' in results else ''})",
+          file=sys.stderr)
+
+
+def record_path(out: Path) -> Path:
+    """The raw record beside the markdown: firmware.md → firmware.json.gz."""
+    return out.with_suffix(".json.gz")
+
+
+def read_record(out: Path) -> dict:
+    path = record_path(out)
+    if not path.exists():
+        raise SystemExit(f"uxbench firmware_costs: {path} is missing: run the whole benchmark first")
+    return read_json_gz(path)

@@ -20,32 +20,29 @@ Writes benchmarks/results/evidence.md and evidence_profile.png:
    run's default; mixture, a fit's), the exact one (grid filter) and the C bootstrap PF with 100 and 1000
    particles (mean and seed-to-seed std over seeds); where each curve peaks.
 
-    .venv/bin/python benchmarks/evidence.py [--quick]
+    .venv/bin/python -m uxbench evidence [--quick]     (~50 min; --quick: a smoke run)
 """
 from __future__ import annotations
 
-import argparse
-import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from uxemu import fit, kalman, native, systems, traces
+from uxemu.filter import sum_in_order
 
-from uxbench import pf_native, runner  # noqa: E402
-from uxbench.report import commit as checkout_commit  # noqa: E402
-from uxbench.exact_loglik import ExactLogLikelihood  # noqa: E402
-from uxbench.baselines.grid import grid_filter  # noqa: E402
-from uxemu import fit, kalman, native, systems, traces  # noqa: E402
-from uxemu.filter import sum_in_order  # noqa: E402
+from . import environment, pf_native, runner
+from .baselines.grid import grid_filter
+from .exact_loglik import ExactLogLikelihood
+from .report import RESULTS, save_figure
 
 FREE = {"sv": ("phi", "sigma_eta"), "gss": ("sigma_v", "sigma_n"), "cubic": ("c", "sigma_v"), "lg": ("q", "r")}
 SEED = 2027
 COVERAGE_STEPS = 500
+# (steps, traces, etas) of accuracy and recovery, traces of coverage, (steps, points, seeds) of the profile
+SIZES = {"quick": dict(accuracy=(50, 1, (16, 64)), recovery=(200, 1, (16,)), coverage=2, profile=(100, 9, 3)),
+         "full": dict(accuracy=(200, 5, (16, 32, 64)), recovery=(500, 3, (16, 64)), coverage=20, profile=(500, 41, 20))}
 
 
 def accuracy(T: int, n_traces: int, etas) -> list[dict]:
@@ -160,7 +157,7 @@ def plot(grid, ux, exact, pf, out: Path) -> None:
     ax.set_xlabel("σ_η (sv)")
     ax.set_ylabel("log p(z_0..T−1 | σ_η)")
     ax.legend(fontsize="small")
-    fig.savefig(out, dpi=110)
+    save_figure(fig, out, dpi=110)
 
 
 def profile_report(grid, ux, exact, pf) -> list[str]:
@@ -226,7 +223,7 @@ def coverage_report(cov, T: int) -> list[str]:
     return lines
 
 
-def report(acc, rec, cov, prof, out_dir: Path, meta: str) -> str:
+def render(acc, rec, cov, prof, meta: str) -> str:
     lines = ["# The filter's evidence: accuracy, parameter recovery, smoothness", "", meta, "",
              "## Log-likelihood against the exact one (kernel likelihood; native C)", "",
              "Per step: |log L_ux − log L_ref| / T summed over the trace, mean over traces; `worst` is the largest "
@@ -285,30 +282,24 @@ def report(acc, rec, cov, prof, out_dir: Path, meta: str) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
-    ap.add_argument("--out", type=Path, default=HERE / "results")
-    args = ap.parse_args()
-    t0, commit = time.time(), checkout_commit()
-    if args.quick:
-        acc = accuracy(50, 1, (16, 64))
-        rec = recovery(200, 1, (16,))
-        cov = coverage(COVERAGE_STEPS, 2)
-        prof = profile(100, 9, 3)
-    else:
-        acc = accuracy(200, 5, (16, 32, 64))
-        rec = recovery(500, 3, (16, 64))
-        cov = coverage(COVERAGE_STEPS, 20)
-        prof = profile(500, 41, 20)
-    meta = (f"Measured on {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, commit "
-            f"{commit}, {time.time() - t0:.0f} s{' (--quick)' if args.quick else ''}. Regenerate: "
-            f"`.venv/bin/python benchmarks/evidence.py`.")
+def arguments(p) -> None:
+    p.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    p.add_argument("--out", type=Path, default=RESULTS)
+
+
+def run(args) -> dict:
+    size = SIZES["quick" if args.quick else "full"]
+    env, t0 = environment.block({"size": "quick" if args.quick else "full"}), time.time()
+    out = dict(accuracy=accuracy(*size["accuracy"]), recovery=recovery(*size["recovery"]),
+               coverage=coverage(COVERAGE_STEPS, size["coverage"]), profile=profile(*size["profile"]))
+    env["seconds"] = time.time() - t0
+    return dict(out, env=env)
+
+
+def report(results: dict, args) -> None:
+    meta = f"{environment.line(results['env'])} Regenerate: `.venv/bin/python -m uxbench evidence`."
     args.out.mkdir(parents=True, exist_ok=True)
-    plot(*prof, args.out / "evidence_profile.png")
-    (args.out / "evidence.md").write_text(report(acc, rec, cov, prof, args.out, meta))
+    plot(*results["profile"], args.out / "evidence_profile.png")
+    (args.out / "evidence.md").write_text(render(results["accuracy"], results["recovery"], results["coverage"],
+                                                 results["profile"], meta))
     print(f"wrote {args.out / 'evidence.md'} and evidence_profile.png")
-
-
-if __name__ == "__main__":
-    main()
