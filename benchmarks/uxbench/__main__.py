@@ -80,20 +80,20 @@ def sweeps(argv: list[str]) -> int:
             t0 = time.perf_counter()
             rows = bench.rescore_density(results, params, workers=args.workers)
             meta["density_rescored"] = {**report.run_meta(time.perf_counter() - t0), "rows": rows}
-            report.save_run(folder, name, results, meta)
+            results = report.save_run(folder, name, results, meta)
         elif args.retime:
             results, meta = report.load_run(folder, name)
             t0 = time.perf_counter()
             bench.retime(results, params)
             meta["retimed"] = report.run_meta(time.perf_counter() - t0)
-            report.save_run(folder, name, results, meta)
+            results = report.save_run(folder, name, results, meta)
         else:
             tasks = bench.tasks(params)
             t0 = time.perf_counter()
             print(f"uxbench: {name} ({size}): {len(tasks)} tasks", file=sys.stderr)
             results = runner.execute(tasks, bench.run_task, workers=args.workers, scheduler=args.scheduler, desc=name)
             meta = report.run_meta(time.perf_counter() - t0, {"size": size})
-            report.save_run(folder, name, results, meta)
+            results = report.save_run(folder, name, results, meta)
         verdict = bench.report(results, params, folder, meta)
         print(f"uxbench: {name} ({size}) → {folder}", file=sys.stderr)
         if isinstance(verdict, dict):  # a benchmark that checks targets says which it met

@@ -19,7 +19,19 @@ def commit(rev: str = "HEAD") -> str | None:
                              timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout.strip() or None
+    name = out.stdout.strip() or None
+    return f"{name}+dirty" if name and rev == "HEAD" and dirty() else name
+
+
+def dirty() -> bool:
+    """Whether tracked files outside benchmarks/results differ from HEAD: results measured then are of code no
+    commit holds, and say so ("+dirty") rather than name HEAD."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                              ":(exclude)benchmarks/results"], cwd=REPO, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return bool(out.stdout.strip())
 
 
 def cpu_model() -> str:

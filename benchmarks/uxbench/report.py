@@ -65,11 +65,28 @@ def results_path(out_dir, name: str) -> Path:
     return Path(out_dir) / f"{name}_results.json.gz"
 
 
-def save_run(out_dir, name: str, results: list, meta: dict) -> Path:
-    """{meta, results} as gzip'd JSON (write_json_gz)."""
-    path = results_path(out_dir, name)
-    write_json_gz(path, {"meta": meta, "results": results})
-    return path
+# Significant digits a sweep's raw results keep: the tables print at most six, and the 17 of a double's repr
+# doubled the committed files for digits no table or conclusion reads.
+RAW_DIGITS = 6
+
+
+def rounded(data, digits: int = RAW_DIGITS):
+    """`data` (JSON-like: dicts, lists, numbers) with every float rounded to `digits` significant digits."""
+    if isinstance(data, float):
+        return float(f"{data:.{digits}g}")
+    if isinstance(data, dict):
+        return {k: rounded(v, digits) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [rounded(v, digits) for v in data]
+    return data
+
+
+def save_run(out_dir, name: str, results: list, meta: dict) -> list:
+    """{meta, results} as gzip'd JSON (write_json_gz), the results' floats `rounded`; returns those rounded
+    results, which the run's own tables are drawn from, so that `--render` draws the same."""
+    kept = rounded(results)
+    write_json_gz(results_path(out_dir, name), {"meta": meta, "results": kept})
+    return kept
 
 
 def load_run(out_dir, name: str) -> tuple[list, dict]:

@@ -19,8 +19,8 @@ def test_a_tiny_run_scores_every_method_and_renders_the_same_from_its_raw_result
         assert {("ux refined", e) for e in jf.ETAS} | {("ux paper", e) for e in jf.PAPER_ETAS} <= methods
         assert {("PF", n) for n in jf.PARTICLES} | {("EKF", 0), ("UKF", 0), ("grid", 24), ("grid", 48)} <= methods
     meta = report.run_meta(1.0)
-    jf.report(results, TINY, tmp_path / "a", meta)
-    report.save_run(tmp_path / "b", "joint_filtering", results, meta)
+    kept = report.save_run(tmp_path / "b", "joint_filtering", results, meta)
+    jf.report(kept, TINY, tmp_path / "a", meta)
     saved, saved_meta = report.load_run(tmp_path / "b", "joint_filtering")
     jf.report(saved, TINY, tmp_path / "b", saved_meta)
     md = (tmp_path / "a" / "joint_filtering.md").read_text()
