@@ -236,7 +236,7 @@ class JointBenchLib:
 
 
 # -- ux/joint_model.h's structs (double build), for reading a model's dims and for models built in Python ---
-MAX_DIM = 4  # UX_MAX_DIM (ux/joint.h)
+MAX_DIM = native.MAX_DIM
 REAL = C.c_double
 TRANSITION_FN = C.CFUNCTYPE(None, C.POINTER(REAL), C.POINTER(REAL), C.POINTER(REAL), C.c_void_p)
 KERNEL_FN = C.CFUNCTYPE(None, C.POINTER(REAL), C.c_void_p, C.POINTER(REAL), C.POINTER(REAL))

@@ -22,16 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from uxemu.facts import LAW_KINDS, MAX_ARGS, MAX_ETA
 
 from . import clib
 
-MAX_ETA = 64
-MAX_ARGS = 4
 MAX_PARAMS = 8
 
 # uxb_prop_model
 SV_TRANSITION, SV_OBSERVATION, GSS_TRANSITION, GSS_OBSERVATION, CUBIC_TRANSITION, BL_OBSERVATION = range(6)
-LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2}
 
 library_path = clib.library_path
 
