@@ -130,19 +130,10 @@ static void bin_spreads(const ux_value *b, ux_real *v)
     }
 }
 
-ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws)
+/* UX_OK when cfg names a model, η, a mode and a likelihood form the model has; else UX_ERR_ARG. */
+static ux_status check_config(const ux_filter_config *cfg)
 {
-    ux_model_noises nz;
     const ux_model *model;
-    ux_law prior;
-    ux_arena arena;
-    ux_status st;
-    unsigned i;
-    size_t need;
-
-    if (f == NULL)
-        return UX_ERR_ARG;
-    memset(f, 0, sizeof *f);
     if (cfg == NULL || cfg->model == NULL || cfg->model->n_params > UX_MODEL_MAX_PARAMS)
         return UX_ERR_ARG;
     model = cfg->model;
@@ -152,9 +143,48 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     if (cfg->likelihood == UX_LIK_KERNEL ? model->code->kernel == NULL
                                          : (cfg->likelihood != UX_LIK_SAMPLER || model->code->sampler == NULL))
         return UX_ERR_ARG;
+    return UX_OK;
+}
+
+/* The prior and the noises quantized at η, each from a fresh source: the belief, the process noise (smooth:
+ * the standard normal's atoms, standardised), the kernel's inner noise or the sampler's noises. */
+static ux_status quantize_laws(ux_filter *f, const ux_law *prior, const ux_model_noises *nz)
+{
+    ux_status st = ux_quantize(prior, f->eta, &f->posterior, &f->sources);
+    unsigned i;
+    if (st == UX_OK)
+        st = ux_quantize(f->smooth ? &STANDARD_NORMAL : &nz->process, f->eta, &f->process, &f->sources);
+    if (st == UX_OK && f->smooth)
+        standardise(&f->process);
+    if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz->n_inner > 0) {
+        f->n_inner = 1;
+        st = ux_quantize(&nz->inner, f->eta, &f->inner, &f->sources);
+    }
+    if (st == UX_OK && f->likelihood == UX_LIK_SAMPLER) {
+        f->n_noise = nz->n_noise;
+        for (i = 0; i < nz->n_noise && st == UX_OK; ++i)
+            st = ux_quantize(&nz->noise[i], f->eta, &f->noise[i], &f->sources);
+    }
+    return st;
+}
+
+ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws)
+{
+    ux_model_noises nz;
+    const ux_model *model;
+    ux_law prior;
+    ux_arena arena;
+    ux_status st;
+    size_t need;
+
+    if (f == NULL)
+        return UX_ERR_ARG;
+    memset(f, 0, sizeof *f);
+    if ((st = check_config(cfg)) != UX_OK)
+        return st;
+    model = cfg->model;
     if (ux_model_params(model, cfg->params, f->params) != UX_OK)
         return UX_ERR_DOMAIN;
-
     need = ux_filter_workspace_bytes(model, cfg->eta, cfg->mode, cfg->likelihood);
     st = ux_arena_open(&arena, &ws);
     if (st != UX_OK || ws.bytes < need)
@@ -165,26 +195,11 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->mode = cfg->mode;
     f->likelihood = cfg->likelihood;
     ux_sources_init(&f->sources);
-
     model->code->noises(f->params, &nz);
     prior = cfg->prior != NULL ? *cfg->prior : model->prior;
     f->smooth = (uint8_t)(cfg->mode == UX_MODE_REFINED && model->code->additive_noise &&
                           nz.process.kind == UX_LAW_GAUSSIAN);
-    st = ux_quantize(&prior, f->eta, &f->posterior, &f->sources);
-    if (st == UX_OK)
-        st = ux_quantize(f->smooth ? &STANDARD_NORMAL : &nz.process, f->eta, &f->process, &f->sources);
-    if (st == UX_OK && f->smooth)
-        standardise(&f->process);
-    if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz.n_inner > 0) {
-        f->n_inner = 1;
-        st = ux_quantize(&nz.inner, f->eta, &f->inner, &f->sources);
-    }
-    if (st == UX_OK && f->likelihood == UX_LIK_SAMPLER) {
-        f->n_noise = nz.n_noise;
-        for (i = 0; i < nz.n_noise && st == UX_OK; ++i)
-            st = ux_quantize(&nz.noise[i], f->eta, &f->noise[i], &f->sources);
-    }
-    if (st != UX_OK) {
+    if ((st = quantize_laws(f, &prior, &nz)) != UX_OK) {
         memset(f, 0, sizeof *f);
         return st == UX_ERR_ARG ? UX_ERR_DOMAIN : st; /* a bad prior law is a domain error */
     }
