@@ -67,8 +67,8 @@ def finite_or_refused(trace, name: str, index: int) -> None:
                             f"at k={int(trace.k[bad[0]])}")
 
 
-def run(args) -> int:
-    from . import joint
+def _model_of_run(args):
+    """The model of your own (--model) or None for a table system, once the options are known to fit."""
     from ..outputs import check_output
     from ..user_model import from_arguments
 
@@ -81,41 +81,41 @@ def run(args) -> int:
     if args.engine == "native" and own is not None:
         raise UserError("--engine native runs a system of the C code; a model of your own (--model) runs on the "
                         "reference")
-    if own is None and joint.is_joint(args.system):
-        from uxemu import joint_systems
+    return own
 
-        twin = args.system in joint_systems.TWINS
-        if args.engine == "reference" and not twin:
-            raise UserError(f"joint system {args.system!r} exists only in C: it has no Python twin in "
-                            "uxemu.joint_systems (leave --engine out: the native engine simulates it)")
-        if args.engine == "native" or not twin:
-            return native_joint(args)
-        return joint.simulate(args)
+
+def _simulate_joint(args) -> int:
+    """A joint system: its Python twin on the reference, else (or with --engine native) its C model."""
+    from uxemu import joint_systems
+
+    from . import joint
+
+    twin = args.system in joint_systems.TWINS
+    if args.engine == "reference" and not twin:
+        raise UserError(f"joint system {args.system!r} exists only in C: it has no Python twin in "
+                        "uxemu.joint_systems (leave --engine out: the native engine simulates it)")
+    if args.engine == "native" or not twin:
+        return native_joint(args)
+    return joint.simulate(args)
+
+
+def _reference_traces(args, own, spec, params):
+    """The traces the reference simulates, and the model's name."""
     import numpy as np
     from uxemu import simulate_many, systems
 
-    from ..config import find_spec, parse_params, table_specs
+    try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
+        model = own.model(params) if own is not None else systems.get(spec.name, **dict(zip(spec.param_names, params)))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, in one line
+        traces = simulate_many(model, args.traces, args.steps, args.seed)
+    return traces, model.name
 
-    spec = own.spec if own is not None else find_spec(table_specs(), args.system)
-    params = parse_params(spec, args.params)
-    engine = args.engine
-    if engine == "auto":
-        engine = "reference" if own is not None or spec.name in systems.TWINS else "native"
-    if engine == "native":
-        traces = native_traces(args, spec, params)
-        name = spec.name
-    else:
-        try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
-            model = own.model(params) if own is not None else systems.get(spec.name,
-                                                                          **dict(zip(spec.param_names, params)))
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, in one line
-            traces = simulate_many(model, args.traces, args.steps, args.seed)
-        name = model.name
-    for i, trace in enumerate(traces):
-        finite_or_refused(trace, spec.name, i)
+
+def _write_traces(args, traces, own, spec, params, name: str, engine: str) -> None:
+    """Each trace to its CSV file (a model of your own's with the header a fit reads), and one line saying where."""
     if own is not None:  # the header a fit reads the simulated values from (a table model carries its own)
         for trace in traces:
             trace.meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in params)}
@@ -125,6 +125,29 @@ def run(args) -> int:
     where = paths[0] if len(paths) == 1 else f"{paths[0]} … {paths[-1].name}"
     how = ", native engine" if engine == "native" else ""
     print(f"wrote {len(paths)} trace(s) of {name}, {args.steps} steps, seed {args.seed}{how}: {where}")
+
+
+def run(args) -> int:
+    from uxemu import systems
+
+    from . import joint
+    from ..config import find_spec, parse_params, table_specs
+
+    own = _model_of_run(args)
+    if own is None and joint.is_joint(args.system):
+        return _simulate_joint(args)
+    spec = own.spec if own is not None else find_spec(table_specs(), args.system)
+    params = parse_params(spec, args.params)
+    engine = args.engine
+    if engine == "auto":
+        engine = "reference" if own is not None or spec.name in systems.TWINS else "native"
+    if engine == "native":
+        traces, name = native_traces(args, spec, params), spec.name
+    else:
+        traces, name = _reference_traces(args, own, spec, params)
+    for i, trace in enumerate(traces):
+        finite_or_refused(trace, spec.name, i)
+    _write_traces(args, traces, own, spec, params, name, engine)
     return 0
 
 
