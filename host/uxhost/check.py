@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .errors import InputError, ToolError
 
 STEPS = 50  # each standard trace's length
 SEED = 1  # the standard traces' seed
@@ -128,7 +128,7 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
     try:
         try:
             info, specs, _ = greet(device)
-        except (LinkError, ProtocolError, UserError) as exc:
+        except (LinkError, ProtocolError, InputError, ToolError) as exc:
             report.problems.append(f"HELLO: {_one_line(exc)}")
             return report
         report.info = info
@@ -217,7 +217,7 @@ def _check_system(device, spec, info, workdir: Path, qemu, steps: int, eta: int)
             cycles, cmp_ok, detail = _run_joint(device, spec, result.eta, dump_path, qemu, steps)
         else:
             cycles, cmp_ok, detail = _run_scalar(device, spec, result.eta, dump_path, qemu, steps)
-    except (UserError, LinkError, ProtocolError, DumpError, ValueError) as exc:
+    except (ToolError, LinkError, ProtocolError, DumpError, ValueError) as exc:
         result.ok, result.detail = False, _one_line(exc)
         return result
     finally:
