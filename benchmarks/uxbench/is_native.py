@@ -23,7 +23,7 @@ from uxemu import native
 
 from . import clib
 
-FAMILIES = {"gaussian": 0, "laplace": 1, "uniform": 2}
+FAMILIES = {name: native.LAW_KINDS[name] for name in ("gaussian", "laplace", "uniform")}  # the kernel families
 
 
 library_path, available = clib.library_path, clib.available
