@@ -52,3 +52,71 @@ def test_schema_errors_name_the_bad_field():
         gen.check_fields([{"name": "evidence", "count": "n", "type": "f64"}, {"name": "n", "type": "u8"}], "STEP")
     with pytest.raises(SystemExit, match="type must be one of"):
         gen.check_fields([{"name": "x", "type": "f32"}], "STEP")
+
+
+FACTS = """
+[limits]
+MAX_LOG2_ETA = [6, "n of the largest η"]
+[status]
+OK = [0, "success"]
+ERR_ARG = [-1, "bad argument"]
+[law_kinds]
+GAUSSIAN = [0, "normal"]
+"""
+
+
+def test_facts_give_one_header_and_one_module_with_the_same_numbers():
+    sys.path.insert(0, str(SCRIPTS))
+    from codegen import facts as gen
+
+    table = gen.load(FACTS)
+    header, module = gen.c_header(table), gen.py_module(table)
+    assert "#define UX_MAX_ETA (1 << UX_MAX_LOG2_ETA)" in header and "#define UX_ERR_ARG (-1)" in header
+    assert "    UX_LAW_GAUSSIAN = 0 /* normal */" in header
+    namespace: dict = {}
+    exec(module, namespace)
+    assert namespace["MAX_ETA"] == 64 and namespace["ERR_ARG"] == -1 and namespace["ERRORS"] == {-1: "UX_ERR_ARG"}
+    assert list(namespace["Status"]) == [0] and namespace["LAW_KINDS"] == {"gaussian": 0}
+
+
+@pytest.mark.parametrize("text, message", [
+    (FACTS.replace("[law_kinds]\nGAUSSIAN = [0, \"normal\"]\n", ""), "needs exactly the sections"),
+    (FACTS.replace('ERR_ARG = [-1', 'ERR_ARG = [0'), r"\[status\]: two names share a value"),
+    (FACTS.replace('OK = [0, "success"]', 'OK = [0]'), r"\[status\] OK: needs \[integer value"),
+    (FACTS.replace("GAUSSIAN", "gaussian"), "a name is an upper-case C identifier"),
+    (FACTS.replace("MAX_LOG2_ETA", "MAX_ARGS"), "MAX_LOG2_ETA is required"),
+])
+def test_a_bad_fact_stops_generation_with_its_name(text, message):
+    sys.path.insert(0, str(SCRIPTS))
+    from codegen import facts as gen
+
+    with pytest.raises(SystemExit, match=message):
+        gen.load(text)
+
+
+def test_layouts_read_every_declaration_form_of_the_headers():
+    sys.path.insert(0, str(SCRIPTS))
+    from codegen import layouts as gen
+
+    body = """const ux_model *model; uint32_t count, eta; ux_real x[UX_MAX_ETA * 2]; const char *const *names;
+              void (*noises)(const ux_real *params, ux_law *out); ux_fn f; const ux_value *const *noise;
+              ux_law_kind kind; ux_law prior[3]; ux_innovation *innovation;"""
+    known = {"enums": {"ux_law_kind"}, "fn_types": {"ux_fn"}, "mirrored": {"ux_model", "ux_value", "ux_law"}}
+    assert gen._fields("s", body, {"UX_MAX_ETA": 64}, known) == [
+        ("model", "C.POINTER(ux_model)"), ("count", "C.c_uint32"), ("eta", "C.c_uint32"), ("x", "R * 128"),
+        ("names", "C.POINTER(C.c_char_p)"), ("noises", "C.c_void_p"), ("f", "C.c_void_p"),
+        ("noise", "C.POINTER(C.POINTER(ux_value))"), ("kind", "C.c_int"), ("prior", "ux_law * 3"),
+        ("innovation", "C.c_void_p")]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("widget w;", "no ctypes mirror for the type 'widget'"),
+    ("ux_real x[UX_UNKNOWN];", r"s\.x: array size 'UX_UNKNOWN' is not a constant"),
+    ("uint8_t x : 3;", "cannot read s's declarator"),
+])
+def test_a_struct_the_reader_cannot_mirror_stops_generation(body, message):
+    sys.path.insert(0, str(SCRIPTS))
+    from codegen import layouts as gen
+
+    with pytest.raises(SystemExit, match=message):
+        gen._fields("s", body, {}, {"enums": set(), "fn_types": set(), "mirrored": set()})

@@ -23,7 +23,7 @@ from uxemu import native
 
 from . import clib
 
-FAMILIES = {"gaussian": 0, "laplace": 1, "uniform": 2}
+FAMILIES = {name: native.LAW_KINDS[name] for name in ("gaussian", "laplace", "uniform")}  # the kernel families
 
 
 library_path, available = clib.library_path, clib.available
@@ -55,7 +55,7 @@ class InferenceNative:
 
         self.UxbObservation = UxbObservation
         PO, PL, PE = C.POINTER(n.Observation), C.POINTER(n.Law), C.POINTER(n.Evidence)
-        PS, PW, PV = C.POINTER(native._Sources), C.POINTER(n.Workspace), C.POINTER(n.Value)
+        PS, PW, PV = C.POINTER(n.Sources), C.POINTER(n.Workspace), C.POINTER(n.Value)
         sig = {
             "uxb_observation_init": (C.c_int, [C.POINTER(UxbObservation), C.c_uint, PR, C.c_int, C.c_uint, PS]),
             "uxb_draw_n": (C.c_int, [PL, C.c_void_p, PR, C.c_size_t]),
@@ -70,7 +70,7 @@ class InferenceNative:
             f.restype, f.argtypes = res, args
         if self.lib.uxb_observation_sizeof() != C.sizeof(UxbObservation):
             raise RuntimeError("uxb_observation in is.h and its ctypes mirror here have different layouts")
-        self._sources = native._Sources()
+        self._sources = self.nat.Sources()
         self.lib.ux_sources_init(C.byref(self._sources))
 
     # -- observation models ------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from uxemu import native
+from uxemu import layouts, native
 
 from . import clib, pf_native
 
@@ -81,11 +81,6 @@ class _KFConfig(C.Structure):
 
 class _KFOutput(C.Structure):
     _fields_ = [("mean", C.c_void_p), ("cov", C.c_void_p), ("skipped", C.c_void_p)]
-
-
-class _UXConfig(C.Structure):  # ux_joint_filter_config
-    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint), ("mode", C.c_int),
-                ("prior", C.c_void_p)]
 
 
 class _UXOutput(C.Structure):
@@ -236,29 +231,16 @@ class JointBenchLib:
 
 
 # -- ux/joint_model.h's structs (double build), for reading a model's dims and for models built in Python ---
-MAX_DIM = 4  # UX_MAX_DIM (ux/joint.h)
+# The core's ctypes mirrors, generated from its headers (uxemu.layouts): function pointers are addresses there,
+# so a model built in Python casts its callbacks (TRANSITION_FN, NOISES_FN, KERNEL_FN) to c_void_p.
+MAX_DIM = native.MAX_DIM
 REAL = C.c_double
+_STRUCTS = layouts.declare(REAL)
+_Law, CodeStruct, ModelStruct = _STRUCTS["ux_law"], _STRUCTS["ux_joint_model_code"], _STRUCTS["ux_joint_model"]
+_UXConfig = _STRUCTS["ux_joint_filter_config"]
 TRANSITION_FN = C.CFUNCTYPE(None, C.POINTER(REAL), C.POINTER(REAL), C.POINTER(REAL), C.c_void_p)
 KERNEL_FN = C.CFUNCTYPE(None, C.POINTER(REAL), C.c_void_p, C.POINTER(REAL), C.POINTER(REAL))
-
-
-class _Law(C.Structure):
-    _fields_ = [("kind", C.c_int), ("a", REAL), ("b", REAL), ("c", REAL)]
-
-
 NOISES_FN = C.CFUNCTYPE(None, C.POINTER(REAL), C.POINTER(_Law))
-
-
-class CodeStruct(C.Structure):  # ux_joint_model_code
-    _fields_ = [("dim_noise", C.c_uint), ("dim_obs", C.c_uint), ("transition", TRANSITION_FN),
-                ("noises", NOISES_FN), ("family", C.c_int), ("kernel", KERNEL_FN), ("prepare", C.c_void_p),
-                ("additive_noise", C.c_int)]
-
-
-class ModelStruct(C.Structure):  # ux_joint_model
-    _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("title", C.c_char_p), ("n_params", C.c_uint8),
-                ("param_names", C.c_void_p), ("defaults", C.c_void_p), ("domains", C.c_void_p),
-                ("dim", C.c_uint8), ("prior", _Law * MAX_DIM), ("code", C.c_void_p)]
 
 
 # This module's own mirrors, checked against the library's layout table (firmware/host/abi.c) at load.

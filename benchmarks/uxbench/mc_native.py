@@ -22,16 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from uxemu import layouts
+from uxemu.facts import LAW_KINDS, MAX_ARGS
 
 from . import clib
 
-MAX_ETA = 64
-MAX_ARGS = 4
 MAX_PARAMS = 8
 
 # uxb_prop_model
 SV_TRANSITION, SV_OBSERVATION, GSS_TRANSITION, GSS_OBSERVATION, CUBIC_TRANSITION, BL_OBSERVATION = range(6)
-LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2}
 
 library_path = clib.library_path
 
@@ -39,8 +38,9 @@ library_path = clib.library_path
 TIMING_ATTEMPTS = 3  # calibrate-and-measure rounds before a Monte Carlo timing is given up
 
 
-class _Law(C.Structure):
-    _fields_ = [("kind", C.c_int), ("a", C.c_double), ("b", C.c_double), ("c", C.c_double)]
+# The core's structs (double build), generated from its headers (uxemu.layouts).
+_CORE = layouts.declare(C.c_double)
+_Law, _Value, _Workspace = _CORE["ux_law"], _CORE["ux_value"], _CORE["ux_workspace"]
 
 
 class _Prop(C.Structure):
@@ -48,18 +48,10 @@ class _Prop(C.Structure):
                 ("inputs", _Law * MAX_ARGS)]
 
 
-class _Value(C.Structure):
-    _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("sources", C.c_uint64),
-                ("x", C.c_double * MAX_ETA), ("w", C.c_double * MAX_ETA)]
-
-
 class _Table(C.Structure):
     _fields_ = [("n", C.c_size_t), ("y", C.POINTER(C.c_double)), ("F", C.POINTER(C.c_double)),
                 ("f", C.POINTER(C.c_double)), ("A", C.POINTER(C.c_double))]
 
-
-class _Workspace(C.Structure):
-    _fields_ = [("mem", C.c_void_p), ("bytes", C.c_size_t)]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The predictive mixture's density at the density's quadrature nodes, as ux/filter.c mixture_on_nodes
+"""The predictive mixture's density at the density's quadrature nodes, as ux/filter_density.c mixture_on_nodes
 computes it (docs/semantics.md, "Filter density"): each component's terms a_i·exp(−v·v/2) by a product
 recurrence in runs of NODE_RUN nodes, outward from the node nearest its centre, bit for bit."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 
 from .bayes import log_family
 
-# ux/filter.c NODE_RUN: a run's first term and its first ratio are exponentials, the rest products.
+# ux/filter_density.c NODE_RUN: a run's first term and its first ratio are exponentials, the rest products.
 NODE_RUN = 16
 _NORMAL_MIN = float(np.finfo(np.float64).tiny)  # a component's terms end at the first below it
 
@@ -32,7 +32,7 @@ def mixture_on_nodes(components, lo: float, h: float, intervals: int) -> np.ndar
 
 def _run_terms(ks: np.ndarray, away: float, lo: float, h: float, c: float, sigma: float, amp: float) -> np.ndarray:
     """One component's terms at the nodes ks (outward from its centre), runs of NODE_RUN restarted with
-    exponentials (ux/filter.c add_component_run)."""
+    exponentials (ux/filter_density.c add_component_run)."""
     d = h / sigma
     q = np.exp(-(d * d))
     runs = -(-ks.size // NODE_RUN)

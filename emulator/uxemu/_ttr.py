@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-MAX_LOG2_ETA = 6
-MAX_ETA = 1 << MAX_LOG2_ETA
+from .facts import MAX_ETA, MAX_LOG2_ETA
 
 
 def log2_eta(eta: int) -> int:

@@ -1,7 +1,6 @@
 """BayesLaplace: prior atoms × likelihood of the evidence → posterior value (docs/semantics.md)."""
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -9,20 +8,12 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _density, _ttr
+from .facts import Status
 from .lift import outer_product
 from .value import Value, normalise
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
-
-
-class Status(enum.IntEnum):
-    OK = 0
-    FALLBACK = 1  # every likelihood was zero or non-finite: the posterior is the (reduced) prior
-    NO_EVIDENCE = 2  # a filter step without observation: the posterior is the (reduced) prediction
-    REFOCUSED = 3  # a filter's first update re-quantized the prior over the likelihood's region
-    OUTLIER = 4  # the observation failed the filter's innovation gate (docs/semantics.md, "Innovation gate")
-    DEPARTED = 5  # the posterior is more than half its sd from the model's own since an outlier ("Departure")
 
 
 def log_family(family: str, t: np.ndarray) -> np.ndarray:

@@ -38,7 +38,7 @@ NODE_RESOLUTION = 1024
 COMPONENT_SPAN = 0.5
 EPS = float(np.finfo(np.float64).eps)
 # The quadrature posterior's cells sum squares of their positions: nodes beyond √(largest double)/1024
-# would overflow them, so such an update keeps its own posterior (ux/filter.c within_moment_reach).
+# would overflow them, so such an update keeps its own posterior (ux/filter_density.c within_moment_reach).
 MOMENT_REACH = math.sqrt(float(np.finfo(np.float64).max)) / 1024.0
 # The innovation gate's default, in standard deviations of the predictive law of one observation
 # (ux/filter.h UX_OUTLIER_GATE; docs/semantics.md, "Innovation gate").
@@ -71,7 +71,7 @@ LINEAR_BIMODALITY = 0.5555555555555556
 
 
 def density_nodes(lo: float, hi: float):
-    """The density's nodes lo + k·h, k = 0 … DENSITY_INTERVALS, and h (ux/filter.c node_position)."""
+    """The density's nodes lo + k·h, k = 0 … DENSITY_INTERVALS, and h (ux/filter_density.c node_position)."""
     h = (hi - lo) / float(DENSITY_INTERVALS)
     return lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h, h
 
@@ -170,7 +170,7 @@ class FilterDensity:
         return self._plus_likelihood(self._log_base(tt), tt)
 
     def node_log_numerator(self, lo: float, hi: float):
-        """The nodes t_k = lo + k·h of a quadrature region, h, and the log numerator there, as ux/filter.c
+        """The nodes t_k = lo + k·h of a quadrature region, h, and the log numerator there, as ux/filter_density.c
         weighs them: a mixture's density by `mixture_on_nodes` where it is at least LINEAR_MIN and finite,
         its logsumexp elsewhere (docs/semantics.md, "Filter density")."""
         t, h = density_nodes(lo, hi)
@@ -239,7 +239,7 @@ class FilterDensity:
         return (t, e, out, h) if math.isfinite(out) else None
 
     def resolves(self, lo: float, hi: float) -> bool:
-        """Whether the trapezoid on the region's nodes resolves the numerator (ux/filter.c resolves): nodes
+        """Whether the trapezoid on the region's nodes resolves the numerator (ux/filter_density.c resolves): nodes
         apart far beyond rounding, and a mixture's widest component at least COMPONENT_SPAN of their spacing."""
         h = density_nodes(lo, hi)[1]
         if not h >= NODE_RESOLUTION * EPS * max(abs(lo), abs(hi)):
@@ -639,7 +639,7 @@ class BayesLaplaceFilter:
 
 def merge_equal(x, w, v):
     """Consecutive equal positions (atoms shrunk within rounding of one another) as one atom: masses added left
-    to right, spreads mass-weighted (ux/filter.c merge_equal)."""
+    to right, spreads mass-weighted (ux/filter_density.c merge_equal)."""
     xs, ws, vs = [float(x[0])], [float(w[0])], [float(v[0])]
     for xi, wi, vi in zip(x[1:], w[1:], v[1:]):
         if xi == xs[-1]:
@@ -735,7 +735,7 @@ def narrowed_region(density) -> tuple[float, float]:
     """The region of the density's quadrature (docs/semantics.md, "Filter density"; a mixture-mode or
     refocused update's region, "Filter"): from the density's support, narrowed to the bracket of its own
     nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
-    REFOCUS_ROUNDS times (ux/filter.c quadrature). None when the nodes of some round's region do not resolve
+    REFOCUS_ROUNDS times (ux/filter_density.c quadrature). None when the nodes of some round's region do not resolve
     the numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
     lo, hi = density.support()
     for _ in range(REFOCUS_ROUNDS):

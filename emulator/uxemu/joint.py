@@ -17,11 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ttr
+from .facts import MAX_ARGS, MAX_DIM
 from .lift import DependencyError, outer_product, unique_inputs
 from .value import Value, fresh_source
-
-MAX_DIM = 4
-MAX_ARGS = 4  # noise inputs of one joint lift (UX_MAX_ARGS)
 
 # The split rule of the core, and the alternatives the benchmark measured it against. Only "scaled" is in
 # the C core; the others exist here so that the choice can be re-measured.

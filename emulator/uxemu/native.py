@@ -27,20 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
+from . import layouts
+from .facts import ERR_ARG, ERR_DEPENDENT, ERR_DOMAIN, ERR_WORKSPACE, LAW_KINDS, MAX_ARGS, MAX_DIM, MAX_ETA
+from .facts import ERRORS as _ERROR_NAMES
+from .facts import Status
 from .filter import MODES as filter_modes
 
-MAX_ETA = 64
-MAX_ARGS = 4
-STEP_CONSTANTS = 4  # UX_MODEL_STEP_CONSTANTS (the layout check at load catches a mismatch)
-MAX_DIM = 4  # UX_MAX_DIM of ux/joint.h (likewise)
-
-OK, FALLBACK = 0, 1
-ERR_ARG, ERR_DOMAIN, ERR_DEPENDENT, ERR_WORKSPACE = -1, -2, -3, -4
-_ERROR_NAMES = {ERR_ARG: "UX_ERR_ARG", ERR_DOMAIN: "UX_ERR_DOMAIN", ERR_DEPENDENT: "UX_ERR_DEPENDENT",
-                ERR_WORKSPACE: "UX_ERR_WORKSPACE"}
-
-LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2, "exponential": 3, "student_t": 4, "lognormal": 5,
-             "point": 6}
+OK, FALLBACK = Status.OK, Status.FALLBACK
 MODES = {name: number for number, name in enumerate(filter_modes)}
 LIKELIHOODS = {"kernel": 0, "sampler": 1}
 
@@ -176,7 +169,7 @@ class Native:
         problems = layout_mismatches(self.lib, self.mirrors())
         if problems:
             raise NativeLayoutError(path, problems)
-        self._sources = _Sources()
+        self._sources = self.Sources()
         self.lib.ux_sources_init(C.byref(self._sources))
         self._ws_bytes = 0
         self._ws = None
@@ -184,71 +177,26 @@ class Native:
     # -- ctypes declarations -------------------------------------------------------------------
     def _declare(self):
         R = self.real
-
-        class Value(C.Structure):
-            _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("sources", C.c_uint64),
-                        ("x", R * MAX_ETA), ("w", R * MAX_ETA)]
-
-        class Law(C.Structure):
-            _fields_ = [("kind", C.c_int), ("a", R), ("b", R), ("c", R)]
-
+        s = layouts.declare(R)  # the structs, read from the C headers by scripts/codegen
+        self.structs = s
+        Value, Law, Model, ModelCtx, Noises = s["ux_value"], s["ux_law"], s["ux_model"], s["ux_model_ctx"], \
+            s["ux_model_noises"]
+        Observation, Evidence, Workspace, Rng = s["ux_observation"], s["ux_evidence"], s["ux_workspace"], s["ux_rng"]
+        FilterConfig, Joint, JointFilterConfig = s["ux_filter_config"], s["ux_joint"], s["ux_joint_filter_config"]
         fn = C.CFUNCTYPE(R, C.POINTER(R), C.c_void_p)
         kernel_fn = C.CFUNCTYPE(None, C.POINTER(R), C.c_void_p, C.POINTER(R), C.POINTER(R))
 
-        class ModelCode(C.Structure):
-            _fields_ = [("transition", C.c_void_p), ("noises", C.c_void_p), ("family", C.c_int),
-                        ("kernel", C.c_void_p), ("sampler", C.c_void_p), ("prepare", C.c_void_p),
-                        ("additive_noise", C.c_int), ("kernel_row", C.c_void_p)]
-
-        class Model(C.Structure):
-            _fields_ = [("id", C.c_uint8), ("name", C.c_char_p), ("title", C.c_char_p), ("n_params", C.c_uint8),
-                        ("param_names", C.POINTER(C.c_char_p)), ("defaults", C.POINTER(R)),
-                        ("domains", C.POINTER(C.c_uint8)), ("prior", Law), ("code", C.POINTER(ModelCode))]
-
-        class ModelCtx(C.Structure):
-            _fields_ = [("params", C.POINTER(R)), ("k", C.c_uint32), ("u", R), ("step", R * STEP_CONSTANTS)]
-
-        class Noises(C.Structure):
-            _fields_ = [("process", Law), ("n_inner", C.c_uint), ("inner", Law), ("n_noise", C.c_uint),
-                        ("noise", Law * 2)]
-
-        class Observation(C.Structure):
-            _fields_ = [("form", C.c_int), ("ctx", C.c_void_p), ("family", C.c_int), ("kernel", C.c_void_p),
-                        ("inner", C.POINTER(Value)), ("sampler", C.c_void_p),
-                        ("noise", C.POINTER(C.POINTER(Value))), ("n_noise", C.c_uint), ("eta", C.c_uint),
-                        ("kernel_row", C.c_void_p), ("innovation", C.c_void_p)]
-
-        class Evidence(C.Structure):
-            _fields_ = [("z", C.POINTER(R)), ("omega", C.POINTER(R)), ("count", C.c_uint), ("m", C.c_uint)]
-
-        class Workspace(C.Structure):
-            _fields_ = [("mem", C.c_void_p), ("bytes", C.c_size_t)]
-
-        class Rng(C.Structure):
-            _fields_ = [("s", C.c_uint64 * 4)]
-
-        class FilterConfig(C.Structure):
-            _fields_ = [("model", C.POINTER(Model)), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint),
-                        ("mode", C.c_int), ("likelihood", C.c_int), ("prior", C.POINTER(Law))]
-
-        class Joint(C.Structure):
-            _fields_ = [("count", C.c_uint32), ("eta", C.c_uint32), ("dim", C.c_uint32), ("sources", C.c_uint64),
-                        ("x", R * (MAX_ETA * MAX_DIM)), ("w", R * MAX_ETA)]
-
-        class JointFilterConfig(C.Structure):
-            _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("eta", C.c_uint),
-                        ("mode", C.c_int), ("prior", C.POINTER(Law))]
-
-        self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = Value, Law, Model, ModelCode, ModelCtx
+        self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = Value, Law, Model, s["ux_model_code"], ModelCtx
         self.Joint, self.JointFilterConfig = Joint, JointFilterConfig
         self.Rng = Rng
         self.Noises, self.Observation, self.Evidence, self.Workspace = Noises, Observation, Evidence, Workspace
         self.FilterConfig, self.fn_type, self.kernel_fn_type = FilterConfig, fn, kernel_fn
         self.noises_fn_type = C.CFUNCTYPE(None, C.POINTER(R), C.POINTER(Noises))
+        self.Sources = s["ux_sources"]
 
         L = self.lib
         PV, PR, PW = C.POINTER(Value), C.POINTER(R), C.POINTER(Workspace)
-        PS = C.POINTER(_Sources)
+        PS = C.POINTER(self.Sources)
         PJ = C.POINTER(Joint)
         joint_fn = C.CFUNCTYPE(None, PR, PR, PR, C.c_void_p)
         self.joint_fn_type = joint_fn
@@ -346,11 +294,7 @@ class Native:
 
     def mirrors(self) -> dict[str, type]:
         """The ctypes mirror of each C struct, by its C name (checked against the library at load)."""
-        return {"ux_value": self.Value, "ux_sources": _Sources, "ux_law": self.Law, "ux_rng": self.Rng,
-                "ux_workspace": self.Workspace, "ux_evidence": self.Evidence, "ux_observation": self.Observation,
-                "ux_model_ctx": self.ModelCtx, "ux_model_noises": self.Noises, "ux_model_code": self.ModelCode,
-                "ux_model": self.Model, "ux_filter_config": self.FilterConfig, "ux_joint": self.Joint,
-                "ux_joint_filter_config": self.JointFilterConfig}
+        return dict(self.structs)
 
     # -- helpers ---------------------------------------------------------------------------------
     def _check(self, status: int, what: str) -> int:
@@ -1003,10 +947,6 @@ class Native:
             C.pointer(stream)[0] = rng
             yield stream
             jump(C.byref(rng))
-
-class _Sources(C.Structure):
-    _fields_ = [("next", C.c_uint32)]
-
 
 class NativeFilter:
     """One ux_filter with its own workspace, driven step by step."""

@@ -57,50 +57,76 @@ class Trace:
         if z_col in ("k", "u", "x"):
             raise ValueError(f"{path}: {z_col!r} is the trace's {TRACE_COLUMNS[z_col]} column, not an observation; "
                              "name the observation's column")
-        meta, skipped = {}, 0
         with path.open(newline="", encoding="utf-8-sig") as fh:
             lines = fh.read().splitlines(keepends=True)
-        while skipped < len(lines) and lines[skipped].startswith("#"):
-            key, sep, value = lines[skipped][1:].partition(":")
-            if sep:
-                meta[key.strip()] = value.strip()
-            skipped += 1
+        meta, skipped = _read_meta(lines)
         rows = list(csv.reader(lines[skipped:]))
         head = [h.strip() for h in rows[0]] if rows else []
-        twice = sorted({h for h in head if head.count(h) > 1})
-        if twice:
-            raise ValueError(f"{path}: the header names column {', '.join(map(repr, twice))} more than once")
-        if z_col not in head:
-            raise ValueError(f"{path}: the header has no observation column {z_col!r} (it has: "
-                             f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col")
-        used = {name: head.index(name) for name in ("k", "u", "x") if name in head}
-        used["z"] = head.index(z_col)
-        cols = {name: [] for name in used}
-        row_lines = []  # the file line of each data row
-        for line_no, row in enumerate(rows[1:], start=skipped + 2):
-            if not row:
-                continue
-            row_lines.append(line_no)
-            if len(row) != len(head):
-                raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
-            for name, i in used.items():
-                if name == "z" and not row[i].strip():
-                    cols[name].append(float("nan"))  # a missing observation
-                    continue
-                try:
-                    cols[name].append(float(row[i]))
-                except ValueError:
-                    raise ValueError(f"{path}:{line_no}: column {head[i]!r} is not a number: {row[i]!r}") from None
-                if name == "k" and not float(row[i]).is_integer():
-                    raise ValueError(f"{path}:{line_no}: step index k={row[i]} is not an integer")
-                if name == "k" and not abs(float(row[i])) < 2.0**63:
-                    raise ValueError(f"{path}:{line_no}: step index k={row[i]} does not fit 64 bits")
+        used = _columns_used(path, head, z_col)
+        cols, row_lines = _read_columns(path, rows[1:], skipped + 2, head, used)
         z = np.array(cols["z"])
         k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(z.size)
         _check_increasing(path, k, row_lines)
         u = np.array(cols["u"]) if "u" in cols else np.zeros(z.size)
         x = np.array(cols["x"]) if "x" in cols else None
         return cls(k, u, z, x, meta)
+
+
+def _read_meta(lines: list[str]) -> tuple[dict[str, str], int]:
+    """The `# key: value` lines at the top of a trace file, and how many comment lines there are."""
+    meta, skipped = {}, 0
+    while skipped < len(lines) and lines[skipped].startswith("#"):
+        key, sep, value = lines[skipped][1:].partition(":")
+        if sep:
+            meta[key.strip()] = value.strip()
+        skipped += 1
+    return meta, skipped
+
+
+def _columns_used(path, head: list[str], z_col: str) -> dict[str, int]:
+    """{k, u, x, z: index in the header} of the columns present (z: z_col's), or a ValueError for a header
+    that names a column twice or has no observation column."""
+    twice = sorted({h for h in head if head.count(h) > 1})
+    if twice:
+        raise ValueError(f"{path}: the header names column {', '.join(map(repr, twice))} more than once")
+    if z_col not in head:
+        raise ValueError(f"{path}: the header has no observation column {z_col!r} (it has: "
+                         f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col")
+    used = {name: head.index(name) for name in ("k", "u", "x") if name in head}
+    used["z"] = head.index(z_col)
+    return used
+
+
+def _field(path, line_no: int, name: str, text: str, column: str) -> float:
+    """One field of a data row as a number: an empty z is a missing observation (NaN); k an integer that fits
+    64 bits."""
+    if name == "z" and not text.strip():
+        return float("nan")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{path}:{line_no}: column {column!r} is not a number: {text!r}") from None
+    if name == "k" and not value.is_integer():
+        raise ValueError(f"{path}:{line_no}: step index k={text} is not an integer")
+    if name == "k" and not abs(value) < 2.0**63:
+        raise ValueError(f"{path}:{line_no}: step index k={text} does not fit 64 bits")
+    return value
+
+
+def _read_columns(path, rows: list[list[str]], first_line: int, head: list[str],
+                  used: dict[str, int]) -> tuple[dict[str, list[float]], list[int]]:
+    """The used columns' values of the data rows (blank rows skipped), and the file line of each row."""
+    cols: dict[str, list[float]] = {name: [] for name in used}
+    row_lines = []
+    for line_no, row in enumerate(rows, start=first_line):
+        if not row:
+            continue
+        row_lines.append(line_no)
+        if len(row) != len(head):
+            raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
+        for name, i in used.items():
+            cols[name].append(_field(path, line_no, name, row[i], head[i]))
+    return cols, row_lines
 
 
 def _check_increasing(path, k: np.ndarray, row_lines: list[int]) -> None:

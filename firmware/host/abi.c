@@ -14,45 +14,8 @@
 #include "ux/joint_model.h"
 #include "ux/ux.h"
 
-/* Every mirrored struct: X(type, field), in declaration order. */
-#define UX_ABI_FIELDS(X)                                                                               \
-    X(ux_value, count) X(ux_value, eta) X(ux_value, sources) X(ux_value, x) X(ux_value, w)             \
-    X(ux_sources, next)                                                                                \
-    X(ux_law, kind) X(ux_law, a) X(ux_law, b) X(ux_law, c)                                             \
-    X(ux_rng, s)                                                                                       \
-    X(ux_workspace, mem) X(ux_workspace, bytes)                                                        \
-    X(ux_evidence, z) X(ux_evidence, omega) X(ux_evidence, count) X(ux_evidence, m)                    \
-    X(ux_observation, form) X(ux_observation, ctx) X(ux_observation, family)                           \
-    X(ux_observation, kernel) X(ux_observation, inner) X(ux_observation, sampler)                      \
-    X(ux_observation, noise) X(ux_observation, n_noise) X(ux_observation, eta)                         \
-    X(ux_observation, kernel_row) X(ux_observation, innovation)                                        \
-    X(ux_model_ctx, params) X(ux_model_ctx, k) X(ux_model_ctx, u) X(ux_model_ctx, step)                \
-    X(ux_model_noises, process) X(ux_model_noises, n_inner) X(ux_model_noises, inner)                  \
-    X(ux_model_noises, n_noise) X(ux_model_noises, noise)                                              \
-    X(ux_model_code, transition) X(ux_model_code, noises) X(ux_model_code, family)                     \
-    X(ux_model_code, kernel) X(ux_model_code, sampler) X(ux_model_code, prepare)                       \
-    X(ux_model_code, additive_noise) X(ux_model_code, kernel_row)                                      \
-    X(ux_model, id) X(ux_model, name) X(ux_model, title) X(ux_model, n_params)                         \
-    X(ux_model, param_names) X(ux_model, defaults) X(ux_model, domains) X(ux_model, prior)             \
-    X(ux_model, code)                                                                                  \
-    X(ux_filter_config, model) X(ux_filter_config, params) X(ux_filter_config, eta)                    \
-    X(ux_filter_config, mode) X(ux_filter_config, likelihood) X(ux_filter_config, prior)               \
-    X(ux_joint, count) X(ux_joint, eta) X(ux_joint, dim) X(ux_joint, sources) X(ux_joint, x)           \
-    X(ux_joint, w)                                                                                     \
-    X(ux_joint_filter_config, model) X(ux_joint_filter_config, params) X(ux_joint_filter_config, eta)  \
-    X(ux_joint_filter_config, mode) X(ux_joint_filter_config, prior)                                   \
-    X(ux_joint_model_code, dim_noise) X(ux_joint_model_code, dim_obs)                                  \
-    X(ux_joint_model_code, transition) X(ux_joint_model_code, noises) X(ux_joint_model_code, family)   \
-    X(ux_joint_model_code, kernel) X(ux_joint_model_code, prepare)                                     \
-    X(ux_joint_model_code, additive_noise)                                                             \
-    X(ux_joint_model, id) X(ux_joint_model, name) X(ux_joint_model, title) X(ux_joint_model, n_params) \
-    X(ux_joint_model, param_names) X(ux_joint_model, defaults) X(ux_joint_model, domains)              \
-    X(ux_joint_model, dim) X(ux_joint_model, prior) X(ux_joint_model, code)
-
-#define UX_ABI_STRUCTS(X)                                                                              \
-    X(ux_value) X(ux_sources) X(ux_law) X(ux_rng) X(ux_workspace) X(ux_evidence) X(ux_observation)     \
-    X(ux_model_ctx) X(ux_model_noises) X(ux_model_code) X(ux_model) X(ux_filter_config) X(ux_joint)     \
-    X(ux_joint_filter_config) X(ux_joint_model_code) X(ux_joint_model)
+/* Every mirrored struct (UX_ABI_STRUCTS) and its fields (UX_ABI_FIELDS), generated from the headers. */
+#include "abi_layout.h"
 
 typedef struct {
     const char *type, *field;
@@ -234,6 +197,40 @@ static ux_real observe(const ux_model *model, const ux_model_noises *nz, int for
     return (ux_real)((double)loc + (double)scale * draw_standard(model->code->family, rng));
 }
 
+/* The observation form to draw with (−1: the sampler form when the model has one, else the kernel form), or
+ * −1 when the form is unknown or the model lacks it or its transition or noises. */
+static int simulate_form(const ux_model *model, int form)
+{
+    if (form < 0)
+        form = model->code->sampler != NULL ? UX_LIK_SAMPLER : UX_LIK_KERNEL;
+    if (form != UX_LIK_SAMPLER && form != UX_LIK_KERNEL)
+        return -1;
+    if (model->code->transition == NULL || model->code->noises == NULL ||
+        (form == UX_LIK_SAMPLER ? model->code->sampler == NULL : model->code->kernel == NULL))
+        return -1;
+    return form;
+}
+
+/* UX_OK when the laws the simulation draws from (prior, process noise, the form's observation noises) can be
+ * drawn: UX_ERR_DOMAIN for a law with invalid parameters, UX_ERR_ARG for noises the form cannot take. */
+static ux_status check_scalar_laws(const ux_model *model, const ux_law *prior, const ux_model_noises *nz, int form)
+{
+    unsigned i;
+    if (ux_law_check(prior) != UX_OK || ux_law_check(&nz->process) != UX_OK)
+        return UX_ERR_DOMAIN;
+    if (form == UX_LIK_SAMPLER) {
+        if (nz->n_noise < 1 || nz->n_noise > UX_MODEL_MAX_NOISES)
+            return UX_ERR_ARG;
+        for (i = 0; i < nz->n_noise; ++i)
+            if (ux_law_check(&nz->noise[i]) != UX_OK)
+                return UX_ERR_DOMAIN;
+        return UX_OK;
+    }
+    if (nz->n_inner > 1 || !kernel_family(model->code->family))
+        return UX_ERR_ARG;
+    return nz->n_inner && ux_law_check(&nz->inner) != UX_OK ? UX_ERR_DOMAIN : UX_OK;
+}
+
 /*
  * Simulate `steps` steps of a scalar system from its C model and the core's generator `rng` (seeded by the
  * caller with ux_rng_seed, advanced here): x_0 from the prior, x_k = transition({x_{k−1}, w_k}) with w_k a
@@ -257,16 +254,11 @@ ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_
     ux_real p[UX_MODEL_MAX_PARAMS], args[2], state = 0;
     ux_model_noises nz;
     ux_model_ctx ctx, obs_ctx;
+    ux_status st;
     uint32_t k;
-    unsigned i;
     if (model == NULL || model->code == NULL || rng == NULL || (steps > 0 && (x == NULL || z == NULL)))
         return UX_ERR_ARG;
-    if (form < 0)
-        form = model->code->sampler != NULL ? UX_LIK_SAMPLER : UX_LIK_KERNEL;
-    if (form != UX_LIK_SAMPLER && form != UX_LIK_KERNEL)
-        return UX_ERR_ARG;
-    if (model->code->transition == NULL || model->code->noises == NULL ||
-        (form == UX_LIK_SAMPLER ? model->code->sampler == NULL : model->code->kernel == NULL))
+    if ((form = simulate_form(model, form)) < 0)
         return UX_ERR_ARG;
     if (model->n_params > UX_MODEL_MAX_PARAMS || ux_model_params(model, params, p) != UX_OK)
         return UX_ERR_DOMAIN;
@@ -274,20 +266,8 @@ ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_
         prior = &model->prior;
     memset(&nz, 0, sizeof nz);
     model->code->noises(p, &nz);
-    if (ux_law_check(prior) != UX_OK || ux_law_check(&nz.process) != UX_OK)
-        return UX_ERR_DOMAIN;
-    if (form == UX_LIK_SAMPLER) {
-        if (nz.n_noise < 1 || nz.n_noise > UX_MODEL_MAX_NOISES)
-            return UX_ERR_ARG;
-        for (i = 0; i < nz.n_noise; ++i)
-            if (ux_law_check(&nz.noise[i]) != UX_OK)
-                return UX_ERR_DOMAIN;
-    } else {
-        if (nz.n_inner > 1 || !kernel_family(model->code->family))
-            return UX_ERR_ARG;
-        if (nz.n_inner && ux_law_check(&nz.inner) != UX_OK)
-            return UX_ERR_DOMAIN;
-    }
+    if ((st = check_scalar_laws(model, prior, &nz, form)) != UX_OK)
+        return st;
     ux_model_context(model, p, 0, 0, &obs_ctx);
     for (k = 0; k < steps; ++k) {
         if (k == 0) {
@@ -304,6 +284,57 @@ ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_
     return UX_OK;
 }
 
+/* UX_OK when a joint system has what its simulation calls, in dimensions the core takes; else UX_ERR_ARG. */
+static ux_status check_joint_code(const ux_joint_model *model)
+{
+    const ux_joint_model_code *code = model->code;
+    if (code->transition == NULL || code->noises == NULL || code->kernel == NULL || !kernel_family(code->family))
+        return UX_ERR_ARG;
+    if (model->dim < 1 || model->dim > UX_MAX_DIM || code->dim_noise < 1 || code->dim_noise > UX_JOINT_MAX_NOISES ||
+        code->dim_obs < 1 || code->dim_obs > UX_JOINT_MAX_OBS)
+        return UX_ERR_ARG;
+    return UX_OK;
+}
+
+/* UX_OK when the prior's dim component laws and the dim_noise process-noise laws can be drawn, else
+ * UX_ERR_DOMAIN. */
+static ux_status check_joint_laws(const ux_law *prior, unsigned dim, const ux_law *process, unsigned dim_noise)
+{
+    unsigned i;
+    for (i = 0; i < dim; ++i)
+        if (ux_law_check(&prior[i]) != UX_OK)
+            return UX_ERR_DOMAIN;
+    for (i = 0; i < dim_noise; ++i)
+        if (ux_law_check(&process[i]) != UX_OK)
+            return UX_ERR_DOMAIN;
+    return UX_OK;
+}
+
+/* One step of a joint simulation: the state (step 0: drawn from the prior; else the transition of the last
+ * with a draw of each process noise and the step's context) into state, its observation into z (dim_obs). */
+static void joint_step(const ux_joint_model *model, const ux_real *p, const ux_law *prior, const ux_law *process,
+                       uint32_t k, const double *u, const ux_model_ctx *obs_ctx, ux_rng *rng, ux_real *state,
+                       double *z)
+{
+    const ux_joint_model_code *code = model->code;
+    ux_real next[UX_MAX_DIM], w[UX_JOINT_MAX_NOISES], loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS];
+    ux_model_ctx ctx;
+    unsigned i;
+    if (k == 0) {
+        for (i = 0; i < model->dim; ++i)
+            state[i] = (ux_real)draw(&prior[i], rng);
+    } else {
+        ux_joint_model_context(model, p, k, u != NULL ? (ux_real)u[k] : 0, &ctx);
+        for (i = 0; i < code->dim_noise; ++i)
+            w[i] = (ux_real)draw(&process[i], rng);
+        code->transition(next, state, w, &ctx);
+        memcpy(state, next, model->dim * sizeof state[0]);
+    }
+    code->kernel(state, obs_ctx, loc, scale);
+    for (i = 0; i < code->dim_obs; ++i)
+        z[i] = (double)loc[i] + (double)scale[i] * draw_standard(code->family, rng);
+}
+
 /*
  * The same for a joint system (ux/joint_model.h): x_0 from the prior's dim independent component laws,
  * x_k = transition(x_{k−1}, w_k) with w_k one draw of each of the dim_noise process-noise laws and the
@@ -318,50 +349,29 @@ ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_
 ux_status ux_abi_joint_simulate(const ux_joint_model *model, const double *params, const ux_law *prior,
                                 ux_rng *rng, uint32_t steps, const double *u, double *x, double *z)
 {
-    ux_real p[UX_MODEL_MAX_PARAMS], state[UX_MAX_DIM], next[UX_MAX_DIM], w[UX_JOINT_MAX_NOISES];
-    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS];
+    ux_real p[UX_MODEL_MAX_PARAMS], state[UX_MAX_DIM];
     ux_law process[UX_JOINT_MAX_NOISES];
-    ux_model_ctx ctx, obs_ctx;
-    const ux_joint_model_code *code;
-    unsigned dim, i;
+    ux_model_ctx obs_ctx;
+    ux_status st;
+    unsigned i;
     uint32_t k;
     if (model == NULL || model->code == NULL || rng == NULL || (steps > 0 && (x == NULL || z == NULL)))
         return UX_ERR_ARG;
-    code = model->code;
-    dim = model->dim;
-    if (code->transition == NULL || code->noises == NULL || code->kernel == NULL || !kernel_family(code->family) ||
-        dim < 1 || dim > UX_MAX_DIM || code->dim_noise < 1 || code->dim_noise > UX_JOINT_MAX_NOISES ||
-        code->dim_obs < 1 || code->dim_obs > UX_JOINT_MAX_OBS)
-        return UX_ERR_ARG;
+    if ((st = check_joint_code(model)) != UX_OK)
+        return st;
     if (model->n_params > UX_MODEL_MAX_PARAMS || ux_joint_model_params(model, params, p) != UX_OK)
         return UX_ERR_DOMAIN;
     if (prior == NULL)
         prior = model->prior;
     memset(process, 0, sizeof process);
-    code->noises(p, process);
-    for (i = 0; i < dim; ++i)
-        if (ux_law_check(&prior[i]) != UX_OK)
-            return UX_ERR_DOMAIN;
-    for (i = 0; i < code->dim_noise; ++i)
-        if (ux_law_check(&process[i]) != UX_OK)
-            return UX_ERR_DOMAIN;
+    model->code->noises(p, process);
+    if ((st = check_joint_laws(prior, model->dim, process, model->code->dim_noise)) != UX_OK)
+        return st;
     ux_joint_model_context(model, p, 0, 0, &obs_ctx);
     for (k = 0; k < steps; ++k) {
-        if (k == 0) {
-            for (i = 0; i < dim; ++i)
-                state[i] = (ux_real)draw(&prior[i], rng);
-        } else {
-            ux_joint_model_context(model, p, k, u != NULL ? (ux_real)u[k] : 0, &ctx);
-            for (i = 0; i < code->dim_noise; ++i)
-                w[i] = (ux_real)draw(&process[i], rng);
-            code->transition(next, state, w, &ctx);
-            memcpy(state, next, dim * sizeof state[0]);
-        }
-        for (i = 0; i < dim; ++i)
-            x[(size_t)k * dim + i] = (double)state[i];
-        code->kernel(state, &obs_ctx, loc, scale);
-        for (i = 0; i < code->dim_obs; ++i)
-            z[(size_t)k * code->dim_obs + i] = (double)loc[i] + (double)scale[i] * draw_standard(code->family, rng);
+        joint_step(model, p, prior, process, k, u, &obs_ctx, rng, state, z + (size_t)k * model->code->dim_obs);
+        for (i = 0; i < model->dim; ++i)
+            x[(size_t)k * model->dim + i] = (double)state[i];
     }
     return UX_OK;
 }

@@ -308,54 +308,54 @@ def track(elf: Elf, known: dict[str, int], table: dict[str, int], mnemonic: str,
         known[dest] = value
 
 
-def analyse_function(elf: Elf, fn: Function, code: list[tuple[int, str, str, str]], su: dict,
-                     immediates: dict[int, int]) -> None:
-    """Fills `fn`'s frame, calls and indirect calls from its code and its .su entry; adds the values its
-    movw/movt pairs build to `immediates`, by the instruction's address."""
+def note_immediate(mnemonic: str, operands: str, dest: str, at: int, movw: dict[str, int],
+                   immediates: dict[int, int]) -> None:
+    """The value a movw/movt pair builds, at the instruction's address (movw's low half kept by register)."""
+    imm = _IMM.search(operands) if mnemonic.startswith(("movw", "movt")) else None
+    if imm is None:
+        return
+    if mnemonic.startswith("movw"):
+        movw[dest] = immediates[at] = int(imm.group(1)) & 0xFFFF
+    else:
+        immediates[at] = (int(imm.group(1)) & 0xFFFF) << 16 | movw.get(dest, 0)
+
+
+def sp_step(mnemonic: str, operands: str, known: dict[str, int]) -> int | None:
+    """How much the instruction lowers sp (0 when it does not touch it), or None when the code does not
+    bound it."""
+    step = sp_decrement(mnemonic, operands)
+    by_register = re.match(r"^(add|sub)(\.w)?$", mnemonic) and re.match(r"sp,(sp,)?(\w+)$", operands.replace(" ", ""))
+    if step is None and by_register and by_register.group(2) in known:
+        # The M0's large frames: `ldr rN, =-N; add sp, rN`, and `movs rN, #n; lsls rN, #k; add sp, rN`
+        # to free them: a constant the code shows, as bounded as an immediate.
+        value = known[by_register.group(2)]
+        value = value - (1 << 32) if value >= 1 << 31 else value
+        step = max(-value if mnemonic.startswith("add") else value, 0)
+    return step
+
+
+def note_branch(elf: Elf, fn: Function, mnemonic: str, operands: str, dest: str, table: dict[str, int]) -> None:
+    """A call the instruction makes into `fn.calls`, or `fn.indirect` when it jumps where the code does not say."""
     end = fn.address + fn.size
-    movw: dict[str, int] = {}
-    known: dict[str, int] = {}     # register → the constant it holds, where the code shows it
-    table: dict[str, int] = {}     # register → the address of the table it was loaded from
-    decrements, unbounded = 0, None
-    for at, mnemonic, operands, comment in code:
-        dest = operands.split(",")[0].strip()
-        track(elf, known, table, mnemonic, operands, comment)
-        fn.vfp = fn.vfp or mnemonic.startswith("v")  # VFP (and only VFP) mnemonics begin with v
-        if mnemonic.startswith("movw"):
-            imm = _IMM.search(operands)
-            if imm:
-                movw[dest] = immediates[at] = int(imm.group(1)) & 0xFFFF
-        elif mnemonic.startswith("movt"):
-            imm = _IMM.search(operands)
-            if imm:
-                immediates[at] = (int(imm.group(1)) & 0xFFFF) << 16 | movw.get(dest, 0)
-        step = sp_decrement(mnemonic, operands)
-        by_register = re.match(r"^(add|sub)(\.w)?$", mnemonic) and re.match(r"sp,(sp,)?(\w+)$", operands.replace(" ", ""))
-        if step is None and by_register and by_register.group(2) in known:
-            # The M0's large frames: `ldr rN, =-N; add sp, rN`, and `movs rN, #n; lsls rN, #k; add sp, rN`
-            # to free them: a constant the code shows, as bounded as an immediate.
-            value = known[by_register.group(2)]
-            value = value - (1 << 32) if value >= 1 << 31 else value
-            step = max(-value if mnemonic.startswith("add") else value, 0)
-        if step is None:
-            unbounded = unbounded or f"{mnemonic} {operands} at {at:#x}"
-        else:
-            decrements += step
-        target = _TARGET.search(operands)
-        if _BRANCH.match(mnemonic) and target:
-            to = int(target.group(1), 16)
-            # A branch inside the function is its own control flow (a Thumb-1 `bl` can be a far jump), except
-            # a call to its own entry: recursion.
-            if not (fn.address <= to < end) or (to == fn.address and mnemonic.startswith("bl")):
-                fn.calls.add(to)
-        elif mnemonic.startswith("blx"):
+    target = _TARGET.search(operands)
+    if _BRANCH.match(mnemonic) and target:
+        to = int(target.group(1), 16)
+        # A branch inside the function is its own control flow (a Thumb-1 `bl` can be a far jump), except
+        # a call to its own entry: recursion.
+        if not (fn.address <= to < end) or (to == fn.address and mnemonic.startswith("bl")):
+            fn.calls.add(to)
+    elif mnemonic.startswith("blx"):
+        fn.indirect = True
+    elif mnemonic.startswith("bx") and operands != "lr" or (
+            re.match(r"^(mov|add|ldr)", mnemonic) and dest == "pc"
+            and not operands.replace(" ", "").startswith("pc,[sp]")):
+        jump = operands.split(",")[-1].strip() if mnemonic.startswith("bx") else operands.split(",", 1)[1].strip()
+        if not own_table(elf, fn, table.get(jump)):
             fn.indirect = True
-        elif mnemonic.startswith("bx") and operands != "lr" or (
-                re.match(r"^(mov|add|ldr)", mnemonic) and dest == "pc"
-                and not operands.replace(" ", "").startswith("pc,[sp]")):
-            jump = operands.split(",")[-1].strip() if mnemonic.startswith("bx") else operands.split(",", 1)[1].strip()
-            if not own_table(elf, fn, table.get(jump)):
-                fn.indirect = True
+
+
+def settle_frame(fn: Function, su: dict, decrements: int, unbounded: str | None) -> None:
+    """`fn`'s frame: its .su entry's, else what its code lowers sp by when the code bounds it, else a problem."""
     fn.code_frame = None if unbounded else decrements
     try:
         frame = su_frame(fn, su)
@@ -369,6 +369,28 @@ def analyse_function(elf: Elf, fn: Function, code: list[tuple[int, str, str, str
                       f"({unbounded}): its frame is unknown")
     else:
         fn.frame, fn.frame_from = decrements, "code"
+
+
+def analyse_function(elf: Elf, fn: Function, code: list[tuple[int, str, str, str]], su: dict,
+                     immediates: dict[int, int]) -> None:
+    """Fills `fn`'s frame, calls and indirect calls from its code and its .su entry; adds the values its
+    movw/movt pairs build to `immediates`, by the instruction's address."""
+    movw: dict[str, int] = {}
+    known: dict[str, int] = {}     # register → the constant it holds, where the code shows it
+    table: dict[str, int] = {}     # register → the address of the table it was loaded from
+    decrements, unbounded = 0, None
+    for at, mnemonic, operands, comment in code:
+        dest = operands.split(",")[0].strip()
+        track(elf, known, table, mnemonic, operands, comment)
+        fn.vfp = fn.vfp or mnemonic.startswith("v")  # VFP (and only VFP) mnemonics begin with v
+        note_immediate(mnemonic, operands, dest, at, movw, immediates)
+        step = sp_step(mnemonic, operands, known)
+        if step is None:
+            unbounded = unbounded or f"{mnemonic} {operands} at {at:#x}"
+        else:
+            decrements += step
+        note_branch(elf, fn, mnemonic, operands, dest, table)
+    settle_frame(fn, su, decrements, unbounded)
 
 
 def analyse_code(elf: Elf, insns: list[tuple[int, str, str, str]], su: dict) -> dict[int, int]:
@@ -444,74 +466,90 @@ def function_at(elf: Elf, address: int) -> Function:
     return fn
 
 
+def indirect_targets(elf: Elf, immediates: dict[int, int]) -> list[int]:
+    """The functions an indirect call may reach: every function address the linker wrote outside the vector
+    table, as 32-bit words (R_ARM_ABS32, R_ARM_TARGET1) or movw/movt immediates (R_ARM_THM_MOVW_ABS_NC,
+    R_ARM_THM_MOVT_ABS: the pair's value is at the movt)."""
+    vectors = elf.sections.get(".vectors")
+
+    def in_vectors(at: int) -> bool:
+        return vectors is not None and vectors[0] <= at < vectors[0] + vectors[1]
+
+    held = {elf.word(at) for at, kind in elf.relocations if kind in (2, 38) and not in_vectors(at)}
+    held |= {immediates[at] for at, kind in elf.relocations if kind in (47, 48) and at in immediates}
+    return sorted({w & ~1 for w in held if w is not None and w & 1 and (w & ~1) in elf.functions})
+
+
+class Depths:
+    """The deepest call path from each function (its frame plus its deepest callee's), memoised; recursion
+    is refused, as it has no static bound."""
+
+    def __init__(self, elf: Elf, targets: list[int]):
+        self.elf, self.targets = elf, targets
+        self.depth: dict[int, tuple[int, list[int]]] = {}
+        self.on_path: list[int] = []
+
+    def deepest(self, address: int) -> tuple[int, list[int]]:
+        if address in self.depth:
+            return self.depth[address]
+        elf = self.elf
+        if address in self.on_path:
+            cycle = self.on_path[self.on_path.index(address):] + [address]
+            raise Refused("recursion: " + " → ".join(elf.functions[a].name for a in cycle)
+                          + " (a recursive call has no static stack bound)")
+        self.on_path.append(address)
+        fn = elf.functions[address]
+        if fn.problem:
+            raise Refused(fn.problem)
+        callees = {function_at(elf, to).address for to in fn.calls} | (set(self.targets) if fn.indirect else set())
+        best, best_path = 0, []
+        for callee in sorted(callees):
+            d, p = self.deepest(callee)
+            if d > best:
+                best, best_path = d, p
+        self.on_path.pop()
+        self.depth[address] = (fn.frame + best, [address] + best_path)
+        return self.depth[address]
+
+    def framed(self, path: list[int]) -> list[tuple[str, int]]:
+        return [(self.elf.functions[a].name, self.elf.functions[a].frame) for a in path]
+
+
+def exception_levels(elf: Elf) -> dict[str, set[int]]:
+    """The handlers of the vector table (entries 2 on) by the level they run at: NMI, HardFault, or one
+    configurable priority (every other handler, as they may nest)."""
+    vectors = elf.sections.get(".vectors")
+    levels: dict[str, set[int]] = {"configurable": set(), "HardFault": set(), "NMI": set()}
+    for number, word in enumerate(words(vectors[3]) if vectors else []):
+        if number >= 2 and word != 0:
+            level = "NMI" if number == NMI else "HardFault" if number == HARDFAULT else "configurable"
+            levels[level].add(function_at(elf, word & ~1).address)
+    return levels
+
+
 def bound(path: Path, su_dirs: list[Path], objdump: str) -> Bound:
     elf = read_elf(path)
     insns = disassemble(path, objdump)
     immediates = analyse_code(elf, insns, read_su(su_dirs))
-
-    vectors = elf.sections.get(".vectors")
-    vector_words = words(vectors[3]) if vectors else []
-    in_vectors = (lambda a: vectors[0] <= a < vectors[0] + vectors[1]) if vectors else (lambda a: False)
-    # The addresses the linker wrote: 32-bit words (R_ARM_ABS32, R_ARM_TARGET1) and movw/movt immediates
-    # (R_ARM_THM_MOVW_ABS_NC, R_ARM_THM_MOVT_ABS: the pair's value is at the movt).
-    held = {elf.word(at) for at, kind in elf.relocations if kind in (2, 38) and not in_vectors(at)}
-    held |= {immediates[at] for at, kind in elf.relocations if kind in (47, 48) and at in immediates}
-    targets = sorted({w & ~1 for w in held if w is not None and w & 1 and (w & ~1) in elf.functions})
-    indirect_names = [elf.functions[a].name for a in targets]
-
-    depth: dict[int, tuple[int, list[int]]] = {}
-    on_path: list[int] = []
-
-    def deepest(address: int) -> tuple[int, list[int]]:
-        if address in depth:
-            return depth[address]
-        if address in on_path:
-            cycle = on_path[on_path.index(address):] + [address]
-            raise Refused("recursion: " + " → ".join(elf.functions[a].name for a in cycle)
-                          + " (a recursive call has no static stack bound)")
-        on_path.append(address)
-        fn = elf.functions[address]
-        if fn.problem:
-            raise Refused(fn.problem)
-        callees = {function_at(elf, to).address for to in fn.calls} | (set(targets) if fn.indirect else set())
-        best, best_path = 0, []
-        for callee in sorted(callees):
-            d, p = deepest(callee)
-            if d > best:
-                best, best_path = d, p
-        on_path.pop()
-        depth[address] = (fn.frame + best, [address] + best_path)
-        return depth[address]
-
+    targets = indirect_targets(elf, immediates)
+    depths = Depths(elf, targets)
     if elf.entry not in elf.functions:
         raise Refused(f"the entry point {elf.entry:#x} is not a function of the image")
-
-    def framed(path: list[int]) -> list[tuple[str, int]]:
-        return [(elf.functions[a].name, elf.functions[a].frame) for a in path]
-
-    thread, thread_path = deepest(elf.entry)
-    handlers: set[int] = set()
-    for number, word in enumerate(vector_words):
-        if number >= 2 and word != 0:
-            handlers.add(function_at(elf, word & ~1).address)
-    for address in sorted(handlers):
-        deepest(address)
+    thread, thread_path = depths.deepest(elf.entry)
+    levels = exception_levels(elf)
+    for address in sorted(set().union(*levels.values())):
+        depths.deepest(address)
     # An FP context can be active when an exception comes if any code that runs executes a VFP instruction.
-    vfp = any(elf.functions[a].vfp for a in depth)
+    vfp = any(elf.functions[a].vfp for a in depths.depth)
     entry_frame = (EXTENDED_FRAME if vfp else BASIC_FRAME) + ALIGN_PAD
-    levels: dict[str, set[int]] = {"configurable": set(), "HardFault": set(), "NMI": set()}
-    for number, word in enumerate(vector_words):
-        if number >= 2 and word != 0:
-            level = "NMI" if number == NMI else "HardFault" if number == HARDFAULT else "configurable"
-            levels[level].add(function_at(elf, word & ~1).address)
     exceptions, total = [], thread
     for level, handlers in levels.items():
         if handlers:
-            d, p = max(deepest(a) for a in sorted(handlers))
-            exceptions.append((level, framed(p), entry_frame))
+            d, p = max(depths.deepest(a) for a in sorted(handlers))
+            exceptions.append((level, depths.framed(p), entry_frame))
             total += entry_frame + d
-    from_code = sorted({elf.functions[a].name for a in depth if elf.functions[a].frame_from == "code"})
-    return Bound(total, framed(thread_path), exceptions, indirect_names, from_code)
+    from_code = sorted({elf.functions[a].name for a in depths.depth if elf.functions[a].frame_from == "code"})
+    return Bound(total, depths.framed(thread_path), exceptions, [elf.functions[a].name for a in targets], from_code)
 
 
 def reservation(total: int) -> int:

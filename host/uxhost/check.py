@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .errors import InputError, ToolError
 
 STEPS = 50  # each standard trace's length
 SEED = 1  # the standard traces' seed
@@ -128,7 +128,7 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
     try:
         try:
             info, specs, _ = greet(device)
-        except (LinkError, ProtocolError, UserError) as exc:
+        except (LinkError, ProtocolError, InputError, ToolError) as exc:
             report.problems.append(f"HELLO: {_one_line(exc)}")
             return report
         report.info = info
@@ -217,7 +217,7 @@ def _check_system(device, spec, info, workdir: Path, qemu, steps: int, eta: int)
             cycles, cmp_ok, detail = _run_joint(device, spec, result.eta, dump_path, qemu, steps)
         else:
             cycles, cmp_ok, detail = _run_scalar(device, spec, result.eta, dump_path, qemu, steps)
-    except (UserError, LinkError, ProtocolError, DumpError, ValueError) as exc:
+    except (ToolError, LinkError, ProtocolError, DumpError, ValueError) as exc:
         result.ok, result.detail = False, _one_line(exc)
         return result
     finally:
@@ -408,11 +408,80 @@ def _checkout() -> str:
     return f"; checkout {res.stdout.strip()}" if res.returncode == 0 and res.stdout.strip() else ""
 
 
-def _markdown(r: CheckReport) -> list[str]:
+def _info_rows(r: CheckReport) -> list[str]:
+    """The table rows of what the board reported in INFO, beside this host's versions."""
     from .dump import reset_cause_name
     from .protocol import PROTOCOL_VERSION
     from .versions import core_version
 
+    info = r.info
+    match = "match" if info.board == r.board else "**another board**"
+    built = firmware_core_version(info.fw_version)
+    core = core_version()
+    versus = ("" if built is None else
+              f" (C core {built}; this host's {core}: {'match' if built == core else '**differs**'})")
+    rows = [f"| board reported | {_cell(info.board)} ({match}) |",
+            f"| firmware | {_cell(info.fw_version)}{versus} |",
+            f"| protocol | {info.protocol} (this host: {PROTOCOL_VERSION}) |",
+            f"| reals | {info.real_bytes}-byte ({'double' if info.real_bytes >= 8 else 'float'} build) |",
+            f"| largest η | {info.max_eta} |",
+            f"| systems | {info.n_systems} |",
+            f"| cycle counter | {_cell(f'{r.timing.source}: {r.timing.unit}' if r.timing else '?')} |",
+            f"| last reset | {reset_cause_name(info.reset_cause)} |",
+            f"| core clock | {_cell(_clock_text(info, r.board))} |",
+            f"| stack high-water | {stack_high_water(info)} |"]
+    for name, value in extra_info(info).items():
+        if not name.endswith("_hz"):  # the core clock's row says it
+            rows.append(f"| INFO {name} | {_cell(str(value))} |")
+    return rows
+
+
+def _system_row(s, t) -> str:
+    """One system's row of the Systems table (t: the timing, or None)."""
+    c = s.cycles
+    cost = f"{np.median(c):,.0f}, {c.max():,}" if c.size else "—"
+    row = [s.name, s.kind, "—" if s.eta is None else str(s.eta), str(s.steps) if s.steps else "—",
+           f"**{s.verdict}**" if s.ok is False else s.verdict, cost]
+    if t and t.per_instruction:
+        row.append(f"{np.median(c) / t.per_instruction:,.0f}" if c.size else "—")
+    row.append(f"{np.median(c) / t.per_us:,.1f}" if t and t.per_us and c.size else "—")
+    detail = s.detail + (f"; {s.resends} resent request(s)" if s.resends else "")
+    return "| " + " | ".join([*row, _cell(detail)]) + " |"
+
+
+def _systems_section(r: CheckReport) -> list[str]:
+    """The Systems section: how each was checked, one row per system, the timing's notes."""
+    out = ["", "## Systems", "",
+           f"Each system's standard trace: {r.steps} steps simulated with seed {SEED} from the system table's "
+           "model, streamed with the device's default parameters and prior, refined mode (kernel likelihood), "
+           "every posterior validated against the reference. Cost: predict + update of each step after the "
+           "first (step 0 only updates), median and largest.", ""]
+    t = r.timing
+    unit = t.unit if t else "counts"
+    head = ["system", "kind", "η", "steps", "validate", f"{unit}/step (median, max)"]
+    if t and t.per_instruction:
+        head.append("instructions/step (median)")
+    head += ["µs/step (median)", "detail"]
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += [_system_row(s, t) for s in r.systems]
+    if t:
+        out += [""] + list(t.notes)
+    return out
+
+
+def _verdict_section(r: CheckReport) -> list[str]:
+    out = ["", "## Verdict", ""]
+    if r.passed:
+        out.append(f"**PASS**: {r.summary()[len('PASS: '):]}.")
+    else:
+        out.append("**FAIL**:")
+        out += [f"- {_cell(line)}" for line in r.failures()]
+    if r.notes:
+        out += ["", "Notes:"] + [f"- {_cell(n)}" for n in r.notes]
+    return out
+
+
+def _markdown(r: CheckReport) -> list[str]:
     verdict = "PASS" if r.passed else "FAIL"
     out = [f"# ux-filter board check: {r.board} — {verdict}", "",
            f"`{r.command}`, {r.started:%Y-%m-%d %H:%M} UTC, {r.seconds:.1f} s", "",
@@ -423,61 +492,12 @@ def _markdown(r: CheckReport) -> list[str]:
         out.append(f"| flashed | {_cell(r.flashed)} |")
     if r.dumps is not None:
         out.append(f"| dumps | {_cell(str(r.dumps / 'SYSTEM.jsonl'))} (`uxhost validate` replays one) |")
-    info = r.info
-    if info is not None:
-        match = "match" if info.board == r.board else "**another board**"
-        built = firmware_core_version(info.fw_version)
-        core = core_version()
-        versus = ("" if built is None else
-                  f" (C core {built}; this host's {core}: {'match' if built == core else '**differs**'})")
-        out += [f"| board reported | {_cell(info.board)} ({match}) |",
-                f"| firmware | {_cell(info.fw_version)}{versus} |",
-                f"| protocol | {info.protocol} (this host: {PROTOCOL_VERSION}) |",
-                f"| reals | {info.real_bytes}-byte ({'double' if info.real_bytes >= 8 else 'float'} build) |",
-                f"| largest η | {info.max_eta} |",
-                f"| systems | {info.n_systems} |",
-                f"| cycle counter | {_cell(f'{r.timing.source}: {r.timing.unit}' if r.timing else '?')} |",
-                f"| last reset | {reset_cause_name(info.reset_cause)} |",
-                f"| core clock | {_cell(_clock_text(info, r.board))} |",
-                f"| stack high-water | {stack_high_water(info)} |"]
-        for name, value in extra_info(info).items():
-            if not name.endswith("_hz"):  # the core clock's row says it
-                out.append(f"| INFO {name} | {_cell(str(value))} |")
+    if r.info is not None:
+        out += _info_rows(r)
     out.append(f"| host | {_cell(_host_lines())} |")
     if r.systems:
-        out += ["", "## Systems", "",
-                f"Each system's standard trace: {r.steps} steps simulated with seed {SEED} from the system table's "
-                "model, streamed with the device's default parameters and prior, refined mode (kernel likelihood), "
-                "every posterior validated against the reference. Cost: predict + update of each step after the "
-                "first (step 0 only updates), median and largest.", ""]
-        t = r.timing
-        unit = t.unit if t else "counts"
-        head = ["system", "kind", "η", "steps", "validate", f"{unit}/step (median, max)"]
-        if t and t.per_instruction:
-            head.append("instructions/step (median)")
-        head += ["µs/step (median)", "detail"]
-        out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for s in r.systems:
-            c = s.cycles
-            cost = f"{np.median(c):,.0f}, {c.max():,}" if c.size else "—"
-            row = [s.name, s.kind, "—" if s.eta is None else str(s.eta), str(s.steps) if s.steps else "—",
-                   f"**{s.verdict}**" if s.ok is False else s.verdict, cost]
-            if t and t.per_instruction:
-                row.append(f"{np.median(c) / t.per_instruction:,.0f}" if c.size else "—")
-            row.append(f"{np.median(c) / t.per_us:,.1f}" if t and t.per_us and c.size else "—")
-            detail = s.detail + (f"; {s.resends} resent request(s)" if s.resends else "")
-            out.append("| " + " | ".join([*row, _cell(detail)]) + " |")
-        if t:
-            out += [""] + list(t.notes)
-    out += ["", "## Verdict", ""]
-    if r.passed:
-        out.append(f"**PASS**: {r.summary()[len('PASS: '):]}.")
-    else:
-        out.append("**FAIL**:")
-        out += [f"- {_cell(line)}" for line in r.failures()]
-    if r.notes:
-        out += ["", "Notes:"] + [f"- {_cell(n)}" for n in r.notes]
-    return out
+        out += _systems_section(r)
+    return out + _verdict_section(r)
 
 
 def _tolerance(described: str) -> str:

@@ -46,16 +46,17 @@ class _Versions(argparse.Action):
 
 
 def _expected_errors() -> tuple[type[BaseException], ...]:
-    """Failures a user can cause or fix: reported as one line, never as a traceback."""
+    """Failures a user can cause or fix: reported as one line and exit status 2, never as a traceback. The
+    library's own are ValueError (InputError, DumpError, ProtocolError) or OSError (ToolError, QemuError, any
+    file that cannot be read or written) subclasses; the link's and the serial port's errors come as they are."""
     import serial
 
-    from .errors import UserError
     from .dump import DumpError
+    from .errors import InputError, ToolError
     from .link import LinkError
     from .protocol import ProtocolError
-    from .qemu import QemuError
 
-    return (UserError, DumpError, LinkError, ProtocolError, QemuError, serial.SerialException, OSError)
+    return (InputError, DumpError, ProtocolError, ToolError, OSError, LinkError, serial.SerialException)
 
 
 def _terminate(signum, frame):

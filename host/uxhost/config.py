@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .errors import UserError
+from .errors import InputError
 from .protocol import Likelihood, Mode, PriorKind
 
 MODES = tuple(m.name.lower() for m in Mode)
@@ -44,7 +44,7 @@ class ModelConfig:
             try:
                 object.__setattr__(self, "system_id", systems.spec(self.system).id)
             except ValueError as exc:
-                raise UserError(str(exc)) from None
+                raise InputError(str(exc)) from None
 
     def has_twin(self) -> bool:
         """Whether the Python reference has this system (else only its C code can run it)."""
@@ -81,7 +81,7 @@ def table_specs() -> dict:
 def find_spec(specs: Mapping, system: str, where: str = "the system table"):
     if system not in specs:
         known = ", ".join(specs) or "none"
-        raise UserError(f"no system {system!r} in {where} (it has: {known})")
+        raise InputError(f"no system {system!r} in {where} (it has: {known})")
     return specs[system]
 
 
@@ -97,14 +97,14 @@ def parse_params(spec, text: str | None) -> tuple[float, ...]:
                 overrides[name.strip()] = float(value)
             return spec.param_vector(**overrides)
         if any("=" in item for item in items):
-            raise UserError("--params: give either the whole vector or name=value pairs, not a mix")
+            raise InputError("--params: give either the whole vector or name=value pairs, not a mix")
         values = [float(item) for item in items]
         if len(values) != len(spec.params):
-            raise UserError(f"--params: system {spec.name} takes {len(spec.params)} parameters "
+            raise InputError(f"--params: system {spec.name} takes {len(spec.params)} parameters "
                             f"{spec.param_names}, got {len(values)}")
         return spec.param_vector(**dict(zip(spec.param_names, values)))
     except ValueError as exc:
-        raise UserError(f"--params: {exc}") from None
+        raise InputError(f"--params: {exc}") from None
 
 
 def parse_prior(text: str) -> tuple[str, float, float]:
@@ -112,13 +112,13 @@ def parse_prior(text: str) -> tuple[str, float, float]:
     kind = kind.strip().lower()
     parts = rest.split(",")
     if not sep or kind not in PRIOR_KINDS or len(parts) != 2:
-        raise UserError(f"--prior {text!r}: expected gaussian:MEAN,STD or laplace:MU,SCALE")
+        raise InputError(f"--prior {text!r}: expected gaussian:MEAN,STD or laplace:MU,SCALE")
     try:
         a, b = float(parts[0]), float(parts[1])
     except ValueError:
-        raise UserError(f"--prior {text!r}: not numbers") from None
+        raise InputError(f"--prior {text!r}: not numbers") from None
     if not (math.isfinite(a) and math.isfinite(b) and b > 0):
-        raise UserError(f"--prior {text!r}: the location must be finite and the scale positive")
+        raise InputError(f"--prior {text!r}: the location must be finite and the scale positive")
     return kind, a, b
 
 

@@ -75,9 +75,9 @@ def _board_name(data: bytes) -> str | None:
 def check_board(elf: Path | str, board: str) -> None:
     """Refuses, before anything boots or is flashed, an image built for another board: run on the wrong
     core it would only crash or hang, and the link would just time out."""
-    from .errors import UserError
+    from .errors import InputError
 
     built_for = board_of(elf)
     if built_for is not None and built_for != board:
-        raise UserError(f"{elf} was built for board {built_for}, not {board}: build it for {board} "
+        raise InputError(f"{elf} was built for board {built_for}, not {board}: build it for {board} "
                         f"(make firmware) or pick --board {built_for}")

@@ -1,6 +1,21 @@
-"""The one error type of uxhost's library modules that a person, not a programmer, caused and can fix."""
+"""The errors uxhost's library modules raise for a failure a person, not a programmer, caused and can fix.
+
+Both are ordinary Python errors, so a program that uses the library catches them as such: `InputError`
+is a `ValueError` (a value given is wrong: an option, a file's content, a name), `ToolError` an `OSError`
+(something outside the program is missing or failed: a tool, a build, a device). The CLI maps them, with the
+other library errors, to one line and exit status 2 in one place (cli.expected_errors).
+"""
 
 
-class UserError(Exception):
-    """A failure the user can fix (a missing file, a bad option, a device that is not ours): the CLI prints
-    its message as one line and exits 2."""
+class InputError(ValueError):
+    """A value the user gave is wrong (an option, a file, a model, a system's name): the message says which
+    and what would be right."""
+
+
+class ToolError(OSError):
+    """Something the program needs from outside is missing or failed (GDB, pyOCD, QEMU, a firmware image not
+    built, a device that does not answer as ours): the message says what to do."""
+
+
+# The older name of InputError, still imported by the joint modules.
+UserError = InputError

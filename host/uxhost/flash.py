@@ -7,7 +7,7 @@
 - Through a pyOCD probe (`flash_pyocd`): the target's flash algorithm from pyOCD's built-in targets or a
   CMSIS pack; pyOCD verifies what it programs.
 
-Every failure is a UserError that says what to do; nothing here waits for hardware longer than its timeout.
+Every failure is an InputError or a ToolError that says what to do; nothing here waits for hardware longer than its timeout.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .elf import vector_table_address
-from .errors import UserError
+from .errors import InputError, ToolError
 
 GDB = "gdb-multiarch"
 
@@ -52,9 +52,9 @@ def _gdb_commands(address: str, vectors: int) -> list[str]:
 def flash_gdb(elf: Path, address: str, timeout: float = 30.0) -> FlashResult:
     """Loads `elf` through the GDB server at HOST:PORT, verifies it, and starts it."""
     if shutil.which(GDB) is None:
-        raise UserError(f"{GDB} not found: run `make deps` (Debian: apt-get install --no-install-recommends {GDB})")
+        raise ToolError(f"{GDB} not found: run `make deps` (Debian: apt-get install --no-install-recommends {GDB})")
     if not re.fullmatch(r"[^:\s]+:\d+", address):
-        raise UserError(f"--gdb {address!r}: expected HOST:PORT, e.g. 127.0.0.1:3333")
+        raise InputError(f"--gdb {address!r}: expected HOST:PORT, e.g. 127.0.0.1:3333")
     args = [GDB, "-q", "-nx", "-batch"]
     for cmd in _gdb_commands(address, vector_table_address(elf)):
         args += ["-ex", cmd]
@@ -63,19 +63,19 @@ def flash_gdb(elf: Path, address: str, timeout: float = 30.0) -> FlashResult:
         res = subprocess.run(args + [str(elf)], capture_output=True, text=True, timeout=timeout,
                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        raise UserError(f"the GDB server at {address} did not finish loading {elf} within {timeout:g} s") from None
+        raise ToolError(f"the GDB server at {address} did not finish loading {elf} within {timeout:g} s") from None
     out = res.stdout + res.stderr
     verified = re.findall(r"Section (\S+), range .*: matched\.", out)
     mismatched = re.findall(r"Section (\S+), range .*: MIS-MATCHED!", out)
     loaded = re.search(r"load size (\d+)", out)
     if loaded is None:
         reason = _first_error(out) or f"{GDB} exited with code {res.returncode}"
-        raise UserError(f"could not load {elf} through the GDB server at {address}: {reason}")
+        raise ToolError(f"could not load {elf} through the GDB server at {address}: {reason}")
     if mismatched or not verified:
-        raise UserError(f"{elf} was loaded through {address} but memory does not match it "
+        raise ToolError(f"{elf} was loaded through {address} but memory does not match it "
                         f"({', '.join(mismatched) or 'no section compared'}): is the flash write-protected?")
     if "detached" not in out:
-        raise UserError(f"{elf} was loaded and verified through {address}, but the core could not be started: "
+        raise ToolError(f"{elf} was loaded and verified through {address}, but the core could not be started: "
                         f"{_first_error(out) or 'no message'}")
     return FlashResult(elf, f"GDB server {address}", tuple(verified), int(loaded.group(1)),
                        time.monotonic() - start)
@@ -99,11 +99,11 @@ def flash_pyocd(elf: Path, target: str, pack: Path | None = None, probe: str | N
     if pack is None:
         target = check_target(target)
     elif not Path(pack).is_file():
-        raise UserError(f"CMSIS pack {pack} does not exist")
+        raise InputError(f"CMSIS pack {pack} does not exist")
     probes = ConnectHelper.get_all_connected_probes(blocking=False, unique_id=probe)
     if not probes:
         which = f"with id {probe} " if probe else ""
-        raise UserError(f"no debug probe {which}is connected (pyOCD sees none): plug in the board's USB, check "
+        raise ToolError(f"no debug probe {which}is connected (pyOCD sees none): plug in the board's USB, check "
                         "its udev rules, or flash through a GDB server with --gdb")
     options = {"pack": str(pack)} if pack else {}
     start = time.monotonic()

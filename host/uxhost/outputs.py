@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import UserError
+from .errors import InputError
 
 
 def check_output(path, force: bool, also=(), resume_hint: bool = False) -> None:
@@ -16,13 +16,13 @@ def check_output(path, force: bool, also=(), resume_hint: bool = False) -> None:
     if not folder.is_dir():
         # Made folders would hide a mistyped path; the user makes them.
         why = "is not a folder" if folder.exists() else "does not exist"
-        raise UserError(f"{path}: the folder {folder} {why} (no folder is created)")
+        raise InputError(f"{path}: the folder {folder} {why} (no folder is created)")
     if path.is_dir():
-        raise UserError(f"{path} is a folder, not a file to write")
+        raise InputError(f"{path} is a folder, not a file to write")
     if force:
         return
     for existing in (path, *map(Path, also)):
         if existing.exists() or existing.is_symlink():
             way = f", or --resume {path} to continue it" if resume_hint else ""
-            raise UserError(f"{existing} exists; pass --force to replace it{way}")
+            raise InputError(f"{existing} exists; pass --force to replace it{way}")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 from xml.parsers import expat
 
-from .errors import UserError
+from .errors import InputError
 
 # A CMSIS description nests about a dozen elements deep (package, devices, family, subFamily, device,
 # variant, …) and the largest published ones are a few MB; these bounds leave room for any of them.
@@ -58,7 +58,7 @@ class Device:
         """(which build, GCC flags) for a board with this device."""
         cpu = CPUS.get(self.core)
         if cpu is None:
-            raise UserError(f"{self.name}: core {self.core} is not a Cortex-M core this project builds for")
+            raise InputError(f"{self.name}: core {self.core} is not a Cortex-M core this project builds for")
         kind, fpu_flags = FPU_BUILDS.get(self.fpu, FPU_BUILDS[None])
         return kind, f"-mthumb -mcpu={cpu} {fpu_flags}"
 
@@ -81,9 +81,9 @@ class _TooDeep(Exception):
 
 def _scan(stream: BinaryIO, size: int, name: str) -> None:
     """Reads one description from `stream` (`size` bytes, as its file or zip entry says) in chunks with expat,
-    counting the nesting; a UserError unless it is well-formed XML within the bounds, rooted at <package>."""
+    counting the nesting; an InputError unless it is well-formed XML within the bounds, rooted at <package>."""
     if size > MAX_PDSC_BYTES:
-        raise UserError(f"{name}: not a readable .pdsc: {size:,} bytes, more than the {MAX_PDSC_BYTES:,} a "
+        raise InputError(f"{name}: not a readable .pdsc: {size:,} bytes, more than the {MAX_PDSC_BYTES:,} a "
                         "CMSIS description is allowed here (refused unread)")
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -107,22 +107,22 @@ def _scan(stream: BinaryIO, size: int, name: str) -> None:
         while chunk := stream.read(1 << 16):
             seen += len(chunk)
             if seen > MAX_PDSC_BYTES:  # a zip entry may understate its size
-                raise UserError(f"{name}: not a readable .pdsc: more than the {MAX_PDSC_BYTES:,} bytes a CMSIS "
+                raise InputError(f"{name}: not a readable .pdsc: more than the {MAX_PDSC_BYTES:,} bytes a CMSIS "
                                 "description is allowed here")
             parser.Parse(chunk, False)
         parser.Parse(b"", True)
     except _TooDeep:
-        raise UserError(f"{name}: not a readable .pdsc: elements nested more than {MAX_DEPTH} deep (line "
+        raise InputError(f"{name}: not a readable .pdsc: elements nested more than {MAX_DEPTH} deep (line "
                         f"{parser.CurrentLineNumber}; a CMSIS description nests about a dozen)") from None
     except expat.ExpatError as exc:
-        raise UserError(f"{name}: not a readable .pdsc: {expat.ErrorString(exc.code)} (line {exc.lineno}, "
+        raise InputError(f"{name}: not a readable .pdsc: {expat.ErrorString(exc.code)} (line {exc.lineno}, "
                         f"column {exc.offset + 1})") from None
     if root != ["package"]:
-        raise UserError(f"{name}: not a readable .pdsc: its root element is <{root[0]}>, not <package>")
+        raise InputError(f"{name}: not a readable .pdsc: its root element is <{root[0]}>, not <package>")
 
 
 def check_description(path: Path) -> None:
-    """A UserError, with the reason, unless `path` (a .pdsc, or a .pack: a zip with its .pdsc inside) holds
+    """An InputError, with the reason, unless `path` (a .pdsc, or a .pack: a zip with its .pdsc inside) holds
     a description cmsis-pack-manager can be handed: well-formed XML, at most MAX_PDSC_BYTES, nested at most
     MAX_DEPTH deep. Nothing else is read."""
     path = Path(path)
@@ -134,13 +134,13 @@ def check_description(path: Path) -> None:
         with zipfile.ZipFile(path) as pack:
             inside = [i for i in pack.infolist() if i.filename.upper().endswith(".PDSC")]
             if not inside:
-                raise UserError(f"{path}: not a readable .pack: it holds no .pdsc")
+                raise InputError(f"{path}: not a readable .pack: it holds no .pdsc")
             for info in inside:
                 with pack.open(info) as f:
                     _scan(f, info.file_size, f"{path} ({info.filename})")
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, ValueError,
             zlib.error) as exc:
-        raise UserError(f"{path}: not a readable .pack: {' '.join(str(exc).split()) or type(exc).__name__}") \
+        raise InputError(f"{path}: not a readable .pack: {' '.join(str(exc).split()) or type(exc).__name__}") \
             from None
 
 
@@ -152,18 +152,18 @@ def add_pack(path: Path, store: Path | None = None) -> list[Device]:
 
     path, store = Path(path), Path(store or default_store())
     if not path.is_file() or path.suffix.lower() not in (".pdsc", ".pack"):
-        raise UserError(f"{path}: expected an existing .pdsc or .pack file")
+        raise InputError(f"{path}: expected an existing .pdsc or .pack file")
     check_description(path)
     store.mkdir(parents=True, exist_ok=True)
     cache = cmsis_pack_manager.Cache(True, True, json_path=str(store), data_path=str(store))
     try:
         cache.add_pack_from_path(str(path.resolve()))
     except Exception as exc:  # the Rust parser reports any malformed description this way
-        raise UserError(f"{path}: not a CMSIS pack description cmsis-pack-manager can read ({exc})") from None
+        raise InputError(f"{path}: not a CMSIS pack description cmsis-pack-manager can read ({exc})") from None
     vendor_pack = ".".join(path.name.split(".")[:2])
     found = [d for d in devices(store).values() if d.pack.split(" ")[0] == vendor_pack]
     if not found:
-        raise UserError(f"{path} describes no device (or is not named Vendor.Pack.pdsc)")
+        raise InputError(f"{path} describes no device (or is not named Vendor.Pack.pdsc)")
     return found
 
 
@@ -183,11 +183,11 @@ def probe_targets() -> list[str]:
 
 
 def check_target(name: str) -> str:
-    """`name` when pyOCD knows it, else a UserError with the closest names."""
+    """`name` when pyOCD knows it, else an InputError with the closest names."""
     known = probe_targets()
     if name.lower() in known:
         return name.lower()
     close = difflib.get_close_matches(name.lower(), known, n=5, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `uxhost packs targets` lists them"
-    raise UserError(f"pyOCD has no target {name!r}{hint} (a part missing there needs its CMSIS pack: "
+    raise InputError(f"pyOCD has no target {name!r}{hint} (a part missing there needs its CMSIS pack: "
                     "uxhost flash --pack FILE.pack)")

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from .errors import InputError, ToolError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BOARDS_DIR = REPO_ROOT / "boards"
@@ -40,7 +40,7 @@ DEFAULT_BOARD = "mps2-an500"  # the reference target: Cortex-M7 with a double-pr
 _READY = "waiting for connection"
 
 
-class QemuError(RuntimeError):
+class QemuError(ToolError):
     """QEMU is missing, or it did not start."""
 
 
@@ -65,9 +65,9 @@ def require_emulated(board: str, instead: str) -> None:
     rather: a verb that also takes --port says to use it). Without it a hardware board would fail later,
     inside QEMU's start, with a message about board.mk variables."""
     if board not in all_boards():
-        raise UserError(f"no board {board!r} in {BOARDS_DIR} (boards: {', '.join(all_boards()) or 'none'})")
+        raise InputError(f"no board {board!r} in {BOARDS_DIR} (boards: {', '.join(all_boards()) or 'none'})")
     if not emulated(board):
-        raise UserError(f"{board} is a hardware board: QEMU does not emulate it; {instead}")
+        raise InputError(f"{board} is a hardware board: QEMU does not emulate it; {instead}")
 
 
 def board_var(board: str, name: str) -> str | None:
@@ -334,14 +334,14 @@ def find_firmware(board: str, elf: Path | None = None, build_dirs=None) -> Path:
     `build_dirs` that has it (default: ./build, then the build folder of the checkout uxhost runs from)."""
     if elf is not None:
         if not elf.is_file():
-            raise UserError(f"firmware image {elf} does not exist")
+            raise InputError(f"firmware image {elf} does not exist")
         return elf
     dirs = [Path.cwd() / "build", BUILD_DIR] if build_dirs is None else [Path(d) for d in build_dirs]
     for build in dirs:
         candidate = build / board / "firmware.elf"
         if candidate.is_file():
             return candidate
-    raise UserError(f"no firmware image for {board} (build/{board}/firmware.elf not found): "
+    raise ToolError(f"no firmware image for {board} (build/{board}/firmware.elf not found): "
                        f"run `make firmware` first, or pass --elf")
 
 

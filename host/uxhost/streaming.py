@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .errors import InputError, ToolError
 
 
 @dataclass
@@ -89,7 +89,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     `config` is a ModelConfig, checked against the system the device describes under its name, or a function
     (device's specs by name, where) -> ModelConfig for a system the host may only learn from the device.
     `progress` None shows the bar only on a terminal. A device lost mid-run (a dead emulator, an
-    unplugged board) ends with a UserError that says how many steps the dump kept.
+    unplugged board) ends with a ToolError that says how many steps the dump kept.
 
     `resume`: the Dump of an earlier run of this trace and configuration that was cut short. Its steps are
     replayed on the (fresh) device first and every answer must equal the recorded posterior bit for bit —
@@ -115,7 +115,7 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
         for i, rec in enumerate(kept):
             post = step_row(device, trace, i, qemu, f"{output} is unchanged")
             if _record(trace, i, post).posterior() != rec.posterior():
-                raise UserError(f"{where} answers step k={rec.k} of the replay differently from the dump: not the "
+                raise InputError(f"{where} answers step k={rec.k} of the replay differently from the dump: not the "
                                 f"run the dump recorded (another build, board or configuration), so it cannot be "
                                 f"continued exactly; {output} is unchanged")
             tally.add(rec)
@@ -166,9 +166,9 @@ def greet(device, expect_board: str | None = None):
     try:
         info = device.hello()
     except ProtocolError as exc:
-        raise UserError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
+        raise ToolError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
     if expect_board is not None and info.board != expect_board:
-        raise UserError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
+        raise ToolError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
                         f"{expect_board} asked for: nothing was configured")
     return info, device.systems(info), f"the firmware {info.fw_version!r} on {info.board}"
 
@@ -179,12 +179,12 @@ def configure_device(device, info, specs, config, where):
 
     spec = specs.get(config.system)
     if spec is None or spec.id != config.system_id:
-        raise UserError(f"{where} has no system {config.system!r} (it has: {', '.join(specs) or 'none'})")
+        raise InputError(f"{where} has no system {config.system!r} (it has: {', '.join(specs) or 'none'})")
     if len(config.params) != len(spec.params):
-        raise UserError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
+        raise InputError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
                         f"not the {len(config.params)} asked for")
     if config.eta > info.max_eta:
-        raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
+        raise InputError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
     device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood[config.likelihood.upper()],
                      config.params, PriorKind[config.prior_kind.upper()], config.prior_a, config.prior_b)
     return spec
@@ -192,7 +192,7 @@ def configure_device(device, info, specs, config, where):
 
 def step_row(device, trace, i: int, qemu, kept: str):
     """STEP for row i of the trace (predict on all rows but the first; a NaN z is sent without evidence).
-    A lost device is a UserError that ends with what was kept (`kept`)."""
+    A lost device is a ToolError that ends with what was kept (`kept`)."""
     from uxemu.filter import observation
 
     from .link import LinkError
@@ -202,7 +202,7 @@ def step_row(device, trace, i: int, qemu, kept: str):
     try:
         return device.step(k, i > 0, float(trace.u[i]), observation(trace.z[i]))
     except (LinkError, ProtocolError) as exc:
-        raise UserError(f"{_lost(qemu, exc)} at step k={k}; {kept}") from None
+        raise ToolError(f"{_lost(qemu, exc)} at step k={k}; {kept}") from None
 
 
 def _record(trace, i: int, post):

@@ -7,7 +7,7 @@ import csv
 import math
 from pathlib import Path
 
-from .errors import UserError
+from .errors import InputError
 
 _U32 = 1 << 32
 
@@ -19,13 +19,13 @@ def load_trace(path, z_col: str = "z"):
     try:
         trace = Trace.from_csv(path, z_col)
     except FileNotFoundError:
-        raise UserError(f"trace file {path} does not exist") from None
+        raise InputError(f"trace file {path} does not exist") from None
     except UnicodeDecodeError:
-        raise UserError(f"{path}: not a text CSV file") from None
+        raise InputError(f"{path}: not a text CSV file") from None
     except (ValueError, csv.Error) as exc:
-        raise UserError(f"malformed trace: {exc}") from None
+        raise InputError(f"malformed trace: {exc}") from None
     if len(trace) == 0:
-        raise UserError(f"{path}: the trace has no rows")
+        raise InputError(f"{path}: the trace has no rows")
     lines = _data_line_numbers(path)
     for name in ("z", "u", "x"):
         column = getattr(trace, name)
@@ -37,10 +37,10 @@ def load_trace(path, z_col: str = "z"):
         if bad:
             i = bad[0]
             label = z_col if name == "z" else name
-            raise UserError(f"{path}:{lines[i]}: column {label!r} is not finite ({column[i]!r})")
+            raise InputError(f"{path}:{lines[i]}: column {label!r} is not finite ({column[i]!r})")
     for i, k in enumerate(trace.k):
         if not 0 <= k < _U32:
-            raise UserError(f"{path}:{lines[i]}: step index k={k} is outside 0 .. 2^32-1")
+            raise InputError(f"{path}:{lines[i]}: step index k={k} is outside 0 .. 2^32-1")
     return trace
 
 

@@ -10,7 +10,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .errors import UserError
+from .errors import InputError
 
 HELP = ("a model of your own: FUNCTION in the Python file FILE, of keyword parameters with numeric defaults, "
         "returning a uxemu StateSpaceModel (runs on the reference engine)")
@@ -22,13 +22,13 @@ def load_function(text: str):
 
     file_text, sep, name = text.rpartition(":")
     if not sep or not file_text or not name.isidentifier():
-        raise UserError(f"--model {text!r}: expected FILE.py:FUNCTION")
+        raise InputError(f"--model {text!r}: expected FILE.py:FUNCTION")
     path = Path(file_text)
     if not path.is_file():
-        raise UserError(f"--model: {path} does not exist")
+        raise InputError(f"--model: {path} does not exist")
     spec = importlib.util.spec_from_file_location(f"uxhost_user_model_{path.stem}", path)
     if spec is None:
-        raise UserError(f"--model: {path} is not a Python file (expected FILE.py:FUNCTION)")
+        raise InputError(f"--model: {path} is not a Python file (expected FILE.py:FUNCTION)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # as an import would: dataclasses and pickle look their module up there
     directory = str(path.parent.resolve())
@@ -37,14 +37,14 @@ def load_function(text: str):
         spec.loader.exec_module(module)
     except Exception as exc:  # the user's code: any failure is theirs to read, at their line
         del sys.modules[spec.name]
-        raise UserError(f"--model: running {path} failed at {_where(exc, path)}: {type(exc).__name__}: {exc}") from None
+        raise InputError(f"--model: running {path} failed at {_where(exc, path)}: {type(exc).__name__}: {exc}") from None
     finally:
         sys.path.remove(directory)
     function = getattr(module, name, None)
     if not callable(function):
         defined = sorted(n for n, v in vars(module).items()
                          if callable(v) and getattr(v, "__module__", None) == module.__name__)
-        raise UserError(f"--model: {path} defines no function {name} (it defines: {', '.join(defined) or 'none'})")
+        raise InputError(f"--model: {path} defines no function {name} (it defines: {', '.join(defined) or 'none'})")
     return function
 
 
@@ -59,7 +59,7 @@ def family(function, text: str):
         path = Path(text.rpartition(":")[0])
         where = _where(exc, path)
         at = "" if where == str(path) else f"{function.__name__}() failed at {where}: {type(exc).__name__}: "
-        raise UserError(f"--model: {at}{exc}") from None
+        raise InputError(f"--model: {at}{exc}") from None
 
 
 def _where(exc: BaseException, path: Path) -> str:
@@ -75,5 +75,5 @@ def from_arguments(args):
     if not getattr(args, "model", None):
         return None
     if args.system:
-        raise UserError("--model and --system: give one (a model of your own, or a system of the table)")
+        raise InputError("--model and --system: give one (a model of your own, or a system of the table)")
     return family(load_function(args.model), args.model)

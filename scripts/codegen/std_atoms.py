@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import sys
 
+from . import facts
 from .common import ROOT, banner
 
 SOURCE = "emulator/uxemu/laws.py (STANDARD_FORMS, standard_atoms)"
 OUTPUT = ROOT / "firmware/src/ux/std_atoms.c"
-MAX_LOG2_ETA = 6
+MAX_LOG2_ETA = facts.limits()["MAX_LOG2_ETA"]
 # The C name of each law class with a standard form; a new form without one stops generation.
 C_KINDS = {"Normal": "UX_LAW_GAUSSIAN", "Laplace": "UX_LAW_LAPLACE", "Uniform": "UX_LAW_UNIFORM",
            "Exponential": "UX_LAW_EXPONENTIAL"}

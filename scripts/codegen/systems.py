@@ -5,6 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from . import facts
 from .common import ROOT, banner, replace_region
 
 SOURCE = "firmware/src/models/systems.toml"
@@ -13,7 +14,7 @@ PRIORS = {"gaussian": "UX_LAW_GAUSSIAN", "laplace": "UX_LAW_LAPLACE"}
 DOMAIN_TEXT = {"real": "", "positive": " > 0", "nonnegative": " ≥ 0"}
 
 
-MAX_DIM = 4  # UX_MAX_DIM of ux/joint.h
+MAX_DIM = facts.limits()["MAX_DIM"]
 
 
 def _prior_ok(prior) -> bool:

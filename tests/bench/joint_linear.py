@@ -54,10 +54,11 @@ class CModel:
             scale[0] = R
 
         self._fns = (jn.TRANSITION_FN(transition), jn.NOISES_FN(noises), jn.KERNEL_FN(kernel))
-        self.code = jn.CodeStruct(2, 1, self._fns[0], self._fns[1], 0, self._fns[2], None, 1)
+        address = [C.cast(fn, C.c_void_p) for fn in self._fns]  # the mirrors hold function pointers as addresses
+        self.code = jn.CodeStruct(2, 1, address[0], address[1], 0, address[2], None, 1)
         prior = (jn._Law * jn.MAX_DIM)(*[jn._Law(0, m, s, 0.0) for m, s in PRIOR])
         self.model = jn.ModelStruct(250, b"linear", b"linear-Gaussian check", 0, None, None, None, 2, prior,
-                                    C.cast(C.pointer(self.code), C.c_void_p))
+                                    C.pointer(self.code))
         self.ptr = C.cast(C.pointer(self.model), C.c_void_p).value
 
 

@@ -1,5 +1,5 @@
 """The predictive mixture's density at the quadrature's nodes by product recurrence (uxemu._mixture_nodes,
-ux/filter.c mixture_on_nodes; docs/semantics.md, "Filter density") against the exponentials it replaces."""
+ux/filter_density.c mixture_on_nodes; docs/semantics.md, "Filter density") against the exponentials it replaces."""
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st

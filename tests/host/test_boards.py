@@ -10,7 +10,7 @@ import pytest
 import uxemu
 from uxhost import qemu
 from uxhost.cli import build_parser
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 
 from cli_run import run_cli
 
@@ -154,5 +154,5 @@ def test_qemu_verbs_refuse_a_hardware_board_in_one_line(board, verb, trace, tmp_
 
 
 def test_require_emulated_names_an_unknown_board():
-    with pytest.raises(UserError, match="no board 'no-such-board' in"):
+    with pytest.raises(InputError, match="no board 'no-such-board' in"):
         qemu.require_emulated("no-such-board", "")

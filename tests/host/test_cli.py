@@ -13,7 +13,7 @@ import pytest
 import uxemu
 from uxhost import __version__
 from uxhost.cli import main
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 from uxhost.commands import COMMANDS
 
 from cli_run import run_cli
@@ -150,6 +150,41 @@ def test_unknown_system_is_a_one_line_error_naming_the_known_ones(tmp_path, caps
     assert all(name in err for name in systems.names())
 
 
+def test_library_errors_are_value_and_os_errors():
+    # A program using the library catches them as Python's own; the CLI needs no error type of its own.
+    from uxhost.errors import ToolError
+    from uxhost.qemu import QemuError
+
+    assert issubclass(InputError, ValueError) and issubclass(ToolError, OSError) and issubclass(QemuError, OSError)
+
+
+@pytest.mark.parametrize("error", ["InputError", "ToolError", "QemuError", "DumpError", "ProtocolError"])
+def test_the_cli_maps_every_library_error_to_one_line_and_exit_2(error, monkeypatch, tmp_path, capsys):
+    from uxhost import dump, errors, protocol, qemu
+    from uxhost.commands import simulate
+
+    cls = {"InputError": errors.InputError, "ToolError": errors.ToolError, "QemuError": qemu.QemuError,
+           "DumpError": dump.DumpError, "ProtocolError": protocol.ProtocolError}[error]
+
+    def fail(args):
+        raise cls("what went wrong,\n  and what to do")
+
+    monkeypatch.setattr(simulate, "run", fail)
+    code, out, err = run_cli(capsys, "simulate", "--system", "gss", "--steps", 5, "--seed", 1, "-o", tmp_path / "t.csv")
+    assert (code, out, err) == (2, "", "uxhost simulate: error: what went wrong, and what to do\n")
+
+
+def test_an_unexpected_error_is_not_mapped(monkeypatch, tmp_path, capsys):
+    from uxhost.commands import simulate
+
+    def fail(args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(simulate, "run", fail)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["simulate", "--system", "gss", "--steps", "5", "--seed", "1", "-o", str(tmp_path / "t.csv")])
+
+
 @pytest.mark.parametrize("params, complaint", [
     ("1,2,3", "takes 2 parameters"),
     ("sigma_v=abc", "--params"),
@@ -202,7 +237,7 @@ def test_observation_column_is_chosen_and_other_columns_are_ignored(tmp_path):
     path.write_text("timestamp,k,temp,humidity\n2026-11-23T08:00:00,0,21.5,40\n2026-11-23T08:00:01,1,21.7,41\n")
     trace = load_trace(path, z_col="temp")
     assert list(trace.z) == [21.5, 21.7] and list(trace.k) == [0, 1] and trace.x is None
-    with pytest.raises(UserError, match="no observation column 'pressure' .it has: timestamp, k, temp, humidity"):
+    with pytest.raises(InputError, match="no observation column 'pressure' .it has: timestamp, k, temp, humidity"):
         load_trace(path, z_col="pressure")
 
 

@@ -15,7 +15,7 @@ import pytest
 import uxemu
 from uxhost import qemu
 from uxhost.cli import main
-from uxhost.errors import UserError
+from uxhost.errors import ToolError
 from uxhost.streaming import stream_trace
 from uxhost.config import ModelConfig
 from uxhost.dump import load_dump
@@ -164,9 +164,9 @@ def test_qemu_dies_with_a_host_killed_by_sigkill():
         os.kill(pid, 0)
 
 
-def stream_killed_at(board, elf, trace, cfg, out, step, trace_path=None) -> UserError:
+def stream_killed_at(board, elf, trace, cfg, out, step, trace_path=None) -> ToolError:
     """Streams `trace` to a fresh QEMU of `board` whose process is killed just before STEP number `step`
-    (0-based); returns the UserError the stream ends with."""
+    (0-based); returns the ToolError the stream ends with."""
     with qemu.boot(board, elf) as instance:
         class KilledAtStep(Device):
             steps = 0
@@ -179,7 +179,7 @@ def stream_killed_at(board, elf, trace, cfg, out, step, trace_path=None) -> User
 
         device = Device.open(instance.url, timeout=1.0)
         device.__class__ = KilledAtStep
-        with device, pytest.raises(UserError) as exc:
+        with device, pytest.raises(ToolError) as exc:
             stream_trace(device, trace, cfg, out, trace_path=trace_path, qemu=instance)
     return exc.value
 

@@ -7,13 +7,13 @@ import pytest
 import uxemu
 from uxhost import qemu
 from uxhost.cli import main
-from uxhost.errors import UserError
+from uxhost.errors import ToolError
 from uxhost.qemu import find_firmware
 from uxhost.dump import load_dump
 
 
 def test_missing_image_tells_to_run_make_firmware(tmp_path):
-    with pytest.raises(UserError) as exc:
+    with pytest.raises(ToolError) as exc:
         find_firmware("mps2-an500", build_dirs=[tmp_path / "build"])
     assert str(exc.value) == ("no firmware image for mps2-an500 (build/mps2-an500/firmware.elf not found): "
                               "run `make firmware` first, or pass --elf")

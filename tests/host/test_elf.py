@@ -3,7 +3,7 @@ import pytest
 
 from uxhost import qemu
 from uxhost.elf import board_of, check_board
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 
 
 @pytest.mark.parametrize("board", qemu.boards())
@@ -15,7 +15,7 @@ def test_each_built_image_names_its_board(board):
     check_board(elf, board)
     other = next((b for b in qemu.boards() if b != board), None)
     if other:
-        with pytest.raises(UserError, match=f"was built for board {board}, not {other}"):
+        with pytest.raises(InputError, match=f"was built for board {board}, not {other}"):
             check_board(elf, other)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from uxhost import qemu
 from uxhost.cli import main
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 from uxhost.packs import MAX_DEPTH, MAX_PDSC_BYTES, add_pack, check_target, devices
 
 pytest.importorskip("pyocd")
@@ -29,7 +29,7 @@ def test_the_reference_targets_are_built_into_pyocd():
 
 
 def test_a_mistyped_target_gets_the_closest_names():
-    with pytest.raises(UserError, match="no target 'stm32f767z'; did you mean stm32f767zi"):
+    with pytest.raises(InputError, match="no target 'stm32f767z'; did you mean stm32f767zi"):
         check_target("stm32f767z")
 
 

@@ -127,7 +127,7 @@ def test_refocused_first_density_matches_reference(nat, mode):
 def test_an_unresolved_quadrature_falls_back_as_the_reference_does(nat, sid, mode):
     # A process noise of 1e-6 (tests/emulator/test_filter_density.py): the C core's every step's evidence,
     # update and density, bit for bit the reference's — the steps whose nodes do not resolve the numerator
-    # among them (ux/filter.c resolves, FilterDensity.resolves).
+    # among them (ux/filter_density.c resolves, FilterDensity.resolves).
     spec = systems.spec(sid)
     noise = next(p.name for p in spec.params if p.name in ("q", "sigma_eta", "sigma_v", "sigma"))
     params = spec.param_vector(**{noise: 1e-6})

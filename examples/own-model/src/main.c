@@ -103,7 +103,7 @@ int main(void)
         put(" sd=");
         put_milli(sqrt(var));
         put(" status=");
-        put_int(status); /* UX_OK 0, UX_FALLBACK, UX_REFOCUSED … (ux/config.h) */
+        put_int(status); /* UX_OK 0, UX_FALLBACK, UX_REFOCUSED … (ux/facts.h) */
         put(" bits=");
         put_bits(z);
         put(",");

@@ -117,6 +117,20 @@ typedef enum {
     UX_DENSITY_MIXTURE = 2, /* predictive mixture × likelihood / Z */
 } ux_density_form;
 
+/* The posterior's density (ux_filter_pdf): its form and what reading it needs. A new posterior resets it
+ * as a whole (filter_density_reset in the core); the arrays it names live in the filter's workspace. */
+typedef struct {
+    ux_real log_norm;   /* log of its normaliser, once computed (norm_ready) */
+    ux_real lo, hi;     /* the first update's region, when region */
+    unsigned m;         /* the last update's m (its likelihood factor) */
+    uint8_t form;       /* ux_density_form */
+    uint8_t lik;        /* 1: it carries the likelihood factor (0 after a fallback) */
+    uint8_t count;      /* its mixture components (centres, weights in the workspace) */
+    uint8_t J;          /* its evidence count (positions, weights in the workspace) */
+    uint8_t norm_ready; /* 1: log_norm holds this posterior's normaliser */
+    uint8_t region;     /* 1: its support is [lo, hi] */
+} ux_filter_density;
+
 /* All state of one filter. Treat as opaque; read it through the functions below. */
 typedef struct {
     const ux_model *model;
@@ -135,13 +149,11 @@ typedef struct {
     size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
     ux_status last;                           /* status of the last update */
     ux_real log_evidence;                     /* log p(z_k | z_0..k−1) of the last update */
-    ux_real dens_log_norm;                    /* log of the density's normaliser, once computed */
-    ux_real dens_lo, dens_hi;                 /* the first update's region, when dens_region */
     double log_likelihood;                    /* Σ of log_evidence over every update since init */
     ux_law prior;                             /* the prior law (its density serves the first update) */
+    ux_filter_density density;                /* how ux_filter_pdf reads the posterior */
     uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
     ux_real pred_u;                           /* u of the last predict */
-    unsigned dens_m;                          /* the last update's m (the density's likelihood factor) */
     ux_real gate;                             /* the innovation gate, standard deviations (ux_filter_set_gate) */
     ux_real test_ratio;                       /* the last update's ν²/S (NaN: not taken) */
     ux_real post_var;                         /* smooth: the posterior's variance, when has_var */
@@ -149,12 +161,6 @@ typedef struct {
     ux_real departure;                        /* smooth: how far the model's own posterior mean may be */
     uint8_t gate_outliers;                    /* 1: an observation failing the gate is treated as missing */
     uint8_t fresh;                            /* 1 until the first update */
-    uint8_t density;                          /* ux_density_form of the posterior's density */
-    uint8_t dens_lik;                         /* 1: it carries the likelihood factor (0 after a fallback) */
-    uint8_t dens_count;                       /* its mixture components (centres, weights in the workspace) */
-    uint8_t dens_J;                           /* its evidence count (positions, weights in the workspace) */
-    uint8_t dens_norm_ready;                  /* 1: dens_log_norm holds this posterior's normaliser */
-    uint8_t dens_region;                      /* 1: the density's support is [dens_lo, dens_hi] */
     uint8_t spread;                           /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
     uint8_t smooth;                           /* refined with additive Gaussian process noise ("Filter") */
     uint8_t pending;                          /* the staged prediction's mixture components (smooth) */

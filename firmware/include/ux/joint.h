@@ -14,11 +14,6 @@
 #include "value.h"
 #include "workspace.h"
 
-/* Largest dimension of a joint value (compile-time; each unit costs UX_MAX_ETA reals per ux_joint). */
-#ifndef UX_MAX_DIM
-#define UX_MAX_DIM 4
-#endif
-
 /*
  * Invariants of every joint value the core returns: 1 ≤ dim ≤ UX_MAX_DIM, 1 ≤ count ≤ eta ≤ UX_MAX_ETA,
  * finite positions, w > 0 summing to 1 up to rounding, no two atoms equal. Atom i's component k is

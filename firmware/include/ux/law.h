@@ -10,20 +10,7 @@
 #include "config.h"
 #include "value.h"
 
-/*
- * The numbering of the first two matches the link protocol's prior_kind. The fields take numpy.random's
- * and scipy.stats' parameters in their order (docs/semantics.md, "Parametric constructors"):
- */
-typedef enum {
-    UX_LAW_GAUSSIAN = 0,    /* a = mean μ, b = standard deviation σ > 0: normal(loc, scale) */
-    UX_LAW_LAPLACE = 1,     /* a = loc, b = scale > 0 (density e^{−|x−loc|/scale} / 2·scale) */
-    UX_LAW_UNIFORM = 2,     /* a = low < b = high */
-    UX_LAW_EXPONENTIAL = 3, /* a = scale > 0 = the mean (rate 1/scale), support [0, ∞) */
-    UX_LAW_STUDENT_T = 4,   /* a = df > 1, b = loc, c = scale > 0: loc + scale·T, T ~ t(df) */
-    UX_LAW_LOGNORMAL = 5,   /* a = μ, b = σ > 0 of the logarithm: lognormal(mean, sigma) */
-    UX_LAW_POINT = 6        /* a = the value */
-} ux_law_kind;
-
+/* The kinds (ux_law_kind, UX_LAW_GAUSSIAN …) and what a, b, c hold for each are in ux/facts.h. */
 typedef struct {
     ux_law_kind kind;
     ux_real a, b, c;

@@ -295,73 +295,101 @@ static ux_status kernel_loglik(const ux_observation *obs, const ux_real *px, siz
     return UX_OK;
 }
 
-/* Sampler form: y_i = h(x_i, noise…) over the noises' outer product, non-finite points dropped,
- * TTR in evaluation order, normalise; ℓ_i = m Σ_k ω_k log pdf_{y_i}(z_k). */
-static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
-                                const ux_real *omega, ux_real *ell, ux_arena *arena)
+/* The sampler form's sizes: P, the points of the noises' outer product, and n, log2 of the size its laws are
+ * reduced to (obs->eta, else the largest eta of the noises). UX_ERR_ARG for a missing or malformed noise. */
+static ux_status sampler_sizes(const ux_observation *obs, size_t *P, unsigned *n)
 {
-    size_t P = 1, i, p;
-    unsigned r, k, n;
+    unsigned r, eta = obs->eta;
     int ln;
-    ux_real *y, *w;
-    uint8_t *cell;
-    unsigned eta = obs->eta;
-
     if (obs->noise == NULL || obs->n_noise < 1 || obs->n_noise >= UX_MAX_ARGS)
         return UX_ERR_ARG;
+    *P = 1;
     for (r = 0; r < obs->n_noise; ++r) {
         const ux_value *v = obs->noise[r];
         if (v == NULL || v->count < 1 || v->count > UX_MAX_ETA)
             return UX_ERR_ARG;
-        P *= v->count;
+        *P *= v->count;
         if (eta == 0 && v->eta > eta)
             eta = v->eta;
     }
     ln = ux_log2_eta(eta);
     if (ln < 0)
         return UX_ERR_ARG;
-    n = (unsigned)ln;
+    *n = (unsigned)ln;
+    return UX_OK;
+}
+
+/* y = h(x, noise…) at the P points of the noises' outer product (last noise fastest), weights the noises'
+ * products; points the model cannot evaluate, or of weight 0, leave the law (the only place mass is
+ * dropped). Returns the points kept, in evaluation order. */
+static size_t sampler_points(const ux_observation *obs, ux_real x, size_t P, ux_real *y, ux_real *w)
+{
+    uint32_t idx[UX_MAX_ARGS] = {0};
+    ux_real args[UX_MAX_ARGS];
+    size_t live = 0, p;
+    unsigned r;
+    args[0] = x;
+    for (p = 0; p < P; ++p) {
+        ux_real q = obs->noise[0]->w[idx[0]], v;
+        for (r = 1; r < obs->n_noise; ++r)
+            q = q * obs->noise[r]->w[idx[r]];
+        for (r = 0; r < obs->n_noise; ++r)
+            args[r + 1] = obs->noise[r]->x[idx[r]];
+        v = obs->sampler(args, obs->ctx);
+        if (ux_finite(v) && q != 0) {
+            y[live] = v;
+            w[live] = q;
+            ++live;
+        }
+        for (r = obs->n_noise; r-- > 0;) {
+            if (++idx[r] < obs->noise[r]->count)
+                break;
+            idx[r] = 0;
+        }
+    }
+    return live;
+}
+
+/* Σ_k ω_k log pdf_y(z_k) of the law of the `live` points y, w reduced by TTR at 2^n (cell: its scratch). */
+static ux_real sampler_point_loglik(ux_real *y, ux_real *w, size_t live, unsigned n, uint8_t *cell,
+                                    const ux_evidence *ev, const ux_real *omega)
+{
+    ux_real split[UX_MAX_ETA], acc = 0;
+    size_t c = live > 0 ? ux_ttr(y, w, live, n, cell) : 0;
+    unsigned k;
+    if (c < 2) { /* a one-atom law has no density */
+        for (k = 0; k < ev->count; ++k)
+            acc = acc + omega[k] * -UX_INF;
+        return acc;
+    }
+    ux_normalise(w, c);
+    ux_split_points(y, w, c, split);
+    for (k = 0; k < ev->count; ++k)
+        acc = acc + omega[k] * UX_LOG(ux_pdf_atoms(y, w, c, split, ev->z[k]));
+    return acc;
+}
+
+/* Sampler form: y_i = h(x_i, noise…) over the noises' outer product, non-finite points dropped,
+ * TTR in evaluation order, normalise; ℓ_i = m Σ_k ω_k log pdf_{y_i}(z_k). */
+static ux_status sampler_loglik(const ux_observation *obs, const ux_real *px, size_t count, const ux_evidence *ev,
+                                const ux_real *omega, ux_real *ell, ux_arena *arena)
+{
+    size_t P, i;
+    unsigned n;
+    ux_real *y, *w;
+    uint8_t *cell;
+    ux_status st = sampler_sizes(obs, &P, &n);
+
+    if (st != UX_OK)
+        return st;
     y = ux_arena_reals(arena, P);
     w = ux_arena_reals(arena, P);
     cell = ux_arena_bytes(arena, P);
     if (y == NULL || w == NULL || cell == NULL)
         return UX_ERR_WORKSPACE;
-
     for (i = 0; i < count; ++i) {
-        uint32_t idx[UX_MAX_ARGS] = {0};
-        ux_real args[UX_MAX_ARGS], split[UX_MAX_ETA], acc = 0;
-        size_t live = 0, c;
-        args[0] = px[i];
-        for (p = 0; p < P; ++p) {
-            ux_real q = obs->noise[0]->w[idx[0]], v;
-            for (r = 1; r < obs->n_noise; ++r)
-                q = q * obs->noise[r]->w[idx[r]];
-            for (r = 0; r < obs->n_noise; ++r)
-                args[r + 1] = obs->noise[r]->x[idx[r]];
-            v = obs->sampler(args, obs->ctx);
-            /* Points the model cannot evaluate leave the law (the only place mass is dropped). */
-            if (ux_finite(v) && q != 0) {
-                y[live] = v;
-                w[live] = q;
-                ++live;
-            }
-            for (r = obs->n_noise; r-- > 0;) {
-                if (++idx[r] < obs->noise[r]->count)
-                    break;
-                idx[r] = 0;
-            }
-        }
-        c = live > 0 ? ux_ttr(y, w, live, n, cell) : 0;
-        if (c < 2) { /* a one-atom law has no density */
-            for (k = 0; k < ev->count; ++k)
-                acc = acc + omega[k] * -UX_INF;
-        } else {
-            ux_normalise(w, c);
-            ux_split_points(y, w, c, split);
-            for (k = 0; k < ev->count; ++k)
-                acc = acc + omega[k] * UX_LOG(ux_pdf_atoms(y, w, c, split, ev->z[k]));
-        }
-        ell[i] = (ux_real)ev->m * acc;
+        size_t live = sampler_points(obs, px[i], P, y, w);
+        ell[i] = (ux_real)ev->m * sampler_point_loglik(y, w, live, n, cell, ev, omega);
     }
     return UX_OK;
 }
@@ -484,31 +512,79 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
     return ux_bayes_laplace_ess(out, obs, px, pw, prior_count, ev, eta, src, ws, log_evidence, &ess, NULL);
 }
 
+/* UX_OK when obs names a likelihood the core can evaluate: a kernel of a family with a standard density, or a
+ * sampler; else UX_ERR_ARG. */
+static ux_status check_observation(const ux_observation *obs)
+{
+    if (obs->form == UX_LIK_KERNEL)
+        return obs->kernel != NULL && ux_std_logpdf(obs->family, 0) == ux_std_logpdf(obs->family, 0) ? UX_OK
+                                                                                                      : UX_ERR_ARG;
+    return obs->form == UX_LIK_SAMPLER && obs->sampler != NULL ? UX_OK : UX_ERR_ARG;
+}
+
+/* The log domain's posterior from the log-likelihoods ell (docs/semantics.md, "BayesLaplace"): w'_i =
+ * w_i·exp(ℓ_i − L), L = max_i ℓ_i, zero weights dropped (order kept), TTR into out; UX_FALLBACK and the prior
+ * reduced when L is not finite. ell's memory serves as TTR's cells once it is read. */
+static ux_status bayes_log_domain(ux_value *out, ux_real *px, ux_real *pw, size_t prior_count, ux_real *ell,
+                                  unsigned eta, unsigned n, ux_sources *src, ux_real *log_evidence, ux_real *ess,
+                                  ux_real *spread)
+{
+    ux_real top = -UX_INF, prior_mass = 0, mass = 0, square = 0;
+    uint8_t *cell = (uint8_t *)(void *)ell; /* a real is ≥ a byte */
+    size_t i, kept = 0;
+    for (i = 0; i < prior_count; ++i) {
+        prior_mass += pw[i];
+        if (ell[i] > top)
+            top = ell[i];
+    }
+    if (!ux_finite(top)) {
+        /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
+        ux_value_set(out, px, pw, ux_ttr(px, pw, prior_count, n, cell), eta, ux_sources_fresh(src));
+        if (log_evidence != NULL)
+            *log_evidence = top;
+        *ess = (ux_real)NAN;
+        return UX_FALLBACK;
+    }
+    /* The best hypothesis keeps its prior weight, so the weights cannot all underflow (TTR writes `cell`
+     * only after this). */
+    for (i = 0; i < prior_count; ++i) {
+        ux_real wi = pw[i] * UX_EXP(ell[i] - top);
+        mass += wi;
+        square = square + wi * wi;
+        if (wi != 0) {
+            px[kept] = px[i];
+            pw[kept] = wi;
+            ++kept;
+        }
+    }
+    if (spread != NULL)
+        *spread = ux_points_var(px, pw, kept);
+    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, n, cell), eta, ux_sources_fresh(src));
+    /* log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, with the same max subtracted. */
+    if (log_evidence != NULL)
+        *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
+    *ess = mass * mass / square;
+    return UX_OK;
+}
+
 ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                                const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
                                ux_real *log_evidence, ux_real *ess, ux_real *spread)
 {
-    ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0, square = 0;
+    ux_real omega[UX_MAX_ETA];
     ux_real *ell;
-    uint8_t *cell;
     ux_arena arena;
     ux_workspace rest;
     ux_status st;
-    size_t i, kept;
     int n = ux_log2_eta(eta);
 
     if (out == NULL || obs == NULL || px == NULL || pw == NULL || prior_count == 0 || src == NULL || n < 0)
         return UX_ERR_ARG;
     st = ux_evidence_weights(ev, omega); /* refused evidence before any work */
-    if (st != UX_OK)
-        return st;
-    if (obs->form == UX_LIK_KERNEL) {
-        if (obs->kernel == NULL || ux_std_logpdf(obs->family, 0) != ux_std_logpdf(obs->family, 0))
-            return UX_ERR_ARG; /* no kernel, or a family without a standard density */
-    } else if (obs->form != UX_LIK_SAMPLER || obs->sampler == NULL) {
-        return UX_ERR_ARG;
-    }
-    st = ux_arena_open(&arena, ws);
+    if (st == UX_OK)
+        st = check_observation(obs);
+    if (st == UX_OK)
+        st = ux_arena_open(&arena, ws);
     if (st != UX_OK)
         return st;
     ell = ux_arena_reals(&arena, prior_count);
@@ -524,46 +600,7 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
     st = ux_log_likelihoods(obs, px, prior_count, ev, ell, &rest); /* a NaN ℓ_i (impossible) is −∞ */
     if (st != UX_OK)
         return st;
-
-    /* L = max_i ℓ_i. */
-    top = -UX_INF;
-    for (i = 0; i < prior_count; ++i) {
-        prior_mass += pw[i];
-        if (ell[i] > top)
-            top = ell[i];
-    }
-    /* TTR's cell of each atom reuses the log-weights' memory once they are read (a real is ≥ a byte). */
-    cell = (uint8_t *)(void *)ell;
-    if (!ux_finite(top)) {
-        /* Every likelihood zero (or one infinite, which cannot be weighed): keep the prior. */
-        size_t r = ux_ttr(px, pw, prior_count, (unsigned)n, cell);
-        ux_value_set(out, px, pw, r, eta, ux_sources_fresh(src));
-        if (log_evidence != NULL)
-            *log_evidence = top;
-        *ess = (ux_real)NAN;
-        return UX_FALLBACK;
-    }
-    /* w'_i = w_i·exp(ℓ_i − L): the best hypothesis keeps its prior weight, so the weights cannot all
-     * underflow; zero weights dropped, the order kept (TTR writes `cell` only after this). */
-    kept = 0;
-    for (i = 0; i < prior_count; ++i) {
-        ux_real wi = pw[i] * UX_EXP(ell[i] - top);
-        mass += wi;
-        square = square + wi * wi;
-        if (wi != 0) {
-            px[kept] = px[i];
-            pw[kept] = wi;
-            ++kept;
-        }
-    }
-    if (spread != NULL)
-        *spread = ux_points_var(px, pw, kept);
-    ux_value_set(out, px, pw, ux_ttr(px, pw, kept, (unsigned)n, cell), eta, ux_sources_fresh(src));
-    /* log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, with the same max subtracted. */
-    if (log_evidence != NULL)
-        *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
-    *ess = mass * mass / square;
-    return UX_OK;
+    return bayes_log_domain(out, px, pw, prior_count, ell, eta, (unsigned)n, src, log_evidence, ess, spread);
 }
 
 ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,

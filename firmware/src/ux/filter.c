@@ -2,26 +2,20 @@
  * The BayesLaplace filter: x̂_0 = quantized prior; each step predict = lift(transition, {posterior,
  * process noise}), update = BayesLaplace. Refined mode hands all η² predictive atoms to the update;
  * paper mode reduces them to η first; mixture mode is refined, then replaces the posterior atoms by its
- * quadrature density's piecewise-linear law through its nodes reduced to η (mixture_posterior).
+ * quadrature density's piecewise-linear law through its nodes reduced to η (filter_density.c).
  *
  * Workspace layout (fixed at init): the staged prediction (η² positions and weights) at the start, then
  * the density's four η-real areas (the posterior mixture's centres and log-weights, the update's evidence
  * positions and weights), followed by scratch that predict, update and
- * ux_filter_pdf each carve afresh.
+ * ux_filter_pdf each carve afresh. The posterior's density and its quadrature are in filter_density.c.
  */
-#include "internal.h"
-#include "ux/filter.h"
+#include "filter_internal.h"
 #include "ux/pdf.h"
 #include "ux/stats.h"
 #include "ux/ttr.h"
 
 #include <string.h>
 
-/* The density's areas in the workspace, after the staged prediction (UX_FILTER_DENSITY_BYTES). The mixture's
- * components, 2η each: centres c_i, log w_i − log σ_i, scales σ_i, weights w_i, split flags (bytes); then η
- * each: the posterior atoms' cell spreads (mixture mode, valid while f->spread), evidence, its weights, and
- * the split noise atoms (η/2 positions, then η/2 weights; smooth, η ≥ 4). */
-enum { A_C, A_LW, A_S, A_CW, A_SPLIT, A_V, A_Z, A_OM, A_HALF };
 
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
@@ -79,21 +73,6 @@ static ux_real *staged_w(const ux_filter *f)
 {
     return (ux_real *)(void *)((unsigned char *)f->ws.mem + UX_WS_REALS((size_t)f->eta * f->eta));
 }
-static ux_real *area(const ux_filter *f, unsigned a)
-{
-    size_t at = a < A_V ? a * UX_WS_REALS(2 * (size_t)f->eta)
-                        : A_V * UX_WS_REALS(2 * (size_t)f->eta) + (a - A_V) * UX_WS_REALS(f->eta);
-    return (ux_real *)(void *)((unsigned char *)f->ws.mem + 2 * UX_WS_REALS((size_t)f->eta * f->eta) + at);
-}
-static unsigned char *split_flags(const ux_filter *f) { return (unsigned char *)(void *)area(f, A_SPLIT); }
-static ux_workspace scratch(const ux_filter *f)
-{
-    ux_workspace w;
-    size_t skip = 2 * UX_WS_REALS((size_t)f->eta * f->eta) + UX_FILTER_DENSITY_BYTES(f->eta);
-    w.mem = (unsigned char *)f->ws.mem + skip;
-    w.bytes = f->ws_used - skip;
-    return w;
-}
 
 /* The smooth filter's noise atoms ε_j (docs/semantics.md, "Filter"): N(0, 1) quantized at η, then centred and
  * scaled to mean 0 and variance 1 (sums in atom order), so each predictive component keeps its variance. */
@@ -147,19 +126,10 @@ static void bin_spreads(const ux_value *b, ux_real *v)
     }
 }
 
-ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws)
+/* UX_OK when cfg names a model, η, a mode and a likelihood form the model has; else UX_ERR_ARG. */
+static ux_status check_config(const ux_filter_config *cfg)
 {
-    ux_model_noises nz;
     const ux_model *model;
-    ux_law prior;
-    ux_arena arena;
-    ux_status st;
-    unsigned i;
-    size_t need;
-
-    if (f == NULL)
-        return UX_ERR_ARG;
-    memset(f, 0, sizeof *f);
     if (cfg == NULL || cfg->model == NULL || cfg->model->n_params > UX_MODEL_MAX_PARAMS)
         return UX_ERR_ARG;
     model = cfg->model;
@@ -169,9 +139,48 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     if (cfg->likelihood == UX_LIK_KERNEL ? model->code->kernel == NULL
                                          : (cfg->likelihood != UX_LIK_SAMPLER || model->code->sampler == NULL))
         return UX_ERR_ARG;
+    return UX_OK;
+}
+
+/* The prior and the noises quantized at η, each from a fresh source: the belief, the process noise (smooth:
+ * the standard normal's atoms, standardised), the kernel's inner noise or the sampler's noises. */
+static ux_status quantize_laws(ux_filter *f, const ux_law *prior, const ux_model_noises *nz)
+{
+    ux_status st = ux_quantize(prior, f->eta, &f->posterior, &f->sources);
+    unsigned i;
+    if (st == UX_OK)
+        st = ux_quantize(f->smooth ? &STANDARD_NORMAL : &nz->process, f->eta, &f->process, &f->sources);
+    if (st == UX_OK && f->smooth)
+        standardise(f->process.x, f->process.w, f->process.count);
+    if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz->n_inner > 0) {
+        f->n_inner = 1;
+        st = ux_quantize(&nz->inner, f->eta, &f->inner, &f->sources);
+    }
+    if (st == UX_OK && f->likelihood == UX_LIK_SAMPLER) {
+        f->n_noise = nz->n_noise;
+        for (i = 0; i < nz->n_noise && st == UX_OK; ++i)
+            st = ux_quantize(&nz->noise[i], f->eta, &f->noise[i], &f->sources);
+    }
+    return st;
+}
+
+ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws)
+{
+    ux_model_noises nz;
+    const ux_model *model;
+    ux_law prior;
+    ux_arena arena;
+    ux_status st;
+    size_t need;
+
+    if (f == NULL)
+        return UX_ERR_ARG;
+    memset(f, 0, sizeof *f);
+    if ((st = check_config(cfg)) != UX_OK)
+        return st;
+    model = cfg->model;
     if (ux_model_params(model, cfg->params, f->params) != UX_OK)
         return UX_ERR_DOMAIN;
-
     need = ux_filter_workspace_bytes(model, cfg->eta, cfg->mode, cfg->likelihood);
     st = ux_arena_open(&arena, &ws);
     if (st != UX_OK || ws.bytes < need)
@@ -182,26 +191,11 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->mode = cfg->mode;
     f->likelihood = cfg->likelihood;
     ux_sources_init(&f->sources);
-
     model->code->noises(f->params, &nz);
     prior = cfg->prior != NULL ? *cfg->prior : model->prior;
     f->smooth = (uint8_t)(cfg->mode == UX_MODE_REFINED && model->code->additive_noise &&
                           nz.process.kind == UX_LAW_GAUSSIAN);
-    st = ux_quantize(&prior, f->eta, &f->posterior, &f->sources);
-    if (st == UX_OK)
-        st = ux_quantize(f->smooth ? &STANDARD_NORMAL : &nz.process, f->eta, &f->process, &f->sources);
-    if (st == UX_OK && f->smooth)
-        standardise(f->process.x, f->process.w, f->process.count);
-    if (st == UX_OK && f->likelihood == UX_LIK_KERNEL && nz.n_inner > 0) {
-        f->n_inner = 1;
-        st = ux_quantize(&nz.inner, f->eta, &f->inner, &f->sources);
-    }
-    if (st == UX_OK && f->likelihood == UX_LIK_SAMPLER) {
-        f->n_noise = nz.n_noise;
-        for (i = 0; i < nz.n_noise && st == UX_OK; ++i)
-            st = ux_quantize(&nz.noise[i], f->eta, &f->noise[i], &f->sources);
-    }
-    if (st != UX_OK) {
+    if ((st = quantize_laws(f, &prior, &nz)) != UX_OK) {
         memset(f, 0, sizeof *f);
         return st == UX_ERR_ARG ? UX_ERR_DOMAIN : st; /* a bad prior law is a domain error */
     }
@@ -214,8 +208,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
     f->info = UX_R(1.0); /* no kernel before an update has said how much it took */
-    f->density = (uint8_t)((prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE) ? UX_DENSITY_PRIOR
-                                                                                          : UX_DENSITY_BINS);
+    filter_density_reset(&f->density, prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE ? UX_DENSITY_PRIOR
+                                                                                                 : UX_DENSITY_BINS, 0);
     f->model = model; /* set last: a filter with a model is a configured filter */
     return UX_OK;
 }
@@ -227,6 +221,9 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
     ux_normalise(w, r);
     return r;
 }
+
+/* The split flags of the mixture's components (A_SPLIT, one byte each). */
+static unsigned char *split_flags(const ux_filter *f) { return (unsigned char *)(void *)filter_area(f, A_SPLIT); }
 
 /* Whether the transition bends the cell whose two points' images have midpoint `mid` and half-distance `tau`:
  * |τ| > σ and f at the cell's mean x more than UX_CELL_BEND·|τ| from the midpoint (UX_CELL_BEND). */
@@ -245,10 +242,10 @@ static int cell_bends(const ux_filter *f, const ux_model_ctx *ctx, ux_real x, ux
  * density is read); `split` marks a split cell's (its points take the η/2 noise atoms). */
 static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux_real w, ux_real log_s, int split)
 {
-    area(f, A_C)[n] = c;
-    area(f, A_S)[n] = s;
-    area(f, A_CW)[n] = w;
-    area(f, A_LW)[n] = UX_LOG(w) - log_s;
+    filter_area(f, A_C)[n] = c;
+    filter_area(f, A_S)[n] = s;
+    filter_area(f, A_CW)[n] = w;
+    filter_area(f, A_LW)[n] = UX_LOG(w) - log_s;
     split_flags(f)[n] = (unsigned char)split;
 }
 
@@ -290,7 +287,7 @@ static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_
 {
     ux_model_noises nz;
     ux_model_ctx ctx;
-    const ux_real *c = area(f, A_C), *s = area(f, A_S), *v = area(f, A_V);
+    const ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S), *v = filter_area(f, A_V);
     ux_real args[2], log_sigma;
     size_t i, n = 0, j;
 
@@ -391,12 +388,12 @@ static void kernel_belief(const ux_filter *f, const ux_value *b, ux_real *x, ux_
  * UX_ERR_DOMAIN where a centre, a scale or a point is not finite. */
 static ux_status smooth_points(ux_filter *f, const ux_value *belief, ux_real *x, ux_real *w, size_t *count)
 {
-    const ux_real *c = area(f, A_C), *s = area(f, A_S), *cw = area(f, A_CW);
+    const ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S), *cw = filter_area(f, A_CW);
     const unsigned char *split = split_flags(f);
-    ux_real *atoms = area(f, A_C) + f->eta; /* the upper half: components are written below each atom read */
-    ux_real *half_x = area(f, A_HALF), *half_w = half_x + f->eta / 2;
+    ux_real *atoms = filter_area(f, A_C) + f->eta; /* the upper half: components are written below each atom read */
+    ux_real *half_x = filter_area(f, A_HALF), *half_w = half_x + f->eta / 2;
     size_t i, j, n = 0, components, halves = f->eta >= 4 ? half_noise(&f->process, half_x, half_w) : 0;
-    kernel_belief(f, belief, atoms, area(f, A_V));
+    kernel_belief(f, belief, atoms, filter_area(f, A_V));
     f->spread = 1;
     components = mixture_components(f, atoms, belief->w, belief->count);
     if (components == 0)
@@ -435,7 +432,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
     points = (size_t)f->eta * f->eta;
-    rest = scratch(f);
+    rest = filter_scratch(f);
     st = ux_arena_open(&arena, &rest);
     if (st != UX_OK)
         return st;
@@ -475,7 +472,7 @@ ux_status ux_filter_predict(ux_filter *f, uint32_t k, double u)
         ux_real u0 = f->pred_u;
         f->pred_k = k;
         f->pred_u = (ux_real)u;
-        f->density = f->density == UX_DENSITY_MIXTURE ? (uint8_t)UX_DENSITY_BINS : f->density;
+        f->density.form = f->density.form == UX_DENSITY_MIXTURE ? (uint8_t)UX_DENSITY_BINS : f->density.form;
         st = smooth_points(f, &belief, x, w, &count);
         if (st != UX_OK) {
             f->pred_k = k0;
@@ -514,7 +511,7 @@ static void set_posterior_var(ux_filter *f, ux_real v)
  * reduced to η atoms and normalised, exactly as a fallback leaves it. */
 static ux_status no_evidence(ux_filter *f)
 {
-    ux_workspace rest = scratch(f);
+    ux_workspace rest = filter_scratch(f);
     ux_arena arena;
     ux_real *x = staged_x(f), *w = staged_w(f);
     uint8_t *cell;
@@ -534,14 +531,12 @@ static ux_status no_evidence(ux_filter *f)
     /* Its density is the predictive mixture (or the prior's) without a likelihood factor. */
     if (f->staged > 0) {
         size_t components = f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
-        f->density = (uint8_t)(components > 0 ? UX_DENSITY_MIXTURE : UX_DENSITY_BINS);
-        f->dens_count = (uint8_t)components;
-    } else if (!(f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE))) {
-        f->density = UX_DENSITY_BINS;
+        filter_density_reset(&f->density, components > 0 ? UX_DENSITY_MIXTURE : UX_DENSITY_BINS, components);
+    } else if (f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE)) {
+        filter_density_reset(&f->density, (ux_density_form)f->density.form, f->density.count);
+    } else {
+        filter_density_reset(&f->density, UX_DENSITY_BINS, f->density.count);
     }
-    f->dens_lik = 0;
-    f->dens_norm_ready = 0;
-    f->dens_region = 0;
     f->spread = 0;
     if (f->smooth && f->staged > 0) { /* the prediction's points: their variance, and no information taken */
         set_posterior_var(f, ux_points_var(x, w, count));
@@ -559,14 +554,14 @@ static ux_status no_evidence(ux_filter *f)
  * later update sees the η² points of a prediction, the first sees the prior law quantized at
  * min(η², UX_MAX_ETA) atoms rather than at η, so a prior much wider than the likelihood still has atoms
  * where the likelihood is. */
-static unsigned first_prior_atoms(const ux_filter *f)
+unsigned filter_first_prior_atoms(const ux_filter *f)
 {
     unsigned m = f->eta * f->eta;
     return m < UX_MAX_ETA ? m : UX_MAX_ETA;
 }
 
 /* The update's observation model (ctx and noise are the caller's, referenced by obs). */
-static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs)
+void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs)
 {
     unsigned k;
     ux_model_context(f->model, f->params, 0, 0, ctx);
@@ -584,10 +579,6 @@ static void observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
     obs->n_noise = f->n_noise;
     obs->eta = f->eta;
 }
-
-/* Not inlined: their node scratch frames stay off ux_filter_update's, which BayesLaplace's deep path shares. */
-__attribute__((noinline)) static int mixture_posterior(ux_filter *f, ux_real *log_evidence);
-__attribute__((noinline)) static int first_region(ux_filter *f);
 
 /* The evidence as reals (omega NULL: equal weights), checked before the staged prior is touched, so that a
  * rejected update changes nothing: UX_ERR_ARG without z or with J outside 1..UX_MAX_ETA, UX_ERR_DOMAIN for
@@ -615,7 +606,7 @@ static size_t stage_update_prior(ux_filter *f)
 {
     size_t count = f->staged;
     if (count == 0 && f->fresh && f->mode != UX_MODE_PAPER)
-        count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), staged_x(f), staged_w(f));
+        count = ux_quantize_scaled(&f->prior, filter_first_prior_atoms(f), staged_x(f), staged_w(f));
     if (count == 0) {
         memcpy(staged_x(f), f->posterior.x, f->posterior.count * sizeof(ux_real));
         memcpy(staged_w(f), f->posterior.w, f->posterior.count * sizeof(ux_real));
@@ -625,7 +616,7 @@ static size_t stage_update_prior(ux_filter *f)
 }
 
 /* The form of the posterior's density after an update (docs/semantics.md, "Filter density"). */
-static uint8_t update_density_form(const ux_filter *f, unsigned J, int predicted, size_t components)
+static ux_density_form update_density_form(const ux_filter *f, unsigned J, int predicted, size_t components)
 {
     if (J > f->eta)
         return UX_DENSITY_BINS;
@@ -644,18 +635,18 @@ static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real 
                                       unsigned m, int first, ux_real ess, ux_real *log_evidence)
 {
     int concentrated = 0, refocus;
-    if (f->density == UX_DENSITY_BINS)
+    if (f->density.form == UX_DENSITY_BINS)
         return st;
-    memcpy(area(f, A_Z), zr, J * sizeof(ux_real));
-    memcpy(area(f, A_OM), wr, J * sizeof(ux_real));
-    f->dens_J = (uint8_t)J;
-    f->dens_m = m;
-    f->dens_lik = st == UX_OK;
-    if (first && f->mode != UX_MODE_PAPER && f->density == UX_DENSITY_PRIOR && f->dens_lik)
-        concentrated = first_region(f);
+    memcpy(filter_area(f, A_Z), zr, J * sizeof(ux_real));
+    memcpy(filter_area(f, A_OM), wr, J * sizeof(ux_real));
+    f->density.J = (uint8_t)J;
+    f->density.m = m;
+    f->density.lik = st == UX_OK;
+    if (first && f->mode != UX_MODE_PAPER && f->density.form == UX_DENSITY_PRIOR && f->density.lik)
+        concentrated = filter_first_region(f);
     refocus = f->smooth ? ess < (ux_real)(UX_REFOCUS_ESS * f->eta) : concentrated;
-    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->dens_lik && mixture_posterior(f, log_evidence) && refocus &&
-        first)
+    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->density.lik && filter_mixture_posterior(f, log_evidence) &&
+        refocus && first)
         return UX_REFOCUSED;
     return st;
 }
@@ -761,8 +752,8 @@ static void prior_moments(const ux_filter *f, size_t count, ux_real *mean, ux_re
  * non-finite one). Returns st. */
 static ux_status update_failed(ux_filter *f, ux_status st, size_t components, int predicted, unsigned J)
 {
-    if (components > 0 || (predicted && J <= f->eta && f->density == UX_DENSITY_MIXTURE))
-        f->density = UX_DENSITY_BINS;
+    if (components > 0 || (predicted && J <= f->eta && f->density.form == UX_DENSITY_MIXTURE))
+        f->density.form = UX_DENSITY_BINS;
     return st;
 }
 
@@ -794,7 +785,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     first = !predicted && f->fresh;
     count = stage_update_prior(f);
 
-    observation(f, &ctx, noise, &obs);
+    filter_observation(f, &ctx, noise, &obs);
     ev.z = zr;
     ev.omega = wr;
     ev.count = J;
@@ -808,7 +799,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         return UX_OUTLIER;
     }
     components = update_components(f, predicted, J);
-    rest = scratch(f);
+    rest = filter_scratch(f);
     if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
         prior_moments(f, count, &prior_mean, &prior_var);
     linear = linear_applies(f, &obs, &ev, count, prior_mean, prior_var, &lin);
@@ -820,10 +811,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     if (st < 0)
         return update_failed(f, st, components, predicted, J);
     weighed = st == UX_OK;
-    f->density = update_density_form(f, J, predicted, components);
-    f->dens_count = (uint8_t)components;
-    f->dens_norm_ready = 0;
-    f->dens_region = 0;
+    filter_density_reset(&f->density, update_density_form(f, J, predicted, components), components);
     f->spread = 0; /* the update's own posterior has no cell spreads; mixture_posterior's has */
     if (f->smooth) /* a fallback keeps the prior atoms: their variance */
         set_posterior_var(f, weighed ? spread : prior_var);
@@ -848,509 +836,6 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     return f->last;
 }
 
-/* Component i's term of the predictive mixture's log density at t: (log w_i − log σ_i) + g((t − c_i)/σ_i), with
- * the standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting the
- * constant is adding g(0) = −log √(2π)). */
-static ux_real component_log(const ux_filter *f, ux_real t, size_t i, ux_real g0)
-{
-    ux_real v = (t - area(f, A_C)[i]) / area(f, A_S)[i];
-    return area(f, A_LW)[i] + (UX_R(-0.5) * v * v + g0);
-}
-
-/* log of the predictive mixture's density at t: logsumexp_i of component_log, as ux_logsumexp computes it,
- * each term computed again in the sum rather than kept (no scratch of 2η reals on the stack). */
-static ux_real mixture_log_density(const ux_filter *f, ux_real t)
-{
-    const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0);
-    ux_real top = component_log(f, t, 0, g0), sum = 0;
-    size_t i, n = f->dens_count;
-    for (i = 0; i < n; ++i) {
-        ux_real a = component_log(f, t, i, g0);
-        if (isnan(a))
-            return -UX_INF;
-        top = a > top ? a : top;
-    }
-    if (!ux_finite(top))
-        return -UX_INF;
-    if (n == 1) /* as ux_logsumexp: exp(0) = 1 and log(1) = 0 exactly */
-        return top + UX_R(0.0);
-    for (i = 0; i < n; ++i)
-        sum = sum + UX_EXP(component_log(f, t, i, g0) - top);
-    return top + UX_LOG(sum);
-}
-
-/* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
- * the others). */
-static UX_ALWAYS_INLINE ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
-                                      const ux_workspace *rest)
-{
-    const ux_value *noise[UX_MODEL_MAX_NOISES];
-    ux_observation obs;
-    ux_evidence ev;
-    ux_model_ctx ctx;
-    observation(f, &ctx, noise, &obs);
-    ev.z = area(f, A_Z);
-    ev.omega = area(f, A_OM);
-    ev.count = f->dens_J;
-    ev.m = f->dens_m;
-    return ux_log_likelihoods(&obs, t, count, &ev, u, rest);
-}
-
-/* The base law's log density at t: the predictive mixture's, or the prior law's. */
-static ux_real base_log(const ux_filter *f, ux_real t)
-{
-    if (f->density == UX_DENSITY_MIXTURE)
-        return mixture_log_density(f, t);
-    return ux_std_logpdf(f->prior.kind, (t - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
-}
-
-/* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
- * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
- * −∞ where it is 0. Returns the likelihood's status (UX_OK without one). Not for BINS. */
-static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
-                                const ux_workspace *rest)
-{
-    size_t p;
-
-    if (f->dens_lik) {
-        ux_status st = node_log_likelihoods(f, t, count, u, rest);
-        if (st != UX_OK)
-            return st;
-    }
-    for (p = 0; p < count; ++p) {
-        ux_real base = base_log(f, t[p]);
-        if (f->dens_lik) {
-            base = base + u[p];
-            base = isnan(base) ? -UX_INF : base;
-        }
-        u[p] = base;
-    }
-    return UX_OK;
-}
-
-/* numerator_logs at one point; NaN should the likelihood fail. */
-static ux_real numerator_log(const ux_filter *f, ux_real t, const ux_workspace *rest)
-{
-    ux_real u;
-    return numerator_logs(f, &t, 1, &u, rest) == UX_OK ? u : (ux_real)NAN;
-}
-
-/* Node k of the density's quadrature: lo + k·h. */
-static ux_real node_position(ux_real lo, ux_real h, size_t k) { return lo + (ux_real)k * h; }
-
-/* Node k's trapezoid term for the numerator's value e there: ½ e at the two ends. */
-static ux_real trapezoid_term(unsigned k, ux_real e)
-{
-    return (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
-}
-
-/* The interval the density's base law holds all but a negligible part of its mass in: the union of the
- * mixture's components c_i ± UX_DENSITY_GAUSSIAN_REACH σ_i, or the prior law's location ± its reach in
- * scales; the first update's region when it has one. */
-static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
-{
-    if (f->dens_region) {
-        *lo = f->dens_lo;
-        *hi = f->dens_hi;
-    } else if (f->density == UX_DENSITY_MIXTURE) {
-        const ux_real *c = area(f, A_C), *s = area(f, A_S);
-        const ux_real reach = (ux_real)UX_DENSITY_GAUSSIAN_REACH;
-        ux_real low = c[0] - reach * s[0], high = c[0] + reach * s[0];
-        size_t i;
-        for (i = 1; i < f->dens_count; ++i) {
-            ux_real l = c[i] - reach * s[i], r = c[i] + reach * s[i];
-            low = l < low ? l : low;
-            high = r > high ? r : high;
-        }
-        *lo = low;
-        *hi = high;
-    } else {
-        ux_real reach = (ux_real)(f->prior.kind == UX_LAW_GAUSSIAN ? UX_DENSITY_GAUSSIAN_REACH
-                                                                   : UX_DENSITY_LAPLACE_REACH) * f->prior.b;
-        *lo = f->prior.a - reach;
-        *hi = f->prior.a + reach;
-    }
-}
-
-/* The linear interpolant through the nodes is their law convolved with a triangle of width h, which adds
- * h²/6 to the variance; the atoms (normalised weights) are shrunk about their mean to take it out again,
- * to no spread at all should they hold less. Sums in atom order. */
-static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t count, ux_real h)
-{
-    ux_real mean = 0, var = 0, scale;
-    size_t i;
-    for (i = 0; i < count; ++i)
-        mean = mean + w[i] * x[i];
-    for (i = 0; i < count; ++i)
-        var = var + w[i] * ((x[i] - mean) * (x[i] - mean));
-    if (!(var > 0))
-        return;
-    scale = var - h * h / UX_R(6.0);
-    scale = scale > 0 ? UX_SQRT(scale / var) : 0;
-    for (i = 0; i < count; ++i)
-        x[i] = mean + (x[i] - mean) * scale;
-}
-
-/* Consecutive equal positions (atoms shrunk within rounding of one another) as one atom: masses added left to
- * right, spreads (unless v is NULL) mass-weighted. Returns the count. */
-static size_t merge_equal(ux_real *x, ux_real *w, ux_real *v, size_t count)
-{
-    size_t i, out = 0;
-    for (i = 0; i < count; ++i) {
-        if (out > 0 && x[i] == x[out - 1]) {
-            ux_real total = w[out - 1] + w[i];
-            if (v != NULL)
-                v[out - 1] = (w[out - 1] * v[out - 1] + w[i] * v[i]) / total;
-            w[out - 1] = total;
-            continue;
-        }
-        x[out] = x[i];
-        w[out] = w[i];
-        if (v != NULL)
-            v[out] = v[i];
-        ++out;
-    }
-    return out;
-}
-
-/* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
- * 0 when they do not fit (cannot happen: init checked the mode's bound). */
-static int node_arrays(const ux_filter *f, ux_real **t, ux_real **u, ux_workspace *rest)
-{
-    ux_arena arena;
-    *rest = scratch(f);
-    if (ux_arena_open(&arena, rest) != UX_OK)
-        return 0;
-    *t = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    *u = ux_arena_reals(&arena, UX_DENSITY_NODES);
-    *rest = ux_arena_rest(&arena);
-    return *t != NULL && *u != NULL;
-}
-
-/* u[i] ← e_i = exp(u[i] − max u) in place; returns max u. When that is not finite (the numerator vanishes or
- * overflows at every point) u is left as it was. */
-static ux_real to_relative(ux_real *u, size_t count)
-{
-    ux_real top = -UX_INF;
-    size_t i;
-    for (i = 0; i < count; ++i)
-        top = u[i] > top ? u[i] : top;
-    if (ux_finite(top))
-        for (i = 0; i < count; ++i)
-            u[i] = UX_EXP(u[i] - top);
-    return top;
-}
-
-/* The bracket of points with relative numerator e (to_relative; docs/semantics.md, "Filter", the
- * quadrature's region): *first and *last become the first and the last point whose e is at least
- * UX_REFOCUS_FLOOR (unchanged when none is: cannot happen after to_relative); returns how many are, and
- * their Σ e (all points, in order) in *sum. */
-static size_t bracket(const ux_real *e, size_t count, size_t *first, size_t *last, ux_real *sum)
-{
-    size_t i, kept = 0;
-    *sum = 0;
-    for (i = 0; i < count; ++i) {
-        *sum += e[i];
-        if (e[i] >= UX_REFOCUS_FLOOR) {
-            *first = kept == 0 ? i : *first;
-            *last = i;
-            ++kept;
-        }
-    }
-    return kept;
-}
-
-/* The length of mixture_on_nodes' runs: a run's first term is an exponential and each next one two
- * products further, so every term is within about NODE_RUN·(NODE_RUN + 1)/2 roundings of its exponential
- * (double: 3e-14 of itself, float: 8e-6). */
-#define NODE_RUN 16
-
-/* Adds one mixture component's terms amp·exp(−v·v/2), v = (t_k − c)/σ, to s[k] at the nodes k = from,
- * from + step, … (step ±1) before `end`, in runs of NODE_RUN nodes: a run's first term and its ratio to the
- * next, exp(−(v·d + d·d/2)) with d = h/σ moving v away from c, are exponentials; then term ← term·ratio,
- * ratio ← ratio·exp(−d·d). From the node nearest c outward the terms only fall, so the first term below
- * the smallest normal ends the component's contribution (the rest are smaller still). */
-static void add_component_run(ux_real *s, long from, long step, long end, ux_real lo, ux_real h, ux_real c,
-                              ux_real sigma, ux_real amp)
-{
-    const ux_real d = h / sigma, q = UX_EXP(-(d * d));
-    ux_real term = 0, ratio = 0;
-    long k, n;
-    for (k = from, n = 0; k != end; k += step, ++n) {
-        if (n % NODE_RUN == 0) {
-            ux_real v = (node_position(lo, h, (size_t)k) - c) / sigma, away = step > 0 ? v : -v;
-            term = amp * UX_EXP(UX_R(-0.5) * v * v);
-            ratio = UX_EXP(-(away * d + UX_R(0.5) * d * d));
-        }
-        if (!(term >= UX_NORMAL_MIN))
-            return;
-        s[k] = s[k] + term;
-        term = term * ratio;
-        ratio = ratio * q;
-    }
-}
-
-/* The predictive mixture's density at the nodes lo + k·h into s (docs/semantics.md, "Filter density"):
- * s_k = Σ_i a_i·exp(−v·v/2), a_i = exp((log w_i − log σ_i) + g(0)), v = (t_k − c_i)/σ_i, summed in i order,
- * each component's terms by add_component_run outward from the node nearest c_i — 2 products per node and
- * component where mixture_log_density takes an exponential and a division (GSS at η = 16: 2,064 of them
- * per region). */
-static void mixture_on_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *s)
-{
-    const ux_real *c = area(f, A_C), *lw = area(f, A_LW), *sd = area(f, A_S);
-    const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0), last = (ux_real)UX_DENSITY_INTERVALS;
-    size_t i, k;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        s[k] = 0;
-    for (i = 0; i < f->dens_count; ++i) {
-        ux_real amp = UX_EXP(lw[i] + g0), r = (c[i] - lo) / h;
-        long nearest = !(r > 0) ? 0 : r >= last ? (long)UX_DENSITY_INTERVALS : (long)(r + UX_R(0.5));
-        add_component_run(s, nearest, 1, (long)UX_DENSITY_NODES, lo, h, c[i], sd[i], amp);
-        add_component_run(s, nearest - 1, -1, -1, lo, h, c[i], sd[i], amp);
-    }
-}
-
-/* The log numerator at the nodes lo + k·h into e, from their log-likelihoods ell: the base law's log density
- * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (mixture_on_nodes) where
- * s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in every component's
- * tail). Not inlined: its frame stays off the one that evaluates the likelihood. */
-__attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h,
-                                                     const ux_real *ell, ux_real *e)
-{
-    const int mixture = f->density == UX_DENSITY_MIXTURE;
-    size_t k;
-    if (mixture)
-        mixture_on_nodes(f, lo, h, e);
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real t = node_position(lo, h, k), base, u;
-        if (ell[k] == -UX_INF) {
-            e[k] = -UX_INF;
-            continue;
-        }
-        if (!mixture)
-            base = base_log(f, t);
-        else if (e[k] >= UX_LINEAR_MIN && ux_finite(e[k]))
-            base = UX_LOG(e[k]);
-        else
-            base = mixture_log_density(f, t);
-        u = base + ell[k];
-        e[k] = isnan(u) ? -UX_INF : u;
-    }
-}
-
-/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k = exp(u_k − max u). Returns max u (not finite: the
- * numerator vanishes or overflows at every node), or NaN should the likelihood fail. */
-static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
-                           const ux_workspace *rest)
-{
-    size_t k;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        e[k] = node_position(lo, h, k);
-    if (node_log_likelihoods(f, e, UX_DENSITY_NODES, ell, rest) != UX_OK)
-        return (ux_real)NAN;
-    node_numerators(f, lo, h, ell, e);
-    return to_relative(e, UX_DENSITY_NODES);
-}
-
-/* Whether the trapezoid on the nodes lo + k·h resolves the density's numerator (UX_NODE_RESOLUTION,
- * UX_COMPONENT_SPAN). */
-static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
-{
-    ux_real largest = UX_FABS(lo) > UX_FABS(hi) ? UX_FABS(lo) : UX_FABS(hi);
-    if (!(h >= (ux_real)UX_NODE_RESOLUTION * UX_EPS * largest))
-        return 0;
-    if (f->density == UX_DENSITY_MIXTURE) {
-        const ux_real *s = area(f, A_S);
-        ux_real widest = s[0];
-        size_t i;
-        for (i = 1; i < f->dens_count; ++i)
-            widest = s[i] > widest ? s[i] : widest;
-        return widest >= UX_COMPONENT_SPAN * h;
-    }
-    return 1;
-}
-
-/* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
- * narrowed to its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket
- * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
- * log-likelihoods), [*lo, *hi] the region, *h its node spacing. Returns log Z, the trapezoid sum of the e_k
- * in node order; not finite when the numerator vanishes or overflows at every node, Z is not finite or the
- * nodes of some round do not resolve the numerator (resolves: −∞), NaN should the likelihood fail. The nodes
- * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
- * (ux_filter_workspace_bytes). */
-static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
-                          ux_real *hi, ux_real *h)
-{
-    ux_real top, sum = 0;
-    unsigned k, r;
-    density_support(f, lo, hi);
-    for (r = 0;; ++r) {
-        size_t first = 0, last = 0, kept;
-        ux_real mass, nlo, nhi;
-        *h = (*hi - *lo) / (ux_real)UX_DENSITY_INTERVALS;
-        if (!resolves(f, *lo, *hi, *h)) /* every round's: a narrowing that zooms onto one spike misses the rest */
-            return -UX_INF;
-        top = weigh_nodes(f, *lo, *h, ell, e, rest);
-        if (!ux_finite(top))
-            return top;
-        if (r == UX_REFOCUS_ROUNDS)
-            break;
-        kept = bracket(e, UX_DENSITY_NODES, &first, &last, &mass);
-        nlo = first > 0 ? node_position(*lo, *h, first - 1) : *lo;
-        nhi = last + 1 < UX_DENSITY_NODES ? node_position(*lo, *h, last + 1) : *hi;
-        if (kept >= UX_REGION_NODES || (nlo == *lo && nhi == *hi))
-            break;
-        *lo = nlo;
-        *hi = nhi;
-    }
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        sum += trapezoid_term(k, e[k]);
-    return top + UX_LOG(sum * *h);
-}
-
-/* log Z of the density ("Filter density"): the quadrature's; 0 without a likelihood factor (the base law is
- * its own density); the update's evidence should the numerator vanish or overflow at every node, or the
- * nodes not resolve it. */
-static ux_real density_log_norm(const ux_filter *f)
-{
-    ux_workspace rest;
-    ux_real *ell, *e, lo, hi, h, out;
-    if (!f->dens_lik)
-        return 0;
-    if (!node_arrays(f, &ell, &e, &rest))
-        return f->log_evidence;
-    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
-    return ux_finite(out) ? out : f->log_evidence;
-}
-
-/* The quadrature posterior's cells sum squares of their positions: a region whose nodes reach beyond
- * √(largest real)/1024 would overflow them (a prior of scale 1e219), so its update keeps its own posterior. */
-static int within_moment_reach(ux_real first, ux_real last)
-{
-    ux_real reach = UX_SQRT(UX_REAL_MAX) / UX_R(1024.0);
-    return UX_FABS(first) < reach && UX_FABS(last) < reach;
-}
-
-/* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
- * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
- * variance; its region becomes the density's support and its log Z the step's evidence, written to
- * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, Z is not finite or the
- * nodes do not resolve the numerator, the update's own posterior and evidence stay (returns 0). */
-static int mixture_posterior(ux_filter *f, ux_real *log_evidence)
-{
-    ux_workspace rest;
-    ux_real *ell, *e, lo, hi, h, out, *spreads;
-    size_t count;
-
-    if (!node_arrays(f, &ell, &e, &rest))
-        return 0;
-    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
-    if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
-        return 0;
-    /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
-     * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
-    spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? area(f, A_V) : NULL;
-    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w, spreads);
-    ux_normalise(f->posterior.w, count);
-    remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
-    count = merge_equal(f->posterior.x, f->posterior.w, spreads, count);
-    if (f->smooth) { /* the quadrature law's variance: its atoms' and its cells' spreads */
-        ux_real within = 0, *v = area(f, A_V);
-        size_t i;
-        f->posterior.count = (uint32_t)count;
-        for (i = 0; i < count; ++i) {
-            ux_real p = f->posterior.w[i] * v[i];
-            within = within + p;
-        }
-        f->post_var = ux_var(&f->posterior) + within;
-    }
-    f->posterior.count = (uint32_t)count;
-    f->posterior.eta = f->eta;
-    f->dens_lo = lo;
-    f->dens_hi = hi;
-    f->dens_region = 1;
-    f->dens_log_norm = out;
-    f->dens_norm_ready = 1;
-    f->spread = f->mode == UX_MODE_MIXTURE; /* the next predict's components carry the cells' spreads */
-    *log_evidence = out;
-    return 1;
-}
-
-/* The first update's region (docs/semantics.md, "Filter"): the bracket of the prior atoms it weighed (the
- * prior law quantized again: BayesLaplace reordered them); it becomes the density's support. Returns 1 when
- * the atoms were concentrated (the largest e, 1, holds at least half of Σ e): the posterior is then
- * refocused. Needs the nodes' scratch, as mixture_posterior. */
-static int first_region(ux_filter *f)
-{
-    ux_workspace rest;
-    ux_real *t, *u, lo, hi, sum;
-    size_t count, first = 0, last = 0;
-
-    if (!node_arrays(f, &t, &u, &rest))
-        return 0;
-    density_support(f, &lo, &hi);
-    count = ux_quantize_scaled(&f->prior, first_prior_atoms(f), t, u); /* u: the weights, overwritten */
-    if (numerator_logs(f, t, count, u, &rest) != UX_OK || !ux_finite(to_relative(u, count)))
-        return 0;
-    bracket(u, count, &first, &last, &sum);
-    f->dens_lo = first > 0 ? t[first - 1] : lo;
-    f->dens_hi = last + 1 < count ? t[last + 1] : hi;
-    f->dens_region = 1;
-    return sum <= UX_R(2.0);
-}
-
-/* The density's log normaliser, computed at the first need after an update. */
-static ux_real cached_log_norm(ux_filter *f)
-{
-    if (!f->dens_norm_ready) {
-        f->dens_log_norm = density_log_norm(f);
-        f->dens_norm_ready = 1;
-    }
-    return f->dens_log_norm;
-}
-
-static ux_real filter_logpdf(ux_filter *f, ux_real tr)
-{
-    if (f->density == UX_DENSITY_BINS) {
-        ux_real p = ux_pdf(&f->posterior, tr);
-        return p > 0 ? UX_LOG(p) : -UX_INF;
-    }
-    {
-        ux_workspace rest = scratch(f);
-        return numerator_log(f, tr, &rest) - cached_log_norm(f);
-    }
-}
-
-double ux_filter_density_log_evidence(ux_filter *f)
-{
-    if (f == NULL || f->model == NULL)
-        return (double)NAN;
-    if (f->density == UX_DENSITY_BINS || !f->dens_lik)
-        return (double)f->log_evidence;
-    return (double)cached_log_norm(f);
-}
-
-double ux_filter_logpdf(ux_filter *f, double t)
-{
-    if (f == NULL || f->model == NULL)
-        return (double)NAN;
-    return (double)filter_logpdf(f, (ux_real)t);
-}
-
-double ux_filter_pdf(ux_filter *f, double t)
-{
-    ux_real lp;
-    if (f == NULL || f->model == NULL)
-        return (double)NAN;
-    lp = filter_logpdf(f, (ux_real)t);
-    return lp == -UX_INF ? 0.0 : (double)UX_EXP(lp);
-}
-
-ux_density_form ux_filter_density_form(const ux_filter *f)
-{
-    return f != NULL ? (ux_density_form)f->density : UX_DENSITY_BINS;
-}
-
 size_t ux_filter_sizeof(void) { return sizeof(ux_filter); }
 const ux_value *ux_filter_posterior(const ux_filter *f) { return f != NULL ? &f->posterior : NULL; }
 double ux_filter_mean(const ux_filter *f) { return (double)ux_mean(&f->posterior); }
@@ -1364,7 +849,7 @@ double ux_filter_var(const ux_filter *f)
         return (double)v;
     if (f->has_var)
         return (double)f->post_var;
-    s = area(f, A_V);
+    s = filter_area(f, A_V);
     bin_spreads(&f->posterior, s);
     for (i = 0; i < f->posterior.count; ++i)
         within = within + f->posterior.w[i] * s[i];

@@ -61,94 +61,130 @@ static unsigned choose_axis(const ux_real *cell, const ux_real *var, const ux_re
     return axis;
 }
 
+/* The joint TTR's scratch, carved from its workspace: each atom's cell, each cell's sums (CELL_REALS(dim)
+ * reals), the parents' means, variances and split axes, and the level-0 variances. */
+typedef struct {
+    uint8_t *cell, *axis;
+    ux_real *sums, *mean, *var, *var0;
+    unsigned dim, cr;
+} joint_ttr_scratch;
+
+static ux_status ttr_scratch(joint_ttr_scratch *s, size_t count, unsigned dim, unsigned n, ux_workspace *ws)
+{
+    ux_arena a;
+    size_t half = ((size_t)1 << n) / 2u;
+    ux_status st = ux_arena_open(&a, ws);
+    if (st != UX_OK)
+        return st;
+    s->dim = dim;
+    s->cr = CELL_REALS(dim);
+    s->cell = ux_arena_bytes(&a, count);
+    s->sums = ux_arena_reals(&a, ((size_t)1 << n) * s->cr);
+    s->mean = ux_arena_reals(&a, half * dim);
+    s->var = ux_arena_reals(&a, half * dim);
+    s->axis = ux_arena_bytes(&a, half);
+    s->var0 = ux_arena_reals(&a, dim);
+    if (s->cell == NULL || s->sums == NULL || s->mean == NULL || s->var == NULL || s->axis == NULL || s->var0 == NULL)
+        return UX_ERR_WORKSPACE;
+    return UX_OK;
+}
+
+/* Each of the level's `cells` parents: its mean and, for dim > 1, the axis it splits along (from the
+ * weighted variances about the mean, sums in atom order; level 0's are kept as var0). */
+static void choose_axes(joint_ttr_scratch *s, const ux_real *x, const ux_real *w, size_t count, unsigned level)
+{
+    unsigned cells = 1u << level, dim = s->dim, c, k;
+    size_t i;
+    for (c = 0; c < cells; ++c)
+        for (k = 0; k < dim; ++k) /* NaN for a cell with no atom: no atom asks for it */
+            s->mean[c * dim + k] = s->sums[c * s->cr + 1 + k] / s->sums[c * s->cr];
+    if (dim == 1) {
+        memset(s->axis, 0, cells);
+        return;
+    }
+    for (c = 0; c < cells * dim; ++c)
+        s->var[c] = 0;
+    for (i = 0; i < count; ++i) {
+        const ux_real *xi = x + i * dim;
+        ux_real *v = s->var + (size_t)s->cell[i] * dim;
+        const ux_real *m = s->mean + (size_t)s->cell[i] * dim;
+        for (k = 0; k < dim; ++k) {
+            ux_real d = xi[k] - m[k], p = w[i] * (d * d);
+            v[k] = v[k] + p;
+        }
+    }
+    if (level == 0)
+        memcpy(s->var0, s->var, dim * sizeof(ux_real));
+    for (c = 0; c < cells; ++c)
+        s->axis[c] = (uint8_t)choose_axis(s->sums + c * s->cr, s->var + c * dim, s->var0, dim);
+}
+
+/* Every atom to the child of its cell on its side of the parent's mean along the parent's axis, and the
+ * children's sums (the parents' means and axes are kept apart, so the children's sums replace theirs). */
+static void split_cells(joint_ttr_scratch *s, const ux_real *x, const ux_real *w, size_t count, unsigned level)
+{
+    unsigned cells = 1u << level, dim = s->dim, c;
+    size_t i;
+    for (c = 0; c < 2 * cells; ++c)
+        cell_empty(s->sums + c * s->cr, dim);
+    for (i = 0; i < count; ++i) {
+        unsigned p = s->cell[i], a_ = s->axis[p];
+        unsigned child = 2u * p + (x[i * dim + a_] < s->mean[p * dim + a_] ? 0u : 1u);
+        s->cell[i] = (uint8_t)child;
+        cell_add(s->sums + child * s->cr, x + i * dim, w[i], dim);
+    }
+}
+
+/* One atom per non-empty cell, left to right: mass W, position clamp(S / W, lo, hi) per component.
+ * Two leaves were separated strictly along some axis (x < m on one side, ≥ m on the other, and the
+ * clamp keeps each inside its own box), so no two output atoms are equal: nothing to merge. The
+ * input is no longer needed, so the output is written over it. Returns the atoms written. */
+static size_t leaf_atoms(const joint_ttr_scratch *s, unsigned n, ux_real *x, ux_real *w)
+{
+    unsigned dim = s->dim, c, k;
+    size_t out = 0;
+    for (c = 0; c < (1u << n); ++c) {
+        const ux_real *sc = s->sums + c * s->cr;
+        if (!(sc[1 + dim] <= sc[1 + 2 * dim]))
+            continue;
+        for (k = 0; k < dim; ++k) {
+            ux_real pos = sc[1 + k] / sc[0];
+            if (pos < sc[1 + dim + k])
+                pos = sc[1 + dim + k];
+            if (pos > sc[1 + 2 * dim + k])
+                pos = sc[1 + 2 * dim + k];
+            x[out * dim + k] = pos;
+        }
+        w[out] = sc[0];
+        ++out;
+    }
+    return out;
+}
+
 ux_status ux_joint_ttr(ux_real *x, ux_real *w, size_t count, unsigned dim, unsigned n, size_t *out_count,
                        ux_workspace *ws)
 {
-    ux_arena a;
+    joint_ttr_scratch s;
     ux_status st;
-    ux_real *sums, *mean, *var, *var0;
-    uint8_t *cell, *axis;
-    size_t i, out = 0, half;
-    unsigned level, c, k, cr;
+    size_t i;
+    unsigned level;
 
     if (x == NULL || w == NULL || out_count == NULL || count == 0 || dim < 1 || dim > UX_MAX_DIM ||
         n > UX_MAX_LOG2_ETA)
         return UX_ERR_ARG;
     *out_count = 0;
-    if ((st = ux_arena_open(&a, ws)) != UX_OK)
+    if ((st = ttr_scratch(&s, count, dim, n, ws)) != UX_OK)
         return st;
-    half = ((size_t)1 << n) / 2u;
-    cr = CELL_REALS(dim);
-    cell = ux_arena_bytes(&a, count);
-    sums = ux_arena_reals(&a, ((size_t)1 << n) * cr);
-    mean = ux_arena_reals(&a, half * dim);
-    var = ux_arena_reals(&a, half * dim);
-    axis = ux_arena_bytes(&a, half);
-    var0 = ux_arena_reals(&a, dim);
-    if (cell == NULL || sums == NULL || mean == NULL || var == NULL || axis == NULL || var0 == NULL)
-        return UX_ERR_WORKSPACE;
-
-    cell_empty(sums, dim);
+    cell_empty(s.sums, dim);
     for (i = 0; i < count; ++i) {
-        cell[i] = 0;
-        cell_add(sums, x + i * dim, w[i], dim);
+        s.cell[i] = 0;
+        cell_add(s.sums, x + i * dim, w[i], dim);
     }
-
     for (level = 0; level < n; ++level) {
-        unsigned cells = 1u << level;
-        for (c = 0; c < cells; ++c)
-            for (k = 0; k < dim; ++k) /* NaN for a cell with no atom: no atom asks for it */
-                mean[c * dim + k] = sums[c * cr + 1 + k] / sums[c * cr];
-        if (dim == 1) {
-            memset(axis, 0, cells);
-        } else {
-            for (c = 0; c < cells * dim; ++c)
-                var[c] = 0;
-            for (i = 0; i < count; ++i) {
-                const ux_real *xi = x + i * dim;
-                ux_real *v = var + (size_t)cell[i] * dim;
-                const ux_real *m = mean + (size_t)cell[i] * dim;
-                for (k = 0; k < dim; ++k) {
-                    ux_real d = xi[k] - m[k], p = w[i] * (d * d);
-                    v[k] = v[k] + p;
-                }
-            }
-            if (level == 0)
-                memcpy(var0, var, dim * sizeof(ux_real));
-            for (c = 0; c < cells; ++c)
-                axis[c] = (uint8_t)choose_axis(sums + c * cr, var + c * dim, var0, dim);
-        }
-        /* The parents' means and axes are kept apart, so the children's sums can replace theirs. */
-        for (c = 0; c < 2 * cells; ++c)
-            cell_empty(sums + c * cr, dim);
-        for (i = 0; i < count; ++i) {
-            unsigned p = cell[i], a_ = axis[p];
-            unsigned child = 2u * p + (x[i * dim + a_] < mean[p * dim + a_] ? 0u : 1u);
-            cell[i] = (uint8_t)child;
-            cell_add(sums + child * cr, x + i * dim, w[i], dim);
-        }
+        choose_axes(&s, x, w, count, level);
+        split_cells(&s, x, w, count, level);
     }
-
-    /* One atom per non-empty cell, left to right: mass W, position clamp(S / W, lo, hi) per component.
-     * Two leaves were separated strictly along some axis (x < m on one side, ≥ m on the other, and the
-     * clamp keeps each inside its own box), so no two output atoms are equal: nothing to merge. The
-     * input is no longer needed, so the output is written over it. */
-    for (c = 0; c < (1u << n); ++c) {
-        const ux_real *s = sums + c * cr;
-        if (!(s[1 + dim] <= s[1 + 2 * dim]))
-            continue;
-        for (k = 0; k < dim; ++k) {
-            ux_real pos = s[1 + k] / s[0];
-            if (pos < s[1 + dim + k])
-                pos = s[1 + dim + k];
-            if (pos > s[1 + 2 * dim + k])
-                pos = s[1 + 2 * dim + k];
-            x[out * dim + k] = pos;
-        }
-        w[out] = s[0];
-        ++out;
-    }
-    *out_count = out;
+    *out_count = leaf_atoms(&s, n, x, w);
     return UX_OK;
 }
 

@@ -94,21 +94,63 @@ static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux
     return UX_OK;
 }
 
-ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
-                                 size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
-                                 uint64_t sources, ux_workspace *ws, ux_real *log_evidence)
+/* UX_OK when the call's shapes are ones the core takes: an observation with a kernel of a family with a
+ * standard density, 1..UX_JOINT_MAX_OBS components, a state of 1..UX_MAX_DIM, η a power of two; else
+ * UX_ERR_ARG. */
+static ux_status check_call(const ux_joint *out, const ux_joint_observation *obs, const ux_real *px,
+                            const ux_real *pw, size_t count, unsigned dim, unsigned eta)
 {
-    ux_real omega[UX_MAX_ETA], top, prior_mass = 0, mass = 0, *ell;
-    ux_arena arena;
-    ux_workspace rest;
-    ux_status st;
-    size_t i;
-
     if (out == NULL || obs == NULL || obs->kernel == NULL || px == NULL || pw == NULL || count == 0 || dim < 1 ||
         dim > UX_MAX_DIM || obs->dim_obs < 1 || obs->dim_obs > UX_JOINT_MAX_OBS || ux_log2_eta(eta) < 0)
         return UX_ERR_ARG;
     if (ux_std_logpdf(obs->family, 0) != ux_std_logpdf(obs->family, 0))
         return UX_ERR_ARG; /* a family without a standard density */
+    return UX_OK;
+}
+
+/* The log domain's posterior from the log-likelihoods ell: w'_i = w_i·exp(ℓ_i − L), L = max_i ℓ_i, reduced
+ * into out; UX_FALLBACK and the prior reduced when L is not finite. */
+static ux_status joint_log_domain(ux_joint *out, ux_real *px, ux_real *pw, size_t count, unsigned dim,
+                                  const ux_real *ell, unsigned eta, uint64_t sources, ux_workspace *rest,
+                                  ux_real *log_evidence)
+{
+    ux_real top = -UX_INF, prior_mass = 0, mass = 0;
+    ux_status st;
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        prior_mass += pw[i];
+        if (ell[i] > top)
+            top = ell[i];
+    }
+    if (!ux_finite(top)) { /* every likelihood zero (or one infinite, which cannot be weighed) */
+        if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, rest)) != UX_OK)
+            return st;
+        if (log_evidence != NULL)
+            *log_evidence = top;
+        return UX_FALLBACK;
+    }
+    for (i = 0; i < count; ++i) {
+        pw[i] = pw[i] * UX_EXP(ell[i] - top); /* the best atom keeps its weight: not all can underflow */
+        mass += pw[i];
+    }
+    if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, rest)) != UX_OK)
+        return st; /* zero weights are dropped there, the order kept */
+    if (log_evidence != NULL)
+        *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
+    return UX_OK;
+}
+
+ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
+                                 size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
+                                 uint64_t sources, ux_workspace *ws, ux_real *log_evidence)
+{
+    ux_real omega[UX_MAX_ETA], *ell;
+    ux_arena arena;
+    ux_workspace rest;
+    ux_status st;
+
+    if ((st = check_call(out, obs, px, pw, count, dim, eta)) != UX_OK)
+        return st;
     if ((st = evidence_weights(ev, obs->dim_obs, omega)) != UX_OK)
         return st;
     if ((st = ux_arena_open(&arena, ws)) != UX_OK)
@@ -122,27 +164,5 @@ ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs,
             return st;
     }
     log_likelihoods(obs, px, count, dim, ev, omega, ell);
-
-    top = -UX_INF;
-    for (i = 0; i < count; ++i) {
-        prior_mass += pw[i];
-        if (ell[i] > top)
-            top = ell[i];
-    }
-    if (!ux_finite(top)) { /* every likelihood zero (or one infinite, which cannot be weighed) */
-        if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, &rest)) != UX_OK)
-            return st;
-        if (log_evidence != NULL)
-            *log_evidence = top;
-        return UX_FALLBACK;
-    }
-    for (i = 0; i < count; ++i) {
-        pw[i] = pw[i] * UX_EXP(ell[i] - top); /* the best atom keeps its weight: not all can underflow */
-        mass += pw[i];
-    }
-    if ((st = ux_joint_reduce(out, px, pw, count, dim, eta, sources, &rest)) != UX_OK)
-        return st; /* zero weights are dropped there, the order kept */
-    if (log_evidence != NULL)
-        *log_evidence = top + UX_LOG(mass) - UX_LOG(prior_mass);
-    return UX_OK;
+    return joint_log_domain(out, px, pw, count, dim, ell, eta, sources, &rest, log_evidence);
 }

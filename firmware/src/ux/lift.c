@@ -132,69 +132,96 @@ static UX_ALWAYS_INLINE ux_status rows_of_two(const ux_value *first, const ux_va
     return st;
 }
 
-/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w), the points
- * of zero weight left out (*count: how many are kept): rows of the last input's atoms, the other inputs
- * fixed per row and advanced like an odometer. With the last input added or multiplied last (form), which
- * no other argument may use, f is evaluated once per row at 0 or 1 in its place. */
-static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w,
-                          size_t *count, last_form form)
+/* A constant form (ADDS or SCALES) needs the last argument to be an input of its own that no other argument
+ * uses: UX_ERR_ARG otherwise. Its atoms' extremes go to lim (positions, then weights). */
+static ux_status check_last(const distinct_inputs *d, unsigned k, ux_real lim[4])
+{
+    const ux_value *last = d->v[d->n - 1];
+    unsigned a;
+    for (a = 0; a + 1 < k; ++a)
+        if (d->where[a] == d->n - 1)
+            return UX_ERR_ARG;
+    if (d->n < 2 || d->where[k - 1] != d->n - 1)
+        return UX_ERR_ARG;
+    extremes(last->x, last->count, &lim[0], &lim[1]);
+    extremes(last->w, last->count, &lim[2], &lim[3]);
+    return UX_OK;
+}
+
+/* f(a, b) of two distinct inputs: the odometer below with its argument gathering spelled out, the same
+ * points and weights in the same order. */
+static ux_status pairs_of_two(const ux_value *first, const ux_value *last, size_t rows, ux_fn f, const void *ctx,
+                              ux_real *x, ux_real *w, size_t *count)
+{
+    ux_real args[2];
+    ux_status st = UX_OK;
+    size_t r, j;
+    for (r = 0; r < rows && st == UX_OK; ++r) {
+        ux_real row_weight = first->w[r];
+        args[0] = first->x[r];
+        for (j = 0; j < last->count && st == UX_OK; ++j) {
+            args[1] = last->x[j];
+            st = keep_point(x, w, count, f(args, ctx), row_weight * last->w[j]);
+        }
+    }
+    return st;
+}
+
+/* The atoms of the inputs but the last at the odometer's position idx into atom; returns the row's weight,
+ * their weights' product left to right (1 for a single input). */
+static UX_ALWAYS_INLINE ux_real row_atoms(const distinct_inputs *d, const uint32_t *idx, ux_real *atom)
+{
+    ux_real row_weight = 1;
+    unsigned i;
+    for (i = 0; i + 1 < d->n; ++i) {
+        atom[i] = d->v[i]->x[idx[i]];
+        row_weight = i == 0 ? d->v[0]->w[idx[0]] : row_weight * d->v[i]->w[idx[i]]; /* left to right */
+    }
+    return row_weight;
+}
+
+/* Every point of one row (EVERY_POINT): f at each atom of the last input, the others fixed in atom. */
+static UX_ALWAYS_INLINE ux_status every_point_row(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k,
+                                                  ux_real *atom, ux_real row_weight, ux_real *x, ux_real *w,
+                                                  size_t *count)
+{
+    const ux_value *last = d->v[d->n - 1];
+    ux_real args[UX_MAX_ARGS];
+    unsigned a, j;
+    for (j = 0; j < last->count; ++j) {
+        ux_status st;
+        atom[d->n - 1] = last->x[j];
+        for (a = 0; a < k; ++a)
+            args[a] = atom[d->where[a]];
+        st = keep_point(x, w, count, f(args, ctx), d->n == 1 ? last->w[j] : row_weight * last->w[j]);
+        if (st != UX_OK)
+            return st;
+    }
+    return UX_OK;
+}
+
+/* The rows of the outer product, the inputs but the last advanced like an odometer (first slowest). */
+static ux_status odometer_rows(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x,
+                               ux_real *w, size_t *count, const ux_real lim[4], last_form form)
 {
     uint32_t idx[UX_MAX_ARGS] = {0};
-    ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS], lim[4] = {0, 0, 0, 0};
+    ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS];
     const ux_value *last = d->v[d->n - 1];
-    const ux_real neutral = form == ADDS ? UX_R(0.0) : UX_R(1.0);
     size_t rows = d->points / last->count, r;
-    unsigned i, a, j;
-    ux_status st = UX_OK;
-    *count = 0;
-    if (form != EVERY_POINT) {
-        for (a = 0; a + 1 < k; ++a)
-            if (d->where[a] == d->n - 1)
-                return UX_ERR_ARG;
-        if (d->n < 2 || d->where[k - 1] != d->n - 1)
-            return UX_ERR_ARG; /* the last argument must be an input of its own */
-        extremes(last->x, last->count, &lim[0], &lim[1]);
-        extremes(last->w, last->count, &lim[2], &lim[3]);
-        if (k == 2) /* f(a, v) (the filter's predict): the rows below without the odometer */
-            return form == ADDS ? rows_of_two(d->v[0], last, f, ctx, x, w, count, lim, ADDS)
-                                : rows_of_two(d->v[0], last, f, ctx, x, w, count, lim, SCALES);
-    } else if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
-        /* f(a, b) of two distinct inputs: the loop below with its odometer and argument gathering spelled
-         * out, the same points and weights in the same order. */
-        const ux_value *first = d->v[0];
-        for (r = 0; r < rows && st == UX_OK; ++r) {
-            ux_real row_weight = first->w[r];
-            args[0] = first->x[r];
-            for (j = 0; j < last->count && st == UX_OK; ++j) {
-                args[1] = last->x[j];
-                st = keep_point(x, w, count, f(args, ctx), row_weight * last->w[j]);
-            }
-        }
-        return st;
-    }
+    unsigned i, a;
+    ux_status st;
     for (r = 0; r < rows; ++r) {
-        ux_real row_weight = 1;
-        for (i = 0; i + 1 < d->n; ++i) {
-            atom[i] = d->v[i]->x[idx[i]];
-            row_weight = i == 0 ? d->v[0]->w[idx[0]] : row_weight * d->v[i]->w[idx[i]]; /* left to right */
-        }
+        ux_real row_weight = row_atoms(d, idx, atom);
         if (form != EVERY_POINT) {
-            atom[d->n - 1] = neutral;
+            atom[d->n - 1] = form == ADDS ? UX_R(0.0) : UX_R(1.0); /* the neutral value in the last's place */
             for (a = 0; a < k; ++a)
                 args[a] = atom[d->where[a]];
             st = last_row(x, w, count, f(args, ctx), row_weight, last, lim, form);
-            if (st != UX_OK)
-                return st;
         } else {
-            for (j = 0; j < last->count; ++j) {
-                atom[d->n - 1] = last->x[j];
-                for (a = 0; a < k; ++a)
-                    args[a] = atom[d->where[a]];
-                st = keep_point(x, w, count, f(args, ctx), d->n == 1 ? last->w[j] : row_weight * last->w[j]);
-                if (st != UX_OK)
-                    return st;
-            }
+            st = every_point_row(d, f, ctx, k, atom, row_weight, x, w, count);
         }
+        if (st != UX_OK)
+            return st;
         for (i = d->n - 1; i-- > 0;) {
             if (++idx[i] < d->v[i]->count)
                 break;
@@ -202,6 +229,29 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
         }
     }
     return UX_OK;
+}
+
+/* Evaluate f on every point of the outer product (first input varying slowest) into (x, w), the points
+ * of zero weight left out (*count: how many are kept): rows of the last input's atoms, the other inputs
+ * fixed per row and advanced like an odometer. With the last input added or multiplied last (form), which
+ * no other argument may use, f is evaluated once per row at 0 or 1 in its place. */
+static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w,
+                          size_t *count, last_form form)
+{
+    ux_real lim[4] = {0, 0, 0, 0};
+    const ux_value *last = d->v[d->n - 1];
+    *count = 0;
+    if (form != EVERY_POINT) {
+        ux_status st = check_last(d, k, lim);
+        if (st != UX_OK)
+            return st;
+        if (k == 2) /* f(a, v) (the filter's predict): the rows without the odometer */
+            return form == ADDS ? rows_of_two(d->v[0], last, f, ctx, x, w, count, lim, ADDS)
+                                : rows_of_two(d->v[0], last, f, ctx, x, w, count, lim, SCALES);
+    } else if (k == 2 && d->n == 2 && d->where[0] == 0 && d->where[1] == 1) {
+        return pairs_of_two(d->v[0], last, d->points / last->count, f, ctx, x, w, count);
+    }
+    return odometer_rows(d, f, ctx, k, x, w, count, lim, form);
 }
 
 static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,

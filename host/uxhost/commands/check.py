@@ -8,7 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .common import UserError, add_force_argument, non_negative_int, positive_float, positive_int
+from .common import InputError, add_force_argument, non_negative_int, positive_float, positive_int
 
 
 def register(sub) -> None:
@@ -86,53 +86,77 @@ def run(args) -> int:
     return 0 if report.passed else 1
 
 
-def _check_arguments(args) -> Path | None:
-    """Everything that can be refused before a device is touched, each as one line; the image to load or boot."""
-    from ..elf import check_board
+def _check_output(args) -> None:
+    """--output: a file it may write (or replace with --force) in a writable folder."""
     from ..outputs import check_output
-    from ..qemu import boards, emulated, find_firmware
 
-    if args.port is None and not emulated(args.board):
-        raise UserError(f"{args.board} is a hardware board: QEMU does not emulate it; pass --port with its serial "
-                        f"port (`uxhost ports` lists them), and --flash IMAGE with --gdb or --probe to flash it "
-                        f"first; QEMU boards: {', '.join(boards())}")
-    if args.output is not None:
-        check_output(args.output, args.force)
-        folder = args.output.parent
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise UserError(f"{args.output}: the folder {folder} is not writable")
-    if args.dumps is not None:
-        if not args.dumps.is_dir():
-            why = "is not a folder" if args.dumps.exists() else "does not exist"
-            raise UserError(f"--dumps {args.dumps} {why} (no folder is created)")
-        if not os.access(args.dumps, os.W_OK | os.X_OK):
-            raise UserError(f"--dumps {args.dumps}: the folder is not writable")
-        there = sorted(p.name for p in args.dumps.glob("*.jsonl"))
-        if there and not args.force:
-            raise UserError(f"--dumps {args.dumps} holds dumps already ({', '.join(there[:3])}"
-                            f"{', …' if len(there) > 3 else ''}); pass --force to replace them")
+    check_output(args.output, args.force)
+    folder = args.output.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{args.output}: the folder {folder} is not writable")
+
+
+def _check_dumps(args) -> None:
+    """--dumps: an existing, writable folder without dumps, unless --force."""
+    if not args.dumps.is_dir():
+        why = "is not a folder" if args.dumps.exists() else "does not exist"
+        raise InputError(f"--dumps {args.dumps} {why} (no folder is created)")
+    if not os.access(args.dumps, os.W_OK | os.X_OK):
+        raise InputError(f"--dumps {args.dumps}: the folder is not writable")
+    there = sorted(p.name for p in args.dumps.glob("*.jsonl"))
+    if there and not args.force:
+        raise InputError(f"--dumps {args.dumps} holds dumps already ({', '.join(there[:3])}"
+                        f"{', …' if len(there) > 3 else ''}); pass --force to replace them")
+
+
+def _check_reach(args) -> None:
+    """How the board is reached: --port for hardware, --elf only for QEMU, --gdb/--probe (and the probe's own
+    options) only to flash a board at --port, and each of them with an image."""
     if args.port is not None and args.elf is not None:
-        raise UserError("--elf is the image QEMU boots; with --port, pass --flash IMAGE to load one")
+        raise InputError("--elf is the image QEMU boots; with --port, pass --flash IMAGE to load one")
     if args.port is None and (args.gdb or args.probe):
-        raise UserError(f"--{'gdb' if args.gdb else 'probe'} flashes a board at --port; without --port, --flash "
+        raise InputError(f"--{'gdb' if args.gdb else 'probe'} flashes a board at --port; without --port, --flash "
                         "loads the image through QEMU's own GDB server")
     stray = [f"--{name.replace('_', '-')}" for name in ("target", "pack", "probe_id") if getattr(args, name) is not None]
     if stray and not args.probe:
-        raise UserError(f"{', '.join(stray)}: only with --probe pyocd (flashing through a probe)")
+        raise InputError(f"{', '.join(stray)}: only with --probe pyocd (flashing through a probe)")
     if (args.gdb or args.probe) and args.flash is None:
-        raise UserError(f"--{'gdb' if args.gdb else 'probe'}: which image? pass --flash IMAGE")
+        raise InputError(f"--{'gdb' if args.gdb else 'probe'}: which image? pass --flash IMAGE")
+
+
+def _check_flash(args) -> Path:
+    """--flash IMAGE: an existing image of the board, with a way to load it; returns it."""
+    from ..elf import check_board
+
+    if args.elf is not None:
+        raise InputError("--flash IMAGE is the image that runs: drop --elf")
+    if not args.flash.is_file():
+        raise InputError(f"firmware image {args.flash} does not exist")
+    if args.port is not None and not (args.gdb or args.probe):
+        raise InputError("--flash with --port: how? pass --gdb HOST:PORT (a probe's GDB server) or --probe pyocd "
+                        "--target TARGET")
+    if args.probe and not args.target:
+        raise InputError("--probe pyocd needs --target (e.g. stm32f767zi; `uxhost packs targets` lists them)")
+    check_board(args.flash, args.board)
+    return args.flash
+
+
+def _check_arguments(args) -> Path | None:
+    """Everything that can be refused before a device is touched, each as one line; the image to load or boot."""
+    from ..elf import check_board
+    from ..qemu import boards, emulated, find_firmware
+
+    if args.port is None and not emulated(args.board):
+        raise InputError(f"{args.board} is a hardware board: QEMU does not emulate it; pass --port with its serial "
+                        f"port (`uxhost ports` lists them), and --flash IMAGE with --gdb or --probe to flash it "
+                        f"first; QEMU boards: {', '.join(boards())}")
+    if args.output is not None:
+        _check_output(args)
+    if args.dumps is not None:
+        _check_dumps(args)
+    _check_reach(args)
     if args.flash is not None:
-        if args.elf is not None:
-            raise UserError("--flash IMAGE is the image that runs: drop --elf")
-        if not args.flash.is_file():
-            raise UserError(f"firmware image {args.flash} does not exist")
-        if args.port is not None and not (args.gdb or args.probe):
-            raise UserError("--flash with --port: how? pass --gdb HOST:PORT (a probe's GDB server) or --probe pyocd "
-                            "--target TARGET")
-        if args.probe and not args.target:
-            raise UserError("--probe pyocd needs --target (e.g. stm32f767zi; `uxhost packs targets` lists them)")
-        check_board(args.flash, args.board)
-        return args.flash
+        return _check_flash(args)
     if args.port is None:
         image = find_firmware(args.board, args.elf)
         check_board(image, args.board)

@@ -8,7 +8,7 @@ import dataclasses
 import math
 
 from ..config import LIKELIHOODS, MODES, ModelConfig, etas, find_spec, resolve, table_specs
-from ..errors import UserError
+from ..errors import InputError, ToolError
 
 
 def int_at_least(low: int):
@@ -134,5 +134,5 @@ def given_model_options(args) -> list[str]:
     return [f"--{name}" for name in MODEL_OPTIONS if getattr(args, name, None) is not None]
 
 
-__all__ = ["UserError", "add_device_arguments", "add_force_argument", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
+__all__ = ["InputError", "ToolError", "add_device_arguments", "add_force_argument", "add_model_arguments", "given_model_options", "model_config", "non_negative_int",
            "positive_float", "positive_int"]

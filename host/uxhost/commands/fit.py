@@ -6,7 +6,7 @@ import math
 import sys
 from pathlib import Path
 
-from .common import UserError, add_device_arguments, add_force_argument, add_model_arguments
+from .common import InputError, add_device_arguments, add_force_argument, add_model_arguments
 
 # uxemu.fit.EVIDENCE, stated here so that building the parser needs no numpy.
 EVIDENCE = ("update", "density")
@@ -64,7 +64,7 @@ def parse_assignments(text: str | None, option: str, names) -> dict[str, str]:
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or name not in names:
-            raise UserError(f"{option} {item.strip()!r}: expected NAME=VALUE with NAME one of {', '.join(names)}")
+            raise InputError(f"{option} {item.strip()!r}: expected NAME=VALUE with NAME one of {', '.join(names)}")
         out[name] = value.strip()
     return out
 
@@ -115,11 +115,11 @@ def run_on_device(args, trace) -> int:
     from .stream import choose_system
 
     if args.model:  # refused before its file runs
-        raise UserError("--model is Python, fitted on the host; a device fits the systems its firmware has: "
+        raise InputError("--model is Python, fitted on the host; a device fits the systems its firmware has: "
                         "drop --port/--board or --model")
     for option, value, default in (("--engine", args.engine, "auto"), ("--evidence", args.evidence, DEFAULT_EVIDENCE)):
         if value != default:
-            raise UserError(f"{option} {value}: with --port/--board the device computes the log-likelihood "
+            raise InputError(f"{option} {value}: with --port/--board the device computes the log-likelihood "
                             "(its update evidence)")
     choose_system(args, trace)
     scalar_only(args)
@@ -144,7 +144,7 @@ def scalar_only(args) -> None:
     from ..joint import is_joint
 
     if is_joint(args.system):
-        raise UserError(f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
+        raise InputError(f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
                         f"({', '.join(table_specs())}, or a device's own): {fit.JOINT_REFUSAL}")
 
 
@@ -169,7 +169,7 @@ def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = 
         try:
             result = search(**options, progress=progress, profile=args.profile, stage=bar.set_description_str)
         except (ValueError, OSError) as exc:
-            raise UserError(str(exc)) from None
+            raise InputError(str(exc)) from None
         elapsed = time.perf_counter() - began
     no_stderr = {n: why for n in result.free if (why := result.why_no_stderr(n)) is not None}
     print_result(args, trace, spec, config, result, elapsed if largest_eta is not None else None)
@@ -184,7 +184,7 @@ def search_options(args, spec, config) -> dict:
     free = [n.strip() for n in args.free.split(",") if n.strip()]
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
-        raise UserError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
+        raise InputError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
                         f"got {', '.join(unknown) or 'none'}")
     # The free parameters start where the library starts them (its scan from the defaults and the trace's
     # scale), not at --params or the trace header's values.
@@ -193,7 +193,7 @@ def search_options(args, spec, config) -> dict:
         start = {n: float(v) for n, v in parse_assignments(args.start, "--start", free).items()}
         bounds = {n: parse_bound(n, v) for n, v in parse_assignments(args.bounds, "--bounds", free).items()}
     except ValueError as exc:
-        raise UserError(f"--start/--bounds: {exc}") from None
+        raise InputError(f"--start/--bounds: {exc}") from None
     return dict(free=free, fixed=fixed, start=start, bounds=bounds)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..qemu import all_boards
-from .common import UserError, positive_float
+from .common import InputError, positive_float
 
 
 def register(sub) -> None:
@@ -34,14 +34,14 @@ def run(args) -> int:
     from ..flash import flash_gdb, flash_pyocd
 
     if not args.elf.is_file():
-        raise UserError(f"firmware image {args.elf} does not exist")
+        raise InputError(f"firmware image {args.elf} does not exist")
     if args.board:
         check_board(args.elf, args.board)
     if args.gdb:
         result = flash_gdb(args.elf, args.gdb, args.timeout)
     else:
         if not args.target:
-            raise UserError("--probe pyocd needs --target (e.g. stm32f767zi; `uxhost packs targets` lists them)")
+            raise InputError("--probe pyocd needs --target (e.g. stm32f767zi; `uxhost packs targets` lists them)")
         result = flash_pyocd(args.elf, args.target, args.pack, args.probe_id)
     print(result.line())
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..traces import load_trace
-from .common import UserError, add_force_argument
+from .common import InputError, add_force_argument
 
 
 def register(sub) -> None:
@@ -29,7 +29,7 @@ def run(args) -> int:
     from ..validate import check_trace
 
     if args.output.suffix.lower() != ".png":
-        raise UserError(f"{args.output}: the plot is written as PNG; name the file *.png")
+        raise InputError(f"{args.output}: the plot is written as PNG; name the file *.png")
     check_output(args.output, args.force)
     from . import joint
 
@@ -37,7 +37,7 @@ def run(args) -> int:
         return joint.plot(args)
     dump = load_dump(args.dump)
     if not dump.steps:
-        raise UserError(f"{args.dump}: the dump has no step records: nothing to plot")
+        raise InputError(f"{args.dump}: the dump has no step records: nothing to plot")
     truth = None
     if args.trace is not None:
         trace = load_trace(args.trace)

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from ..qemu import DEFAULT_BOARD, all_boards, boards, find_firmware, qemu_end, require_emulated
-from .common import UserError
+from .common import ToolError
 
 
 def register(sub) -> None:
@@ -55,4 +55,4 @@ def run(args) -> int:
         except KeyboardInterrupt:
             print("stopping QEMU", file=sys.stderr)
             return 0
-        raise UserError(f"QEMU ({args.board}) {qemu_end(instance.process.returncode, instance.stderr())}")
+        raise ToolError(f"QEMU ({args.board}) {qemu_end(instance.process.returncode, instance.stderr())}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import UserError, add_force_argument, add_model_arguments, non_negative_int, positive_int
+from .common import InputError, ToolError, add_force_argument, add_model_arguments, non_negative_int, positive_int
 
 # The most rows (--steps × --traces) one run simulates: its arrays take about 40 bytes a row and its CSV about
 # 80, so this is under 1 GB; numpy would otherwise try to allocate whatever was typed (745 GiB for 10^11).
@@ -48,7 +48,7 @@ def output_paths(output: Path, count: int) -> list[Path]:
 def check_size(steps: int, traces: int) -> None:
     """Refuses a run above MAX_ROWS rows before anything is allocated."""
     if steps * traces > MAX_ROWS:
-        raise UserError(f"--steps {steps} × --traces {traces} is {steps * traces:,} rows; a run simulates at most "
+        raise InputError(f"--steps {steps} × --traces {traces} is {steps * traces:,} rows; a run simulates at most "
                         f"{MAX_ROWS:,} (ask for fewer)")
 
 
@@ -63,12 +63,12 @@ def finite_or_refused(trace, name: str, index: int) -> None:
         if column == "z":
             bad = [i for i in bad if not np.isnan(values[i])]  # NaN z: a missing observation a model may make
         if len(bad):
-            raise UserError(f"{name} with these parameters diverges: trace {index}'s {column} is {values[bad[0]]} "
+            raise InputError(f"{name} with these parameters diverges: trace {index}'s {column} is {values[bad[0]]} "
                             f"at k={int(trace.k[bad[0]])}")
 
 
-def run(args) -> int:
-    from . import joint
+def _model_of_run(args):
+    """The model of your own (--model) or None for a table system, once the options are known to fit."""
     from ..outputs import check_output
     from ..user_model import from_arguments
 
@@ -77,45 +77,45 @@ def run(args) -> int:
         check_output(path, args.force)
     own = from_arguments(args)
     if own is None and not args.system:
-        raise UserError("which system? pass --system NAME, or --model FILE.py:FUNCTION for a model of your own")
+        raise InputError("which system? pass --system NAME, or --model FILE.py:FUNCTION for a model of your own")
     if args.engine == "native" and own is not None:
-        raise UserError("--engine native runs a system of the C code; a model of your own (--model) runs on the "
+        raise InputError("--engine native runs a system of the C code; a model of your own (--model) runs on the "
                         "reference")
-    if own is None and joint.is_joint(args.system):
-        from uxemu import joint_systems
+    return own
 
-        twin = args.system in joint_systems.TWINS
-        if args.engine == "reference" and not twin:
-            raise UserError(f"joint system {args.system!r} exists only in C: it has no Python twin in "
-                            "uxemu.joint_systems (leave --engine out: the native engine simulates it)")
-        if args.engine == "native" or not twin:
-            return native_joint(args)
-        return joint.simulate(args)
+
+def _simulate_joint(args) -> int:
+    """A joint system: its Python twin on the reference, else (or with --engine native) its C model."""
+    from uxemu import joint_systems
+
+    from . import joint
+
+    twin = args.system in joint_systems.TWINS
+    if args.engine == "reference" and not twin:
+        raise InputError(f"joint system {args.system!r} exists only in C: it has no Python twin in "
+                        "uxemu.joint_systems (leave --engine out: the native engine simulates it)")
+    if args.engine == "native" or not twin:
+        return native_joint(args)
+    return joint.simulate(args)
+
+
+def _reference_traces(args, own, spec, params):
+    """The traces the reference simulates, and the model's name."""
     import numpy as np
     from uxemu import simulate_many, systems
 
-    from ..config import find_spec, parse_params, table_specs
+    try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
+        model = own.model(params) if own is not None else systems.get(spec.name, **dict(zip(spec.param_names, params)))
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, in one line
+        traces = simulate_many(model, args.traces, args.steps, args.seed)
+    return traces, model.name
 
-    spec = own.spec if own is not None else find_spec(table_specs(), args.system)
-    params = parse_params(spec, args.params)
-    engine = args.engine
-    if engine == "auto":
-        engine = "reference" if own is not None or spec.name in systems.TWINS else "native"
-    if engine == "native":
-        traces = native_traces(args, spec, params)
-        name = spec.name
-    else:
-        try:  # the reference simulates only a system it has a twin of; systems.get says so otherwise
-            model = own.model(params) if own is not None else systems.get(spec.name,
-                                                                          **dict(zip(spec.param_names, params)))
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        # Spawned streams, even for one trace, so that trace i does not depend on how many were asked for.
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, in one line
-            traces = simulate_many(model, args.traces, args.steps, args.seed)
-        name = model.name
-    for i, trace in enumerate(traces):
-        finite_or_refused(trace, spec.name, i)
+
+def _write_traces(args, traces, own, spec, params, name: str, engine: str) -> None:
+    """Each trace to its CSV file (a model of your own's with the header a fit reads), and one line saying where."""
     if own is not None:  # the header a fit reads the simulated values from (a table model carries its own)
         for trace in traces:
             trace.meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in params)}
@@ -125,6 +125,29 @@ def run(args) -> int:
     where = paths[0] if len(paths) == 1 else f"{paths[0]} … {paths[-1].name}"
     how = ", native engine" if engine == "native" else ""
     print(f"wrote {len(paths)} trace(s) of {name}, {args.steps} steps, seed {args.seed}{how}: {where}")
+
+
+def run(args) -> int:
+    from uxemu import systems
+
+    from . import joint
+    from ..config import find_spec, parse_params, table_specs
+
+    own = _model_of_run(args)
+    if own is None and joint.is_joint(args.system):
+        return _simulate_joint(args)
+    spec = own.spec if own is not None else find_spec(table_specs(), args.system)
+    params = parse_params(spec, args.params)
+    engine = args.engine
+    if engine == "auto":
+        engine = "reference" if own is not None or spec.name in systems.TWINS else "native"
+    if engine == "native":
+        traces, name = native_traces(args, spec, params), spec.name
+    else:
+        traces, name = _reference_traces(args, own, spec, params)
+    for i, trace in enumerate(traces):
+        finite_or_refused(trace, spec.name, i)
+    _write_traces(args, traces, own, spec, params, name, engine)
     return 0
 
 
@@ -138,11 +161,11 @@ def native_library(args, name: str):
     try:
         nat = native.Native(args.native_lib) if args.native_lib else native.load()
     except FileNotFoundError as exc:
-        raise UserError(f"{why} in the host library, and {exc}") from None
+        raise ToolError(f"{why} in the host library, and {exc}") from None
     except (native.NativeLayoutError, OSError) as exc:
-        raise UserError(f"{why} in the host library, which does not load: {str(exc).splitlines()[0]}") from None
+        raise ToolError(f"{why} in the host library, which does not load: {str(exc).splitlines()[0]}") from None
     if args.seed >= 2**64:
-        raise UserError(f"--seed {args.seed}: the native engine takes a seed below 2^64")
+        raise InputError(f"--seed {args.seed}: the native engine takes a seed below 2^64")
     return nat, why
 
 
@@ -153,13 +176,13 @@ def native_run(simulate, why: str, name: str):
     try:
         return simulate()
     except native.NativeLayoutError as exc:
-        raise UserError(f"{why} in the host library, which is stale: {str(exc).splitlines()[0]}") from None
+        raise ToolError(f"{why} in the host library, which is stale: {str(exc).splitlines()[0]}") from None
     except (ValueError, native.NativeError) as exc:
-        raise UserError(f"{name} on the native engine: {exc}") from None
+        raise InputError(f"{name} on the native engine: {exc}") from None
 
 
-def wrong_library(nat, name: str, system_id: int) -> UserError:
-    return UserError(f"the host library {nat.path} has no system {name} with id {system_id}: pass --native-lib "
+def wrong_library(nat, name: str, system_id: int) -> ToolError:
+    return ToolError(f"the host library {nat.path} has no system {name} with id {system_id}: pass --native-lib "
                      "with the host build of this tree (`make native`)")
 
 
@@ -183,7 +206,7 @@ def native_joint(args) -> int:
 
     spec = joint_specs()[args.system]
     if args.traces != 1:
-        raise UserError("--traces: a joint system is simulated one trace at a time")
+        raise InputError("--traces: a joint system is simulated one trace at a time")
     params = parse_params(spec, args.params)
     nat, why = native_library(args, spec.name)
     found = native_run(lambda: nat.joint_shape(spec.name), why, spec.name)
@@ -192,7 +215,7 @@ def native_joint(args) -> int:
     ((x, z),) = native_run(lambda: nat.simulate_joint(spec.name, args.steps, args.seed, 1, params), why, spec.name)
     bad = np.flatnonzero(~np.isfinite(x).all(axis=1) | np.isinf(z).any(axis=1))
     if bad.size:
-        raise UserError(f"{spec.name} with these parameters diverges: the trace is not finite at k={int(bad[0])}")
+        raise InputError(f"{spec.name} with these parameters diverges: the trace is not finite at k={int(bad[0])}")
     meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in params)}
     JointTrace(np.arange(args.steps), np.zeros(args.steps), z, x, meta).to_csv(args.output)
     print(f"wrote 1 trace of {spec.name}, {args.steps} steps, seed {args.seed}, native engine: {args.output}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import (UserError, add_device_arguments, add_force_argument, add_model_arguments, given_model_options,
+from .common import (InputError, add_device_arguments, add_force_argument, add_model_arguments, given_model_options,
                      model_config)
 
 
@@ -33,7 +33,7 @@ def run(args) -> int:
     from . import joint
 
     if args.resume is not None and args.force:
-        raise UserError("--force replaces an -o dump; --resume continues DUMP: pass one of them")
+        raise InputError("--force replaces an -o dump; --resume continues DUMP: pass one of them")
     if args.resume is None and joint.wants_joint_trace(args):
         return joint.stream(args)
     from ..config import table_specs
@@ -86,7 +86,7 @@ def cut_short(path: Path) -> bool:
 
     try:
         return not load_unfinished(path).complete
-    except (DumpError, UserError, OSError):
+    except (DumpError, InputError, OSError):
         return False
 
 
@@ -98,28 +98,28 @@ def resumable(args, trace):
 
     given = given_model_options(args)
     if given:
-        raise UserError(f"--resume runs the configuration recorded in {args.resume}; drop {', '.join(given)}")
+        raise InputError(f"--resume runs the configuration recorded in {args.resume}; drop {', '.join(given)}")
     dump = load_unfinished(args.resume)
     if dump.header.protocol != PROTOCOL_VERSION:
-        raise UserError(f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
+        raise InputError(f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
                         f"exactly only on the protocol it started with ({PROTOCOL_VERSION} here)")
     check_trace(dump, trace, args.trace)
     if len(dump) >= len(trace):
-        raise UserError(f"{args.resume} already holds all {len(trace)} steps of {args.trace}: nothing to resume")
+        raise InputError(f"{args.resume} already holds all {len(trace)} steps of {args.trace}: nothing to resume")
     return dump
 
 
 def choose_system(args, trace) -> None:
     """--system as given, else the system (and, unless --params, the parameters) the trace's header
     names; a run never falls back to a system the user did not ask for."""
-    from ..errors import UserError
+    from ..errors import InputError
 
     args.system_source = ""
     if args.system:
         return
     named = trace.meta.get("system")
     if not named:
-        raise UserError(f"which system? {args.trace} has no '# system: NAME' header line: pass --system NAME")
+        raise InputError(f"which system? {args.trace} has no '# system: NAME' header line: pass --system NAME")
     args.system, args.system_source = named, f" (system from {args.trace}'s header)"
     if args.params is None and trace.meta.get("params"):
         args.params = trace.meta["params"]

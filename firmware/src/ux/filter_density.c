@@ -1,0 +1,517 @@
+/*
+ * The filter's posterior density (docs/semantics.md, "Filter density"): how ux_filter_pdf reads the
+ * posterior — its TTR-binned density, or the base law (the prior law at the first update, else the
+ * predictive mixture) times the update's likelihood over their normaliser Z — and the quadrature of that
+ * numerator on UX_DENSITY_NODES nodes, which gives log Z, the first update's region and mixture mode's
+ * posterior. The state it reads is the filter's `density` (ux/filter.h); its arrays (mixture components,
+ * evidence) are the workspace's density areas (filter_internal.h).
+ */
+#include "filter_internal.h"
+#include "ux/pdf.h"
+#include "ux/stats.h"
+#include "ux/ttr.h"
+
+#include <string.h>
+
+/* Component i's term of the predictive mixture's log density at t: (log w_i − log σ_i) + g((t − c_i)/σ_i), with
+ * the standard Gaussian's g(v) = −v·v/2 − log √(2π) written out as ux_std_logpdf computes it (subtracting the
+ * constant is adding g(0) = −log √(2π)). */
+static ux_real component_log(const ux_filter *f, ux_real t, size_t i, ux_real g0)
+{
+    ux_real v = (t - filter_area(f, A_C)[i]) / filter_area(f, A_S)[i];
+    return filter_area(f, A_LW)[i] + (UX_R(-0.5) * v * v + g0);
+}
+
+/* log of the predictive mixture's density at t: logsumexp_i of component_log, as ux_logsumexp computes it,
+ * each term computed again in the sum rather than kept (no scratch of 2η reals on the stack). */
+static ux_real mixture_log_density(const ux_filter *f, ux_real t)
+{
+    const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0);
+    ux_real top = component_log(f, t, 0, g0), sum = 0;
+    size_t i, n = f->density.count;
+    for (i = 0; i < n; ++i) {
+        ux_real a = component_log(f, t, i, g0);
+        if (isnan(a))
+            return -UX_INF;
+        top = a > top ? a : top;
+    }
+    if (!ux_finite(top))
+        return -UX_INF;
+    if (n == 1) /* as ux_logsumexp: exp(0) = 1 and log(1) = 0 exactly */
+        return top + UX_R(0.0);
+    for (i = 0; i < n; ++i)
+        sum = sum + UX_EXP(component_log(f, t, i, g0) - top);
+    return top + UX_LOG(sum);
+}
+
+/* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
+ * the others). */
+static UX_ALWAYS_INLINE ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
+                                      const ux_workspace *rest)
+{
+    const ux_value *noise[UX_MODEL_MAX_NOISES];
+    ux_observation obs;
+    ux_evidence ev;
+    ux_model_ctx ctx;
+    filter_observation(f, &ctx, noise, &obs);
+    ev.z = filter_area(f, A_Z);
+    ev.omega = filter_area(f, A_OM);
+    ev.count = f->density.J;
+    ev.m = f->density.m;
+    return ux_log_likelihoods(&obs, t, count, &ev, u, rest);
+}
+
+/* The base law's log density at t: the predictive mixture's, or the prior law's; a: η reals of scratch. */
+static ux_real base_log(const ux_filter *f, ux_real t)
+{
+    if (f->density.form == UX_DENSITY_MIXTURE)
+        return mixture_log_density(f, t);
+    return ux_std_logpdf(f->prior.kind, (t - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
+}
+
+/* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
+ * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
+ * −∞ where it is 0. Returns the likelihood's status (UX_OK without one). Not for BINS. */
+static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
+                                const ux_workspace *rest)
+{
+    size_t p;
+
+    if (f->density.lik) {
+        ux_status st = node_log_likelihoods(f, t, count, u, rest);
+        if (st != UX_OK)
+            return st;
+    }
+    for (p = 0; p < count; ++p) {
+        ux_real base = base_log(f, t[p]);
+        if (f->density.lik) {
+            base = base + u[p];
+            base = isnan(base) ? -UX_INF : base;
+        }
+        u[p] = base;
+    }
+    return UX_OK;
+}
+
+/* numerator_logs at one point; NaN should the likelihood fail. */
+static ux_real numerator_log(const ux_filter *f, ux_real t, const ux_workspace *rest)
+{
+    ux_real u;
+    return numerator_logs(f, &t, 1, &u, rest) == UX_OK ? u : (ux_real)NAN;
+}
+
+/* Node k of the density's quadrature: lo + k·h. */
+static ux_real node_position(ux_real lo, ux_real h, size_t k) { return lo + (ux_real)k * h; }
+
+/* Node k's trapezoid term for the numerator's value e there: ½ e at the two ends. */
+static ux_real trapezoid_term(unsigned k, ux_real e)
+{
+    return (k == 0 || k == UX_DENSITY_INTERVALS) ? UX_R(0.5) * e : e;
+}
+
+/* The interval the density's base law holds all but a negligible part of its mass in: the union of the
+ * mixture's components c_i ± UX_DENSITY_GAUSSIAN_REACH σ_i, or the prior law's location ± its reach in
+ * scales; the first update's region when it has one. */
+static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
+{
+    if (f->density.region) {
+        *lo = f->density.lo;
+        *hi = f->density.hi;
+    } else if (f->density.form == UX_DENSITY_MIXTURE) {
+        const ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
+        const ux_real reach = (ux_real)UX_DENSITY_GAUSSIAN_REACH;
+        ux_real low = c[0] - reach * s[0], high = c[0] + reach * s[0];
+        size_t i;
+        for (i = 1; i < f->density.count; ++i) {
+            ux_real l = c[i] - reach * s[i], r = c[i] + reach * s[i];
+            low = l < low ? l : low;
+            high = r > high ? r : high;
+        }
+        *lo = low;
+        *hi = high;
+    } else {
+        ux_real reach = (ux_real)(f->prior.kind == UX_LAW_GAUSSIAN ? UX_DENSITY_GAUSSIAN_REACH
+                                                                   : UX_DENSITY_LAPLACE_REACH) * f->prior.b;
+        *lo = f->prior.a - reach;
+        *hi = f->prior.a + reach;
+    }
+}
+
+/* The linear interpolant through the nodes is their law convolved with a triangle of width h, which adds
+ * h²/6 to the variance; the atoms (normalised weights) are shrunk about their mean to take it out again,
+ * to no spread at all should they hold less. Sums in atom order. */
+static void remove_interpolation_variance(ux_real *x, const ux_real *w, size_t count, ux_real h)
+{
+    ux_real mean = 0, var = 0, scale;
+    size_t i;
+    for (i = 0; i < count; ++i)
+        mean = mean + w[i] * x[i];
+    for (i = 0; i < count; ++i)
+        var = var + w[i] * ((x[i] - mean) * (x[i] - mean));
+    if (!(var > 0))
+        return;
+    scale = var - h * h / UX_R(6.0);
+    scale = scale > 0 ? UX_SQRT(scale / var) : 0;
+    for (i = 0; i < count; ++i)
+        x[i] = mean + (x[i] - mean) * scale;
+}
+
+/* Consecutive equal positions (atoms shrunk within rounding of one another) as one atom: masses added left to
+ * right, spreads (unless v is NULL) mass-weighted. Returns the count. */
+static size_t merge_equal(ux_real *x, ux_real *w, ux_real *v, size_t count)
+{
+    size_t i, out = 0;
+    for (i = 0; i < count; ++i) {
+        if (out > 0 && x[i] == x[out - 1]) {
+            ux_real total = w[out - 1] + w[i];
+            if (v != NULL)
+                v[out - 1] = (w[out - 1] * v[out - 1] + w[i] * v[i]) / total;
+            w[out - 1] = total;
+            continue;
+        }
+        x[out] = x[i];
+        w[out] = w[i];
+        if (v != NULL)
+            v[out] = v[i];
+        ++out;
+    }
+    return out;
+}
+
+/* Two arrays of UX_DENSITY_NODES reals from the scratch workspace, and the scratch left after them in *rest;
+ * 0 when they do not fit (cannot happen: init checked the mode's bound). */
+static int node_arrays(const ux_filter *f, ux_real **t, ux_real **u, ux_workspace *rest)
+{
+    ux_arena arena;
+    *rest = filter_scratch(f);
+    if (ux_arena_open(&arena, rest) != UX_OK)
+        return 0;
+    *t = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    *u = ux_arena_reals(&arena, UX_DENSITY_NODES);
+    *rest = ux_arena_rest(&arena);
+    return *t != NULL && *u != NULL;
+}
+
+/* u[i] ← e_i = exp(u[i] − max u) in place; returns max u. When that is not finite (the numerator vanishes or
+ * overflows at every point) u is left as it was. */
+static ux_real to_relative(ux_real *u, size_t count)
+{
+    ux_real top = -UX_INF;
+    size_t i;
+    for (i = 0; i < count; ++i)
+        top = u[i] > top ? u[i] : top;
+    if (ux_finite(top))
+        for (i = 0; i < count; ++i)
+            u[i] = UX_EXP(u[i] - top);
+    return top;
+}
+
+/* The bracket of points with relative numerator e (to_relative; docs/semantics.md, "Filter", the
+ * quadrature's region): *first and *last become the first and the last point whose e is at least
+ * UX_REFOCUS_FLOOR (unchanged when none is: cannot happen after to_relative); returns how many are, and
+ * their Σ e (all points, in order) in *sum. */
+static size_t bracket(const ux_real *e, size_t count, size_t *first, size_t *last, ux_real *sum)
+{
+    size_t i, kept = 0;
+    *sum = 0;
+    for (i = 0; i < count; ++i) {
+        *sum += e[i];
+        if (e[i] >= UX_REFOCUS_FLOOR) {
+            *first = kept == 0 ? i : *first;
+            *last = i;
+            ++kept;
+        }
+    }
+    return kept;
+}
+
+/* The length of mixture_on_nodes' runs: a run's first term is an exponential and each next one two
+ * products further, so every term is within about NODE_RUN·(NODE_RUN + 1)/2 roundings of its exponential
+ * (double: 3e-14 of itself, float: 8e-6). */
+#define NODE_RUN 16
+
+/* Adds one mixture component's terms amp·exp(−v·v/2), v = (t_k − c)/σ, to s[k] at the nodes k = from,
+ * from + step, … (step ±1) before `end`, in runs of NODE_RUN nodes: a run's first term and its ratio to the
+ * next, exp(−(v·d + d·d/2)) with d = h/σ moving v away from c, are exponentials; then term ← term·ratio,
+ * ratio ← ratio·exp(−d·d). From the node nearest c outward the terms only fall, so the first term below
+ * the smallest normal ends the component's contribution (the rest are smaller still). */
+static void add_component_run(ux_real *s, long from, long step, long end, ux_real lo, ux_real h, ux_real c,
+                              ux_real sigma, ux_real amp)
+{
+    const ux_real d = h / sigma, q = UX_EXP(-(d * d));
+    ux_real term = 0, ratio = 0;
+    long k, n;
+    for (k = from, n = 0; k != end; k += step, ++n) {
+        if (n % NODE_RUN == 0) {
+            ux_real v = (node_position(lo, h, (size_t)k) - c) / sigma, away = step > 0 ? v : -v;
+            term = amp * UX_EXP(UX_R(-0.5) * v * v);
+            ratio = UX_EXP(-(away * d + UX_R(0.5) * d * d));
+        }
+        if (!(term >= UX_NORMAL_MIN))
+            return;
+        s[k] = s[k] + term;
+        term = term * ratio;
+        ratio = ratio * q;
+    }
+}
+
+/* The predictive mixture's density at the nodes lo + k·h into s (docs/semantics.md, "Filter density"):
+ * s_k = Σ_i a_i·exp(−v·v/2), a_i = exp((log w_i − log σ_i) + g(0)), v = (t_k − c_i)/σ_i, summed in i order,
+ * each component's terms by add_component_run outward from the node nearest c_i — 2 products per node and
+ * component where mixture_log_density takes an exponential and a division (GSS at η = 16: 2,064 of them
+ * per region). */
+static void mixture_on_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *s)
+{
+    const ux_real *c = filter_area(f, A_C), *lw = filter_area(f, A_LW), *sd = filter_area(f, A_S);
+    const ux_real g0 = ux_std_logpdf(UX_LAW_GAUSSIAN, 0), last = (ux_real)UX_DENSITY_INTERVALS;
+    size_t i, k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        s[k] = 0;
+    for (i = 0; i < f->density.count; ++i) {
+        ux_real amp = UX_EXP(lw[i] + g0), r = (c[i] - lo) / h;
+        long nearest = !(r > 0) ? 0 : r >= last ? (long)UX_DENSITY_INTERVALS : (long)(r + UX_R(0.5));
+        add_component_run(s, nearest, 1, (long)UX_DENSITY_NODES, lo, h, c[i], sd[i], amp);
+        add_component_run(s, nearest - 1, -1, -1, lo, h, c[i], sd[i], amp);
+    }
+}
+
+/* The log numerator at the nodes lo + k·h into e, from their log-likelihoods ell: the base law's log density
+ * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (mixture_on_nodes) where
+ * s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in every component's
+ * tail). Not inlined: its frame stays off the one that evaluates the likelihood. */
+__attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h,
+                                                     const ux_real *ell, ux_real *e)
+{
+    const int mixture = f->density.form == UX_DENSITY_MIXTURE;
+    size_t k;
+    if (mixture)
+        mixture_on_nodes(f, lo, h, e);
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        ux_real t = node_position(lo, h, k), base, u;
+        if (ell[k] == -UX_INF) {
+            e[k] = -UX_INF;
+            continue;
+        }
+        if (!mixture)
+            base = base_log(f, t);
+        else if (e[k] >= UX_LINEAR_MIN && ux_finite(e[k]))
+            base = UX_LOG(e[k]);
+        else
+            base = mixture_log_density(f, t);
+        u = base + ell[k];
+        e[k] = isnan(u) ? -UX_INF : u;
+    }
+}
+
+/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k = exp(u_k − max u). Returns max u (not finite: the
+ * numerator vanishes or overflows at every node), or NaN should the likelihood fail. */
+static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
+                           const ux_workspace *rest)
+{
+    size_t k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        e[k] = node_position(lo, h, k);
+    if (node_log_likelihoods(f, e, UX_DENSITY_NODES, ell, rest) != UX_OK)
+        return (ux_real)NAN;
+    node_numerators(f, lo, h, ell, e);
+    return to_relative(e, UX_DENSITY_NODES);
+}
+
+/* Whether the trapezoid on the nodes lo + k·h resolves the density's numerator (UX_NODE_RESOLUTION,
+ * UX_COMPONENT_SPAN). */
+static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
+{
+    ux_real largest = UX_FABS(lo) > UX_FABS(hi) ? UX_FABS(lo) : UX_FABS(hi);
+    if (!(h >= (ux_real)UX_NODE_RESOLUTION * UX_EPS * largest))
+        return 0;
+    if (f->density.form == UX_DENSITY_MIXTURE) {
+        const ux_real *s = filter_area(f, A_S);
+        ux_real widest = s[0];
+        size_t i;
+        for (i = 1; i < f->density.count; ++i)
+            widest = s[i] > widest ? s[i] : widest;
+        return widest >= UX_COMPONENT_SPAN * h;
+    }
+    return 1;
+}
+
+/* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
+ * narrowed to its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket
+ * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
+ * log-likelihoods), [*lo, *hi] the region, *h its node spacing. Returns log Z, the trapezoid sum of the e_k
+ * in node order; not finite when the numerator vanishes or overflows at every node, Z is not finite or the
+ * nodes of some round do not resolve the numerator (resolves: −∞), NaN should the likelihood fail. The nodes
+ * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
+ * (ux_filter_workspace_bytes). */
+static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
+                          ux_real *hi, ux_real *h)
+{
+    ux_real top, sum = 0;
+    unsigned k, r;
+    density_support(f, lo, hi);
+    for (r = 0;; ++r) {
+        size_t first = 0, last = 0, kept;
+        ux_real mass, nlo, nhi;
+        *h = (*hi - *lo) / (ux_real)UX_DENSITY_INTERVALS;
+        if (!resolves(f, *lo, *hi, *h)) /* every round's: a narrowing that zooms onto one spike misses the rest */
+            return -UX_INF;
+        top = weigh_nodes(f, *lo, *h, ell, e, rest);
+        if (!ux_finite(top))
+            return top;
+        if (r == UX_REFOCUS_ROUNDS)
+            break;
+        kept = bracket(e, UX_DENSITY_NODES, &first, &last, &mass);
+        nlo = first > 0 ? node_position(*lo, *h, first - 1) : *lo;
+        nhi = last + 1 < UX_DENSITY_NODES ? node_position(*lo, *h, last + 1) : *hi;
+        if (kept >= UX_REGION_NODES || (nlo == *lo && nhi == *hi))
+            break;
+        *lo = nlo;
+        *hi = nhi;
+    }
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        sum += trapezoid_term(k, e[k]);
+    return top + UX_LOG(sum * *h);
+}
+
+/* log Z of the density ("Filter density"): the quadrature's; 0 without a likelihood factor (the base law is
+ * its own density); the update's evidence should the numerator vanish or overflow at every node, or the
+ * nodes not resolve it. */
+static ux_real density_log_norm(const ux_filter *f)
+{
+    ux_workspace rest;
+    ux_real *ell, *e, lo, hi, h, out;
+    if (!f->density.lik)
+        return 0;
+    if (!node_arrays(f, &ell, &e, &rest))
+        return f->log_evidence;
+    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
+    return ux_finite(out) ? out : f->log_evidence;
+}
+
+/* The quadrature posterior's cells sum squares of their positions: a region whose nodes reach beyond
+ * √(largest real)/1024 would overflow them (a prior of scale 1e219), so its update keeps its own posterior. */
+static int within_moment_reach(ux_real first, ux_real last)
+{
+    ux_real reach = UX_SQRT(UX_REAL_MAX) / UX_R(1024.0);
+    return UX_FABS(first) < reach && UX_FABS(last) < reach;
+}
+
+/* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
+ * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
+ * variance; its region becomes the density's support and its log Z the step's evidence, written to
+ * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, Z is not finite or the
+ * nodes do not resolve the numerator, the update's own posterior and evidence stay (returns 0). */
+int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
+{
+    ux_workspace rest;
+    ux_real *ell, *e, lo, hi, h, out, *spreads;
+    size_t count;
+
+    if (!node_arrays(f, &ell, &e, &rest))
+        return 0;
+    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
+    if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
+        return 0;
+    /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
+     * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
+    spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? filter_area(f, A_V) : NULL;
+    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w, spreads);
+    ux_normalise(f->posterior.w, count);
+    remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
+    count = merge_equal(f->posterior.x, f->posterior.w, spreads, count);
+    if (f->smooth) { /* the quadrature law's variance: its atoms' and its cells' spreads */
+        ux_real within = 0, *v = filter_area(f, A_V);
+        size_t i;
+        f->posterior.count = (uint32_t)count;
+        for (i = 0; i < count; ++i) {
+            ux_real p = f->posterior.w[i] * v[i];
+            within = within + p;
+        }
+        f->post_var = ux_var(&f->posterior) + within;
+    }
+    f->posterior.count = (uint32_t)count;
+    f->posterior.eta = f->eta;
+    f->density.lo = lo;
+    f->density.hi = hi;
+    f->density.region = 1;
+    f->density.log_norm = out;
+    f->density.norm_ready = 1;
+    f->spread = f->mode == UX_MODE_MIXTURE; /* the next predict's components carry the cells' spreads */
+    *log_evidence = out;
+    return 1;
+}
+
+/* The first update's region (docs/semantics.md, "Filter"): the bracket of the prior atoms it weighed (the
+ * prior law quantized again: BayesLaplace reordered them); it becomes the density's support. Returns 1 when
+ * the atoms were concentrated (the largest e, 1, holds at least half of Σ e): the posterior is then
+ * refocused. Needs the nodes' scratch, as mixture_posterior. */
+int filter_first_region(ux_filter *f)
+{
+    ux_workspace rest;
+    ux_real *t, *u, lo, hi, sum;
+    size_t count, first = 0, last = 0;
+
+    if (!node_arrays(f, &t, &u, &rest))
+        return 0;
+    density_support(f, &lo, &hi);
+    count = ux_quantize_scaled(&f->prior, filter_first_prior_atoms(f), t, u); /* u: the weights, overwritten */
+    if (numerator_logs(f, t, count, u, &rest) != UX_OK || !ux_finite(to_relative(u, count)))
+        return 0;
+    bracket(u, count, &first, &last, &sum);
+    f->density.lo = first > 0 ? t[first - 1] : lo;
+    f->density.hi = last + 1 < count ? t[last + 1] : hi;
+    f->density.region = 1;
+    return sum <= UX_R(2.0);
+}
+
+/* The density's log normaliser, computed at the first need after an update. */
+static ux_real cached_log_norm(ux_filter *f)
+{
+    if (!f->density.norm_ready) {
+        f->density.log_norm = density_log_norm(f);
+        f->density.norm_ready = 1;
+    }
+    return f->density.log_norm;
+}
+
+static ux_real filter_logpdf(ux_filter *f, ux_real tr)
+{
+    if (f->density.form == UX_DENSITY_BINS) {
+        ux_real p = ux_pdf(&f->posterior, tr);
+        return p > 0 ? UX_LOG(p) : -UX_INF;
+    }
+    {
+        ux_workspace rest = filter_scratch(f);
+        return numerator_log(f, tr, &rest) - cached_log_norm(f);
+    }
+}
+
+double ux_filter_density_log_evidence(ux_filter *f)
+{
+    if (f == NULL || f->model == NULL)
+        return (double)NAN;
+    if (f->density.form == UX_DENSITY_BINS || !f->density.lik)
+        return (double)f->log_evidence;
+    return (double)cached_log_norm(f);
+}
+
+double ux_filter_logpdf(ux_filter *f, double t)
+{
+    if (f == NULL || f->model == NULL)
+        return (double)NAN;
+    return (double)filter_logpdf(f, (ux_real)t);
+}
+
+double ux_filter_pdf(ux_filter *f, double t)
+{
+    ux_real lp;
+    if (f == NULL || f->model == NULL)
+        return (double)NAN;
+    lp = filter_logpdf(f, (ux_real)t);
+    return lp == -UX_INF ? 0.0 : (double)UX_EXP(lp);
+}
+
+ux_density_form ux_filter_density_form(const ux_filter *f)
+{
+    return f != NULL ? (ux_density_form)f->density.form : UX_DENSITY_BINS;
+}
