@@ -240,7 +240,7 @@ def _host_spec(spec, joint: bool):
 
 
 def _eta(eta: int, info, joint_spec=None) -> int:
-    """`eta`, lowered to the firmware's largest and, for a joint system, to what one POSTERIOR_JOINT holds
+    """`eta`, lowered to the firmware's largest and, for a joint system, to what one POSTERIOR holds
     (31 + 8·(dim + dim²) + 8·η·(dim + 1) bytes ≤ MAX_PAYLOAD, docs/protocol.md)."""
     from .protocol_spec import MAX_PAYLOAD
 

@@ -1,7 +1,7 @@
 """Joint (vector-state) systems on the host: their specs, configuration, trace CSVs and dumps.
 
 A joint system's state has `dim` components and each observation `dim_obs` (the [joint.*] entries of the
-system table; a device tells both in SYSTEM_JOINT). Its trace CSV has the columns k, u, z0 … z{dim_obs−1}
+system table; a device tells both in SYSTEM). Its trace CSV has the columns k, u, z0 … z{dim_obs−1}
 and, when the truth is known, x0 … x{dim−1}; a missing observation is a row whose z fields are empty (a
 step without observation: it only predicts). Its dump is JSONL (format "uxhost-joint-dump"): a header
 (configuration, device, trace), then one record per step with the posterior's mean, row-major covariance,
@@ -36,7 +36,7 @@ _U32 = 1 << 32
 
 @dataclass(frozen=True)
 class DeviceJointSpec(JointSpec):
-    """A joint system as a device describes it (SYSTEM_JOINT): the table's spec and dim_obs."""
+    """A joint system as a device describes it (SYSTEM): the table's spec and dim_obs."""
 
     dim_obs: int = 1
 
@@ -53,7 +53,7 @@ def is_joint(name: str | None) -> bool:
 
 
 def dim_obs_of(spec) -> int:
-    """A spec's observation components: the device's word (SYSTEM_JOINT), else the reference twin's."""
+    """A spec's observation components: the device's word (SYSTEM), else the reference twin's."""
     if getattr(spec, "dim_obs", None):
         return int(spec.dim_obs)
     from uxemu import joint_systems

@@ -1,5 +1,5 @@
-"""A joint system's run: streamed to a device (HELLO, DESCRIBE, CONFIGURE_JOINT, one STEP_JOINT per trace
-row, every posterior to the dump as it arrives), validated against the reference joint filter, plotted.
+"""A joint system's run: streamed to a device (HELLO, DESCRIBE, CONFIGURE, one STEP per trace row, every
+posterior to the dump as it arrives), validated against the reference joint filter, plotted.
 
 Validation re-runs the dump's configuration on the dump's own (k, u, z), predicting on every record but
 the first, and holds a double build's every quantity to 1e-9 of the reference's own run: uxemu.joint_filter,
@@ -39,8 +39,8 @@ FLOAT = ({"mean": 1e-3}, "native")
 
 
 def configure(device, info, specs, config, where: str):
-    """Checks `config` against the device's description of its system, sends CONFIGURE_JOINT; the spec."""
-    from .protocol import Mode, PriorKind
+    """Checks `config` against the device's description of its system, sends CONFIGURE; the spec."""
+    from .protocol import Likelihood, Mode, PriorKind
 
     spec = specs.get(config.system)
     if spec is None or spec.id != config.system_id or not hasattr(spec, "dim"):
@@ -55,8 +55,8 @@ def configure(device, info, specs, config, where: str):
                         f"component(s); the configuration has {config.dim} and {config.dim_obs}")
     if config.eta > info.max_eta:
         raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
-    device.configure_joint(config.system_id, config.eta, Mode[config.mode.upper()], config.params,
-                           [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors])
+    device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood.KERNEL, config.params,
+                     [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors])
     return spec
 
 
@@ -83,7 +83,7 @@ class JointSummary:
 
 def stream_joint(device, trace, config, output, trace_path: str | None = None, qemu=None,
                  expect_board: str | None = None) -> JointSummary:
-    """HELLO, DESCRIBE, CONFIGURE_JOINT and one STEP_JOINT per trace row; each posterior goes to the JSONL
+    """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; each posterior goes to the JSONL
     dump `output` as it arrives. `config`: a JointConfig, or (device's specs, where) → JointConfig."""
     from .dump import CYCLE_SOURCES, CYCLE_UNITS, reset_cause_name
     from .link import LinkError
@@ -102,7 +102,7 @@ def stream_joint(device, trace, config, output, trace_path: str | None = None, q
         for i in range(len(trace)):
             k, z = int(trace.k[i]), trace.observation(i)
             try:
-                post = device.step_joint(k, i > 0, float(trace.u[i]), config.dim_obs, z)
+                post = device.step(k, i > 0, float(trace.u[i]), z, dim_obs=config.dim_obs)
             except (LinkError, ProtocolError) as exc:
                 raise UserError(f"{_lost(qemu, exc)} at step k={k}; the dump {output} keeps the {out.count} "
                                 "step(s) before it") from None

@@ -186,7 +186,7 @@ def configure_device(device, info, specs, config, where):
     if config.eta > info.max_eta:
         raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
     device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood[config.likelihood.upper()],
-                     config.params, PriorKind[config.prior_kind.upper()], config.prior_a, config.prior_b)
+                     config.params, [(PriorKind[config.prior_kind.upper()], config.prior_a, config.prior_b)])
     return spec
 
 
@@ -209,8 +209,9 @@ def _record(trace, i: int, post):
     from .dump import StepRecord
 
     x = None if trace.x is None else float(trace.x[i])
-    return StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, post.status, post.mean, post.var,
-                      tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update, post.log_evidence)
+    return StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, post.status, post.mean[0],
+                      post.cov[0], tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update,
+                      post.log_evidence)
 
 
 def _lost(qemu, exc) -> str:
