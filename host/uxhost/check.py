@@ -297,13 +297,14 @@ def _status_difference(dump, policy, k: int) -> str:
 
 
 def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
-    from .joint import load_joint_dump, resolve, simulate
+    from .dump import load_dump
+    from .joint import resolve, simulate
     from .joint_run import compare, stream_joint
 
     config = resolve(spec, eta=eta)
     trace = simulate(spec, config.params, steps, SEED)
     summary = stream_joint(device, trace, config, dump_path, qemu=qemu)
-    cmp = compare(load_joint_dump(dump_path))
+    cmp = compare(load_dump(dump_path))
     if cmp.ok:
         largest = max((d for q, (d, _) in cmp.worst.items() if q in cmp.tolerance), default=0.0)
         tol = sorted(set(cmp.tolerance.values()))

@@ -10,9 +10,7 @@ status, log evidence and atoms (rows of dim components, weights).
 from __future__ import annotations
 
 import csv
-import json
 import math
-import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +20,7 @@ import numpy as np
 from uxemu.joint_systems import JointSpec
 
 from . import __version__
-from .dump import DumpError, JsonlWriter, json_value
+from .dump import DumpError
 from .errors import UserError
 
 FORMAT = "uxhost-joint-dump"
@@ -262,13 +260,13 @@ class JointHeader:
     @classmethod
     def from_json(cls, obj: dict, where: str) -> "JointHeader":
         if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
-            raise UserError(f"{where}: not a joint dump of format version {FORMAT_VERSION}")
+            raise DumpError(f"{where}: not a joint dump of format version {FORMAT_VERSION}")
         try:
             names = ("board", "firmware_version", "protocol", "real_bytes", "cycle_source", "reset_cause", "trace",
                      "trace_steps", "uxhost_version")
             return cls(JointConfig.from_json(obj), **{n: obj[n] for n in names if n in obj})
         except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
-            raise UserError(f"{where}: header lacks or garbles {exc}") from None
+            raise DumpError(f"{where}: header lacks or garbles {exc}") from None
 
 
 @dataclass
@@ -315,7 +313,7 @@ class JointStep:
                        vec(obj["mean"]), vec(obj["cov"]), float(obj["log_evidence"]), vec(obj["atoms_w"]),
                        vec(obj["atoms_x"]), int(obj["cycles_predict"]), int(obj["cycles_update"]))
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
-            raise UserError(f"{where}: step record lacks or garbles {exc}") from None
+            raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
 
 
 @dataclass
@@ -335,67 +333,6 @@ class JointDump:
     @property
     def missing(self) -> int:
         return sum(s.z is None for s in self.steps)
-
-
-class JointWriter(JsonlWriter):
-    """Appends records line by line, flushed, so that what was received survives an interruption (the
-    scalar dump's writer, with a joint header and no continuation)."""
-
-    def __init__(self, path, header: JointHeader):
-        self.path = Path(path)
-        if not self.path.name.lower().endswith(".jsonl"):
-            raise UserError(f"{self.path}: a joint system's dump is JSONL: name it *.jsonl")
-        self.count = 0
-        self._fh = self.path.open("w", encoding="utf-8")
-        self._line(header.to_json())
-
-
-def is_joint_dump(path) -> bool:
-    """Whether `path` is a joint dump (its first line says so); False for anything else."""
-    try:
-        with Path(path).open(encoding="utf-8") as fh:
-            first = json.loads(fh.readline())
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # not a joint dump: the scalar reader says why
-        return False
-    return isinstance(first, dict) and first.get("format") == FORMAT
-
-
-def load_joint_dump(path) -> JointDump:
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"dump file {path} does not exist")
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.split("\n")
-    header, steps = None, []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            obj = json_value(line, where)
-        except DumpError as exc:
-            if not text.endswith("\n") and number == len(lines):
-                break  # the last record of a killed run, half written
-            raise UserError(str(exc)) from None
-        if not isinstance(obj, dict):
-            raise UserError(f"{where}: a record must be a JSON object")
-        if header is None:
-            header = JointHeader.from_json(obj, where)
-        elif obj.get("record") == "step":
-            steps.append(JointStep.from_json(obj, where))
-        else:
-            raise UserError(f"{where}: unexpected record {obj.get('record')!r}")
-    if header is None:
-        raise UserError(f"{path}: empty dump (no header)")
-    return JointDump(header, steps)
-
-
-def save_joint_dump(dump: JointDump, path) -> None:
-    tmp = Path(path).with_name(Path(path).name + ".tmp.jsonl")
-    with JointWriter(tmp, dump.header) as out:
-        for s in dump.steps:
-            out.write(s)
-    os.replace(tmp, path)
 
 
 def trace_meta(path) -> dict[str, str]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import UserError
-from .joint import JointDump, JointHeader, JointStep, JointWriter
+from .joint import JointDump, JointHeader, JointStep
 
 QUANTITIES = ("mean", "cov", "atoms_x", "atoms_w", "log_evidence")
 DOUBLE = ({q: 1e-9 for q in ("count",) + QUANTITIES}, "run")
@@ -85,7 +85,7 @@ def stream_joint(device, trace, config, output, trace_path: str | None = None, q
                  expect_board: str | None = None) -> JointSummary:
     """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; each posterior goes to the JSONL
     dump `output` as it arrives. `config`: a JointConfig, or (device's specs, where) → JointConfig."""
-    from .dump import CYCLE_SOURCES, CYCLE_UNITS, reset_cause_name
+    from .dump import CYCLE_SOURCES, CYCLE_UNITS, open_writer, reset_cause_name
     from .link import LinkError
     from .protocol import ProtocolError, Status
     from .streaming import _lost, greet
@@ -98,7 +98,7 @@ def stream_joint(device, trace, config, output, trace_path: str | None = None, q
                          real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
                          reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=len(trace))
     cycles_p, cycles_u, fallbacks = [], [], 0
-    with JointWriter(output, header) as out:
+    with open_writer(output, header) as out:
         for i in range(len(trace)):
             k, z = int(trace.k[i]), trace.observation(i)
             try:

@@ -12,6 +12,7 @@ from fwutil import expect_error, raw_frame, serves_joint
 
 from uxemu import joint_systems
 from uxhost import joint
+from uxhost.dump import load_dump
 from uxhost import protocol as p
 from uxhost.joint_run import compare, stream_joint
 
@@ -45,7 +46,7 @@ def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta
     out = tmp_path / "run.jsonl"
     summary = stream_joint(dev, trace, cfg, out)
     assert summary.steps == T and summary.missing == 1
-    dump = joint.load_joint_dump(out)
+    dump = load_dump(out)
     assert [s.status for s in dump.steps].count(p.Status.NO_EVIDENCE) == 1
     assert all(len(s.atoms_w) <= eta and len(s.mean) == 2 and len(s.cov) == 4 for s in dump.steps)
     assert all(math.isclose(sum(s.atoms_w), 1.0, rel_tol=1e-5) for s in dump.steps)

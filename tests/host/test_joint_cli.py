@@ -9,6 +9,7 @@ import pytest
 from uxemu import joint_systems
 from uxemu.joint_filter import run_joint_filter
 from uxhost import joint
+from uxhost.dump import DumpError, load_dump, save_dump
 from uxhost.cli import main
 from uxhost.errors import UserError
 
@@ -68,14 +69,14 @@ def test_joint_prior_option():
 def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
     dump = reference_dump()
     path = tmp_path / "ref.jsonl"
-    joint.save_joint_dump(dump, path)
+    save_dump(dump, path)
     assert main(["validate", str(path)]) == 0
     out = capsys.readouterr().out
     assert "1 step(s) without observation" in out and "OK: within tolerance" in out
     assert "mean          max rel. difference 0 " in out  # the reference against itself: no difference
     s = dump.steps[6]
     dump.steps[6] = joint.JointStep(**{**s.__dict__, "mean": (s.mean[0] * (1 + 1e-7), s.mean[1])})
-    joint.save_joint_dump(dump, path)
+    save_dump(dump, path)
     assert main(["validate", str(path)]) == 1
     assert "FAIL: step k=6: mean differs" in capsys.readouterr().out
 
@@ -83,15 +84,27 @@ def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
 def test_dump_reads_back_bit_for_bit(tmp_path):
     dump = reference_dump("cvrange", mode="paper")
     path = tmp_path / "d.jsonl"
-    joint.save_joint_dump(dump, path)
-    back = joint.load_joint_dump(path)
+    save_dump(dump, path)
+    back = load_dump(path)
     assert [s.posterior() for s in back.steps] == [s.posterior() for s in dump.steps]
     assert json.loads(path.read_text().splitlines()[0])["format"] == joint.FORMAT
 
 
+def test_a_joint_dump_is_read_and_refused_as_every_dump(tmp_path):
+    # One reader and one error type for every dump: a damaged joint record is a DumpError naming its line.
+    path = tmp_path / "d.jsonl"
+    save_dump(reference_dump(), path)
+    header = path.read_text().splitlines()[0]
+    path.write_text(header + '\n{"record": "step", "k": 0}\n')
+    with pytest.raises(DumpError, match=r"d.jsonl:2: step record lacks or garbles 'u'"):
+        load_dump(path)
+    with pytest.raises(DumpError, match=r"d.npz: a joint system's dump is JSONL"):
+        save_dump(reference_dump(), tmp_path / "d.npz")
+
+
 def test_plot_draws_components_and_atoms(tmp_path, capsys):
     path = tmp_path / "ref.jsonl"
-    joint.save_joint_dump(reference_dump(), path)
+    save_dump(reference_dump(), path)
     png = tmp_path / "p.png"
     assert main(["plot", str(path), "-o", str(png), "--at", "0,9"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -3,8 +3,13 @@ those commands hands a joint system's trace or dump to the function of the same 
 from __future__ import annotations
 
 from ..errors import UserError
-from ..joint import is_joint, is_joint_dump, trace_meta
+from ..joint import JointDump, is_joint, trace_meta
 from ..outputs import check_output
+
+
+def is_joint_dump(dump) -> bool:
+    """Whether a dump (uxhost.dump.load_dump's) is a joint system's run."""
+    return isinstance(dump, JointDump)
 
 
 def wants_joint_trace(args) -> bool:
@@ -70,20 +75,16 @@ def _truth(args, dump):
     return None if trace.x is None else trace.x[:len(dump)]
 
 
-def validate(args) -> int:
-    from ..joint import load_joint_dump
+def validate(args, dump) -> int:
     from ..joint_run import report
 
-    dump = load_joint_dump(args.dump)
     cmp = report(dump, str(args.dump), args.rtol, args.reference, _truth(args, dump), args.native_lib)
     return 0 if cmp.ok else 1
 
 
-def plot(args) -> int:
-    from ..joint import load_joint_dump
+def plot(args, dump) -> int:
     from ..joint_run import plot as plot_joint
 
-    dump = load_joint_dump(args.dump)
     at = None
     if getattr(args, "at", None):
         try:
