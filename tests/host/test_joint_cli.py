@@ -10,6 +10,7 @@ from uxemu import joint_systems
 from uxemu.joint_filter import run_joint_filter
 from uxhost import joint
 from uxhost.dump import DumpError, load_dump, save_dump
+from uxhost.traces import load_trace
 from uxhost.cli import main
 from uxhost.errors import UserError
 
@@ -35,7 +36,7 @@ def test_simulate_writes_a_joint_trace(tmp_path, capsys):
     assert main(["simulate", "--system", "pendulum", "--steps", "6", "--seed", "2", "-o", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert lines[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3", "k,u,z0,x0,x1"]
-    trace = joint.load_joint_trace(out, dim_obs=1, dim=2)
+    trace = load_trace(out, dim_obs=1, dim=2)
     x, z = joint_systems.simulate(joint_systems.get("pendulum"), 6, 2)
     assert np.array_equal(trace.x, x) and np.array_equal(trace.z, z)  # repr round trip: bit for bit
 
@@ -43,18 +44,18 @@ def test_simulate_writes_a_joint_trace(tmp_path, capsys):
 def test_trace_missing_observation_and_errors(tmp_path):
     good = tmp_path / "t.csv"
     good.write_text("k,u,z0,z1\n0,0,1.0,2.0\n1,0,,\n")
-    trace = joint.load_joint_trace(good, dim_obs=2)
+    trace = load_trace(good, dim_obs=2)
     assert trace.observation(0).tolist() == [1.0, 2.0] and trace.observation(1) is None
     half = tmp_path / "half.csv"
     half.write_text("k,u,z0,z1\n0,0,1.0,\n")
     with pytest.raises(UserError, match=r"half.csv:2: some observation components are empty"):
-        joint.load_joint_trace(half)
+        load_trace(half)
     with pytest.raises(UserError, match="2 observation column"):
-        joint.load_joint_trace(good, dim_obs=1)
+        load_trace(good, dim_obs=1)
     inf = tmp_path / "inf.csv"
     inf.write_text("k,u,z0\n0,0,inf\n")
     with pytest.raises(UserError, match=r"inf.csv:2: column 'z0' is not finite"):
-        joint.load_joint_trace(inf)
+        load_trace(inf)
 
 
 def test_joint_prior_option():
@@ -125,13 +126,28 @@ def test_stream_and_validate_through_qemu(tmp_path, capsys):
     assert "JSONL" in capsys.readouterr().err
 
 
+def test_one_reader_reads_a_scalar_and_a_vector_trace_by_the_same_rules(tmp_path):
+    scalar, rows = tmp_path / "s.csv", tmp_path / "v.csv"
+    scalar.write_text("k,u,z\n0,0,1.5\n1,0,\n")
+    rows.write_text("k,u,z0,z1\n0,0,1.5,2.5\n1,0,,\n")
+    a, b = load_trace(scalar), load_trace(rows)
+    assert (a.z.shape, b.z.shape) == ((2,), (2, 2)) and len(a) == len(b) == 2
+    assert a.observation(1) is None and b.observation(1) is None  # an empty z: a step without observation
+    # a one-component observation is a row for a vector-state system, whichever header names it
+    assert load_trace(scalar, dim_obs=1).z.shape == (2, 1)
+    for path, z in ((scalar, "9"), (rows, "9,9")):  # k must grow, in either layout
+        path.write_text(path.read_text() + f"1,0,{z}\n")
+        with pytest.raises(UserError, match=rf"{path.name}:4: step index k=1 does not follow k=1"):
+            load_trace(path)
+
+
 def test_a_joint_trace_header_is_read_as_written(tmp_path):
     # A spreadsheet's byte-order mark is not part of the first column's name; a column named twice is refused
     # (which copy is meant cannot be told: the last one used to win).
     bom = tmp_path / "bom.csv"
     bom.write_bytes("k,u,z0\n7,0,1.0\n8,0,2.0\n".encode("utf-8-sig"))
-    assert joint.load_joint_trace(bom).k.tolist() == [7, 8]
+    assert load_trace(bom).k.tolist() == [7, 8]
     twice = tmp_path / "twice.csv"
     twice.write_text("k,u,z0,k\n0,0,1.0,7\n")
     with pytest.raises(UserError, match=r"twice.csv:1: the header names column 'k' more than once"):
-        joint.load_joint_trace(twice)
+        load_trace(twice)

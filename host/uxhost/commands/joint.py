@@ -35,9 +35,10 @@ def config_for(args, specs, where: str):
 
 
 def stream(args) -> int:
-    from ..joint import dim_obs_of, joint_specs, load_joint_trace
+    from ..joint import dim_obs_of, joint_specs
     from ..joint_run import stream_joint
     from ..streaming import device_for
+    from ..traces import load_trace
 
     if args.resume is not None:
         raise UserError("--resume: a joint system's run cannot be resumed; stream it again")
@@ -48,7 +49,7 @@ def stream(args) -> int:
         if args.params is None and meta.get("params"):
             args.params, source = meta["params"], f" (system and parameters from {args.trace}'s header)"
     spec = joint_specs()[args.system]
-    trace = load_joint_trace(args.trace, dim_obs_of(spec), spec.dim)
+    trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
     config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
     if not str(args.output).lower().endswith(".jsonl"):
         raise UserError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
@@ -64,12 +65,12 @@ def stream(args) -> int:
 
 
 def _truth(args, dump):
-    from ..joint import load_joint_trace
+    from ..traces import load_trace
 
     if getattr(args, "trace", None) is None:
         return None
     cfg = dump.header.config
-    trace = load_joint_trace(args.trace, cfg.dim_obs, cfg.dim)
+    trace = load_trace(args.trace, dim_obs=cfg.dim_obs, dim=cfg.dim)
     if len(trace) < len(dump):
         raise UserError(f"{args.trace} has {len(trace)} rows, the dump {len(dump)} steps")
     return None if trace.x is None else trace.x[:len(dump)]
