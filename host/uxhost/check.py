@@ -299,11 +299,12 @@ def _status_difference(dump, policy, k: int) -> str:
 def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
     from .dump import load_dump
     from .joint import resolve, simulate
-    from .joint_run import compare, stream_joint
+    from .joint_run import compare
+    from .streaming import stream_trace
 
     config = resolve(spec, eta=eta)
     trace = simulate(spec, config.params, steps, SEED)
-    summary = stream_joint(device, trace, config, dump_path, qemu=qemu)
+    summary = stream_trace(device, trace, config, dump_path, qemu=qemu, progress=False)
     cmp = compare(load_dump(dump_path))
     if cmp.ok:
         largest = max((d for q, (d, _) in cmp.worst.items() if q in cmp.tolerance), default=0.0)

@@ -68,6 +68,8 @@ class JointConfig:
     system_id: int = 0
     dim_obs: int = 1
 
+    likelihood = "kernel"  # the joint filter's only one
+
     @property
     def dim(self) -> int:
         return len(self.priors)

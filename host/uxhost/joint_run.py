@@ -1,5 +1,5 @@
-"""A joint system's run: streamed to a device (HELLO, DESCRIBE, CONFIGURE, one STEP per trace row, every
-posterior to the dump as it arrives), validated against the reference joint filter, plotted.
+"""A joint system's run (streamed to a device by uxhost.streaming, as every system's) validated against the
+reference joint filter, and plotted.
 
 Validation re-runs the dump's configuration on the dump's own (k, u, z), predicting on every record but
 the first, and holds a double build's every quantity to 1e-9 of the reference's own run: uxemu.joint_filter,
@@ -27,97 +27,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import UserError
-from .joint import JointDump, JointHeader, JointStep
+from .joint import JointDump, JointStep
 
 QUANTITIES = ("mean", "cov", "atoms_x", "atoms_w", "log_evidence")
 DOUBLE = ({q: 1e-9 for q in ("count",) + QUANTITIES}, "run")
 FLOAT = ({"mean": 1e-3}, "native")
-
-
-# --------------------------------------------------------------------------------------------------
-# Streaming
-
-
-def configure(device, info, specs, config, where: str):
-    """Checks `config` against the device's description of its system, sends CONFIGURE; the spec."""
-    from .protocol import Likelihood, Mode, PriorKind
-
-    spec = specs.get(config.system)
-    if spec is None or spec.id != config.system_id or not hasattr(spec, "dim"):
-        joint = [name for name, s in specs.items() if hasattr(s, "dim")]
-        raise UserError(f"{where} has no joint system {config.system!r} (its joint systems: "
-                        f"{', '.join(joint) or 'none'})")
-    if len(config.params) != len(spec.params):
-        raise UserError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
-                        f"not the {len(config.params)} asked for")
-    if config.dim != spec.dim or config.dim_obs != spec.dim_obs:
-        raise UserError(f"{where} says {spec.name} has {spec.dim} state and {spec.dim_obs} observation "
-                        f"component(s); the configuration has {config.dim} and {config.dim_obs}")
-    if config.eta > info.max_eta:
-        raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
-    device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood.KERNEL, config.params,
-                     [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors])
-    return spec
-
-
-@dataclass
-class JointSummary:
-    steps: int
-    fallbacks: int
-    missing: int
-    cycles_predict: np.ndarray
-    cycles_update: np.ndarray
-    cycle_unit: str
-    config: object = None
-    spec: object = None
-    device: str = ""
-
-    def lines(self) -> list[str]:
-        out = [f"device   {self.device}"] if self.device else []
-        out.append(f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation")
-        for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
-            if c.size:
-                out.append(f"{name:<8} median {np.median(c):,.0f}  max {c.max():,} {self.cycle_unit}")
-        return out
-
-
-def stream_joint(device, trace, config, output, trace_path: str | None = None, qemu=None,
-                 expect_board: str | None = None) -> JointSummary:
-    """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; each posterior goes to the JSONL
-    dump `output` as it arrives. `config`: a JointConfig, or (device's specs, where) → JointConfig."""
-    from .dump import CYCLE_SOURCES, CYCLE_UNITS, open_writer, reset_cause_name
-    from .link import LinkError
-    from .protocol import ProtocolError, Status
-    from .streaming import _lost, greet
-
-    info, specs, where = greet(device, expect_board)
-    if callable(config):
-        config = config(specs, where)
-    spec = configure(device, info, specs, config, where)
-    header = JointHeader(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
-                         real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
-                         reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=len(trace))
-    cycles_p, cycles_u, fallbacks = [], [], 0
-    with open_writer(output, header) as out:
-        for i in range(len(trace)):
-            k, z = int(trace.k[i]), trace.observation(i)
-            try:
-                post = device.step(k, i > 0, float(trace.u[i]), z, dim_obs=config.dim_obs)
-            except (LinkError, ProtocolError) as exc:
-                raise UserError(f"{_lost(qemu, exc)} at step k={k}; the dump {output} keeps the {out.count} "
-                                "step(s) before it") from None
-            x = None if trace.x is None else tuple(float(v) for v in trace.x[i])
-            out.write(JointStep(k, float(trace.u[i]), None if z is None else tuple(float(v) for v in z), x,
-                                post.status, post.mean, post.cov, post.log_evidence, post.w, post.x,
-                                post.cycles_predict, post.cycles_update))
-            if i:
-                cycles_p.append(post.cycles_predict)
-            cycles_u.append(post.cycles_update)
-            fallbacks += post.status == Status.FALLBACK
-    return JointSummary(len(trace), fallbacks, int(sum(trace.observation(i) is None for i in range(len(trace)))),
-                        np.array(cycles_p, dtype=np.int64), np.array(cycles_u, dtype=np.int64),
-                        CYCLE_UNITS.get(header.cycle_source, header.cycle_source), config, spec,
-                        device=info.device())
 
 
 # --------------------------------------------------------------------------------------------------

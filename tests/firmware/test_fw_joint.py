@@ -14,7 +14,8 @@ from uxemu import joint_systems
 from uxhost import joint
 from uxhost.dump import load_dump
 from uxhost import protocol as p
-from uxhost.joint_run import compare, stream_joint
+from uxhost.joint_run import compare
+from uxhost.streaming import stream_trace
 
 pytestmark = pytest.mark.qemu
 
@@ -44,7 +45,7 @@ def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta
     trace = joint.simulate(joint_systems.spec(name), cfg.params, T, seed=7)
     trace.z[3] = np.nan  # a missing observation: the step only predicts
     out = tmp_path / "run.jsonl"
-    summary = stream_joint(dev, trace, cfg, out)
+    summary = stream_trace(dev, trace, cfg, out, progress=False)
     assert summary.steps == T and summary.missing == 1
     dump = load_dump(out)
     assert [s.status for s in dump.steps].count(p.Status.NO_EVIDENCE) == 1

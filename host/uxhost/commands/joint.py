@@ -36,8 +36,7 @@ def config_for(args, specs, where: str):
 
 def stream(args) -> int:
     from ..joint import dim_obs_of, joint_specs
-    from ..joint_run import stream_joint
-    from ..streaming import device_for
+    from ..streaming import device_for, stream_trace
     from ..traces import load_trace
 
     if args.resume is not None:
@@ -55,7 +54,7 @@ def stream(args) -> int:
         raise UserError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
     check_output(args.output, args.force)
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
-        summary = stream_joint(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
+        summary = stream_trace(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
                                trace_path=str(args.trace), qemu=qemu, expect_board=args.board or args.expect_board)
     print(f"model: {summary.config.describe(summary.spec)}{source}")
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
