@@ -308,10 +308,7 @@ def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
     cmp = compare(load_dump(dump_path))
     if cmp.ok:
         largest = max((d for q, (d, _) in cmp.worst.items() if q in cmp.tolerance), default=0.0)
-        tol = sorted(set(cmp.tolerance.values()))
-        described = (f"{tol[0]:g}" if len(tol) == 1 else
-                     "(" + ", ".join(f"{q} {t:g}" for q, t in cmp.tolerance.items()) + ")")
-        detail = f"largest relative difference {largest:.2g} ({_tolerance(described)})"
+        detail = f"largest relative difference {largest:.2g} ({_tolerance(cmp.describe())})"
     else:
         detail = cmp.reasons[0]
     return _cycles(summary), cmp.ok, detail

@@ -73,13 +73,14 @@ def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
     save_dump(dump, path)
     assert main(["validate", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "1 step(s) without observation" in out and "OK: within tolerance" in out
-    assert "mean          max rel. difference 0 " in out  # the reference against itself: no difference
+    # the layout of a scalar system's report
+    assert "1 step(s) without observation" in out and "within tolerance 1e-09 on every step: OK" in out
+    assert "    mean            0.000e+00  (step k=0)" in out  # the reference against itself: no difference
     s = dump.steps[6]
     dump.steps[6] = joint.JointStep(**{**s.__dict__, "mean": (s.mean[0] * (1 + 1e-7), s.mean[1])})
     save_dump(dump, path)
     assert main(["validate", str(path)]) == 1
-    assert "FAIL: step k=6: mean differs" in capsys.readouterr().out
+    assert "FAILED: step k=6 is the first outside tolerance 1e-09 (mean: 1.000e-07)" in capsys.readouterr().out
 
 
 def test_dump_reads_back_bit_for_bit(tmp_path):
@@ -121,7 +122,7 @@ def test_stream_and_validate_through_qemu(tmp_path, capsys):
     assert main(["stream", str(trace), "--board", "mps2-an500", "--eta", "8", "-o", str(dump)]) == 0
     assert "6 steps, 0 fallback(s)" in capsys.readouterr().out
     assert main(["validate", str(dump), "--trace", str(trace)]) == 0
-    assert "OK: within tolerance" in capsys.readouterr().out
+    assert "on every step: OK" in capsys.readouterr().out
     assert main(["stream", str(trace), "--board", "mps2-an500", "-o", str(tmp_path / "c.npz")]) == 2
     assert "JSONL" in capsys.readouterr().err
 
