@@ -155,6 +155,12 @@ class JointHeader:
     trace_steps: int | None = None
     uxhost_version: str = __version__
 
+    @property
+    def cycle_unit(self) -> str:
+        from .dump import CYCLE_UNITS
+
+        return CYCLE_UNITS.get(self.cycle_source, self.cycle_source)
+
     def to_json(self) -> dict:
         out = {"record": "header", "format": FORMAT, "format_version": FORMAT_VERSION, **self.config.to_json()}
         out.update({k: v for k, v in self.__dict__.items() if k != "config"})

@@ -1,5 +1,5 @@
-"""A joint system's run (streamed to a device by uxhost.streaming, as every system's) validated against the
-reference joint filter, and plotted.
+"""A joint system's run (streamed to a device by uxhost.streaming and plotted by uxhost.plot, as every
+system's) validated against the reference joint filter.
 
 Validation re-runs the dump's configuration on the dump's own (k, u, z), predicting on every record but
 the first, and holds a double build's every quantity to 1e-9 of the reference's own run: uxemu.joint_filter,
@@ -170,62 +170,3 @@ def report(dump: JointDump, name: str, rtol=None, reference=None, truth=None, na
         rmse = np.sqrt(np.mean((mean - truth) ** 2, axis=0))
         print("  against the true state: RMSE " + ", ".join(f"x{c} {v:.4g}" for c, v in enumerate(rmse)), file=out)
     return cmp
-
-
-# --------------------------------------------------------------------------------------------------
-# Plot
-
-
-def plot(dump: JointDump, out_path, at_steps=None, truth=None):
-    """Each state component over time (mean ± 2σ, the truth when known) and, beside them, 2-D scatters of
-    the atoms (components 0 and 1, area ∝ weight) at `at_steps` (default: first, middle, last)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = dump.steps
-    if not steps:
-        raise UserError("the dump has no steps to plot")
-    dim = steps[0].dim
-    T = len(steps)
-    at_steps = sorted({0, T // 2, T - 1}) if not at_steps else list(at_steps)
-    bad = [i for i in at_steps if not 0 <= i < T]
-    if bad:
-        raise UserError(f"--at {bad[0]}: the dump has steps 0 … {T - 1}")
-    k = np.array([s.k for s in steps])
-    mean = np.array([s.mean for s in steps])
-    sd = np.sqrt(np.maximum(np.array([np.diag(np.array(s.cov).reshape(dim, dim)) for s in steps]), 0.0))
-    truth = dump.truth if truth is None else truth
-    ncols = max(dim, len(at_steps)) if dim >= 2 else 1
-    fig, axes = plt.subplots(2 if dim >= 2 else 1, ncols, figsize=(4.2 * ncols, 6.5 if dim >= 2 else 3.3),
-                             squeeze=False)
-    for c in range(dim):
-        ax = axes[0][c]
-        ax.fill_between(k, mean[:, c] - 2 * sd[:, c], mean[:, c] + 2 * sd[:, c], alpha=0.25, label="mean ± 2σ")
-        ax.plot(k, mean[:, c], lw=1.2, label="posterior mean")
-        if truth is not None:
-            ax.plot(k, truth[:, c], "k.", ms=2.5, label="truth")
-        ax.set_title(f"x{c}")
-        ax.set_xlabel("k")
-    axes[0][0].legend(fontsize=7)
-    for c in range(dim, ncols):
-        axes[0][c].axis("off")
-    if dim >= 2:
-        for j, i in enumerate(at_steps):
-            ax = axes[1][j]
-            rows, w = steps[i].rows(), np.array(steps[i].atoms_w)
-            ax.scatter(rows[:, 0], rows[:, 1], s=2000 * w, alpha=0.6)
-            if truth is not None:
-                ax.plot(truth[i, 0], truth[i, 1], "kx", ms=8)
-            ax.set_title(f"atoms at k={steps[i].k} ({len(w)})")
-            ax.set_xlabel("x0")
-            ax.set_ylabel("x1")
-        for j in range(len(at_steps), ncols):
-            axes[1][j].axis("off")
-    cfg = dump.header.config
-    fig.suptitle(f"{cfg.system}, η={cfg.eta}, {cfg.mode}" + (f" — {dump.header.board}" if dump.header.board else ""))
-    fig.tight_layout()
-    fig.savefig(out_path, dpi=110)
-    plt.close(fig)
-    return out_path

@@ -114,6 +114,22 @@ def test_plot_draws_components_and_atoms(tmp_path, capsys):
     assert "--at 10: the dump has steps 0 … 9" in capsys.readouterr().err
 
 
+def test_a_joint_dump_is_drawn_with_the_panels_of_a_scalar_one(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    from uxhost.plot import plot_dump
+
+    drawn = []
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *args, **kwargs: drawn.append(fig))
+    plot_dump(reference_dump(), tmp_path / "j.png")
+    [fig] = drawn
+    axes = fig.subfigs[0].axes + fig.subfigs[1].axes
+    # a scalar dump's state and observation panels (state x, observation z), one state panel per component;
+    # below them the atoms at the first, middle and last step
+    assert [ax.get_ylabel() for ax in axes] == ["state x0", "state x1", "observation z", "x1", "x1", "x1"]
+    assert [ax.get_title() for ax in axes[3:]] == ["atoms at k=0 (8)", "atoms at k=5 (8)", "atoms at k=9 (8)"]
+
+
 @pytest.mark.qemu
 def test_stream_and_validate_through_qemu(tmp_path, capsys):
     trace = tmp_path / "c.csv"

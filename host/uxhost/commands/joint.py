@@ -83,7 +83,7 @@ def validate(args, dump) -> int:
 
 
 def plot(args, dump) -> int:
-    from ..joint_run import plot as plot_joint
+    from ..plot import plot_dump
 
     at = None
     if getattr(args, "at", None):
@@ -91,7 +91,12 @@ def plot(args, dump) -> int:
             at = [int(v) for v in args.at.split(",") if v.strip()]
         except ValueError:
             raise UserError(f"--at {args.at!r}: step indices separated by commas") from None
-    out = plot_joint(dump, args.output, at, _truth(args, dump))
+    if not dump.steps:
+        raise UserError("the dump has no steps to plot")
+    outside = [i for i in at or () if not 0 <= i < len(dump)]
+    if outside:
+        raise UserError(f"--at {outside[0]}: the dump has steps 0 … {len(dump) - 1}")
+    out = plot_dump(dump, args.output, truth=_truth(args, dump), at_steps=at)
     print(f"wrote {out}")
     return 0
 
