@@ -68,9 +68,6 @@ static void check_answer(const uint8_t *data, size_t len)
     body = answer_buf + PROTO_HEADER_BYTES;
     if (answer_buf[1] == MSG_POSTERIOR && (payload <= POSTERIOR_STATUS_AT || !oracle_status(body[POSTERIOR_STATUS_AT])))
         abort();
-    if (answer_buf[1] == MSG_POSTERIOR_JOINT &&
-        (payload <= POSTERIOR_JOINT_STATUS_AT || !oracle_status(body[POSTERIOR_JOINT_STATUS_AT])))
-        abort();
     if (answer_buf[1] == MSG_ERROR && (payload <= ERROR_CODE_AT || !oracle_error_code(body[ERROR_CODE_AT])))
         abort();
 }

@@ -33,9 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "frames.toml"
 MUTATIONS = ("flip", "truncate", "insert", "payload")
 # Each request and the answers it may get besides an ERROR (a mutated frame can become any request whose
-# payload happens to parse: a CONFIGURE whose type bit flips is a CONFIGURE_JOINT, answered CONFIGURED).
-ANSWERS = {p.Hello: (p.Info,), p.Describe: (p.System, p.SystemJoint), p.Configure: (p.Configured,),
-           p.ConfigureJoint: (p.Configured,), p.Step: (p.Posterior,), p.StepJoint: (p.PosteriorJoint,),
+# payload happens to parse: a STEP whose type bit flips is a CONFIGURE, answered CONFIGURED).
+ANSWERS = {p.Hello: (p.Info,), p.Describe: (p.System,), p.Configure: (p.Configured,), p.Step: (p.Posterior,),
            p.Reset: (p.ResetDone,)}
 FRAME_ERRORS = {p.ErrorCode.CRC, p.ErrorCode.LENGTH, p.ErrorCode.TOO_LONG, p.ErrorCode.COBS}
 

@@ -43,8 +43,6 @@ static inline int oracle_device_type(long v)
     case 0x82: /* CONFIGURED */
     case 0x83: /* POSTERIOR */
     case 0x85: /* SYSTEM */
-    case 0x86: /* SYSTEM_JOINT */
-    case 0x87: /* POSTERIOR_JOINT */
     case 0x84: /* RESET_DONE */
     case 0x7F: /* ERROR */
         return 1;

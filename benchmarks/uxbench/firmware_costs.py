@@ -14,7 +14,7 @@
 4. Joint (vector-state) systems (`--joint-only` runs this part alone and replaces its section of --out):
    mps2-an500 built at BOARD_MAX_ETA = 32 with joint support and without it (-DAPP_JOINT=0), their flash,
    RAM and stack side by side; then one simulated trace per joint system streamed through the image with
-   joint support at η = 8, 16, 32 in both modes (STEP_JOINT), its virtual cycles per step as in 2.
+   joint support at η = 8, 16, 32 in both modes, its virtual cycles per step as in 2.
 
 3. Measures each emulated board's stack high-water mark on its largest image (uxbench.stack_highwater)
    beside the static worst case the build reserves (firmware/tools/stack_bound.py, printed by `make arm`).
@@ -152,8 +152,8 @@ def measure(device: link.Device, board: str, system: int, eta: int, mode: int, l
     """Streams the first `steps` steps of `trace` through one configuration and summarises its cycle
     counts."""
     model = systems.get(int(system))
-    configured = device.configure(system, eta, mode, likelihood, model.params, p.PriorKind.GAUSSIAN,
-                                  model.prior.mu, model.prior.sigma)
+    configured = device.configure(system, eta, mode, likelihood, model.params,
+                                  [(p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma)])
     posts = [device.step(int(trace.k[i]), i > 0, float(trace.u[i]), float(trace.z[i]))
              for i in range(steps)]
     predict = [s.cycles_predict for s in posts[1:]]
@@ -372,7 +372,7 @@ class JointCosts:
 
 
 def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, started: float) -> list[JointCosts]:
-    """Every joint system at every η of `etas` in both modes on one booted board (STEP_JOINT)."""
+    """Every joint system at every η of `etas` in both modes on one booted board."""
     out = []
     with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=600) as device:
         info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
@@ -385,10 +385,10 @@ def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, s
                 for mode in MODES.values():
                     cfg = joint.resolve(spec, eta=eta, mode=mode)
                     device.reset()
-                    configured = device.configure_joint(
-                        cfg.system_id, eta, p.Mode[mode.upper()], cfg.params,
+                    configured = device.configure(
+                        cfg.system_id, eta, p.Mode[mode.upper()], p.Likelihood.KERNEL, cfg.params,
                         [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
-                    posts = [device.step_joint(int(trace.k[i]), i > 0, 0.0, cfg.dim_obs, trace.observation(i))
+                    posts = [device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
                              for i in range(steps)]
                     predict = [s.cycles_predict for s in posts[1:]]
                     update = [s.cycles_update for s in posts[1:]]
@@ -427,7 +427,7 @@ def joint_markdown(builds: list[Build], costs: list[JointCosts], meta: dict) -> 
         f"Cycles: one simulated trace per joint system, T = {meta['joint_steps']} steps (seed {meta['seed']}, "
         f"the same observations at every η and mode), streamed to the image with joint systems; median and "
         "maximum over steps 1…T−1 (predict then update), virtual cycles as above (-icount shift="
-        f"{shift}). η = 64 is refused for d = 2 (its POSTERIOR_JOINT would exceed MAX_PAYLOAD). \"workspace\" "
+        f"{shift}). η = 64 is refused for d = 2 (its POSTERIOR would exceed MAX_PAYLOAD). \"workspace\" "
         "is CONFIGURED.workspace_bytes; \"µs at the rated clock\" as above.",
         "",
         "| system | η | mode | predict median | predict max | update median | update max | "

@@ -49,6 +49,7 @@ from uxhost.damaging_proxy import DamagingProxy
 from uxhost.dump import StepRecord
 from uxhost.elf import check_board
 from uxhost.errors import UserError
+from uxhost.protocol import PriorKind
 from uxhost.streaming import stream_trace
 from uxhost.validate import DOUBLE_RTOL, NativeReference, step_differences
 
@@ -132,7 +133,7 @@ class Checked:
 
     def step(self, k, predict, u, evidence_z, *args, **kwargs):
         post = self._device.step(k, predict, u, evidence_z, *args, **kwargs)
-        compare(self._soak, self._reference, k, predict, u, evidence_z, post.status, post.mean, post.var,
+        compare(self._soak, self._reference, k, predict, u, evidence_z, post.status, post.mean[0], post.cov[0],
                 post.log_evidence, post.x, post.w)
         soak = self._soak
         self._cycles.append(post.cycles_predict + post.cycles_update)
@@ -265,8 +266,8 @@ def clean_round_trips(board: str, image: Path, config: ModelConfig, trace, steps
     from uxemu.filter import observation
 
     with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=10) as device:
-        device.configure(config.system_id, config.eta, params=config.params, prior_a=config.prior_a,
-                         prior_b=config.prior_b)
+        device.configure(config.system_id, config.eta, params=config.params,
+                         priors=[(PriorKind.GAUSSIAN, config.prior_a, config.prior_b)])
         took = []
         for i in range(min(steps, len(trace))):
             started = time.perf_counter()

@@ -60,16 +60,16 @@ def workload(device: link.Device, board: str, etas: list[int], largest: int) -> 
 
 
 def joint_workload(device: link.Device, spec, etas: list[int]) -> None:
-    """A joint system in both modes at every η of `etas`: STEPS steps of one trace each (STEP_JOINT)."""
+    """A joint system in both modes at every η of `etas`: STEPS steps of one trace each."""
     trace = joint.simulate(spec, spec.defaults, STEPS, seed=1)
     for eta in etas:
         for mode in MODES.values():
             cfg = joint.resolve(spec, eta=eta, mode=mode)
             device.reset()
-            device.configure_joint(cfg.system_id, eta, p.Mode[mode.upper()], cfg.params,
-                                   [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
+            device.configure(cfg.system_id, eta, p.Mode[mode.upper()], p.Likelihood.KERNEL, cfg.params,
+                             [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
             for i in range(STEPS):
-                device.step_joint(int(trace.k[i]), i > 0, 0.0, cfg.dim_obs, trace.observation(i))
+                device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
 
 
 def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[int, int]:

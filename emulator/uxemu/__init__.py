@@ -10,9 +10,10 @@ from . import laws, metrics, systems
 from .bayes import BayesResult, KernelLikelihood, SamplerLikelihood, Status, bayes_laplace
 from .constructors import (exponential, from_samples, from_weighted_samples, gaussian, laplace, lognormal,
                            mixture, point, student_t, uniform)
-from .filter import BayesLaplaceFilter, FilterRun, run_filter
+from .filter import BayesLaplaceFilter, FilterRun
 from .lift import DependencyError, cos, exp, independent_copy, lift, log, pow, sin, sqrt
 from .model import Kernel, Sampler, StateSpaceModel
+from .run import run_filter
 from .traces import Trace, simulate, simulate_many
 from .value import Value
 

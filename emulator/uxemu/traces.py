@@ -22,6 +22,9 @@ TRACE_COLUMNS = {"k": "step index", "u": "control input", "x": "true state"}
 
 @dataclass
 class Trace:
+    """One row per step. A scalar system's z (and x) are 1-D; a vector-state system's are rows, z of dim_obs
+    components (CSV columns z0, z1, …) and x of dim (x0, x1, …)."""
+
     k: np.ndarray
     u: np.ndarray
     z: np.ndarray
@@ -29,25 +32,31 @@ class Trace:
     meta: dict[str, str] = field(default_factory=dict)  # e.g. {"system": "gss", "params": "3.0,1.0"}
 
     def __len__(self) -> int:
-        return self.z.size
+        return len(self.z)
+
+    def observation(self, i: int):
+        """Row i's observation (a number, or a row of components), or None for a step without one."""
+        z = self.z[i]
+        return None if np.isnan(z).any() else z
 
     def to_csv(self, path) -> None:
         path = Path(path)
-        with path.open("w", newline="") as fh:
+        rows = self.z.ndim == 2
+        # Each layout keeps the bytes it has always been written with (rows: "\n" line ends, UTF-8).
+        with path.open("w", newline="", encoding="utf-8" if rows else None) as fh:
             for key, value in self.meta.items():
                 fh.write(f"# {key}: {value}\n")
-            out = csv.writer(fh)
-            out.writerow(["k", "u", "z"] + (["x"] if self.x is not None else []))
+            out = csv.writer(fh, lineterminator="\n") if rows else csv.writer(fh)
+            out.writerow(["k", "u", *_names("z", self.z)] + (_names("x", self.x) if self.x is not None else []))
             for i in range(len(self)):
-                z = float(self.z[i])
-                row = [int(self.k[i]), repr(float(self.u[i])), "" if np.isnan(z) else repr(z)]
-                if self.x is not None:
-                    row.append(repr(float(self.x[i])))
-                out.writerow(row)
+                z = ["" if np.isnan(v) else repr(float(v)) for v in np.atleast_1d(self.z[i])]
+                x = [] if self.x is None else [repr(float(v)) for v in np.atleast_1d(self.x[i])]
+                out.writerow([int(self.k[i]), repr(float(self.u[i])), *z, *x])
 
     @classmethod
     def from_csv(cls, path, z_col: str = "z") -> "Trace":
-        """Reads a trace. The observation is column `z_col`; k, u and x are used when present; any other
+        """Reads a trace. The observation is column `z_col`, or the columns z0, z1, … of a vector-state
+        system's trace (whose true state is then x0, x1, …); k, u and x are used when present; any other
         column (a timestamp, a second sensor) is ignored. k must hold integers (1.5 is refused, not cut) that fit
         64 bits. A header naming a column twice is refused (which copy is meant?), as is a z_col that names
         k, u or x. A UTF-8 byte-order mark (a spreadsheet's export) is not part of the first column's name."""
@@ -57,76 +66,87 @@ class Trace:
         if z_col in ("k", "u", "x"):
             raise ValueError(f"{path}: {z_col!r} is the trace's {TRACE_COLUMNS[z_col]} column, not an observation; "
                              "name the observation's column")
+        meta, skipped = {}, 0
         with path.open(newline="", encoding="utf-8-sig") as fh:
             lines = fh.read().splitlines(keepends=True)
-        meta, skipped = _read_meta(lines)
+        while skipped < len(lines) and lines[skipped].startswith("#"):
+            key, sep, value = lines[skipped][1:].partition(":")
+            if sep:
+                meta[key.strip()] = value.strip()
+            skipped += 1
         rows = list(csv.reader(lines[skipped:]))
         head = [h.strip() for h in rows[0]] if rows else []
-        used = _columns_used(path, head, z_col)
-        cols, row_lines = _read_columns(path, rows[1:], skipped + 2, head, used)
-        z = np.array(cols["z"])
-        k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(z.size)
+        z_cols, x_cols = _columns(path, head, z_col, skipped + 1)
+        used = {name: head.index(name) for name in ("k", "u") if name in head}
+        cols = {name: [] for name in used}
+        z_rows, x_rows = [], []
+        row_lines = []  # the file line of each data row
+        for line_no, row in enumerate(rows[1:], start=skipped + 2):
+            if not row:
+                continue
+            row_lines.append(line_no)
+            if len(row) != len(head):
+                raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
+            where = f"{path}:{line_no}"
+            for name, i in used.items():
+                cols[name].append(_number(row[i], head[i], where, index=name == "k"))
+            z_rows.append(_observation(row, head, z_cols, where))
+            x_rows.append([_number(row[head.index(c)], c, where) for c in x_cols])
+        vector = z_col not in head
+        z = np.array(z_rows) if vector else np.array([r[0] for r in z_rows])
+        k = np.array(cols["k"], dtype=np.int64) if "k" in cols else np.arange(len(z))
         _check_increasing(path, k, row_lines)
-        u = np.array(cols["u"]) if "u" in cols else np.zeros(z.size)
-        x = np.array(cols["x"]) if "x" in cols else None
+        u = np.array(cols["u"]) if "u" in cols else np.zeros(len(z))
+        x = None
+        if x_cols:
+            x = np.array(x_rows) if vector else np.array([r[0] for r in x_rows])
         return cls(k, u, z, x, meta)
 
 
-def _read_meta(lines: list[str]) -> tuple[dict[str, str], int]:
-    """The `# key: value` lines at the top of a trace file, and how many comment lines there are."""
-    meta, skipped = {}, 0
-    while skipped < len(lines) and lines[skipped].startswith("#"):
-        key, sep, value = lines[skipped][1:].partition(":")
-        if sep:
-            meta[key.strip()] = value.strip()
-        skipped += 1
-    return meta, skipped
+def _names(prefix: str, values: np.ndarray) -> list[str]:
+    """The CSV columns of z or x: "z" for a scalar's, "z0", "z1", … for rows."""
+    return [f"{prefix}{c}" for c in range(values.shape[1])] if values.ndim == 2 else [prefix]
 
 
-def _columns_used(path, head: list[str], z_col: str) -> dict[str, int]:
-    """{k, u, x, z: index in the header} of the columns present (z: z_col's), or a ValueError for a header
-    that names a column twice or has no observation column."""
+def _columns(path, head: list[str], z_col: str, line: int) -> tuple[list[str], list[str]]:
+    """The observation and true-state columns the header names: z_col and x, or z0, z1, … and x0, x1, …"""
     twice = sorted({h for h in head if head.count(h) > 1})
     if twice:
-        raise ValueError(f"{path}: the header names column {', '.join(map(repr, twice))} more than once")
-    if z_col not in head:
+        raise ValueError(f"{path}:{line}: the header names column {', '.join(map(repr, twice))} more than once")
+    if z_col in head:
+        return [z_col], ["x"] if "x" in head else []
+    z_cols = [h for h in head if h[:1] == "z" and h[1:].isdigit()]
+    x_cols = [h for h in head if h[:1] == "x" and h[1:].isdigit()]
+    if z_col != "z" or not z_cols:
         raise ValueError(f"{path}: the header has no observation column {z_col!r} (it has: "
                          f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col")
-    used = {name: head.index(name) for name in ("k", "u", "x") if name in head}
-    used["z"] = head.index(z_col)
-    return used
+    if z_cols != [f"z{c}" for c in range(len(z_cols))] or x_cols != [f"x{c}" for c in range(len(x_cols))]:
+        raise ValueError(f"{path}:{line}: columns z0, z1, … (and x0, x1, …) in order, none skipped")
+    return z_cols, x_cols
 
 
-def _field(path, line_no: int, name: str, text: str, column: str) -> float:
-    """One field of a data row as a number: an empty z is a missing observation (NaN); k an integer that fits
-    64 bits."""
-    if name == "z" and not text.strip():
-        return float("nan")
+def _number(text: str, column: str, where: str, index: bool = False) -> float:
+    """A field's number; with `index`, a step index k: an integer that fits 64 bits."""
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{path}:{line_no}: column {column!r} is not a number: {text!r}") from None
-    if name == "k" and not value.is_integer():
-        raise ValueError(f"{path}:{line_no}: step index k={text} is not an integer")
-    if name == "k" and not abs(value) < 2.0**63:
-        raise ValueError(f"{path}:{line_no}: step index k={text} does not fit 64 bits")
+        raise ValueError(f"{where}: column {column!r} is not a number: {text!r}") from None
+    if index and not value.is_integer():
+        raise ValueError(f"{where}: step index k={text} is not an integer")
+    if index and not abs(value) < 2.0**63:
+        raise ValueError(f"{where}: step index k={text} does not fit 64 bits")
     return value
 
 
-def _read_columns(path, rows: list[list[str]], first_line: int, head: list[str],
-                  used: dict[str, int]) -> tuple[dict[str, list[float]], list[int]]:
-    """The used columns' values of the data rows (blank rows skipped), and the file line of each row."""
-    cols: dict[str, list[float]] = {name: [] for name in used}
-    row_lines = []
-    for line_no, row in enumerate(rows, start=first_line):
-        if not row:
-            continue
-        row_lines.append(line_no)
-        if len(row) != len(head):
-            raise ValueError(f"{path}:{line_no}: expected {len(head)} fields, got {len(row)}")
-        for name, i in used.items():
-            cols[name].append(_field(path, line_no, name, row[i], head[i]))
-    return cols, row_lines
+def _observation(row: list[str], head: list[str], z_cols: list[str], where: str) -> list[float]:
+    """A row's observation components; every field empty (a missing observation) gives NaN in each."""
+    fields = [row[head.index(c)].strip() for c in z_cols]
+    if all(f == "" for f in fields):
+        return [float("nan")] * len(fields)
+    if any(f == "" for f in fields):
+        raise ValueError(f"{where}: some observation components are empty: a missing observation leaves "
+                         "every z field empty")
+    return [_number(f, c, where) for f, c in zip(fields, z_cols)]
 
 
 def _check_increasing(path, k: np.ndarray, row_lines: list[int]) -> None:

@@ -18,7 +18,7 @@ typedef struct {
 
 void messages_init(void);
 
-/* A request type this firmware answers (HELLO, CONFIGURE, STEP, RESET). */
+/* A request type this firmware answers (HELLO, DESCRIBE, CONFIGURE, STEP, RESET). */
 bool messages_known(uint8_t type);
 
 /*

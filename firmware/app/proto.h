@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 10u
+#define PROTO_VERSION 11u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -31,10 +31,6 @@
 #define MSG_POSTERIOR 0x83u
 #define MSG_DESCRIBE 0x05u
 #define MSG_SYSTEM 0x85u
-#define MSG_SYSTEM_JOINT 0x86u
-#define MSG_CONFIGURE_JOINT 0x06u
-#define MSG_STEP_JOINT 0x07u
-#define MSG_POSTERIOR_JOINT 0x87u
 #define MSG_RESET 0x04u
 #define MSG_RESET_DONE 0x84u
 #define MSG_ERROR 0x7Fu
@@ -109,7 +105,7 @@
 #define INFO_BYTES(board_len, fw_version_len) (13u + (board_len) + (fw_version_len))
 #define INFO_MIN_BYTES 13u /* every count 0, every string empty */
 
-/* CONFIGURE: system:u8 eta:u8 mode:u8 likelihood:u8 n_params:u8 params:f64[n_params] prior_kind:u8 prior_a:f64 prior_b:f64 */
+/* CONFIGURE: system:u8 eta:u8 mode:u8 likelihood:u8 n_params:u8 params:f64[n_params] dim:u8 priors:(kind:u8 a:f64 b:f64)[dim] */
 #define CONFIGURE_SYSTEM_AT 0u
 #define CONFIGURE_ETA_AT 1u
 #define CONFIGURE_MODE_AT 2u
@@ -117,160 +113,91 @@
 #define CONFIGURE_N_PARAMS_AT 4u
 #define CONFIGURE_PARAMS_AT 5u
 #define CONFIGURE_PARAMS_BYTES 8u /* one element */
-#define CONFIGURE_PRIOR_KIND_AT(n_params) (5u + 8u * (n_params))
-#define CONFIGURE_PRIOR_A_AT(n_params) (6u + 8u * (n_params))
-#define CONFIGURE_PRIOR_B_AT(n_params) (14u + 8u * (n_params))
-#define CONFIGURE_BYTES(n_params) (22u + 8u * (n_params))
-#define CONFIGURE_MIN_BYTES 22u /* every count 0, every string empty */
+#define CONFIGURE_DIM_AT(n_params) (5u + 8u * (n_params))
+#define CONFIGURE_PRIORS_AT(n_params) (6u + 8u * (n_params))
+#define CONFIGURE_PRIORS_BYTES 17u /* one element */
+#define CONFIGURE_PRIORS_KIND_AT 0u /* within an element */
+#define CONFIGURE_PRIORS_A_AT 1u /* within an element */
+#define CONFIGURE_PRIORS_B_AT 9u /* within an element */
+#define CONFIGURE_BYTES(n_params, dim) (6u + 8u * (n_params) + 17u * (dim))
+#define CONFIGURE_MIN_BYTES 6u /* every count 0, every string empty */
 #define CONFIGURE_FIELD_SYSTEM 0u
 #define CONFIGURE_FIELD_ETA 1u
 #define CONFIGURE_FIELD_MODE 2u
 #define CONFIGURE_FIELD_LIKELIHOOD 3u
 #define CONFIGURE_FIELD_N_PARAMS 4u
 #define CONFIGURE_FIELD_PARAMS(i) (5u + (i))
-#define CONFIGURE_FIELD_PRIOR_KIND(n_params) (5u + (n_params))
-#define CONFIGURE_FIELD_PRIOR_A(n_params) (6u + (n_params))
-#define CONFIGURE_FIELD_PRIOR_B(n_params) (7u + (n_params))
+#define CONFIGURE_FIELD_DIM(n_params) (5u + (n_params))
+#define CONFIGURE_FIELD_PRIORS_KIND(n_params, i) (6u + (n_params) + 3u * (i) + 0u)
+#define CONFIGURE_FIELD_PRIORS_A(n_params, i) (6u + (n_params) + 3u * (i) + 1u)
+#define CONFIGURE_FIELD_PRIORS_B(n_params, i) (6u + (n_params) + 3u * (i) + 2u)
 
 /* CONFIGURED: count:u8 workspace_bytes:u32 */
 #define CONFIGURED_COUNT_AT 0u
 #define CONFIGURED_WORKSPACE_BYTES_AT 1u
 #define CONFIGURED_BYTES 5u
 
-/* STEP: k:u32 flags:u8 u:f64 m:u16 n_evidence:u8 evidence:(z:f64 omega:f64)[n_evidence] */
+/* STEP: k:u32 flags:u8 u:f64 m:u16 n_evidence:u8 dim_obs:u8 omega:f64[n_evidence] z:f64[n_evidence*dim_obs] */
 #define STEP_K_AT 0u
 #define STEP_FLAGS_AT 4u
 #define STEP_U_AT 5u
 #define STEP_M_AT 13u
 #define STEP_N_EVIDENCE_AT 15u
-#define STEP_EVIDENCE_AT 16u
-#define STEP_EVIDENCE_BYTES 16u /* one element */
-#define STEP_EVIDENCE_Z_AT 0u /* within an element */
-#define STEP_EVIDENCE_OMEGA_AT 8u /* within an element */
-#define STEP_BYTES(n_evidence) (16u + 16u * (n_evidence))
-#define STEP_MIN_BYTES 16u /* every count 0, every string empty */
+#define STEP_DIM_OBS_AT 16u
+#define STEP_OMEGA_AT 17u
+#define STEP_OMEGA_BYTES 8u /* one element */
+#define STEP_Z_AT(n_evidence) (17u + 8u * (n_evidence))
+#define STEP_Z_BYTES 8u /* one element */
+#define STEP_BYTES(n_evidence, dim_obs) (17u + 8u * (n_evidence) + 8u * (n_evidence) * (dim_obs))
+#define STEP_MIN_BYTES 17u /* every count 0, every string empty */
 #define STEP_FIELD_K 0u
 #define STEP_FIELD_FLAGS 1u
 #define STEP_FIELD_U 2u
 #define STEP_FIELD_M 3u
 #define STEP_FIELD_N_EVIDENCE 4u
-#define STEP_FIELD_EVIDENCE_Z(i) (5u + 2u * (i) + 0u)
-#define STEP_FIELD_EVIDENCE_OMEGA(i) (5u + 2u * (i) + 1u)
+#define STEP_FIELD_DIM_OBS 5u
+#define STEP_FIELD_OMEGA(i) (6u + (i))
+#define STEP_FIELD_Z(n_evidence, i) (6u + (n_evidence) + (i))
 
-/* POSTERIOR: k:u32 status:u8 mean:f64 var:f64 log_evidence:f64 cycles_predict:u64 cycles_update:u64 count:u8 atoms:(x:f64 w:f64)[count] */
+/* POSTERIOR: k:u32 status:u8 log_evidence:f64 cycles_predict:u64 cycles_update:u64 dim:u8 mean:f64[dim] cov:f64[dim*dim] count:u8 w:f64[count] x:f64[count*dim] */
 #define POSTERIOR_K_AT 0u
 #define POSTERIOR_STATUS_AT 4u
-#define POSTERIOR_MEAN_AT 5u
-#define POSTERIOR_VAR_AT 13u
-#define POSTERIOR_LOG_EVIDENCE_AT 21u
-#define POSTERIOR_CYCLES_PREDICT_AT 29u
-#define POSTERIOR_CYCLES_UPDATE_AT 37u
-#define POSTERIOR_COUNT_AT 45u
-#define POSTERIOR_ATOMS_AT 46u
-#define POSTERIOR_ATOMS_BYTES 16u /* one element */
-#define POSTERIOR_ATOMS_X_AT 0u /* within an element */
-#define POSTERIOR_ATOMS_W_AT 8u /* within an element */
-#define POSTERIOR_BYTES(count) (46u + 16u * (count))
-#define POSTERIOR_MIN_BYTES 46u /* every count 0, every string empty */
+#define POSTERIOR_LOG_EVIDENCE_AT 5u
+#define POSTERIOR_CYCLES_PREDICT_AT 13u
+#define POSTERIOR_CYCLES_UPDATE_AT 21u
+#define POSTERIOR_DIM_AT 29u
+#define POSTERIOR_MEAN_AT 30u
+#define POSTERIOR_MEAN_BYTES 8u /* one element */
+#define POSTERIOR_COV_AT(dim) (30u + 8u * (dim))
+#define POSTERIOR_COV_BYTES 8u /* one element */
+#define POSTERIOR_COUNT_AT(dim) (30u + 8u * (dim) + 8u * (dim) * (dim))
+#define POSTERIOR_W_AT(dim) (31u + 8u * (dim) + 8u * (dim) * (dim))
+#define POSTERIOR_W_BYTES 8u /* one element */
+#define POSTERIOR_X_AT(dim, count) (31u + 8u * (dim) + 8u * (dim) * (dim) + 8u * (count))
+#define POSTERIOR_X_BYTES 8u /* one element */
+#define POSTERIOR_BYTES(dim, count) (31u + 8u * (dim) + 8u * (dim) * (dim) + 8u * (count) + 8u * (count) * (dim))
+#define POSTERIOR_MIN_BYTES 31u /* every count 0, every string empty */
 
 /* DESCRIBE: index:u8 */
 #define DESCRIBE_INDEX_AT 0u
 #define DESCRIBE_BYTES 1u
 #define DESCRIBE_FIELD_INDEX 0u
 
-/* SYSTEM: id:u8 name:str title:str n_params:u8 params:(name:str default:f64 domain:u8)[n_params] prior_kind:u8 prior_a:f64 prior_b:f64 */
+/* SYSTEM: id:u8 name:str title:str dim:u8 dim_obs:u8 n_params:u8 params:(name:str default:f64 domain:u8)[n_params] priors:(kind:u8 a:f64 b:f64)[dim] */
 #define SYSTEM_ID_AT 0u
 #define SYSTEM_NAME_AT 1u
 #define SYSTEM_TITLE_AT(name_len) (2u + (name_len))
-#define SYSTEM_N_PARAMS_AT(name_len, title_len) (3u + (name_len) + (title_len))
-#define SYSTEM_PARAMS_AT(name_len, title_len) (4u + (name_len) + (title_len))
-#define SYSTEM_PRIOR_KIND_AT(name_len, title_len, params_bytes) (4u + (name_len) + (title_len) + (params_bytes))
-#define SYSTEM_PRIOR_A_AT(name_len, title_len, params_bytes) (5u + (name_len) + (title_len) + (params_bytes))
-#define SYSTEM_PRIOR_B_AT(name_len, title_len, params_bytes) (13u + (name_len) + (title_len) + (params_bytes))
-#define SYSTEM_BYTES(name_len, title_len, params_bytes) (21u + (name_len) + (title_len) + (params_bytes))
-#define SYSTEM_MIN_BYTES 21u /* every count 0, every string empty */
-
-/* SYSTEM_JOINT: id:u8 name:str title:str dim:u8 dim_obs:u8 n_params:u8 params:(name:str default:f64 domain:u8)[n_params] priors:(kind:u8 a:f64 b:f64)[dim] */
-#define SYSTEM_JOINT_ID_AT 0u
-#define SYSTEM_JOINT_NAME_AT 1u
-#define SYSTEM_JOINT_TITLE_AT(name_len) (2u + (name_len))
-#define SYSTEM_JOINT_DIM_AT(name_len, title_len) (3u + (name_len) + (title_len))
-#define SYSTEM_JOINT_DIM_OBS_AT(name_len, title_len) (4u + (name_len) + (title_len))
-#define SYSTEM_JOINT_N_PARAMS_AT(name_len, title_len) (5u + (name_len) + (title_len))
-#define SYSTEM_JOINT_PARAMS_AT(name_len, title_len) (6u + (name_len) + (title_len))
-#define SYSTEM_JOINT_PRIORS_AT(name_len, title_len, params_bytes) (6u + (name_len) + (title_len) + (params_bytes))
-#define SYSTEM_JOINT_PRIORS_BYTES 17u /* one element */
-#define SYSTEM_JOINT_PRIORS_KIND_AT 0u /* within an element */
-#define SYSTEM_JOINT_PRIORS_A_AT 1u /* within an element */
-#define SYSTEM_JOINT_PRIORS_B_AT 9u /* within an element */
-#define SYSTEM_JOINT_BYTES(name_len, title_len, params_bytes, dim) (6u + (name_len) + (title_len) + (params_bytes) + 17u * (dim))
-#define SYSTEM_JOINT_MIN_BYTES 6u /* every count 0, every string empty */
-
-/* CONFIGURE_JOINT: system:u8 eta:u8 mode:u8 n_params:u8 params:f64[n_params] dim:u8 priors:(kind:u8 a:f64 b:f64)[dim] */
-#define CONFIGURE_JOINT_SYSTEM_AT 0u
-#define CONFIGURE_JOINT_ETA_AT 1u
-#define CONFIGURE_JOINT_MODE_AT 2u
-#define CONFIGURE_JOINT_N_PARAMS_AT 3u
-#define CONFIGURE_JOINT_PARAMS_AT 4u
-#define CONFIGURE_JOINT_PARAMS_BYTES 8u /* one element */
-#define CONFIGURE_JOINT_DIM_AT(n_params) (4u + 8u * (n_params))
-#define CONFIGURE_JOINT_PRIORS_AT(n_params) (5u + 8u * (n_params))
-#define CONFIGURE_JOINT_PRIORS_BYTES 17u /* one element */
-#define CONFIGURE_JOINT_PRIORS_KIND_AT 0u /* within an element */
-#define CONFIGURE_JOINT_PRIORS_A_AT 1u /* within an element */
-#define CONFIGURE_JOINT_PRIORS_B_AT 9u /* within an element */
-#define CONFIGURE_JOINT_BYTES(n_params, dim) (5u + 8u * (n_params) + 17u * (dim))
-#define CONFIGURE_JOINT_MIN_BYTES 5u /* every count 0, every string empty */
-#define CONFIGURE_JOINT_FIELD_SYSTEM 0u
-#define CONFIGURE_JOINT_FIELD_ETA 1u
-#define CONFIGURE_JOINT_FIELD_MODE 2u
-#define CONFIGURE_JOINT_FIELD_N_PARAMS 3u
-#define CONFIGURE_JOINT_FIELD_PARAMS(i) (4u + (i))
-#define CONFIGURE_JOINT_FIELD_DIM(n_params) (4u + (n_params))
-#define CONFIGURE_JOINT_FIELD_PRIORS_KIND(n_params, i) (5u + (n_params) + 3u * (i) + 0u)
-#define CONFIGURE_JOINT_FIELD_PRIORS_A(n_params, i) (5u + (n_params) + 3u * (i) + 1u)
-#define CONFIGURE_JOINT_FIELD_PRIORS_B(n_params, i) (5u + (n_params) + 3u * (i) + 2u)
-
-/* STEP_JOINT: k:u32 flags:u8 u:f64 m:u16 n_evidence:u8 dim_obs:u8 omega:f64[n_evidence] z:f64[n_evidence*dim_obs] */
-#define STEP_JOINT_K_AT 0u
-#define STEP_JOINT_FLAGS_AT 4u
-#define STEP_JOINT_U_AT 5u
-#define STEP_JOINT_M_AT 13u
-#define STEP_JOINT_N_EVIDENCE_AT 15u
-#define STEP_JOINT_DIM_OBS_AT 16u
-#define STEP_JOINT_OMEGA_AT 17u
-#define STEP_JOINT_OMEGA_BYTES 8u /* one element */
-#define STEP_JOINT_Z_AT(n_evidence) (17u + 8u * (n_evidence))
-#define STEP_JOINT_Z_BYTES 8u /* one element */
-#define STEP_JOINT_BYTES(n_evidence, dim_obs) (17u + 8u * (n_evidence) + 8u * (n_evidence) * (dim_obs))
-#define STEP_JOINT_MIN_BYTES 17u /* every count 0, every string empty */
-#define STEP_JOINT_FIELD_K 0u
-#define STEP_JOINT_FIELD_FLAGS 1u
-#define STEP_JOINT_FIELD_U 2u
-#define STEP_JOINT_FIELD_M 3u
-#define STEP_JOINT_FIELD_N_EVIDENCE 4u
-#define STEP_JOINT_FIELD_DIM_OBS 5u
-#define STEP_JOINT_FIELD_OMEGA(i) (6u + (i))
-#define STEP_JOINT_FIELD_Z(n_evidence, i) (6u + (n_evidence) + (i))
-
-/* POSTERIOR_JOINT: k:u32 status:u8 log_evidence:f64 cycles_predict:u64 cycles_update:u64 dim:u8 mean:f64[dim] cov:f64[dim*dim] count:u8 w:f64[count] x:f64[count*dim] */
-#define POSTERIOR_JOINT_K_AT 0u
-#define POSTERIOR_JOINT_STATUS_AT 4u
-#define POSTERIOR_JOINT_LOG_EVIDENCE_AT 5u
-#define POSTERIOR_JOINT_CYCLES_PREDICT_AT 13u
-#define POSTERIOR_JOINT_CYCLES_UPDATE_AT 21u
-#define POSTERIOR_JOINT_DIM_AT 29u
-#define POSTERIOR_JOINT_MEAN_AT 30u
-#define POSTERIOR_JOINT_MEAN_BYTES 8u /* one element */
-#define POSTERIOR_JOINT_COV_AT(dim) (30u + 8u * (dim))
-#define POSTERIOR_JOINT_COV_BYTES 8u /* one element */
-#define POSTERIOR_JOINT_COUNT_AT(dim) (30u + 8u * (dim) + 8u * (dim) * (dim))
-#define POSTERIOR_JOINT_W_AT(dim) (31u + 8u * (dim) + 8u * (dim) * (dim))
-#define POSTERIOR_JOINT_W_BYTES 8u /* one element */
-#define POSTERIOR_JOINT_X_AT(dim, count) (31u + 8u * (dim) + 8u * (dim) * (dim) + 8u * (count))
-#define POSTERIOR_JOINT_X_BYTES 8u /* one element */
-#define POSTERIOR_JOINT_BYTES(dim, count) (31u + 8u * (dim) + 8u * (dim) * (dim) + 8u * (count) + 8u * (count) * (dim))
-#define POSTERIOR_JOINT_MIN_BYTES 31u /* every count 0, every string empty */
+#define SYSTEM_DIM_AT(name_len, title_len) (3u + (name_len) + (title_len))
+#define SYSTEM_DIM_OBS_AT(name_len, title_len) (4u + (name_len) + (title_len))
+#define SYSTEM_N_PARAMS_AT(name_len, title_len) (5u + (name_len) + (title_len))
+#define SYSTEM_PARAMS_AT(name_len, title_len) (6u + (name_len) + (title_len))
+#define SYSTEM_PRIORS_AT(name_len, title_len, params_bytes) (6u + (name_len) + (title_len) + (params_bytes))
+#define SYSTEM_PRIORS_BYTES 17u /* one element */
+#define SYSTEM_PRIORS_KIND_AT 0u /* within an element */
+#define SYSTEM_PRIORS_A_AT 1u /* within an element */
+#define SYSTEM_PRIORS_B_AT 9u /* within an element */
+#define SYSTEM_BYTES(name_len, title_len, params_bytes, dim) (6u + (name_len) + (title_len) + (params_bytes) + 17u * (dim))
+#define SYSTEM_MIN_BYTES 6u /* every count 0, every string empty */
 
 /* RESET: empty */
 #define RESET_BYTES 0u

@@ -44,6 +44,9 @@ typedef union {
 #endif
 } filter_slot;
 
+/* Which core's filter the live slot holds. */
+typedef enum { SESSION_NONE = 0, SESSION_SCALAR = 1, SESSION_JOINT = 2 } session_kind;
+
 static filter_slot slots[2];
 static filter_slot *live;
 static filter_slot *spare;
@@ -113,13 +116,14 @@ static bool joint_served(const ux_joint_model *m)
     return APP_JOINT && m != NULL && m->dim <= APP_JOINT_MAX_DIM;
 }
 
-uint8_t session_scalar_count(void)
+static uint8_t scalar_count(void)
 {
     unsigned n = ux_model_count();
     return (uint8_t)(n > 255u ? 255u : n); /* INFO.n_systems is a u8; the table holds ids 1…255 */
 }
 
-const ux_joint_model *session_joint_at(unsigned i)
+/* The i-th joint system served, else NULL. */
+static const ux_joint_model *joint_at(unsigned i)
 {
     for (unsigned j = 0, seen = 0; j < ux_joint_model_count(); j++) {
         const ux_joint_model *m = ux_joint_model_at(j);
@@ -132,16 +136,55 @@ const ux_joint_model *session_joint_at(unsigned i)
 
 uint8_t session_system_count(void)
 {
-    unsigned n = session_scalar_count();
-    while (n < 255u && session_joint_at(n - session_scalar_count()) != NULL) {
+    unsigned n = scalar_count();
+    while (n < 255u && joint_at(n - scalar_count()) != NULL) {
         n++;
     }
     return (uint8_t)n;
 }
 
-session_kind session_configured(void)
+static session_system scalar_system(const ux_model *m)
 {
-    return configured;
+    session_system s = {m->id, 1u, 1u, m->n_params, m->name, m->title, m->param_names, m->defaults, m->domains,
+                        &m->prior};
+    return s;
+}
+
+static session_system joint_system(const ux_joint_model *m)
+{
+    session_system s = {m->id, m->dim, (uint8_t)m->code->dim_obs, m->n_params, m->name, m->title, m->param_names,
+                        m->defaults, m->domains, m->prior};
+    return s;
+}
+
+bool session_system_at(unsigned index, session_system *out)
+{
+    if (index < scalar_count()) {
+        *out = scalar_system(ux_model_at(index));
+        return true;
+    }
+    const ux_joint_model *m = joint_at(index - scalar_count());
+    if (m == NULL) {
+        return false;
+    }
+    *out = joint_system(m);
+    return true;
+}
+
+/* The system CONFIGURE names, of either core; false when this build serves none by that id. */
+static bool find_system(uint8_t id, const ux_model **scalar, const ux_joint_model **joint, session_system *out)
+{
+    *scalar = ux_model_find(id);
+    *joint = *scalar == NULL ? ux_joint_model_find(id) : NULL;
+    if (*scalar != NULL) {
+        *out = scalar_system(*scalar);
+        return true;
+    }
+    if (!joint_served(*joint)) {
+        return false;
+    }
+    *out = joint_system(*joint);
+    return true;
 }
 
 static bool valid_eta(unsigned eta)
@@ -149,7 +192,7 @@ static bool valid_eta(unsigned eta)
     return ux_log2_eta(eta) >= 0 && eta <= APP_MAX_ETA;
 }
 
-/* A law of CONFIGURE(_JOINT)'s prior fields; *bad: 0 the kind, 1 a, 2 b is wrong, −1 none. */
+/* A law of CONFIGURE's prior fields; *bad: 0 the kind, 1 a, 2 b is wrong, −1 none. */
 static ux_law wire_law(uint8_t kind, double a, double b, int *bad)
 {
     ux_law law = {kind == PRIOR_GAUSSIAN ? UX_LAW_GAUSSIAN : UX_LAW_LAPLACE, (ux_real)a, (ux_real)b, (ux_real)0};
@@ -165,134 +208,197 @@ static ux_law wire_law(uint8_t kind, double a, double b, int *bad)
     return law;
 }
 
+/* η: a power of two the board was built for, whose posterior fits one POSTERIOR and whose joint filter
+ * fits the workspace (sized for the board's η at APP_JOINT_MAX_DIM). */
+static bool eta_fits(unsigned eta, const session_system *s, const ux_joint_model *joint)
+{
+    if (!valid_eta(eta) || POSTERIOR_BYTES((size_t)s->dim, (size_t)eta) > PROTO_MAX_PAYLOAD) {
+        return false;
+    }
+#if APP_JOINT
+    if (joint != NULL && ux_joint_filter_workspace_bytes(joint, eta) > sizeof workspace) {
+        return false;
+    }
+#else
+    (void)joint;
+#endif
+    return true;
+}
+
+/* Mode and likelihood: the mixture mode and the sampler are the scalar core's only. */
+static int bad_mode_or_likelihood(const session_config *cfg, const ux_model *scalar)
+{
+    bool mixture_ok = scalar != NULL;
+    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER && !(cfg->mode == UX_MODE_MIXTURE && mixture_ok)) {
+        return CONFIGURE_FIELD_MODE;
+    }
+    bool kernel = scalar == NULL || scalar->code->kernel != NULL;
+    bool sampler = scalar != NULL && scalar->code->sampler != NULL;
+    if (!((cfg->likelihood == UX_LIK_KERNEL && kernel) || (cfg->likelihood == UX_LIK_SAMPLER && sampler))) {
+        return CONFIGURE_FIELD_LIKELIHOOD;
+    }
+    return -1;
+}
+
+/* Index of the first bad parameter, −1 when all are valid. */
+static int bad_param(const session_config *cfg, const ux_model *scalar, const ux_joint_model *joint)
+{
+#if APP_JOINT
+    if (joint != NULL) {
+        return ux_joint_model_check_params(joint, cfg->params);
+    }
+#else
+    (void)joint;
+#endif
+    return ux_filter_check_params(scalar, cfg->params);
+}
+
+/* The spare filter of the configured system, from checked fields. */
+static ux_status init_spare(const session_config *cfg, const ux_model *scalar, const ux_joint_model *joint,
+                            const ux_law *priors)
+{
+    ux_workspace ws = {workspace, sizeof workspace};
+#if APP_JOINT
+    if (joint != NULL) {
+        ux_joint_filter_config fc = {joint, cfg->params, cfg->eta, (ux_mode)cfg->mode, priors};
+        return ux_joint_filter_init(&spare->joint, &fc, ws);
+    }
+#else
+    (void)joint;
+#endif
+    ux_filter_config fc = {scalar, cfg->params, cfg->eta, (ux_mode)cfg->mode, (ux_likelihood)cfg->likelihood,
+                           &priors[0]};
+    return ux_filter_init(&spare->scalar, &fc, ws);
+}
+
+/* The live filter's prior atoms and workspace in use, for CONFIGURED. */
+static void configured_sizes(unsigned eta, uint8_t *count, uint32_t *workspace_bytes)
+{
+#if APP_JOINT
+    if (configured == SESSION_JOINT) {
+        *count = (uint8_t)ux_joint_filter_posterior(&live->joint)->count;
+        *workspace_bytes = (uint32_t)ux_joint_filter_workspace_bytes(live->joint.model, eta);
+        return;
+    }
+#endif
+    (void)eta;
+    *count = (uint8_t)ux_filter_posterior(&live->scalar)->count;
+    *workspace_bytes = (uint32_t)ux_filter_workspace_in_use(&live->scalar);
+}
+
 session_error session_configure(const session_config *cfg, uint8_t *count, uint32_t *workspace_bytes)
 {
-    const ux_model *model = ux_model_find(cfg->system);
-    if (model == NULL) {
+    const ux_model *scalar;
+    const ux_joint_model *joint;
+    session_system sys;
+    if (!find_system(cfg->system, &scalar, &joint, &sys)) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_SYSTEM);
     }
-    if (!valid_eta(cfg->eta)) {
+    if (!eta_fits(cfg->eta, &sys, joint)) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_ETA);
     }
-    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER && cfg->mode != UX_MODE_MIXTURE) {
-        return fail(ERR_CONFIG, CONFIGURE_FIELD_MODE);
+    int bad = bad_mode_or_likelihood(cfg, scalar);
+    if (bad >= 0) {
+        return fail(ERR_CONFIG, (unsigned)bad);
     }
-    if ((cfg->likelihood == UX_LIK_KERNEL && model->code->kernel == NULL) ||
-        (cfg->likelihood == UX_LIK_SAMPLER && model->code->sampler == NULL) ||
-        (cfg->likelihood != UX_LIK_KERNEL && cfg->likelihood != UX_LIK_SAMPLER)) {
-        return fail(ERR_CONFIG, CONFIGURE_FIELD_LIKELIHOOD);
-    }
-    if (cfg->n_params != model->n_params) {
+    if (cfg->n_params != sys.n_params) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_N_PARAMS);
     }
-    int bad = ux_filter_check_params(model, cfg->params);
+    bad = bad_param(cfg, scalar, joint);
     if (bad >= 0) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_PARAMS((unsigned)bad));
     }
     const unsigned n = cfg->n_params;
-    ux_law prior = wire_law(cfg->prior_kind, cfg->prior_a, cfg->prior_b, &bad);
-    if (bad >= 0) {
-        return fail(ERR_CONFIG, CONFIGURE_FIELD_PRIOR_KIND(n) + (unsigned)bad);
-    }
-    ux_filter_config fc = {model, cfg->params, cfg->eta, (ux_mode)cfg->mode,
-                           (ux_likelihood)cfg->likelihood, &prior};
-    ux_workspace ws = {workspace, sizeof workspace};
-    ux_status st = ux_filter_init(&spare->scalar, &fc, ws);
-    if (st < 0) {
-        return internal(st);
-    }
-    swap_in(SESSION_SCALAR);
-    *count = (uint8_t)ux_filter_posterior(&live->scalar)->count;
-    *workspace_bytes = (uint32_t)ux_filter_workspace_in_use(&live->scalar);
-    return ok();
-}
-
-#if APP_JOINT
-session_error session_configure_joint(const session_joint_config *cfg, uint8_t *count, uint32_t *workspace_bytes)
-{
-    const ux_joint_model *model = ux_joint_model_find(cfg->system);
-    if (!joint_served(model)) {
-        return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_SYSTEM);
-    }
-    /* The answer must fit one frame, and the workspace was sized for the board's η at this dim. */
-    if (!valid_eta(cfg->eta) || POSTERIOR_JOINT_BYTES((size_t)model->dim, (size_t)cfg->eta) > PROTO_MAX_PAYLOAD ||
-        ux_joint_filter_workspace_bytes(model, cfg->eta) > sizeof workspace) {
-        return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_ETA);
-    }
-    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER) { /* no joint mixture mode */
-        return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_MODE);
-    }
-    if (cfg->n_params != model->n_params) {
-        return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_N_PARAMS);
-    }
-    int bad = ux_joint_model_check_params(model, cfg->params);
-    if (bad >= 0) {
-        return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_PARAMS((unsigned)bad));
-    }
-    const unsigned n = cfg->n_params;
-    if (cfg->dim != model->dim) {
-        return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_DIM(n));
+    if (cfg->dim != sys.dim) {
+        return fail(ERR_CONFIG, CONFIGURE_FIELD_DIM(n));
     }
     ux_law priors[UX_MAX_DIM];
-    for (unsigned c = 0; c < model->dim; c++) {
+    for (unsigned c = 0; c < sys.dim; c++) {
         priors[c] = wire_law(cfg->prior_kind[c], cfg->prior_a[c], cfg->prior_b[c], &bad);
         if (bad >= 0) {
-            return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_PRIORS_KIND(n, c) + (unsigned)bad);
+            return fail(ERR_CONFIG, CONFIGURE_FIELD_PRIORS_KIND(n, c) + (unsigned)bad);
         }
     }
-    ux_joint_filter_config fc = {model, cfg->params, cfg->eta, (ux_mode)cfg->mode, priors};
-    ux_workspace ws = {workspace, sizeof workspace};
-    ux_status st = ux_joint_filter_init(&spare->joint, &fc, ws);
+    ux_status st = init_spare(cfg, scalar, joint, priors);
     if (st < 0) {
         return internal(st);
     }
-    swap_in(SESSION_JOINT);
-    *count = (uint8_t)ux_joint_filter_posterior(&live->joint)->count;
-    *workspace_bytes = (uint32_t)ux_joint_filter_workspace_bytes(model, cfg->eta);
+    swap_in(joint != NULL ? SESSION_JOINT : SESSION_SCALAR);
+    configured_sizes(cfg->eta, count, workspace_bytes);
     return ok();
 }
 
-unsigned session_joint_dim_obs(void)
+unsigned session_dim_obs(void)
 {
-    return configured == SESSION_JOINT ? live->joint.model->code->dim_obs : 0u;
-}
-#else
-session_error session_configure_joint(const session_joint_config *cfg, uint8_t *count, uint32_t *workspace_bytes)
-{
-    (void)cfg;
-    (void)count;
-    (void)workspace_bytes;
-    return fail(ERR_CONFIG, CONFIGURE_JOINT_FIELD_SYSTEM); /* no joint system is served */
-}
-
-unsigned session_joint_dim_obs(void)
-{
-    return 0u;
-}
-#endif
-
-/* Kind check shared by both steps: nothing configured, or configured for the other kind. */
-static session_error check_kind(session_kind want)
-{
-    if (configured == SESSION_NONE) {
-        return fail(ERR_NOT_CONFIGURED, 0u);
+#if APP_JOINT
+    if (configured == SESSION_JOINT) {
+        return live->joint.model->code->dim_obs;
     }
-    return configured != want ? fail(ERR_NOT_CONFIGURED, 1u) : ok();
+#endif
+    return configured == SESSION_SCALAR ? 1u : 0u;
+}
+
+static ux_status core_predict(uint32_t k, double u)
+{
+#if APP_JOINT
+    if (configured == SESSION_JOINT) {
+        return ux_joint_filter_predict(&live->joint, k, u);
+    }
+#endif
+    return ux_filter_predict(&live->scalar, k, u);
+}
+
+static ux_status core_update(const session_step_in *in)
+{
+#if APP_JOINT
+    if (configured == SESSION_JOINT) {
+        return ux_joint_filter_update(&live->joint, in->z, in->omega, in->n_evidence, in->m);
+    }
+#endif
+    return ux_filter_update(&live->scalar, in->z, in->omega, in->n_evidence, in->m);
+}
+
+/* The posterior's statistics and atoms after a successful update; a negative status when the joint
+ * core cannot reduce them. */
+static ux_status read_posterior(session_posterior *out)
+{
+#if APP_JOINT
+    if (configured == SESSION_JOINT) {
+        const ux_joint_filter *f = &live->joint;
+        ux_status sm = ux_joint_filter_mean(f, out->mean);
+        ux_status sc = ux_joint_filter_cov(f, out->cov);
+        const ux_joint *atoms = ux_joint_filter_posterior(f);
+        out->log_evidence = ux_joint_filter_log_evidence(f);
+        out->dim = (uint8_t)atoms->dim;
+        out->count = atoms->count;
+        out->x = atoms->x;
+        out->w = atoms->w;
+        return sm < 0 ? sm : sc;
+    }
+#endif
+    const ux_filter *f = &live->scalar;
+    const ux_value *post = ux_filter_posterior(f);
+    out->mean[0] = ux_filter_mean(f);
+    out->cov[0] = ux_filter_var(f);
+    out->log_evidence = ux_filter_log_evidence(f);
+    out->dim = 1u;
+    out->count = post->count;
+    out->x = post->x;
+    out->w = post->w;
+    return UX_OK;
 }
 
 session_error session_step(const session_step_in *in, session_posterior *out)
 {
-    session_error e = check_kind(SESSION_SCALAR);
-    if (e.code != 0u) {
-        return e;
+    if (configured == SESSION_NONE) {
+        return fail(ERR_NOT_CONFIGURED, 0u);
     }
     memcpy(spare, live, sizeof *spare);
-    ux_filter *f = &live->scalar;
 
     uint64_t cycles_predict = 0u;
     if (in->predict) {
         board_cycles_restart();
-        ux_status st = ux_filter_predict(f, in->k, in->u);
+        ux_status st = core_predict(in->k, in->u);
         cycles_predict = board_cycles_read();
         if (st < 0) {
             memcpy(live, spare, sizeof *live);
@@ -300,76 +406,21 @@ session_error session_step(const session_step_in *in, session_posterior *out)
         }
     }
     board_cycles_restart();
-    ux_status st = ux_filter_update(f, in->z, in->omega, in->n_evidence, in->m);
-    uint64_t cycles_update = board_cycles_read();
-    if (st < 0) {
-        memcpy(live, spare, sizeof *live);
-        return internal(st);
-    }
-
-    const ux_value *post = ux_filter_posterior(f);
-    out->status = wire_status(st);
-    out->mean = ux_filter_mean(f);
-    out->var = ux_filter_var(f);
-    out->log_evidence = ux_filter_log_evidence(f);
-    out->cycles_predict = cycles_predict;
-    out->cycles_update = cycles_update;
-    out->count = (uint8_t)post->count;
-    for (uint32_t i = 0; i < post->count; i++) {
-        out->x[i] = (double)post->x[i];
-        out->w[i] = (double)post->w[i];
-    }
-    return ok();
-}
-
-#if APP_JOINT
-session_error session_step_joint(const session_step_in *in, session_joint_posterior *out)
-{
-    session_error e = check_kind(SESSION_JOINT);
-    if (e.code != 0u) {
-        return e;
-    }
-    memcpy(spare, live, sizeof *spare);
-    ux_joint_filter *f = &live->joint;
-
-    uint64_t cycles_predict = 0u;
-    if (in->predict) {
-        board_cycles_restart();
-        ux_status st = ux_joint_filter_predict(f, in->k, in->u);
-        cycles_predict = board_cycles_read();
-        if (st < 0) {
-            memcpy(live, spare, sizeof *live);
-            return internal(st);
-        }
-    }
-    board_cycles_restart();
-    ux_status st = ux_joint_filter_update(f, in->z, in->omega, in->n_evidence, in->m);
+    ux_status st = core_update(in);
     uint64_t cycles_update = board_cycles_read();
     if (st >= 0) {
-        ux_status sm = ux_joint_filter_mean(f, out->mean);
-        ux_status sc = ux_joint_filter_cov(f, out->cov);
-        st = sm < 0 ? sm : sc < 0 ? sc : st;
+        ux_status sr = read_posterior(out);
+        st = sr < 0 ? sr : st;
     }
     if (st < 0) {
         memcpy(live, spare, sizeof *live);
         return internal(st);
     }
     out->status = wire_status(st);
-    out->log_evidence = ux_joint_filter_log_evidence(f);
     out->cycles_predict = cycles_predict;
     out->cycles_update = cycles_update;
-    out->atoms = ux_joint_filter_posterior(f);
-    out->dim = (uint8_t)out->atoms->dim;
     return ok();
 }
-#else
-session_error session_step_joint(const session_step_in *in, session_joint_posterior *out)
-{
-    (void)in;
-    (void)out;
-    return check_kind(SESSION_JOINT); /* never configured for it */
-}
-#endif
 
 void session_reset(void)
 {

@@ -240,7 +240,7 @@ def _host_spec(spec, joint: bool):
 
 
 def _eta(eta: int, info, joint_spec=None) -> int:
-    """`eta`, lowered to the firmware's largest and, for a joint system, to what one POSTERIOR_JOINT holds
+    """`eta`, lowered to the firmware's largest and, for a joint system, to what one POSTERIOR holds
     (31 + 8·(dim + dim²) + 8·η·(dim + 1) bytes ≤ MAX_PAYLOAD, docs/protocol.md)."""
     from .protocol_spec import MAX_PAYLOAD
 
@@ -297,19 +297,18 @@ def _status_difference(dump, policy, k: int) -> str:
 
 
 def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
-    from .joint import load_joint_dump, resolve, simulate
-    from .joint_run import compare, stream_joint
+    from .dump import load_dump
+    from .joint import resolve, simulate
+    from .joint_run import compare
+    from .streaming import stream_trace
 
     config = resolve(spec, eta=eta)
     trace = simulate(spec, config.params, steps, SEED)
-    summary = stream_joint(device, trace, config, dump_path, qemu=qemu)
-    cmp = compare(load_joint_dump(dump_path))
+    summary = stream_trace(device, trace, config, dump_path, qemu=qemu, progress=False)
+    cmp = compare(load_dump(dump_path))
     if cmp.ok:
         largest = max((d for q, (d, _) in cmp.worst.items() if q in cmp.tolerance), default=0.0)
-        tol = sorted(set(cmp.tolerance.values()))
-        described = (f"{tol[0]:g}" if len(tol) == 1 else
-                     "(" + ", ".join(f"{q} {t:g}" for q, t in cmp.tolerance.items()) + ")")
-        detail = f"largest relative difference {largest:.2g} ({_tolerance(described)})"
+        detail = f"largest relative difference {largest:.2g} ({_tolerance(cmp.describe())})"
     else:
         detail = cmp.reasons[0]
     return _cycles(summary), cmp.ok, detail

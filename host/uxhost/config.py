@@ -46,6 +46,14 @@ class ModelConfig:
             except ValueError as exc:
                 raise InputError(str(exc)) from None
 
+    # A scalar system's shape as the link carries every system's (JointConfig has the same names).
+    dim = 1
+    dim_obs = 1
+
+    @property
+    def priors(self) -> tuple[tuple[str, float, float], ...]:
+        return ((self.prior_kind, self.prior_a, self.prior_b),)
+
     def has_twin(self) -> bool:
         """Whether the Python reference has this system (else only its C code can run it)."""
         from uxemu import systems

@@ -303,14 +303,23 @@ def open_writer(path, header: Header, kept=()):
     """A writer for `path` (format by suffix), starting with the records `kept` of a run it continues;
     use it as a context manager."""
     path = Path(path)
-    kind = dump_format(path)
+    kind = _format_for(path, header)
     return JsonlWriter(path, header, kept) if kind == "jsonl" else NpzWriter(path, header, kept)
 
 
-def save_dump(dump: Dump, path) -> None:
-    """Writes a whole dump at once (format by suffix)."""
+def _format_for(path: Path, header) -> str:
+    """The format of a dump of `header`'s run at `path`: a joint system's (no scalar Header) is JSONL only,
+    its steps having no array layout."""
+    kind = dump_format(path)
+    if kind == "npz" and not isinstance(header, Header):
+        raise DumpError(f"{path}: a joint system's dump is JSONL: name it *.jsonl")
+    return kind
+
+
+def save_dump(dump, path) -> None:
+    """Writes a whole dump (a Dump or a JointDump) at once (format by suffix)."""
     path = Path(path)
-    if dump_format(path) == "npz":
+    if _format_for(path, dump.header) == "npz":
         save_npz(dump, path)
         return
     with open_writer(path, dump.header) as out:
@@ -372,11 +381,23 @@ def load_unfinished(path) -> Dump:
     return load_dump(path)
 
 
-def load_jsonl(path: Path) -> Dump:
+def _kinds(first: dict) -> tuple:
+    """(header, step record, dump) classes of the dump whose header record is `first`: a joint system's
+    (uxhost.joint) when its format says so, else the scalar one's."""
+    from . import joint
+
+    if first.get("format") == joint.FORMAT:
+        return joint.JointHeader, joint.JointStep, joint.JointDump
+    return Header, StepRecord, Dump
+
+
+def load_jsonl(path: Path):
+    """A JSONL dump of either kind: a Dump, or a JointDump for a joint system's run."""
     text = path.read_text(encoding="utf-8", errors="replace")
     lines = text.split("\n")
     cut_short = not text.endswith("\n")  # the writer ends every record with a newline
     header, steps = None, []
+    header_cls, step_cls, dump_cls = Header, StepRecord, Dump
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -392,14 +413,15 @@ def load_jsonl(path: Path) -> Dump:
         if header is None:
             if obj.get("record") != "header":
                 raise DumpError(f"{where}: a dump starts with its header record")
-            header = Header.from_json(obj, where)
+            header_cls, step_cls, dump_cls = _kinds(obj)
+            header = header_cls.from_json(obj, where)
         elif obj.get("record") == "step":
-            steps.append(StepRecord.from_json(obj, where))
+            steps.append(step_cls.from_json(obj, where))
         else:
             raise DumpError(f"{where}: unexpected record {obj.get('record')!r}")
     if header is None:
         raise DumpError(f"{path}: empty dump (no header)")
-    return Dump(header, steps)
+    return dump_cls(header, steps)
 
 
 def json_value(text: str, where: str):

@@ -1,18 +1,16 @@
-"""Joint (vector-state) systems on the host: their specs, configuration, trace CSVs and dumps.
+"""Joint (vector-state) systems on the host: their specs, configuration, simulated traces and dump records.
 
 A joint system's state has `dim` components and each observation `dim_obs` (the [joint.*] entries of the
-system table; a device tells both in SYSTEM_JOINT). Its trace CSV has the columns k, u, z0 … z{dim_obs−1}
+system table; a device tells both in SYSTEM). Its trace CSV has the columns k, u, z0 … z{dim_obs−1}
 and, when the truth is known, x0 … x{dim−1}; a missing observation is a row whose z fields are empty (a
-step without observation: it only predicts). Its dump is JSONL (format "uxhost-joint-dump"): a header
-(configuration, device, trace), then one record per step with the posterior's mean, row-major covariance,
-status, log evidence and atoms (rows of dim components, weights).
+step without observation: it only predicts); uxhost.traces.load_trace reads it, as every trace. Its dump is
+JSONL (format "uxhost-joint-dump", read and written by uxhost.dump as every dump): a header (configuration,
+device, trace), then one record per step with the posterior's mean, row-major covariance, status, log
+evidence and atoms (rows of dim components, weights).
 """
 from __future__ import annotations
 
-import csv
-import json
 import math
-import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +20,11 @@ import numpy as np
 from uxemu.joint_systems import JointSpec
 
 from . import __version__
-from .dump import DumpError, JsonlWriter, json_value
+from .dump import DumpError
 from .errors import UserError
 
 FORMAT = "uxhost-joint-dump"
 FORMAT_VERSION = 1
-_U32 = 1 << 32
 
 
 # --------------------------------------------------------------------------------------------------
@@ -36,7 +33,7 @@ _U32 = 1 << 32
 
 @dataclass(frozen=True)
 class DeviceJointSpec(JointSpec):
-    """A joint system as a device describes it (SYSTEM_JOINT): the table's spec and dim_obs."""
+    """A joint system as a device describes it (SYSTEM): the table's spec and dim_obs."""
 
     dim_obs: int = 1
 
@@ -53,7 +50,7 @@ def is_joint(name: str | None) -> bool:
 
 
 def dim_obs_of(spec) -> int:
-    """A spec's observation components: the device's word (SYSTEM_JOINT), else the reference twin's."""
+    """A spec's observation components: the device's word (SYSTEM), else the reference twin's."""
     if getattr(spec, "dim_obs", None):
         return int(spec.dim_obs)
     from uxemu import joint_systems
@@ -70,6 +67,8 @@ class JointConfig:
     priors: tuple[tuple[str, float, float], ...] = ()  # (kind, a, b) per state component
     system_id: int = 0
     dim_obs: int = 1
+
+    likelihood = "kernel"  # the joint filter's only one
 
     @property
     def dim(self) -> int:
@@ -128,113 +127,15 @@ def resolve(spec, params_text=None, prior_text=None, eta: int = 16, mode: str = 
 # Traces
 
 
-@dataclass
-class JointTrace:
-    k: np.ndarray  # (T,)
-    u: np.ndarray  # (T,)
-    z: np.ndarray  # (T, dim_obs); a row of NaN: no observation
-    x: np.ndarray | None = None  # (T, dim), the true state when known
-    meta: dict[str, str] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.k)
-
-    def observation(self, i: int):
-        """Row i's observation, or None for a step without one."""
-        return None if np.isnan(self.z[i]).any() else self.z[i]
-
-    def to_csv(self, path) -> None:
-        path = Path(path)
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            for key, value in self.meta.items():
-                fh.write(f"# {key}: {value}\n")
-            w = csv.writer(fh, lineterminator="\n")
-            xs = [] if self.x is None else [f"x{c}" for c in range(self.x.shape[1])]
-            w.writerow(["k", "u", *[f"z{c}" for c in range(self.z.shape[1])], *xs])
-            for i in range(len(self)):
-                z = ["" if math.isnan(v) else repr(float(v)) for v in self.z[i]]
-                x = [] if self.x is None else [repr(float(v)) for v in self.x[i]]
-                w.writerow([int(self.k[i]), repr(float(self.u[i])), *z, *x])
-
-
-def load_joint_trace(path, dim_obs: int | None = None, dim: int | None = None) -> JointTrace:
-    """A joint trace CSV; every error names the file and line. dim_obs / dim (when given) must be the
-    number of z / x columns."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()  # a spreadsheet's byte-order mark is no name
-    except FileNotFoundError:
-        raise UserError(f"trace file {path} does not exist") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a text CSV file") from None
-    meta, first = {}, 0
-    while first < len(lines) and lines[first].startswith("#"):
-        key, sep, value = lines[first][1:].partition(":")
-        if sep:
-            meta[key.strip()] = value.strip()
-        first += 1
-    rows = list(csv.reader(lines[first:]))
-    if not rows:
-        raise UserError(f"{path}: no column header")
-    header = [h.strip() for h in rows[0]]
-    twice = sorted({h for h in header if header.count(h) > 1})
-    if twice:  # which copy is meant cannot be told
-        raise UserError(f"{path}:{first + 1}: the header names column {', '.join(map(repr, twice))} more than once")
-    zc = [h for h in header if h.startswith("z") and h[1:].isdigit()]
-    xc = [h for h in header if h.startswith("x") and h[1:].isdigit()]
-    if "k" not in header or "u" not in header or not zc:
-        raise UserError(f"{path}:{first + 1}: a joint trace has the columns k, u, z0 … and optionally x0 …")
-    if zc != [f"z{c}" for c in range(len(zc))] or xc != [f"x{c}" for c in range(len(xc))]:
-        raise UserError(f"{path}:{first + 1}: columns z0, z1, … (and x0, x1, …) in order, none skipped")
-    if dim_obs is not None and len(zc) != dim_obs:
-        raise UserError(f"{path}: {len(zc)} observation column(s) z0 …; the system observes {dim_obs} per step")
-    if dim is not None and xc and len(xc) != dim:
-        raise UserError(f"{path}: {len(xc)} state column(s) x0 …; the system's state has {dim} components")
-    at = {h: i for i, h in enumerate(header)}
-    k, u, z, x = [], [], [], []
-    for n, row in enumerate(rows[1:], start=first + 2):
-        if not row:
-            continue
-        if len(row) != len(header):
-            raise UserError(f"{path}:{n}: {len(row)} fields, the header has {len(header)}")
-
-        def num(col, missing_ok=False):
-            text = row[at[col]].strip()
-            if missing_ok and text == "":
-                return math.nan
-            try:
-                v = float(text)
-            except ValueError:
-                raise UserError(f"{path}:{n}: column {col!r} is not a number ({text!r})") from None
-            if not (math.isfinite(v) or (missing_ok and math.isnan(v))):
-                raise UserError(f"{path}:{n}: column {col!r} is not finite ({text!r})")
-            return v
-
-        kv = num("k")
-        if kv != int(kv) or not 0 <= kv < _U32:
-            raise UserError(f"{path}:{n}: step index k={row[at['k']]} is not an integer in 0 .. 2^32-1")
-        zs = [num(c, missing_ok=True) for c in zc]
-        if any(math.isnan(v) for v in zs) and not all(math.isnan(v) for v in zs):
-            raise UserError(f"{path}:{n}: some observation components are empty: a missing observation "
-                            "leaves every z field empty")
-        k.append(int(kv))
-        u.append(num("u"))
-        z.append(zs)
-        x.append([num(c) for c in xc])
-    if not k:
-        raise UserError(f"{path}: the trace has no rows")
-    return JointTrace(np.array(k, dtype=np.int64), np.array(u), np.array(z),
-                      np.array(x) if xc else None, meta)
-
-
-def simulate(spec, params: tuple[float, ...], steps: int, seed: int) -> JointTrace:
-    """A seeded trace of a joint system (uxemu.joint_systems.simulate) with its name and parameters."""
-    from uxemu import joint_systems
+def simulate(spec, params: tuple[float, ...], steps: int, seed: int):
+    """A seeded trace (a uxemu.Trace of rows) of a joint system (uxemu.joint_systems.simulate) with its name
+    and parameters. The CSV reader is the scalar systems' (uxhost.traces.load_trace)."""
+    from uxemu import Trace, joint_systems
 
     model = joint_systems.get(spec.name, **dict(zip(spec.param_names, params)))
     x, z = joint_systems.simulate(model, steps, seed)
     meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in model.params)}
-    return JointTrace(np.arange(steps), np.zeros(steps), z, x, meta)
+    return Trace(np.arange(steps), np.zeros(steps), z, x, meta)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -254,6 +155,12 @@ class JointHeader:
     trace_steps: int | None = None
     uxhost_version: str = __version__
 
+    @property
+    def cycle_unit(self) -> str:
+        from .dump import CYCLE_UNITS
+
+        return CYCLE_UNITS.get(self.cycle_source, self.cycle_source)
+
     def to_json(self) -> dict:
         out = {"record": "header", "format": FORMAT, "format_version": FORMAT_VERSION, **self.config.to_json()}
         out.update({k: v for k, v in self.__dict__.items() if k != "config"})
@@ -262,13 +169,13 @@ class JointHeader:
     @classmethod
     def from_json(cls, obj: dict, where: str) -> "JointHeader":
         if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
-            raise UserError(f"{where}: not a joint dump of format version {FORMAT_VERSION}")
+            raise DumpError(f"{where}: not a joint dump of format version {FORMAT_VERSION}")
         try:
             names = ("board", "firmware_version", "protocol", "real_bytes", "cycle_source", "reset_cause", "trace",
                      "trace_steps", "uxhost_version")
             return cls(JointConfig.from_json(obj), **{n: obj[n] for n in names if n in obj})
         except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
-            raise UserError(f"{where}: header lacks or garbles {exc}") from None
+            raise DumpError(f"{where}: header lacks or garbles {exc}") from None
 
 
 @dataclass
@@ -315,7 +222,7 @@ class JointStep:
                        vec(obj["mean"]), vec(obj["cov"]), float(obj["log_evidence"]), vec(obj["atoms_w"]),
                        vec(obj["atoms_x"]), int(obj["cycles_predict"]), int(obj["cycles_update"]))
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
-            raise UserError(f"{where}: step record lacks or garbles {exc}") from None
+            raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
 
 
 @dataclass
@@ -335,67 +242,6 @@ class JointDump:
     @property
     def missing(self) -> int:
         return sum(s.z is None for s in self.steps)
-
-
-class JointWriter(JsonlWriter):
-    """Appends records line by line, flushed, so that what was received survives an interruption (the
-    scalar dump's writer, with a joint header and no continuation)."""
-
-    def __init__(self, path, header: JointHeader):
-        self.path = Path(path)
-        if not self.path.name.lower().endswith(".jsonl"):
-            raise UserError(f"{self.path}: a joint system's dump is JSONL: name it *.jsonl")
-        self.count = 0
-        self._fh = self.path.open("w", encoding="utf-8")
-        self._line(header.to_json())
-
-
-def is_joint_dump(path) -> bool:
-    """Whether `path` is a joint dump (its first line says so); False for anything else."""
-    try:
-        with Path(path).open(encoding="utf-8") as fh:
-            first = json.loads(fh.readline())
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # not a joint dump: the scalar reader says why
-        return False
-    return isinstance(first, dict) and first.get("format") == FORMAT
-
-
-def load_joint_dump(path) -> JointDump:
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"dump file {path} does not exist")
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.split("\n")
-    header, steps = None, []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            obj = json_value(line, where)
-        except DumpError as exc:
-            if not text.endswith("\n") and number == len(lines):
-                break  # the last record of a killed run, half written
-            raise UserError(str(exc)) from None
-        if not isinstance(obj, dict):
-            raise UserError(f"{where}: a record must be a JSON object")
-        if header is None:
-            header = JointHeader.from_json(obj, where)
-        elif obj.get("record") == "step":
-            steps.append(JointStep.from_json(obj, where))
-        else:
-            raise UserError(f"{where}: unexpected record {obj.get('record')!r}")
-    if header is None:
-        raise UserError(f"{path}: empty dump (no header)")
-    return JointDump(header, steps)
-
-
-def save_joint_dump(dump: JointDump, path) -> None:
-    tmp = Path(path).with_name(Path(path).name + ".tmp.jsonl")
-    with JointWriter(tmp, dump.header) as out:
-        for s in dump.steps:
-            out.write(s)
-    os.replace(tmp, path)
 
 
 def trace_meta(path) -> dict[str, str]:

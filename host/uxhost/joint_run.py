@@ -1,5 +1,5 @@
-"""A joint system's run: streamed to a device (HELLO, DESCRIBE, CONFIGURE_JOINT, one STEP_JOINT per trace
-row, every posterior to the dump as it arrives), validated against the reference joint filter, plotted.
+"""A joint system's run (streamed to a device by uxhost.streaming and plotted by uxhost.plot, as every
+system's) validated against the reference joint filter.
 
 Validation re-runs the dump's configuration on the dump's own (k, u, z), predicting on every record but
 the first, and holds a double build's every quantity to 1e-9 of the reference's own run: uxemu.joint_filter,
@@ -27,97 +27,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import UserError
-from .joint import JointDump, JointHeader, JointStep, JointWriter
+from .joint import JointDump, JointStep
 
 QUANTITIES = ("mean", "cov", "atoms_x", "atoms_w", "log_evidence")
 DOUBLE = ({q: 1e-9 for q in ("count",) + QUANTITIES}, "run")
 FLOAT = ({"mean": 1e-3}, "native")
-
-
-# --------------------------------------------------------------------------------------------------
-# Streaming
-
-
-def configure(device, info, specs, config, where: str):
-    """Checks `config` against the device's description of its system, sends CONFIGURE_JOINT; the spec."""
-    from .protocol import Mode, PriorKind
-
-    spec = specs.get(config.system)
-    if spec is None or spec.id != config.system_id or not hasattr(spec, "dim"):
-        joint = [name for name, s in specs.items() if hasattr(s, "dim")]
-        raise UserError(f"{where} has no joint system {config.system!r} (its joint systems: "
-                        f"{', '.join(joint) or 'none'})")
-    if len(config.params) != len(spec.params):
-        raise UserError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
-                        f"not the {len(config.params)} asked for")
-    if config.dim != spec.dim or config.dim_obs != spec.dim_obs:
-        raise UserError(f"{where} says {spec.name} has {spec.dim} state and {spec.dim_obs} observation "
-                        f"component(s); the configuration has {config.dim} and {config.dim_obs}")
-    if config.eta > info.max_eta:
-        raise UserError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
-    device.configure_joint(config.system_id, config.eta, Mode[config.mode.upper()], config.params,
-                           [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors])
-    return spec
-
-
-@dataclass
-class JointSummary:
-    steps: int
-    fallbacks: int
-    missing: int
-    cycles_predict: np.ndarray
-    cycles_update: np.ndarray
-    cycle_unit: str
-    config: object = None
-    spec: object = None
-    device: str = ""
-
-    def lines(self) -> list[str]:
-        out = [f"device   {self.device}"] if self.device else []
-        out.append(f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation")
-        for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
-            if c.size:
-                out.append(f"{name:<8} median {np.median(c):,.0f}  max {c.max():,} {self.cycle_unit}")
-        return out
-
-
-def stream_joint(device, trace, config, output, trace_path: str | None = None, qemu=None,
-                 expect_board: str | None = None) -> JointSummary:
-    """HELLO, DESCRIBE, CONFIGURE_JOINT and one STEP_JOINT per trace row; each posterior goes to the JSONL
-    dump `output` as it arrives. `config`: a JointConfig, or (device's specs, where) → JointConfig."""
-    from .dump import CYCLE_SOURCES, CYCLE_UNITS, reset_cause_name
-    from .link import LinkError
-    from .protocol import ProtocolError, Status
-    from .streaming import _lost, greet
-
-    info, specs, where = greet(device, expect_board)
-    if callable(config):
-        config = config(specs, where)
-    spec = configure(device, info, specs, config, where)
-    header = JointHeader(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
-                         real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
-                         reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=len(trace))
-    cycles_p, cycles_u, fallbacks = [], [], 0
-    with JointWriter(output, header) as out:
-        for i in range(len(trace)):
-            k, z = int(trace.k[i]), trace.observation(i)
-            try:
-                post = device.step_joint(k, i > 0, float(trace.u[i]), config.dim_obs, z)
-            except (LinkError, ProtocolError) as exc:
-                raise UserError(f"{_lost(qemu, exc)} at step k={k}; the dump {output} keeps the {out.count} "
-                                "step(s) before it") from None
-            x = None if trace.x is None else tuple(float(v) for v in trace.x[i])
-            out.write(JointStep(k, float(trace.u[i]), None if z is None else tuple(float(v) for v in z), x,
-                                post.status, post.mean, post.cov, post.log_evidence, post.w, post.x,
-                                post.cycles_predict, post.cycles_update))
-            if i:
-                cycles_p.append(post.cycles_predict)
-            cycles_u.append(post.cycles_update)
-            fallbacks += post.status == Status.FALLBACK
-    return JointSummary(len(trace), fallbacks, int(sum(trace.observation(i) is None for i in range(len(trace)))),
-                        np.array(cycles_p, dtype=np.int64), np.array(cycles_u, dtype=np.int64),
-                        CYCLE_UNITS.get(header.cycle_source, header.cycle_source), config, spec,
-                        device=info.device())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -131,10 +45,16 @@ class JointComparison:
     reference: str
     first_bad: int | None = None  # first step outside the tolerance
     reasons: list[str] = field(default_factory=list)
+    first: tuple | None = None  # (k, quantity, difference, tolerance) of that step's first bad quantity
 
     @property
     def ok(self) -> bool:
         return self.first_bad is None
+
+    def describe(self) -> str:
+        """The tolerance as a report names it: one number, or each held quantity's."""
+        tol = sorted(set(self.tolerance.values()))
+        return f"{tol[0]:g}" if len(tol) == 1 else "(" + ", ".join(f"{q} {t:g}" for q, t in self.tolerance.items()) + ")"
 
 
 def _rel(a, b, scale) -> float:
@@ -214,7 +134,7 @@ def compare(dump: JointDump, rtol: float | None = None, reference: str | None = 
             if d > cmp.worst[q][0]:
                 cmp.worst[q] = (d, i)
             if cmp.first_bad is None and q in tolerance and d > tolerance[q]:
-                cmp.first_bad = i
+                cmp.first_bad, cmp.first = i, (s.k, q, d, tolerance[q])
                 cmp.reasons.append(f"step k={s.k}: {q} differs by {d:.3g} (tolerance {tolerance[q]:g})")
     return cmp
 
@@ -225,81 +145,28 @@ ENGINES = {"run": "uxemu.joint_filter, its own run", "step": "uxemu.joint_filter
 
 def report(dump: JointDump, name: str, rtol=None, reference=None, truth=None, native_lib=None,
            out=None) -> JointComparison:
+    """Compares and prints the report in the layout of a scalar system's (commands/validate.py report)."""
     out = sys.stdout if out is None else out
     h, cfg = dump.header, dump.header.config
     cmp = compare(dump, rtol, reference, native_lib)
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
-    print(f"{name}: {len(dump)} steps of {cfg.system} (joint, dim {cfg.dim}), η={cfg.eta}, {cfg.mode} "
+    print(f"{name}: {len(dump)} steps of {cfg.system} (dim {cfg.dim}), η={cfg.eta}, {cfg.mode}, kernel likelihood "
           f"({source}, {h.real_bytes}-byte reals)", file=out)
     if dump.missing:
         print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)", file=out)
-    print(f"  reference: {ENGINES[cmp.reference]}", file=out)
+    print(f"  largest relative difference to {ENGINES[cmp.reference]}:", file=out)
     for q, (d, i) in cmp.worst.items():
-        held = f"  (tolerance {cmp.tolerance[q]:g})" if q in cmp.tolerance else "  (reported only)"
-        print(f"  {q:<13} max rel. difference {d:.3g} at step {i}{held}", file=out)
+        held = "" if q in cmp.tolerance else "   (reported, not held to the tolerance)"
+        k = dump.steps[i].k if dump.steps else 0
+        print(f"    {q:<15} {d:.3e}  (step k={k}){held}", file=out)
+    if cmp.ok:
+        print(f"  within tolerance {cmp.describe()} on every step: OK", file=out)
+    else:
+        k, q, d, tol = cmp.first
+        print(f"  FAILED: step k={k} is the first outside tolerance {tol:g} ({q}: {d:.3e})", file=out)
     truth = dump.truth if truth is None else truth
     if truth is not None and len(truth) == len(dump):
         mean = np.array([s.mean for s in dump.steps])
         rmse = np.sqrt(np.mean((mean - truth) ** 2, axis=0))
-        print("  RMSE per component: " + ", ".join(f"x{c} {v:.4g}" for c, v in enumerate(rmse)), file=out)
-    print(("  OK: within tolerance" if cmp.ok else f"  FAIL: {cmp.reasons[0]}"), file=out)
+        print("  against the true state: RMSE " + ", ".join(f"x{c} {v:.4g}" for c, v in enumerate(rmse)), file=out)
     return cmp
-
-
-# --------------------------------------------------------------------------------------------------
-# Plot
-
-
-def plot(dump: JointDump, out_path, at_steps=None, truth=None):
-    """Each state component over time (mean ± 2σ, the truth when known) and, beside them, 2-D scatters of
-    the atoms (components 0 and 1, area ∝ weight) at `at_steps` (default: first, middle, last)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = dump.steps
-    if not steps:
-        raise UserError("the dump has no steps to plot")
-    dim = steps[0].dim
-    T = len(steps)
-    at_steps = sorted({0, T // 2, T - 1}) if not at_steps else list(at_steps)
-    bad = [i for i in at_steps if not 0 <= i < T]
-    if bad:
-        raise UserError(f"--at {bad[0]}: the dump has steps 0 … {T - 1}")
-    k = np.array([s.k for s in steps])
-    mean = np.array([s.mean for s in steps])
-    sd = np.sqrt(np.maximum(np.array([np.diag(np.array(s.cov).reshape(dim, dim)) for s in steps]), 0.0))
-    truth = dump.truth if truth is None else truth
-    ncols = max(dim, len(at_steps)) if dim >= 2 else 1
-    fig, axes = plt.subplots(2 if dim >= 2 else 1, ncols, figsize=(4.2 * ncols, 6.5 if dim >= 2 else 3.3),
-                             squeeze=False)
-    for c in range(dim):
-        ax = axes[0][c]
-        ax.fill_between(k, mean[:, c] - 2 * sd[:, c], mean[:, c] + 2 * sd[:, c], alpha=0.25, label="mean ± 2σ")
-        ax.plot(k, mean[:, c], lw=1.2, label="posterior mean")
-        if truth is not None:
-            ax.plot(k, truth[:, c], "k.", ms=2.5, label="truth")
-        ax.set_title(f"x{c}")
-        ax.set_xlabel("k")
-    axes[0][0].legend(fontsize=7)
-    for c in range(dim, ncols):
-        axes[0][c].axis("off")
-    if dim >= 2:
-        for j, i in enumerate(at_steps):
-            ax = axes[1][j]
-            rows, w = steps[i].rows(), np.array(steps[i].atoms_w)
-            ax.scatter(rows[:, 0], rows[:, 1], s=2000 * w, alpha=0.6)
-            if truth is not None:
-                ax.plot(truth[i, 0], truth[i, 1], "kx", ms=8)
-            ax.set_title(f"atoms at k={steps[i].k} ({len(w)})")
-            ax.set_xlabel("x0")
-            ax.set_ylabel("x1")
-        for j in range(len(at_steps), ncols):
-            axes[1][j].axis("off")
-    cfg = dump.header.config
-    fig.suptitle(f"{cfg.system}, η={cfg.eta}, {cfg.mode}" + (f" — {dump.header.board}" if dump.header.board else ""))
-    fig.tight_layout()
-    fig.savefig(out_path, dpi=110)
-    plt.close(fig)
-    return out_path

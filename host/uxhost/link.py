@@ -50,20 +50,16 @@ _FRAME_ERRORS = {p.ErrorCode.CRC, p.ErrorCode.LENGTH, p.ErrorCode.TOO_LONG, p.Er
 
 
 def system_message(spec) -> p.System:
-    """The SYSTEM answer that describes a uxemu.systems.SystemSpec (what a device built with that system
-    table answers to DESCRIBE); Device.systems() reads such answers back into specs."""
-    return p.System(spec.id, spec.name, spec.title,
-                    tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
-                    p.PriorKind[spec.prior[0].upper()], spec.prior[1], spec.prior[2])
-
-
-def joint_system_message(spec) -> p.SystemJoint:
-    """The SYSTEM_JOINT answer that describes a uxemu.joint_systems.JointSpec."""
+    """The SYSTEM answer that describes a system table spec, scalar (uxemu.systems.SystemSpec) or joint
+    (uxemu.joint_systems.JointSpec): what a device built with that table answers to DESCRIBE;
+    Device.systems() reads such answers back into specs."""
     from .joint import dim_obs_of
 
-    return p.SystemJoint(spec.id, spec.name, spec.title, spec.dim, dim_obs_of(spec),
-                         tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
-                         tuple((p.PriorKind[law.upper()], a, b) for law, a, b in spec.prior))
+    dim = getattr(spec, "dim", 1)
+    priors = (spec.prior,) if dim == 1 else spec.prior
+    return p.System(spec.id, spec.name, spec.title, dim, 1 if dim == 1 else dim_obs_of(spec),
+                    tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
+                    tuple((p.PriorKind[law.upper()], a, b) for law, a, b in priors))
 
 
 class LinkError(Exception):
@@ -193,7 +189,7 @@ class Device:
 
     def systems(self, info: p.Info | None = None) -> dict:
         """The device's systems by name, as it describes them (DESCRIBE 0 … n_systems − 1), as
-        uxemu.systems.SystemSpec — the same shape the system table gives the host."""
+        uxemu.systems.SystemSpec (dim 1) or DeviceJointSpec — the same shapes the system table gives the host."""
         from uxemu.systems import Param, SystemSpec
 
         from .joint import DeviceJointSpec
@@ -201,62 +197,43 @@ class Device:
         info = info or self.hello()
         specs = {}
         for index in range(info.n_systems):
-            s = self.request(p.Describe(index), (p.System, p.SystemJoint))
+            s = self.request(p.Describe(index), p.System)
             try:
                 params = tuple(Param(name, default, p.ParamDomain(domain).name.lower())
                                for name, default, domain in s.params)
-                if isinstance(s, p.SystemJoint):
-                    priors = tuple((p.PriorKind(kind).name.lower(), a, b) for kind, a, b in s.priors)
-                    specs[s.name] = DeviceJointSpec(s.id, s.name, s.title, params, priors, s.dim, s.dim_obs)
-                    continue
-                prior = (p.PriorKind(s.prior_kind).name.lower(), s.prior_a, s.prior_b)
+                priors = tuple((p.PriorKind(kind).name.lower(), a, b) for kind, a, b in s.priors)
             except ValueError as exc:
                 raise p.ProtocolError(f"SYSTEM {s.name!r}: {exc}") from None
-            specs[s.name] = SystemSpec(s.id, s.name, s.title, params, prior)
+            if s.dim == 1:
+                specs[s.name] = SystemSpec(s.id, s.name, s.title, params, priors[0])
+            else:
+                specs[s.name] = DeviceJointSpec(s.id, s.name, s.title, params, priors, s.dim, s.dim_obs)
         return specs
 
     def configure(self, system: int, eta: int, mode: int = p.Mode.REFINED,
                   likelihood: int = p.Likelihood.KERNEL, params: Sequence[float] = (),
-                  prior_kind: int = p.PriorKind.GAUSSIAN, prior_a: float = 0.0,
-                  prior_b: float = 1.0) -> p.Configured:
+                  priors: Sequence[tuple[int, float, float]] = ((p.PriorKind.GAUSSIAN, 0.0, 1.0),)) -> p.Configured:
+        """CONFIGURE: priors holds (PriorKind, a, b) per state component."""
         msg = p.Configure(int(system), int(eta), int(mode), int(likelihood), tuple(float(v) for v in params),
-                          int(prior_kind), float(prior_a), float(prior_b))
+                          tuple((int(kind), float(a), float(b)) for kind, a, b in priors))
         return self.request(msg, p.Configured)
 
     def step(self, k: int, predict: bool, u: float, evidence_z: float | Sequence[float] | None,
-             evidence_w: Sequence[float] | None = None, m: int = 1,
-             timeout: float | None = None) -> p.Posterior:
-        """One filter step; evidence_z None is a missing observation (no evidence, m = 0: predict only)."""
+             evidence_w: Sequence[float] | None = None, m: int = 1, timeout: float | None = None,
+             dim_obs: int = 1) -> p.Posterior:
+        """One filter step; evidence_z the evidence rows of dim_obs values, packed (a number: one scalar
+        observation; None: a missing observation, no evidence, m = 0, predict only)."""
         if evidence_z is None:
-            z, m = (), 0
+            z: tuple[float, ...] = ()
         elif isinstance(evidence_z, (int, float)):
-            z: tuple[float, ...] = (float(evidence_z),)
+            z = (float(evidence_z),)
         else:
             z = tuple(float(v) for v in evidence_z)
+        m = m if z else 0
         w = tuple(float(v) for v in evidence_w) if evidence_w is not None else ()
-        post = self.request(p.Step(int(k), bool(predict), float(u), z, w, int(m)), p.Posterior, timeout)
+        post = self.request(p.Step(int(k), bool(predict), float(u), z, w, int(m), int(dim_obs)), p.Posterior, timeout)
         if post.k != k:
             raise p.ProtocolError(f"POSTERIOR for step {post.k}, expected {k}")
-        return post
-
-    def configure_joint(self, system: int, eta: int, mode: int = p.Mode.REFINED, params: Sequence[float] = (),
-                        priors: Sequence[tuple[int, float, float]] = ()) -> p.Configured:
-        """CONFIGURE_JOINT: priors holds (PriorKind, a, b) per state component."""
-        msg = p.ConfigureJoint(int(system), int(eta), int(mode), tuple(float(v) for v in params),
-                               tuple((int(kind), float(a), float(b)) for kind, a, b in priors))
-        return self.request(msg, p.Configured)
-
-    def step_joint(self, k: int, predict: bool, u: float, dim_obs: int, z: Sequence[float] | None,
-                   w: Sequence[float] | None = None, m: int = 1, timeout: float | None = None) -> p.PosteriorJoint:
-        """One joint filter step; z the evidence rows of dim_obs values, packed (None: a missing observation,
-        predict only)."""
-        z = () if z is None else tuple(float(v) for v in z)
-        m = 0 if not z else m
-        w = tuple(float(v) for v in w) if w is not None else ()
-        post = self.request(p.StepJoint(int(k), bool(predict), float(u), int(dim_obs), z, w, int(m)),
-                            p.PosteriorJoint, timeout)
-        if post.k != k:
-            raise p.ProtocolError(f"POSTERIOR_JOINT for step {post.k}, expected {k}")
         return post
 
     def reset(self) -> None:

@@ -151,7 +151,7 @@ def _count_fields(count: str) -> list[str]:
 def _pack_fields(layout: tuple, values: dict, what: str) -> bytes:
     """Payload bytes of `values` (a dict by field name) laid out as `layout` (protocol_spec.LAYOUTS). A
     field that alone counts an array is not in `values`: it is the array's length. A field that is only
-    a factor of a product count (STEP_JOINT.dim_obs) is in `values`, and every array's length must be
+    a factor of a product count (STEP.dim_obs) is in `values`, and every array's length must be
     its count."""
     counts = {rest[0]: len(values[name]) for name, element, *rest in layout if rest and "*" not in rest[0]}
     scalars: dict = {}
@@ -271,47 +271,62 @@ class Describe(_Message):
     index: int
 
 
+def _laws(priors) -> list[dict]:
+    return [{"kind": int(kind), "a": float(a), "b": float(b)} for kind, a, b in priors]
+
+
+def _check_weights(w: tuple[float, ...], n: int) -> None:
+    if len(w) != n:
+        raise ValueError(f"STEP: {n} evidence points, {len(w)} weights")
+    for j, omega in enumerate(w):
+        if not (math.isfinite(omega) and omega > 0):
+            raise ValueError(f"STEP: evidence weight ω[{j}] = {omega!r}; every weight must be finite and > 0")
+
+
 @dataclass(frozen=True)
 class System(_Message):
-    """One of the device's systems, as its system table describes it."""
+    """One of the device's systems, as its system table describes it: a state of dim components, observed
+    in dim_obs (a scalar system: 1 and 1)."""
 
     TYPE: ClassVar[MsgType] = MsgType.SYSTEM
     id: int
     name: str
     title: str
+    dim: int
+    dim_obs: int
     params: tuple[tuple[str, float, int], ...]  # (name, default, ParamDomain) in the system's order
-    prior_kind: int
-    prior_a: float
-    prior_b: float
+    priors: tuple[tuple[int, float, float], ...]  # (PriorKind, a, b) per state component
 
     def to_wire(self) -> dict:
         params = [{"name": n, "default": float(d), "domain": int(dom)} for n, d, dom in self.params]
-        return {**super().to_wire(), "params": params}
+        return {**super().to_wire(), "params": params, "priors": _laws(self.priors)}
 
     @classmethod
     def from_wire(cls, values: dict) -> "System":
-        params = tuple((p["name"], p["default"], p["domain"]) for p in values["params"])
-        return super().from_wire({**values, "params": params})
+        params = tuple((q["name"], q["default"], q["domain"]) for q in values["params"])
+        priors = tuple((q["kind"], q["a"], q["b"]) for q in values["priors"])
+        return super().from_wire({**values, "params": params, "priors": priors})
 
 
 @dataclass(frozen=True)
 class Configure(_Message):
+    """η, mode, likelihood, parameters and one prior law per state component (dim = len(priors))."""
+
     TYPE: ClassVar[MsgType] = MsgType.CONFIGURE
     system: int
     eta: int
     mode: int = Mode.REFINED
     likelihood: int = Likelihood.KERNEL
     params: tuple[float, ...] = ()
-    prior_kind: int = PriorKind.GAUSSIAN
-    prior_a: float = 0.0
-    prior_b: float = 1.0
+    priors: tuple[tuple[int, float, float], ...] = ((PriorKind.GAUSSIAN, 0.0, 1.0),)
 
     def to_wire(self) -> dict:
-        return {**super().to_wire(), "params": [float(v) for v in self.params]}
+        return {**super().to_wire(), "params": [float(v) for v in self.params], "priors": _laws(self.priors)}
 
     @classmethod
     def from_wire(cls, values: dict) -> "Configure":
-        return super().from_wire({**values, "params": tuple(values["params"])})
+        priors = tuple((q["kind"], q["a"], q["b"]) for q in values["priors"])
+        return super().from_wire({**values, "params": tuple(values["params"]), "priors": priors})
 
 
 @dataclass(frozen=True)
@@ -323,160 +338,46 @@ class Configured(_Message):
 
 @dataclass(frozen=True)
 class Step(_Message):
+    """z holds the evidence points' rows of dim_obs components, packed (a scalar system: one value each)."""
+
     TYPE: ClassVar[MsgType] = MsgType.STEP
     k: int
     predict: bool
     u: float
-    z: tuple[float, ...]
-    w: tuple[float, ...] = field(default=())  # empty: equal weights 1/len(z)
+    z: tuple[float, ...]  # n_evidence · dim_obs values; empty: a step without observation
+    w: tuple[float, ...] = field(default=())  # empty: equal weights 1/n_evidence
     m: int = 1
+    dim_obs: int = 1
 
     def to_wire(self) -> dict:
         z = tuple(float(v) for v in self.z)
-        w = tuple(float(v) for v in self.w) if self.w else tuple(1.0 / len(z) for _ in z)
-        if len(w) != len(z):
-            raise ValueError("evidence positions and weights differ in length")
-        for j, omega in enumerate(w):
-            if not (math.isfinite(omega) and omega > 0):
-                raise ValueError(f"STEP: evidence weight ω[{j}] = {omega!r}; every weight must be finite and > 0")
+        if self.dim_obs < 1 or len(z) % self.dim_obs:
+            raise ValueError(f"STEP: {len(z)} observation values are not rows of dim_obs = {self.dim_obs}")
+        n = len(z) // self.dim_obs
+        w = tuple(float(v) for v in self.w) if self.w else tuple(1.0 / n for _ in range(n))
+        _check_weights(w, n)
         flags = StepFlags.PREDICT if self.predict else 0
-        return {"k": self.k, "flags": flags, "u": self.u, "m": self.m, "evidence": [{"z": zj, "omega": wj} for zj, wj in zip(z, w)]}
+        return {"k": self.k, "flags": flags, "u": self.u, "m": self.m, "dim_obs": self.dim_obs, "omega": w, "z": z}
 
     @classmethod
     def from_wire(cls, values: dict) -> "Step":
         flags = values["flags"]
         if flags & ~StepFlags.PREDICT:
             raise ProtocolError(f"STEP: unknown flags 0x{flags:02x}")
-        evidence = [(e["z"], e["omega"]) for e in values["evidence"]]
-        return cls(values["k"], bool(flags & StepFlags.PREDICT), values["u"],
-                   tuple(z for z, _ in evidence), tuple(w for _, w in evidence), values["m"])
+        return cls(values["k"], bool(flags & StepFlags.PREDICT), values["u"], tuple(values["z"]),
+                   tuple(values["omega"]), values["m"], values["dim_obs"])
 
 
 @dataclass(frozen=True)
 class Posterior(_Message):
+    """A step's answer: mean (dim), row-major covariance (dim²; dim 1: the filter's variance), atoms as
+    rows x (count·dim) and weights w."""
+
     TYPE: ClassVar[MsgType] = MsgType.POSTERIOR
     k: int
     status: int
-    mean: float
-    var: float
     log_evidence: float  # log p(z_k | z_0..k−1): summed over a run, the marginal likelihood
     cycles_predict: int  # u64: a step of the largest configurations exceeds 2^32 virtual cycles
-    cycles_update: int
-    x: tuple[float, ...]
-    w: tuple[float, ...]
-
-    @property
-    def count(self) -> int:
-        return len(self.x)
-
-    @property
-    def fallback(self) -> bool:
-        return self.status == Status.FALLBACK
-
-    def to_wire(self) -> dict:
-        if len(self.x) != len(self.w):
-            raise ValueError("atom positions and weights differ in length")
-        atoms = [{"x": x, "w": w} for x, w in zip(self.x, self.w)]
-        return {**{f: getattr(self, f) for f in _names(self) if f not in ("x", "w")}, "atoms": atoms}
-
-    @classmethod
-    def from_wire(cls, values: dict) -> "Posterior":
-        atoms = values["atoms"]
-        rest = {f: values[f] for f in _names(cls) if f not in ("x", "w")}
-        return cls(**rest, x=tuple(a["x"] for a in atoms), w=tuple(a["w"] for a in atoms))
-
-
-@dataclass(frozen=True)
-class SystemJoint(_Message):
-    """One of the device's joint (vector-state) systems, as its system table describes it."""
-
-    TYPE: ClassVar[MsgType] = MsgType.SYSTEM_JOINT
-    id: int
-    name: str
-    title: str
-    dim: int  # state components
-    dim_obs: int  # observation components
-    params: tuple[tuple[str, float, int], ...]  # (name, default, ParamDomain) in the system's order
-    priors: tuple[tuple[int, float, float], ...]  # (PriorKind, a, b) per state component
-
-    def to_wire(self) -> dict:
-        params = [{"name": n, "default": float(d), "domain": int(dom)} for n, d, dom in self.params]
-        priors = [{"kind": int(kind), "a": float(a), "b": float(b)} for kind, a, b in self.priors]
-        return {**super().to_wire(), "params": params, "priors": priors}
-
-    @classmethod
-    def from_wire(cls, values: dict) -> "SystemJoint":
-        params = tuple((q["name"], q["default"], q["domain"]) for q in values["params"])
-        priors = tuple((q["kind"], q["a"], q["b"]) for q in values["priors"])
-        return super().from_wire({**values, "params": params, "priors": priors})
-
-
-@dataclass(frozen=True)
-class ConfigureJoint(_Message):
-    """CONFIGURE for a joint system: η, mode, parameters and one prior law per state component."""
-
-    TYPE: ClassVar[MsgType] = MsgType.CONFIGURE_JOINT
-    system: int
-    eta: int
-    mode: int = Mode.REFINED
-    params: tuple[float, ...] = ()
-    priors: tuple[tuple[int, float, float], ...] = ()  # (PriorKind, a, b) per state component
-
-    def to_wire(self) -> dict:
-        priors = [{"kind": int(kind), "a": float(a), "b": float(b)} for kind, a, b in self.priors]
-        return {**super().to_wire(), "params": [float(v) for v in self.params], "priors": priors}
-
-    @classmethod
-    def from_wire(cls, values: dict) -> "ConfigureJoint":
-        priors = tuple((q["kind"], q["a"], q["b"]) for q in values["priors"])
-        return super().from_wire({**values, "params": tuple(values["params"]), "priors": priors})
-
-
-@dataclass(frozen=True)
-class StepJoint(_Message):
-    """STEP for a joint system: z holds the evidence points' rows of dim_obs components, packed."""
-
-    TYPE: ClassVar[MsgType] = MsgType.STEP_JOINT
-    k: int
-    predict: bool
-    u: float
-    dim_obs: int
-    z: tuple[float, ...]  # n_evidence · dim_obs values; empty: a step without observation
-    w: tuple[float, ...] = field(default=())  # empty: equal weights
-    m: int = 1
-
-    def to_wire(self) -> dict:
-        z = tuple(float(v) for v in self.z)
-        if self.dim_obs < 1 or len(z) % self.dim_obs:
-            raise ValueError(f"STEP_JOINT: {len(z)} observation values are not rows of dim_obs = {self.dim_obs}")
-        n = len(z) // self.dim_obs
-        w = tuple(float(v) for v in self.w) if self.w else tuple(1.0 / n for _ in range(n))
-        if len(w) != n:
-            raise ValueError(f"STEP_JOINT: {n} evidence points, {len(w)} weights")
-        for j, omega in enumerate(w):
-            if not (math.isfinite(omega) and omega > 0):
-                raise ValueError(f"STEP_JOINT: evidence weight ω[{j}] = {omega!r}; every weight must be finite and > 0")
-        flags = StepFlags.PREDICT if self.predict else 0
-        return {"k": self.k, "flags": flags, "u": self.u, "m": self.m, "dim_obs": self.dim_obs, "omega": w, "z": z}
-
-    @classmethod
-    def from_wire(cls, values: dict) -> "StepJoint":
-        flags = values["flags"]
-        if flags & ~StepFlags.PREDICT:
-            raise ProtocolError(f"STEP_JOINT: unknown flags 0x{flags:02x}")
-        return cls(values["k"], bool(flags & StepFlags.PREDICT), values["u"], values["dim_obs"],
-                   tuple(values["z"]), tuple(values["omega"]), values["m"])
-
-
-@dataclass(frozen=True)
-class PosteriorJoint(_Message):
-    """A joint step's answer: mean (dim), row-major covariance (dim²), atoms as rows x (count·dim) and w."""
-
-    TYPE: ClassVar[MsgType] = MsgType.POSTERIOR_JOINT
-    k: int
-    status: int
-    log_evidence: float
-    cycles_predict: int
     cycles_update: int
     mean: tuple[float, ...]
     cov: tuple[float, ...]
@@ -499,7 +400,7 @@ class PosteriorJoint(_Message):
         return {**super().to_wire(), "dim": len(self.mean), "count": len(self.w)}
 
     @classmethod
-    def from_wire(cls, values: dict) -> "PosteriorJoint":
+    def from_wire(cls, values: dict) -> "Posterior":
         return super().from_wire({**values, **{f: tuple(values[f]) for f in ("mean", "cov", "w", "x")}})
 
 
@@ -527,13 +428,11 @@ class Error(_Message):
             return f"error {self.code}"
 
 
-Message = (Hello | Info | Describe | System | Configure | Configured | Step | Posterior | SystemJoint | ConfigureJoint
-           | StepJoint | PosteriorJoint | Reset | ResetDone | Error)
+Message = Hello | Info | Describe | System | Configure | Configured | Step | Posterior | Reset | ResetDone | Error
 
 MESSAGES: dict[int, type] = {
     cls.TYPE: cls
-    for cls in (Hello, Info, Describe, System, Configure, Configured, Step, Posterior, SystemJoint, ConfigureJoint,
-                StepJoint, PosteriorJoint, Reset, ResetDone, Error)
+    for cls in (Hello, Info, Describe, System, Configure, Configured, Step, Posterior, Reset, ResetDone, Error)
 }
 
 

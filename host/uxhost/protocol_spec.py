@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 10
+PROTOCOL_VERSION = 11
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -26,10 +26,6 @@ class MsgType(enum.IntEnum):
     POSTERIOR = 0x83
     DESCRIBE = 0x05
     SYSTEM = 0x85
-    SYSTEM_JOINT = 0x86
-    CONFIGURE_JOINT = 0x06
-    STEP_JOINT = 0x07
-    POSTERIOR_JOINT = 0x87
     RESET = 0x04
     RESET_DONE = 0x84
     ERROR = 0x7F
@@ -41,9 +37,9 @@ class ErrorCode(enum.IntEnum):
     TOO_LONG = 3  # frame longer than the largest allowed
     TYPE = 4  # unknown message type
     VERSION = 5  # header version ≠ the protocol's version
-    NOT_CONFIGURED = 6  # STEP before CONFIGURE, or a STEP of the other kind (STEP for a joint configuration, STEP_JOINT for a scalar one)
-    CONFIG = 7  # unknown system (or one of the other kind: a joint system in CONFIGURE, a scalar one in CONFIGURE_JOINT), η not a power of two ≤ max (CONFIGURE_JOINT: nor so large that POSTERIOR_JOINT outgrows `MAX_PAYLOAD`), bad mode/likelihood/prior, wrong `n_params` or `dim`, non-finite or out-of-domain parameter
-    EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0` with evidence or `m ≠ 0` without, `n_evidence` > max, bad flags; STEP_JOINT: `dim_obs` ≠ the system's, `n_evidence`·(`dim_obs` + 1) > 2·`MAX_EVIDENCE`
+    NOT_CONFIGURED = 6  # STEP before CONFIGURE
+    CONFIG = 7  # unknown system, η not a power of two ≤ max (nor so large that POSTERIOR outgrows `MAX_PAYLOAD`), bad mode/likelihood/prior (mixture mode and the sampler: systems of `dim` 1 only), wrong `n_params` or `dim`, non-finite or out-of-domain parameter
+    EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0` with evidence or `m ≠ 0` without, `n_evidence` > max, bad flags, `dim_obs` ≠ the system's, `n_evidence`·(`dim_obs` + 1) > 2·`MAX_EVIDENCE`
     COBS = 9  # COBS decoding failed
     INTERNAL = 10  # the core returned an error (workspace, domain); a system whose description does not fit one frame
 
@@ -66,7 +62,7 @@ class ResetCause(enum.IntEnum):
 class Mode(enum.IntEnum):
     REFINED = 0  # refined (default)
     PAPER = 1  # paper
-    MIXTURE = 2  # mixture (scalar systems only; version 6)
+    MIXTURE = 2  # mixture (systems of `dim` 1 only; version 6)
 
 
 class Likelihood(enum.IntEnum):
@@ -101,16 +97,12 @@ class StepFlags(enum.IntFlag):
 LAYOUTS = {
     MsgType.HELLO: (),
     MsgType.INFO: (('protocol', 'u16'), ('max_eta', 'u8'), ('real_bytes', 'u8'), ('cycle_source', 'u8'), ('reset_cause', 'u8'), ('core_hz', 'u32'), ('board', 'str'), ('fw_version', 'str'), ('n_systems', 'u8')),
-    MsgType.CONFIGURE: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('likelihood', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
+    MsgType.CONFIGURE: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('likelihood', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('dim', 'u8'), ('priors', (('kind', 'u8'), ('a', 'f64'), ('b', 'f64')), 'dim')),
     MsgType.CONFIGURED: (('count', 'u8'), ('workspace_bytes', 'u32')),
-    MsgType.STEP: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('evidence', (('z', 'f64'), ('omega', 'f64')), 'n_evidence')),
-    MsgType.POSTERIOR: (('k', 'u32'), ('status', 'u8'), ('mean', 'f64'), ('var', 'f64'), ('log_evidence', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('count', 'u8'), ('atoms', (('x', 'f64'), ('w', 'f64')), 'count')),
+    MsgType.STEP: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('dim_obs', 'u8'), ('omega', 'f64', 'n_evidence'), ('z', 'f64', 'n_evidence*dim_obs')),
+    MsgType.POSTERIOR: (('k', 'u32'), ('status', 'u8'), ('log_evidence', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('dim', 'u8'), ('mean', 'f64', 'dim'), ('cov', 'f64', 'dim*dim'), ('count', 'u8'), ('w', 'f64', 'count'), ('x', 'f64', 'count*dim')),
     MsgType.DESCRIBE: (('index', 'u8'),),
-    MsgType.SYSTEM: (('id', 'u8'), ('name', 'str'), ('title', 'str'), ('n_params', 'u8'), ('params', (('name', 'str'), ('default', 'f64'), ('domain', 'u8')), 'n_params'), ('prior_kind', 'u8'), ('prior_a', 'f64'), ('prior_b', 'f64')),
-    MsgType.SYSTEM_JOINT: (('id', 'u8'), ('name', 'str'), ('title', 'str'), ('dim', 'u8'), ('dim_obs', 'u8'), ('n_params', 'u8'), ('params', (('name', 'str'), ('default', 'f64'), ('domain', 'u8')), 'n_params'), ('priors', (('kind', 'u8'), ('a', 'f64'), ('b', 'f64')), 'dim')),
-    MsgType.CONFIGURE_JOINT: (('system', 'u8'), ('eta', 'u8'), ('mode', 'u8'), ('n_params', 'u8'), ('params', 'f64', 'n_params'), ('dim', 'u8'), ('priors', (('kind', 'u8'), ('a', 'f64'), ('b', 'f64')), 'dim')),
-    MsgType.STEP_JOINT: (('k', 'u32'), ('flags', 'u8'), ('u', 'f64'), ('m', 'u16'), ('n_evidence', 'u8'), ('dim_obs', 'u8'), ('omega', 'f64', 'n_evidence'), ('z', 'f64', 'n_evidence*dim_obs')),
-    MsgType.POSTERIOR_JOINT: (('k', 'u32'), ('status', 'u8'), ('log_evidence', 'f64'), ('cycles_predict', 'u64'), ('cycles_update', 'u64'), ('dim', 'u8'), ('mean', 'f64', 'dim'), ('cov', 'f64', 'dim*dim'), ('count', 'u8'), ('w', 'f64', 'count'), ('x', 'f64', 'count*dim')),
+    MsgType.SYSTEM: (('id', 'u8'), ('name', 'str'), ('title', 'str'), ('dim', 'u8'), ('dim_obs', 'u8'), ('n_params', 'u8'), ('params', (('name', 'str'), ('default', 'f64'), ('domain', 'u8')), 'n_params'), ('priors', (('kind', 'u8'), ('a', 'f64'), ('b', 'f64')), 'dim')),
     MsgType.RESET: (),
     MsgType.RESET_DONE: (),
     MsgType.ERROR: (('code', 'u8'), ('detail', 'u16')),

@@ -86,8 +86,10 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
                  progress: bool | None = None, expect_board: str | None = None, resume=None) -> StreamSummary:
     """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; every posterior is written to `output` at once.
 
-    `config` is a ModelConfig, checked against the system the device describes under its name, or a function
-    (device's specs by name, where) -> ModelConfig for a system the host may only learn from the device.
+    `config` is a ModelConfig, or a JointConfig for a vector-state system (whose trace's z are rows), checked
+    against the system the device describes under its name, or a function (device's specs by name, where) ->
+    config for a system the host may only learn from the device. Every system streams through this one flow:
+    the same requests, records of its kind, the same summary.
     `progress` None shows the bar only on a terminal. A device lost mid-run (a dead emulator, an
     unplugged board) ends with a ToolError that says how many steps the dump kept.
 
@@ -98,17 +100,14 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     `output` is touched."""
     from tqdm import tqdm
 
-    from .dump import CYCLE_SOURCES, CYCLE_UNITS, Header, open_writer, reset_cause_name
+    from .dump import CYCLE_UNITS, open_writer
 
     info, specs, where = greet(device, expect_board)
     if callable(config):
         config = config(specs, where)
     spec = configure_device(device, info, specs, config, where)
     kept = list(resume.steps) if resume is not None else []
-    header = Header(config, board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
-                    real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
-                    reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=len(trace),
-                    resumed_at=(resume.header.resumed_at + (len(kept),)) if resume is not None else ())
+    header = _header(config, info, trace_path, len(trace), resume)
     tally = _Tally()
     with tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
               desc="replay" if kept else "stream", leave=False) as bar:
@@ -158,6 +157,20 @@ class _Tally:
         self.departed += record.status == Status.DEPARTED
 
 
+def _header(config, info, trace_path: str | None, steps: int, resume):
+    """The dump's header of this run: a vector-state system's (JointHeader, never resumed) or a scalar one's."""
+    from .dump import CYCLE_SOURCES, Header, reset_cause_name
+    from .joint import JointConfig, JointHeader
+
+    fields = dict(board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
+                  real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
+                  reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=steps)
+    if isinstance(config, JointConfig):
+        return JointHeader(config, **fields)
+    resumed_at = (resume.header.resumed_at + (len(resume.steps),)) if resume is not None else ()
+    return Header(config, **fields, resumed_at=resumed_at)
+
+
 def greet(device, expect_board: str | None = None):
     """(INFO, the device's systems by name, "the firmware … on BOARD"): HELLO and DESCRIBE, refusing a device
     that does not speak the protocol or reports another board than `expect_board` (before any CONFIGURE)."""
@@ -174,7 +187,8 @@ def greet(device, expect_board: str | None = None):
 
 
 def configure_device(device, info, specs, config, where):
-    """Checks `config` against the device's description of its system and sends CONFIGURE; the spec."""
+    """Checks `config` (a ModelConfig or a JointConfig) against the device's description of its system and
+    sends CONFIGURE; the spec."""
     from .protocol import Likelihood, Mode, PriorKind
 
     spec = specs.get(config.system)
@@ -183,34 +197,46 @@ def configure_device(device, info, specs, config, where):
     if len(config.params) != len(spec.params):
         raise InputError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
                         f"not the {len(config.params)} asked for")
+    shape = (getattr(spec, "dim", 1), getattr(spec, "dim_obs", 1))
+    if shape != (config.dim, config.dim_obs):
+        raise InputError(f"{where} says {spec.name} has {shape[0]} state and {shape[1]} observation "
+                        f"component(s); the configuration has {config.dim} and {config.dim_obs}")
     if config.eta > info.max_eta:
         raise InputError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
     device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood[config.likelihood.upper()],
-                     config.params, PriorKind[config.prior_kind.upper()], config.prior_a, config.prior_b)
+                     config.params, [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors])
     return spec
 
 
 def step_row(device, trace, i: int, qemu, kept: str):
     """STEP for row i of the trace (predict on all rows but the first; a NaN z is sent without evidence).
     A lost device is a ToolError that ends with what was kept (`kept`)."""
-    from uxemu.filter import observation
-
     from .link import LinkError
     from .protocol import ProtocolError
 
-    k = int(trace.k[i])
+    k, z = int(trace.k[i]), trace.observation(i)
     try:
-        return device.step(k, i > 0, float(trace.u[i]), observation(trace.z[i]))
+        return device.step(k, i > 0, float(trace.u[i]), None if z is None else np.atleast_1d(z),
+                           dim_obs=1 if trace.z.ndim == 1 else trace.z.shape[1])
     except (LinkError, ProtocolError) as exc:
         raise ToolError(f"{_lost(qemu, exc)} at step k={k}; {kept}") from None
 
 
 def _record(trace, i: int, post):
+    """The dump's record of row i and its answer: a scalar system's StepRecord, a vector-state one's JointStep."""
     from .dump import StepRecord
+    from .joint import JointStep
 
+    k, u = int(trace.k[i]), float(trace.u[i])
+    cycles = (post.cycles_predict, post.cycles_update)
+    if trace.z.ndim == 2:
+        z = trace.observation(i)
+        x = None if trace.x is None else tuple(float(v) for v in trace.x[i])
+        return JointStep(k, u, None if z is None else tuple(float(v) for v in z), x, post.status, post.mean,
+                         post.cov, post.log_evidence, post.w, post.x, *cycles)
     x = None if trace.x is None else float(trace.x[i])
-    return StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, post.status, post.mean, post.var,
-                      tuple(post.x), tuple(post.w), post.cycles_predict, post.cycles_update, post.log_evidence)
+    return StepRecord(k, u, float(trace.z[i]), x, post.status, post.mean[0], post.cov[0], tuple(post.x),
+                      tuple(post.w), *cycles, post.log_evidence)
 
 
 def _lost(qemu, exc) -> str:

@@ -1,18 +1,24 @@
-"""Loading a trace CSV (k,u,z[,x], optional `# key: value` metadata lines first) and checking it for
-what the link and the filter need; every error names the file and line. An empty (or `nan`) z is a
-missing observation: the step is streamed without evidence and only predicts."""
+"""Loading a trace CSV (k,u,z[,x], or k,u,z0 …[,x0 …] for a vector-state system; optional `# key: value`
+metadata lines first) and checking it for what the link and the filter need; every error names the file
+and line. An empty (or `nan`) z is a missing observation: the step is streamed without evidence and only
+predicts."""
 from __future__ import annotations
 
 import csv
-import math
+import dataclasses
 from pathlib import Path
+
+import numpy as np
 
 from .errors import InputError
 
 _U32 = 1 << 32
 
 
-def load_trace(path, z_col: str = "z"):
+def load_trace(path, z_col: str = "z", dim_obs: int | None = None, dim: int | None = None):
+    """The one trace reader of the host: a uxemu.Trace of a scalar system's CSV (k,u,z[,x]) or of a
+    vector-state one's (k,u,z0 … [,x0 …]: rows). `dim_obs` / `dim`, given for a vector-state system, must be
+    its observation / state components; its z is then rows even where the CSV has one z column."""
     from uxemu import Trace
 
     path = Path(path)
@@ -26,6 +32,8 @@ def load_trace(path, z_col: str = "z"):
         raise InputError(f"malformed trace: {exc}") from None
     if len(trace) == 0:
         raise InputError(f"{path}: the trace has no rows")
+    if dim_obs is not None:
+        trace = _as_rows(path, trace, dim_obs, dim)
     lines = _data_line_numbers(path)
     for name in ("z", "u", "x"):
         column = getattr(trace, name)
@@ -33,15 +41,27 @@ def load_trace(path, z_col: str = "z"):
             continue
         # A NaN z is a missing observation (an empty field); an infinite one is an error like any other.
         missing_ok = name == "z"
-        bad = [i for i, v in enumerate(column) if not (math.isfinite(v) or (missing_ok and math.isnan(v)))]
-        if bad:
-            i = bad[0]
-            label = z_col if name == "z" else name
-            raise InputError(f"{path}:{lines[i]}: column {label!r} is not finite ({column[i]!r})")
+        bad = np.argwhere(~(np.isfinite(column) | (missing_ok & np.isnan(column))))
+        if bad.size:
+            i, c = int(bad[0][0]), (int(bad[0][1]) if column.ndim == 2 else None)
+            label = (z_col if name == "z" else name) if c is None else f"{name}{c}"
+            value = column[i] if c is None else column[i, c]
+            raise InputError(f"{path}:{lines[i]}: column {label!r} is not finite ({value!r})")
     for i, k in enumerate(trace.k):
         if not 0 <= k < _U32:
             raise InputError(f"{path}:{lines[i]}: step index k={k} is outside 0 .. 2^32-1")
     return trace
+
+
+def _as_rows(path: Path, trace, dim_obs: int, dim: int | None):
+    """A vector-state system's trace: z (and x) as rows, their widths checked against the system's."""
+    z = trace.z.reshape(len(trace), -1)
+    if z.shape[1] != dim_obs:
+        raise InputError(f"{path}: {z.shape[1]} observation column(s); the system observes {dim_obs} per step")
+    x = None if trace.x is None else trace.x.reshape(len(trace), -1)
+    if x is not None and dim is not None and x.shape[1] != dim:
+        raise InputError(f"{path}: {x.shape[1]} state column(s); the system's state has {dim} components")
+    return dataclasses.replace(trace, z=z, x=x)
 
 
 def _data_line_numbers(path: Path) -> list[int]:

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,30 @@ def test_simulation_is_seeded_and_round_trips_through_csv(tmp_path):
     np.testing.assert_array_equal(c.z, a.z)
     np.testing.assert_array_equal(c.x, a.x)
     np.testing.assert_array_equal(c.k, np.arange(25))
+
+
+def test_a_trace_of_rows_round_trips_through_csv(tmp_path):
+    x, z = ux.joint_systems.simulate(ux.joint_systems.get("cvrange"), 9, seed=3)
+    z[4] = np.nan  # a step without observation: every z field empty
+    path = tmp_path / "v.csv"
+    ux.Trace(np.arange(9) * 2, np.full(9, 0.25), z, x, {"system": "cvrange"}).to_csv(path)
+    assert path.read_text().splitlines()[:2] == ["# system: cvrange", "k,u,z0,x0,x1"]
+    back = ux.Trace.from_csv(path)
+    assert back.z.tobytes() == z.tobytes() and back.x.tobytes() == x.tobytes()
+    assert back.k.tolist() == list(range(0, 18, 2)) and back.observation(4) is None and len(back) == 9
+
+
+@pytest.mark.parametrize("text, words", [
+    ("k,u,z0,z2\n0,0,1,2\n", ":1: columns z0, z1, … (and x0, x1, …) in order, none skipped"),
+    ("k,u,z0,x1\n0,0,1,2\n", ":1: columns z0, z1, … (and x0, x1, …) in order, none skipped"),
+    ("k,u,z0,z1\n0,0,1,\n", ":2: some observation components are empty"),
+    ("k,u,z0\n0,0,a\n", ":2: column 'z0' is not a number: 'a'"),
+])
+def test_a_trace_of_rows_refuses_what_cannot_be_meant(tmp_path, text, words):
+    path = tmp_path / "v.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(words)):
+        ux.Trace.from_csv(path)
 
 
 def test_many_traces_differ_and_reproduce():

@@ -18,7 +18,7 @@ SV, GSS, CUBIC = (systems.spec(name).id for name in ("sv", "gss", "cubic"))
 def configure_args(system: int, eta: int, mode: int = 0, likelihood: int = 0) -> dict:
     model = MODELS[system]
     return dict(system=system, eta=eta, mode=mode, likelihood=likelihood, params=model.params,
-                prior_kind=p.PriorKind.GAUSSIAN, prior_a=model.prior.mu, prior_b=model.prior.sigma)
+                priors=((p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma),))
 
 
 def board_setting(board: str, name: str) -> str:

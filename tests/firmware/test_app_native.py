@@ -40,7 +40,7 @@ def hello(seq):
     return p.encode(p.Hello(), seq)
 
 
-GSS = p.Configure(2, 8, 0, 0, (3.0, 1.0), 0, 0.0, 5.0)
+GSS = p.Configure(2, 8, 0, 0, (3.0, 1.0), ((0, 0.0, 5.0),))
 
 valid = st.one_of(
     st.integers(1, 0xFFFF).map(hello),
@@ -93,7 +93,7 @@ def test_every_error_path_on_the_host(app):
         p.encode_frame(p.Frame(type=0x55, seq=2)),                                     # ERR_TYPE
         p.encode_frame(p.Frame(type=1, seq=3, version=p.PROTOCOL_VERSION + 1)),  # ERR_VERSION
         p.encode(p.Step(0, False, 0.0, (1.0,), (1.0,)), 4),                            # ERR_NOT_CONFIGURED
-        p.encode(p.Configure(9, 8, 0, 0, (3.0, 1.0), 0, 0.0, 5.0), 5),                 # ERR_CONFIG
+        p.encode(p.Configure(9, 8, 0, 0, (3.0, 1.0), ((0, 0.0, 5.0),)), 5),            # ERR_CONFIG
         p.encode(GSS, 6),
         p.encode(p.Step(0, False, 0.0, (float("nan"),), (1.0,)), 7),                   # ERR_EVIDENCE
         b"\x05\x01\x00",                                                               # ERR_COBS

@@ -99,7 +99,7 @@ def test_sizes_only_replaces_the_sizes_and_keeps_the_cycles(costs, tmp_path):
 
 
 def test_joint_only_appends_the_joint_section(costs, tmp_path):
-    """--joint-only: the image with and without joint systems, and STEP_JOINT cycles of every joint system
+    """--joint-only: the image with and without joint systems, and STEP cycles of every joint system
     at η = 8, 16, 32 in both modes, appended to --out (a second run replaces the section, not repeats it)."""
     out = tmp_path / "firmware.md"
     out.write_text("# Firmware costs per board\n\n## Virtual cycles per step\n\nscalar tables\n")

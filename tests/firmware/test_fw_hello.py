@@ -9,6 +9,8 @@ from uxhost import protocol as p
 
 pytestmark = pytest.mark.qemu
 
+GSS_PRIOR = ((p.PriorKind.GAUSSIAN, 0.0, 5.0),)
+
 
 def test_hello_reports_version_board_and_real_size(dev, board):
     info = dev.hello()
@@ -35,7 +37,7 @@ def test_hello_reports_version_board_and_real_size(dev, board):
 def test_configure_reports_prior_size_and_workspace(dev):
     max_eta = dev.hello().max_eta
     for eta in sorted({1, 2, 8, max_eta}):
-        done = dev.configure(GSS, eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
+        done = dev.configure(GSS, eta, params=(3.0, 1.0), priors=GSS_PRIOR)
         assert done.count == eta
         assert 0 < done.workspace_bytes <= 256 * 1024
 
@@ -45,13 +47,13 @@ def test_configure_refuses_an_eta_above_the_boards_largest(dev):
     if max_eta == 64:
         pytest.skip("this board holds every η the protocol allows (≤ 64)")
     with pytest.raises(link.DeviceError, match="ERR_CONFIG"):
-        dev.configure(GSS, 2 * max_eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
-    assert dev.configure(GSS, max_eta, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0).count == max_eta
+        dev.configure(GSS, 2 * max_eta, params=(3.0, 1.0), priors=GSS_PRIOR)
+    assert dev.configure(GSS, max_eta, params=(3.0, 1.0), priors=GSS_PRIOR).count == max_eta
 
 
 def test_step_answers_a_valid_posterior(dev):
     eta = largest_eta(dev, 16)
-    dev.configure(SV, eta, params=(0.98, 0.0, 0.2, 1.0), prior_a=0.0, prior_b=2.25)
+    dev.configure(SV, eta, params=(0.98, 0.0, 0.2, 1.0), priors=((p.PriorKind.GAUSSIAN, 0.0, 2.25),))
     first = dev.step(0, False, 0.0, 0.3)
     assert first.cycles_predict == 0 and first.cycles_update > 0
     post = dev.step(1, True, 0.0, -0.4)
@@ -60,11 +62,11 @@ def test_step_answers_a_valid_posterior(dev):
     assert all(w > 0 for w in post.w) and abs(sum(post.w) - 1) < 1e-6
     assert post.cycles_predict > 0 and post.cycles_update > 0
     mean = sum(x * w for x, w in zip(post.x, post.w))
-    assert abs(mean - post.mean) <= 1e-6 * (1 + abs(mean))
+    assert post.dim == 1 and abs(mean - post.mean[0]) <= 1e-6 * (1 + abs(mean))
 
 
 def test_reset_forgets_the_configuration(dev):
-    dev.configure(GSS, 4, params=(3.0, 1.0), prior_a=0.0, prior_b=5.0)
+    dev.configure(GSS, 4, params=(3.0, 1.0), priors=GSS_PRIOR)
     dev.step(0, False, 0.0, 1.0)
     dev.reset()
     with pytest.raises(link.DeviceError, match="ERR_NOT_CONFIGURED"):

@@ -1,8 +1,8 @@
-"""Joint (vector-state) systems through the firmware in QEMU: a short pendulum and cvrange trace streamed
-(STEP_JOINT, a missing observation among them) and validated against the reference as `uxhost validate`
-does it (double build: the Python reference's own run to 1e-9; float build: the host float build of the
-same C code), the error paths of STEP_JOINT, and a board built without joint systems (microbit: DESCRIBE
-does not list them, CONFIGURE_JOINT is refused)."""
+"""Joint (vector-state) systems through the firmware in QEMU, in the messages every system shares: a short
+pendulum and cvrange trace streamed (STEP, a missing observation among them) and validated against the
+reference as `uxhost validate` does it (double build: the Python reference's own run to 1e-9; float build:
+the host float build of the same C code), the error paths of a 2-D system's CONFIGURE and STEP, and a board
+built without joint systems (microbit: DESCRIBE does not list them, CONFIGURE refuses them)."""
 
 import math
 
@@ -12,8 +12,10 @@ from fwutil import expect_error, raw_frame, serves_joint
 
 from uxemu import joint_systems
 from uxhost import joint
+from uxhost.dump import load_dump
 from uxhost import protocol as p
-from uxhost.joint_run import compare, stream_joint
+from uxhost.joint_run import compare
+from uxhost.streaming import stream_trace
 
 pytestmark = pytest.mark.qemu
 
@@ -43,9 +45,9 @@ def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta
     trace = joint.simulate(joint_systems.spec(name), cfg.params, T, seed=7)
     trace.z[3] = np.nan  # a missing observation: the step only predicts
     out = tmp_path / "run.jsonl"
-    summary = stream_joint(dev, trace, cfg, out)
+    summary = stream_trace(dev, trace, cfg, out, progress=False)
     assert summary.steps == T and summary.missing == 1
-    dump = joint.load_joint_dump(out)
+    dump = load_dump(out)
     assert [s.status for s in dump.steps].count(p.Status.NO_EVIDENCE) == 1
     assert all(len(s.atoms_w) <= eta and len(s.mean) == 2 and len(s.cov) == 4 for s in dump.steps)
     assert all(math.isclose(sum(s.atoms_w), 1.0, rel_tol=1e-5) for s in dump.steps)
@@ -72,32 +74,36 @@ def test_joint_configure_refused_without_joint_support(dev, board):
     if serves_joint(board):
         pytest.skip(f"{board} serves joint systems")
     cfg = config("pendulum", 4)
-    msg = p.ConfigureJoint(cfg.system_id, cfg.eta, p.Mode.REFINED, cfg.params, tuple(priors_of(cfg)))
+    msg = p.Configure(cfg.system_id, cfg.eta, p.Mode.REFINED, p.Likelihood.KERNEL, cfg.params, tuple(priors_of(cfg)))
     expect_error(dev, p.encode(msg, 300), E.CONFIG, detail=0, seq=300)
 
 
 def test_joint_step_errors(dev, joint_board):
     cfg = config("pendulum", 8)
-    dev.configure_joint(cfg.system_id, cfg.eta, p.Mode.REFINED, cfg.params, priors_of(cfg))
+    dev.configure(cfg.system_id, cfg.eta, p.Mode.REFINED, p.Likelihood.KERNEL, cfg.params, priors_of(cfg))
     # the wrong z width: two components per point where the system observes one
-    expect_error(dev, p.encode(p.StepJoint(0, False, 0.0, 2, (0.5, 0.1), (1.0,)), 310), E.EVIDENCE, detail=5)
+    expect_error(dev, p.encode(p.Step(0, False, 0.0, (0.5, 0.1), (1.0,), dim_obs=2), 310), E.EVIDENCE, detail=5)
     # a NaN observation: field z[0] = 6 + n_evidence
-    expect_error(dev, p.encode(p.StepJoint(0, False, 0.0, 1, (math.nan,), (1.0,)), 311), E.EVIDENCE, detail=7)
-    # a scalar STEP on a joint configuration
-    expect_error(dev, p.encode(p.Step(0, False, 0.0, (0.5,), (1.0,)), 312), E.NOT_CONFIGURED, detail=1)
+    expect_error(dev, p.encode(p.Step(0, False, 0.0, (math.nan,), (1.0,)), 311), E.EVIDENCE, detail=7)
     # a length that disagrees with n_evidence · dim_obs
-    payload = p.StepJoint(0, False, 0.0, 1, (0.5,), (1.0,)).pack()[:-8]
-    expect_error(dev, raw_frame(p.MsgType.STEP_JOINT, 313, payload), E.LENGTH)
+    payload = p.Step(0, False, 0.0, (0.5,), (1.0,)).pack()[:-8]
+    expect_error(dev, raw_frame(p.MsgType.STEP, 313, payload), E.LENGTH)
+    # the mixture mode and the sampler are the scalar core's: CONFIGURE fields 2 and 3
+    for field, change in ((2, dict(mode=p.Mode.MIXTURE)), (3, dict(likelihood=p.Likelihood.SAMPLER))):
+        msg = p.Configure(cfg.system_id, cfg.eta, **{"mode": p.Mode.REFINED, "likelihood": p.Likelihood.KERNEL,
+                                                      **change}, params=cfg.params, priors=tuple(priors_of(cfg)))
+        expect_error(dev, p.encode(msg, 314 + field), E.CONFIG, detail=field)
     # none of them changed the filter: the first step still runs, and runs as on a fresh configuration
-    first = dev.step_joint(0, False, 0.0, 1, (0.5,))
-    dev.configure_joint(cfg.system_id, cfg.eta, p.Mode.REFINED, cfg.params, priors_of(cfg))
-    assert dev.step_joint(0, False, 0.0, 1, (0.5,)).x == first.x
+    first = dev.step(0, False, 0.0, (0.5,))
+    assert first.dim == 2 and len(first.x) == 2 * first.count
+    dev.configure(cfg.system_id, cfg.eta, p.Mode.REFINED, p.Likelihood.KERNEL, cfg.params, priors_of(cfg))
+    assert dev.step(0, False, 0.0, (0.5,)).x == first.x
 
 
 def test_joint_eta_limited_by_the_frame(dev, joint_board):
-    """POSTERIOR_JOINT of η = 64 atoms of dim 2 does not fit MAX_PAYLOAD: refused at the η field."""
+    """POSTERIOR of η = 64 atoms of dim 2 does not fit MAX_PAYLOAD: refused at the η field."""
     if dev.hello().max_eta < 64:
         pytest.skip("the board's η stops below 64")
     cfg = config("pendulum", 64)
-    msg = p.ConfigureJoint(cfg.system_id, 64, p.Mode.REFINED, cfg.params, tuple(priors_of(cfg)))
+    msg = p.Configure(cfg.system_id, 64, p.Mode.REFINED, p.Likelihood.KERNEL, cfg.params, tuple(priors_of(cfg)))
     expect_error(dev, p.encode(msg, 320), E.CONFIG, detail=1)

@@ -27,7 +27,7 @@ from app_build import build_app, run_env  # noqa: E402
 
 from uxemu import joint_systems, systems  # noqa: E402
 from uxhost import protocol as p  # noqa: E402
-from uxhost.link import joint_system_message, system_message  # noqa: E402
+from uxhost.link import system_message  # noqa: E402
 
 FW_VERSION = "golden-1"
 E = p.ErrorCode
@@ -37,23 +37,26 @@ N_SYSTEMS = len(SPECS) + len(JOINT)
 
 
 def configure(name, eta, mode=0, likelihood=0, prior_kind=0):
+    """CONFIGURE of a scalar system with its table prior (its law replaced by `prior_kind`)."""
     spec = SPECS[name]
-    return p.Configure(spec.id, eta, mode, likelihood, spec.defaults, prior_kind, *spec.prior[1:])
+    return p.Configure(spec.id, eta, mode, likelihood, spec.defaults, ((prior_kind, *spec.prior[1:]),))
+
+
+def with_prior(cfg, **law):
+    """`cfg` with its one prior law's kind, a or b replaced."""
+    kind, a, b = cfg.priors[0]
+    return dataclasses.replace(cfg, priors=((law.get("kind", kind), law.get("a", a), law.get("b", b)),))
 
 
 def described(name):
-    """The SYSTEM (SYSTEM_JOINT) answer the table says the device must give for `name`."""
-    return joint_system_message(JOINT[name]) if name in JOINT else system_message(SPECS[name])
+    """The SYSTEM answer the table says the device must give for `name`."""
+    return system_message(JOINT[name] if name in JOINT else SPECS[name])
 
 
 def configure_joint(name, eta, mode=0):
     spec = JOINT[name]
     priors = tuple((p.PriorKind[kind.upper()], a, b) for kind, a, b in spec.prior)
-    return p.ConfigureJoint(spec.id, eta, mode, spec.defaults, priors)
-
-
-def step_joint_payload(k=1, flags=1, u=0.0, m=1, n=1, dim_obs=1, omega=(1.0,), z=(0.5,)):
-    return struct.pack("<IBdHBB", k, flags, u, m, n, dim_obs) + struct.pack(f"<{len(omega) + len(z)}d", *omega, *z)
+    return p.Configure(spec.id, eta, mode, p.Likelihood.KERNEL, spec.defaults, priors)
 
 
 GSS = configure("gss", 8)
@@ -61,7 +64,7 @@ GSS_MIXTURE = configure("gss", 8, mode=p.Mode.MIXTURE)
 SV_PAPER_LAPLACE = configure("sv", 4, mode=1, prior_kind=1)
 CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
 # 1,000× the observation noise, mixture mode (refined takes the linear update: nothing to refocus)
-LG_DIFFUSE = dataclasses.replace(configure("lg", 8, mode=p.Mode.MIXTURE), prior_b=1000.0)
+LG_DIFFUSE = with_prior(configure("lg", 8, mode=p.Mode.MIXTURE), b=1000.0)
 PENDULUM = configure_joint("pendulum", 8)
 CVRANGE_PAPER = configure_joint("cvrange", 4, mode=1)
 INFO = p.Info(p.PROTOCOL_VERSION, 64, 8, p.CycleSource.HOST_NS, p.ResetCause.WATCHDOG, "golden", FW_VERSION, N_SYSTEMS,
@@ -82,10 +85,9 @@ def frame(type_, seq, payload=b"", version=p.PROTOCOL_VERSION):
     return p.encode_frame(p.Frame(type=type_, seq=seq, payload=payload, version=version))
 
 
-def step_payload(k=1, flags=1, u=0.0, m=1, evidence=((1.0, 1.0),), n=None):
-    n = len(evidence) if n is None else n
-    pairs = [v for pair in evidence for v in pair]
-    return struct.pack("<IBdHB", k, flags, u, m, n) + struct.pack(f"<{len(pairs)}d", *pairs)
+def step_payload(k=1, flags=1, u=0.0, m=1, n=1, dim_obs=1, omega=(1.0,), z=(1.0,)):
+    """A STEP payload field by field, as no valid message of the codec would write it."""
+    return struct.pack("<IBdHBB", k, flags, u, m, n, dim_obs) + struct.pack(f"<{len(omega) + len(z)}d", *omega, *z)
 
 
 def bad_crc_hello():
@@ -161,14 +163,16 @@ CASES = [
              "HELLO whose length says 4, with 2 payload bytes"), err(E.LENGTH, 12, 6))]),
     ("err_length_payload", "a payload of the wrong size for its type", [
         (raw(frame(p.MsgType.HELLO, 10, b"\x01"), "HELLO with one payload byte"), err(E.LENGTH, 11, 10)),
-        (raw(frame(p.MsgType.CONFIGURE, 11, GSS.pack()[:-1]), "CONFIGURE one byte short"), err(E.LENGTH, 47, 11)),
-        (raw(frame(p.MsgType.STEP, 12, step_payload(n=2)), "STEP says 2 evidence pairs, carries 1"), err(E.LENGTH, 42, 12)),
+        (raw(frame(p.MsgType.CONFIGURE, 11, GSS.pack()[:-1]), "CONFIGURE one byte short"), err(E.LENGTH, 48, 11)),
+        (raw(frame(p.MsgType.STEP, 12, step_payload(n=2)), "STEP says 2 evidence points, carries 1"), err(E.LENGTH, 43, 12)),
     ]),
     ("err_too_long", "a frame longer than the largest allowed is discarded unread", [
         (raw(frame(p.MsgType.HELLO, 13, b"\x01" * (p.MAX_PAYLOAD + 1)), "HELLO with MAX_PAYLOAD + 1 bytes"), err(E.TOO_LONG, 0, 0))]),
     ("err_type", "an unknown message type", [(raw(frame(0x55, 14), "type 0x55"), err(E.TYPE, 0x55, 14))]),
     ("err_version", "another protocol version",
-     [(message(p.Hello(), 15, version=p.PROTOCOL_VERSION + 1), err(E.VERSION, p.PROTOCOL_VERSION + 1, 15))]),
+     [(message(p.Hello(), 15, version=p.PROTOCOL_VERSION + 1), err(E.VERSION, p.PROTOCOL_VERSION + 1, 15)),
+      # version 10 had a second message family for joint systems: an old host is refused, not misread
+      (message(p.Hello(), 18, version=10), err(E.VERSION, 10, 18))]),
     ("err_not_configured", "STEP before CONFIGURE", [
         (message(p.Step(0, False, 0.0, (1.0,), (1.0,)), 16), err(E.NOT_CONFIGURED, 0, 16))]),
     ("err_config", "each bad CONFIGURE field is named by its index", [
@@ -178,54 +182,53 @@ CASES = [
         (message(dataclasses.replace(GSS, likelihood=2), 23), err(E.CONFIG, 3, 23)),
         (message(dataclasses.replace(GSS, params=(3.0,)), 24), err(E.CONFIG, 4, 24)),
         (message(dataclasses.replace(GSS, params=(3.0, -1.0)), 25), err(E.CONFIG, 6, 25)),
-        (message(dataclasses.replace(GSS, prior_kind=2), 26), err(E.CONFIG, 7, 26)),
-        (message(dataclasses.replace(GSS, prior_a=math.inf), 27), err(E.CONFIG, 8, 27)),
-        (message(dataclasses.replace(GSS, prior_b=0.0), 28), err(E.CONFIG, 9, 28)),
+        (message(dataclasses.replace(GSS, priors=GSS.priors * 2), 29), err(E.CONFIG, 7, 29)),
+        (message(with_prior(GSS, kind=2), 26), err(E.CONFIG, 8, 26)),
+        (message(with_prior(GSS, a=math.inf), 27), err(E.CONFIG, 9, 27)),
+        (message(with_prior(GSS, b=0.0), 28), err(E.CONFIG, 10, 28)),
     ]),
     ("err_evidence", "each bad STEP field is named by its index", [
         (message(GSS, 30), None),
         (raw(frame(p.MsgType.STEP, 31, step_payload(flags=3)), "flags 0x03"), err(E.EVIDENCE, 1, 31)),
         (message(p.Step(1, True, math.nan, (1.0,), (1.0,)), 32), err(E.EVIDENCE, 2, 32)),
         (message(p.Step(1, True, 0.0, (1.0,), (1.0,), m=0), 33), err(E.EVIDENCE, 3, 33)),
-        (raw(frame(p.MsgType.STEP, 34, step_payload(evidence=())), "n_evidence 0 with m = 1"), err(E.EVIDENCE, 3, 34)),
-        (message(p.Step(1, True, 0.0, (1.0, math.inf), (0.5, 0.5)), 35), err(E.EVIDENCE, 7, 35)),
-        (raw(frame(p.MsgType.STEP, 36, step_payload(evidence=((1.0, 1.0), (2.0, 0.0)))), "ω = (1, 0)"),
-         err(E.EVIDENCE, 8, 36)),
-        (raw(frame(p.MsgType.STEP, 37, step_payload(evidence=((1.0, -1.0),))), "ω = -1"), err(E.EVIDENCE, 6, 37)),
-        (raw(frame(p.MsgType.STEP, 38, step_payload(evidence=((1.0, math.nan),))), "ω = NaN"), err(E.EVIDENCE, 6, 38)),
+        (raw(frame(p.MsgType.STEP, 34, step_payload(n=0, omega=(), z=())), "n_evidence 0 with m = 1"),
+         err(E.EVIDENCE, 3, 34)),
+        (message(p.Step(1, True, 0.0, (1.0, 2.0), (1.0,), dim_obs=2), 43), err(E.EVIDENCE, 5, 43)),
+        (message(p.Step(1, True, 0.0, (1.0, math.inf), (0.5, 0.5)), 35), err(E.EVIDENCE, 9, 35)),
+        (raw(frame(p.MsgType.STEP, 36, step_payload(n=2, omega=(1.0, 0.0), z=(1.0, 2.0))), "ω = (1, 0)"),
+         err(E.EVIDENCE, 7, 36)),
+        (raw(frame(p.MsgType.STEP, 37, step_payload(omega=(-1.0,))), "ω = -1"), err(E.EVIDENCE, 6, 37)),
+        (raw(frame(p.MsgType.STEP, 38, step_payload(omega=(math.nan,))), "ω = NaN"), err(E.EVIDENCE, 6, 38)),
         (message(p.Step(1, True, 0.0, (1.0,), (1.0,)), 39), None),
     ]),
-    ("session_pendulum", "a joint system: CONFIGURE_JOINT, STEP_JOINT with and without predict and observation; "
-     "a scalar STEP meets the joint configuration", [
+    ("session_pendulum", "a 2-D system through the same messages: STEPs with and without predict and observation", [
         (message(PENDULUM, 70), None),
-        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 71), None),
-        (message(p.StepJoint(1, True, 0.0, 1, (0.95,), (1.0,)), 72), None),
-        (message(p.StepJoint(2, True, 0.0, 1, (), (), m=0), 73), None),
-        (message(p.StepJoint(3, True, 0.5, 1, (0.9, 1.0), (0.25, 0.75), 2), 74), None),
-        (message(p.Step(4, True, 0.0, (1.0,), (1.0,)), 75), err(E.NOT_CONFIGURED, 1, 75)),
+        (message(p.Step(0, False, 0.0, (0.9,), (1.0,)), 71), None),
+        (message(p.Step(1, True, 0.0, (0.95,), (1.0,)), 72), None),
+        (message(p.Step(2, True, 0.0, (), (), m=0), 73), None),
+        (message(p.Step(3, True, 0.5, (0.9, 1.0), (0.25, 0.75), 2), 74), None),
     ]),
     ("session_cvrange_paper", "the range-only tracker in paper mode", [
         (message(CVRANGE_PAPER, 80), None),
-        (message(p.StepJoint(0, False, 0.0, 1, (10.2,), (1.0,)), 81), None),
-        (message(p.StepJoint(1, True, 0.0, 1, (10.0,), (1.0,)), 82), None),
+        (message(p.Step(0, False, 0.0, (10.2,), (1.0,)), 81), None),
+        (message(p.Step(1, True, 0.0, (10.0,), (1.0,)), 82), None),
     ]),
-    ("err_joint", "bad CONFIGURE_JOINT and STEP_JOINT fields, and the two kinds crossed", [
-        (message(dataclasses.replace(PENDULUM, system=SPECS["gss"].id), 90), err(E.CONFIG, 0, 90)),
-        (message(dataclasses.replace(GSS, system=JOINT["pendulum"].id), 91), err(E.CONFIG, 0, 91)),
+    ("err_joint", "bad CONFIGURE and STEP fields of a 2-D system, and a configuration of the other dim", [
+        (message(dataclasses.replace(GSS, priors=PENDULUM.priors), 90), err(E.CONFIG, 7, 90)),
         (message(dataclasses.replace(PENDULUM, eta=64), 92), err(E.CONFIG, 1, 92)),
         (message(dataclasses.replace(PENDULUM, mode=p.Mode.MIXTURE), 105), err(E.CONFIG, 2, 105)),
-        (message(dataclasses.replace(PENDULUM, params=(0.05, 9.81, 0.5, -0.3)), 93), err(E.CONFIG, 7, 93)),
-        (message(dataclasses.replace(PENDULUM, priors=PENDULUM.priors[:1]), 94), err(E.CONFIG, 8, 94)),
-        (message(dataclasses.replace(PENDULUM, priors=(PENDULUM.priors[0], (0, 0.0, 0.0))), 95), err(E.CONFIG, 14, 95)),
-        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 96), err(E.NOT_CONFIGURED, 0, 96)),
-        (message(GSS, 97), None),
-        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 98), err(E.NOT_CONFIGURED, 1, 98)),
+        (message(dataclasses.replace(PENDULUM, likelihood=p.Likelihood.SAMPLER), 106), err(E.CONFIG, 3, 106)),
+        (message(dataclasses.replace(PENDULUM, params=(0.05, 9.81, 0.5, -0.3)), 93), err(E.CONFIG, 8, 93)),
+        (message(dataclasses.replace(PENDULUM, priors=PENDULUM.priors[:1]), 94), err(E.CONFIG, 9, 94)),
+        (message(dataclasses.replace(PENDULUM, priors=(PENDULUM.priors[0], (0, 0.0, 0.0))), 95), err(E.CONFIG, 15, 95)),
+        (message(p.Step(0, False, 0.0, (0.9,), (1.0,)), 96), err(E.NOT_CONFIGURED, 0, 96)),
         (message(PENDULUM, 99), None),
-        (message(p.StepJoint(0, False, 0.0, 2, (0.9, 0.1), (1.0,)), 100), err(E.EVIDENCE, 5, 100)),
-        (message(p.StepJoint(0, False, 0.0, 1, (math.nan,), (1.0,)), 101), err(E.EVIDENCE, 7, 101)),
-        (raw(frame(p.MsgType.STEP_JOINT, 102, step_joint_payload(omega=(0.0,))), "ω = 0"), err(E.EVIDENCE, 6, 102)),
-        (raw(frame(p.MsgType.STEP_JOINT, 103, step_joint_payload(z=())), "n_evidence 1, no z"), err(E.LENGTH, 35, 103)),
-        (message(p.StepJoint(0, False, 0.0, 1, (0.9,), (1.0,)), 104), None),
+        (message(p.Step(0, False, 0.0, (0.9, 0.1), (1.0,), dim_obs=2), 100), err(E.EVIDENCE, 5, 100)),
+        (message(p.Step(0, False, 0.0, (math.nan,), (1.0,)), 101), err(E.EVIDENCE, 7, 101)),
+        (raw(frame(p.MsgType.STEP, 102, step_payload(omega=(0.0,), z=(0.5,))), "ω = 0"), err(E.EVIDENCE, 6, 102)),
+        (raw(frame(p.MsgType.STEP, 103, step_payload(z=())), "n_evidence 1, no z"), err(E.LENGTH, 35, 103)),
+        (message(p.Step(0, False, 0.0, (0.9,), (1.0,)), 104), None),
     ]),
     ("err_cobs", "a frame that ends inside a COBS block", [(raw(b"\x05\x01\x00", "code 5, one byte"), err(E.COBS, 0, 0))]),
 ]

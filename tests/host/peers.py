@@ -90,8 +90,8 @@ class ReferenceDevice(FramePeer):
             return p.Error(p.ErrorCode.CONFIG, 5)
         if isinstance(message, p.Configure):
             model = uxemu.systems.from_param_vector(message.system, message.params)
-            law = (uxemu.laws.Normal if message.prior_kind == p.PriorKind.GAUSSIAN else uxemu.laws.Laplace)(
-                message.prior_a, message.prior_b)
+            [(kind, a, b)] = message.priors
+            law = (uxemu.laws.Normal if kind == p.PriorKind.GAUSSIAN else uxemu.laws.Laplace)(a, b)
             self.filter = uxemu.BayesLaplaceFilter(model, message.eta, uxemu.filter.MODES[message.mode],
                                                    ("kernel", "sampler")[message.likelihood], prior=law)
             return p.Configured(len(self.filter.posterior), 0)
@@ -104,6 +104,6 @@ class ReferenceDevice(FramePeer):
             took = time.perf_counter_ns() - t0
             self.steps += 1
             post = self.filter.posterior
-            return p.Posterior(message.k, int(status), post.mean(), self.filter.variance(), self.filter.log_evidence, 0, took,
-                               tuple(post.x), tuple(post.w))
+            return p.Posterior(message.k, int(status), self.filter.log_evidence, 0, took, (post.mean(),),
+                               (self.filter.variance(),), tuple(post.w), tuple(post.x))
         return p.Error(p.ErrorCode.TYPE, message.TYPE)

@@ -137,8 +137,8 @@ class BoardDevice(ReferenceDevice):
     def _answer(self, message):
         if self.own_system and isinstance(message, p.Describe) and message.index == len(SCALAR):
             # A system only this firmware has: the host has no model to simulate it.
-            return p.System(40, "mine", "a system of the firmware's own", (("a", 1.0, p.ParamDomain.REAL),),
-                            p.PriorKind.GAUSSIAN, 0.0, 1.0)
+            return p.System(40, "mine", "a system of the firmware's own", 1, 1, (("a", 1.0, p.ParamDomain.REAL),),
+                            ((p.PriorKind.GAUSSIAN, 0.0, 1.0),))
         answer = super()._answer(message)
         if isinstance(answer, p.Info):
             return dataclasses.replace(answer, board=self.board, fw_version=self.fw, cycle_source=self.cycle_source,
@@ -146,7 +146,7 @@ class BoardDevice(ReferenceDevice):
         if isinstance(message, p.Configure) and isinstance(answer, p.Configured):
             self.configured += 1
         if isinstance(answer, p.Posterior) and self.configured == self.skew_system and message.k == 3:
-            return dataclasses.replace(answer, mean=answer.mean + self.skew,
+            return dataclasses.replace(answer, mean=(answer.mean[0] + self.skew,),
                                        status=answer.status if self.status is None else self.status)
         return answer
 

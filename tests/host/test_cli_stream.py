@@ -47,7 +47,7 @@ def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, ca
     assert isinstance(hello, p.Hello)
     assert describes == [p.Describe(i) for i in range(len(SPECS))]
     assert configure == p.Configure(SPECS["gss"].id, 8, p.Mode.REFINED, p.Likelihood.KERNEL, (3.0, 1.0),
-                                    p.PriorKind.GAUSSIAN, 0.0, 5.0)
+                                    ((p.PriorKind.GAUSSIAN, 0.0, 5.0),))
     rows = uxemu.Trace.from_csv(trace)
     assert [s.k for s in steps] == list(rows.k)
     assert [s.predict for s in steps] == [False] + [True] * 11
@@ -85,7 +85,7 @@ def test_stream_sends_the_chosen_configuration(device, trace, tmp_path, capsys):
                            "--prior", "laplace:0.5,2", "-o", tmp_path / "d.jsonl")
     assert code == 0, err
     assert dev.requests[1 + len(SPECS)] == p.Configure(SPECS["sv"].id, 4, p.Mode.PAPER, p.Likelihood.SAMPLER, (0.9, 0.1, 0.3, 1.5),
-                                          p.PriorKind.LAPLACE, 0.5, 2.0)
+                                          ((p.PriorKind.LAPLACE, 0.5, 2.0),))
     code, stdout, _ = run_cli(capsys, "validate", tmp_path / "d.jsonl")
     assert code == 0, stdout
 
@@ -237,7 +237,7 @@ class OffByOneUlp(ReferenceDevice):
     def _answer(self, message):
         answer = super()._answer(message)
         if isinstance(answer, p.Posterior) and answer.k == 3:
-            answer = answer.__class__(**{**answer.__dict__, "mean": np.nextafter(answer.mean, np.inf)})
+            answer = answer.__class__(**{**answer.__dict__, "mean": (np.nextafter(answer.mean[0], np.inf),)})
         return answer
 
 

@@ -9,8 +9,10 @@ import pytest
 from uxemu import joint_systems
 from uxemu.joint_filter import run_joint_filter
 from uxhost import joint
+from uxhost.dump import DumpError, load_dump, save_dump
+from uxhost.traces import load_trace
 from uxhost.cli import main
-from uxhost.errors import InputError
+from uxhost.errors import UserError
 
 
 def reference_dump(name="pendulum", T=10, eta=8, mode="refined", missing=(4,)) -> joint.JointDump:
@@ -34,7 +36,7 @@ def test_simulate_writes_a_joint_trace(tmp_path, capsys):
     assert main(["simulate", "--system", "pendulum", "--steps", "6", "--seed", "2", "-o", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert lines[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3", "k,u,z0,x0,x1"]
-    trace = joint.load_joint_trace(out, dim_obs=1, dim=2)
+    trace = load_trace(out, dim_obs=1, dim=2)
     x, z = joint_systems.simulate(joint_systems.get("pendulum"), 6, 2)
     assert np.array_equal(trace.x, x) and np.array_equal(trace.z, z)  # repr round trip: bit for bit
 
@@ -42,18 +44,18 @@ def test_simulate_writes_a_joint_trace(tmp_path, capsys):
 def test_trace_missing_observation_and_errors(tmp_path):
     good = tmp_path / "t.csv"
     good.write_text("k,u,z0,z1\n0,0,1.0,2.0\n1,0,,\n")
-    trace = joint.load_joint_trace(good, dim_obs=2)
+    trace = load_trace(good, dim_obs=2)
     assert trace.observation(0).tolist() == [1.0, 2.0] and trace.observation(1) is None
     half = tmp_path / "half.csv"
     half.write_text("k,u,z0,z1\n0,0,1.0,\n")
-    with pytest.raises(InputError, match=r"half.csv:2: some observation components are empty"):
-        joint.load_joint_trace(half)
-    with pytest.raises(InputError, match="2 observation column"):
-        joint.load_joint_trace(good, dim_obs=1)
+    with pytest.raises(UserError, match=r"half.csv:2: some observation components are empty"):
+        load_trace(half)
+    with pytest.raises(UserError, match="2 observation column"):
+        load_trace(good, dim_obs=1)
     inf = tmp_path / "inf.csv"
     inf.write_text("k,u,z0\n0,0,inf\n")
-    with pytest.raises(InputError, match=r"inf.csv:2: column 'z0' is not finite"):
-        joint.load_joint_trace(inf)
+    with pytest.raises(UserError, match=r"inf.csv:2: column 'z0' is not finite"):
+        load_trace(inf)
 
 
 def test_joint_prior_option():
@@ -61,42 +63,71 @@ def test_joint_prior_option():
     cfg = joint.resolve(spec, "q=0.1", "gaussian:-5,1;laplace:0.5,0.25", eta=8)
     assert cfg.priors == (("gaussian", -5.0, 1.0), ("laplace", 0.5, 0.25)) and cfg.params[1] == 0.1
     assert cfg.model().prior[1].scale == 0.25  # the reference runs the laws asked for
-    with pytest.raises(InputError, match="cvrange has 2 state components; give one KIND:A,B each"):
+    with pytest.raises(UserError, match="cvrange has 2 state components; give one KIND:A,B each"):
         joint.resolve(spec, None, "gaussian:0,1")
 
 
 def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
     dump = reference_dump()
     path = tmp_path / "ref.jsonl"
-    joint.save_joint_dump(dump, path)
+    save_dump(dump, path)
     assert main(["validate", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "1 step(s) without observation" in out and "OK: within tolerance" in out
-    assert "mean          max rel. difference 0 " in out  # the reference against itself: no difference
+    # the layout of a scalar system's report
+    assert "1 step(s) without observation" in out and "within tolerance 1e-09 on every step: OK" in out
+    assert "    mean            0.000e+00  (step k=0)" in out  # the reference against itself: no difference
     s = dump.steps[6]
     dump.steps[6] = joint.JointStep(**{**s.__dict__, "mean": (s.mean[0] * (1 + 1e-7), s.mean[1])})
-    joint.save_joint_dump(dump, path)
+    save_dump(dump, path)
     assert main(["validate", str(path)]) == 1
-    assert "FAIL: step k=6: mean differs" in capsys.readouterr().out
+    assert "FAILED: step k=6 is the first outside tolerance 1e-09 (mean: 1.000e-07)" in capsys.readouterr().out
 
 
 def test_dump_reads_back_bit_for_bit(tmp_path):
     dump = reference_dump("cvrange", mode="paper")
     path = tmp_path / "d.jsonl"
-    joint.save_joint_dump(dump, path)
-    back = joint.load_joint_dump(path)
+    save_dump(dump, path)
+    back = load_dump(path)
     assert [s.posterior() for s in back.steps] == [s.posterior() for s in dump.steps]
     assert json.loads(path.read_text().splitlines()[0])["format"] == joint.FORMAT
 
 
+def test_a_joint_dump_is_read_and_refused_as_every_dump(tmp_path):
+    # One reader and one error type for every dump: a damaged joint record is a DumpError naming its line.
+    path = tmp_path / "d.jsonl"
+    save_dump(reference_dump(), path)
+    header = path.read_text().splitlines()[0]
+    path.write_text(header + '\n{"record": "step", "k": 0}\n')
+    with pytest.raises(DumpError, match=r"d.jsonl:2: step record lacks or garbles 'u'"):
+        load_dump(path)
+    with pytest.raises(DumpError, match=r"d.npz: a joint system's dump is JSONL"):
+        save_dump(reference_dump(), tmp_path / "d.npz")
+
+
 def test_plot_draws_components_and_atoms(tmp_path, capsys):
     path = tmp_path / "ref.jsonl"
-    joint.save_joint_dump(reference_dump(), path)
+    save_dump(reference_dump(), path)
     png = tmp_path / "p.png"
     assert main(["plot", str(path), "-o", str(png), "--at", "0,9"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["plot", str(path), "-o", str(png), "--at", "10", "--force"]) == 2
     assert "--at 10: the dump has steps 0 … 9" in capsys.readouterr().err
+
+
+def test_a_joint_dump_is_drawn_with_the_panels_of_a_scalar_one(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    from uxhost.plot import plot_dump
+
+    drawn = []
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *args, **kwargs: drawn.append(fig))
+    plot_dump(reference_dump(), tmp_path / "j.png")
+    [fig] = drawn
+    axes = fig.subfigs[0].axes + fig.subfigs[1].axes
+    # a scalar dump's state and observation panels (state x, observation z), one state panel per component;
+    # below them the atoms at the first, middle and last step
+    assert [ax.get_ylabel() for ax in axes] == ["state x0", "state x1", "observation z", "x1", "x1", "x1"]
+    assert [ax.get_title() for ax in axes[3:]] == ["atoms at k=0 (8)", "atoms at k=5 (8)", "atoms at k=9 (8)"]
 
 
 @pytest.mark.qemu
@@ -107,9 +138,24 @@ def test_stream_and_validate_through_qemu(tmp_path, capsys):
     assert main(["stream", str(trace), "--board", "mps2-an500", "--eta", "8", "-o", str(dump)]) == 0
     assert "6 steps, 0 fallback(s)" in capsys.readouterr().out
     assert main(["validate", str(dump), "--trace", str(trace)]) == 0
-    assert "OK: within tolerance" in capsys.readouterr().out
+    assert "on every step: OK" in capsys.readouterr().out
     assert main(["stream", str(trace), "--board", "mps2-an500", "-o", str(tmp_path / "c.npz")]) == 2
     assert "JSONL" in capsys.readouterr().err
+
+
+def test_one_reader_reads_a_scalar_and_a_vector_trace_by_the_same_rules(tmp_path):
+    scalar, rows = tmp_path / "s.csv", tmp_path / "v.csv"
+    scalar.write_text("k,u,z\n0,0,1.5\n1,0,\n")
+    rows.write_text("k,u,z0,z1\n0,0,1.5,2.5\n1,0,,\n")
+    a, b = load_trace(scalar), load_trace(rows)
+    assert (a.z.shape, b.z.shape) == ((2,), (2, 2)) and len(a) == len(b) == 2
+    assert a.observation(1) is None and b.observation(1) is None  # an empty z: a step without observation
+    # a one-component observation is a row for a vector-state system, whichever header names it
+    assert load_trace(scalar, dim_obs=1).z.shape == (2, 1)
+    for path, z in ((scalar, "9"), (rows, "9,9")):  # k must grow, in either layout
+        path.write_text(path.read_text() + f"1,0,{z}\n")
+        with pytest.raises(UserError, match=rf"{path.name}:4: step index k=1 does not follow k=1"):
+            load_trace(path)
 
 
 def test_a_joint_trace_header_is_read_as_written(tmp_path):
@@ -117,8 +163,8 @@ def test_a_joint_trace_header_is_read_as_written(tmp_path):
     # (which copy is meant cannot be told: the last one used to win).
     bom = tmp_path / "bom.csv"
     bom.write_bytes("k,u,z0\n7,0,1.0\n8,0,2.0\n".encode("utf-8-sig"))
-    assert joint.load_joint_trace(bom).k.tolist() == [7, 8]
+    assert load_trace(bom).k.tolist() == [7, 8]
     twice = tmp_path / "twice.csv"
     twice.write_text("k,u,z0,k\n0,0,1.0,7\n")
-    with pytest.raises(InputError, match=r"twice.csv:1: the header names column 'k' more than once"):
-        joint.load_joint_trace(twice)
+    with pytest.raises(UserError, match=r"twice.csv:1: the header names column 'k' more than once"):
+        load_trace(twice)

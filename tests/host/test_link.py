@@ -173,8 +173,9 @@ def test_version_error_answer_is_a_version_mismatch(peer):
             dev.hello()
 
 
-def test_answer_frame_with_other_version_is_a_version_mismatch(peer):
-    other = p.PROTOCOL_VERSION + 1
+# 10: a device of the protocol whose joint systems had messages of their own, answering in its version.
+@pytest.mark.parametrize("other", [10, p.PROTOCOL_VERSION + 1])
+def test_answer_frame_with_other_version_is_a_version_mismatch(peer, other):
     answer = lambda f, m, n: p.encode(INFO, f.seq, version=other)  # noqa: E731
     with link.Device.open(peer(answer).url, timeout=2) as dev:
         with pytest.raises(link.VersionMismatch, match=f"version {other}"):
@@ -191,12 +192,12 @@ def test_error_answer_raises_device_error_with_code_and_detail(peer):
 
 def test_step_sends_the_documented_payload(peer):
     def answer(f, m, n):
-        return p.encode(p.Posterior(m.k, 0, 1.0, 2.0, -1.0, 3, 4, (1.0,), (1.0,)), f.seq)
+        return p.encode(p.Posterior(m.k, 0, -1.0, 3, 4, (1.0,), (2.0,), (1.0,), (1.0,)), f.seq)
 
     dev_peer = peer(answer)
     with link.Device.open(dev_peer.url, timeout=2) as dev:
         post = dev.step(7, True, 0.5, [1.0, 2.0], [0.25, 0.75], m=3)
-    assert (post.k, post.mean, post.cycles_update) == (7, 1.0, 4)
+    assert (post.k, post.mean, post.cov, post.cycles_update) == (7, (1.0,), (2.0,), 4)
     sent = p.Step.unpack(dev_peer.received[0].payload)
     assert sent == p.Step(7, True, 0.5, (1.0, 2.0), (0.25, 0.75), 3)
 

@@ -79,3 +79,13 @@ def test_plot_needs_a_png_name_and_steps(dump, tmp_path, capsys):
     assert main(["plot", str(tmp_path / "e.jsonl"), "-o", str(tmp_path / "p.png")]) == 2
     assert "nothing to plot" in capsys.readouterr().err
     assert not (tmp_path / "p.png").exists()
+
+
+def test_a_scalar_dump_has_one_state_panel_and_no_atoms_row(dump, tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    drawn = []
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *args, **kwargs: drawn.append(fig))
+    plot_dump(dump, tmp_path / "s.png")
+    [fig] = drawn
+    assert not fig.subfigs and [ax.get_ylabel() for ax in fig.axes] == ["state x", "observation z"]

@@ -132,20 +132,23 @@ text = st.text(max_size=40).filter(lambda s: len(s.encode()) <= 255)
 messages = st.one_of(
     st.just(p.Hello()),
     st.builds(p.Info, u16, u8, st.sampled_from([4, 8]), u8, u8, text, text, u8),
-    st.builds(p.Configure, u8, u8, u8, u8, st.lists(finite, max_size=8).map(tuple), u8, finite, finite),
+    st.builds(p.Configure, u8, u8, u8, u8, st.lists(finite, max_size=8).map(tuple),
+              st.lists(st.tuples(u8, finite, finite), max_size=4).map(tuple)),
     st.builds(p.Configured, u8, u32),
-    st.integers(1, 64).flatmap(
-        lambda n: st.builds(
+    st.tuples(st.integers(1, 24), st.integers(1, 4)).flatmap(  # ≤ MAX_PAYLOAD at every dim
+        lambda nd: st.builds(
             p.Step, u32, st.booleans(), finite,
-            st.lists(finite, min_size=n, max_size=n).map(tuple),
-            st.lists(weight, min_size=n, max_size=n).map(tuple), u16,
+            st.lists(finite, min_size=nd[0] * nd[1], max_size=nd[0] * nd[1]).map(tuple),
+            st.lists(weight, min_size=nd[0], max_size=nd[0]).map(tuple), u16, st.just(nd[1]),
         )
     ),
-    st.integers(0, 64).flatmap(
-        lambda n: st.builds(
-            p.Posterior, u32, u8, finite, finite, st.floats(allow_nan=False, width=64), u64, u64,
-            st.lists(finite, min_size=n, max_size=n).map(tuple),
-            st.lists(finite, min_size=n, max_size=n).map(tuple),
+    st.tuples(st.integers(0, 24), st.integers(1, 4)).flatmap(
+        lambda nd: st.builds(
+            p.Posterior, u32, u8, st.floats(allow_nan=False, width=64), u64, u64,
+            st.lists(finite, min_size=nd[1], max_size=nd[1]).map(tuple),
+            st.lists(finite, min_size=nd[1] ** 2, max_size=nd[1] ** 2).map(tuple),
+            st.lists(finite, min_size=nd[0], max_size=nd[0]).map(tuple),
+            st.lists(finite, min_size=nd[0] * nd[1], max_size=nd[0] * nd[1]).map(tuple),
         )
     ),
     st.just(p.Reset()),
@@ -164,19 +167,25 @@ def test_message_round_trip(message, seq):
 
 def test_payload_sizes_match_the_specification():
     assert len(p.Hello().pack()) == 0
-    assert len(p.Configure(1, 8, params=(0.98, 0.0, 0.2, 1.0)).pack()) == 5 + 4 * 8 + 1 + 16
+    assert len(p.Configure(1, 8, params=(0.98, 0.0, 0.2, 1.0)).pack()) == 5 + 4 * 8 + 1 + 17
+    assert len(p.Configure(5, 8, priors=((0, 0.0, 1.0),) * 2).pack()) == 5 + 1 + 2 * 17
     assert len(p.Configured(8, 1024).pack()) == 5
-    assert len(p.Step(3, True, 0.0, (1.0, 2.0), (0.5, 0.5)).pack()) == 4 + 1 + 8 + 2 + 1 + 2 * 16
-    post = p.Posterior(1, 0, 0.0, 1.0, -2.5, 5, 6, (0.0,) * 64, (1 / 64,) * 64)
-    assert len(post.pack()) == 4 + 1 + 8 + 8 + 8 + 8 + 8 + 1 + 64 * 16 <= p.MAX_PAYLOAD
+    assert len(p.Step(3, True, 0.0, (1.0, 2.0), (0.5, 0.5)).pack()) == 4 + 1 + 8 + 2 + 1 + 1 + 2 * 16
+    assert len(p.Step(3, True, 0.0, (1.0, 2.0), (1.0,), dim_obs=2).pack()) == 17 + 8 + 2 * 8
+    post = p.Posterior(1, 0, -2.5, 5, 6, (0.0,), (1.0,), (1 / 64,) * 64, (0.0,) * 64)
+    assert len(post.pack()) == 4 + 1 + 8 + 8 + 8 + 1 + 8 + 8 + 1 + 64 * 16 <= p.MAX_PAYLOAD
+    joint = p.Posterior(1, 0, -2.5, 5, 6, (0.0,) * 2, (1.0,) * 4, (1 / 32,) * 32, (0.0,) * 64)
+    assert len(joint.pack()) == 4 + 1 + 8 + 8 + 8 + 1 + 2 * 8 + 4 * 8 + 1 + 32 * 8 * 3 <= p.MAX_PAYLOAD
     assert len(p.Error(1, 0).pack()) == 3
 
 
 def test_step_fields_are_where_the_specification_puts_them():
     payload = p.Step(0x01020304, True, 2.5, (1.5,), (1.0,), m=7).pack()
-    k, flags, u, m, n = struct.unpack_from("<IBdHB", payload)
-    assert (k, flags, u, m, n) == (0x01020304, 1, 2.5, 7, 1)
-    assert struct.unpack_from("<dd", payload, 16) == (1.5, 1.0)
+    k, flags, u, m, n, dim_obs = struct.unpack_from("<IBdHBB", payload)
+    assert (k, flags, u, m, n, dim_obs) == (0x01020304, 1, 2.5, 7, 1, 1)
+    assert struct.unpack_from("<dd", payload, 17) == (1.0, 1.5)  # the weights, then the observations' rows
+    payload = p.Step(1, True, 0.0, (1.5, 2.5, 3.5, 4.5), (0.25, 0.75), dim_obs=2).pack()
+    assert payload[16] == 2 and struct.unpack_from("<6d", payload, 17) == (0.25, 0.75, 1.5, 2.5, 3.5, 4.5)
     assert p.Step(1, False, 0.0, (1.0,)).pack()[4] == 0
 
 
@@ -189,8 +198,8 @@ def test_step_default_weights_are_equal():
 def test_posterior_cycles_are_u64_where_the_specification_puts_them():
     # A cubic η = 64 sampler step takes more than 2^32 virtual cycles: the counts must not wrap.
     predict, update = 2**32 + 5, 2**63 + 2**40 + 7
-    payload = p.Posterior(9, 0, 1.0, 2.0, -math.inf, predict, update, (1.0,), (1.0,)).pack()
-    assert struct.unpack_from("<dQQB", payload, 21) == (-math.inf, predict, update, 1)
+    payload = p.Posterior(9, 0, -math.inf, predict, update, (1.0,), (2.0,), (1.0,), (1.0,)).pack()
+    assert struct.unpack_from("<dQQBdd", payload, 5) == (-math.inf, predict, update, 1, 1.0, 2.0)
     back = p.Posterior.unpack(payload)
     assert (back.cycles_predict, back.cycles_update) == (predict, update)
 
@@ -203,8 +212,8 @@ def test_info_strings_are_length_prefixed_and_systems_are_counted():
 
 
 def test_system_description_round_trips_with_strings_in_its_records():
-    s = p.System(200, "thermo", "room thermometer", (("a", 0.9, p.ParamDomain.REAL), ("s", 0.5, p.ParamDomain.POSITIVE)),
-                 p.PriorKind.GAUSSIAN, 18.0, 3.0)
+    s = p.System(200, "thermo", "room thermometer", 1, 1,
+                 (("a", 0.9, p.ParamDomain.REAL), ("s", 0.5, p.ParamDomain.POSITIVE)), ((p.PriorKind.GAUSSIAN, 18.0, 3.0),))
     payload = s.pack()
     assert payload[:8] == b"\xc8\x06thermo" and p.System.unpack(payload) == s
     with pytest.raises(p.ProtocolError, match="SYSTEM"):
@@ -217,11 +226,11 @@ def test_unknown_type_and_bad_payload_are_rejected():
     with pytest.raises(p.ProtocolError):
         p.unpack_message(p.Frame(type=p.MsgType.CONFIGURED, seq=1, payload=b"\x01"))
     with pytest.raises(p.ProtocolError):
-        p.unpack_message(p.Frame(type=p.MsgType.STEP, seq=1, payload=b"\x00" * 17))
+        p.unpack_message(p.Frame(type=p.MsgType.STEP, seq=1, payload=b"\x00" * 16))  # ends inside dim_obs
 
 
 def test_oversized_message_is_refused_by_the_encoder():
-    huge = p.Posterior(1, 0, 0.0, 0.0, 0.0, 0, 0, (0.0,) * 80, (0.0,) * 80)
+    huge = p.Posterior(1, 0, 0.0, 0, 0, (0.0,), (0.0,), (0.0,) * 80, (0.0,) * 80)
     with pytest.raises(ValueError, match="exceeds"):
         p.encode(huge, 1)
 
@@ -235,8 +244,9 @@ def test_error_names_follow_the_specification():
 
 def test_reals_travel_as_binary64_bit_exact():
     values = (math.pi, -0.0, 5e-324, 1.7976931348623157e308)
-    post = p.Posterior.unpack(p.Posterior(1, 0, values[0], values[1], values[2], 0, 0, values, values).pack())
-    assert [struct.pack("<d", v) for v in post.x] == [struct.pack("<d", v) for v in values]
+    post = p.Posterior.unpack(p.Posterior(1, 0, values[0], 0, 0, values[:2], values, values, values[:2] * 4).pack())
+    assert [struct.pack("<d", v) for v in post.cov] == [struct.pack("<d", v) for v in values]
+    assert (post.dim, post.count) == (2, 4)
 
 
 @pytest.mark.parametrize("w", [(1.0, 0.0), (1.0, -0.5), (math.nan, 1.0), (1.0, math.inf)])
@@ -303,7 +313,7 @@ def test_golden_refocused_answer_is_the_kalman_posterior():
     first = case["exchange"][1]["answered"]
     s2 = 1000.0 ** 2
     assert first["status"] == p.Status.REFOCUSED
-    assert abs(first["mean"] - 3.7 * s2 / (s2 + 1.0)) < 0.1 and abs(first["var"] - 1.0) < 0.2
+    assert abs(first["mean"][0] - 3.7 * s2 / (s2 + 1.0)) < 0.1 and abs(first["cov"][0] - 1.0) < 0.2
     assert abs(first["log_evidence"] - (-0.5 * math.log(2 * math.pi * (s2 + 1.0)) - 0.5 * 3.7 ** 2 / (s2 + 1.0))) < 1e-6
 
 
@@ -319,4 +329,4 @@ def test_golden_refused_weight_is_an_evidence_error_naming_the_field():
     [x] = [x for x in case["exchange"] if x.get("raw") == "ω = (1, 0)"]
     frame, message = p.decode(bytes.fromhex(x["request"]))
     assert (message.z, message.w) == ((1.0, 2.0), (1.0, 0.0))  # the host decodes it, but will not send it
-    assert p.decode(bytes.fromhex(x["answer"]))[1] == p.Error(p.ErrorCode.EVIDENCE, 8)  # ω[1] = field 5+2+1
+    assert p.decode(bytes.fromhex(x["answer"]))[1] == p.Error(p.ErrorCode.EVIDENCE, 7)  # ω[1] = field 6+1

@@ -137,7 +137,7 @@ def test_a_vector_system_without_a_twin_is_simulated_from_its_c_model(tmp_path, 
     """A joint system with no twin takes the C path too: a joint trace (k, u, z0 …, x0 …) the host reads back
     and the C joint filter runs on."""
     from uxemu import joint_systems
-    from uxhost.joint import load_joint_trace
+    from uxhost.traces import load_trace
 
     monkeypatch.delitem(joint_systems.TWINS, "pendulum")
     out = tmp_path / "pendulum.csv"
@@ -146,7 +146,7 @@ def test_a_vector_system_without_a_twin_is_simulated_from_its_c_model(tmp_path, 
     assert stdout.strip() == f"wrote 1 trace of pendulum, 60 steps, seed 4, native engine: {out}"
     assert out.read_text().splitlines()[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3",
                                                 "k,u,z0,x0,x1"]
-    trace = load_joint_trace(out, dim_obs=1, dim=2)
+    trace = load_trace(out, dim_obs=1, dim=2)
     x, z = native.load().simulate_joint("pendulum", 60, 4)[0]
     assert trace.x.tobytes() == x.tobytes() and trace.z.tobytes() == z.tobytes()
     run = native.load().run_joint_filter(joint_systems.spec("pendulum").id, trace.z, eta=16)

@@ -3,8 +3,13 @@ those commands hands a joint system's trace or dump to the function of the same 
 from __future__ import annotations
 
 from ..errors import UserError
-from ..joint import is_joint, is_joint_dump, trace_meta
+from ..joint import JointDump, is_joint, trace_meta
 from ..outputs import check_output
+
+
+def is_joint_dump(dump) -> bool:
+    """Whether a dump (uxhost.dump.load_dump's) is a joint system's run."""
+    return isinstance(dump, JointDump)
 
 
 def wants_joint_trace(args) -> bool:
@@ -30,9 +35,9 @@ def config_for(args, specs, where: str):
 
 
 def stream(args) -> int:
-    from ..joint import dim_obs_of, joint_specs, load_joint_trace
-    from ..joint_run import stream_joint
-    from ..streaming import device_for
+    from ..joint import dim_obs_of, joint_specs
+    from ..streaming import device_for, stream_trace
+    from ..traces import load_trace
 
     if args.resume is not None:
         raise UserError("--resume: a joint system's run cannot be resumed; stream it again")
@@ -43,13 +48,13 @@ def stream(args) -> int:
         if args.params is None and meta.get("params"):
             args.params, source = meta["params"], f" (system and parameters from {args.trace}'s header)"
     spec = joint_specs()[args.system]
-    trace = load_joint_trace(args.trace, dim_obs_of(spec), spec.dim)
+    trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
     config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
     if not str(args.output).lower().endswith(".jsonl"):
         raise UserError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
     check_output(args.output, args.force)
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
-        summary = stream_joint(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
+        summary = stream_trace(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
                                trace_path=str(args.trace), qemu=qemu, expect_board=args.board or args.expect_board)
     print(f"model: {summary.config.describe(summary.spec)}{source}")
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
@@ -59,38 +64,39 @@ def stream(args) -> int:
 
 
 def _truth(args, dump):
-    from ..joint import load_joint_trace
+    from ..traces import load_trace
 
     if getattr(args, "trace", None) is None:
         return None
     cfg = dump.header.config
-    trace = load_joint_trace(args.trace, cfg.dim_obs, cfg.dim)
+    trace = load_trace(args.trace, dim_obs=cfg.dim_obs, dim=cfg.dim)
     if len(trace) < len(dump):
         raise UserError(f"{args.trace} has {len(trace)} rows, the dump {len(dump)} steps")
     return None if trace.x is None else trace.x[:len(dump)]
 
 
-def validate(args) -> int:
-    from ..joint import load_joint_dump
+def validate(args, dump) -> int:
     from ..joint_run import report
 
-    dump = load_joint_dump(args.dump)
     cmp = report(dump, str(args.dump), args.rtol, args.reference, _truth(args, dump), args.native_lib)
     return 0 if cmp.ok else 1
 
 
-def plot(args) -> int:
-    from ..joint import load_joint_dump
-    from ..joint_run import plot as plot_joint
+def plot(args, dump) -> int:
+    from ..plot import plot_dump
 
-    dump = load_joint_dump(args.dump)
     at = None
     if getattr(args, "at", None):
         try:
             at = [int(v) for v in args.at.split(",") if v.strip()]
         except ValueError:
             raise UserError(f"--at {args.at!r}: step indices separated by commas") from None
-    out = plot_joint(dump, args.output, at, _truth(args, dump))
+    if not dump.steps:
+        raise UserError("the dump has no steps to plot")
+    outside = [i for i in at or () if not 0 <= i < len(dump)]
+    if outside:
+        raise UserError(f"--at {outside[0]}: the dump has steps 0 … {len(dump) - 1}")
+    out = plot_dump(dump, args.output, truth=_truth(args, dump), at_steps=at)
     print(f"wrote {out}")
     return 0
 

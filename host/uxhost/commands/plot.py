@@ -33,9 +33,9 @@ def run(args) -> int:
     check_output(args.output, args.force)
     from . import joint
 
-    if joint.is_joint_dump(args.dump):
-        return joint.plot(args)
     dump = load_dump(args.dump)
+    if joint.is_joint_dump(dump):
+        return joint.plot(args, dump)
     if not dump.steps:
         raise InputError(f"{args.dump}: the dump has no step records: nothing to plot")
     truth = None

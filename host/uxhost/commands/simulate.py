@@ -202,7 +202,9 @@ def native_joint(args) -> int:
     import numpy as np
 
     from ..config import parse_params
-    from ..joint import JointTrace, joint_specs
+    from uxemu import Trace
+
+    from ..joint import joint_specs
 
     spec = joint_specs()[args.system]
     if args.traces != 1:
@@ -217,6 +219,6 @@ def native_joint(args) -> int:
     if bad.size:
         raise InputError(f"{spec.name} with these parameters diverges: the trace is not finite at k={int(bad[0])}")
     meta = {"system": spec.name, "params": ",".join(repr(float(p)) for p in params)}
-    JointTrace(np.arange(args.steps), np.zeros(args.steps), z, x, meta).to_csv(args.output)
+    Trace(np.arange(args.steps), np.zeros(args.steps), z, x, meta).to_csv(args.output)
     print(f"wrote 1 trace of {spec.name}, {args.steps} steps, seed {args.seed}, native engine: {args.output}")
     return 0

@@ -31,14 +31,13 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from . import joint
-
-    if joint.is_joint_dump(args.dump):
-        return joint.validate(args)
     from ..dump import load_dump
     from ..validate import check_trace
+    from . import joint
 
     dump = load_dump(args.dump)
+    if joint.is_joint_dump(dump):
+        return joint.validate(args, dump)
     truth = dump.truth
     if args.trace is not None:
         trace = load_trace(args.trace)

@@ -1,0 +1,73 @@
+"""`uxemu.run_filter`, the public filtering entry: a plain numpy array of observations or a Trace, for a
+scalar and a vector-state system alike, each run bit for bit the run of its own filter."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import uxemu as ux
+from uxemu import joint_systems, systems
+from uxemu.joint_filter import run_joint_filter
+
+T = 12
+
+
+def joint_case(name="pendulum", seed=4):
+    model = joint_systems.get(name)
+    x, z = joint_systems.simulate(model, T, seed=seed)
+    return model, x, z
+
+
+def test_a_plain_array_runs_a_vector_state_system_as_its_joint_filter():
+    model, _, z = joint_case()
+    z = z.copy()
+    z[5] = np.nan  # a missing observation: the step only predicts
+    run = ux.run_filter(model, z[:, 0], eta=8)  # one component per step: a 1-D array is its column
+    want = run_joint_filter(model, z, eta=8)
+    assert run.mean.shape == (T, model.dim) and run.cov.shape == (T, model.dim, model.dim)
+    np.testing.assert_array_equal(run.mean, want.mean)
+    np.testing.assert_array_equal(run.cov, want.cov)
+    np.testing.assert_array_equal(run.status, want.status)
+    assert run.status[5] == ux.Status.NO_EVIDENCE
+    assert run.log_likelihood == want.log_likelihood
+
+
+def test_a_trace_gives_k_and_u_to_a_vector_state_system():
+    model, _, z = joint_case("cvrange", seed=2)
+    # the table's systems ignore k and u: this one's position moves by u·k at each predict
+    driven = dataclasses.replace(model, transition=lambda x, w, k, u: model.transition(x, w, k, u) + [u * k, 0.0])
+    k, u = np.arange(T) * 3, np.linspace(-0.5, 0.5, T)
+    run = ux.run_filter(driven, ux.Trace(k, u, z), eta=8, mode="paper")
+    want = run_joint_filter(driven, z, eta=8, mode="paper", k=k, u=u)
+    np.testing.assert_array_equal(run.mean, want.mean)
+    # k and u reach the filter: the plain array (k = 0, 1, …, u = 0) is another run
+    assert not np.array_equal(ux.run_filter(driven, z, eta=8, mode="paper").mean, run.mean)
+
+
+def test_a_plain_array_runs_a_scalar_system_as_its_filter():
+    model = systems.get("lg")
+    z = np.array([0.3, 1.1, np.nan, 1.9, 2.5])
+    run = ux.run_filter(model, z, eta=16)
+    want = ux.BayesLaplaceFilter(model, 16).run(ux.Trace(np.arange(z.size), np.zeros(z.size), z))
+    np.testing.assert_array_equal(run.mean, want.mean)
+    np.testing.assert_array_equal(run.var, want.var)
+    np.testing.assert_array_equal(run.status, want.status)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(likelihood="sampler"), "kernel likelihood only"),
+    (dict(gate_outliers=True), "no innovation gate"),
+    (dict(gate=3.0), "no innovation gate"),
+])
+def test_what_the_joint_filter_lacks_is_refused_in_one_line(kwargs, words):
+    model, _, z = joint_case()
+    with pytest.raises(ValueError, match=words) as info:
+        ux.run_filter(model, z, eta=8, **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_observations_of_the_wrong_width_are_refused_in_one_line():
+    model, _, z = joint_case()
+    with pytest.raises(ValueError, match=r"observes 1 component\(s\) per step.*shape \(12, 2\)"):
+        ux.run_filter(model, np.hstack([z, z]), eta=8)
