@@ -76,19 +76,20 @@ def density_nodes(lo: float, hi: float):
     return lo + np.arange(DENSITY_INTERVALS + 1, dtype=np.float64) * h, h
 
 
-def mixture_components(model: StateSpaceModel, belief, k: int, u: float, eta: int, spreads=None):
+def mixture_components(model: StateSpaceModel, belief, k: int, u: float, spreads=None):
     """(centres, weights, scales) of the predictive mixture from `belief` (docs/semantics.md, "Filter
-    density"), or None when the model does not declare additive Gaussian process noise (`cell_components`)."""
-    found = cell_components(model, belief, k, u, eta, spreads)
+    density"), or None when the model does not declare additive Gaussian process noise (`cell_components`,
+    no cell split: mixture mode's)."""
+    found = cell_components(model, belief, k, u, spreads)
     return None if found is None else found[:3]
 
 
-def cell_components(model: StateSpaceModel, belief, k: int, u: float, eta: int, spreads=None):
+def cell_components(model: StateSpaceModel, belief, k: int, u: float, spreads=None, split: bool = False):
     """(centres, weights, scales, split) of the predictive mixture, as ux/filter.c mixture_components: centre
     f(x_i, 0) + μ, scale the process noise's σ; where the belief's atoms carry cell spreads v_i each cell goes
     through f as its two points x_i ± √v_i: centre (f₊ + f₋)/2 + μ, scale sqrt(σ² + τ_i²), τ_i = (f₊ − f₋)/2 —
-    or, for a cell f bends (`bends`), the two components f₋ + μ and f₊ + μ of scale σ and half its weight each,
-    `split` True. None when the model does not declare additive Gaussian process noise or a centre or scale
+    or, with `split` (smooth refined at η ≥ 4), for a cell f bends (`bends`), the two components f₋ + μ and
+    f₊ + μ of scale σ and half its weight each, marked in the fourth array. None when the model does not declare additive Gaussian process noise or a centre or scale
     is not finite."""
     law = model.process_noise
     if not (model.additive_noise and isinstance(law, Normal)):
@@ -100,7 +101,7 @@ def cell_components(model: StateSpaceModel, belief, k: int, u: float, eta: int, 
             centres = np.asarray(model.transition(x, np.zeros_like(x), k, u), dtype=np.float64) + law.mu
             found = centres, w.copy(), np.full(x.size, sigma), np.zeros(x.size, dtype=bool)
         else:
-            found = _spread_components(model, x, w, np.sqrt(spreads), k, u, law, eta >= 4)
+            found = _spread_components(model, x, w, np.sqrt(spreads), k, u, law, split)
     c, _, s, _ = found
     if not (np.isfinite(c).all() and np.isfinite(s).all()):
         return None
@@ -108,8 +109,7 @@ def cell_components(model: StateSpaceModel, belief, k: int, u: float, eta: int, 
 
 
 def _spread_components(model, x, w, r, k: int, u: float, law: Normal, may_split: bool):
-    """cell_components for cells of spreads r², one or two components per cell in the cells' order; none split
-    below η = 4, where half the noise atoms is one."""
+    """cell_components for cells of spreads r², one or two components per cell in the cells' order."""
     zero = np.zeros_like(x)
     sigma = float(law.sigma)
     up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
@@ -349,7 +349,7 @@ class BayesLaplaceFilter:
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
         xs, ws = _ttr.compact(y, w)
-        self._pending = mixture_components(self.model, post, k, u, self.eta, self._spreads)
+        self._pending = mixture_components(self.model, post, k, u, self._spreads)
         self._staged = True
         if self.mode == "paper":
             px, pw = _ttr.ttr(xs, ws, self.n)
@@ -364,7 +364,8 @@ class BayesLaplaceFilter:
         if self.density.form == "mixture":
             self.density = FilterDensity("bins", self.posterior)
         belief, spreads = self._kernel_belief()
-        found = cell_components(self.model, belief, k, u, self.eta, spreads)
+        # below η = 4 half the noise atoms would be one: no cell splits
+        found = cell_components(self.model, belief, k, u, spreads, split=self.eta >= 4)
         if found is None:
             raise ValueError(f"the transition returned a non-finite state at step {k}")
         c, w, s, split = found

@@ -162,11 +162,10 @@ def test_a_cell_goes_through_f_as_its_two_points():
                                ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)), additive_noise=True)
     x, v = np.array([-1.5, -0.1, 0.0, 2.0]), np.array([0.3, 4.0, 0.01, 0.0])
     belief = ux.Value(x, np.full(4, 0.25), 4)
-    # η = 2: no cell splits (half of two noise atoms is one), so each is one Gaussian
-    centres, _, scales = ux.filter.mixture_components(model, belief, 1, 0.0, 2, spreads=v)
+    centres, _, scales = ux.filter.mixture_components(model, belief, 1, 0.0, spreads=v)
     np.testing.assert_allclose(centres, x * x + v + mu, rtol=1e-12)
     np.testing.assert_allclose(scales, np.sqrt(sigma * sigma + 4 * x * x * v), rtol=1e-12)
-    plain, _, unit = ux.filter.mixture_components(model, belief, 1, 0.0, 2)
+    plain, _, unit = ux.filter.mixture_components(model, belief, 1, 0.0)
     np.testing.assert_array_equal(plain, x * x + mu)
     assert np.all(unit == sigma)
 
@@ -209,20 +208,20 @@ def _square_model(sigma: float, mu: float):
 
 
 def test_a_bent_cell_splits_into_its_two_points():
-    """From η = 4, a cell whose images x ± √v lie more than σ apart, with f(x) more than CELL_BEND of their
+    """Smooth refined from η = 4: a cell whose images x ± √v lie more than σ apart, with f(x) more than CELL_BEND of their
     half-distance off their midpoint, is two components f(x ± √v) + μ of scale σ and half the weight each —
     the same mean and variance as the one Gaussian it replaces; every other cell stays one component."""
     sigma, mu = 0.5, 0.25
     model = _square_model(sigma, mu)
     x, v = np.array([-1.5, -0.1, 2.0]), np.array([0.3, 4.0, 0.0])  # bent; |τ| = 0.4 ≤ σ; no spread
     belief = ux.Value(x, np.array([0.5, 0.25, 0.25]), 4)
-    c, w, s, split = ux.filter.cell_components(model, belief, 1, 0.0, 4, spreads=v)
+    c, w, s, split = ux.filter.cell_components(model, belief, 1, 0.0, spreads=v, split=True)
     r = math.sqrt(0.3)
     np.testing.assert_array_equal(split, [True, True, False, False])
     np.testing.assert_array_equal(c[:2], [(-1.5 - r) ** 2 + mu, (-1.5 + r) ** 2 + mu])
     np.testing.assert_array_equal(w, [0.25, 0.25, 0.25, 0.25])
     np.testing.assert_array_equal(s[:2], [sigma, sigma])
-    one_c, _, one_s = ux.filter.mixture_components(model, belief, 1, 0.0, 2, spreads=v)
+    one_c, _, one_s = ux.filter.mixture_components(model, belief, 1, 0.0, spreads=v)  # mixture mode: no split
     mean = (c[0] + c[1]) / 2
     assert mean == pytest.approx(one_c[0], rel=1e-15)
     assert sigma ** 2 + ((c[1] - c[0]) / 2) ** 2 == pytest.approx(one_s[0] ** 2, rel=1e-14)
@@ -235,7 +234,7 @@ def test_a_line_never_splits_a_cell():
     one component per atom."""
     model = systems.get("lg", q=1e-3)
     belief = ux.Value(np.array([-3.0, 0.0, 4.0]), np.array([0.25, 0.5, 0.25]), 4)
-    c, _, _, split = ux.filter.cell_components(model, belief, 1, 0.0, 64, spreads=np.array([1.0, 2.0, 3.0]))
+    c, _, _, split = ux.filter.cell_components(model, belief, 1, 0.0, spreads=np.array([1.0, 2.0, 3.0]), split=True)
     assert c.size == 3 and not split.any()
 
 

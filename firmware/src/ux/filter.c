@@ -251,7 +251,8 @@ static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux
 
 /* One cell of spread r² about x carried through f as its two points x ± r (the cell's mean and variance):
  * centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ²), τ = (f₊ − f₋)/2 — the mean and spread of those two images,
- * not f at the mean, which on a curved f lies outside them — or, for a cell f bends (cell_bends; η ≥ 4), the
+ * not f at the mean, which on a curved f lies outside them — or, smooth refined at η ≥ 4 (mixture mode keeps one:
+ * its log L stays smooth in the parameters a fit moves), for a cell f bends (cell_bends), the
  * two components f₋ + μ and f₊ + μ of scale σ and half the weight each. Writes at n; returns how many. */
 static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real x,
                           ux_real r, ux_real w, size_t n)
@@ -264,7 +265,7 @@ static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_
     down = f->model->code->transition(args, ctx);
     mid = (up + down) * UX_R(0.5);
     tau = (up - down) * UX_R(0.5);
-    if (f->eta >= 4 && cell_bends(f, ctx, x, mid, tau, sigma)) {
+    if (f->smooth && f->eta >= 4 && cell_bends(f, ctx, x, mid, tau, sigma)) {
         ux_real half = w * UX_R(0.5), log_sigma = UX_LOG(sigma);
         put_component(f, n, down + process->a, sigma, half, log_sigma, 1);
         put_component(f, n + 1, up + process->a, sigma, half, log_sigma, 1);
