@@ -62,6 +62,10 @@ OK = [0, "success"]
 ERR_ARG = [-1, "bad argument"]
 [law_kinds]
 GAUSSIAN = [0, "normal"]
+[modes]
+REFINED = [0, "refined"]
+[likelihoods]
+KERNEL = [0, "kernel"]
 """
 
 
@@ -77,10 +81,12 @@ def test_facts_give_one_header_and_one_module_with_the_same_numbers():
     exec(module, namespace)
     assert namespace["MAX_ETA"] == 64 and namespace["ERR_ARG"] == -1 and namespace["ERRORS"] == {-1: "UX_ERR_ARG"}
     assert list(namespace["Status"]) == [0] and namespace["LAW_KINDS"] == {"gaussian": 0}
+    assert namespace["MODES"] == {"refined": 0} and namespace["LIKELIHOODS"] == {"kernel": 0}
+    assert "typedef enum {\n    UX_MODE_REFINED = 0 /* refined */\n} ux_mode;" in header
 
 
 @pytest.mark.parametrize("text, message", [
-    (FACTS.replace("[law_kinds]\nGAUSSIAN = [0, \"normal\"]\n", ""), "needs exactly the sections"),
+    (FACTS.replace("[modes]\nREFINED = [0, \"refined\"]\n", ""), "needs exactly the sections"),
     (FACTS.replace('ERR_ARG = [-1', 'ERR_ARG = [0'), r"\[status\]: two names share a value"),
     (FACTS.replace('OK = [0, "success"]', 'OK = [0]'), r"\[status\] OK: needs \[integer value"),
     (FACTS.replace("GAUSSIAN", "gaussian"), "a name is an upper-case C identifier"),

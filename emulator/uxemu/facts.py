@@ -29,5 +29,11 @@ ERR_DOMAIN = -2
 ERR_DEPENDENT = -3
 ERR_WORKSPACE = -4
 
-# ux_law_kind by the reference's lower-case names.
+# ux_law_kind by the reference's lower-case names, in the C numbering.
 LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2, "exponential": 3, "student_t": 4, "lognormal": 5, "point": 6}
+
+# ux_mode by the reference's lower-case names, in the C numbering.
+MODES = {"refined": 0, "paper": 1, "mixture": 2}
+
+# ux_likelihood by the reference's lower-case names, in the C numbering.
+LIKELIHOODS = {"kernel": 0, "sampler": 1}

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _ttr
+from . import _ttr, facts
 from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._density import bin_spreads
@@ -20,7 +20,7 @@ from .lift import evaluate
 from .model import StateSpaceModel
 from .value import Value, normalise
 
-MODES = ("refined", "paper", "mixture")  # numbering of the C core's ux_mode
+MODES = tuple(facts.MODES)  # in the numbering of the C core's ux_mode
 DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_density_form
 # The density's normaliser (ux/filter.h): trapezoid intervals, and the base law's support in its scales.
 DENSITY_INTERVALS = 128

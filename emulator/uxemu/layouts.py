@@ -2,9 +2,9 @@
 # Change the source and run `make generate`; tests fail when this file and its source drift apart.
 """ctypes mirrors of the C core's public structs, read from its headers.
 
-Function pointers are plain addresses here (the binding passes them through); a pointer to a struct it
-does not mirror is opaque. `declare(R)` builds them for the real type R (c_double, or c_float for the
-float build)."""
+Function pointers are plain addresses here (the binding passes them through); a pointer to a struct not
+mirrored before it in STRUCTS is opaque (c_void_p). `declare(R)` builds them for the real type R (c_double,
+or c_float for the float build)."""
 
 import ctypes as C
 

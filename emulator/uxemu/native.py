@@ -30,12 +30,9 @@ import numpy as np
 from . import layouts
 from .facts import ERR_ARG, ERR_DEPENDENT, ERR_DOMAIN, ERR_WORKSPACE, LAW_KINDS, MAX_ARGS, MAX_DIM, MAX_ETA
 from .facts import ERRORS as _ERROR_NAMES
-from .facts import Status
-from .filter import MODES as filter_modes
+from .facts import LIKELIHOODS, MODES, Status
 
 OK, FALLBACK = Status.OK, Status.FALLBACK
-MODES = {name: number for number, name in enumerate(filter_modes)}
-LIKELIHOODS = {"kernel": 0, "sampler": 1}
 
 PACKAGED_DIR = Path(__file__).resolve().parent / "_native"  # an installed package's build of the core
 _REPO = Path(__file__).resolve().parents[2]

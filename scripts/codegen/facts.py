@@ -1,5 +1,5 @@
-"""The core's facts (firmware/src/ux/facts.toml: limits, status codes, law kinds) → the C header
-ux/facts.h and the reference's uxemu/facts.py."""
+"""The core's facts (firmware/src/ux/facts.toml: limits, status codes, law kinds, filter modes, likelihood
+forms) → the C header ux/facts.h and the reference's uxemu/facts.py."""
 from __future__ import annotations
 
 import tomllib
@@ -8,7 +8,11 @@ from pathlib import Path
 from .common import ROOT, banner
 
 SOURCE = "firmware/src/ux/facts.toml"
-SECTIONS = ("limits", "status", "law_kinds")
+SECTIONS = ("limits", "status", "law_kinds", "modes", "likelihoods")
+# Each enum section: its C type, the prefix of its constants, and what the C header says of it.
+ENUMS = {"law_kinds": ("ux_law_kind", "UX_LAW_", "The kind of a ux_law and what its fields a, b, c hold."),
+         "modes": ("ux_mode", "UX_MODE_", "The filter's modes (numbering matches the link protocol)."),
+         "likelihoods": ("ux_likelihood", "UX_LIK_", "The observation model's forms.")}
 
 
 def load(text: str | None = None) -> dict[str, dict[str, tuple[int, str]]]:
@@ -56,12 +60,14 @@ def c_header(facts) -> str:
     out.append("\n/* Every fallible call returns one of these. Errors are negative so `status < 0` tests for failure. */")
     out.append("typedef int ux_status;")
     out += [_c_define(name, value, doc) for name, (value, doc) in facts["status"].items()]
-    out.append("\n/* The kind of a ux_law and what its fields a, b, c hold. */\ntypedef enum {")
-    kinds = list(facts["law_kinds"].items())
-    for i, (name, (value, doc)) in enumerate(kinds):
-        comma = "," if i + 1 < len(kinds) else ""
-        out.append(f"    UX_LAW_{name} = {value}{comma} /* {doc} */")
-    out.append("} ux_law_kind;\n\n#endif /* UX_FACTS_H */\n")
+    for section, (ctype, prefix, doc) in ENUMS.items():
+        out.append(f"\n/* {doc} */\ntypedef enum {{")
+        entries = list(facts[section].items())
+        for i, (name, (value, what)) in enumerate(entries):
+            comma = "," if i + 1 < len(entries) else ""
+            out.append(f"    {prefix}{name} = {value}{comma} /* {what} */")
+        out.append(f"}} {ctype};")
+    out.append("\n#endif /* UX_FACTS_H */\n")
     return "\n".join(out)
 
 
@@ -84,10 +90,11 @@ def py_module(facts) -> str:
     for name, (value, _) in facts["status"].items():
         if value < 0:
             out.append(f"{name} = {value}")
-    out.append("\n# ux_law_kind by the reference's lower-case names.")
-    kinds = ", ".join(f"\"{name.lower()}\": {value}" for name, (value, _) in facts["law_kinds"].items())
-    out.append(f"LAW_KINDS = {{{kinds}}}\n")
-    return "\n".join(out)
+    for section, (ctype, _, _) in ENUMS.items():
+        out.append(f"\n# {ctype} by the reference's lower-case names, in the C numbering.")
+        names = ", ".join(f"\"{name.lower()}\": {value}" for name, (value, _) in facts[section].items())
+        out.append(f"{section.upper()} = {{{names}}}")
+    return "\n".join(out) + "\n"
 
 
 def outputs() -> dict[Path, str]:

@@ -76,7 +76,7 @@ def _ctype(base: str, stars: int, known_types: dict) -> str:
     if base in SCALARS:
         return _pointers(SCALARS[base], stars)
     if stars:
-        return _pointers("C.c_void_p", stars - 1)  # a struct the binding does not mirror: an opaque pointer
+        return _pointers("C.c_void_p", stars - 1)  # a struct not mirrored (yet): an opaque pointer
     raise SystemExit(f"codegen: no ctypes mirror for the type {base!r} ({SOURCE})")
 
 
@@ -132,8 +132,8 @@ def read() -> dict[str, list[tuple[str, str]]]:
 def py_module(layouts) -> str:
     out = [banner(SOURCE, "#") + '"""ctypes mirrors of the C core\'s public structs, read from its headers.\n\n'
            "Function pointers are plain addresses here (the binding passes them through); a pointer to a struct "
-           "it\ndoes not mirror is opaque. `declare(R)` builds them for the real type R (c_double, or c_float "
-           'for the\nfloat build)."""\n', "import ctypes as C\n",
+           "not\nmirrored before it in STRUCTS is opaque (c_void_p). `declare(R)` builds them for the real type R "
+           '(c_double,\nor c_float for the float build)."""\n', "import ctypes as C\n",
            "STRUCTS = (\n" + "".join(f"    {name!r},\n" for name in layouts) + ")\n\n",
            "def declare(R) -> dict[str, type]:",
            '    """{C name: ctypes Structure} of every struct in STRUCTS, for the real type R."""']

@@ -17,8 +17,6 @@
 #include "value.h"
 #include "workspace.h"
 
-typedef enum { UX_LIK_KERNEL = 0, UX_LIK_SAMPLER = 1 } ux_likelihood;
-
 /* Kernel observation model: args = {x, inner noise atom (if any)} → location and scale (> 0). */
 typedef void (*ux_kernel_fn)(const ux_real *args, const void *ctx, ux_real *loc, ux_real *scale);
 /* The kernel at x for every inner-noise atom inner[j], j < count, at once: loc[j], scale[j] equal to the

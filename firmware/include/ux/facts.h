@@ -33,4 +33,17 @@ typedef enum {
     UX_LAW_POINT = 6 /* a = the value */
 } ux_law_kind;
 
+/* The filter's modes (numbering matches the link protocol). */
+typedef enum {
+    UX_MODE_REFINED = 0, /* the update weighs all η² predictive atoms and reduces once (the default) */
+    UX_MODE_PAPER = 1, /* the prediction is reduced to η atoms first */
+    UX_MODE_MIXTURE = 2 /* refined, the posterior taken from its quadrature density where it has one */
+} ux_mode;
+
+/* The observation model's forms. */
+typedef enum {
+    UX_LIK_KERNEL = 0, /* args = {x, inner noise atom} → location and scale of an outer noise family */
+    UX_LIK_SAMPLER = 1 /* y = sampler({x, noise_1, …}) over the noises' outer product */
+} ux_likelihood;
+
 #endif /* UX_FACTS_H */

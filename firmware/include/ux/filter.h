@@ -34,8 +34,7 @@
  * quadrature density (UX_DENSITY_PRIOR or UX_DENSITY_MIXTURE, with its likelihood factor) the posterior
  * atoms are TTR of the piecewise-linear law through that density's UX_DENSITY_NODES nodes (ux_ttr_linear),
  * whose cells' spreads widen the next predictive mixture's components, and the step's evidence is its log Z
- * (docs/semantics.md, "Filter"). Numbering matches the link protocol. */
-typedef enum { UX_MODE_REFINED = 0, UX_MODE_PAPER = 1, UX_MODE_MIXTURE = 2 } ux_mode;
+ * (docs/semantics.md, "Filter"). The enum ux_mode (UX_MODE_REFINED …) is in ux/facts.h. */
 
 typedef struct {
     const ux_model *model;
