@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .facts import MAX_ETA, MAX_LOG2_ETA
+from .facts import MAX_ETA
 
 
 def log2_eta(eta: int) -> int:

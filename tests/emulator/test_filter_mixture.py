@@ -8,7 +8,6 @@ import pytest
 
 import uxemu as ux
 from uxemu import run_filter, simulate, systems
-from uxemu._density import bin_spreads
 from uxemu.joint_filter import JointFilter
 from uxemu.kalman import kalman_filter
 from uxemu.laws import Normal

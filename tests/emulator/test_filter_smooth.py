@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import uxemu as ux
-from uxemu import run_filter, simulate, systems
+from uxemu import run_filter, systems
 from uxemu._density import bin_spreads, bins_rows
 from uxemu.filter import REFOCUS_ESS, BayesLaplaceFilter, standard_noise
 from uxemu.kalman import kalman_filter

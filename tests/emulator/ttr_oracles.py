@@ -6,7 +6,6 @@ def in_order_tree(x, w):
     """In-order sequence (leaf, parent, leaf, …) of the full binary tree over 2**n leaves."""
     n = len(x)
     assert n & (n - 1) == 0
-    nodes = {}
 
     def build(lo, hi):
         if hi - lo == 1:

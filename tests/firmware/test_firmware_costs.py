@@ -11,7 +11,6 @@ from uxbench import firmware_costs
 from uxbench.__main__ import main as uxbench
 from uxemu import systems, traces
 from uxhost import link, qemu
-from uxhost import protocol as p
 
 pytestmark = pytest.mark.qemu
 

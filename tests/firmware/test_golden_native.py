@@ -4,7 +4,6 @@ writes into tests/golden/frames.h, runs every case from a fresh device."""
 
 import subprocess
 import tomllib
-from pathlib import Path
 
 import pytest
 from app_build import ROOT, build_app, run_env

@@ -18,10 +18,9 @@ import pytest
 import uxemu
 from uxhost.cli import main
 from uxhost.config import ModelConfig
-from uxhost.dump import JOURNAL_SUFFIX, load_dump, save_dump
+from uxhost.dump import JOURNAL_SUFFIX, Dump, load_dump, save_dump
 from uxhost.validate import reference_dump
 
-from cli_run import run_cli
 from peers import ReferenceDevice
 
 ERROR_LINE = re.compile(r"^uxhost [a-z]+: error: \S.*$")
@@ -62,7 +61,7 @@ def trace_csv(tmp_path, lg_trace):
     return path
 
 
-def good_dump(trace) -> "Dump":
+def good_dump(trace) -> Dump:
     return reference_dump(ModelConfig("lg", (0.95, 0.5, 1.0), 4, "refined", "kernel", "gaussian", 0.0, 2.0,
                                       system_id=uxemu.systems.spec("lg").id), trace)
 

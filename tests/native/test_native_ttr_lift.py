@@ -8,7 +8,7 @@ import uxemu as ux
 from uxemu import _ttr
 from uxemu.lift import DependencyError
 from uxemu.native import NativeDependencyError
-from agree import NATIVE, assert_agree, assert_same_value
+from agree import NATIVE, assert_same_value
 
 CASES = 200
 

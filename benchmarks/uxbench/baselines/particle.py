@@ -62,6 +62,7 @@ def bootstrap_filter(model: StateSpaceModel, trace, n_particles: int, rng: np.ra
     mean, var, ess = np.empty(T), np.empty(T), np.empty(T)
     fallback = np.zeros(T, dtype=bool)
     x = np.asarray(prior_law.sample(rng, N), dtype=np.float64)
+    w = np.full(N, 1.0 / N)  # step 0 weighs the prior's draws; every later step resamples by its weights
     for i in range(T):
         if i > 0:
             x = model.sample_transition(x[scheme(w, rng)], int(trace.k[i]), float(trace.u[i]), rng)
