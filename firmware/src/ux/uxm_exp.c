@@ -42,6 +42,41 @@ static float expm1_tailf(float r)
     return (r * r) * p;
 }
 
+/* e^(hi − lo) − 1 − (hi − lo), from the rounded r = hi − lo: the tail at r plus its slope (≈ r) times r's
+ * rounding error c, which would otherwise cost up to a third of an ulp of expm1 near |r| = ln2/2. */
+static double tail(double hi, double lo)
+{
+    double r = hi - lo, c = (hi - r) - lo;
+    return expm1_tail(r) + c * r;
+}
+
+static float tailf(float hi, float lo)
+{
+    float r = hi - lo, c = (hi - r) - lo;
+    return expm1_tailf(r) + c * r;
+}
+
+/* 2^k·(1 + v) for a result below the normals (2^k·(1 + v) < 2^-1022), rounded once: forming 1 + v first and
+ * then scaling would round twice. y = 2^(k+1022)·(1 + v) < 1 is kept as y + e exactly; adding 1 rounds it on
+ * the grid of 2^-52, which 2^-1022 maps onto the subnormals' own; removing the 1 and scaling are exact. */
+static double subnormal(double v, int k)
+{
+    double s = uxm_pow2(k + 1022), sv = s * v;
+    double y = s + sv, e = (s - y) + sv;
+    double one = 1.0 + y;
+    e = ((1.0 - one) + y) + e;
+    return ((one + e) - 1.0) * 0x1p-1022;
+}
+
+static float subnormalf(float v, int k)
+{
+    float s = uxm_pow2f(k + 126), sv = s * v;
+    float y = s + sv, e = (s - y) + sv;
+    float one = 1.0f + y;
+    e = ((1.0f - one) + y) + e;
+    return ((one + e) - 1.0f) * 0x1p-126f;
+}
+
 double uxm_exp(double x)
 {
     if (x != x)
@@ -52,8 +87,8 @@ double uxm_exp(double x)
         return 0.0; /* e^x < 2^-1076: rounds to 0 */
     double kd = uxm_round(x * INV_LN2);
     double hi = x - kd * LN2_HI, lo = kd * LN2_LO; /* hi exact (Sterbenz) */
-    double p = expm1_tail(hi - lo);
-    return uxm_scale(1.0 + (hi + (p - lo)), (int)kd);
+    double v = hi + (tail(hi, lo) - lo);
+    return kd < -1022.0 || (kd == -1022.0 && v < 0.0) ? subnormal(v, (int)kd) : uxm_scale(1.0 + v, (int)kd);
 }
 
 float uxm_expf(float x)
@@ -66,8 +101,8 @@ float uxm_expf(float x)
         return 0.0f;
     float kd = uxm_roundf(x * INV_LN2F);
     float hi = x - kd * LN2_HIF, lo = kd * LN2_LOF;
-    float p = expm1_tailf(hi - lo);
-    return uxm_scalef(1.0f + (hi + (p - lo)), (int)kd);
+    float v = hi + (tailf(hi, lo) - lo);
+    return kd < -126.0f || (kd == -126.0f && v < 0.0f) ? subnormalf(v, (int)kd) : uxm_scalef(1.0f + v, (int)kd);
 }
 
 /* 2^k·(1 + hi + (p − lo)) − 1 for k ≥ −53 (float −24): 1 − 2^-k is exact up to k = 53 (24) and taken as
@@ -108,7 +143,7 @@ double uxm_expm1(double x)
     double kd = uxm_round(x * INV_LN2);
     int k = (int)kd;
     double hi = x - kd * LN2_HI, lo = kd * LN2_LO;
-    double p = expm1_tail(hi - lo);
+    double p = tail(hi, lo);
     if (k == 0)
         return x + p;
     if (k < -53) /* the result is −1 + e^x, e^x < 2^-53: the rounding of the first sum hardly matters */
@@ -129,7 +164,7 @@ float uxm_expm1f(float x)
     float kd = uxm_roundf(x * INV_LN2F);
     int k = (int)kd;
     float hi = x - kd * LN2_HIF, lo = kd * LN2_LOF;
-    float p = expm1_tailf(hi - lo);
+    float p = tailf(hi, lo);
     if (k == 0)
         return x + p;
     if (k < -24)
