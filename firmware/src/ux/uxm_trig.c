@@ -67,9 +67,40 @@ static float kcosf(float y0, float y1)
     return w + (((1.0f - w) - h) + ((z * z) * q - y0 * y1));
 }
 
+/* π/2 = PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4 + O(2^-157): the first three have at most 33 significant bits, so
+ * k·PIO2_i is exact for |k| < 2^20. */
+static const double PIO2_1 = 0x1.921fb544p0, PIO2_2 = 0x1.0b4611a6p-34, PIO2_3 = 0x1.3198a2ep-69,
+                    PIO2_4 = 0x1.b839a252049c1p-104, TWO_OVER_PI = 0x1.45f306dc9c883p-1;
+#define MEDIUM 0x1p19 /* |x| below it: k < 2^19 */
+
+/* s + e = a + b exactly (Knuth's two-sum). */
+static double two_sum(double a, double b, double *e)
+{
+    double s = a + b, bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+/* The reduction of reduce() for π/4 < |x| < MEDIUM, in doubles (Cody and Waite's, with the differences
+ * carried exactly): x − k·PIO2_1 is exact, the next two pieces are subtracted with two-sums, and what is
+ * left (rounding errors and k·PIO2_4) is below 2^-100 of |y|, since no double under 2^19 lies nearer a
+ * multiple of π/2 than 2^-60. */
+static int reduce_medium(double x, double *y0, double *y1)
+{
+    double kd = uxm_round(x * TWO_OVER_PI);
+    double a = x - kd * PIO2_1, e1, e2;
+    double s1 = two_sum(a, -(kd * PIO2_2), &e1);
+    double s2 = two_sum(s1, -(kd * PIO2_3), &e2);
+    double t = (e1 + e2) - kd * PIO2_4;
+    *y0 = two_sum(s2, t, y1);
+    return (int)((long)kd & 3);
+}
+
 /* x = n·π/2 + y0 + y1 for a finite |x| > π/4; returns n mod 4. */
 static int reduce(double x, double *y0, double *y1)
 {
+    if (x > -MEDIUM && x < MEDIUM)
+        return reduce_medium(x, y0, y1);
     uint64_t u = uxm_bits(x), mant[2];
     int e = (int)((u >> 52) & 0x7ff) - 1075, exp2, neg;
     int n = uxm_reduce_pio2((u & 0x000fffffffffffffu) | 0x0010000000000000u, e, mant, &exp2, &neg);
