@@ -11,39 +11,41 @@
 #include "ux/bayes.h"
 #include "ux/config.h"
 #include "ux/law.h"
+#include "ux/uxm.h"
 #include "ux/value.h"
 #include "ux/workspace.h"
 
 /* Literals in the working precision, so the float build never drags in soft double arithmetic. */
 #define UX_R(c) ((ux_real)(c))
 
+/* exp, expm1, log, log1p, sin and cos are the core's own (ux/uxm.h): the same bits on every target. */
 #ifdef UX_REAL_FLOAT
-#define UX_EXP expf
-#define UX_EXPM1 expm1f
-#define UX_LOG logf
-#define UX_LOG1P log1pf
+#define UX_EXP uxm_expf
+#define UX_EXPM1 uxm_expm1f
+#define UX_LOG uxm_logf
+#define UX_LOG1P uxm_log1pf
 #define UX_SQRT sqrtf
 #define UX_ERFC erfcf
 #define UX_LGAMMA lgammaf
 #define UX_POW powf
-#define UX_SIN sinf
-#define UX_COS cosf
+#define UX_SIN uxm_sinf
+#define UX_COS uxm_cosf
 #define UX_FABS fabsf
 #define UX_EPS 1.1920928955078125e-07f
 #define UX_NORMAL_MIN FLT_MIN
 #define UX_REAL_MAX FLT_MAX
 #define UX_LINEAR_MIN 0x1p-90f /* see UX_LINEAR_MIN below */
 #else
-#define UX_EXP exp
-#define UX_EXPM1 expm1
-#define UX_LOG log
-#define UX_LOG1P log1p
+#define UX_EXP uxm_exp
+#define UX_EXPM1 uxm_expm1
+#define UX_LOG uxm_log
+#define UX_LOG1P uxm_log1p
 #define UX_SQRT sqrt
 #define UX_ERFC erfc
 #define UX_LGAMMA lgamma
 #define UX_POW pow
-#define UX_SIN sin
-#define UX_COS cos
+#define UX_SIN uxm_sin
+#define UX_COS uxm_cos
 #define UX_FABS fabs
 #define UX_EPS 2.220446049250313e-16
 #define UX_NORMAL_MIN DBL_MIN /* the smallest normal real */
