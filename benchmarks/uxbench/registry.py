@@ -4,7 +4,7 @@ from pathlib import Path
 
 # regimes last: its quick size adds well under a minute to `make bench`, its full size a few minutes to
 # `make bench-full` (native core), so both keep it rather than leave it to be run by hand.
-BENCHMARKS = ("filtering", "propagation", "inference", "regimes")
+BENCHMARKS = ("filtering", "propagation", "inference", "regimes", "uxm")
 
 
 def load(name: str):
