@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "internal.h"
 #include "ux/uxm.h"
 #include "uxm_points.h"
 
@@ -63,8 +64,16 @@ static void test_large_arguments(void)
     CHECK(fabsf(uxm_sinf(0x1p100f) - -0.8721836f) <= 6e-8f);
 }
 
+/* The core's constants log 2 and log 2π are UX_LOG's own values, in the build's precision. */
+static void test_log_constants_are_ux_log(void)
+{
+    ux_real two = UX_R(2.0), two_pi = UX_R(2.0) * UX_PI;
+    CHECK(UX_LOG_2 == UX_LOG(two) && UX_LOG_2PI == UX_LOG(two_pi));
+}
+
 void suite_uxm(void)
 {
+    RUN(test_log_constants_are_ux_log);
     RUN(test_double_within_one_ulp_of_correctly_rounded);
     RUN(test_float_within_one_ulp_of_correctly_rounded);
     RUN(test_special_arguments);

@@ -69,14 +69,24 @@ static inline int ux_finite(ux_real v) { return isfinite(v); }
 #define UX_ALWAYS_INLINE inline
 #endif
 
+/* log 2 and log 2π as UX_LOG computes them (firmware/tests/test_uxm.c checks it): a C library's log of a
+ * constant is folded at compile time, the core's own would be called at every point. */
+#ifdef UX_REAL_FLOAT
+#define UX_LOG_2 0x1.62e430p-1f
+#define UX_LOG_2PI 0x1.d67f1cp+0f
+#else
+#define UX_LOG_2 0x1.62e42fefa39efp-1
+#define UX_LOG_2PI 0x1.d67f1c864beb4p+0
+#endif
+
 /* ux_std_logpdf, inline for the likelihood loops that call it once per point. */
 static inline ux_real ux_std_logpdf_inline(ux_law_kind family, ux_real t)
 {
     switch (family) {
     case UX_LAW_GAUSSIAN:
-        return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG(UX_R(2.0) * UX_PI); /* a constant: log √(2π) */
+        return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG_2PI; /* a constant: log √(2π) */
     case UX_LAW_LAPLACE:
-        return -UX_FABS(t) - UX_LOG(UX_R(2.0));
+        return -UX_FABS(t) - UX_LOG_2;
     case UX_LAW_UNIFORM:
         return (t >= UX_R(-0.5) && t <= UX_R(0.5)) ? UX_R(0.0) : -UX_INF;
     default:
