@@ -8,7 +8,7 @@ BUILD  := build
 # Every board folder with a board.mk (the same rule uxhost.qemu.all_boards() applies).
 BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
-.PHONY: all deps venv generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware fuzz pio clean
+.PHONY: all deps venv uxm-lib generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware fuzz pio clean
 
 all: native firmware
 
@@ -27,8 +27,13 @@ venv: $(VENV)/.stamp
 # Generated files (C headers, Python tables, doc tables) from their one hand-written source each.
 # Checked in; regenerated here when a source changed, and a test fails when they drift apart. The venv's
 # python, because the standard quantization table comes from the reference (numpy, scipy).
-generate: venv
+generate: venv uxm-lib
 	cd scripts && $(abspath $(VPY)) -m codegen
+
+# The core's elementary functions alone (firmware/include/ux/uxm.h): the reference computes exp, log, sin…
+# with them, so the generator needs them before the core itself can be built from its output.
+uxm-lib:
+	$(MAKE) -C firmware uxm BUILD=$(abspath $(BUILD))/native
 
 # Host build of the C core as a shared library (the native engine used by tests and benchmarks).
 native: generate
@@ -49,8 +54,8 @@ firmware: deps generate
 test: deps venv native bench-lib ctest firmware
 	bash scripts/run-pytest.sh $(VPY) -m pytest -q
 
-# Pure-Python tests only (no C toolchain, no QEMU): quick inner loop while editing the reference.
-test-fast: venv
+# The reference's tests only (no QEMU; the C compiler builds just the elementary functions): quick inner loop while editing the reference.
+test-fast: venv uxm-lib
 	bash scripts/run-pytest.sh $(VPY) -m pytest -q tests/emulator
 
 demo: deps venv native firmware

@@ -27,7 +27,7 @@ from setuptools.command.editable_wheel import editable_wheel as _editable_wheel
 
 ROOT = Path(__file__).resolve().parent
 FIRMWARE = ROOT / "firmware"
-LIBRARIES = ("libux.so", "libux_float.so")
+LIBRARIES = ("libux.so", "libux_float.so", "libuxm.so")
 NATIVE_DIR = ("uxemu", "_native")  # inside the package; uxemu.native.PACKAGED_DIR
 CORE_MANIFEST = ROOT / "library.json"
 DEV_PACKAGES = ("benchmarks", "uxbench")  # (folder, package): mapped by an editable install only

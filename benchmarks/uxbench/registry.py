@@ -14,7 +14,7 @@ from pathlib import Path
 # regimes last: its quick size adds well under a minute to `make bench`, its full size a few minutes to
 # `make bench-full` (native core), so both keep it rather than leave it to be run by hand.
 DEFAULT = ("filtering", "propagation", "inference", "regimes")
-SWEEPS = DEFAULT + ("joint_filtering",)
+SWEEPS = DEFAULT + ("joint_filtering", "uxm")
 STUDIES = ("evidence", "stderr_calibration", "joint_loglik", "native_vs_reference", "pf_tuned", "ab_cost",
            "fit_starts", "firmware_costs", "stack_highwater", "link", "soak")
 NAMES = SWEEPS + STUDIES

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import libm
+
 from .bayes import log_family
 
 # ux/filter_density.c NODE_RUN: a run's first term and its first ratio are exponentials, the rest products.
@@ -17,7 +19,7 @@ def mixture_on_nodes(components, lo: float, h: float, intervals: int) -> np.ndar
     g(0)), v = (t_k − c_i)/σ_i, summed in component order."""
     c, w, sc = components
     with np.errstate(divide="ignore"):
-        amp = np.exp((np.log(w) - np.log(sc)) + float(log_family("gaussian", 0.0)))
+        amp = libm.exp((libm.log(w) - libm.log(sc)) + float(log_family("gaussian", 0.0)))
     s = np.zeros(intervals + 1)
     for i in range(c.size):
         r = (float(c[i]) - lo) / h
@@ -34,17 +36,17 @@ def _run_terms(ks: np.ndarray, away: float, lo: float, h: float, c: float, sigma
     """One component's terms at the nodes ks (outward from its centre), runs of NODE_RUN restarted with
     exponentials (ux/filter_density.c add_component_run)."""
     d = h / sigma
-    q = np.exp(-(d * d))
+    q = libm.exp(-(d * d))
     runs = -(-ks.size // NODE_RUN)
     starts = ks[::NODE_RUN].astype(np.float64)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         v = ((lo + starts * h) - c) / sigma
         ratios = np.empty((runs, NODE_RUN))
-        ratios[:, 0] = np.exp(-((away * v) * d + (0.5 * d) * d))
+        ratios[:, 0] = libm.exp(-((away * v) * d + (0.5 * d) * d))
         ratios[:, 1:] = q
         ratios = np.cumprod(ratios, axis=1)
         terms = np.empty((runs, NODE_RUN))
-        terms[:, 0] = amp * np.exp((-0.5 * v) * v)
+        terms[:, 0] = amp * libm.exp((-0.5 * v) * v)
         terms[:, 1:] = ratios[:, :-1]
         terms = np.cumprod(terms, axis=1)
     return terms.ravel()[:ks.size]

@@ -7,13 +7,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _density, _ttr
+from . import _density, _ttr, libm
 from .facts import Status
 from .lift import outer_product
 from .value import Value, normalise
 
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-_LOG2 = math.log(2.0)
+_LOG_SQRT_2PI = 0.5 * libm.log(2.0 * math.pi)
+_LOG2 = libm.log(2.0)
 
 
 def log_family(family: str, t: np.ndarray) -> np.ndarray:
@@ -43,8 +43,8 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
     finite = np.isfinite(top)
     safe = np.where(finite, top, 0.0)
     with np.errstate(invalid="ignore"):
-        s = np.cumsum(np.exp(a - safe[:, None]), axis=1)[:, -1]
-        out = safe + np.log(s)
+        s = np.cumsum(libm.exp(a - safe[:, None]), axis=1)[:, -1]
+        out = safe + libm.log(s)
     return np.where(finite, out, -np.inf)
 
 
@@ -76,10 +76,10 @@ class KernelLikelihood:
     def log_likelihood(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
         """(N hypotheses, K evidence atoms) matrix of log p(z_k | x_i)."""
         loc, scale, nu = self._atoms(x)
-        log_nu = np.log(nu)[None, :]
+        log_nu = libm.log(nu)[None, :]
         out = np.empty((x.size, z.size))
         with np.errstate(all="ignore"):
-            log_scale = np.log(scale)
+            log_scale = libm.log(scale)
             for k, zk in enumerate(z):
                 g = log_family(self.family, (zk - loc) / scale)
                 if not self.inner:
@@ -88,9 +88,9 @@ class KernelLikelihood:
                 # With inner noise the sum over its atoms is taken in the linear domain, (ν_j·e^g)/scale summed
                 # in j order, wherever it is at least LINEAR_MIN and finite (docs/semantics.md, as ux/bayes.c);
                 # the log-domain sum only for the rows where it is not.
-                linear = np.cumsum(nu[None, :] * np.exp(g) / scale, axis=1)[:, -1]
+                linear = np.cumsum(nu[None, :] * libm.exp(g) / scale, axis=1)[:, -1]
                 tails = ~((linear >= LINEAR_MIN) & np.isfinite(linear))
-                out[:, k] = np.log(linear)
+                out[:, k] = libm.log(linear)
                 if tails.any():
                     out[tails, k] = logsumexp_rows((log_nu + g - log_scale)[tails])
         return out
@@ -155,7 +155,7 @@ class KernelLikelihood:
             # V − K·Cov for a line, without its cancellation when K·Cov ≈ V (a prior far wider than the noise)
             return LinearUpdate(shift=float(gain * nu), var=float(np.float64(var) * (noise / s)),
                                 ratio=float(nu * nu / s),
-                                log_evidence=float(log_family("gaussian", nu / sd) - np.log(sd)),
+                                log_evidence=float(log_family("gaussian", nu / sd) - libm.log(sd)),
                                 loc_var=float(loc_var), residual=float(residual), noise=float(noise),
                                 bimodality=float((m3 * m3 / (m2 * m2 * m2) + 1.0) / (m4 / (m2 * m2))),
                                 same_scale=bool((scale == scale[0]).all()))
@@ -166,7 +166,7 @@ class KernelLikelihood:
         (ν = 1 multiplies exactly); NaN read as 0."""
         loc, scale, nu = self._atoms(x)
         with np.errstate(all="ignore"):
-            p = np.cumsum(nu[None, :] * np.exp(log_family(self.family, (z - loc) / scale)) / scale, axis=1)[:, -1]
+            p = np.cumsum(nu[None, :] * libm.exp(log_family(self.family, (z - loc) / scale)) / scale, axis=1)[:, -1]
         return np.where(np.isnan(p), 0.0, p)
 
 
@@ -204,7 +204,7 @@ class SamplerLikelihood:
                     Wc = Wc / np.cumsum(Wc, axis=1)[:, -1:]
                     dens[sel] = _density.pdf_rows(Xc, Wc, z)
             with np.errstate(divide="ignore"):
-                out[lo : lo + rows] = np.log(dens)
+                out[lo : lo + rows] = libm.log(dens)
         return out
 
 
@@ -297,17 +297,17 @@ def bayes_laplace(prior, likelihood, evidence, m: int = 1, eta: int | None = Non
         top = float(p.max())
         if top >= LINEAR_MIN and math.isfinite(top):
             wp = w * (p / top)
-            log_evidence = math.log(top) + math.log(_ttr.sequential_sum(wp)) - math.log(_ttr.sequential_sum(w))
+            log_evidence = libm.log(top) + libm.log(_ttr.sequential_sum(wp)) - libm.log(_ttr.sequential_sum(w))
             with np.errstate(divide="ignore"):
-                ell = np.log(p)
+                ell = libm.log(p)
             return _posterior(x, wp, eta, n, ell, log_evidence)
     ell = log_likelihood_sum(likelihood, x, z, om, m)
     top = float(ell.max())
     if not np.isfinite(top):  # −∞: every likelihood zero; +∞ cannot be weighed either
         return BayesResult(reduce_prior(x, w, eta), Status.FALLBACK, ell, top)
-    wp = w * np.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
+    wp = w * libm.exp(ell - top)  # the best hypothesis keeps its prior weight: they cannot all underflow
     # log p(z) = log Σ w_i·exp(ℓ_i) − log Σ w_i, the same max subtracted; sums sequential, as in C.
-    log_evidence = top + math.log(_ttr.sequential_sum(wp)) - math.log(_ttr.sequential_sum(w))
+    log_evidence = top + libm.log(_ttr.sequential_sum(wp)) - libm.log(_ttr.sequential_sum(w))
     return _posterior(x, wp, eta, n, ell, log_evidence)
 
 

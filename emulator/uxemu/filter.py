@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _ttr, facts
+from . import _ttr, facts, libm
 from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._density import bin_spreads
@@ -179,7 +179,7 @@ class FilterDensity:
         s = mixture_on_nodes(self.components, lo, h, DENSITY_INTERVALS)
         linear = (s >= LINEAR_MIN) & np.isfinite(s)
         base = np.empty_like(s)
-        base[linear] = np.log(s[linear])
+        base[linear] = libm.log(s[linear])
         base[~linear] = self._log_base(t[~linear])
         return t, h, self._plus_likelihood(base, t)
 
@@ -187,11 +187,11 @@ class FilterDensity:
         if self.form == "mixture":
             c, w, sc = self.components
             with np.errstate(divide="ignore", invalid="ignore"):
-                lw = np.log(w) - np.log(sc)  # log w_i − log σ_i, as ux/filter.c keeps it
+                lw = libm.log(w) - libm.log(sc)  # log w_i − log σ_i, as ux/filter.c keeps it
                 a = lw[None, :] + log_family("gaussian", (tt[:, None] - c[None, :]) / sc[None, :])
             return logsumexp_rows(a)
         loc, scale = self.prior.location_scale()
-        return log_family(self._prior_family, (tt - loc) / scale) - math.log(scale)
+        return log_family(self._prior_family, (tt - loc) / scale) - libm.log(scale)
 
     def _plus_likelihood(self, base: np.ndarray, tt: np.ndarray) -> np.ndarray:
         if self.likelihood is None:
@@ -231,11 +231,11 @@ class FilterDensity:
         top = float(u.max())
         if not math.isfinite(top):
             return None
-        e = np.exp(u - top)
+        e = libm.exp(u - top)
         terms = e.copy()
         terms[0], terms[-1] = 0.5 * e[0], 0.5 * e[-1]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            out = top + float(np.log(np.cumsum(terms)[-1] * h))
+            out = top + float(libm.log(np.cumsum(terms)[-1] * h))
         return (t, e, out, h) if math.isfinite(out) else None
 
     def resolves(self, lo: float, hi: float) -> bool:
@@ -261,13 +261,13 @@ class FilterDensity:
         tt = np.atleast_1d(np.asarray(t, dtype=np.float64)).ravel()
         if self.form == "bins":
             with np.errstate(divide="ignore"):
-                out = np.log(self.posterior.pdf(tt))
+                out = libm.log(self.posterior.pdf(tt))
         else:
             out = self.log_numerator(tt) - self.log_norm
         return out.reshape(np.shape(t)) if np.ndim(t) else float(out[0])
 
     def pdf(self, t):
-        return np.exp(self.logpdf(t))
+        return libm.exp(self.logpdf(t))
 
 
 @dataclass
@@ -764,7 +764,7 @@ def _bracket(x, u, lo: float, hi: float) -> Bracket | None:
     top = float(u.max())
     if not math.isfinite(top):
         return None
-    e = np.exp(u - top)
+    e = libm.exp(u - top)
     kept = np.flatnonzero(e >= REFOCUS_FLOOR)
     a, b = int(kept[0]), int(kept[-1])
     region = (float(x[a - 1]) if a > 0 else lo, float(x[b + 1]) if b + 1 < x.size else hi)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _ttr
+from . import _ttr, libm
 from .bayes import LINEAR_MIN, Status, log_family
 from .filter import sum_in_order
 from .joint import JointValue, product
@@ -60,7 +60,7 @@ def log_likelihoods(model: JointModel, x: np.ndarray, z: np.ndarray, omega: np.n
         loc, scale = model.loc_scale(x)
         loc = np.broadcast_to(loc, (x.shape[0], model.dim_obs))
         scale = np.broadcast_to(scale, (x.shape[0], model.dim_obs))
-        log_scale = np.log(scale)
+        log_scale = libm.log(scale)
         acc = np.zeros(x.shape[0])
         for k in range(z.shape[0]):
             s = np.zeros(x.shape[0])
@@ -80,7 +80,7 @@ def likelihoods_linear(model: JointModel, x: np.ndarray, z: np.ndarray) -> np.nd
         scale = np.broadcast_to(scale, (x.shape[0], model.dim_obs))
         p = None
         for c in range(model.dim_obs):
-            factor = np.exp(log_family(model.family, (z[c] - loc[:, c]) / scale[:, c])) / scale[:, c]
+            factor = libm.exp(log_family(model.family, (z[c] - loc[:, c]) / scale[:, c])) / scale[:, c]
             p = factor if p is None else p * factor
     return np.where(np.isnan(p), 0.0, p)
 
@@ -102,15 +102,15 @@ def joint_bayes_laplace(model: JointModel, x, w, z, omega=None, m: int = 1, eta:
         if top >= LINEAR_MIN and math.isfinite(top):
             post = w * (p / top)
             mass = _ttr.sequential_sum(post)
-            return reduce_atoms(x, post, eta), Status.OK, math.log(top) + math.log(mass) - math.log(prior_mass)
+            return reduce_atoms(x, post, eta), Status.OK, libm.log(top) + libm.log(mass) - libm.log(prior_mass)
     ell = log_likelihoods(model, x, z, om, m)
     top = float(ell.max())
     if not math.isfinite(top):
         return reduce_atoms(x, w, eta), Status.FALLBACK, top
     with np.errstate(under="ignore"):
-        post = w * np.exp(ell - top)
+        post = w * libm.exp(ell - top)
     mass = _ttr.sequential_sum(post)
-    return reduce_atoms(x, post, eta), Status.OK, top + math.log(mass) - math.log(prior_mass)
+    return reduce_atoms(x, post, eta), Status.OK, top + libm.log(mass) - libm.log(prior_mass)
 
 
 def independent_laws(laws, eta: int) -> JointValue:

@@ -1,7 +1,7 @@
 """The joint systems of the system table ([joint.NAME] in firmware/src/models/systems.toml) and their Python
 twins: the C models' expressions (firmware/src/models/<name>.c) in the same operation order, as row-wise
-numpy functions. sin goes through the C library (`math.sin`), as the C model's does, so the twin and the
-host build agree bit for bit.
+numpy functions. sin is the core's own (uxemu.libm), as the C model's is, so the twin and every build of
+the C model agree bit for bit.
 
     >>> from uxemu import joint_systems
     >>> m = joint_systems.get("pendulum", q=0.2)
@@ -16,18 +16,17 @@ from typing import Callable
 
 import numpy as np
 
+from . import libm
+
 from .bayes import FAMILIES, log_family
 from .laws import Law, Normal
 from .system_table import JOINT_TABLE
 from .systems import PRIOR_LAWS, Param, SystemSpec
 
-_libm_sin = np.frompyfunc(math.sin, 1, 1)
-
 
 def libm_sin(x: np.ndarray) -> np.ndarray:
-    """sin of each element by the C library, as the C model computes it (numpy's own may differ in the
-    last bit)."""
-    return np.asarray(_libm_sin(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    """sin of each element as the C model computes it (the core's own, uxemu.libm)."""
+    return libm.sin(np.asarray(x, dtype=np.float64))
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ class JointModel:
         out = np.zeros(loc.shape[0])
         with np.errstate(all="ignore"):
             for c in range(self.dim_obs):
-                out = out + (log_family(self.family, (z[c] - loc[:, c]) / scale[:, c]) - np.log(scale[:, c]))
+                out = out + (log_family(self.family, (z[c] - loc[:, c]) / scale[:, c]) - libm.log(scale[:, c]))
         return np.where(np.isnan(out), -np.inf, out)
 
     def process_matrix(self, k: int = 0, u: float = 0.0) -> np.ndarray:

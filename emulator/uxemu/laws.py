@@ -19,16 +19,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from . import _ttr
+from . import _ttr, libm
 from .value import Value, normalise
 
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG_SQRT_2PI = 0.5 * libm.log(2.0 * math.pi)
 
 
 def _phi(t: float) -> float:
-    return 0.0 if math.isinf(t) else _INV_SQRT_2PI * math.exp(-0.5 * t * t)
+    return 0.0 if math.isinf(t) else _INV_SQRT_2PI * libm.exp(-0.5 * t * t)
 
 
 def _Phi(t: float) -> float:
@@ -117,7 +117,7 @@ class Law:
         return np.vectorize(self.cdf1, otypes=[float])(t)
 
     def pdf(self, t):
-        return np.exp(self.logpdf(t))
+        return libm.exp(self.logpdf(t))
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ class Normal(Law):
 
     def logpdf(self, x):
         t = (np.asarray(x, dtype=float) - self.mu) / self.sigma
-        return -0.5 * t * t - _LOG_SQRT_2PI - math.log(self.sigma)
+        return -0.5 * t * t - _LOG_SQRT_2PI - libm.log(self.sigma)
 
     def quadrature(self, n: int = 32):
         """Gauss–Hermite nodes and weights: exact expectations of polynomials up to degree 2n−1."""
@@ -185,18 +185,18 @@ class Laplace(Law):
 
     def cdf1(self, t):
         z = (t - self.loc) / self.scale
-        return 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
+        return 0.5 * libm.exp(z) if z < 0 else 1.0 - 0.5 * libm.exp(-z)
 
     def sf1(self, t):
         z = (t - self.loc) / self.scale
-        return 1.0 - 0.5 * math.exp(z) if z < 0 else 0.5 * math.exp(-z)
+        return 1.0 - 0.5 * libm.exp(z) if z < 0 else 0.5 * libm.exp(-z)
 
     @staticmethod
     def _H(z: float) -> float:
         """Antiderivative of z·f(z) for the standard law, zero at ±∞."""
         if math.isinf(z):
             return 0.0
-        return 0.5 * math.exp(z) * (z - 1.0) if z < 0 else -0.5 * math.exp(-z) * (z + 1.0)
+        return 0.5 * libm.exp(z) * (z - 1.0) if z < 0 else -0.5 * libm.exp(-z) * (z + 1.0)
 
     def partial(self, a, b):
         za, zb = (a - self.loc) / self.scale, (b - self.loc) / self.scale
@@ -212,7 +212,7 @@ class Laplace(Law):
         return rng.laplace(self.loc, self.scale, size)
 
     def logpdf(self, x):
-        return -np.abs(np.asarray(x, dtype=float) - self.loc) / self.scale - math.log(2.0 * self.scale)
+        return -np.abs(np.asarray(x, dtype=float) - self.loc) / self.scale - libm.log(2.0 * self.scale)
 
     def quadrature(self, n: int = 256):
         """A 256-atom TTR quantization as quadrature rule (cached: laws are immutable)."""
@@ -263,7 +263,7 @@ class Uniform(Law):
     def logpdf(self, x):
         x = np.asarray(x, dtype=float)
         inside = (x >= self.low) & (x <= self.high)
-        return np.where(inside, -math.log(self.high - self.low), -np.inf)
+        return np.where(inside, -libm.log(self.high - self.low), -np.inf)
 
 
 @dataclass(frozen=True)
@@ -278,20 +278,20 @@ class Exponential(Law):
         _check_positive(self.scale, "scale")
 
     def median(self):
-        return math.log(2.0) * self.scale
+        return libm.log(2.0) * self.scale
 
     def location_scale(self):
         return 0.0, self.scale
 
     def cdf1(self, t):
-        return -math.expm1(-t / self.scale) if t > 0 else 0.0
+        return -libm.expm1(-t / self.scale) if t > 0 else 0.0
 
     def sf1(self, t):
-        return math.exp(-t / self.scale) if t > 0 else 1.0
+        return libm.exp(-t / self.scale) if t > 0 else 1.0
 
     def _H(self, t):
         """Antiderivative of t·f(t): −e^{−t/scale}(t + scale), zero at +∞."""
-        return 0.0 if math.isinf(t) else -math.exp(-t / self.scale) * (t + self.scale)
+        return 0.0 if math.isinf(t) else -libm.exp(-t / self.scale) * (t + self.scale)
 
     def partial(self, a, b):
         return self._H(b) - self._H(max(a, 0.0))
@@ -307,7 +307,7 @@ class Exponential(Law):
 
     def logpdf(self, x):
         x = np.asarray(x, dtype=float)
-        return np.where(x >= 0, -x / self.scale - math.log(self.scale), -np.inf)
+        return np.where(x >= 0, -x / self.scale - libm.log(self.scale), -np.inf)
 
 
 @dataclass(frozen=True)
@@ -344,8 +344,8 @@ class StudentT(Law):
 
     def _f(self, z):
         nu = self.df
-        logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * math.log(nu * math.pi)
-        return math.exp(logc - 0.5 * (nu + 1) * math.log1p(z * z / nu))
+        logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * libm.log(nu * math.pi)
+        return libm.exp(logc - 0.5 * (nu + 1) * libm.log1p(z * z / nu))
 
     def _H(self, z):
         """Antiderivative of z·f(z): −(ν + z²)/(ν − 1)·f(z), zero at ±∞."""
@@ -369,8 +369,8 @@ class StudentT(Law):
     def logpdf(self, x):
         z = (np.asarray(x, dtype=float) - self.loc) / self.scale
         nu = self.df
-        logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * math.log(nu * math.pi)
-        return logc - 0.5 * (nu + 1) * np.log1p(z * z / nu) - math.log(self.scale)
+        logc = math.lgamma(0.5 * (nu + 1)) - math.lgamma(0.5 * nu) - 0.5 * libm.log(nu * math.pi)
+        return logc - 0.5 * (nu + 1) * libm.log1p(z * z / nu) - libm.log(self.scale)
 
 
 @dataclass(frozen=True)
@@ -389,10 +389,10 @@ class LogNormal(Law):
     def _z(self, t):
         if t <= 0:
             return -math.inf
-        return (math.log(t) - self.mu) / self.sigma
+        return (libm.log(t) - self.mu) / self.sigma
 
     def median(self):
-        return math.exp(self.mu)
+        return libm.exp(self.mu)
 
     def cdf1(self, t):
         return _Phi(self._z(t))
@@ -402,16 +402,16 @@ class LogNormal(Law):
 
     def partial(self, a, b):
         za, zb = self._z(a), self._z(b)
-        scale = math.exp(self.mu + 0.5 * self.sigma**2)
+        scale = libm.exp(self.mu + 0.5 * self.sigma**2)
         if za < 0:
             return scale * (_Phi(zb - self.sigma) - _Phi(za - self.sigma))
         return scale * (_Q(za - self.sigma) - _Q(zb - self.sigma))
 
     def mean(self):
-        return math.exp(self.mu + 0.5 * self.sigma**2)
+        return libm.exp(self.mu + 0.5 * self.sigma**2)
 
     def var(self):
-        return (math.exp(self.sigma**2) - 1.0) * math.exp(2 * self.mu + self.sigma**2)
+        return (libm.exp(self.sigma**2) - 1.0) * libm.exp(2 * self.mu + self.sigma**2)
 
     def sample(self, rng, size=None):
         return rng.lognormal(self.mu, self.sigma, size)
@@ -419,8 +419,8 @@ class LogNormal(Law):
     def logpdf(self, x):
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            lx = np.log(x)
-            out = -0.5 * ((lx - self.mu) / self.sigma) ** 2 - lx - _LOG_SQRT_2PI - math.log(self.sigma)
+            lx = libm.log(x)
+            out = -0.5 * ((lx - self.mu) / self.sigma) ** 2 - lx - _LOG_SQRT_2PI - libm.log(self.sigma)
         return np.where(x > 0, out, -np.inf)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ttr
+from . import _ttr, libm
 from .value import Value, normalise
 
 
@@ -98,10 +98,10 @@ def _unary(fn):
     return op
 
 
-exp = _unary(np.exp)
-log = _unary(np.log)
-sin = _unary(np.sin)
-cos = _unary(np.cos)
+exp = _unary(libm.exp)
+log = _unary(libm.log)
+sin = _unary(libm.sin)
+cos = _unary(libm.cos)
 sqrt = _unary(np.sqrt)
 
 

@@ -13,6 +13,8 @@ from typing import Callable
 
 import numpy as np
 
+from . import libm
+
 from .bayes import FAMILIES, KernelLikelihood, SamplerLikelihood, log_family, logsumexp_rows
 from .laws import Law
 
@@ -74,7 +76,7 @@ class StateSpaceModel:
         if not self.kernel.inner:
             loc, scale = self.kernel.loc_scale(flat)
             with np.errstate(all="ignore"):
-                out = log_family(self.kernel.family, (z - loc) / scale) - np.log(scale)
+                out = log_family(self.kernel.family, (z - loc) / scale) - libm.log(scale)
             return np.broadcast_to(out, flat.shape).reshape(x.shape)
         nodes = [law.quadrature(quadrature) for law in self.kernel.inner]
         grids = np.meshgrid(*[n[0] for n in nodes], indexing="ij")
@@ -85,7 +87,7 @@ class StateSpaceModel:
         pts = [g.ravel()[None, :] for g in grids]
         with np.errstate(all="ignore"):
             loc, scale = self.kernel.loc_scale(flat[:, None], *pts)
-            a = np.log(wts)[None, :] + log_family(self.kernel.family, (z - loc) / scale) - np.log(scale)
+            a = libm.log(wts)[None, :] + log_family(self.kernel.family, (z - loc) / scale) - libm.log(scale)
         return logsumexp_rows(np.broadcast_to(a, (flat.size, wts.size))).reshape(x.shape)
 
     def sample_transition(self, x: np.ndarray, k: int, u: float, rng: np.random.Generator) -> np.ndarray:

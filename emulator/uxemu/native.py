@@ -21,7 +21,6 @@ Everything here mirrors the reference (`uxemu`) so tests and benchmarks can run 
 from __future__ import annotations
 
 import ctypes as C
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,11 +30,10 @@ from . import layouts
 from .facts import ERR_ARG, ERR_DEPENDENT, ERR_DOMAIN, ERR_WORKSPACE, LAW_KINDS, MAX_ARGS, MAX_DIM, MAX_ETA
 from .facts import ERRORS as _ERROR_NAMES
 from .facts import LIKELIHOODS, MODES, Status
+from ._library import PACKAGED_DIR, library_path  # noqa: F401 - PACKAGED_DIR is part of this API
 
 OK, FALLBACK = Status.OK, Status.FALLBACK
 
-PACKAGED_DIR = Path(__file__).resolve().parent / "_native"  # an installed package's build of the core
-_REPO = Path(__file__).resolve().parents[2]
 
 
 class NativeError(RuntimeError):
@@ -88,18 +86,6 @@ def layout_mismatches(lib, mirrors: dict[str, type]) -> list[str]:
                 problems.append(f"{name}.{field} is at {offset.value} ({size.value} bytes) in C, "
                                 f"at {mine.offset} ({mine.size} bytes) here")
     return problems
-
-
-def library_path(float_build: bool = False) -> Path:
-    """The library load() opens: $UX_NATIVE_LIB (…_FLOAT), else the package's, else the checkout's."""
-    env = os.environ.get("UX_NATIVE_LIB_FLOAT" if float_build else "UX_NATIVE_LIB")
-    if env:
-        return Path(env)
-    name = "libux_float.so" if float_build else "libux.so"
-    packaged = PACKAGED_DIR / name
-    if packaged.exists():
-        return packaged
-    return _REPO / "build" / "native" / name
 
 
 def available(float_build: bool = False) -> bool:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import libm
+
 from .laws import Laplace, Normal
 from .model import Kernel, Sampler, StateSpaceModel
 from .system_table import TABLE
@@ -88,8 +90,8 @@ def _sv(phi, c, sigma_eta, sigma_eps):
     return dict(
         transition=lambda x, w, k, u: phi * x + drift + w,
         process_noise=Normal(0.0, sigma_eta),
-        sampler=Sampler(lambda x, e: e * np.exp(x / 2.0), (Normal(0.0, sigma_eps),)),
-        kernel=Kernel("gaussian", lambda x: (0.0 * x, sigma_eps * np.exp(x / 2.0))),
+        sampler=Sampler(lambda x, e: e * libm.exp(x / 2.0), (Normal(0.0, sigma_eps),)),
+        kernel=Kernel("gaussian", lambda x: (0.0 * x, sigma_eps * libm.exp(x / 2.0))),
         additive_noise=True,
     )
 
@@ -97,7 +99,7 @@ def _sv(phi, c, sigma_eta, sigma_eps):
 def _gss(sigma_v, sigma_n):
     """x' = x/2 + 25x/(1 + x²) + 8cos(1.2k) + w;  z = x²/20 + v."""
     return dict(
-        transition=lambda x, w, k, u: x / 2.0 + 25.0 * x / (1.0 + x * x) + 8.0 * np.cos(1.2 * k) + w,
+        transition=lambda x, w, k, u: x / 2.0 + 25.0 * x / (1.0 + x * x) + 8.0 * libm.cos(1.2 * k) + w,
         process_noise=Normal(0.0, sigma_v),
         sampler=Sampler(lambda x, v: x * x / 20.0 + v, (Normal(0.0, sigma_n),)),
         kernel=Kernel("gaussian", lambda x: (x * x / 20.0, sigma_n + 0.0 * x)),
@@ -114,7 +116,7 @@ def _cubic(alpha, beta, c, sigma_v, sigma_m, sigma_base):
         return x + alpha * d - alpha * beta * d * d * d + w
 
     def loc_scale(x, m):
-        g = np.exp(-x) * (1.0 + m)
+        g = libm.exp(-x) * (1.0 + m)
         return g, np.sqrt(sb2 + np.maximum(g, 0.0))
 
     def h(x, m, l):

@@ -63,5 +63,6 @@ void suite_bayes(void);
 void suite_filter(void);
 void suite_joint(void);
 void suite_joint_filter(void);
+void suite_uxm(void);
 
 #endif /* UX_TEST_HARNESS_H */

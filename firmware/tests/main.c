@@ -39,6 +39,7 @@ int main(void)
     suite_filter();
     suite_joint();
     suite_joint_filter();
+    suite_uxm();
     printf("ctest: %d passed, %d failed\n", passed, failed);
     return failed == 0 && passed > 0 ? 0 : 1;
 }

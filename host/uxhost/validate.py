@@ -75,6 +75,10 @@ DOUBLE_RTOL = 1e-9
 DOUBLE = Policy(dict.fromkeys(("count",) + QUANTITIES, DOUBLE_RTOL), "run")
 FLOAT_RTOL = 1e-3
 FLOAT = Policy({"mean": FLOAT_RTOL, "law": 10 * FLOAT_RTOL}, "step")
+# --exact: the posterior itself (atom count, positions, weights) and the log evidence equal bit for bit to the
+# reference's own run, a float dump's to the host float build's (libux_float.so): every target computes the
+# same bits (docs/semantics.md). The mean and variance follow from the atoms and are reported only.
+EXACT = Policy(dict.fromkeys(("count", "atoms_x", "atoms_w", "log_evidence"), 0.0), "run")
 
 
 def default_policy(header: Header) -> Policy:
@@ -85,10 +89,11 @@ def default_policy(header: Header) -> Policy:
 # The reference
 
 
-def reference_filter(config: ModelConfig, native_lib=None, float_build: bool = False):
+def reference_filter(config: ModelConfig, native_lib=None, float_build: bool = False, host_build: bool = False):
     """The filter that stands for the device: the Python twin, or the host build of the system's C code
-    (`native_lib`, default: uxemu.native's library of the given precision) for a system with no twin."""
-    if config.has_twin():
+    (`native_lib`, default: uxemu.native's library of the given precision) for a system with no twin or
+    when `host_build` asks for it (an exact check of a float build)."""
+    if config.has_twin() and not host_build:
         from uxemu import BayesLaplaceFilter
 
         return BayesLaplaceFilter(config.model(), config.eta, config.mode, config.likelihood,
@@ -134,7 +139,8 @@ class NativeReference:
         return Value(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), self.eta)
 
 
-def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False):
+def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False,
+                         host_build: bool = False):
     """(status, posterior Value, log evidence, variance) per step, exactly as a device is driven: predict on
     all but the first. The variance is the filter's (smooth refined: its binned density's, docs/semantics.md).
 
@@ -144,7 +150,7 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
     from uxemu import Value
     from uxemu.filter import observation
 
-    filt = reference_filter(config, native_lib, float_build)
+    filt = reference_filter(config, native_lib, float_build, host_build)
     if given is not None and isinstance(filt, NativeReference):
         raise DumpError(f"system {config.system} exists only in C: a step-by-step check needs its Python twin; "
                         "use --reference run")
@@ -234,12 +240,17 @@ class Comparison:
         return max((v for q, v in self.max_rel.items() if q in self.policy.tolerance), default=0.0)
 
 
-def compare(dump: Dump, rtol: float | None = None, reference: str | None = None, native_lib=None) -> Comparison:
+def compare(dump: Dump, rtol: float | None = None, reference: str | None = None, native_lib=None,
+            exact: bool = False) -> Comparison:
     """Every step of the dump against the reference; `rtol` and `reference` ('run' or 'step') override
-    the build's policy; `native_lib` is the host build that runs a system with no Python twin."""
+    the build's policy; `native_lib` is the host build that runs a system with no Python twin; `exact`
+    holds the posterior to equality of every bit (EXACT)."""
     if not dump.steps:
         raise DumpError("the dump has no step records: nothing to validate")
-    policy = default_policy(dump.header)
+    if exact and (rtol is not None or reference is not None):
+        raise DumpError("--exact compares every bit of the reference's own run: no --rtol or --reference with it")
+    float_build = dump.header.real_bytes < 8
+    policy = EXACT if exact else default_policy(dump.header)
     if rtol is not None:
         policy = policy.with_rtol(rtol)
     if reference is not None:
@@ -254,8 +265,8 @@ def compare(dump: Dump, rtol: float | None = None, reference: str | None = None,
     if recorded:
         cmp.log_likelihood = cmp.reference_log_likelihood = 0.0
     try:
-        posteriors = reference_posteriors(dump.header.config, k, u, z, given, native_lib,
-                                          float_build=dump.header.real_bytes < 8)
+        posteriors = reference_posteriors(dump.header.config, k, u, z, given, native_lib, float_build=float_build,
+                                          host_build=exact and float_build)
         for rec, (status, ref, log_evidence, var) in zip(dump.steps, posteriors):
             diffs = step_differences(rec, status, ref, log_evidence if recorded else None, var)
             cmp.steps += 1

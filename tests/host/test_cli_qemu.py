@@ -75,6 +75,7 @@ def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     assert code == 0, stdout
     assert "on every step: OK" in stdout and "RMSE" in stdout
     assert "3 step(s) without observation" in stdout
+    assert main(["validate", str(out), "--exact"]) == 0, capsys.readouterr().out  # every bit, on every board
 
 
 @pytest.mark.parametrize("board", ["mps2-an500", "mps2-an386"])
@@ -95,6 +96,7 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
     stdout, _ = capsys.readouterr()
     assert code == 0 and "on every step: OK" in stdout, stdout
     assert "1 update(s) refocused onto the likelihood's region" in stdout, stdout
+    assert main(["validate", str(out), "--exact"]) == 0, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("board", ["mps2-an500", "netduinoplus2"])
@@ -117,6 +119,7 @@ def test_an_outlier_is_flagged_on_the_device(board, tmp_path, capsys):
     stdout, _ = capsys.readouterr()
     assert code == 0 and "on every step: OK" in stdout, stdout
     assert "1 observation(s) failed the innovation gate (status OUTLIER)" in stdout, stdout
+    assert main(["validate", str(out), "--exact"]) == 0, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])

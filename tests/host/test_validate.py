@@ -236,3 +236,41 @@ def test_a_version_1_dump_without_log_evidence_still_validates(dump, tmp_path, c
         s.log_evidence = math.nan  # what reading a version 1 dump gives
     code, out, _ = validate(capsys, tmp_path, old)
     assert code == 0 and "log-likelihood" not in out
+
+
+def test_exact_passes_the_reference_own_dump_and_fails_on_one_ulp(dump, tmp_path, capsys):
+    code, out, _ = validate(capsys, tmp_path, dump, "--exact")
+    assert code == 0 and "every atom, weight and log evidence equal bit for bit on every step: OK" in out
+    s = dump.steps[8]
+    s.atoms_x = (np.nextafter(s.atoms_x[0], np.inf),) + tuple(s.atoms_x[1:])  # one ulp: within 1e-9, not exact
+    assert validate(capsys, tmp_path, dump)[0] == 0
+    code, out, _ = validate(capsys, tmp_path, dump, "--exact")
+    assert code == 1 and f"FAILED: step k={s.k} is the first outside tolerance 0 (atom positions:" in out
+
+
+def test_exact_checks_a_float_dump_against_the_host_float_build(tmp_path, capsys):
+    """A float device's dump is its host float build's bits (libux_float.so), not the double reference's."""
+    from uxemu import native
+
+    cfg = ModelConfig("gss", (3.0, 1.0), 8, "refined", "kernel", "gaussian", 0.0, 5.0)
+    tr = uxemu.simulate_many(uxemu.systems.get("gss"), 1, 10, 4)[0]
+    host = copy.deepcopy(reference_dump(cfg, tr))
+    host.header.real_bytes = 4
+    filt = reference_filter(cfg, float_build=True, host_build=True)
+    assert isinstance(filt.filter, native.NativeFilter)
+    for i, step in enumerate(host.steps):
+        step.status = filt.step(int(tr.k[i]), float(tr.z[i]), float(tr.u[i]), predict=i > 0)
+        post = filt.posterior
+        step.atoms_x, step.atoms_w = tuple(map(float, post.x)), tuple(map(float, post.w))
+        step.log_evidence = float(filt.log_evidence)
+    code, out, _ = validate(capsys, tmp_path, host, "--exact")
+    assert code == 0, out
+    assert validate(capsys, tmp_path, copy.deepcopy(reference_dump(cfg, tr)), "--exact")[0] == 0
+    double_as_float = copy.deepcopy(reference_dump(cfg, tr))
+    double_as_float.header.real_bytes = 4  # double bits claimed by a float build: not the float build's
+    assert validate(capsys, tmp_path, double_as_float, "--exact")[0] == 1
+
+
+def test_exact_refuses_a_tolerance(dump, tmp_path, capsys):
+    code, _, err = validate(capsys, tmp_path, dump, "--exact", "--rtol", "1e-6")
+    assert code == 2 and "--exact" in err

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 # Not part of what `pip install .` builds from: outputs, caches and the venvs.
 NOT_SOURCE = (".git", ".venv", "build", "dist", ".pio", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
               "out")
-LIBRARIES = ("libux.so", "libux_float.so")
+LIBRARIES = ("libux.so", "libux_float.so", "libuxm.so")  # libuxm: the reference's exp, log… (uxemu.libm)
 RUNTIME = ("numpy", "scipy", "matplotlib", "serial", "tqdm")  # pyproject.toml's dependencies, by module
 # Variables that would point the installed package back at the checkout, or pass a parent make's jobs on.
 DROPPED = ("UX_NATIVE_LIB", "UX_NATIVE_LIB_FLOAT", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "MAKEFLAGS", "MFLAGS",
@@ -126,8 +126,9 @@ def test_the_packaged_core_is_the_makefiles_build(work, source, wheel):
 def test_the_installed_package_loads_its_own_core(work, venv):
     out = in_venv(venv, """
 import importlib.util, json, sys
-from uxemu import native
+from uxemu import _library, libm, native
 print(json.dumps({"path": str(native.library_path()), "float": str(native.library_path(True)),
+                  "uxm": str(_library.uxm_library_path()), "exp0": libm.exp(0.0),
                   "available": [native.available(), native.available(True)],
                   "loaded": [str(native.load().path), str(native.load(True).path)],
                   "uxbench": importlib.util.find_spec("uxbench") is not None, "prefix": sys.prefix}))
@@ -139,6 +140,7 @@ print(json.dumps({"path": str(native.library_path()), "float": str(native.librar
     for path, lib in zip((got["path"], got["float"]), LIBRARIES):
         assert Path(path).name == lib and site in Path(path).parents and Path(path).parent.name == "_native"
     assert got["uxbench"] is False
+    assert Path(got["uxm"]).parent == Path(got["path"]).parent and got["exp0"] == 1.0
 
 
 def test_uxhost_version_installed(work, venv):

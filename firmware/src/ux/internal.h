@@ -11,39 +11,41 @@
 #include "ux/bayes.h"
 #include "ux/config.h"
 #include "ux/law.h"
+#include "ux/uxm.h"
 #include "ux/value.h"
 #include "ux/workspace.h"
 
 /* Literals in the working precision, so the float build never drags in soft double arithmetic. */
 #define UX_R(c) ((ux_real)(c))
 
+/* exp, expm1, log, log1p, sin and cos are the core's own (ux/uxm.h): the same bits on every target. */
 #ifdef UX_REAL_FLOAT
-#define UX_EXP expf
-#define UX_EXPM1 expm1f
-#define UX_LOG logf
-#define UX_LOG1P log1pf
+#define UX_EXP uxm_expf
+#define UX_EXPM1 uxm_expm1f
+#define UX_LOG uxm_logf
+#define UX_LOG1P uxm_log1pf
 #define UX_SQRT sqrtf
 #define UX_ERFC erfcf
 #define UX_LGAMMA lgammaf
 #define UX_POW powf
-#define UX_SIN sinf
-#define UX_COS cosf
+#define UX_SIN uxm_sinf
+#define UX_COS uxm_cosf
 #define UX_FABS fabsf
 #define UX_EPS 1.1920928955078125e-07f
 #define UX_NORMAL_MIN FLT_MIN
 #define UX_REAL_MAX FLT_MAX
 #define UX_LINEAR_MIN 0x1p-90f /* see UX_LINEAR_MIN below */
 #else
-#define UX_EXP exp
-#define UX_EXPM1 expm1
-#define UX_LOG log
-#define UX_LOG1P log1p
+#define UX_EXP uxm_exp
+#define UX_EXPM1 uxm_expm1
+#define UX_LOG uxm_log
+#define UX_LOG1P uxm_log1p
 #define UX_SQRT sqrt
 #define UX_ERFC erfc
 #define UX_LGAMMA lgamma
 #define UX_POW pow
-#define UX_SIN sin
-#define UX_COS cos
+#define UX_SIN uxm_sin
+#define UX_COS uxm_cos
 #define UX_FABS fabs
 #define UX_EPS 2.220446049250313e-16
 #define UX_NORMAL_MIN DBL_MIN /* the smallest normal real */
@@ -67,14 +69,24 @@ static inline int ux_finite(ux_real v) { return isfinite(v); }
 #define UX_ALWAYS_INLINE inline
 #endif
 
+/* log 2 and log 2π as UX_LOG computes them (firmware/tests/test_uxm.c checks it): a C library's log of a
+ * constant is folded at compile time, the core's own would be called at every point. */
+#ifdef UX_REAL_FLOAT
+#define UX_LOG_2 0x1.62e430p-1f
+#define UX_LOG_2PI 0x1.d67f1cp+0f
+#else
+#define UX_LOG_2 0x1.62e42fefa39efp-1
+#define UX_LOG_2PI 0x1.d67f1c864beb4p+0
+#endif
+
 /* ux_std_logpdf, inline for the likelihood loops that call it once per point. */
 static inline ux_real ux_std_logpdf_inline(ux_law_kind family, ux_real t)
 {
     switch (family) {
     case UX_LAW_GAUSSIAN:
-        return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG(UX_R(2.0) * UX_PI); /* a constant: log √(2π) */
+        return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG_2PI; /* a constant: log √(2π) */
     case UX_LAW_LAPLACE:
-        return -UX_FABS(t) - UX_LOG(UX_R(2.0));
+        return -UX_FABS(t) - UX_LOG_2;
     case UX_LAW_UNIFORM:
         return (t >= UX_R(-0.5) && t <= UX_R(0.5)) ? UX_R(0.0) : -UX_INF;
     default:

@@ -44,7 +44,7 @@ static ux_real median(const ux_law *l)
     case UX_LAW_UNIFORM:
         return UX_R(0.5) * (l->a + l->b);
     case UX_LAW_EXPONENTIAL:
-        return UX_LOG(UX_R(2.0)) * l->a;
+        return UX_LOG_2 * l->a;
     case UX_LAW_STUDENT_T:
         return l->b;
     case UX_LAW_LOGNORMAL:

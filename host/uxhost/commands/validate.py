@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import InputError
 from ..traces import load_trace
 from .common import positive_float
 
@@ -24,6 +25,9 @@ def register(sub) -> None:
                         help="run: the reference filters the whole trace on its own (default for a double "
                              "build); step: each reference step starts from the device's previous posterior "
                              "(default for a float build, whose long runs drift for rounding reasons)")
+    parser.add_argument("--exact", action="store_true",
+                        help="equality of every bit: the atoms, weights and log evidence of every step equal the "
+                             "reference's own run (a float build: the host float build's, libux_float.so)")
     parser.add_argument("--native-lib", type=Path, metavar="SO",
                         help="host build of the firmware's C code (libux.so), the reference for a system that "
                              "has no Python twin (default: $UX_NATIVE_LIB, else build/native/libux.so)")
@@ -37,6 +41,8 @@ def run(args) -> int:
 
     dump = load_dump(args.dump)
     if joint.is_joint_dump(dump):
+        if args.exact:
+            raise InputError("--exact: a joint dump is validated against its tolerance only")
         return joint.validate(args, dump)
     truth = dump.truth
     if args.trace is not None:
@@ -44,16 +50,16 @@ def run(args) -> int:
         check_trace(dump, trace, args.trace)
         if trace.x is not None:
             truth = trace.x
-    result = report(dump, truth, str(args.dump), args.rtol, args.reference, args.native_lib)
+    result = report(dump, truth, str(args.dump), args.rtol, args.reference, args.native_lib, args.exact)
     return 0 if result.ok else 1
 
 
-def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
+def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None, exact: bool = False):
     """Compares, prints the report on stdout and returns the Comparison."""
     from ..validate import LABELS, QUANTITIES, accuracy, compare
 
     h, cfg = dump.header, dump.header.config
-    cmp = compare(dump, rtol, reference, native_lib)
+    cmp = compare(dump, rtol, reference, native_lib, exact)
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
     print(f"{name}: {len(dump)} steps of {cfg.system}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
           f"({source}, {h.real_bytes}-byte reals)")
@@ -73,7 +79,9 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None):
     for q in QUANTITIES:
         held = "" if q in cmp.policy.tolerance else "   (reported, not held to the tolerance)"
         print(f"    {LABELS[q]:<15} {cmp.max_rel[q]:.3e}  (step k={cmp.worst_k[q]}){held}")
-    if cmp.ok:
+    if cmp.ok and exact:
+        print("  every atom, weight and log evidence equal bit for bit on every step: OK")
+    elif cmp.ok:
         print(f"  within tolerance {cmp.policy.describe()} on every step: OK")
     else:
         k, q, diff, tol = cmp.first_bad
