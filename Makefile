@@ -8,7 +8,7 @@ BUILD  := build
 # Every board folder with a board.mk (the same rule uxhost.qemu.all_boards() applies).
 BOARDS := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
 
-.PHONY: all deps venv uxm-lib generate native bench-lib firmware ctest test test-fast demo bench bench-full bench-firmware fuzz pio clean
+.PHONY: all deps venv uxm-lib generate native bench-lib firmware ctest lint format test test-fast demo bench bench-full bench-firmware fuzz pio clean
 
 all: native firmware
 
@@ -51,7 +51,14 @@ ctest:
 firmware: deps generate
 	@for b in $(BOARDS); do $(MAKE) -C firmware arm BOARD=$$b BUILD=$(abspath $(BUILD))/$$b || exit 1; done
 
-test: deps venv native bench-lib ctest firmware
+# The style every hand-written file keeps (scripts/style.py): ruff over the Python, clang-format over the C.
+lint: deps venv uxm-lib
+	cd scripts && $(abspath $(VPY)) -m style
+
+format: deps venv uxm-lib
+	cd scripts && $(abspath $(VPY)) -m style --fix
+
+test: deps venv lint native bench-lib ctest firmware
 	bash scripts/run-pytest.sh $(VPY) -m pytest -q
 
 # The reference's tests only (no QEMU; the C compiler builds just the elementary functions): quick inner loop while editing the reference.

@@ -12,6 +12,7 @@
 - The wheel is tagged py3-none-<platform>: it holds native libraries, loaded through ctypes, so it is tied
   to the platform but to no Python ABI.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,8 +61,10 @@ class build_native(Command):
         try:
             subprocess.run(command, check=True)
         except (OSError, subprocess.CalledProcessError) as exc:
-            raise SystemExit(f"building the C core failed ({exc}): it needs make and a C compiler "
-                             "(Debian: apt-get install make gcc)") from None
+            raise SystemExit(
+                f"building the C core failed ({exc}): it needs make and a C compiler "
+                "(Debian: apt-get install make gcc)"
+            ) from None
         *libraries, manifest = self._outputs()
         for name, target in zip(LIBRARIES, libraries):
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -102,5 +105,12 @@ class editable_wheel(_editable_wheel):
         super().finalize_options()
 
 
-setup(distclass=Distribution, cmdclass={"build_native": build_native, "build": build, "bdist_wheel": bdist_wheel,
-                "editable_wheel": editable_wheel})
+setup(
+    distclass=Distribution,
+    cmdclass={
+        "build_native": build_native,
+        "build": build,
+        "bdist_wheel": bdist_wheel,
+        "editable_wheel": editable_wheel,
+    },
+)

@@ -81,8 +81,12 @@ static void fuzz_filter(input *in)
     double params[UX_MODEL_MAX_PARAMS];
     ux_law prior;
     const ux_model *model = ux_model_at(take_u8(in) % ux_model_count());
-    ux_filter_config cfg = {model, params, 1u << (take_u8(in) % (UX_MAX_LOG2_ETA + 1)),
-                            (ux_mode)(take_u8(in) % 3), (ux_likelihood)(take_u8(in) % 3), NULL};
+    ux_filter_config cfg = {model,
+                            params,
+                            1u << (take_u8(in) % (UX_MAX_LOG2_ETA + 1)),
+                            (ux_mode)(take_u8(in) % 3),
+                            (ux_likelihood)(take_u8(in) % 3),
+                            NULL};
     ux_workspace ws = {workspace, sizeof workspace};
     unsigned i, steps;
     /* η is capped at 16 (kernel) and 8 (sampler) so that a million inputs run in minutes: a step costs

@@ -24,7 +24,11 @@ uint8_t board_cycle_source = CYCLES_HOST_NS;
 
 void board_init(void) {}
 uint8_t board_getc(void) { return 0u; }
-void board_write(const uint8_t *data, size_t len) { (void)data; (void)len; }
+void board_write(const uint8_t *data, size_t len)
+{
+    (void)data;
+    (void)len;
+}
 void board_cycles_restart(void) {}
 uint64_t board_cycles_read(void) { return 0u; }
 void board_watchdog_start(uint32_t ms) { (void)ms; }

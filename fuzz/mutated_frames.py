@@ -19,6 +19,7 @@ it is an ERROR with a frame-level code (COBS, length, too long, CRC) and seq 0. 
 answer within the timeout has stopped answering: that ends the run as a failure. Afterwards the same
 device must still stream a whole trace whose dump validates (uxhost.validate, as `uxhost validate`).
 """
+
 from __future__ import annotations
 
 import random
@@ -34,8 +35,13 @@ GOLDEN = ROOT / "tests" / "golden" / "frames.toml"
 MUTATIONS = ("flip", "truncate", "insert", "payload")
 # Each request and the answers it may get besides an ERROR (a mutated frame can become any request whose
 # payload happens to parse: a STEP whose type bit flips is a CONFIGURE, answered CONFIGURED).
-ANSWERS = {p.Hello: (p.Info,), p.Describe: (p.System,), p.Configure: (p.Configured,), p.Step: (p.Posterior,),
-           p.Reset: (p.ResetDone,)}
+ANSWERS = {
+    p.Hello: (p.Info,),
+    p.Describe: (p.System,),
+    p.Configure: (p.Configured,),
+    p.Step: (p.Posterior,),
+    p.Reset: (p.ResetDone,),
+}
 FRAME_ERRORS = {p.ErrorCode.CRC, p.ErrorCode.LENGTH, p.ErrorCode.TOO_LONG, p.ErrorCode.COBS}
 
 
@@ -79,7 +85,7 @@ def mutate(wire: bytes, kind: str, rng: random.Random) -> bytes:
     if kind == "flip":
         body[rng.randrange(len(body))] ^= rng.randrange(1, 256)
     elif kind == "truncate":
-        del body[rng.randrange(1, len(body)):]
+        del body[rng.randrange(1, len(body)) :]
     elif kind == "insert":
         at = rng.randrange(len(body) + 1)
         body[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
@@ -91,7 +97,7 @@ def mutate(wire: bytes, kind: str, rng: random.Random) -> bytes:
 def _mutate_decoded(frame: bytearray, rng: random.Random) -> bytes:
     """header ‖ payload changed, with the CRC of the result appended (the length field is kept in step
     with the payload unless it is the length that is changed)."""
-    header, payload = frame[: p.HEADER.size], frame[p.HEADER.size:]
+    header, payload = frame[: p.HEADER.size], frame[p.HEADER.size :]
     what = rng.choice(("flip", "flip", "extreme", "cut", "extend", "header"))
     if what == "flip" and payload:
         for _ in range(rng.randint(1, 3)):
@@ -99,7 +105,7 @@ def _mutate_decoded(frame: bytearray, rng: random.Random) -> bytes:
     elif what == "extreme" and payload:
         payload[rng.randrange(len(payload))] = rng.choice((0x00, 0xFF, 0x7F, 0x80))
     elif what == "cut" and payload:
-        del payload[rng.randrange(len(payload)):]
+        del payload[rng.randrange(len(payload)) :]
     elif what == "extend":
         # now and then past MAX_PAYLOAD: a frame longer than any the device may hold
         n = rng.choice((rng.randint(1, 16), p.MAX_PAYLOAD + 1 - len(payload)))
@@ -128,7 +134,7 @@ def expected_seq(fragment: bytes) -> int | None:
     if not p.HEADER.size + p.CRC.size <= len(raw) <= p.MAX_FRAME:
         return None
     body = raw[: -p.CRC.size]
-    if p.crc32(body) != p.CRC.unpack(raw[-p.CRC.size:])[0]:
+    if p.crc32(body) != p.CRC.unpack(raw[-p.CRC.size :])[0]:
         return None
     return p.HEADER.unpack_from(body)[2]
 
@@ -183,8 +189,9 @@ class Sender:
         try:
             return self.device.read_wire(timeout=self.timeout)
         except link.DeviceTimeout:
-            raise OracleFailure(f"no answer within {self.timeout:g} s to the frame {fragment.hex()}: "
-                                f"the device stopped answering") from None
+            raise OracleFailure(
+                f"no answer within {self.timeout:g} s to the frame {fragment.hex()}: " f"the device stopped answering"
+            ) from None
 
     def _check(self, fragment: bytes, answer: bytes) -> p.Message:
         where = f"answer {answer.hex()} to {fragment.hex()}"
@@ -199,15 +206,19 @@ class Sender:
         seq = expected_seq(fragment)
         if seq is None:
             if not (isinstance(message, p.Error) and message.code in FRAME_ERRORS and frame.seq == 0):
-                raise OracleFailure(f"{where}: a frame the CRC does not vouch for must get a frame-level ERROR "
-                                    f"with seq 0, not {message} with seq {frame.seq}")
+                raise OracleFailure(
+                    f"{where}: a frame the CRC does not vouch for must get a frame-level ERROR "
+                    f"with seq 0, not {message} with seq {frame.seq}"
+                )
         else:
             if frame.seq != seq:
                 raise OracleFailure(f"{where} has seq {frame.seq}, the request's is {seq}")
             asked = _request_type(fragment)
             if not isinstance(message, p.Error) and (asked is None or type(message) not in ANSWERS[asked]):
-                raise OracleFailure(f"{where}: a {type(message).__name__} does not answer "
-                                    f"{asked.__name__ if asked else 'that frame'}")
+                raise OracleFailure(
+                    f"{where}: a {type(message).__name__} does not answer "
+                    f"{asked.__name__ if asked else 'that frame'}"
+                )
         name = message.name if isinstance(message, p.Error) else p.MsgType(frame.type).name
         self.tally.answers[name] = self.tally.answers.get(name, 0) + 1
         return message
@@ -247,7 +258,8 @@ def stream_validates(device: link.Device, dump: Path, steps: int = 50, seed: int
     model = systems.get("gss")
     trace = traces.simulate(model, steps, np.random.default_rng(seed))
     eta = min(8, device.hello().max_eta)
-    config = ModelConfig("gss", tuple(model.params), eta, "refined", "kernel", "gaussian", model.prior.mu,
-                         model.prior.sigma)
+    config = ModelConfig(
+        "gss", tuple(model.params), eta, "refined", "kernel", "gaussian", model.prior.mu, model.prior.sigma
+    )
     stream_trace(device, trace, config, dump, progress=False)
     return compare(load_dump(dump))

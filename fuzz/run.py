@@ -13,6 +13,7 @@ other rewrites its own.
 
     .venv/bin/python fuzz/run.py [--runs N] [--harness frames|core|qemu] [--qemu-frames N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,18 @@ def build(harness: str, cc: str, libfuzzer: bool = True) -> Path:
     exe = BUILD / (harness if libfuzzer else f"{harness}_replay")
     sanitize = "-fsanitize=fuzzer,address,undefined" if libfuzzer else "-fsanitize=address,undefined"
     extra = [] if libfuzzer else [str(HERE / "driver.c")]
-    cmd = [cc, *FLAGS, sanitize, "-fno-sanitize-recover=undefined", *INCLUDES, "-o", str(exe),
-           *SOURCES[harness], *extra, "-lm"]
+    cmd = [
+        cc,
+        *FLAGS,
+        sanitize,
+        "-fno-sanitize-recover=undefined",
+        *INCLUDES,
+        "-o",
+        str(exe),
+        *SOURCES[harness],
+        *extra,
+        "-lm",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"fuzz: building {harness} failed:\n{' '.join(cmd)}\n{proc.stderr}")
@@ -70,10 +81,23 @@ def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int, seed
     shutil.rmtree(artifacts, ignore_errors=True)
     artifacts.mkdir(parents=True)
     t0 = time.time()
-    proc = subprocess.run([str(exe), str(corpus), f"-runs={runs}", f"-max_len={max_len}", "-print_final_stats=1",
-                           f"-artifact_prefix={artifacts}/", "-timeout=30", "-rss_limit_mb=4096",
-                           f"-max_total_time={max_seconds}", f"-seed={seed}"],
-                          capture_output=True, text=True, env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
+    proc = subprocess.run(
+        [
+            str(exe),
+            str(corpus),
+            f"-runs={runs}",
+            f"-max_len={max_len}",
+            "-print_final_stats=1",
+            f"-artifact_prefix={artifacts}/",
+            "-timeout=30",
+            "-rss_limit_mb=4096",
+            f"-max_total_time={max_seconds}",
+            f"-seed={seed}",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"},
+    )
     seconds = time.time() - t0
     log = proc.stderr
     stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", log))
@@ -87,33 +111,51 @@ def run(harness: str, exe: Path, runs: int, max_len: int, max_seconds: int, seed
             shutil.copy(f, keep / f.name)
         (keep / "log.txt").write_text(log)
     why = [line for line in log.splitlines() if line.startswith(f"{harness}_fuzz: ") or "SUMMARY:" in line]
-    return dict(harness=harness, executions=int(stat.get("number_of_executed_units", 0)), seed=seed,
-                why=why[0] if why else "",
-                exec_per_sec=int(stat.get("average_exec_per_sec", 0)),
-                coverage=int(done[-1][1]) if done else None, features=int(done[-1][2]) if done else None,
-                corpus=int(done[-1][3]) if done else None, findings=[f.name for f in found], seconds=seconds,
-                exit=proc.returncode, tail=log.strip().splitlines()[-3:])
+    return dict(
+        harness=harness,
+        executions=int(stat.get("number_of_executed_units", 0)),
+        seed=seed,
+        why=why[0] if why else "",
+        exec_per_sec=int(stat.get("average_exec_per_sec", 0)),
+        coverage=int(done[-1][1]) if done else None,
+        features=int(done[-1][2]) if done else None,
+        corpus=int(done[-1][3]) if done else None,
+        findings=[f.name for f in found],
+        seconds=seconds,
+        exit=proc.returncode,
+        tail=log.strip().splitlines()[-3:],
+    )
 
 
-TABLE_HEAD = ("| harness | what it feeds | executions | exec/s | coverage (edges) | features | corpus | findings | "
-              "time | libFuzzer seed | commit |")
+TABLE_HEAD = (
+    "| harness | what it feeds | executions | exec/s | coverage (edges) | features | corpus | findings | "
+    "time | libFuzzer seed | commit |"
+)
 
 
 def report(results: list[dict], runs: int, cc: str, old: str = "") -> str:
     """The libFuzzer part of the results file: a row per harness run now, and the rows of `old` (the file's
     previous text) for the harnesses not run now."""
     version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
-    lines = ["# Fuzz campaign (`make fuzz`)", "",
-             f"libFuzzer ({version}) with AddressSanitizer and UBSan, {runs:,} executions asked per harness (or a time "
-             f"bound), seeded with fuzz/seeds.py, one harness at a time; {platform.machine()}, {os.cpu_count()} CPUs. "
-             "The oracles' statuses, message types and error codes are docs/protocol.toml's (fuzz/oracle.h). "
-             "A harness stops at its first finding; findings are written to build/fuzz/findings/ only, and a human "
-             "moves one into tests/fuzz/findings/, the set `make test` replays, once the fault is understood.", "",
-             TABLE_HEAD, "|" + "---|" * TABLE_HEAD.count(" | ") + "---|"]
-    what = {"frames": "any byte stream into the firmware's frame decoder and dispatch (answers must be valid frames)",
-            "core": "laws, filter configurations and steps with raw doubles into the core's entry points"}
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    lines = [
+        "# Fuzz campaign (`make fuzz`)",
+        "",
+        f"libFuzzer ({version}) with AddressSanitizer and UBSan, {runs:,} executions asked per harness (or a time "
+        f"bound), seeded with fuzz/seeds.py, one harness at a time; {platform.machine()}, {os.cpu_count()} CPUs. "
+        "The oracles' statuses, message types and error codes are docs/protocol.toml's (fuzz/oracle.h). "
+        "A harness stops at its first finding; findings are written to build/fuzz/findings/ only, and a human "
+        "moves one into tests/fuzz/findings/, the set `make test` replays, once the fault is understood.",
+        "",
+        TABLE_HEAD,
+        "|" + "---|" * TABLE_HEAD.count(" | ") + "---|",
+    ]
+    what = {
+        "frames": "any byte stream into the firmware's frame decoder and dispatch (answers must be valid frames)",
+        "core": "laws, filter configurations and steps with raw doubles into the core's entry points",
+    }
     rows, notes = {}, {}
     for line in old.splitlines():  # rows (and notes) of harnesses not run now, if the table has today's columns
         cells = line.split(" | ")
@@ -126,12 +168,16 @@ def report(results: list[dict], runs: int, cc: str, old: str = "") -> str:
     for r in results:
         short = " (time bound)" if r["executions"] < runs and not r["findings"] else ""
         found = f"{len(r['findings'])}" + (f" ({', '.join(r['findings'])}; see below)" if r["findings"] else "")
-        rows[r["harness"]] = (f"| {r['harness']} | {what[r['harness']]} | {r['executions']:,}{short} | "
-                              f"{r['exec_per_sec']:,} | {r['coverage']} | {r['features']} | {r['corpus']} | {found} | "
-                              f"{r['seconds']:.0f} s | {r['seed']} | {commit} |")
+        rows[r["harness"]] = (
+            f"| {r['harness']} | {what[r['harness']]} | {r['executions']:,}{short} | "
+            f"{r['exec_per_sec']:,} | {r['coverage']} | {r['features']} | {r['corpus']} | {found} | "
+            f"{r['seconds']:.0f} s | {r['seed']} | {commit} |"
+        )
         if r["findings"]:
-            notes[r["harness"]] = (f"- {r['harness']}: stopped at {r['executions']:,} executions on "
-                                   f"{', '.join(r['findings'])}: `{r['why']}`")
+            notes[r["harness"]] = (
+                f"- {r['harness']}: stopped at {r['executions']:,} executions on "
+                f"{', '.join(r['findings'])}: `{r['why']}`"
+            )
     lines += [rows[h] for h in sorted(rows)]
     if notes:
         lines += ["", "Findings (each harness's input and libFuzzer's log in build/fuzz/findings/<harness>/):", ""]
@@ -153,8 +199,11 @@ def run_qemu(board: str, frames: int, seed: int, stream_steps: int) -> dict:
     import mutated_frames
     from uxhost import link, qemu
 
-    build = subprocess.run(["make", "-s", "-C", str(FIRMWARE), "arm", f"BOARD={board}",
-                            f"BUILD={qemu.image_path(board).parent}"], capture_output=True, text=True)
+    build = subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE), "arm", f"BOARD={board}", f"BUILD={qemu.image_path(board).parent}"],
+        capture_output=True,
+        text=True,
+    )
     if build.returncode != 0:
         raise SystemExit(f"fuzz: building the firmware for {board} failed:\n{build.stdout}\n{build.stderr}")
     t0 = time.time()
@@ -167,34 +216,50 @@ def run_qemu(board: str, frames: int, seed: int, stream_steps: int) -> dict:
             return result
         with tempfile.TemporaryDirectory() as tmp:
             cmp = mutated_frames.stream_validates(device, Path(tmp) / "stream.jsonl", stream_steps)
-        result.update(tally=tally, stream_steps=stream_steps, validated=cmp.ok, largest=cmp.largest,
-                      alive=instance.alive(), seconds=time.time() - t0)
+        result.update(
+            tally=tally,
+            stream_steps=stream_steps,
+            validated=cmp.ok,
+            largest=cmp.largest,
+            alive=instance.alive(),
+            seconds=time.time() - t0,
+        )
     return result
 
 
 def report_qemu(r: dict) -> str:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip()
-    lines = [QEMU_SECTION, "", "## Mutated frames into the firmware in QEMU (`--harness qemu`)", "",
-             f"The golden frames' requests mutated (fuzz/mutated_frames.py, seed {r['seed']}) and sent one at a time "
-             f"to the firmware on {r['board']} in QEMU, each after a RESET (and a STEP after its case's CONFIGURE); "
-             f"every answer must be one valid frame of the protocol with the seq the request earned; then a stream "
-             f"on the same device must validate. Commit {commit}.", ""]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    lines = [
+        QEMU_SECTION,
+        "",
+        "## Mutated frames into the firmware in QEMU (`--harness qemu`)",
+        "",
+        f"The golden frames' requests mutated (fuzz/mutated_frames.py, seed {r['seed']}) and sent one at a time "
+        f"to the firmware on {r['board']} in QEMU, each after a RESET (and a STEP after its case's CONFIGURE); "
+        f"every answer must be one valid frame of the protocol with the seq the request earned; then a stream "
+        f"on the same device must validate. Commit {commit}.",
+        "",
+    ]
     if r["failure"]:
         return "\n".join(lines + [f"**FAILED**: {r['failure']}"]) + "\n"
     t = r["tally"]
     answers = ", ".join(f"{name} {n:,}" for name, n in sorted(t.answers.items(), key=lambda kv: -kv[1]))
-    lines += ["| measure | value |", "|---|---|",
-              f"| mutated frames | {t.mutated_frames:,} ({', '.join(f'{k} {n:,}' for k, n in t.mutated.items())}) |",
-              f"| of them with a valid CRC (answered by the message decoder) | {t.reached_decoder:,} |",
-              f"| frames sent in all (with the RESETs and CONFIGUREs before them) | {t.frames_sent:,} |",
-              f"| answers, every one a valid frame with the expected seq | {answers} |",
-              "| answers missing or invalid | 0 |",
-              f"| then a stream of {r['stream_steps']} steps (GSS) on the same device | "
-              f"{'validates' if r['validated'] else 'DOES NOT validate'} (largest relative difference "
-              f"{r['largest']:.1e}) |",
-              f"| QEMU still running at the end | {'yes' if r['alive'] else 'no'} |",
-              f"| time | {r['seconds']:.0f} s |"]
+    lines += [
+        "| measure | value |",
+        "|---|---|",
+        f"| mutated frames | {t.mutated_frames:,} ({', '.join(f'{k} {n:,}' for k, n in t.mutated.items())}) |",
+        f"| of them with a valid CRC (answered by the message decoder) | {t.reached_decoder:,} |",
+        f"| frames sent in all (with the RESETs and CONFIGUREs before them) | {t.frames_sent:,} |",
+        f"| answers, every one a valid frame with the expected seq | {answers} |",
+        "| answers missing or invalid | 0 |",
+        f"| then a stream of {r['stream_steps']} steps (GSS) on the same device | "
+        f"{'validates' if r['validated'] else 'DOES NOT validate'} (largest relative difference "
+        f"{r['largest']:.1e}) |",
+        f"| QEMU still running at the end | {'yes' if r['alive'] else 'no'} |",
+        f"| time | {r['seconds']:.0f} s |",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -210,20 +275,31 @@ def write_part(path: Path, text: str, qemu_stage: bool) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="bounded libFuzzer campaign over the link and the core, and mutated "
-                                             "frames into the firmware in QEMU",
-                                 epilog=f"Findings go to {SCRATCH.relative_to(ROOT)}/<harness>/ (with libFuzzer's "
-                                        f"log), never to {FINDINGS.relative_to(ROOT)}/: a human moves one there, "
-                                        "where `make test` replays it, once the fault is understood.")
+    ap = argparse.ArgumentParser(
+        description="bounded libFuzzer campaign over the link and the core, and mutated "
+        "frames into the firmware in QEMU",
+        epilog=f"Findings go to {SCRATCH.relative_to(ROOT)}/<harness>/ (with libFuzzer's "
+        f"log), never to {FINDINGS.relative_to(ROOT)}/: a human moves one there, "
+        "where `make test` replays it, once the fault is understood.",
+    )
     ap.add_argument("--runs", type=int, default=1_000_000, help="executions per harness (default: %(default)s)")
-    ap.add_argument("--harness", choices=sorted(SOURCES) + ["qemu"], action="append",
-                    help="only these (default: all; qemu: mutated golden frames into the firmware in QEMU)")
+    ap.add_argument(
+        "--harness",
+        choices=sorted(SOURCES) + ["qemu"],
+        action="append",
+        help="only these (default: all; qemu: mutated golden frames into the firmware in QEMU)",
+    )
     ap.add_argument("--max-seconds", type=int, default=3600, help="time bound per harness (default: %(default)s)")
-    ap.add_argument("--qemu-frames", type=int, default=10_000, help="mutated frames of the qemu stage "
-                                                                     "(default: %(default)s)")
+    ap.add_argument(
+        "--qemu-frames", type=int, default=10_000, help="mutated frames of the qemu stage " "(default: %(default)s)"
+    )
     ap.add_argument("--qemu-board", default="mps2-an500", help="board of the qemu stage (default: %(default)s)")
-    ap.add_argument("--seed", type=int, default=1, help="libFuzzer's seed (-seed), and the qemu stage's mutations' "
-                                                        "(default: %(default)s)")
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="libFuzzer's seed (-seed), and the qemu stage's mutations' " "(default: %(default)s)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "fuzz.md")
     args = ap.parse_args()
     stages = args.harness or sorted(SOURCES) + ["qemu"]
@@ -236,12 +312,18 @@ def main() -> int:
             exe = build(harness, cc)
             print(f"fuzz: {harness}: {args.runs:,} executions …", flush=True)
             r = run(harness, exe, args.runs, 4096 if harness == "frames" else 512, args.max_seconds, args.seed)
-            print(f"fuzz: {harness}: {r['executions']:,} executions ({r['exec_per_sec']:,}/s), coverage "
-                  f"{r['coverage']}, {len(r['findings'])} finding(s), {r['seconds']:.0f} s", flush=True)
+            print(
+                f"fuzz: {harness}: {r['executions']:,} executions ({r['exec_per_sec']:,}/s), coverage "
+                f"{r['coverage']}, {len(r['findings'])} finding(s), {r['seconds']:.0f} s",
+                flush=True,
+            )
             if r["findings"]:
-                print(f"fuzz: {harness}: finding(s) in {(SCRATCH / harness).relative_to(ROOT)}/ (log.txt says why); "
-                      f"once understood, move one into {(FINDINGS / harness).relative_to(ROOT)}/ by hand to have "
-                      "`make test` replay it", flush=True)
+                print(
+                    f"fuzz: {harness}: finding(s) in {(SCRATCH / harness).relative_to(ROOT)}/ (log.txt says why); "
+                    f"once understood, move one into {(FINDINGS / harness).relative_to(ROOT)}/ by hand to have "
+                    "`make test` replay it",
+                    flush=True,
+                )
             results.append(r)
         old = args.out.read_text().partition(QEMU_SECTION)[0] if args.out.exists() else ""
         write_part(args.out, report(results, args.runs, cc, old), qemu_stage=False)
@@ -249,8 +331,11 @@ def main() -> int:
     if "qemu" in stages:
         print(f"fuzz: qemu: {args.qemu_frames:,} mutated frames into {args.qemu_board} …", flush=True)
         r = run_qemu(args.qemu_board, args.qemu_frames, args.seed, stream_steps=100)
-        print(f"fuzz: qemu: {r['failure'] or 'every answer valid'}; stream "
-              f"{'validates' if r['validated'] else 'not validated'}; {r['seconds']:.0f} s", flush=True)
+        print(
+            f"fuzz: qemu: {r['failure'] or 'every answer valid'}; stream "
+            f"{'validates' if r['validated'] else 'not validated'}; {r['seconds']:.0f} s",
+            flush=True,
+        )
         write_part(args.out, report_qemu(r), qemu_stage=True)
         failed = failed or bool(r["failure"]) or not r["validated"] or not r.get("alive")
     print(f"fuzz: wrote {args.out}")

@@ -2,6 +2,7 @@
 case's requests in sequence, as a device receives them), and for the core one input per law kind and per
 system × likelihood × mode with the table's own numbers, and one per answered status of an update (the
 shapes of core_fuzz.c's input)."""
+
 from __future__ import annotations
 
 import struct
@@ -12,8 +13,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "emulator"))
 
-LAWS = [(0, 0.0, 1.0, 0.0), (1, 0.5, 2.0, 0.0), (2, -1.0, 3.0, 0.0), (3, 2.0, 0.0, 0.0), (4, 3.0, 0.0, 1.0),
-        (5, 0.0, 0.5, 0.0), (6, 4.0, 0.0, 0.0)]
+LAWS = [
+    (0, 0.0, 1.0, 0.0),
+    (1, 0.5, 2.0, 0.0),
+    (2, -1.0, 3.0, 0.0),
+    (3, 2.0, 0.0, 0.0),
+    (4, 3.0, 0.0, 1.0),
+    (5, 0.0, 0.5, 0.0),
+    (6, 4.0, 0.0, 0.0),
+]
 
 
 def frames() -> dict[str, bytes]:
@@ -50,11 +58,12 @@ def core() -> dict[str, bytes]:
     def obs(z: float) -> bytes:
         return bytes([1, 1, 0, 0]) + struct.pack("<ddd", z, 1.0, 0.0)
 
-    for name, first, steps in (("refocused", head("lg", 2, (0, 0.0, 1e4)), [obs(0.5), predict, obs(0.5)]),
-                               ("outlier", head("lg", 0), [obs(0.5), predict, obs(0.4), predict, obs(60.0)]),
-                               ("fallback", head("lg", 0), [obs(0.5), predict, obs(1e200)]),
-                               ("departed", head("gss", 0), [obs(0.5), predict, obs(0.4), predict, obs(50.0),
-                                                             predict, obs(0.5)])):
+    for name, first, steps in (
+        ("refocused", head("lg", 2, (0, 0.0, 1e4)), [obs(0.5), predict, obs(0.5)]),
+        ("outlier", head("lg", 0), [obs(0.5), predict, obs(0.4), predict, obs(60.0)]),
+        ("fallback", head("lg", 0), [obs(0.5), predict, obs(1e200)]),
+        ("departed", head("gss", 0), [obs(0.5), predict, obs(0.4), predict, obs(50.0), predict, obs(0.5)]),
+    ):
         out[f"status-{name}"] = first + bytes([len(steps)]) + b"".join(steps)
     return out
 

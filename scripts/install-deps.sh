@@ -9,10 +9,11 @@ if [ "${1:-}" = fuzz ]; then
     command -v clang-14 >/dev/null 2>&1 || missing+=(clang-14)
     [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || missing+=(libclang-rt-14-dev)
 else
-    packages=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch)
+    packages=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gdb-multiarch clang-format)
     command -v arm-none-eabi-gcc >/dev/null 2>&1 || missing+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
     command -v qemu-system-arm >/dev/null 2>&1 || missing+=(qemu-system-arm)
     command -v gdb-multiarch >/dev/null 2>&1 || missing+=(gdb-multiarch)
+    command -v clang-format >/dev/null 2>&1 || missing+=(clang-format)
     [ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || [ -d /usr/lib/arm-none-eabi/newlib ] || missing+=(libnewlib-arm-none-eabi)
 fi
 if [ ${#missing[@]} -eq 0 ]; then

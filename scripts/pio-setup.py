@@ -6,6 +6,7 @@ from PyPI, announced as the version this PlatformIO asks for (read from Platform
 
     python scripts/pio-setup.py CORE_DIR
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,9 @@ def install_scons(core: Path) -> Path:
     shutil.copyfile(ROOT / "platformio" / "tool-scons" / "scons.py", package / "scons.py")
     (package / "package.json").write_text(json.dumps({"name": "tool-scons", "version": version}))
     spec = {"owner": "platformio", "id": None, "name": "tool-scons", "requirements": None, "uri": None}
-    (package / ".piopm").write_text(json.dumps({"type": "tool", "name": "tool-scons", "version": version,
-                                                "spec": spec}))
+    (package / ".piopm").write_text(
+        json.dumps({"type": "tool", "name": "tool-scons", "version": version, "spec": spec})
+    )
     return package
 
 

@@ -25,8 +25,11 @@ def test_schema_expresses_strings_and_arrays_of_records_with_strings():
 
     spec = gen.load()
     record = [{"name": "pname", "type": "str"}] + [{"name": n, "type": "f64"} for n in ("default", "lo", "hi")]
-    fields = [{"name": "name", "type": "str"}, {"name": "n", "type": "u8"},
-              {"name": "params", "count": "n", "fields": record}]
+    fields = [
+        {"name": "name", "type": "str"},
+        {"name": "n", "type": "u8"},
+        {"name": "params", "count": "n", "fields": record},
+    ]
     gen.check_fields(fields, "EXAMPLE")
     spec["message"].append({"name": "EXAMPLE", "type": 0xF5, "from": "device", "fields": fields})
     header = gen.c_header(spec)
@@ -37,8 +40,13 @@ def test_schema_expresses_strings_and_arrays_of_records_with_strings():
     namespace: dict = {}
     exec(gen.py_module(spec), namespace)
     layout = namespace["LAYOUTS"][namespace["MsgType"].EXAMPLE]
-    values = {"name": "gss", "params": [{"pname": "sigma_v", "default": 3.0, "lo": 0.0, "hi": 10.0},
-                                        {"pname": "sigma_n", "default": 1.0, "lo": 0.0, "hi": 5.0}]}
+    values = {
+        "name": "gss",
+        "params": [
+            {"pname": "sigma_v", "default": 3.0, "lo": 0.0, "hi": 10.0},
+            {"pname": "sigma_n", "default": 1.0, "lo": 0.0, "hi": 5.0},
+        ],
+    }
     payload = p._pack_fields(layout, values, "EXAMPLE")
     assert payload[:5] == b"\x03gss\x02" and payload[5:13] == b"\x07sigma_v"
     assert p._unpack_fields(layout, payload, 0, "EXAMPLE") == ({**values, "n": 2}, len(payload))
@@ -85,13 +93,16 @@ def test_facts_give_one_header_and_one_module_with_the_same_numbers():
     assert "typedef enum {\n    UX_MODE_REFINED = 0 /* refined */\n} ux_mode;" in header
 
 
-@pytest.mark.parametrize("text, message", [
-    (FACTS.replace("[modes]\nREFINED = [0, \"refined\"]\n", ""), "needs exactly the sections"),
-    (FACTS.replace('ERR_ARG = [-1', 'ERR_ARG = [0'), r"\[status\]: two names share a value"),
-    (FACTS.replace('OK = [0, "success"]', 'OK = [0]'), r"\[status\] OK: needs \[integer value"),
-    (FACTS.replace("GAUSSIAN", "gaussian"), "a name is an upper-case C identifier"),
-    (FACTS.replace("MAX_LOG2_ETA", "MAX_ARGS"), "MAX_LOG2_ETA is required"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (FACTS.replace("[modes]\nREFINED = [0, \"refined\"]\n", ""), "needs exactly the sections"),
+        (FACTS.replace('ERR_ARG = [-1', 'ERR_ARG = [0'), r"\[status\]: two names share a value"),
+        (FACTS.replace('OK = [0, "success"]', 'OK = [0]'), r"\[status\] OK: needs \[integer value"),
+        (FACTS.replace("GAUSSIAN", "gaussian"), "a name is an upper-case C identifier"),
+        (FACTS.replace("MAX_LOG2_ETA", "MAX_ARGS"), "MAX_LOG2_ETA is required"),
+    ],
+)
 def test_a_bad_fact_stops_generation_with_its_name(text, message):
     sys.path.insert(0, str(SCRIPTS))
     from codegen import facts as gen
@@ -109,17 +120,28 @@ def test_layouts_read_every_declaration_form_of_the_headers():
               ux_law_kind kind; ux_law prior[3]; ux_innovation *innovation;"""
     known = {"enums": {"ux_law_kind"}, "fn_types": {"ux_fn"}, "mirrored": {"ux_model", "ux_value", "ux_law"}}
     assert gen._fields("s", body, {"UX_MAX_ETA": 64}, known) == [
-        ("model", "C.POINTER(ux_model)"), ("count", "C.c_uint32"), ("eta", "C.c_uint32"), ("x", "R * 128"),
-        ("names", "C.POINTER(C.c_char_p)"), ("noises", "C.c_void_p"), ("f", "C.c_void_p"),
-        ("noise", "C.POINTER(C.POINTER(ux_value))"), ("kind", "C.c_int"), ("prior", "ux_law * 3"),
-        ("innovation", "C.c_void_p")]
+        ("model", "C.POINTER(ux_model)"),
+        ("count", "C.c_uint32"),
+        ("eta", "C.c_uint32"),
+        ("x", "R * 128"),
+        ("names", "C.POINTER(C.c_char_p)"),
+        ("noises", "C.c_void_p"),
+        ("f", "C.c_void_p"),
+        ("noise", "C.POINTER(C.POINTER(ux_value))"),
+        ("kind", "C.c_int"),
+        ("prior", "ux_law * 3"),
+        ("innovation", "C.c_void_p"),
+    ]
 
 
-@pytest.mark.parametrize("body, message", [
-    ("widget w;", "no ctypes mirror for the type 'widget'"),
-    ("ux_real x[UX_UNKNOWN];", r"s\.x: array size 'UX_UNKNOWN' is not a constant"),
-    ("uint8_t x : 3;", "cannot read s's declarator"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("widget w;", "no ctypes mirror for the type 'widget'"),
+        ("ux_real x[UX_UNKNOWN];", r"s\.x: array size 'UX_UNKNOWN' is not a constant"),
+        ("uint8_t x : 3;", "cannot read s's declarator"),
+    ],
+)
 def test_a_struct_the_reader_cannot_mirror_stops_generation(body, message):
     sys.path.insert(0, str(SCRIPTS))
     from codegen import layouts as gen

@@ -14,6 +14,7 @@ Shell commands run with bash, one session per block, in a fresh folder whose `.v
 build/native and build/<board> before pytest runs). Each must exit 0. A command that cannot run here is
 listed in SKIP with the reason; SKIP naming a command the README no longer has fails too.
 """
+
 from __future__ import annotations
 
 import os
@@ -99,10 +100,19 @@ def run_session(commands: list[str], cwd: Path) -> list[tuple[str, int, list[str
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
     env["MPLBACKEND"] = "Agg"
     # PATH without the venv: the README's own `source .venv/bin/activate` has to put uxhost there.
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if Path(p).resolve() != (VENV / "bin").resolve())
-    proc = subprocess.run(["bash", "-c", "\n".join(script)], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=BLOCK_TIMEOUT)
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if Path(p).resolve() != (VENV / "bin").resolve()
+    )
+    proc = subprocess.run(
+        ["bash", "-c", "\n".join(script)],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=BLOCK_TIMEOUT,
+    )
     results, current, lines = [], None, []
     for line in proc.stdout.splitlines():
         begin = re.fullmatch(r"@@@begin (\d+)", line)
@@ -159,19 +169,30 @@ def test_skip_list_names_readme_commands():
     assert not stale, f"SKIP names commands the README no longer has: {stale}"
 
 
-PYTHON = [(lines, BLOCKS[i + 1][1], start) for i, (kind, lines, start) in enumerate(BLOCKS)
-          if kind == "python" and i + 1 < len(BLOCKS) and BLOCKS[i + 1][0] == "text"]
+PYTHON = [
+    (lines, BLOCKS[i + 1][1], start)
+    for i, (kind, lines, start) in enumerate(BLOCKS)
+    if kind == "python" and i + 1 < len(BLOCKS) and BLOCKS[i + 1][0] == "text"
+]
 
 
 @pytest.mark.parametrize("code,shown,start", PYTHON, ids=[f"line{s}" for _, _, s in PYTHON])
 def test_python_example(code, shown, start, workdir):
     (workdir / "example.py").write_text("\n".join(code) + "\n", encoding="utf-8")
     env = dict(os.environ, MPLBACKEND="Agg")
-    proc = subprocess.run([str(VENV / "bin" / "python"), "example.py"], cwd=workdir, env=env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
+    proc = subprocess.run(
+        [str(VENV / "bin" / "python"), "example.py"],
+        cwd=workdir,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT,
+    )
     assert proc.returncode == 0, f"README.md line {start}: the example failed:\n{proc.stderr}"
     assert proc.stdout.splitlines() == shown, (
-        f"README.md line {start}: the example prints\n{proc.stdout}\nnot what the README shows:\n" + "\n".join(shown))
+        f"README.md line {start}: the example prints\n{proc.stdout}\nnot what the README shows:\n" + "\n".join(shown)
+    )
 
 
 SHELL = [(kind, lines, start) for kind, lines, start in BLOCKS if kind in ("sh", "console")]
@@ -200,8 +221,9 @@ def test_shell_block(kind, lines, start, workdir):
         for line in shown:
             if line.strip() == "…":
                 continue
-            assert shown_matches(line, actual), (
-                f"README.md line {start}: `{cmd}` did not print\n  {line}\nIt printed:\n{out}")
+            assert shown_matches(
+                line, actual
+            ), f"README.md line {start}: `{cmd}` did not print\n  {line}\nIt printed:\n{out}"
 
 
 if __name__ == "__main__":

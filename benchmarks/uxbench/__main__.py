@@ -1,6 +1,7 @@
 """python -m uxbench [NAME ...] [--quick | --full] [--only NAME ...] [--scheduler ADDRESS] [--out DIR] [--render | --rescore-density | --retime]
 python -m uxbench STUDY [its options]     (python -m uxbench STUDY --help lists them)
 python -m uxbench --list                  (every benchmark, one line each)"""
+
 from __future__ import annotations
 
 import argparse
@@ -37,11 +38,16 @@ def study(name: str, argv: list[str]) -> int:
 
 
 def sweeps(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="uxbench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("names", nargs="*", metavar="NAME",
-                   help=f"run only these sweeps, as --only ({', '.join(registry.SWEEPS)}); with none, "
-                        f"{', '.join(registry.DEFAULT)}")
+    p = argparse.ArgumentParser(
+        prog="uxbench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"run only these sweeps, as --only ({', '.join(registry.SWEEPS)}); with none, "
+        f"{', '.join(registry.DEFAULT)}",
+    )
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", dest="size", action="store_const", const="quick", help="minutes (default)")
     size.add_argument("--full", dest="size", action="store_const", const="full", help="the paper's counts")
@@ -49,19 +55,30 @@ def sweeps(argv: list[str]) -> int:
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask distributed cluster, e.g. tcp://host:8786")
     p.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
     p.add_argument("--out", type=Path, default=None, help="results folder (default: benchmarks/results/SIZE)")
-    p.add_argument("--render", action="store_true",
-                   help="run nothing: render the tables and plots again from the saved NAME_results.json.gz")
-    p.add_argument("--rescore-density", action="store_true",
-                   help="filtering only: score the saved run's ux NLL again with the current filter density "
-                        "(the rest of the run is kept; refused if the filter itself changed), then render")
-    p.add_argument("--retime", action="store_true",
-                   help="filtering only: time every configuration again (alone, as a whole run does) and keep the "
-                        "saved run's accuracy, then render (a timing disturbed by the machine, not the code)")
+    p.add_argument(
+        "--render",
+        action="store_true",
+        help="run nothing: render the tables and plots again from the saved NAME_results.json.gz",
+    )
+    p.add_argument(
+        "--rescore-density",
+        action="store_true",
+        help="filtering only: score the saved run's ux NLL again with the current filter density "
+        "(the rest of the run is kept; refused if the filter itself changed), then render",
+    )
+    p.add_argument(
+        "--retime",
+        action="store_true",
+        help="filtering only: time every configuration again (alone, as a whole run does) and keep the "
+        "saved run's accuracy, then render (a timing disturbed by the machine, not the code)",
+    )
     args = p.parse_args(argv)
     unknown = [n for n in args.names if n not in registry.SWEEPS]
     if unknown:
-        p.error(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(registry.NAMES)} "
-                "(a study other than a sweep comes first, alone: `python -m uxbench STUDY [its options]`)")
+        p.error(
+            f"unknown benchmark {', '.join(unknown)}; known: {', '.join(registry.NAMES)} "
+            "(a study other than a sweep comes first, alone: `python -m uxbench STUDY [its options]`)"
+        )
     args.only = list(dict.fromkeys((args.only or []) + args.names)) or None
     for flag in ("rescore_density", "retime"):
         if getattr(args, flag) and (args.render or set(args.only or registry.DEFAULT) != {"filtering"}):

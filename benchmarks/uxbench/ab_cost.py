@@ -8,6 +8,7 @@ sources and flags, this machine's compiler); both libuxbench.so run each whole t
 (`pf_native.BenchLib.run_ux`), in alternating order round after round, and each configuration reports the
 median thread CPU time per step of each. Timing only: no verdict depends on it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,12 +34,14 @@ ETAS = (4, 8, 16, 32, 64)
 
 def build_base(rev: str, folder: Path) -> Path:
     """libuxbench.so of commit `rev`'s core and C baselines, built in `folder`."""
-    archive = subprocess.run(["git", "archive", rev, "firmware", "benchmarks/c"], cwd=ROOT, capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", rev, "firmware", "benchmarks/c"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     build = folder / "build"
-    subprocess.run(["make", "-s", "-C", str(folder / "benchmarks" / "c"), f"BUILD={build}"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["make", "-s", "-C", str(folder / "benchmarks" / "c"), f"BUILD={build}"], check=True, capture_output=True
+    )
     return build / "libuxbench.so"
 
 
@@ -59,16 +62,16 @@ UNUSED_STRUCTS = ("ux_observation", "ux_model_noises", "ux_joint")
 def load_base(path: Path):
     cdll, mismatches = native.C.CDLL, native.layout_mismatches
     native.C.CDLL = _OlderLibrary
-    native.layout_mismatches = lambda lib, mirrors: [p for p in mismatches(lib, mirrors)
-                                                     if not any(s in p for s in UNUSED_STRUCTS)]
+    native.layout_mismatches = lambda lib, mirrors: [
+        p for p in mismatches(lib, mirrors) if not any(s in p for s in UNUSED_STRUCTS)
+    ]
     try:
         return pf_native.load(path)
     finally:
         native.C.CDLL, native.layout_mismatches = cdll, mismatches
 
 
-def cost_rows(base, head, mode: str, steps: int, rounds: int, progress=print, systems=SYSTEMS,
-              etas=ETAS) -> list[list]:
+def cost_rows(base, head, mode: str, steps: int, rounds: int, progress=print, systems=SYSTEMS, etas=ETAS) -> list[list]:
     """(system, η, base µs/step, head µs/step, ratio) with the median over `rounds` alternating runs."""
     rows = []
     for name in systems:
@@ -88,8 +91,12 @@ def cost_rows(base, head, mode: str, steps: int, rounds: int, progress=print, sy
 
 def head_name(commit: str | None) -> str:
     """The commit the head core was built from, marked when the core's files have changes on top of it."""
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "firmware", "benchmarks/c"],
-                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", "firmware", "benchmarks/c"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     return f"{commit or 'the work tree'}{' + changes' if dirty and commit else ''}"
 
 
@@ -109,13 +116,15 @@ def main(argv=None) -> int:
         base = load_base(build_base(args.base, Path(tmp)))
         rows = cost_rows(base, pf_native.load(), args.mode, args.steps, args.rounds)
     head = head_name(meta.get("commit"))
-    text = (f"# Cost of the {args.mode} filter: {args.base} against {head}\n\n"
-            f"`.venv/bin/python -m uxbench.ab_cost --base {args.base} --mode {args.mode} --steps {args.steps} "
-            f"--rounds {args.rounds}`: one simulated trace per system (table defaults), {args.rounds} rounds in "
-            f"alternating order, median thread CPU time per step of each core in one C call per trace "
-            f"(libuxbench.so). {environment.line({**meta, 'seconds': time.perf_counter() - t0})}\n\n"
-            + report.markdown_table(["system", "η", f"{args.base} µs/step", f"{head} µs/step", "ratio"], rows)
-            + "\n")
+    text = (
+        f"# Cost of the {args.mode} filter: {args.base} against {head}\n\n"
+        f"`.venv/bin/python -m uxbench.ab_cost --base {args.base} --mode {args.mode} --steps {args.steps} "
+        f"--rounds {args.rounds}`: one simulated trace per system (table defaults), {args.rounds} rounds in "
+        f"alternating order, median thread CPU time per step of each core in one C call per trace "
+        f"(libuxbench.so). {environment.line({**meta, 'seconds': time.perf_counter() - t0})}\n\n"
+        + report.markdown_table(["system", "η", f"{args.base} µs/step", f"{head} µs/step", "ratio"], rows)
+        + "\n"
+    )
     args.out.write_text(text)
     print(f"uxbench.ab_cost → {args.out}")
     return 0

@@ -1,5 +1,6 @@
 """Where the benchmarks' C library is: build/native/libuxbench.so under the repository root (built by
 `make bench-lib` from benchmarks/c with the core's sources and flags), or the path in UXBENCH_LIB."""
+
 from __future__ import annotations
 
 import os
@@ -19,5 +20,7 @@ def available() -> bool:
 
 
 def missing(path: Path) -> FileNotFoundError:
-    return FileNotFoundError(f"{path} is missing: run `{BUILD_COMMAND}` in the repository root "
-                             "(or point UXBENCH_LIB at a built libuxbench.so)")
+    return FileNotFoundError(
+        f"{path} is missing: run `{BUILD_COMMAND}` in the repository root "
+        "(or point UXBENCH_LIB at a built libuxbench.so)"
+    )

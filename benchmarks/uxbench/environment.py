@@ -1,5 +1,6 @@
 """The environment block every study's results carry, written once: the commit, the CPU, the load, the
 Python, the date and the sizes the study ran at."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,7 @@ def commit(rev: str = "HEAD") -> str | None:
     """REV's short commit in this checkout (None outside git). A long study reads it as it starts, so that its
     results name the code that produced them, not a commit made while it ran."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True,
-                             timeout=10)
+        out = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
     name = out.stdout.strip() or None
@@ -27,8 +27,13 @@ def dirty() -> bool:
     """Whether tracked files outside benchmarks/results differ from HEAD: results measured then are of code no
     commit holds, and say so ("+dirty") rather than name HEAD."""
     try:
-        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                              ":(exclude)benchmarks/results"], cwd=REPO, capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/results"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return bool(out.stdout.strip())
@@ -51,9 +56,17 @@ def load_average() -> float | None:
 def block(sizes: dict | None = None, seconds: float | None = None) -> dict:
     """Where and when the numbers were taken (JSON-ready): a study calls it as it starts, and sets `seconds`
     when it ends."""
-    return {"commit": commit(), "cpu": cpu_model(), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "load_avg": load_average(), "python": platform.python_version(), "date": time.strftime("%Y-%m-%d"),
-            "sizes": dict(sizes or {}), "seconds": seconds}
+    return {
+        "commit": commit(),
+        "cpu": cpu_model(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_avg": load_average(),
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d"),
+        "sizes": dict(sizes or {}),
+        "seconds": seconds,
+    }
 
 
 def line(env: dict) -> str:

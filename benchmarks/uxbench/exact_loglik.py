@@ -2,6 +2,7 @@
 Kalman filter's on the linear-Gaussian system, else the grid filter's (601 points: on 500-step sv, gss
 and cubic traces within 1.3e-6 nats of its 1501-point default). Fitting it gives the oracle a ux fit is
 compared with: the maximum-likelihood estimate and standard errors the data determine."""
+
 from __future__ import annotations
 
 import math

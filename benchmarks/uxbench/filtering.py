@@ -25,6 +25,7 @@ serially.
 Tasks: one per (system, trace) for accuracy, one per (system, chunk of traces) for the outside check,
 and one timing task; every seed is derived from the fixed seeds below and recorded with the results.
 """
+
 from __future__ import annotations
 
 import os
@@ -100,31 +101,68 @@ class Size:
 
 
 SIZES = {
-    "quick": Size(traces=5, T=50, pf_runs=(("sv", 5), ("gss", 5), ("cubic", 5)), scored_runs=5, ux_runs=2,
-                  ux_repeat_traces=5, outside_traces=5, outside_runs=3, outside_chunk=5, timing_traces=2, timing_repeats=3,
-                  skipped=(SLOW_CUBIC_SAMPLER,)),
-    "full": Size(traces=50, T=100, pf_runs=(("sv", 100), ("gss", 100), ("cubic", 10)), scored_runs=10, ux_runs=2,
-                 ux_repeat_traces=10, outside_traces=10, outside_runs=3, outside_chunk=5, timing_traces=3,
-                 timing_repeats=5, skipped=(SLOW_CUBIC_SAMPLER,),
-                 pf_fast_runs=(("sv", 100), ("gss", 100), ("cubic", 100)),
-                 notes=("C PF on cubic: the plain PF (pf.c) 10 runs per trace instead of 100 (its likelihood sums 64 "
-                        "inner-noise terms per particle: measured ≈ 2.3 CPU-minutes per trace for 100 runs, ≈ 2 "
-                        "CPU-hours for the 50 traces); the tuned PF (pf_fast.c) runs 100",
-                        "NLL and CRPS of the C PFs: first 10 of their runs per trace (RMSE and its std: every run)",
-                        "ux filter: 2 runs per trace on the first 10 traces, where its per-trace RMSE std is measured "
-                        "and the runs are compared bit for bit; 1 run on the other 40 (a deterministic filter's RMSE "
-                        "needs one)",
-                        "particles library (the outside check, Python): the first 10 traces × 3 runs, compared with "
-                        "our C PF on the same 10 traces")),
+    "quick": Size(
+        traces=5,
+        T=50,
+        pf_runs=(("sv", 5), ("gss", 5), ("cubic", 5)),
+        scored_runs=5,
+        ux_runs=2,
+        ux_repeat_traces=5,
+        outside_traces=5,
+        outside_runs=3,
+        outside_chunk=5,
+        timing_traces=2,
+        timing_repeats=3,
+        skipped=(SLOW_CUBIC_SAMPLER,),
+    ),
+    "full": Size(
+        traces=50,
+        T=100,
+        pf_runs=(("sv", 100), ("gss", 100), ("cubic", 10)),
+        scored_runs=10,
+        ux_runs=2,
+        ux_repeat_traces=10,
+        outside_traces=10,
+        outside_runs=3,
+        outside_chunk=5,
+        timing_traces=3,
+        timing_repeats=5,
+        skipped=(SLOW_CUBIC_SAMPLER,),
+        pf_fast_runs=(("sv", 100), ("gss", 100), ("cubic", 100)),
+        notes=(
+            "C PF on cubic: the plain PF (pf.c) 10 runs per trace instead of 100 (its likelihood sums 64 "
+            "inner-noise terms per particle: measured ≈ 2.3 CPU-minutes per trace for 100 runs, ≈ 2 "
+            "CPU-hours for the 50 traces); the tuned PF (pf_fast.c) runs 100",
+            "NLL and CRPS of the C PFs: first 10 of their runs per trace (RMSE and its std: every run)",
+            "ux filter: 2 runs per trace on the first 10 traces, where its per-trace RMSE std is measured "
+            "and the runs are compared bit for bit; 1 run on the other 40 (a deterministic filter's RMSE "
+            "needs one)",
+            "particles library (the outside check, Python): the first 10 traces × 3 runs, compared with "
+            "our C PF on the same 10 traces",
+        ),
+    ),
 }
 
 
 def tiny(**overrides) -> Size:
     """A size small enough for tests: 2 traces × T = 8 on every system, 2 runs, two particle counts."""
-    base = Size(traces=2, T=8, pf_runs=tuple((s, 3) for s in SYSTEMS), scored_runs=2, ux_runs=2,
-                ux_repeat_traces=2, outside_traces=2,
-                outside_runs=2, outside_chunk=2, timing_traces=1, timing_repeats=2, grid_points=301, etas=(2, 4, 8, 16),
-                particles=(10, 100), outside=False)
+    base = Size(
+        traces=2,
+        T=8,
+        pf_runs=tuple((s, 3) for s in SYSTEMS),
+        scored_runs=2,
+        ux_runs=2,
+        ux_repeat_traces=2,
+        outside_traces=2,
+        outside_runs=2,
+        outside_chunk=2,
+        timing_traces=1,
+        timing_repeats=2,
+        grid_points=301,
+        etas=(2, 4, 8, 16),
+        particles=(10, 100),
+        outside=False,
+    )
     return replace(base, **overrides)
 
 
@@ -154,7 +192,7 @@ def trace_for(system: str, index: int, size: Size):
 def ux_configs(system: str, size: Size):
     for eta in size.etas:
         for mode in MODES:
-            for lik in (MIXTURE_LIKELIHOODS if mode == "mixture" else LIKELIHOODS):
+            for lik in MIXTURE_LIKELIHOODS if mode == "mixture" else LIKELIHOODS:
                 if not size.skips(system, eta, mode, lik):
                     yield eta, mode, lik
 
@@ -163,8 +201,12 @@ def kf_methods(system: str) -> tuple:
     """The Kalman-type baselines run on a system: the generic EKF and UKF, and the log y² EKF when the
     kernel form is Gaussian with location 0 and no inner noise (the form it needs, e.g. SV)."""
     kernel = systems.get(system).kernel
-    fits = kernel is not None and kernel.family == "gaussian" and not kernel.inner and \
-        not np.any(np.asarray(kernel.loc_scale(np.linspace(-10.0, 10.0, 41))[0]))
+    fits = (
+        kernel is not None
+        and kernel.family == "gaussian"
+        and not kernel.inner
+        and not np.any(np.asarray(kernel.loc_scale(np.linspace(-10.0, 10.0, 41))[0]))
+    )
     return KF_METHODS + ((LOGSQ,) if fits else ())
 
 
@@ -176,8 +218,14 @@ def tasks(size: Size) -> list[dict]:
         for system in size.systems:
             count = min(size.outside_traces, size.traces)
             for start in range(0, count, size.outside_chunk):
-                out.append({"kind": "outside", "size": size, "system": system,
-                            "traces": list(range(start, min(start + size.outside_chunk, count)))})
+                out.append(
+                    {
+                        "kind": "outside",
+                        "size": size,
+                        "system": system,
+                        "traces": list(range(start, min(start + size.outside_chunk, count))),
+                    }
+                )
     for system in sorted(size.systems, key=lambda s: s != "cubic"):
         out += [{"kind": "accuracy", "size": size, "system": system, "trace": i} for i in range(size.traces)]
     return out
@@ -206,6 +254,7 @@ def rescore_density(results: list[dict], size: Size, workers: int | None = None)
     new run of the whole sweep. Each ux run must reproduce its saved RMSE bit for bit, the proof that the
     filter itself is unchanged; otherwise this refuses (ValueError). Returns the rows rescored."""
     from . import runner
+
     index = [i for i, res in enumerate(results) if res.get("kind") == "accuracy"]
     tasks = [{"result": results[i], "size": size} for i in index]
     done = 0
@@ -233,8 +282,10 @@ def _rescore_task(task: dict) -> dict:
         _, eta, mode, lik = row["key"]
         run = lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, lik, atoms=False, truth=tr.x)
         if metrics.rmse(run.mean, tr.x) != row["rmse"][0]:
-            raise ValueError(f"{system} trace {index} ux η={eta} {mode} {lik}: the filter's RMSE differs from "
-                             "the saved run's, so the filter changed: run the whole benchmark again")
+            raise ValueError(
+                f"{system} trace {index} ux η={eta} {mode} {lik}: the filter's RMSE differs from "
+                "the saved run's, so the filter changed: run the whole benchmark again"
+            )
         nll = metrics.nll(np.asarray(run.logpdf, dtype=np.float64))
         row["nll_sum"], row["floor_hits"] = nll.mean * nll.steps, nll.floor_hits
     return res
@@ -248,14 +299,20 @@ def _cpu() -> float:
 def report(results: list[dict], size: Size, out_dir, meta: dict | None = None) -> dict:
     """Markdown per system, Pareto plots and a summary CSV in out_dir; returns the targets' verdict."""
     from .filtering_report import write
+
     return write(results, size, out_dir, meta)
 
 
 # -- scoring --------------------------------------------------------------------------------------------------
 def _scores(logps, crps) -> dict:
     s = metrics.nll(np.asarray(logps, dtype=np.float64))
-    return {"nll_sum": s.mean * s.steps, "floor_hits": s.floor_hits, "steps": s.steps,
-            "crps_sum": float(np.sum(crps)), "crps_steps": len(crps)}
+    return {
+        "nll_sum": s.mean * s.steps,
+        "floor_hits": s.floor_hits,
+        "steps": s.steps,
+        "crps_sum": float(np.sum(crps)),
+        "crps_steps": len(crps),
+    }
 
 
 def _score_sets(xs, ws, truth) -> dict:
@@ -267,12 +324,15 @@ def _score_sets(xs, ws, truth) -> dict:
 
 def _score_gaussian(means, variances, truth) -> dict:
     """NLL (Gaussian density at the truth) and closed-form CRPS of per-step Gaussian beliefs."""
-    return _scores([metrics.log_pdf_gaussian(m, v, y) for m, v, y in zip(means, variances, truth)],
-                   [metrics.crps_gaussian(m, v, y) for m, v, y in zip(means, variances, truth)])
+    return _scores(
+        [metrics.log_pdf_gaussian(m, v, y) for m, v, y in zip(means, variances, truth)],
+        [metrics.crps_gaussian(m, v, y) for m, v, y in zip(means, variances, truth)],
+    )
 
 
 def _lib():
     from . import pf_native
+
     return pf_native.load()
 
 
@@ -284,32 +344,64 @@ def _accuracy(system: str, index: int, size: Size) -> dict:
 
     g = grid_filter(model, tr, n_points=size.grid_points)
     row = {"key": ["grid", size.grid_points], "rmse": [metrics.rmse(g.mean, tr.x)], "fallbacks": g.fallbacks}
-    row.update(_scores([metrics.log_pdf_grid(g, t, y) for t, y in enumerate(tr.x)],
-                       [metrics.crps_atoms(g.nodes[t], g.weights[t], y) for t, y in enumerate(tr.x)]))
+    row.update(
+        _scores(
+            [metrics.log_pdf_grid(g, t, y) for t, y in enumerate(tr.x)],
+            [metrics.crps_atoms(g.nodes[t], g.weights[t], y) for t, y in enumerate(tr.x)],
+        )
+    )
     rows.append(row)
 
     for eta, mode, lik in ux_configs(system, size):
         repeats = size.ux_runs if index < size.ux_repeat_traces else 1
         runs = [lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, lik, truth=tr.x) for _ in range(repeats)]
         first = runs[0]
-        identical = all(np.array_equal(r.mean, first.mean) and np.array_equal(r.var, first.var)
-                        and np.array_equal(r.count, first.count) and np.array_equal(r.x, first.x)
-                        and np.array_equal(r.w, first.w) for r in runs[1:])
+        identical = all(
+            np.array_equal(r.mean, first.mean)
+            and np.array_equal(r.var, first.var)
+            and np.array_equal(r.count, first.count)
+            and np.array_equal(r.x, first.x)
+            and np.array_equal(r.w, first.w)
+            for r in runs[1:]
+        )
         atoms = [first.atoms(t) for t in range(len(tr))]
-        row = {"key": ["ux", eta, mode, lik], "rmse": [metrics.rmse(r.mean, tr.x) for r in runs],
-               "identical": bool(identical), "fallbacks": int((first.status == 1).sum())}
+        row = {
+            "key": ["ux", eta, mode, lik],
+            "rmse": [metrics.rmse(r.mean, tr.x) for r in runs],
+            "identical": bool(identical),
+            "fallbacks": int((first.status == 1).sum()),
+        }
         # NLL with the filter's own posterior density (ux_filter_logpdf: the predictive mixture for these
         # systems, docs/semantics.md "Filter density"); CRPS of the atoms.
         row.update(_scores(list(first.logpdf), [metrics.crps_atoms(x, w, y) for (x, w), y in zip(atoms, tr.x)]))
         rows.append(row)
 
-    pfs = [("pf_fast", size.fast_runs_for(system),
-            lambda n, r, keep: lib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, n, pf_fast_seed(system, index, n, r),
-                                               particles=keep))]
+    pfs = [
+        (
+            "pf_fast",
+            size.fast_runs_for(system),
+            lambda n, r, keep: lib.run_pf_fast(
+                model.system_id, tr.k, tr.u, tr.z, n, pf_fast_seed(system, index, n, r), particles=keep
+            ),
+        )
+    ]
     if size.plain_pf:
-        pfs.append(("pf", size.runs_for(system),
-                    lambda n, r, keep: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, index, n, r),
-                                                  particles=keep, inner_eta=INNER_ETA)))
+        pfs.append(
+            (
+                "pf",
+                size.runs_for(system),
+                lambda n, r, keep: lib.run_pf(
+                    model.system_id,
+                    tr.k,
+                    tr.u,
+                    tr.z,
+                    n,
+                    pf_seed(system, index, n, r),
+                    particles=keep,
+                    inner_eta=INNER_ETA,
+                ),
+            )
+        )
     for family, n_runs, call in pfs:
         for n in size.particles:
             rmses, fallbacks, scored = [], 0, []
@@ -329,8 +421,12 @@ def _accuracy(system: str, index: int, size: Size) -> dict:
         runs = [lib.run_kf(model.system_id, tr.k, tr.u, tr.z, method) for _ in range(repeats)]
         first = runs[0]
         identical = all(np.array_equal(r.mean, first.mean) and np.array_equal(r.var, first.var) for r in runs[1:])
-        row = {"key": ["kf", method], "rmse": [metrics.rmse(r.mean, tr.x) for r in runs],
-               "identical": bool(identical), "fallbacks": int(first.skipped.sum())}
+        row = {
+            "key": ["kf", method],
+            "rmse": [metrics.rmse(r.mean, tr.x) for r in runs],
+            "identical": bool(identical),
+            "fallbacks": int(first.skipped.sum()),
+        }
         row.update(_score_gaussian(first.mean, first.var, tr.x))
         rows.append(row)
     return {"kind": "accuracy", "system": system, "trace": index, "rows": rows}
@@ -368,7 +464,7 @@ def _timed_alternating(calls: dict, traces) -> dict:
     for tr, repeats in traces:
         slow = False
         for _ in range(repeats):
-            for k in names[rounds % len(names):] + names[:rounds % len(names)]:
+            for k in names[rounds % len(names) :] + names[: rounds % len(names)]:
                 run = calls[k](tr)
                 cpu[k].append(run.cpu_ns / len(tr))
                 wall[k].append(run.elapsed_ns / len(tr))
@@ -378,8 +474,14 @@ def _timed_alternating(calls: dict, traces) -> dict:
                 break
         if slow and rounds >= 3:
             break
-    return {k: {"ns_per_step": statistics.median(cpu[k]), "wall_ns_per_step": statistics.median(wall[k]),
-                "samples": len(cpu[k])} for k in names}
+    return {
+        k: {
+            "ns_per_step": statistics.median(cpu[k]),
+            "wall_ns_per_step": statistics.median(wall[k]),
+            "samples": len(cpu[k]),
+        }
+        for k in names
+    }
 
 
 def _timing(size: Size) -> dict:
@@ -390,22 +492,32 @@ def _timing(size: Size) -> dict:
     rows = []
     for system in size.systems:
         model = systems.get(system)
-        traces = [(trace_for(system, i, size), size.timing_repeats) for i in range(min(size.timing_traces, size.traces))]
+        traces = [
+            (trace_for(system, i, size), size.timing_repeats) for i in range(min(size.timing_traces, size.traces))
+        ]
         for eta, mode, lik in ux_configs(system, size):
             t = _timed(lambda tr: lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, lik, atoms=False), traces)
             rows.append({"system": system, "key": ["ux", eta, mode, lik], **t})
         for n in size.particles:
-            calls = {"pf_fast": lambda tr: lib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, n,
-                                                           pf_fast_seed(system, 0, n, 0), particles=False)}
+            calls = {
+                "pf_fast": lambda tr: lib.run_pf_fast(
+                    model.system_id, tr.k, tr.u, tr.z, n, pf_fast_seed(system, 0, n, 0), particles=False
+                )
+            }
             if size.plain_pf:
-                calls["pf"] = lambda tr: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, 0, n, 0),
-                                                    particles=False, inner_eta=INNER_ETA)
+                calls["pf"] = lambda tr: lib.run_pf(
+                    model.system_id, tr.k, tr.u, tr.z, n, pf_seed(system, 0, n, 0), particles=False, inner_eta=INNER_ETA
+                )
             for family, t in _timed_alternating(calls, traces).items():
                 rows.append({"system": system, "key": [family, n], **t})
         for method in kf_methods(system):
             t = _timed(lambda tr: lib.run_kf(model.system_id, tr.k, tr.u, tr.z, method), traces)
             rows.append({"system": system, "key": ["kf", method], **t})
-    return {"kind": "timing", "rows": rows, "empty_call_ns": _empty_call_ns(lib, systems.get(size.systems[0]).system_id)}
+    return {
+        "kind": "timing",
+        "rows": rows,
+        "empty_call_ns": _empty_call_ns(lib, systems.get(size.systems[0]).system_id),
+    }
 
 
 def _empty_call_ns(lib, system_id: int, calls: int = 51) -> float:
@@ -418,15 +530,29 @@ def _empty_call_ns(lib, system_id: int, calls: int = 51) -> float:
 # -- the outside check -------------------------------------------------------------------------------------------
 def _outside(system: str, indices: list[int], size: Size) -> dict:
     from . import particles_check
+
     model = systems.get(system)
     traces = {i: trace_for(system, i, size) for i in indices}
     names = systems.spec(system).param_names
-    spec = {"system": system, "params": dict(zip(names, map(float, model.params))),
-            "prior": [model.prior.mu, model.prior.sigma], "quadrature": 64, "particles": list(size.particles),
-            "runs": size.outside_runs,
-            "traces": [{"index": i, "k": tr.k.tolist(), "z": tr.z.tolist(),
-                        "seeds": {str(n): [outside_seed(system, i, n, r) for r in range(size.outside_runs)]
-                                  for n in size.particles}} for i, tr in traces.items()]}
+    spec = {
+        "system": system,
+        "params": dict(zip(names, map(float, model.params))),
+        "prior": [model.prior.mu, model.prior.sigma],
+        "quadrature": 64,
+        "particles": list(size.particles),
+        "runs": size.outside_runs,
+        "traces": [
+            {
+                "index": i,
+                "k": tr.k.tolist(),
+                "z": tr.z.tolist(),
+                "seeds": {
+                    str(n): [outside_seed(system, i, n, r) for r in range(size.outside_runs)] for n in size.particles
+                },
+            }
+            for i, tr in traces.items()
+        ],
+    }
     sets, note = particles_check.run(spec)
     if sets is None:
         return {"kind": "outside", "system": system, "traces": indices, "unavailable": note}
@@ -436,8 +562,12 @@ def _outside(system: str, indices: list[int], size: Size) -> dict:
             got = sets[i][n]
             scored = [_score_sets(x, w, tr.x) for x, w in zip(got["x"], got["w"])]
             means = (got["x"] * got["w"]).sum(axis=2)
-            row = {"trace": i, "key": ["particles", n], "rmse": [metrics.rmse(m, tr.x) for m in means],
-                   "seconds_per_step": [float(s) / len(tr) for s in got["seconds"]]}
+            row = {
+                "trace": i,
+                "key": ["particles", n],
+                "rmse": [metrics.rmse(m, tr.x) for m in means],
+                "seconds_per_step": [float(s) / len(tr) for s in got["seconds"]],
+            }
             row.update({k: sum(s[k] for s in scored) for k in scored[0]})
             rows.append(row)
     return {"kind": "outside", "system": system, "traces": indices, "rows": rows, "note": note}

@@ -33,6 +33,7 @@ of QEMU time per step; it runs a shorter trace (`--slow-steps`), marked in the t
 Writes benchmarks/results/firmware.md, and firmware.json.gz and firmware.csv beside it. --sizes-only leaves
 the cycle tables (and the CSV) as the last full run wrote them and replaces the rest.
 """
+
 from __future__ import annotations
 
 import csv
@@ -57,11 +58,13 @@ from .report import RESULTS, read_json_gz, write_json_gz
 ROOT = environment.REPO
 OUT = RESULTS / "firmware.md"
 # Why paper-mode predict rows vary (the retired latency study measured and fitted it).
-LATENCY_NOTE = ("The predict rows of paper mode vary with the data: a paper-mode update drops the atoms "
-                "whose weight underflows, and the next predict's work is linear in the atoms left (GSS: "
-                "predict cycles = a + b·n within 1.8 %, n the posterior's atom count; its worst step is the "
-                "full posterior's, n = η). benchmarks/results/firmware_latency.md has the fit and the bound "
-                "a + b·η a real-time loop can budget.")
+LATENCY_NOTE = (
+    "The predict rows of paper mode vary with the data: a paper-mode update drops the atoms "
+    "whose weight underflows, and the next predict's work is linear in the atoms left (GSS: "
+    "predict cycles = a + b·n within 1.8 %, n the posterior's atom count; its worst step is the "
+    "full posterior's, n = η). benchmarks/results/firmware_latency.md has the fit and the bound "
+    "a + b·η a real-time loop can budget."
+)
 SCRATCH = ROOT / "build" / "firmware-costs"
 SYSTEMS = {systems.spec(name).id: name for name in systems.with_twin()}  # id → name, every system with a twin
 MODES = {p.Mode.REFINED: "refined", p.Mode.PAPER: "paper"}
@@ -69,11 +72,17 @@ LIKELIHOODS = {p.Likelihood.KERNEL: "kernel", p.Likelihood.SAMPLER: "sampler"}
 # Configurations too slow under QEMU for a whole trace (~50 s per step): (system, η, likelihood, mode).
 SLOW = {(systems.spec("cubic").id, 64, p.Likelihood.SAMPLER, p.Mode.REFINED)}
 SMALLEST_BUILD = 8  # images are built for a largest η of at least this; smaller η run on them
-_SIZE_LINE = re.compile(r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack reservation (\d+) B, worst case "
-                        r"(\d+) B, deepest path: (.*)\)$", re.MULTILINE)
+_SIZE_LINE = re.compile(
+    r"^(\S+): flash (\d+) bytes, RAM (\d+) bytes \(stack reservation (\d+) B, worst case "
+    r"(\d+) B, deepest path: (.*)\)$",
+    re.MULTILINE,
+)
 HIGHWATER_ETAS = [8, 32]  # the η of the high-water workload (every system, mode and likelihood)
-FLASH_HEADING, STACK_HEADING, CYCLES_HEADING = ("## Flash and RAM per largest η", "## Stack",
-                                                "## Virtual cycles per step")
+FLASH_HEADING, STACK_HEADING, CYCLES_HEADING = (
+    "## Flash and RAM per largest η",
+    "## Stack",
+    "## Virtual cycles per step",
+)
 JOINT_HEADING = "## Joint systems"
 JOINT_BOARD, JOINT_BUILD_ETA, JOINT_ETAS = "mps2-an500", 32, [8, 16, 32]
 
@@ -84,17 +93,17 @@ class Build:
     max_eta: int
     flash: int
     ram: int
-    stack: int         # the reservation
-    stack_bound: int   # the static worst case it is sized from
-    stack_path: str    # the deepest path
+    stack: int  # the reservation
+    stack_bound: int  # the static worst case it is sized from
+    stack_path: str  # the deepest path
 
 
 @dataclass
 class StackMark:
     board: str
-    max_eta: int       # the image's largest η
-    etas: list[int]    # the workload's η
-    high_water: int    # bytes of stack used at most, measured
+    max_eta: int  # the image's largest η
+    etas: list[int]  # the workload's η
+    high_water: int  # bytes of stack used at most, measured
     reserved: int
     stack_bound: int
 
@@ -126,9 +135,20 @@ def build(board: str, max_eta: int, scratch: Path, no_joint: bool = False) -> tu
     out = scratch / f"{board}-eta{max_eta}{'-nojoint' if no_joint else ''}"
     defs = [f"BOARD_DEFS={qemu.board_var(board, 'BOARD_DEFS') or ''} -DAPP_JOINT=0"] if no_joint else []
     proc = subprocess.run(
-        ["make", "-s", "-j2", "-C", str(ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}",
-         f"BOARD_MAX_ETA={max_eta}", *defs],
-        capture_output=True, text=True,
+        [
+            "make",
+            "-s",
+            "-j2",
+            "-C",
+            str(ROOT / "firmware"),
+            "arm",
+            f"BOARD={board}",
+            f"BUILD={out}",
+            f"BOARD_MAX_ETA={max_eta}",
+            *defs,
+        ],
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0:
         sys.exit(f"firmware build for {board} (η ≤ {max_eta}) failed:\n{proc.stdout}{proc.stderr}")
@@ -142,26 +162,39 @@ def build(board: str, max_eta: int, scratch: Path, no_joint: bool = False) -> tu
 def stack_mark(board: str, image: Path, max_eta: int, bound: int) -> StackMark:
     """The stack's high-water mark of `image` on `board` after every system, mode and likelihood."""
     from . import stack_highwater  # it imports this module: imported here, when both are loaded
+
     etas = [eta for eta in HIGHWATER_ETAS if eta <= max_eta] or [max_eta]
     used, reserved = stack_highwater.high_water(board, etas, image)
     return StackMark(board, max_eta, etas, used, reserved, bound)
 
 
-def measure(device: link.Device, board: str, system: int, eta: int, mode: int, likelihood: int,
-            trace, steps: int) -> Costs:
+def measure(
+    device: link.Device, board: str, system: int, eta: int, mode: int, likelihood: int, trace, steps: int
+) -> Costs:
     """Streams the first `steps` steps of `trace` through one configuration and summarises its cycle
     counts."""
     model = systems.get(int(system))
-    configured = device.configure(system, eta, mode, likelihood, model.params,
-                                  [(p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma)])
-    posts = [device.step(int(trace.k[i]), i > 0, float(trace.u[i]), float(trace.z[i]))
-             for i in range(steps)]
+    configured = device.configure(
+        system, eta, mode, likelihood, model.params, [(p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma)]
+    )
+    posts = [device.step(int(trace.k[i]), i > 0, float(trace.u[i]), float(trace.z[i])) for i in range(steps)]
     predict = [s.cycles_predict for s in posts[1:]]
     update = [s.cycles_update for s in posts[1:]]
-    return Costs(board, SYSTEMS[system], eta, MODES[mode], LIKELIHOODS[likelihood], len(posts) - 1,
-                 configured.workspace_bytes, statistics.median(predict), max(predict),
-                 statistics.median(update), max(update), posts[0].cycles_update,
-                 sum(s.fallback for s in posts))
+    return Costs(
+        board,
+        SYSTEMS[system],
+        eta,
+        MODES[mode],
+        LIKELIHOODS[likelihood],
+        len(posts) - 1,
+        configured.workspace_bytes,
+        statistics.median(predict),
+        max(predict),
+        statistics.median(update),
+        max(update),
+        posts[0].cycles_update,
+        sum(s.fallback for s in posts),
+    )
 
 
 def board_etas(board: str, etas: list[int]) -> list[int]:
@@ -176,13 +209,13 @@ def default_builds(etas: list[int]) -> list[int]:
     return [eta for eta in etas if eta >= SMALLEST_BUILD] or [SMALLEST_BUILD]
 
 
-def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: int, seed: int,
-              started: float) -> tuple[list[Costs], str]:
+def run_board(
+    board: str, image: Path, etas: list[int], steps: int, slow_steps: int, seed: int, started: float
+) -> tuple[list[Costs], str]:
     """Every configuration on one booted board; returns the costs and the firmware's version string."""
     out = []
     # One trace per system: the same observations at every η, mode and likelihood.
-    traces_of = {s: traces.simulate(systems.get(int(s)), steps, np.random.default_rng([seed, int(s)]))
-                 for s in SYSTEMS}
+    traces_of = {s: traces.simulate(systems.get(int(s)), steps, np.random.default_rng([seed, int(s)])) for s in SYSTEMS}
     with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=600) as device:
         # A HELLO that reaches the board before its UART listens is lost: ask again after seconds, not
         # after the 600 s a slow step may need.
@@ -198,9 +231,12 @@ def run_board(board: str, image: Path, etas: list[int], steps: int, slow_steps: 
                         device.reset()
                         costs = measure(device, board, system, eta, mode, likelihood, traces_of[system], n)
                         out.append(costs)
-                        log(f"{board} {costs.system} η={eta} {costs.mode} {costs.likelihood}: predict "
+                        log(
+                            f"{board} {costs.system} η={eta} {costs.mode} {costs.likelihood}: predict "
                             f"{human(costs.predict_median)}, update {human(costs.update_median)} "
-                            f"({time.monotonic() - t0:.1f} s)", started)
+                            f"({time.monotonic() - t0:.1f} s)",
+                            started,
+                        )
         instance.check()
     return out, info.fw_version
 
@@ -218,13 +254,15 @@ def rated_us(instructions: float, board: str) -> str:
 
 def rated_note(boards: list[str]) -> str:
     clocks = ", ".join(f"{b} {rated_hz(b) / 1e6:g} MHz" for b in boards)
-    return ("\"µs at the rated clock\" is instruction-count based: the instructions per step divided by the "
-            f"board's rated core clock (BOARD_CORE_HZ of its board.mk: {clocks}), as if every instruction "
-            "took one cycle: not a measurement of a part, whose time differs both ways (the M7 issues up to two "
-            "instructions a cycle; divides, FPU latencies, flash wait states and cache misses cost more). The "
-            "Nucleo boards run these instructions too: nucleo-f767zi "
-            "mps2-an500's at 216 MHz, nucleo-f446re netduinoplus2's at 180 MHz (its cycles need the board: "
-            "docs/hardware.md).")
+    return (
+        "\"µs at the rated clock\" is instruction-count based: the instructions per step divided by the "
+        f"board's rated core clock (BOARD_CORE_HZ of its board.mk: {clocks}), as if every instruction "
+        "took one cycle: not a measurement of a part, whose time differs both ways (the M7 issues up to two "
+        "instructions a cycle; divides, FPU latencies, flash wait states and cache misses cost more). The "
+        "Nucleo boards run these instructions too: nucleo-f767zi "
+        "mps2-an500's at 216 MHz, nucleo-f446re netduinoplus2's at 180 MHz (its cycles need the board: "
+        "docs/hardware.md)."
+    )
 
 
 def human(cycles: float) -> str:
@@ -272,8 +310,10 @@ def sizes_markdown(builds: list[Build], marks: list[StackMark]) -> list[str]:
         "|---|---:|---:|---:|---:|---:|",
     ]
     for m in marks:
-        lines.append(f"| {m.board} | {m.max_eta} | {m.reserved:,} | {m.stack_bound:,} | {m.high_water:,} "
-                     f"({', '.join(map(str, m.etas))}) | {m.high_water / m.stack_bound:.3f} |")
+        lines.append(
+            f"| {m.board} | {m.max_eta} | {m.reserved:,} | {m.stack_bound:,} | {m.high_water:,} "
+            f"({', '.join(map(str, m.etas))}) | {m.high_water / m.stack_bound:.3f} |"
+        )
     lines += ["", "Deepest path (the same at every largest η of a board):", ""]
     for board in dict.fromkeys(b.board for b in builds):
         path = {b.stack_path for b in builds if b.board == board}
@@ -286,10 +326,14 @@ def generated(meta: dict) -> str:
     names the load and the commit only)."""
     firmware = ", ".join(meta["fw_versions"])
     if "environment" in meta:
-        return (f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s. {environment.line(meta['environment'])} "
-                f"Firmware {firmware}.")
-    return (f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s (load average {meta['load']} at the "
-            f"start); commit {meta['commit']}, firmware {firmware}.")
+        return (
+            f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s. {environment.line(meta['environment'])} "
+            f"Firmware {firmware}."
+        )
+    return (
+        f"Generated by `{meta['command']}` in {meta['wall_s']:.0f} s (load average {meta['load']} at the "
+        f"start); commit {meta['commit']}, firmware {firmware}."
+    )
 
 
 def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], meta: dict) -> str:
@@ -311,8 +355,14 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
         f"{clocks}. They count instructions executed, exactly and reproducibly, not the timing of a real "
         "Cortex-M0, M4F or M7 (no pipeline, memory wait states or FPU latencies); compare boards by "
         "instructions.",
-        *([f"- {', '.join(real)}: real boards QEMU does not emulate — flash, RAM and the static stack only; "
-           "their cycles (DWT CYCCNT) need the hardware (docs/hardware.md)."] if real else []),
+        *(
+            [
+                f"- {', '.join(real)}: real boards QEMU does not emulate — flash, RAM and the static stack only; "
+                "their cycles (DWT CYCCNT) need the hardware (docs/hardware.md)."
+            ]
+            if real
+            else []
+        ),
         "",
         *sizes_markdown(builds, marks),
         CYCLES_HEADING,
@@ -348,10 +398,15 @@ def markdown(builds: list[Build], marks: list[StackMark], costs: list[Costs], me
                 lines.append(
                     f"| {c.system} | {c.eta}{mark} | {c.mode} | {human(c.predict_median)} | "
                     f"{human(c.predict_max)} | {human(c.update_median)} | {human(c.update_max)} | "
-                    f"{human(instr)} | {rated_us(instr, c.board)} | {c.workspace_bytes:,} |")
+                    f"{human(instr)} | {rated_us(instr, c.board)} | {c.workspace_bytes:,} |"
+                )
     fell = [f"{c.board} {c.system} η={c.eta} {c.mode} {c.likelihood}: {c.fallbacks}" for c in costs if c.fallbacks]
-    lines += ["", "Steps whose posterior fell back to the prior (every likelihood zero), included in the "
-              f"statistics: {'; '.join(fell) if fell else 'none'}.", ""]
+    lines += [
+        "",
+        "Steps whose posterior fell back to the prior (every likelihood zero), included in the "
+        f"statistics: {'; '.join(fell) if fell else 'none'}.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -386,18 +441,39 @@ def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, s
                     cfg = joint.resolve(spec, eta=eta, mode=mode)
                     device.reset()
                     configured = device.configure(
-                        cfg.system_id, eta, p.Mode[mode.upper()], p.Likelihood.KERNEL, cfg.params,
-                        [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
-                    posts = [device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
-                             for i in range(steps)]
+                        cfg.system_id,
+                        eta,
+                        p.Mode[mode.upper()],
+                        p.Likelihood.KERNEL,
+                        cfg.params,
+                        [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors],
+                    )
+                    posts = [
+                        device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
+                        for i in range(steps)
+                    ]
                     predict = [s.cycles_predict for s in posts[1:]]
                     update = [s.cycles_update for s in posts[1:]]
-                    c = JointCosts(board, name, eta, mode, steps - 1, configured.workspace_bytes,
-                                   statistics.median(predict), max(predict), statistics.median(update), max(update),
-                                   posts[0].cycles_update, sum(s.fallback for s in posts))
+                    c = JointCosts(
+                        board,
+                        name,
+                        eta,
+                        mode,
+                        steps - 1,
+                        configured.workspace_bytes,
+                        statistics.median(predict),
+                        max(predict),
+                        statistics.median(update),
+                        max(update),
+                        posts[0].cycles_update,
+                        sum(s.fallback for s in posts),
+                    )
                     out.append(c)
-                    log(f"{board} {name} η={eta} {mode}: predict {human(c.predict_median)}, update "
-                        f"{human(c.update_median)}", started)
+                    log(
+                        f"{board} {name} η={eta} {mode}: predict {human(c.predict_median)}, update "
+                        f"{human(c.update_median)}",
+                        started,
+                    )
         instance.check()
     return out
 
@@ -436,9 +512,11 @@ def joint_markdown(builds: list[Build], costs: list[JointCosts], meta: dict) -> 
     ]
     for c in costs:
         instr = qemu.instructions_of(c.predict_median + c.update_median, shift, c.board)
-        lines.append(f"| {c.system} | {c.eta} | {c.mode} | {human(c.predict_median)} | {human(c.predict_max)} | "
-                     f"{human(c.update_median)} | {human(c.update_max)} | {human(instr)} | "
-                     f"{rated_us(instr, c.board)} | {c.workspace_bytes:,} |")
+        lines.append(
+            f"| {c.system} | {c.eta} | {c.mode} | {human(c.predict_median)} | {human(c.predict_max)} | "
+            f"{human(c.update_median)} | {human(c.update_max)} | {human(instr)} | "
+            f"{rated_us(instr, c.board)} | {c.workspace_bytes:,} |"
+        )
     fell = [f"{c.system} η={c.eta} {c.mode}: {c.fallbacks}" for c in costs if c.fallbacks]
     lines += ["", f"Steps that fell back to the prior: {'; '.join(fell) if fell else 'none'}.", ""]
     return lines
@@ -451,12 +529,18 @@ def joint_part(scratch: Path, steps: int, seed: int, started: float, meta: dict)
         b, elf = build(JOINT_BOARD, JOINT_BUILD_ETA, scratch, no_joint)
         builds.append(b)
         images.append(elf)
-        log(f"built {JOINT_BOARD} η ≤ {JOINT_BUILD_ETA}{' without joint' if no_joint else ''}: flash {b.flash:,} B, "
-            f"RAM {b.ram:,} B, stack {b.stack:,} B", started)
+        log(
+            f"built {JOINT_BOARD} η ≤ {JOINT_BUILD_ETA}{' without joint' if no_joint else ''}: flash {b.flash:,} B, "
+            f"RAM {b.ram:,} B, stack {b.stack:,} B",
+            started,
+        )
     costs = run_joint(JOINT_BOARD, images[0], JOINT_ETAS, steps, seed, started)
     meta = {**meta, "joint_steps": steps}
-    return joint_markdown(builds, costs, meta), {"joint_builds": [asdict(b) for b in builds],
-                                                 "joint_cycles": [asdict(c) for c in costs], "joint_steps": steps}
+    return joint_markdown(builds, costs, meta), {
+        "joint_builds": [asdict(b) for b in builds],
+        "joint_cycles": [asdict(c) for c in costs],
+        "joint_steps": steps,
+    }
 
 
 def replace_joint(text: str, lines: list[str]) -> str:
@@ -475,50 +559,94 @@ def replace_sizes(text: str, builds: list[Build], marks: list[StackMark], meta: 
     """`text`, a whole run's markdown, with its flash, RAM and stack sections replaced and a note saying
     so below its first paragraph; its cycle tables are kept."""
     if FLASH_HEADING not in text or CYCLES_HEADING not in text:
-        sys.exit(f"--sizes-only needs a whole run's results to update (with {FLASH_HEADING!r} and "
-                 f"{CYCLES_HEADING!r}); run without it first")
+        sys.exit(
+            f"--sizes-only needs a whole run's results to update (with {FLASH_HEADING!r} and "
+            f"{CYCLES_HEADING!r}); run without it first"
+        )
     head, rest = text.split(FLASH_HEADING, 1)
     tail = CYCLES_HEADING + rest.split(CYCLES_HEADING, 1)[1]
-    note = (f"Flash, RAM and stack regenerated by `{meta['command']}` in {meta['wall_s']:.0f} s; commit "
-            f"{meta['commit']}. The cycle tables are the run's above.\n\n")
+    note = (
+        f"Flash, RAM and stack regenerated by `{meta['command']}` in {meta['wall_s']:.0f} s; commit "
+        f"{meta['commit']}. The cycle tables are the run's above.\n\n"
+    )
     title, first, others = _SIZES_NOTE.sub("", head).split("\n\n", 2)
     return "\n\n".join([title, first, note + others]) + "\n".join(sizes_markdown(builds, marks)) + "\n" + tail
 
 
 def render(record: dict) -> str:
     """The markdown of a whole run from its JSON record, as the run wrote it (--render-only)."""
-    meta = {k: record[k] for k in ("command", "wall_s", "load", "commit", "fw_versions", "gcc", "qemu",
-                                   "qemu_command", "icount_shift", "steps", "slow_steps", "seed", "environment")
-            if k in record}
+    meta = {
+        k: record[k]
+        for k in (
+            "command",
+            "wall_s",
+            "load",
+            "commit",
+            "fw_versions",
+            "gcc",
+            "qemu",
+            "qemu_command",
+            "icount_shift",
+            "steps",
+            "slow_steps",
+            "seed",
+            "environment",
+        )
+        if k in record
+    }
     joint = [JointCosts(**c) for c in record["joint_cycles"]]
     joint_steps = record.get("joint_steps", max(c.steps for c in joint) + 1)  # older records: T − 1 steps measured
-    return (markdown([Build(**b) for b in record["builds"]], [StackMark(**m) for m in record["stack"]],
-                     [Costs(**c) for c in record["cycles"]], meta) + "\n" +
-            "\n".join(joint_markdown([Build(**b) for b in record["joint_builds"]], joint,
-                                      {**meta, "joint_steps": joint_steps})))
+    return (
+        markdown(
+            [Build(**b) for b in record["builds"]],
+            [StackMark(**m) for m in record["stack"]],
+            [Costs(**c) for c in record["cycles"]],
+            meta,
+        )
+        + "\n"
+        + "\n".join(
+            joint_markdown([Build(**b) for b in record["joint_builds"]], joint, {**meta, "joint_steps": joint_steps})
+        )
+    )
 
 
 def arguments(ap) -> None:
-    ap.add_argument("--boards", default=",".join(qemu.all_boards()),
-                    help="comma-separated boards (default: every board folder; those QEMU does not emulate get "
-                         "flash and RAM only)")
-    ap.add_argument("--etas", default="2,4,8,16,32,64",
-                    help="the η measured, on each board's largest image (those it holds)")
-    ap.add_argument("--build-etas", help="largest η of the builds (default: the η of --etas from "
-                                         f"{SMALLEST_BUILD} up, or {SMALLEST_BUILD} when none is)")
+    ap.add_argument(
+        "--boards",
+        default=",".join(qemu.all_boards()),
+        help="comma-separated boards (default: every board folder; those QEMU does not emulate get "
+        "flash and RAM only)",
+    )
+    ap.add_argument(
+        "--etas", default="2,4,8,16,32,64", help="the η measured, on each board's largest image (those it holds)"
+    )
+    ap.add_argument(
+        "--build-etas",
+        help="largest η of the builds (default: the η of --etas from "
+        f"{SMALLEST_BUILD} up, or {SMALLEST_BUILD} when none is)",
+    )
     ap.add_argument("--steps", type=int, default=20, help="trace length T (default 20)")
     ap.add_argument("--slow-steps", type=int, default=2, help="T for the slowest configuration (default 2)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--scratch", type=Path, default=SCRATCH, help=f"build directory (default {SCRATCH})")
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; .json.gz and .csv go beside it")
     ap.add_argument("--joint-steps", type=int, default=12, help="trace length T of the joint systems (default 12)")
-    ap.add_argument("--joint-only", action="store_true",
-                    help="the joint systems' part only: replace its section of --out (and its key in the .json.gz)")
-    ap.add_argument("--sizes-only", action="store_true",
-                    help="builds and stack marks only: replace those sections of --out (and its .json.gz), keep "
-                         "its cycle tables")
-    ap.add_argument("--render-only", action="store_true",
-                    help="no measurement: write --out again from its .json.gz (after a change of the tables' layout)")
+    ap.add_argument(
+        "--joint-only",
+        action="store_true",
+        help="the joint systems' part only: replace its section of --out (and its key in the .json.gz)",
+    )
+    ap.add_argument(
+        "--sizes-only",
+        action="store_true",
+        help="builds and stack marks only: replace those sections of --out (and its .json.gz), keep "
+        "its cycle tables",
+    )
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="no measurement: write --out again from its .json.gz (after a change of the tables' layout)",
+    )
 
 
 def run(args) -> dict:
@@ -538,8 +666,9 @@ def run(args) -> dict:
     if args.joint_only:
         lines, record = joint_part(args.scratch, args.joint_steps, args.seed, started, joint_meta(args, env))
         old = read_record(args.out) if record_path(args.out).exists() else {}
-        return dict(markdown=replace_joint(args.out.read_text() if args.out.exists() else "", lines),
-                    record={**old, **record})
+        return dict(
+            markdown=replace_joint(args.out.read_text() if args.out.exists() else "", lines), record={**old, **record}
+        )
     builds, images, largest = build_all(boards, build_etas, args.scratch, started)
     marks = stack_marks(boards, builds, images, largest, started)
     if args.sizes_only:
@@ -551,8 +680,12 @@ def run(args) -> dict:
 
 
 def joint_meta(args, env: dict) -> dict:
-    return {"command": args.command, "commit": env["commit"], "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT,
-            "seed": args.seed}
+    return {
+        "command": args.command,
+        "commit": env["commit"],
+        "icount_shift": qemu.DEFAULT_ICOUNT_SHIFT,
+        "seed": args.seed,
+    }
 
 
 def stack_marks(boards: list[str], builds: list[Build], images: dict, largest: dict, started: float) -> list[StackMark]:
@@ -571,8 +704,15 @@ def whole_run(args, boards: list[str], etas: list[int], built: tuple, env: dict,
     emulated = [b for b in boards if b in qemu.boards()]
     costs, versions = [], []
     for board in emulated:
-        board_costs, version = run_board(board, images[board], [eta for eta in etas if eta <= largest[board]],
-                                         args.steps, args.slow_steps, args.seed, started)
+        board_costs, version = run_board(
+            board,
+            images[board],
+            [eta for eta in etas if eta <= largest[board]],
+            args.steps,
+            args.slow_steps,
+            args.seed,
+            started,
+        )
         costs += board_costs
         versions.append(version)
     meta = {
@@ -596,8 +736,11 @@ def whole_run(args, boards: list[str], etas: list[int], built: tuple, env: dict,
     record["builds"] = [asdict(b) for b in builds]
     record["stack"] = [asdict(m) for m in marks]
     record["cycles"] = [asdict(c) for c in costs]
-    return dict(markdown=markdown(builds, marks, costs, meta) + "\n" + "\n".join(joint_lines), record=record,
-                cycles=record["cycles"])
+    return dict(
+        markdown=markdown(builds, marks, costs, meta) + "\n" + "\n".join(joint_lines),
+        record=record,
+        cycles=record["cycles"],
+    )
 
 
 def build_all(boards: list[str], build_etas: list[int], scratch: Path, started: float):
@@ -606,14 +749,19 @@ def build_all(boards: list[str], build_etas: list[int], scratch: Path, started: 
     for board in boards:
         held = board_etas(board, build_etas)
         if not held:
-            raise SystemExit(f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of the builds' η "
-                             f"{','.join(map(str, build_etas))}")
+            raise SystemExit(
+                f"{board} holds η ≤ {qemu.board_var(board, 'BOARD_MAX_ETA')}: none of the builds' η "
+                f"{','.join(map(str, build_etas))}"
+            )
         for eta in held:
             b, elf = build(board, eta, scratch)
             builds.append(b)
             images[board], largest[board] = elf, eta  # the largest η last: it runs every η measured
-            log(f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B, stack {b.stack:,} B "
-                f"(worst case {b.stack_bound:,} B)", started)
+            log(
+                f"built {board} η ≤ {eta}: flash {b.flash:,} B, RAM {b.ram:,} B, stack {b.stack:,} B "
+                f"(worst case {b.stack_bound:,} B)",
+                started,
+            )
     return builds, images, largest
 
 
@@ -629,8 +777,9 @@ def report(results: dict, args) -> None:
             writer = csv.DictWriter(f, fieldnames=list(results["cycles"][0]))
             writer.writeheader()
             writer.writerows(results["cycles"])
-    print(f"wrote {args.out} (+ {record_path(args.out).name}{', .csv' if 'cycles' in results else ''})",
-          file=sys.stderr)
+    print(
+        f"wrote {args.out} (+ {record_path(args.out).name}{', .csv' if 'cycles' in results else ''})", file=sys.stderr
+    )
 
 
 def record_path(out: Path) -> Path:

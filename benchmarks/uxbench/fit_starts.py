@@ -10,6 +10,7 @@ scans its own starts from the data's scale) in every mode × prior below, and co
 the same trace under the same prior (`exact_mle`: Nelder–Mead on the Kalman log-likelihood from five starts,
 standard errors from `uxemu.kalman.fit_noises` started at the best).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -161,8 +162,9 @@ def fit_from_default(trace: traces.Trace, prior: laws.Normal, mode: str) -> uxfi
     return uxfit.fit(SYSTEM, trace, list(FREE), fixed=FIXED, eta=ETA, mode=mode, engine=ENGINE, prior=prior)
 
 
-def filter_gain_at_exact(trace: traces.Trace, prior: laws.Normal, mode: str, exact: ExactMLE,
-                         result: uxfit.FitResult) -> float:
+def filter_gain_at_exact(
+    trace: traces.Trace, prior: laws.Normal, mode: str, exact: ExactMLE, result: uxfit.FitResult
+) -> float:
     """The filter's own log L at the exact MLE minus at the fit's optimum: positive where the filter's likelihood
     is higher at the exact MLE, so a miss is the search's (it stopped short), not the filter's (its maximum
     elsewhere). One filter run, outside the fit (not in its runs or CPU time)."""
@@ -171,16 +173,28 @@ def filter_gain_at_exact(trace: traces.Trace, prior: laws.Normal, mode: str, exa
     return loglik([at_exact[name] for name in loglik.spec.param_names]) - result.log_likelihood
 
 
-def score(case: Case, trace: traces.Trace, prior: laws.Normal, mode: str, exact: ExactMLE,
-          result: uxfit.FitResult) -> dict:
+def score(
+    case: Case, trace: traces.Trace, prior: laws.Normal, mode: str, exact: ExactMLE, result: uxfit.FitResult
+) -> dict:
     """One fit's record: where it landed against the exact MLE, and what it said about itself."""
     estimate = (result.estimate["q"], result.estimate["r"])
     gap = exact.log_likelihood - exact_log_likelihood(trace.z, prior, *estimate)
-    return dict(index=case.index, r_true=case.r, ratio=case.ratio, exact=exact._asdict(), q=estimate[0],
-                r=estimate[1], gap=gap, within=within(estimate, exact, gap), converged=result.converged,
-                flagged=result.better_seen is not None, below_best=converged_below_best(result),
-                filter_gain=filter_gain_at_exact(trace, prior, mode, exact, result),
-                runs=result.evaluations, cpu=result.seconds)
+    return dict(
+        index=case.index,
+        r_true=case.r,
+        ratio=case.ratio,
+        exact=exact._asdict(),
+        q=estimate[0],
+        r=estimate[1],
+        gap=gap,
+        within=within(estimate, exact, gap),
+        converged=result.converged,
+        flagged=result.better_seen is not None,
+        below_best=converged_below_best(result),
+        filter_gain=filter_gain_at_exact(trace, prior, mode, exact, result),
+        runs=result.evaluations,
+        cpu=result.seconds,
+    )
 
 
 def run_configuration(chosen: list[Case], mode: str, prior_kind: str, oracle: dict, progress=print) -> list[dict]:
@@ -194,9 +208,11 @@ def run_configuration(chosen: list[Case], mode: str, prior_kind: str, oracle: di
             oracle[key] = exact_mle(trace.z, prior, (case.q, case.r))
         record = score(case, trace, prior, mode, oracle[key], fit_from_default(trace, prior, mode))
         records.append(record)
-        progress(f"{mode} {prior_kind} #{case.index:2d} r={case.r:g} q/r={case.ratio:.3g}: "
-                 f"{'within' if record['within'] else 'MISS'}, gap {record['gap']:.3g} nats, "
-                 f"{record['runs']} runs, {record['cpu']:.2f} s")
+        progress(
+            f"{mode} {prior_kind} #{case.index:2d} r={case.r:g} q/r={case.ratio:.3g}: "
+            f"{'within' if record['within'] else 'MISS'}, gap {record['gap']:.3g} nats, "
+            f"{record['runs']} runs, {record['cpu']:.2f} s"
+        )
     return records
 
 
@@ -209,13 +225,16 @@ def needed(count: int) -> int:
 
 def summary(records: list[dict]) -> dict:
     n = len(records)
-    return dict(n=n, within=sum(r["within"] for r in records),
-                converged_not_within=sum(r["converged"] and not r["within"] for r in records),
-                converged_flagged=sum(r["converged"] and r["flagged"] for r in records),
-                flagged=sum(r["flagged"] for r in records),
-                below_best=sum(r["below_best"] for r in records),
-                runs=float(np.mean([r["runs"] for r in records])),
-                cpu=float(np.mean([r["cpu"] for r in records])))
+    return dict(
+        n=n,
+        within=sum(r["within"] for r in records),
+        converged_not_within=sum(r["converged"] and not r["within"] for r in records),
+        converged_flagged=sum(r["converged"] and r["flagged"] for r in records),
+        flagged=sum(r["flagged"] for r in records),
+        below_best=sum(r["below_best"] for r in records),
+        runs=float(np.mean([r["runs"] for r in records])),
+        cpu=float(np.mean([r["cpu"] for r in records])),
+    )
 
 
 def meets(s: dict) -> bool:
@@ -224,30 +243,79 @@ def meets(s: dict) -> bool:
 
 def verdict(mode: str, prior_kind: str, s: dict) -> str:
     word = "meets" if meets(s) else "does not meet"
-    return (f"**{mode}, {prior_kind} prior: {word} the done-when** — {s['within']} of {s['n']} within "
-            f"(≥ {needed(s['n'])} needed); {s['below_best']} converged below their own best run, "
-            f"{s['converged_flagged']} converged while flagged.")
+    return (
+        f"**{mode}, {prior_kind} prior: {word} the done-when** — {s['within']} of {s['n']} within "
+        f"(≥ {needed(s['n'])} needed); {s['below_best']} converged below their own best run, "
+        f"{s['converged_flagged']} converged while flagged."
+    )
 
 
 def summary_table(results: dict) -> str:
-    columns = ["mode", "prior", "within", "converged, not within", "converged and flagged",
-               "converged below own best run", "flagged (better_seen)", "filter runs per fit", "CPU s per fit"]
+    columns = [
+        "mode",
+        "prior",
+        "within",
+        "converged, not within",
+        "converged and flagged",
+        "converged below own best run",
+        "flagged (better_seen)",
+        "filter runs per fit",
+        "CPU s per fit",
+    ]
     rows = []
     for (mode, prior_kind), records in results.items():
         s = summary(records)
-        rows.append([mode, prior_kind, f"{s['within']}/{s['n']}", s["converged_not_within"], s["converged_flagged"],
-                     s["below_best"], s["flagged"], f"{s['runs']:.0f}", f"{s['cpu']:.2f}"])
+        rows.append(
+            [
+                mode,
+                prior_kind,
+                f"{s['within']}/{s['n']}",
+                s["converged_not_within"],
+                s["converged_flagged"],
+                s["below_best"],
+                s["flagged"],
+                f"{s['runs']:.0f}",
+                f"{s['cpu']:.2f}",
+            ]
+        )
     return report.markdown_table(columns, rows)
 
 
 def misses_table(records: list[dict]) -> str:
-    columns = ["trace", "r", "q/r", "exact q", "exact r", "se q", "se r", "fitted q", "fitted r",
-               "exact log L gap (nats)", "filter's log L at the exact MLE − at the fit (nats)", "converged",
-               "flagged"]
-    rows = [[r["index"], r["r_true"], f"{r['ratio']:.3g}", f"{r['exact']['q']:.4g}", f"{r['exact']['r']:.4g}",
-             f"{r['exact']['se_q']:.3g}", f"{r['exact']['se_r']:.3g}", f"{r['q']:.4g}", f"{r['r']:.4g}",
-             f"{r['gap']:.3g}", f"{r['filter_gain']:+.3g}", yes_no(r["converged"]), yes_no(r["flagged"])]
-            for r in records if not r["within"]]
+    columns = [
+        "trace",
+        "r",
+        "q/r",
+        "exact q",
+        "exact r",
+        "se q",
+        "se r",
+        "fitted q",
+        "fitted r",
+        "exact log L gap (nats)",
+        "filter's log L at the exact MLE − at the fit (nats)",
+        "converged",
+        "flagged",
+    ]
+    rows = [
+        [
+            r["index"],
+            r["r_true"],
+            f"{r['ratio']:.3g}",
+            f"{r['exact']['q']:.4g}",
+            f"{r['exact']['r']:.4g}",
+            f"{r['exact']['se_q']:.3g}",
+            f"{r['exact']['se_r']:.3g}",
+            f"{r['q']:.4g}",
+            f"{r['r']:.4g}",
+            f"{r['gap']:.3g}",
+            f"{r['filter_gain']:+.3g}",
+            yes_no(r["converged"]),
+            yes_no(r["flagged"]),
+        ]
+        for r in records
+        if not r["within"]
+    ]
     return report.markdown_table(columns, rows)
 
 
@@ -263,14 +331,19 @@ def gap_rule_count(records: list[dict]) -> int:
 def gap_rule_note(results: dict) -> str:
     """How many traces each prior judges by the log L gap (the exact MLE's, so the same in every mode)."""
     first_per_prior = {prior_kind: records for (_, prior_kind), records in reversed(list(results.items()))}
-    return ", ".join(f"{prior_kind} prior {gap_rule_count(first_per_prior[prior_kind])} of "
-                     f"{len(first_per_prior[prior_kind])}" for prior_kind in PRIORS if prior_kind in first_per_prior)
+    return ", ".join(
+        f"{prior_kind} prior {gap_rule_count(first_per_prior[prior_kind])} of " f"{len(first_per_prior[prior_kind])}"
+        for prior_kind in PRIORS
+        if prior_kind in first_per_prior
+    )
 
 
-MISSES_NOTE = ("The exact log L gap: the exact (Kalman) log L at the exact MLE minus at the fitted point. The filter's "
-               "column: its own log L at the exact MLE minus at the fit's optimum (one filter run outside the fit): "
-               "positive, the search stopped short of a higher point of the filter's own likelihood; negative, the "
-               "filter's maximum is elsewhere.\n\n")
+MISSES_NOTE = (
+    "The exact log L gap: the exact (Kalman) log L at the exact MLE minus at the fitted point. The filter's "
+    "column: its own log L at the exact MLE minus at the fit's optimum (one filter run outside the fit): "
+    "positive, the search stopped short of a higher point of the filter's own likelihood; negative, the "
+    "filter's maximum is elsewhere.\n\n"
+)
 
 
 def render(results: dict, meta: dict, command: str, cpu_total: float) -> str:
@@ -296,8 +369,10 @@ def render(results: dict, meta: dict, command: str, cpu_total: float) -> str:
         f"{uxfit.BEST_FLOOR:g}) nats) — read from the history, not from the fit's flag; **converged and flagged**: "
         "`converged` with `better_seen` set (0 by construction). The done-when: at least "
         f"{PASS_SHARE:.0%} within ({needed(count)} of {count}) and no fit converged below its own best run.\n\n",
-        summary_table(results), "\n",
-        "".join(f"- {verdict(mode, p, summary(recs))}\n" for (mode, p), recs in results.items()), "\n",
+        summary_table(results),
+        "\n",
+        "".join(f"- {verdict(mode, p, summary(recs))}\n" for (mode, p), recs in results.items()),
+        "\n",
     ]
     for (mode, prior_kind), records in results.items():
         missed = [r for r in records if not r["within"]]
@@ -311,10 +386,12 @@ def render(results: dict, meta: dict, command: str, cpu_total: float) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="uxbench.fit_starts", description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true",
-                   help=f"{QUICK_TRACES} traces, the default mode only ({', '.join(QUICK_MODES)})")
-    p.add_argument("--traces", type=int, help="this many traces, spread over the grid (default: all, --quick: "
-                                               f"{QUICK_TRACES})")
+    p.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_TRACES} traces, the default mode only ({', '.join(QUICK_MODES)})"
+    )
+    p.add_argument(
+        "--traces", type=int, help="this many traces, spread over the grid (default: all, --quick: " f"{QUICK_TRACES})"
+    )
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     if not native.available():
@@ -327,11 +404,15 @@ def main(argv=None) -> int:
     meta = report.run_meta()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     oracle: dict = {}
-    results = {(mode, prior_kind): run_configuration(chosen, mode, prior_kind, oracle)
-               for mode in modes for prior_kind in PRIORS}
+    results = {
+        (mode, prior_kind): run_configuration(chosen, mode, prior_kind, oracle)
+        for mode in modes
+        for prior_kind in PRIORS
+    }
     meta["seconds"] = time.perf_counter() - wall0
     command = ".venv/bin/python -m uxbench.fit_starts" + "".join(
-        f" {a}" for a in (["--quick"] if args.quick else []) + ([f"--traces {args.traces}"] if args.traces else []))
+        f" {a}" for a in (["--quick"] if args.quick else []) + ([f"--traces {args.traces}"] if args.traces else [])
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(results, meta, command, time.process_time() - cpu0))
     print(f"uxbench.fit_starts → {out}")

@@ -15,6 +15,7 @@ Latency is native: the C repeat loops of uxbench/is.h, median of repeats.
 
 One task is one prior location: its observations × prior families.
 """
+
 from __future__ import annotations
 
 import time
@@ -35,13 +36,29 @@ IS_INNER_ETA = 64  # importance sampling marginalises an inner noise over its 64
 
 SIZES = {
     # 4 locations → 40 instances per system; about a minute on two cores.
-    "quick": dict(systems=SYSTEMS, locations=4, is_seeds=5, time_every=1, repeats=3, min_seconds=1e-3,
-                  points=POINTS, seed=inference_instances.SEED),
+    "quick": dict(
+        systems=SYSTEMS,
+        locations=4,
+        is_seeds=5,
+        time_every=1,
+        repeats=3,
+        min_seconds=1e-3,
+        points=POINTS,
+        seed=inference_instances.SEED,
+    ),
     # The paper's construction: 50 locations → 500 instances per system. The paper gives no seed count
     # for importance sampling: 20 per instance. Latency on one instance in 5. About 13 minutes on two
     # cores shared with other work.
-    "full": dict(systems=SYSTEMS, locations=50, is_seeds=20, time_every=5, repeats=5, min_seconds=2e-3,
-                 points=POINTS, seed=inference_instances.SEED),
+    "full": dict(
+        systems=SYSTEMS,
+        locations=50,
+        is_seeds=20,
+        time_every=5,
+        repeats=5,
+        min_seconds=2e-3,
+        points=POINTS,
+        seed=inference_instances.SEED,
+    ),
 }
 
 
@@ -50,8 +67,14 @@ def tasks(params: dict) -> list[dict]:
     for system in params["systems"]:
         inst = inference_instances.build(system, params["locations"], params["seed"])
         for k in sorted({i.location_index for i in inst}):
-            out.append(dict(system=system, location=k, params=params,
-                            instances=[i.as_dict() for i in inst if i.location_index == k]))
+            out.append(
+                dict(
+                    system=system,
+                    location=k,
+                    params=params,
+                    instances=[i.as_dict() for i in inst if i.location_index == k],
+                )
+            )
     return out
 
 
@@ -82,11 +105,20 @@ def run_task(task: dict) -> list[dict]:
         for (eta, form), obs in ux_obs.items():
             x, w, status = inf.bayes(obs, inst.prior_spec(), inst.z)
             v = Value(x, w, eta)
-            records.append(dict(base, method="ux", form=form, fidelity=eta, status=int(status), atoms=len(x),
-                                w1_atoms=exact.w1_atoms(x, w), w1_reconstructed=exact.w1_reconstructed(v),
-                                latency_s=inf.bayes_seconds(obs, inst.prior_spec(), inst.z, **timing)
-                                if timed else None,
-                                quantize_s=inf.quantize_seconds(inst.prior_spec(), eta, **timing) if timed else None))
+            records.append(
+                dict(
+                    base,
+                    method="ux",
+                    form=form,
+                    fidelity=eta,
+                    status=int(status),
+                    atoms=len(x),
+                    w1_atoms=exact.w1_atoms(x, w),
+                    w1_reconstructed=exact.w1_reconstructed(v),
+                    latency_s=inf.bayes_seconds(obs, inst.prior_spec(), inst.z, **timing) if timed else None,
+                    quantize_s=inf.quantize_seconds(inst.prior_spec(), eta, **timing) if timed else None,
+                )
+            )
         for n in PARTICLES:
             w1s, ess, fallbacks = [], [], 0
             for s in range(p["is_seeds"]):
@@ -95,12 +127,21 @@ def run_task(task: dict) -> list[dict]:
                 ess.append(1.0 / float(w @ w))
                 fallbacks += int(status != 0)
             w1s = np.array(w1s)
-            records.append(dict(base, method="is", form="kernel", fidelity=n, seeds=len(w1s),
-                                w1_atoms=float(w1s.mean()), w1_sq=float((w1s ** 2).mean()),
-                                w1_seed_std=float(w1s.std(ddof=1)) if w1s.size > 1 else 0.0,
-                                ess=float(np.mean(ess)), fallbacks=fallbacks,
-                                latency_s=inf.importance_seconds(is_obs, inst.prior_spec(), inst.z, n, **timing)
-                                if timed else None))
+            records.append(
+                dict(
+                    base,
+                    method="is",
+                    form="kernel",
+                    fidelity=n,
+                    seeds=len(w1s),
+                    w1_atoms=float(w1s.mean()),
+                    w1_sq=float((w1s**2).mean()),
+                    w1_seed_std=float(w1s.std(ddof=1)) if w1s.size > 1 else 0.0,
+                    ess=float(np.mean(ess)),
+                    fallbacks=fallbacks,
+                    latency_s=inf.importance_seconds(is_obs, inst.prior_spec(), inst.z, n, **timing) if timed else None,
+                )
+            )
     elapsed = time.perf_counter() - started
     for r in records:
         r["task_s"] = elapsed  # wall time of the whole task (one location), for sizing runs

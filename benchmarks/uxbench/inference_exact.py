@@ -11,6 +11,7 @@ between the merged breakpoints of both cdfs (grid nodes, atoms, bin edges): ther
 and the other is constant (weighted atoms) or linear (a TTR-binned density), so each piece has a
 closed form.
 """
+
 from __future__ import annotations
 
 import math

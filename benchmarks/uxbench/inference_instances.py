@@ -25,6 +25,7 @@ Choices the paper leaves open, fixed here:
 - A location where five observations are not kept within 2000 draws is skipped and the trace read
   further (possible only for stochastic volatility, whose likelihood never reaches 0.1 above x ≈ 2.77).
 """
+
 from __future__ import annotations
 
 import math

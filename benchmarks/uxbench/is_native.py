@@ -11,6 +11,7 @@ evidence, and this module adds the benchmark's functions:
 
 Timings call the C repeat loops, so one foreign call covers many runs of the method.
 """
+
 from __future__ import annotations
 
 import ctypes as C
@@ -50,8 +51,13 @@ class InferenceNative:
         R, PR = C.c_double, C.POINTER(C.c_double)
 
         class UxbObservation(C.Structure):
-            _fields_ = [("params", R * 8), ("ctx", n.ModelCtx), ("noise", n.Value * 2),
-                        ("noise_ptr", C.POINTER(n.Value) * 2), ("obs", n.Observation)]
+            _fields_ = [
+                ("params", R * 8),
+                ("ctx", n.ModelCtx),
+                ("noise", n.Value * 2),
+                ("noise_ptr", C.POINTER(n.Value) * 2),
+                ("obs", n.Observation),
+            ]
 
         self.UxbObservation = UxbObservation
         PO, PL, PE = C.POINTER(n.Observation), C.POINTER(n.Law), C.POINTER(n.Evidence)
@@ -78,8 +84,9 @@ class InferenceNative:
         """A registry system's observation model, noises quantized at eta atoms by the core."""
         o = self.UxbObservation()
         p = None if params is None else (C.c_double * len(params))(*map(float, params))
-        st = self.lib.uxb_observation_init(C.byref(o), system_id, p, native.LIKELIHOODS[form], eta,
-                                           C.byref(self._sources))
+        st = self.lib.uxb_observation_init(
+            C.byref(o), system_id, p, native.LIKELIHOODS[form], eta, C.byref(self._sources)
+        )
         self.nat._check(st, f"uxb_observation_init(system {system_id}, {form}, eta {eta})")
         ptr = C.cast(C.addressof(o) + self.UxbObservation.obs.offset, C.POINTER(self.nat.Observation))
         return Observation(ptr, (o, p), form, eta)
@@ -123,7 +130,7 @@ class InferenceNative:
 
     def _workspace(self, obs: Observation):
         eta = obs.eta
-        points = eta ** 2 if obs.form == "sampler" else eta  # at most two noises, each at eta atoms
+        points = eta**2 if obs.form == "sampler" else eta  # at most two noises, each at eta atoms
         nbytes = 8 * (eta + 5 * 64) + 4 * 8 * points + 256
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         return self.nat.Workspace(C.cast(buf, C.c_void_p), C.sizeof(buf)), buf
@@ -141,9 +148,15 @@ class InferenceNative:
         x, w = np.empty(n), np.empty(n)
         lw = self._law(prior)
         ev, keep = self._evidence(z, omega, m)
-        st = self.lib.uxb_is_posterior(obs.ptr, C.byref(lw), C.byref(ev), n, C.byref(self._seeded(seed)),
-                                       x.ctypes.data_as(C.POINTER(C.c_double)),
-                                       w.ctypes.data_as(C.POINTER(C.c_double)))
+        st = self.lib.uxb_is_posterior(
+            obs.ptr,
+            C.byref(lw),
+            C.byref(ev),
+            n,
+            C.byref(self._seeded(seed)),
+            x.ctypes.data_as(C.POINTER(C.c_double)),
+            w.ctypes.data_as(C.POINTER(C.c_double)),
+        )
         self.nat._check(st, "uxb_is_posterior")
         return x, w, st
 
@@ -167,8 +180,9 @@ class InferenceNative:
         lw = self._law(prior)
         ev, keep = self._evidence(z, omega, m)
         ws, buf = self._workspace(obs)
-        st = self.lib.uxb_bayes_repeat(C.byref(out), obs.ptr, C.byref(lw), C.byref(ev), obs.eta, 1,
-                                       C.byref(self._sources), C.byref(ws))
+        st = self.lib.uxb_bayes_repeat(
+            C.byref(out), obs.ptr, C.byref(lw), C.byref(ev), obs.eta, 1, C.byref(self._sources), C.byref(ws)
+        )
         self.nat._check(st, "uxb_bayes_repeat")
         v = self.nat.from_c(out)
         return v.x, v.w, st
@@ -181,8 +195,9 @@ class InferenceNative:
         ws, buf = self._workspace(obs)
 
         def run(reps):
-            return self.lib.uxb_bayes_repeat(C.byref(out), obs.ptr, C.byref(lw), C.byref(ev), obs.eta, reps,
-                                             C.byref(self._sources), C.byref(ws))
+            return self.lib.uxb_bayes_repeat(
+                C.byref(out), obs.ptr, C.byref(lw), C.byref(ev), obs.eta, reps, C.byref(self._sources), C.byref(ws)
+            )
 
         return self._time(run, "uxb_bayes_repeat", **timing)
 

@@ -18,6 +18,7 @@ CRPS per component (mean over steps); native CPU ns per step (the C call's threa
 TIMING_REPEATS calls for ux and the Kalman filters, the run's own timing call for each PF seed). A method
 that fails on a trace leaves a record with its `error` instead, which the report counts.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -59,6 +60,7 @@ def run_task(task: dict) -> list[dict]:
 def report(results: list, size: dict, out_dir, meta: dict | None = None) -> None:
     """Tables, CSV and plots from the tasks' records (each target met or not is in the tables' sentences)."""
     from .joint_filtering_report import write
+
     write([r for task in results for r in task], settings(size, meta), Path(out_dir))
 
 
@@ -103,9 +105,19 @@ def trace_seed(model, i: int) -> int:
 def _record(system, method, size, trace, run, mean, truth, logp, crps, ns, **extra) -> dict:
     err = np.sqrt(np.mean((np.asarray(mean) - truth) ** 2, axis=0))
     score = nll(logp)
-    rec = dict(system=system, method=method, size=size, trace=trace, run=run, rmse=err.tolist(),
-               nll=score.mean, nll_floor_hits=score.floor_hits, steps=score.steps,
-               crps=np.mean(crps, axis=0).tolist(), ns_per_step=ns)
+    rec = dict(
+        system=system,
+        method=method,
+        size=size,
+        trace=trace,
+        run=run,
+        rmse=err.tolist(),
+        nll=score.mean,
+        nll_floor_hits=score.floor_hits,
+        steps=score.steps,
+        crps=np.mean(crps, axis=0).tolist(),
+        ns_per_step=ns,
+    )
     rec.update(extra)
     return rec
 
@@ -117,13 +129,30 @@ def _ns(cpu_ns_list, T) -> float:
 def run_ux(lib, model, x, z, trace, eta, mode) -> dict:
     T = len(z)
     r = lib.run_ux(model.name, z, eta, mode=mode, params=model.params)
-    ns = _ns([lib.run_ux(model.name, z, eta, mode=mode, atoms=False, params=model.params).cpu_ns
-              for _ in range(TIMING_REPEATS)], T)
+    ns = _ns(
+        [
+            lib.run_ux(model.name, z, eta, mode=mode, atoms=False, params=model.params).cpu_ns
+            for _ in range(TIMING_REPEATS)
+        ],
+        T,
+    )
     logp = [jm.ux_logpdf(model, z[t], x[t], None if t == 0 else r.atoms(t - 1), t) for t in range(T)]
     kde = [jm.kde_logpdf(*r.atoms(t), x[t]) for t in range(T)]
     crps = [jm.crps_marginals(*r.atoms(t), x[t]) for t in range(T)]
-    return _record(model.name, f"ux {mode}", eta, trace, 0, r.mean, x, logp, crps, ns,
-                   nll_kde=nll(kde).mean, fallbacks=int((r.status != 0).sum()))
+    return _record(
+        model.name,
+        f"ux {mode}",
+        eta,
+        trace,
+        0,
+        r.mean,
+        x,
+        logp,
+        crps,
+        ns,
+        nll_kde=nll(kde).mean,
+        fallbacks=int((r.status != 0).sum()),
+    )
 
 
 def run_pf(lib, model, x, z, trace, n, run) -> dict:
@@ -142,16 +171,16 @@ def run_kf(lib, model, x, z, trace, method) -> dict:
     ns = _ns([lib.run_kf(model.name, z, method, params=model.params).cpu_ns for _ in range(TIMING_REPEATS)], T)
     logp = [jm.gaussian_logpdf(r.mean[t], r.cov[t], x[t]) for t in range(T)]
     crps = [jm.crps_gaussian_marginals(r.mean[t], r.cov[t], x[t]) for t in range(T)]
-    return _record(model.name, method.upper(), 0, trace, 0, r.mean, x, logp, crps, ns,
-                   skipped=int(r.skipped.sum()))
+    return _record(model.name, method.upper(), 0, trace, 0, r.mean, x, logp, crps, ns, skipped=int(r.skipped.sum()))
 
 
 def run_grid(model, x, z, trace, points) -> dict:
     t0 = time.process_time_ns()
     r = joint_grid_filter(model, z, points, truth=x)
     cpu = time.process_time_ns() - t0
-    return _record(model.name, "grid", points, trace, 0, r.mean, x, r.logpdf, r.crps, None,
-                   python_ns_per_step=cpu / len(z))
+    return _record(
+        model.name, "grid", points, trace, 0, r.mean, x, r.logpdf, r.crps, None, python_ns_per_step=cpu / len(z)
+    )
 
 
 def run_trace(model, trace: int, size: dict, lib=None, progress=None) -> list[dict]:
@@ -163,7 +192,9 @@ def run_trace(model, trace: int, size: dict, lib=None, progress=None) -> list[di
         jobs.append((run_grid, (model, x, z, trace, 2 * size["grid_points"]), ("grid", 2 * size["grid_points"])))
     jobs += [(run_ux, (lib, model, x, z, trace, eta, "refined"), ("ux refined", eta)) for eta in ETAS]
     jobs += [(run_ux, (lib, model, x, z, trace, eta, "paper"), ("ux paper", eta)) for eta in PAPER_ETAS]
-    jobs += [(run_pf, (lib, model, x, z, trace, n, run), ("PF", n)) for n in PARTICLES for run in range(size["pf_runs"])]
+    jobs += [
+        (run_pf, (lib, model, x, z, trace, n, run), ("PF", n)) for n in PARTICLES for run in range(size["pf_runs"])
+    ]
     jobs += [(run_kf, (lib, model, x, z, trace, m), (m.upper(), 0)) for m in ("ekf", "ukf")]
     out = []
     for fn, args, (method, n) in jobs:

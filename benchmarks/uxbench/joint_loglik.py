@@ -13,6 +13,7 @@ default fit's mixture mode, and refined) shows the scale.
 
     .venv/bin/python -m uxbench joint_loglik   (~3 min)
 """
+
 from __future__ import annotations
 
 import time
@@ -49,8 +50,11 @@ def joint_rows(nat) -> list[dict]:
             _, z = joint_systems.simulate(model, STEPS, SEED + i)
             for eta in ETAS:
                 for param in ("q", "r"):
-                    curve = along(lambda p: nat.run_joint_filter(spec.id, z, eta, "refined", params=p).log_likelihood,
-                                  spec.defaults, spec.param_names.index(param))
+                    curve = along(
+                        lambda p: nat.run_joint_filter(spec.id, z, eta, "refined", params=p).log_likelihood,
+                        spec.defaults,
+                        spec.param_names.index(param),
+                    )
                     rows.append(dict(system=name, mode="refined", eta=eta, param=param, trace=i, curve=curve))
     return rows
 
@@ -61,27 +65,39 @@ def scalar_rows(nat) -> list[dict]:
     rows = []
     for i, tr in enumerate(traces.simulate_many(systems.get(name), TRACES, STEPS, SEED)):
         for mode in modes:
-            curve = along(lambda p: nat.run_filter(spec.id, tr.k, tr.u, tr.z, eta, mode, params=p,
-                                                   atoms=False).log_likelihood,
-                          spec.defaults, spec.param_names.index(param))
+            curve = along(
+                lambda p: nat.run_filter(spec.id, tr.k, tr.u, tr.z, eta, mode, params=p, atoms=False).log_likelihood,
+                spec.defaults,
+                spec.param_names.index(param),
+            )
             rows.append(dict(system=name, mode=mode, eta=eta, param=param, trace=i, curve=curve))
     return rows
 
 
 def render(rows: list[dict], meta: str) -> str:
-    lines = ["# The joint filter's log-likelihood in θ: why joint systems are not fitted", "", meta, "",
-             __doc__.split("\n\n")[1].replace("\n", " "), "",
-             "| system | filter | η | parameter | largest \\|second difference\\| (nats): median over traces (largest) "
-             "| range of log L over ±15 % (nats): median (largest) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# The joint filter's log-likelihood in θ: why joint systems are not fitted",
+        "",
+        meta,
+        "",
+        __doc__.split("\n\n")[1].replace("\n", " "),
+        "",
+        "| system | filter | η | parameter | largest \\|second difference\\| (nats): median over traces (largest) "
+        "| range of log L over ±15 % (nats): median (largest) |",
+        "|---|---|---|---|---|---|",
+    ]
     keys = dict.fromkeys((r["system"], r["mode"], r["eta"], r["param"]) for r in rows)  # in the rows' order
     for system, mode, eta, param in keys:
-        curves = [r["curve"] for r in rows if (r["system"], r["mode"], r["eta"], r["param"]) == (system, mode, eta, param)]
+        curves = [
+            r["curve"] for r in rows if (r["system"], r["mode"], r["eta"], r["param"]) == (system, mode, eta, param)
+        ]
         d2 = [float(np.abs(np.diff(c, 2)).max()) for c in curves]
         spread = [float(np.ptp(c)) for c in curves]
         kind = "joint" if system in joint_systems.names() else "scalar"
-        lines.append(f"| {system} | {kind} {mode} | {eta} | {param} | {np.median(d2):.3g} ({max(d2):.3g}) | "
-                     f"{np.median(spread):.3g} ({max(spread):.3g}) |")
+        lines.append(
+            f"| {system} | {kind} {mode} | {eta} | {param} | {np.median(d2):.3g} ({max(d2):.3g}) | "
+            f"{np.median(spread):.3g} ({max(spread):.3g}) |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -7,6 +7,7 @@ each, shared by every method.
 - CRPS per component: of the marginal of each component — exact for weighted atoms (`crps_atoms`: ux atoms,
   particles, grid nodes) and the closed form for a Gaussian (`uxbench.metrics.crps_gaussian`).
 """
+
 from __future__ import annotations
 
 import math

@@ -10,6 +10,7 @@ built outside the table, as the tests' linear-Gaussian check does). Observations
 Times as in `uxbench.pf_native`: `cpu_ns` is the calling thread's CPU time of the single C call,
 `elapsed_ns` its wall clock; outputs are allocated before the clocks start.
 """
+
 from __future__ import annotations
 
 import ctypes as C
@@ -65,18 +66,29 @@ class JointUXRun:
 
 
 class _PFConfig(C.Structure):
-    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
-                ("n", C.c_size_t), ("seed", C.c_uint64)]
+    _fields_ = [
+        ("model", C.c_void_p),
+        ("params", C.POINTER(C.c_double)),
+        ("prior", C.c_void_p),
+        ("n", C.c_size_t),
+        ("seed", C.c_uint64),
+    ]
 
 
 class _PFOutput(C.Structure):
-    _fields_ = [("mean", C.c_void_p), ("cov", C.c_void_p), ("ess", C.c_void_p), ("fallback", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p), ("log_evidence", C.c_void_p)]
+    _fields_ = [
+        ("mean", C.c_void_p),
+        ("cov", C.c_void_p),
+        ("ess", C.c_void_p),
+        ("fallback", C.c_void_p),
+        ("x", C.c_void_p),
+        ("w", C.c_void_p),
+        ("log_evidence", C.c_void_p),
+    ]
 
 
 class _KFConfig(C.Structure):
-    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
-                ("method", C.c_int)]
+    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p), ("method", C.c_int)]
 
 
 class _KFOutput(C.Structure):
@@ -84,8 +96,14 @@ class _KFOutput(C.Structure):
 
 
 class _UXOutput(C.Structure):
-    _fields_ = [("mean", C.c_void_p), ("cov", C.c_void_p), ("status", C.c_void_p), ("count", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p)]
+    _fields_ = [
+        ("mean", C.c_void_p),
+        ("cov", C.c_void_p),
+        ("status", C.c_void_p),
+        ("count", C.c_void_p),
+        ("x", C.c_void_p),
+        ("w", C.c_void_p),
+    ]
 
 
 _ptr = pf_native._ptr
@@ -105,17 +123,38 @@ class JointBenchLib:
         lib.uxb_joint_pf_workspace_bytes.restype = C.c_size_t
         lib.uxb_joint_pf_workspace_bytes.argtypes = [C.c_size_t, C.c_uint]
         lib.uxb_joint_pf_run.restype = C.c_int
-        lib.uxb_joint_pf_run.argtypes = [C.POINTER(_PFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
-                                         C.POINTER(_PFOutput), self.nat.Workspace]
+        lib.uxb_joint_pf_run.argtypes = [
+            C.POINTER(_PFConfig),
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_PFOutput),
+            self.nat.Workspace,
+        ]
         lib.uxb_joint_kf_run.restype = C.c_int
-        lib.uxb_joint_kf_run.argtypes = [C.POINTER(_KFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
-                                         C.POINTER(_KFOutput)]
+        lib.uxb_joint_kf_run.argtypes = [
+            C.POINTER(_KFConfig),
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_KFOutput),
+        ]
         lib.ux_joint_filter_workspace_bytes.restype = C.c_size_t
         lib.ux_joint_filter_workspace_bytes.argtypes = [C.c_void_p, C.c_uint]
         lib.ux_joint_filter_sizeof.restype, lib.ux_joint_filter_sizeof.argtypes = C.c_size_t, []
         lib.uxb_joint_ux_run.restype = C.c_int
-        lib.uxb_joint_ux_run.argtypes = [C.c_void_p, C.POINTER(_UXConfig), self.nat.Workspace, C.c_void_p,
-                                         C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(_UXOutput)]
+        lib.uxb_joint_ux_run.argtypes = [
+            C.c_void_p,
+            C.POINTER(_UXConfig),
+            self.nat.Workspace,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_UXOutput),
+        ]
         self.lib = lib
 
     # -- the model, its parameters, prior and trace -------------------------------------------------------
@@ -160,25 +199,38 @@ class JointBenchLib:
         return dim, T, k, u, z
 
     # -- the runs ------------------------------------------------------------------------------------------
-    def run_pf(self, system, z, n: int, seed: int, particles: bool = True, k=None, u=None, params=None,
-               prior=None) -> JointPFRun:
+    def run_pf(
+        self, system, z, n: int, seed: int, particles: bool = True, k=None, u=None, params=None, prior=None
+    ) -> JointPFRun:
         """The joint bootstrap PF with n particles; `particles=False` skips the (T, n, dim) sets."""
         model = self.model(system)
         dim, T, k, u, z = self._trace(model, k, u, z)
         keep_p, cparams = self._params(params)
         keep_l, plaw = self._prior(prior)
         cfg = _PFConfig(model, cparams, plaw, int(n), int(seed) & (2**64 - 1))
-        run = JointPFRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.empty(T), np.zeros(T, dtype=np.uint8),
-                         np.empty((T, n, dim)) if particles else None, np.empty((T, n)) if particles else None,
-                         np.empty(T))
-        out = _PFOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.ess), _ptr(run.fallback), _ptr(run.x),
-                        _ptr(run.w), _ptr(run.log_evidence))
+        run = JointPFRun(
+            np.empty((T, dim)),
+            np.empty((T, dim, dim)),
+            np.empty(T),
+            np.zeros(T, dtype=np.uint8),
+            np.empty((T, n, dim)) if particles else None,
+            np.empty((T, n)) if particles else None,
+            np.empty(T),
+        )
+        out = _PFOutput(
+            _ptr(run.mean),
+            _ptr(run.cov),
+            _ptr(run.ess),
+            _ptr(run.fallback),
+            _ptr(run.x),
+            _ptr(run.w),
+            _ptr(run.log_evidence),
+        )
         nbytes = int(self.lib.uxb_joint_pf_workspace_bytes(n, dim))
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_joint_pf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out),
-                                       ws)
+        st = self.lib.uxb_joint_pf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_joint_pf_run")
         run.fallback = run.fallback.astype(bool)
@@ -202,8 +254,9 @@ class JointBenchLib:
         run.skipped = run.skipped.astype(bool)
         return run
 
-    def run_ux(self, system, z, eta: int, mode: str = "refined", atoms: bool = True, k=None, u=None,
-               params=None, prior=None) -> JointUXRun:
+    def run_ux(
+        self, system, z, eta: int, mode: str = "refined", atoms: bool = True, k=None, u=None, params=None, prior=None
+    ) -> JointUXRun:
         """The joint ux filter over a whole trace in one C call; `atoms=False` skips the posteriors' atoms."""
         model = self.model(system)
         dim, T, k, u, z = self._trace(model, k, u, z)
@@ -223,8 +276,9 @@ class JointBenchLib:
             run.w = np.zeros((T, MAX_ETA))
         out = _UXOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w))
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_joint_ux_run(C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data,
-                                       z.ctypes.data, T, C.byref(out))
+        st = self.lib.uxb_joint_ux_run(
+            C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out)
+        )
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_joint_ux_run")
         return run

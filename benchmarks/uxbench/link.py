@@ -16,6 +16,7 @@ Each run boots a fresh QEMU. Results: benchmarks/results/link.md (and link.json.
     .venv/bin/python -m uxbench link                      # ~10 min on a busy 2-core machine
     .venv/bin/python -m uxbench link --steps 200 --seeds 1 --out /tmp/link   # a quick look
 """
+
 from __future__ import annotations
 
 import re
@@ -39,16 +40,30 @@ ROOT = environment.REPO
 CLI_TIMEOUT = 10.0  # `uxhost stream --timeout`'s default (host/uxhost/commands/common.py)
 
 
-def one_run(image, board, trace, config, out: Path, rate: float | None = None, seed: int = 0, kinds=None,
-            timeout: float = CLI_TIMEOUT, retries: int = link.DEFAULT_RETRIES) -> dict:
+def one_run(
+    image,
+    board,
+    trace,
+    config,
+    out: Path,
+    rate: float | None = None,
+    seed: int = 0,
+    kinds=None,
+    timeout: float = CLI_TIMEOUT,
+    retries: int = link.DEFAULT_RETRIES,
+) -> dict:
     """Streams the trace into `out`, through the proxy unless `rate` is None: wall time, outcome and the
     link's and proxy's counts."""
-    run = dict(rate=rate, seed=seed, kinds=list(kinds or ("flip", "drop", "duplicate")), timeout_s=timeout,
-               retries=retries)
+    run = dict(
+        rate=rate, seed=seed, kinds=list(kinds or ("flip", "drop", "duplicate")), timeout_s=timeout, retries=retries
+    )
     out.unlink(missing_ok=True)
     with qemu.boot(board, image) as instance:
-        proxy = (None if rate is None else
-                 DamagingProxy(instance.url, rate=rate, seed=seed, **({"kinds": kinds} if kinds else {})))
+        proxy = (
+            None
+            if rate is None
+            else DamagingProxy(instance.url, rate=rate, seed=seed, **({"kinds": kinds} if kinds else {}))
+        )
         url = proxy.url if proxy else instance.url
         t0 = time.monotonic()
         try:
@@ -59,8 +74,9 @@ def one_run(image, board, trace, config, out: Path, rate: float | None = None, s
                 except (UserError, link.LinkError) as exc:
                     run["completed"], run["message"] = False, str(exc)
                 run["wall_s"] = round(time.monotonic() - t0, 2)
-                run["link"] = dict(resends=device.resends, silences=device.silences, damaged=device.damaged,
-                                   unread=device.unread)
+                run["link"] = dict(
+                    resends=device.resends, silences=device.silences, damaged=device.damaged, unread=device.unread
+                )
                 step = device.timers.get("STEP")
                 if step is not None and step.srtt is not None:
                     run["step_srtt_ms"] = round(step.srtt * 1e3, 2)
@@ -78,9 +94,10 @@ def same_as(clean, path: Path) -> tuple[int, bool]:
         return 0, False
     dump = load_dump(path)
     n = len(dump.steps)
-    same = all(a.posterior() == b.posterior() and (a.cycles_predict, a.cycles_update) == (b.cycles_predict,
-                                                                                          b.cycles_update)
-               for a, b in zip(dump.steps, clean.steps[:n]))
+    same = all(
+        a.posterior() == b.posterior() and (a.cycles_predict, a.cycles_update) == (b.cycles_predict, b.cycles_update)
+        for a, b in zip(dump.steps, clean.steps[:n])
+    )
     return n, same
 
 
@@ -116,33 +133,49 @@ def render(results: dict) -> str:
     relayed = results["relayed"]["wall_s"]
     for r in results["damaged"]:
         pc = r.get("proxy", {})
-        lines.append(f"| {r['seed']} | {'yes' if r['completed'] else 'no'} | {r['steps_kept']:,} | "
-                     f"{'yes' if r['identical'] else 'NO'} | {r['wall_s']:.1f} | {r['wall_s'] / clean['wall_s']:.2f} | "
-                     f"{r['wall_s'] / relayed:.2f} | "
-                     f"{r['link']['resends']} | {r['link']['silences']} | {r['link']['damaged']} | {r['link']['unread']} | "
-                     f"{pc.get('to_device', {}).get('damaged', 0)} / {pc.get('to_host', {}).get('damaged', 0)} |")
+        lines.append(
+            f"| {r['seed']} | {'yes' if r['completed'] else 'no'} | {r['steps_kept']:,} | "
+            f"{'yes' if r['identical'] else 'NO'} | {r['wall_s']:.1f} | {r['wall_s'] / clean['wall_s']:.2f} | "
+            f"{r['wall_s'] / relayed:.2f} | "
+            f"{r['link']['resends']} | {r['link']['silences']} | {r['link']['damaged']} | {r['link']['unread']} | "
+            f"{pc.get('to_device', {}).get('damaged', 0)} / {pc.get('to_host', {}).get('damaged', 0)} |"
+        )
     ok = [r for r in results["damaged"] if r["completed"] and r["identical"]]
     fastest = min(clean["wall_s"], relayed)
     worst = max((r["wall_s"] / fastest for r in results["damaged"]), default=float("nan"))
-    lines += ["", f"{len(ok)} of {len(results['damaged'])} seeds complete with dumps identical to the clean run; "
-                  f"the slowest took {worst:.2f}× the faster of the two undamaged runs (the bound: 3×). The machine's "
-                  "load moves the undamaged runs' times more than the relay does: compare against the faster.", ""]
+    lines += [
+        "",
+        f"{len(ok)} of {len(results['damaged'])} seeds complete with dumps identical to the clean run; "
+        f"the slowest took {worst:.2f}× the faster of the two undamaged runs (the bound: 3×). The machine's "
+        "load moves the undamaged runs' times more than the relay does: compare against the faster.",
+        "",
+    ]
     if results.get("flips"):
-        lines += ["## A byte flipped in a share of the frames, both ways", "",
-                  "| flip rate | --timeout, --retries | completed | steps | wall s | resends | silences | damaged answers | "
-                  "requests unread | message |", "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "## A byte flipped in a share of the frames, both ways",
+            "",
+            "| flip rate | --timeout, --retries | completed | steps | wall s | resends | silences | damaged answers | "
+            "requests unread | message |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in results["flips"]:
-            lines.append(f"| {r['rate']:.0%} | {r['timeout_s']:g} s, {r['retries']} | {'yes' if r['completed'] else 'no'} | "
-                         f"{r['steps_kept']:,} | "
-                         f"{r['wall_s']:.1f} | {r['link']['resends']} | {r['link']['silences']} | {r['link']['damaged']} | "
-                         f"{r['link']['unread']} | {_plain(r['message']) or '—'} |")
-        lines += ["", "With the defaults a line that flips a byte in half the frames is slow, not fatal: damage ends an "
-                  "attempt at once and costs the budget only its time, so no request is given up. One that flips "
-                  "every frame is given up after the budget, and the message says the device was heard and the "
-                  "line damages frames, with the counts. The last row gives each request 0.1 s and no retry, "
-                  "too little for 50 % flips; what stops it first is whichever request meets its end first — a "
-                  "damaged one names the damage, one whose answer is slower than 0.1 s (CONFIGURE at η = 16 can "
-                  "be) names silence.", ""]
+            lines.append(
+                f"| {r['rate']:.0%} | {r['timeout_s']:g} s, {r['retries']} | {'yes' if r['completed'] else 'no'} | "
+                f"{r['steps_kept']:,} | "
+                f"{r['wall_s']:.1f} | {r['link']['resends']} | {r['link']['silences']} | {r['link']['damaged']} | "
+                f"{r['link']['unread']} | {_plain(r['message']) or '—'} |"
+            )
+        lines += [
+            "",
+            "With the defaults a line that flips a byte in half the frames is slow, not fatal: damage ends an "
+            "attempt at once and costs the budget only its time, so no request is given up. One that flips "
+            "every frame is given up after the budget, and the message says the device was heard and the "
+            "line damages frames, with the counts. The last row gives each request 0.1 s and no retry, "
+            "too little for 50 % flips; what stops it first is whichever request meets its end first — a "
+            "damaged one names the damage, one whose answer is slower than 0.1 s (CONFIGURE at η = 16 can "
+            "be) names silence.",
+            "",
+        ]
     lines += [
         "Before the wait was learnt (issue 38, the same 1,000 steps at 10 % both ways): every dropped frame waited "
         "the whole 10 s timeout, 906–1,179 s a run against 22 s clean; at 50 % flips a damaged answer ended each "
@@ -182,9 +215,18 @@ def run(args) -> dict:
     image = qemu.find_firmware(args.board)
     work = ROOT / "build" / "link-bench"
     work.mkdir(parents=True, exist_ok=True)
-    settings = dict(board=args.board, system="gss", steps=args.steps, trace_seed=args.seed, eta=config.eta,
-                    mode=config.mode, likelihood=config.likelihood, timeout_s=CLI_TIMEOUT, retries=link.DEFAULT_RETRIES,
-                    environment=environment.block({"steps": args.steps, "proxy seeds": args.seeds}))
+    settings = dict(
+        board=args.board,
+        system="gss",
+        steps=args.steps,
+        trace_seed=args.seed,
+        eta=config.eta,
+        mode=config.mode,
+        likelihood=config.likelihood,
+        timeout_s=CLI_TIMEOUT,
+        retries=link.DEFAULT_RETRIES,
+        environment=environment.block({"steps": args.steps, "proxy seeds": args.seeds}),
+    )
     results = dict(settings=settings)
 
     clean = one_run(image, args.board, trace, config, work / "clean.jsonl")
@@ -204,17 +246,33 @@ def run(args) -> dict:
         r = one_run(image, args.board, trace, config, work / f"damaged-{seed}.jsonl", rate=0.1, seed=seed)
         r["steps_kept"], r["identical"] = same_as(reference, work / f"damaged-{seed}.jsonl")
         results["damaged"].append(r)
-        print(f"10 % seed {seed}: {r['wall_s']} s ({r['wall_s'] / clean['wall_s']:.2f}×), completed {r['completed']}, "
-              f"identical {r['identical']}, link {r['link']}", flush=True)
+        print(
+            f"10 % seed {seed}: {r['wall_s']} s ({r['wall_s'] / clean['wall_s']:.2f}×), completed {r['completed']}, "
+            f"identical {r['identical']}, link {r['link']}",
+            flush=True,
+        )
 
     results["flips"] = []
     if not args.no_flips:
         # 50 % and 100 % with the defaults, and 50 % with a budget too small for it (--timeout 0.1
         # --retries 0): what a run that is given up says.
-        for rate, timeout, retries in ((0.5, CLI_TIMEOUT, link.DEFAULT_RETRIES), (1.0, CLI_TIMEOUT, link.DEFAULT_RETRIES),
-                                       (0.5, 0.1, 0)):
-            r = one_run(image, args.board, trace, config, work / f"flips-{rate}-{timeout:g}.jsonl", rate=rate, seed=1,
-                        kinds=("flip",), timeout=timeout, retries=retries)
+        for rate, timeout, retries in (
+            (0.5, CLI_TIMEOUT, link.DEFAULT_RETRIES),
+            (1.0, CLI_TIMEOUT, link.DEFAULT_RETRIES),
+            (0.5, 0.1, 0),
+        ):
+            r = one_run(
+                image,
+                args.board,
+                trace,
+                config,
+                work / f"flips-{rate}-{timeout:g}.jsonl",
+                rate=rate,
+                seed=1,
+                kinds=("flip",),
+                timeout=timeout,
+                retries=retries,
+            )
             r["steps_kept"], r["identical"] = same_as(reference, work / f"flips-{rate}-{timeout:g}.jsonl")
             results["flips"].append(r)
             print(f"{rate:.0%} flips: {r['wall_s']} s, completed {r['completed']}: {r['message']}", flush=True)

@@ -14,6 +14,7 @@ cores reads 7.5 ms (half of it spent descheduled), its CPU time 3.5 ms, as unloa
 
 Where the library is: `clib.library_path()`.
 """
+
 from __future__ import annotations
 
 import ctypes as C
@@ -44,14 +45,22 @@ _Law, _Value, _Workspace = _CORE["ux_law"], _CORE["ux_value"], _CORE["ux_workspa
 
 
 class _Prop(C.Structure):
-    _fields_ = [("model", C.c_uint), ("params", C.c_double * MAX_PARAMS), ("k", C.c_uint32),
-                ("inputs", _Law * MAX_ARGS)]
+    _fields_ = [
+        ("model", C.c_uint),
+        ("params", C.c_double * MAX_PARAMS),
+        ("k", C.c_uint32),
+        ("inputs", _Law * MAX_ARGS),
+    ]
 
 
 class _Table(C.Structure):
-    _fields_ = [("n", C.c_size_t), ("y", C.POINTER(C.c_double)), ("F", C.POINTER(C.c_double)),
-                ("f", C.POINTER(C.c_double)), ("A", C.POINTER(C.c_double))]
-
+    _fields_ = [
+        ("n", C.c_size_t),
+        ("y", C.POINTER(C.c_double)),
+        ("F", C.POINTER(C.c_double)),
+        ("f", C.POINTER(C.c_double)),
+        ("A", C.POINTER(C.c_double)),
+    ]
 
 
 @dataclass(frozen=True)
@@ -109,8 +118,10 @@ class MCNative:
             "uxb_prop_mc": (C.c_int, [P, C.c_uint64, PD, C.c_size_t]),
             "uxb_w1_steps": (C.c_double, [PD, PD, C.c_size_t, PT]),
             "uxb_prop_curve_workspace_bytes": (C.c_size_t, [C.c_size_t, C.c_size_t]),
-            "uxb_prop_mc_w1_curve": (C.c_size_t, [P, C.c_uint64, PT, C.POINTER(C.c_size_t), C.c_size_t,
-                                                  C.c_double, PD, _Workspace]),
+            "uxb_prop_mc_w1_curve": (
+                C.c_size_t,
+                [P, C.c_uint64, PT, C.POINTER(C.c_size_t), C.c_size_t, C.c_double, PD, _Workspace],
+            ),
         }
         for name, (res, args) in sig.items():
             fn = getattr(L, name)
@@ -133,8 +144,13 @@ class MCNative:
         lifts, uxb_prop_ux_chained)."""
         p, out = prob.to_c(), _Value()
         ws = self._workspace(self.lib.uxb_prop_ux_workspace_bytes(C.byref(p), eta))
-        fn = self.lib.uxb_prop_ux_chained if chained else \
-            self.lib.uxb_prop_ux_every_point if every_point else self.lib.uxb_prop_ux
+        fn = (
+            self.lib.uxb_prop_ux_chained
+            if chained
+            else self.lib.uxb_prop_ux_every_point
+            if every_point
+            else self.lib.uxb_prop_ux
+        )
         self._status(fn(C.byref(p), eta, C.byref(out), ws), "uxb_prop_ux")
         n = out.count
         return np.array(out.x[:n]), np.array(out.w[:n])
@@ -168,8 +184,10 @@ class MCNative:
         """The first n outputs of the Monte Carlo stream `seed`."""
         p = prob.to_c()
         out = np.empty(n, dtype=np.float64)
-        self._status(self.lib.uxb_prop_mc(C.byref(p), C.c_uint64(seed), out.ctypes.data_as(C.POINTER(C.c_double)), n),
-                     "uxb_prop_mc")
+        self._status(
+            self.lib.uxb_prop_mc(C.byref(p), C.c_uint64(seed), out.ctypes.data_as(C.POINTER(C.c_double)), n),
+            "uxb_prop_mc",
+        )
         return out
 
     def _mc_call(self, prob: Problem, seed: int = 1):
@@ -219,8 +237,10 @@ class MCNative:
                 out = {k: float(np.median(samples[k])) / work[k] for k in calls if k != "mc"}
                 out["mc"] = (mc_call - mc_setup) / work["mc"]
                 return out
-        raise RuntimeError(f"Monte Carlo timing is unusable after {TIMING_ATTEMPTS} attempts: one draw took "
-                           f"{mc_setup:.0f} ns, {work['mc']} draws {mc_call:.0f} ns (is the machine overloaded?)")
+        raise RuntimeError(
+            f"Monte Carlo timing is unusable after {TIMING_ATTEMPTS} attempts: one draw took "
+            f"{mc_setup:.0f} ns, {work['mc']} draws {mc_call:.0f} ns (is the machine overloaded?)"
+        )
 
     # -- W1 ----------------------------------------------------------------------------------------
     def w1_steps(self, x, table: LawTable, w=None) -> float:
@@ -242,9 +262,16 @@ class MCNative:
         ws = self._workspace(self.lib.uxb_prop_curve_workspace_bytes(int(counts[-1]), int(steps.max())))
         p = prob.to_c()
         out = np.empty(counts.size, dtype=np.float64)
-        done = self.lib.uxb_prop_mc_w1_curve(C.byref(p), C.c_uint64(seed), C.byref(table.c),
-                                             counts.ctypes.data_as(C.POINTER(C.c_size_t)), counts.size,
-                                             float(stop), out.ctypes.data_as(C.POINTER(C.c_double)), ws)
+        done = self.lib.uxb_prop_mc_w1_curve(
+            C.byref(p),
+            C.c_uint64(seed),
+            C.byref(table.c),
+            counts.ctypes.data_as(C.POINTER(C.c_size_t)),
+            counts.size,
+            float(stop),
+            out.ctypes.data_as(C.POINTER(C.c_double)),
+            ws,
+        )
         if done == 0:
             raise RuntimeError("uxb_prop_mc_w1_curve refused its arguments or drew a non-finite output")
         return out[:done]

@@ -16,14 +16,24 @@
 
 The shared scores are re-exported, so the benchmarks score with this one module.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from uxemu.metrics import (LOG_PDF_FLOOR, NLL, _atoms, crps_atoms, crps_value, log_pdf_value,  # noqa: F401
-                           nll, rmse, w1_atoms)
+from uxemu.metrics import (  # noqa: F401 - re-exported: the benchmarks score with this one module
+    LOG_PDF_FLOOR,
+    NLL,
+    _atoms,
+    crps_atoms,
+    crps_value,
+    log_pdf_value,
+    nll,
+    rmse,
+    w1_atoms,
+)
 from uxemu.value import Value
 
 
@@ -35,6 +45,7 @@ def rmse_spread(run_means, truth) -> float:
     per_run = np.array([rmse(m, truth) for m in run_means])
     return float(np.std(per_run, ddof=1))
 
+
 def kde_bandwidth(x, w) -> float:
     """Scott's rule for a weighted set, as scipy.stats.gaussian_kde: σ_w · n_eff^(−1/5); 0 if degenerate."""
     x, w = _atoms(x, w)
@@ -43,7 +54,7 @@ def kde_bandwidth(x, w) -> float:
     if sq >= 1.0:  # a single atom carries all the mass: no spread to estimate
         return 0.0
     sigma = math.sqrt(max(float(w @ ((x - mu) ** 2)) / (1.0 - sq), 0.0))
-    return sigma * sq ** 0.2
+    return sigma * sq**0.2
 
 
 def kde_logpdf(x, w, t, bandwidth: float | None = None):

@@ -15,6 +15,7 @@ for the smallest configurations.
 
 Writes benchmarks/results/native_vs_reference.md.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -71,7 +72,9 @@ def native_runner(nat, sid, tr, eta, mode, lik):
                 z[0] = zs[i]
                 if update(state, z, None, 1, 1) < 0:
                     raise RuntimeError("update failed")
+
         return run
+
     return prepare
 
 
@@ -81,8 +84,10 @@ def reference_runner(model, tr, eta, mode, lik):
     def prepare():
         filt = f(model, eta, mode, lik)
         filt.step(int(tr.k[0]), float(tr.z[0]), float(tr.u[0]), predict=False)
-        return lambda: [filt.step(int(tr.k[i]), float(tr.z[i]), float(tr.u[i]), predict=True)
-                        for i in range(1, len(tr.z))]
+        return lambda: [
+            filt.step(int(tr.k[i]), float(tr.z[i]), float(tr.u[i]), predict=True) for i in range(1, len(tr.z))
+        ]
+
     return prepare
 
 
@@ -117,10 +122,22 @@ def bench(args) -> list[dict]:
                         ref_ns = time_per_step(reference_runner(model, tr, eta, mode, lik), steps, args.repeats)
                         ref_note = ""
                     nat_ns = time_per_step(native_runner(nat, sid, tr, eta, mode, lik), steps, args.repeats)
-                    rows.append(dict(system=NAMES.get(sid, name), eta=eta, mode=mode, lik=lik, native=nat_ns,
-                                     reference=ref_ns, note=ref_note))
-                    print(f"{lik:7s} {NAMES.get(sid, name):8s} η={eta:2d} {mode:7s} native {nat_ns / 1e3:10.1f} µs  "
-                          f"reference {ref_ns / 1e3:10.1f} µs  ×{ref_ns / nat_ns:6.1f} {ref_note}", flush=True)
+                    rows.append(
+                        dict(
+                            system=NAMES.get(sid, name),
+                            eta=eta,
+                            mode=mode,
+                            lik=lik,
+                            native=nat_ns,
+                            reference=ref_ns,
+                            note=ref_note,
+                        )
+                    )
+                    print(
+                        f"{lik:7s} {NAMES.get(sid, name):8s} η={eta:2d} {mode:7s} native {nat_ns / 1e3:10.1f} µs  "
+                        f"reference {ref_ns / 1e3:10.1f} µs  ×{ref_ns / nat_ns:6.1f} {ref_note}",
+                        flush=True,
+                    )
     return rows
 
 
@@ -144,14 +161,20 @@ def write_report(rows, args, overhead_ns, env: dict, path: Path) -> None:
         "",
     ]
     for lik in args.likelihoods:
-        lines += [f"## Likelihood: {lik}", "", "| system | η | mode | native µs/step | reference µs/step | speed-up |",
-                  "|---|---:|---|---:|---:|---:|"]
+        lines += [
+            f"## Likelihood: {lik}",
+            "",
+            "| system | η | mode | native µs/step | reference µs/step | speed-up |",
+            "|---|---:|---|---:|---:|---:|",
+        ]
         for r in rows:
             if r["lik"] != lik:
                 continue
             note = f" ({r['note']})" if r["note"] else ""
-            lines.append(f"| {r['system']} | {r['eta']} | {r['mode']} | {fmt_us(r['native'])} | "
-                         f"{fmt_us(r['reference'])}{note} | {r['reference'] / r['native']:.1f}× |")
+            lines.append(
+                f"| {r['system']} | {r['eta']} | {r['mode']} | {fmt_us(r['native'])} | "
+                f"{fmt_us(r['reference'])}{note} | {r['reference'] / r['native']:.1f}× |"
+            )
         lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))

@@ -6,6 +6,7 @@ Each row: (method, traces, RMSE, per-trace RMSE std, NLL, CRPS), in the paper's 
 particles. Every row ran 50 traces; each filter 100 times per trace. The tables give no latency: the
 figures are not in the source, only their captions, kept in PARETO_CAPTIONS.
 """
+
 from __future__ import annotations
 
 COLUMNS = ("method", "traces", "rmse", "rmse_std", "nll", "crps")
@@ -52,10 +53,11 @@ TABLES = {
 TITLES = {
     "sv": "Stochastic volatility: x' = 0.98x + η, η ~ N(0, 0.2²); y = ε·exp(x/2), ε ~ N(0, 1); x₀ ~ N(0, 2.25²)",
     "gss": "Gordon–Salmond–Smith: x' = x/2 + 25x/(1 + x²) + 8cos(1.2k) + υ, υ ~ N(0, 3²); z = x²/20 + ν, "
-           "ν ~ N(0, 1); x₀ ~ N(0, 5²)",
+    "ν ~ N(0, 1); x₀ ~ N(0, 5²)",
     "cubic": "Cubic mean-reverting / Beer–Lambert: d = 0.95 − x, x' = x + 0.1d − 0.005d³ + υ, υ ~ N(0, 0.05²); "
-             "y = e^{−x}(1 + m) + h, m ~ N(0, 0.05²), h ~ Laplace(0, √(0.01² + e^{−x}(1 + m))); x₀ ~ N(0, 0.1²)",
+    "y = e^{−x}(1 + m) + h, m ~ N(0, 0.05²), h ~ Laplace(0, √(0.01² + e^{−x}(1 + m))); x₀ ~ N(0, 0.1²)",
 }
+
 
 def rows(system: str) -> list[dict]:
     """The paper's rows for one system as dicts keyed by COLUMNS."""

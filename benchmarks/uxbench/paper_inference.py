@@ -46,8 +46,11 @@ CUBIC = [
 ]
 
 TABLES = {"sv": SV, "gss": GSS, "cubic": CUBIC}
-LABELS = {"sv": "TableStochVolInferenceBenchmarkResults", "gss": "TableGSSInferenceBenchmarkResults",
-          "cubic": "TableBeerLambertInferenceBenchmarkResults"}
+LABELS = {
+    "sv": "TableStochVolInferenceBenchmarkResults",
+    "gss": "TableGSSInferenceBenchmarkResults",
+    "cubic": "TableBeerLambertInferenceBenchmarkResults",
+}
 
 
 def row(system: str, method: str, fidelity: int):

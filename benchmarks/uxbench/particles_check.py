@@ -11,6 +11,7 @@ If the environment cannot be built (no network to the package index, no wheel fo
 failed install is remembered for an hour (a stamp beside the venv), so one benchmark run does not
 retry it in every task; concurrent tasks wait on a file lock while one of them installs.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -66,9 +67,17 @@ def environment() -> tuple[Path | None, str]:
             return None, failed.read_text().strip()
         reason = _install(venv)
         if reason is None:
-            probe = subprocess.run([str(_python(venv)), "-c", "import numpy, numba, particles; print("
-                                    "'particles 0.4 (numpy ' + numpy.__version__ + ', numba ' + numba.__version__ + ')')"],
-                                   capture_output=True, text=True, timeout=300)
+            probe = subprocess.run(
+                [
+                    str(_python(venv)),
+                    "-c",
+                    "import numpy, numba, particles; print("
+                    "'particles 0.4 (numpy ' + numpy.__version__ + ', numba ' + numba.__version__ + ')')",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if probe.returncode == 0:
                 ready.write_text(probe.stdout.strip() + "\n")
                 return _python(venv), probe.stdout.strip()
@@ -79,8 +88,10 @@ def environment() -> tuple[Path | None, str]:
 
 def _install(venv: Path) -> str | None:
     """Create the venv and install the pins; None on success, else the reason."""
-    steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
-             [str(_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(REQUIREMENTS)]]
+    steps = [
+        [sys.executable, "-m", "venv", "--clear", str(venv)],
+        [str(_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(REQUIREMENTS)],
+    ]
     for cmd in steps:
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
@@ -89,8 +100,10 @@ def _install(venv: Path) -> str | None:
         except OSError as exc:
             return f"cannot run {cmd[0]}: {exc}"
         if done.returncode != 0:
-            return f"`{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:4]))} …` failed: " \
-                   f"{_last_lines(done.stderr or done.stdout)}"
+            return (
+                f"`{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:4]))} …` failed: "
+                f"{_last_lines(done.stderr or done.stdout)}"
+            )
     return None
 
 
@@ -105,16 +118,20 @@ def run(spec: dict) -> tuple[dict[int, dict[int, dict]] | None, str]:
     with tempfile.TemporaryDirectory(prefix="uxbench-particles-") as tmp:
         tmp = Path(tmp)
         (tmp / "in.json").write_text(json.dumps(spec))
-        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-                   NUMBA_NUM_THREADS="1")
+        env = dict(
+            os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1"
+        )
         env.pop("PYTHONPATH", None)  # the worker must see its own numpy, not the project's
-        done = subprocess.run([str(python), str(WORKER), str(tmp / "in.json"), str(tmp / "out")],
-                              capture_output=True, text=True, env=env)
+        done = subprocess.run(
+            [str(python), str(WORKER), str(tmp / "in.json"), str(tmp / "out")], capture_output=True, text=True, env=env
+        )
         if done.returncode != 0:
             return None, f"the particles worker failed: {_last_lines(done.stderr)}"
         out = {}
         for trace in spec["traces"]:
             with np.load(tmp / "out" / f"trace_{trace['index']}.npz") as f:
-                out[trace["index"]] = {int(n): {"x": f[f"x_{n}"], "w": f[f"w_{n}"], "seconds": f[f"seconds_{n}"]}
-                                       for n in spec["particles"]}
+                out[trace["index"]] = {
+                    int(n): {"x": f[f"x_{n}"], "w": f[f"w_{n}"], "seconds": f[f"seconds_{n}"]}
+                    for n in spec["particles"]
+                }
         return out, note

@@ -19,6 +19,7 @@ system's observation has an inner noise m ~ N(0, σ_m²): its density is margina
 Gauss–Hermite quadrature with `quadrature` nodes. Step t of particles is step k = t of our traces
 (the first observation is of x_0, as in our filters), which the worker checks.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,11 +57,10 @@ class GordonSalmondSmith(ssm.StateSpaceModel):
         return dists.Normal(loc=self.mu0, scale=self.sigma0)
 
     def PX(self, t, xp):
-        return dists.Normal(loc=0.5 * xp + 25.0 * xp / (1.0 + xp ** 2) + 8.0 * np.cos(1.2 * t),
-                            scale=self.sigma_v)
+        return dists.Normal(loc=0.5 * xp + 25.0 * xp / (1.0 + xp**2) + 8.0 * np.cos(1.2 * t), scale=self.sigma_v)
 
     def PY(self, t, xp, x):
-        return dists.Normal(loc=x ** 2 / 20.0, scale=self.sigma_n)
+        return dists.Normal(loc=x**2 / 20.0, scale=self.sigma_n)
 
 
 class BeerLambertObservation(dists.ProbDist):
@@ -74,7 +74,7 @@ class BeerLambertObservation(dists.ProbDist):
         self.sigma_m = sigma_m
         self.m = sigma_m * nodes
         self.log_weights = np.log(weights / np.sqrt(2.0 * np.pi))
-        self.sb2 = sigma_base ** 2
+        self.sb2 = sigma_base**2
 
     def _loc_scale(self):
         g = np.exp(-self.x)[:, None] * (1.0 + self.m[None, :])
@@ -99,7 +99,7 @@ class CubicBeerLambert(ssm.StateSpaceModel):
 
     def PX(self, t, xp):
         d = self.c - xp
-        return dists.Normal(loc=xp + self.alpha * d - self.alpha * self.beta * d ** 3, scale=self.sigma_v)
+        return dists.Normal(loc=xp + self.alpha * d - self.alpha * self.beta * d**3, scale=self.sigma_v)
 
     def PY(self, t, xp, x):
         return BeerLambertObservation(x, self.sigma_m, self.sigma_base, self.nodes, self.weights)

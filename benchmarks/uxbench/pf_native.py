@@ -16,6 +16,7 @@ and functions come from `uxemu.native.Native` loaded over the same library.
 
 Where the library is: `clib.library_path()`.
 """
+
 from __future__ import annotations
 
 import ctypes as C
@@ -81,8 +82,7 @@ KF_METHODS = {"ekf": 0, "ukf": 1, "ekf_logsq": 2}  # uxb_kf_method
 
 
 class _KFConfig(C.Structure):
-    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
-                ("method", C.c_int)]
+    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p), ("method", C.c_int)]
 
 
 class _KFOutput(C.Structure):
@@ -90,18 +90,39 @@ class _KFOutput(C.Structure):
 
 
 class _PFConfig(C.Structure):
-    _fields_ = [("model", C.c_void_p), ("params", C.POINTER(C.c_double)), ("prior", C.c_void_p),
-                ("n", C.c_size_t), ("seed", C.c_uint64), ("inner_eta", C.c_uint)]
+    _fields_ = [
+        ("model", C.c_void_p),
+        ("params", C.POINTER(C.c_double)),
+        ("prior", C.c_void_p),
+        ("n", C.c_size_t),
+        ("seed", C.c_uint64),
+        ("inner_eta", C.c_uint),
+    ]
 
 
 class _PFOutput(C.Structure):
-    _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("ess", C.c_void_p), ("fallback", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p), ("log_evidence", C.c_void_p)]
+    _fields_ = [
+        ("mean", C.c_void_p),
+        ("var", C.c_void_p),
+        ("ess", C.c_void_p),
+        ("fallback", C.c_void_p),
+        ("x", C.c_void_p),
+        ("w", C.c_void_p),
+        ("log_evidence", C.c_void_p),
+    ]
 
 
 class _UXOutput(C.Structure):
-    _fields_ = [("mean", C.c_void_p), ("var", C.c_void_p), ("status", C.c_void_p), ("count", C.c_void_p),
-                ("x", C.c_void_p), ("w", C.c_void_p), ("at", C.c_void_p), ("logpdf", C.c_void_p)]
+    _fields_ = [
+        ("mean", C.c_void_p),
+        ("var", C.c_void_p),
+        ("status", C.c_void_p),
+        ("count", C.c_void_p),
+        ("x", C.c_void_p),
+        ("w", C.c_void_p),
+        ("at", C.c_void_p),
+        ("logpdf", C.c_void_p),
+    ]
 
 
 def _ptr(a):
@@ -119,19 +140,40 @@ class BenchLib:
         lib = self.nat.lib
         lib.uxb_pf_workspace_bytes.restype, lib.uxb_pf_workspace_bytes.argtypes = C.c_size_t, [C.c_size_t]
         lib.uxb_pf_run.restype = C.c_int
-        lib.uxb_pf_run.argtypes = [C.POINTER(_PFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
-                                   C.POINTER(_PFOutput), self.nat.Workspace]
+        lib.uxb_pf_run.argtypes = [
+            C.POINTER(_PFConfig),
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_PFOutput),
+            self.nat.Workspace,
+        ]
         lib.uxb_pf_fast_workspace_bytes.restype = C.c_size_t
         lib.uxb_pf_fast_workspace_bytes.argtypes = [C.c_size_t]
         lib.uxb_pf_fast_run.restype = C.c_int
         lib.uxb_pf_fast_run.argtypes = lib.uxb_pf_run.argtypes
         lib.uxb_pf_fast_supports.restype, lib.uxb_pf_fast_supports.argtypes = C.c_int, [C.c_void_p]
         lib.uxb_ux_run.restype = C.c_int
-        lib.uxb_ux_run.argtypes = [C.c_void_p, C.POINTER(self.nat.FilterConfig), self.nat.Workspace, C.c_void_p,
-                                   C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(_UXOutput)]
+        lib.uxb_ux_run.argtypes = [
+            C.c_void_p,
+            C.POINTER(self.nat.FilterConfig),
+            self.nat.Workspace,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_UXOutput),
+        ]
         lib.uxb_kf_run.restype = C.c_int
-        lib.uxb_kf_run.argtypes = [C.POINTER(_KFConfig), C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t,
-                                   C.POINTER(_KFOutput)]
+        lib.uxb_kf_run.argtypes = [
+            C.POINTER(_KFConfig),
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_KFOutput),
+        ]
         self.lib = lib
 
     @staticmethod
@@ -154,8 +196,19 @@ class BenchLib:
         law = self.nat.Law(native.LAW_KINDS[kind], a, b, 0.0)
         return law, C.cast(C.pointer(law), C.c_void_p)
 
-    def run_pf(self, system_id: int, k, u, z, n: int, seed: int, particles: bool = True, params=None,
-               prior=None, inner_eta: int = 64) -> PFRun:
+    def run_pf(
+        self,
+        system_id: int,
+        k,
+        u,
+        z,
+        n: int,
+        seed: int,
+        particles: bool = True,
+        params=None,
+        prior=None,
+        inner_eta: int = 64,
+    ) -> PFRun:
         """The bootstrap PF with n particles over a trace; `particles=False` skips the (T, n) sets."""
         return self._pf("uxb_pf_run", system_id, k, u, z, n, seed, particles, params, prior, inner_eta)
 
@@ -163,8 +216,9 @@ class BenchLib:
         """Whether `run_pf_fast` has a tuned loop for this system."""
         return bool(self.lib.uxb_pf_fast_supports(C.cast(self.nat.model(system_id), C.c_void_p)))
 
-    def run_pf_fast(self, system_id: int, k, u, z, n: int, seed: int, particles: bool = True, params=None,
-                    prior=None) -> PFRun:
+    def run_pf_fast(
+        self, system_id: int, k, u, z, n: int, seed: int, particles: bool = True, params=None, prior=None
+    ) -> PFRun:
         """The tuned bootstrap PF (pf_fast.c) with n particles over a trace: the same filter as `run_pf`
         in distribution (another random stream; inner noise sampled, not integrated)."""
         return self._pf("uxb_pf_fast_run", system_id, k, u, z, n, seed, particles, params, prior, 0)
@@ -175,13 +229,32 @@ class BenchLib:
         model = self.nat.model(system_id)
         cparams = self._params(model, params)
         law, plaw = self._prior(prior)
-        cfg = _PFConfig(C.cast(model, C.c_void_p), C.cast(cparams, C.POINTER(C.c_double)), plaw, int(n),
-                        int(seed) & (2**64 - 1), int(inner_eta))
-        run = PFRun(np.empty(T), np.empty(T), np.empty(T), np.zeros(T, dtype=np.uint8),
-                    np.empty((T, n)) if particles else None, np.empty((T, n)) if particles else None,
-                    log_evidence=np.empty(T))
-        out = _PFOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.ess), _ptr(run.fallback), _ptr(run.x), _ptr(run.w),
-                        _ptr(run.log_evidence))
+        cfg = _PFConfig(
+            C.cast(model, C.c_void_p),
+            C.cast(cparams, C.POINTER(C.c_double)),
+            plaw,
+            int(n),
+            int(seed) & (2**64 - 1),
+            int(inner_eta),
+        )
+        run = PFRun(
+            np.empty(T),
+            np.empty(T),
+            np.empty(T),
+            np.zeros(T, dtype=np.uint8),
+            np.empty((T, n)) if particles else None,
+            np.empty((T, n)) if particles else None,
+            log_evidence=np.empty(T),
+        )
+        out = _PFOutput(
+            _ptr(run.mean),
+            _ptr(run.var),
+            _ptr(run.ess),
+            _ptr(run.fallback),
+            _ptr(run.x),
+            _ptr(run.w),
+            _ptr(run.log_evidence),
+        )
         nbytes = int(getattr(self.lib, fn.replace("_run", "_workspace_bytes"))(n))
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
@@ -211,8 +284,20 @@ class BenchLib:
         run.skipped = run.skipped.astype(bool)
         return run
 
-    def run_ux(self, system_id: int, k, u, z, eta: int, mode: str = "refined", likelihood: str = "kernel",
-               atoms: bool = True, params=None, prior=None, truth=None) -> UXRun:
+    def run_ux(
+        self,
+        system_id: int,
+        k,
+        u,
+        z,
+        eta: int,
+        mode: str = "refined",
+        likelihood: str = "kernel",
+        atoms: bool = True,
+        params=None,
+        prior=None,
+        truth=None,
+    ) -> UXRun:
         """The ux filter over a whole trace in one C call; `atoms=False` skips the posteriors' atoms;
         `truth` (T points) also returns run.logpdf, each posterior's ux_filter_logpdf at its point."""
         k, u, z = self._trace_arrays(k, u, z)
@@ -220,9 +305,14 @@ class BenchLib:
         model = self.nat.model(system_id)
         cparams = self._params(model, params)
         law, plaw = self._prior(prior)
-        cfg = self.nat.FilterConfig(model, C.cast(cparams, C.POINTER(C.c_double)), eta, native.MODES[mode],
-                                    native.LIKELIHOODS[likelihood],
-                                    C.cast(plaw, C.POINTER(self.nat.Law)) if plaw else None)
+        cfg = self.nat.FilterConfig(
+            model,
+            C.cast(cparams, C.POINTER(C.c_double)),
+            eta,
+            native.MODES[mode],
+            native.LIKELIHOODS[likelihood],
+            C.cast(plaw, C.POINTER(self.nat.Law)) if plaw else None,
+        )
         nbytes = self.nat.workspace_bytes(system_id, eta, mode, likelihood)
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
@@ -237,11 +327,20 @@ class BenchLib:
             if at.size != T:
                 raise ValueError(f"truth needs one point per step ({T}), got {at.size}")
             run.logpdf = np.empty(T)
-        out = _UXOutput(_ptr(run.mean), _ptr(run.var), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w),
-                        _ptr(at), _ptr(run.logpdf) if at is not None else None)
+        out = _UXOutput(
+            _ptr(run.mean),
+            _ptr(run.var),
+            _ptr(run.status),
+            _ptr(run.count),
+            _ptr(run.x),
+            _ptr(run.w),
+            _ptr(at),
+            _ptr(run.logpdf) if at is not None else None,
+        )
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_ux_run(C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data,
-                                 z.ctypes.data, T, C.byref(out))
+        st = self.lib.uxb_ux_run(
+            C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out)
+        )
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_ux_run")
         return run
@@ -256,4 +355,3 @@ def load(path: Path | str | None = None) -> BenchLib:
     if key not in _loaded:
         _loaded[key] = BenchLib(path)
     return _loaded[key]
-

@@ -19,6 +19,7 @@ least as accurate as the tuned PF point; that ux configuration is then timed in 
 rounds, so the verdict rests on a measured ratio ux / tuned PF, not on latencies taken at other times.
 The tables' latency of the old PF point scaled by the measured new/old ratio is shown beside it.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -34,6 +35,7 @@ import uxemu as ux
 
 from . import ab_cost, environment, filtering, filtering_report, metrics, pf_native
 from .report import RESULTS, markdown_table, run_meta
+
 OUT = RESULTS / "pf_tuned.md"
 FULL = RESULTS / "full" / "filtering" / "filtering_results.json.gz"
 SYSTEMS = ("sv", "gss", "cubic", "lg")
@@ -54,13 +56,39 @@ def accuracy(lib, system: str, traces: list, runs: int, particles=PARTICLES, pro
     for n in particles:
         old, new = [], []
         for i, tr in enumerate(traces):
-            old.append(np.mean([metrics.rmse(lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n,
-                                                        filtering.pf_seed(system, i, n, r), particles=False,
-                                                        inner_eta=filtering.INNER_ETA).mean, tr.x)
-                                for r in range(runs)]))
-            new.append(np.mean([metrics.rmse(lib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, n,
-                                                             tuned_seed(system, i, n, r), particles=False).mean, tr.x)
-                                for r in range(runs)]))
+            old.append(
+                np.mean(
+                    [
+                        metrics.rmse(
+                            lib.run_pf(
+                                model.system_id,
+                                tr.k,
+                                tr.u,
+                                tr.z,
+                                n,
+                                filtering.pf_seed(system, i, n, r),
+                                particles=False,
+                                inner_eta=filtering.INNER_ETA,
+                            ).mean,
+                            tr.x,
+                        )
+                        for r in range(runs)
+                    ]
+                )
+            )
+            new.append(
+                np.mean(
+                    [
+                        metrics.rmse(
+                            lib.run_pf_fast(
+                                model.system_id, tr.k, tr.u, tr.z, n, tuned_seed(system, i, n, r), particles=False
+                            ).mean,
+                            tr.x,
+                        )
+                        for r in range(runs)
+                    ]
+                )
+            )
         out[n] = {"old": np.array(old), "new": np.array(new)}
         progress(f"{system} PF {n}: RMSE {np.mean(old):.4f} (pf.c) {np.mean(new):.4f} (tuned)")
     return out
@@ -73,7 +101,7 @@ def interleaved(calls: dict, traces: list, rounds: int) -> dict:
     times = {k: [] for k in names}
     for tr in traces:
         for r in range(rounds):
-            for k in names[r % len(names):] + names[:r % len(names)]:
+            for k in names[r % len(names) :] + names[: r % len(names)]:
                 times[k].append(calls[k](tr).cpu_ns / len(tr))
     return {k: statistics.median(v) for k, v in times.items()}
 
@@ -98,8 +126,16 @@ def _us(ns) -> str:
     return "—" if ns is None else f"{ns / 1e3:.3g} µs"
 
 
-def measure(lib, systems=SYSTEMS, n_traces: int = 50, rounds: int = 15, runs=None, particles=PARTICLES,
-            size=filtering.SIZES["full"], progress=print) -> list[dict]:
+def measure(
+    lib,
+    systems=SYSTEMS,
+    n_traces: int = 50,
+    rounds: int = 15,
+    runs=None,
+    particles=PARTICLES,
+    size=filtering.SIZES["full"],
+    progress=print,
+) -> list[dict]:
     table = full_table()
     records = []
     for system in systems:
@@ -110,26 +146,44 @@ def measure(lib, systems=SYSTEMS, n_traces: int = 50, rounds: int = 15, runs=Non
         for n in particles:
             old, new = acc[n]["old"], acc[n]["new"]
             d = new - old
-            rec = {"system": system, "n": n, "rmse_old": float(old.mean()), "rmse_new": float(new.mean()),
-                   "diff_se": float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else float("nan"),
-                   "runs": (runs or RUNS)[system], "traces": len(traces)}
+            rec = {
+                "system": system,
+                "n": n,
+                "rmse_old": float(old.mean()),
+                "rmse_new": float(new.mean()),
+                "diff_se": float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else float("nan"),
+                "runs": (runs or RUNS)[system],
+                "traces": len(traces),
+            }
             calls = {
-                "old": lambda tr, n=n: lib.run_pf(model.system_id, tr.k, tr.u, tr.z, n, filtering.pf_seed(system, 0, n, 0),
-                                                  particles=False, inner_eta=filtering.INNER_ETA),
-                "new": lambda tr, n=n: lib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, n,
-                                                       tuned_seed(system, 0, n, 0), particles=False),
+                "old": lambda tr, n=n: lib.run_pf(
+                    model.system_id,
+                    tr.k,
+                    tr.u,
+                    tr.z,
+                    n,
+                    filtering.pf_seed(system, 0, n, 0),
+                    particles=False,
+                    inner_eta=filtering.INNER_ETA,
+                ),
+                "new": lambda tr, n=n: lib.run_pf_fast(
+                    model.system_id, tr.k, tr.u, tr.z, n, tuned_seed(system, 0, n, 0), particles=False
+                ),
             }
             cand = candidate(rows, rec["rmse_new"], set(range(len(traces)))) if rows else None
             if cand is not None:
                 eta, mode, lik = cand.key[1:]
-                calls["ux"] = lambda tr, c=(eta, mode, lik): lib.run_ux(model.system_id, tr.k, tr.u, tr.z, *c,
-                                                                         atoms=False)
-                per_trace = np.array([np.mean(cand.traces[i]["rmse"]) for i in range(len(traces))
-                                      if i in cand.traces])
-                gap = per_trace - new[:per_trace.size]
-                rec.update(ux=cand.label, ux_rmse=float(per_trace.mean()),
-                           ux_gap_se=float(gap.std(ddof=1) / np.sqrt(gap.size)) if gap.size > 1 else float("nan"),
-                           ux_table_ns=cand.latency_ns)
+                calls["ux"] = lambda tr, c=(eta, mode, lik): lib.run_ux(
+                    model.system_id, tr.k, tr.u, tr.z, *c, atoms=False
+                )
+                per_trace = np.array([np.mean(cand.traces[i]["rmse"]) for i in range(len(traces)) if i in cand.traces])
+                gap = per_trace - new[: per_trace.size]
+                rec.update(
+                    ux=cand.label,
+                    ux_rmse=float(per_trace.mean()),
+                    ux_gap_se=float(gap.std(ddof=1) / np.sqrt(gap.size)) if gap.size > 1 else float("nan"),
+                    ux_table_ns=cand.latency_ns,
+                )
             old_row = rows.get(("pf", n))
             rec["old_table_ns"] = old_row.latency_ns if old_row is not None else None
             med = interleaved(calls, traces[:TIMING_TRACES], rounds)
@@ -138,8 +192,10 @@ def measure(lib, systems=SYSTEMS, n_traces: int = 50, rounds: int = 15, runs=Non
             if rec["old_table_ns"] is not None:
                 rec["new_table_ns"] = rec["old_table_ns"] / rec["ratio"]
             rec["dominated"] = bool(med.get("ux") is not None and med["ux"] <= med["new"])
-            progress(f"{system} PF {n}: {med['old'] / 1e3:.3f} → {med['new'] / 1e3:.3f} µs/step (old/new "
-                     f"{rec['ratio']:.2f})" + (f"; {rec['ux']} {med['ux'] / 1e3:.3f} µs/step" if "ux" in rec else ""))
+            progress(
+                f"{system} PF {n}: {med['old'] / 1e3:.3f} → {med['new'] / 1e3:.3f} µs/step (old/new "
+                f"{rec['ratio']:.2f})" + (f"; {rec['ux']} {med['ux'] / 1e3:.3f} µs/step" if "ux" in rec else "")
+            )
             records.append(rec)
     return records
 
@@ -148,23 +204,61 @@ def render(records: list[dict], meta: dict, args_text: str) -> str:
     """The results file; `meta` is the run's environment block, its commit the one the library was built from."""
     rows_t, rows_d = [], []
     for r in records:
-        rows_t.append([r["system"], r["n"], f"{r['rmse_old']:.4f}", f"{r['rmse_new']:.4f}",
-                       f"{r['rmse_new'] - r['rmse_old']:+.4f} ± {r['diff_se']:.4f}", f"{r['old_ns'] / 1e3:.3f}",
-                       f"{r['new_ns'] / 1e3:.3f}", f"{r['ratio']:.2f}"])
+        rows_t.append(
+            [
+                r["system"],
+                r["n"],
+                f"{r['rmse_old']:.4f}",
+                f"{r['rmse_new']:.4f}",
+                f"{r['rmse_new'] - r['rmse_old']:+.4f} ± {r['diff_se']:.4f}",
+                f"{r['old_ns'] / 1e3:.3f}",
+                f"{r['new_ns'] / 1e3:.3f}",
+                f"{r['ratio']:.2f}",
+            ]
+        )
         if r["system"] == "lg":
             continue
         if "ux" in r:
             q = r["ux_ns"] / r["new_ns"]
-            verdict = ("dominated" if r["dominated"] else "not dominated (slower)") + (" — a tie within 5 %"
-                                                                                     if 0.95 <= q <= 1.05 else "")
-            tables = "—" if r.get("new_table_ns") is None else \
-                ("dominated" if r["ux_table_ns"] <= r["new_table_ns"] else "not dominated")
-            rows_d.append([r["system"], f"PF {r['n']}", f"{r['rmse_new']:.4f}", _us(r.get("new_table_ns")), r["ux"],
-                           f"{r['ux_rmse']:.4f}", f"{r['ux_rmse'] - r['rmse_new']:+.4f} ± {r['ux_gap_se']:.4f}",
-                           _us(r["ux_table_ns"]), tables, f"{r['ux_ns'] / r['new_ns']:.2f}", verdict])
+            verdict = ("dominated" if r["dominated"] else "not dominated (slower)") + (
+                " — a tie within 5 %" if 0.95 <= q <= 1.05 else ""
+            )
+            tables = (
+                "—"
+                if r.get("new_table_ns") is None
+                else ("dominated" if r["ux_table_ns"] <= r["new_table_ns"] else "not dominated")
+            )
+            rows_d.append(
+                [
+                    r["system"],
+                    f"PF {r['n']}",
+                    f"{r['rmse_new']:.4f}",
+                    _us(r.get("new_table_ns")),
+                    r["ux"],
+                    f"{r['ux_rmse']:.4f}",
+                    f"{r['ux_rmse'] - r['rmse_new']:+.4f} ± {r['ux_gap_se']:.4f}",
+                    _us(r["ux_table_ns"]),
+                    tables,
+                    f"{r['ux_ns'] / r['new_ns']:.2f}",
+                    verdict,
+                ]
+            )
         else:
-            rows_d.append([r["system"], f"PF {r['n']}", f"{r['rmse_new']:.4f}", _us(r.get("new_table_ns")),
-                           "no ux row as accurate", "—", "—", "—", "—", "—", "not dominated (accuracy)"])
+            rows_d.append(
+                [
+                    r["system"],
+                    f"PF {r['n']}",
+                    f"{r['rmse_new']:.4f}",
+                    _us(r.get("new_table_ns")),
+                    "no ux row as accurate",
+                    "—",
+                    "—",
+                    "—",
+                    "—",
+                    "—",
+                    "not dominated (accuracy)",
+                ]
+            )
     n_dom = sum(1 for r in records if r["system"] != "lg" and r.get("dominated"))
     n_all = sum(1 for r in records if r["system"] != "lg")
     return (
@@ -182,8 +276,9 @@ def render(records: list[dict], meta: dict, args_text: str) -> str:
         "per-trace difference. Time: thread CPU time per step of whole-trace C calls (ctypes crossing "
         "included, as in the filtering tables), median over rounds in rotating order on the first three "
         "traces; ratio = old / new.\n\n"
-        + markdown_table(["system", "N", "RMSE old", "RMSE new", "new − old", "old µs/step",
-                                 "new µs/step", "old/new"], rows_t)
+        + markdown_table(
+            ["system", "N", "RMSE old", "RMSE new", "new − old", "old µs/step", "new µs/step", "old/new"], rows_t
+        )
         + "\n## Which ux rows dominate the tuned PF\n\n"
         "For each tuned PF point of sv, gss and cubic: the fastest ux configuration in "
         "`benchmarks/results/full/filtering` (its latency column) whose RMSE on the same 50 traces is at most "
@@ -193,10 +288,22 @@ def render(records: list[dict], meta: dict, args_text: str) -> str:
         "ratio ux / tuned PF from the same interleaved rounds, on which the verdict rests (dominated: as "
         "accurate and at most as costly; a ratio within 5 % of 1 is marked a tie). "
         "lg is not in the filtering tables.\n\n"
-        + markdown_table(["system", "tuned PF", "RMSE", "latency (tables' scale)", "fastest ux as accurate",
-                                 "its RMSE", "ux − PF", "its latency (tables)", "on the tables' scale",
-                                 "ux / tuned PF time (measured)", "verdict (measured)"],
-                                rows_d)
+        + markdown_table(
+            [
+                "system",
+                "tuned PF",
+                "RMSE",
+                "latency (tables' scale)",
+                "fastest ux as accurate",
+                "its RMSE",
+                "ux − PF",
+                "its latency (tables)",
+                "on the tables' scale",
+                "ux / tuned PF time (measured)",
+                "verdict (measured)",
+            ],
+            rows_d,
+        )
         + f"\n{n_dom}/{n_all} tuned PF points dominated.\n"
     )
 

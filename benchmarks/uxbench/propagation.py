@@ -25,6 +25,7 @@ For every configuration of the paper's spaces (`propagation_models`), one task:
    exact law, and the reconstruction's W1 measured against it (the definition of
    `uxbench.metrics.w1_reconstructed`, computed in C through `binned_table`).
 """
+
 from __future__ import annotations
 
 import math
@@ -42,11 +43,25 @@ CHAINED_MODELS = ("bl_observation",)  # the models uxb_prop_ux_chained has a cha
 
 SIZES = {
     # a few configurations per model: the first, the last and two between (minutes)
-    "quick": {"name": "quick", "picks": 4, "seeds": 20, "per_doubling": 8, "cap": 1 << 21, "repeats": 31,
-              "ground_truth": 10**6},
+    "quick": {
+        "name": "quick",
+        "picks": 4,
+        "seeds": 20,
+        "per_doubling": 8,
+        "cap": 1 << 21,
+        "repeats": 31,
+        "ground_truth": 10**6,
+    },
     # the paper's 273 configurations
-    "full": {"name": "full", "picks": None, "seeds": 20, "per_doubling": 8, "cap": 1 << 22, "repeats": 31,
-             "ground_truth": 10**6},
+    "full": {
+        "name": "full",
+        "picks": None,
+        "seeds": 20,
+        "per_doubling": 8,
+        "cap": 1 << 22,
+        "repeats": 31,
+        "ground_truth": 10**6,
+    },
 }
 
 
@@ -94,23 +109,36 @@ def run_task(task: dict) -> dict:
 
     gt_seed = stream_seed(cfg.model, cfg.index, GROUND_TRUTH_STREAM)
     gt = np.sort(mc.mc(prob, gt_seed, task["ground_truth"]))
-    rec = {"model": cfg.model, "index": cfg.index, "label": cfg.label, "exact_mean": table.mean,
-           "mc_sd": float(gt.std()), "gt_w1_exact": mc.w1_steps(gt, table), "exact_s": t_exact}
+    rec = {
+        "model": cfg.model,
+        "index": cfg.index,
+        "label": cfg.label,
+        "exact_mean": table.mean,
+        "mc_sd": float(gt.std()),
+        "gt_w1_exact": mc.w1_steps(gt, table),
+        "exact_s": t_exact,
+    }
 
     targets = {}
     for eta in ETAS:
         x, w = mc.ux(prob, eta)
         v = Value(x, w, eta)
         edges, heights = v.bins()
-        r = {"atoms": int(x.size), "w1_atoms": mc.w1_steps(x, table, w),
-             "w1_rec": w1_reconstructed(edges, heights, table),
-             "w1_rec_vs_gt": mc.w1_steps(gt, binned_table(edges, heights))}
+        r = {
+            "atoms": int(x.size),
+            "w1_atoms": mc.w1_steps(x, table, w),
+            "w1_rec": w1_reconstructed(edges, heights, table),
+            "w1_rec_vs_gt": mc.w1_steps(gt, binned_table(edges, heights)),
+        }
         rec[f"eta{eta}"] = r
         targets[(eta, "atoms")], targets[(eta, "rec")] = r["w1_atoms"], r["w1_rec"]
         if chained:
             xc, wc = mc.ux(prob, eta, chained=True)
-            r["chained"] = {"atoms": int(xc.size), "w1_atoms": mc.w1_steps(xc, table, wc),
-                            "w1_rec": w1_reconstructed(*Value(xc, wc, eta).bins(), table)}
+            r["chained"] = {
+                "atoms": int(xc.size),
+                "w1_atoms": mc.w1_steps(xc, table, wc),
+                "w1_rec": w1_reconstructed(*Value(xc, wc, eta).bins(), table),
+            }
             targets[(eta, "chained")] = r["chained"]["w1_rec"]
     times = mc.timings(prob, ETAS, repeats=task["repeats"], chained_etas=ETAS if chained else ())
     rec["mc_ns"] = times["mc"]

@@ -15,6 +15,7 @@ tails, reaching the ε = 1e-12 quantiles), with A(y) = ∫_{−∞}^{y} F added 
 trapezoid rule. `LawTable` (uxbench.mc_native) carries the table to C; `cdf` and `integrated_cdf`
 evaluate its cubic Hermite interpolants here.
 """
+
 from __future__ import annotations
 
 import functools
@@ -97,9 +98,9 @@ def tabulate(cond, nodes, weights, *, grid: int | None = None, tail: float = TAI
         y = np.atleast_1d(np.asarray(y, dtype=np.float64))
         F, f = np.empty(y.size), np.empty(y.size)
         for i in range(0, y.size, rows):
-            Fi, fi = cond(y[i:i + rows, None], *(u[None, :] for u in nodes))
-            F[i:i + rows] = Fi @ weights
-            f[i:i + rows] = fi @ weights
+            Fi, fi = cond(y[i : i + rows, None], *(u[None, :] for u in nodes))
+            F[i : i + rows] = Fi @ weights
+            f[i : i + rows] = fi @ weights
         return np.clip(F, 0.0, 1.0), f
 
     def cdf(y):
@@ -152,8 +153,12 @@ def _hermite(x, v, dv, t, below, above):
     h = x[j + 1] - x[j]
     s = (t - x[j]) / h
     s2, s3 = s * s, s * s * s
-    out = ((2 * s3 - 3 * s2 + 1) * v[j] + (s3 - 2 * s2 + s) * h * dv[j] + (-2 * s3 + 3 * s2) * v[j + 1]
-           + (s3 - s2) * h * dv[j + 1])
+    out = (
+        (2 * s3 - 3 * s2 + 1) * v[j]
+        + (s3 - 2 * s2 + s) * h * dv[j]
+        + (-2 * s3 + 3 * s2) * v[j + 1]
+        + (s3 - s2) * h * dv[j + 1]
+    )
     return np.where(t < x[0], below, np.where(t > x[-1], above, out))
 
 
@@ -172,7 +177,6 @@ def binned_table(edges, heights) -> LawTable:
     A = np.concatenate([[0.0], np.cumsum(0.5 * np.diff(y) * (F[:-1] + F[1:]))])
     f = np.concatenate([np.diff(F) / np.diff(y), [0.0]])
     return LawTable(y, F, f, A)
-
 
 
 def w1_reconstructed(edges, heights, table: LawTable, subdivide: int = SUBDIVIDE) -> float:

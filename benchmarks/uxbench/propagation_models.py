@@ -16,6 +16,7 @@ Readings of the paper's text, where it leaves a choice (paper.tex §5, "… mode
 - Exponential observation: e^{−x}(1 + m) + h with h additive, as the paper's benchmark states (the
   filter's observation is heteroscedastic); e^{−x}(1 + m) is the registry's kernel location.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -87,8 +88,9 @@ def _sv_transition():
     phi, _, sig, _ = SV_PARAMS
     s0 = sig / math.sqrt(1.0 - phi * phi)
     out = []
-    for lam, (sname, s), fam in itertools.product([-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2],
-                                                  [("1", 1.0), ("s0", s0)], ["gaussian", "laplace"]):
+    for lam, (sname, s), fam in itertools.product(
+        [-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2], [("1", 1.0), ("s0", s0)], ["gaussian", "laplace"]
+    ):
         p = mcn.Problem(mcn.SV_TRANSITION, SV_PARAMS, (("gaussian", lam, s), matched(fam, sig)))
         out.append((f"λ={lam:g}, s_x={sname}, H~{SHORT[fam]}", p))
     return out
@@ -98,8 +100,9 @@ def _sv_observation():
     phi, _, sig, sig_eps = SV_PARAMS
     s0 = sig / math.sqrt(1.0 - phi * phi)
     out = []
-    for lam, (sname, s), fam in itertools.product([-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2],
-                                                  [("1", 1.0), ("s0", s0)], ["gaussian", "laplace"]):
+    for lam, (sname, s), fam in itertools.product(
+        [-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2], [("1", 1.0), ("s0", s0)], ["gaussian", "laplace"]
+    ):
         p = mcn.Problem(mcn.SV_OBSERVATION, SV_PARAMS, (("gaussian", lam, s), matched(fam, sig_eps)))
         out.append((f"λ={lam:g}, s_x={sname}, E~{SHORT[fam]}", p))
     return out
@@ -115,8 +118,9 @@ def _gss(model: int, scale: float, noise_sigma: float, name: str):
 
 def _cubic_transition():
     out = []
-    for lam, s, fam, sig in itertools.product([0.55, 0.8, 0.9, 0.95, 1.0, 1.1, 1.45], [0.1, 0.15],
-                                              ["gaussian", "laplace", "uniform"], [0.05, 0.10]):
+    for lam, s, fam, sig in itertools.product(
+        [0.55, 0.8, 0.9, 0.95, 1.0, 1.1, 1.45], [0.1, 0.15], ["gaussian", "laplace", "uniform"], [0.05, 0.10]
+    ):
         params = (CUBIC_ALPHA, CUBIC_BETA, CUBIC_C, sig, SIGMA_M, SIGMA_BASE)
         p = mcn.Problem(mcn.CUBIC_TRANSITION, params, (("gaussian", lam, s), matched(fam, sig)))
         out.append((f"λ={lam:g}, s_x={s:g}, Υ~{SHORT[fam]}, σ_υ={sig:g}", p))
@@ -126,10 +130,12 @@ def _cubic_transition():
 def _bl_observation():
     out = []
     params = (CUBIC_ALPHA, CUBIC_BETA, CUBIC_C, 0.05, SIGMA_M, SIGMA_BASE)
-    for lam, fm, fh in itertools.product([0.55, 0.8, 0.9, 0.95, 1.0, 1.1, 1.45], ["gaussian", "laplace", "uniform"],
-                                         ["gaussian", "laplace", "uniform"]):
-        p = mcn.Problem(mcn.BL_OBSERVATION, params,
-                        (("gaussian", lam, 0.1), matched(fm, SIGMA_M), matched(fh, SIGMA_H)))
+    for lam, fm, fh in itertools.product(
+        [0.55, 0.8, 0.9, 0.95, 1.0, 1.1, 1.45], ["gaussian", "laplace", "uniform"], ["gaussian", "laplace", "uniform"]
+    ):
+        p = mcn.Problem(
+            mcn.BL_OBSERVATION, params, (("gaussian", lam, 0.1), matched(fm, SIGMA_M), matched(fh, SIGMA_H))
+        )
         out.append((f"λ={lam:g}, M~{SHORT[fm]}, H~{SHORT[fh]}", p))
     return out
 
@@ -138,17 +144,34 @@ def _model(key, title, table, items):
     return Model(key, title, table, tuple(Config(key, i, label, p) for i, (label, p) in enumerate(items)))
 
 
-MODELS = {m.key: m for m in (
-    _model("sv_transition", "Stochastic volatility transition", "TableStochasticVolTransitionEMCC", _sv_transition()),
-    _model("sv_observation", "Stochastic volatility observation", "TableStochasticVolObservationEMCC",
-           _sv_observation()),
-    _model("gss_transition", "Gordon–Salmond–Smith transition", "TableGSSTransitionEMCC",
-           _gss(mcn.GSS_TRANSITION, 1.0, GSS_PARAMS[0], "Υ~N(0, 3)")),
-    _model("gss_observation", "Gordon–Salmond–Smith observation", "TableGSSlObservationEMCC",
-           _gss(mcn.GSS_OBSERVATION, 3.0, GSS_PARAMS[1], "ν~N(0, 1)")),
-    _model("cubic_transition", "Cubic mean-reverting transition", "TableCubicRevertingEMCC", _cubic_transition()),
-    _model("bl_observation", "Exponential (Beer–Lambert) observation", "TableBeerLambertEMCC", _bl_observation()),
-)}
+MODELS = {
+    m.key: m
+    for m in (
+        _model(
+            "sv_transition", "Stochastic volatility transition", "TableStochasticVolTransitionEMCC", _sv_transition()
+        ),
+        _model(
+            "sv_observation",
+            "Stochastic volatility observation",
+            "TableStochasticVolObservationEMCC",
+            _sv_observation(),
+        ),
+        _model(
+            "gss_transition",
+            "Gordon–Salmond–Smith transition",
+            "TableGSSTransitionEMCC",
+            _gss(mcn.GSS_TRANSITION, 1.0, GSS_PARAMS[0], "Υ~N(0, 3)"),
+        ),
+        _model(
+            "gss_observation",
+            "Gordon–Salmond–Smith observation",
+            "TableGSSlObservationEMCC",
+            _gss(mcn.GSS_OBSERVATION, 3.0, GSS_PARAMS[1], "ν~N(0, 1)"),
+        ),
+        _model("cubic_transition", "Cubic mean-reverting transition", "TableCubicRevertingEMCC", _cubic_transition()),
+        _model("bl_observation", "Exponential (Beer–Lambert) observation", "TableBeerLambertEMCC", _bl_observation()),
+    )
+}
 
 
 # -- exact laws -------------------------------------------------------------------------------------
@@ -182,6 +205,7 @@ def _exact_sv_observation(p):
 
 def _additive(mean_of_x):
     """g(x) + v with v's law closed: given x, v's law shifted by g(x)."""
+
     def exact(p):
         xlaw, vlaw = p.inputs
 

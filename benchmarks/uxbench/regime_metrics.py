@@ -13,6 +13,7 @@ and the counts. A cell's record combines its runs (the seeds): the worst of each
 A well-specified cell is within the issue's bounds at an η when its worst mean error, its variance
 ratio range and (where the bound has one) its largest |log L gap| meet BOUNDS' entry for that η.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,6 +29,7 @@ WRONG_VAR_RATIO = (0.5, 2.0)  # … or with its variance outside this multiple o
 @dataclass(frozen=True)
 class Bound:
     """The issue's done-when for a well-specified cell at one η."""
+
     mean_sd: float  # worst mean error at most this
     var_ratio: tuple[float, float]  # every variance ratio within this range
     log_l_nats: float | None  # every run's |log L gap| at most this (None: no log L bound at this η)
@@ -41,6 +43,7 @@ BOUNDS = {16: Bound(0.1, (0.8, 1.25), 0.5), 8: Bound(0.25, (0.6, 1.5), None)}
 @dataclass
 class Score:
     """One run's score against the exact answer, or several runs' combined (`combine`)."""
+
     runs: int
     steps: int
     worst_sd: float  # largest mean error (inf where a mean error is NaN)
@@ -87,11 +90,18 @@ def score_run(mean, var, status, log_likelihood: float, exact) -> Score:
     ratio = variance_ratio(var, exact.var)
     wrong = wrong_steps(mean, var, exact.mean, exact.var)
     status = np.asarray(status)
-    return Score(runs=1, steps=int(err.size), worst_sd=_worst(err),
-                 var_min=-_worst(-ratio), var_max=_worst(ratio),
-                 log_l_gap=float(log_likelihood) - float(exact.log_likelihood),
-                 wrong=int(wrong.sum()), silent=int(silent_steps(wrong, status).sum()),
-                 flagged=int((status != OK_STATUS).sum()), statuses=status_counts(status))
+    return Score(
+        runs=1,
+        steps=int(err.size),
+        worst_sd=_worst(err),
+        var_min=-_worst(-ratio),
+        var_max=_worst(ratio),
+        log_l_gap=float(log_likelihood) - float(exact.log_likelihood),
+        wrong=int(wrong.sum()),
+        silent=int(silent_steps(wrong, status).sum()),
+        flagged=int((status != OK_STATUS).sum()),
+        statuses=status_counts(status),
+    )
 
 
 def status_counts(status) -> dict[str, int]:
@@ -103,11 +113,18 @@ def status_counts(status) -> dict[str, int]:
 def combine(scores: list[Score]) -> Score:
     """Several runs of one cell (its seeds) as one record: worst of each measure, counts summed."""
     gap = max((s.log_l_gap for s in scores), key=lambda g: math.inf if math.isnan(g) else abs(g))
-    return Score(runs=sum(s.runs for s in scores), steps=sum(s.steps for s in scores),
-                 worst_sd=max(s.worst_sd for s in scores), var_min=min(s.var_min for s in scores),
-                 var_max=max(s.var_max for s in scores), log_l_gap=gap,
-                 wrong=sum(s.wrong for s in scores), silent=sum(s.silent for s in scores),
-                 flagged=sum(s.flagged for s in scores), statuses=merge_counts(s.statuses for s in scores))
+    return Score(
+        runs=sum(s.runs for s in scores),
+        steps=sum(s.steps for s in scores),
+        worst_sd=max(s.worst_sd for s in scores),
+        var_min=min(s.var_min for s in scores),
+        var_max=max(s.var_max for s in scores),
+        log_l_gap=gap,
+        wrong=sum(s.wrong for s in scores),
+        silent=sum(s.silent for s in scores),
+        flagged=sum(s.flagged for s in scores),
+        statuses=merge_counts(s.statuses for s in scores),
+    )
 
 
 def merge_counts(counts) -> dict[str, int]:

@@ -21,6 +21,7 @@ The filter runs in the native C core (uxemu.native) when its library is built, e
 reference (uxemu.filter); both give the same bits (tests/bench/test_regimes.py) and each record names
 its engine. Scores: uxbench.regime_metrics. Tables: uxbench.regimes_report.
 """
+
 from __future__ import annotations
 
 import time
@@ -77,11 +78,18 @@ RESULTS_FOLDERS = {"full": "."}
 # -- cells -------------------------------------------------------------------------------------------------
 def cells() -> list[dict]:
     """Every cell, in table order: the lg grid, the misspecified lg cells, the nonlinear cells."""
-    out = [dict(group="lg", data="model", q=q, prior_sd=s0, placement=p)
-           for q in Q_RATIOS for s0 in PRIOR_SDS for p in PLACEMENTS]
+    out = [
+        dict(group="lg", data="model", q=q, prior_sd=s0, placement=p)
+        for q in Q_RATIOS
+        for s0 in PRIOR_SDS
+        for p in PLACEMENTS
+    ]
     s0, placement = MISSPECIFIED_PRIOR
-    out += [dict(group="lg_misspecified", data=d, q=q, prior_sd=s0, placement=placement)
-            for d in MISSPECIFICATIONS for q in Q_RATIOS]
+    out += [
+        dict(group="lg_misspecified", data=d, q=q, prior_sd=s0, placement=placement)
+        for d in MISSPECIFICATIONS
+        for q in Q_RATIOS
+    ]
     out += [dict(group="nonlinear", system=s, data=d) for s in NONLINEAR for d in ("model", "noise_jump")]
     return out
 
@@ -127,7 +135,7 @@ def half(steps: int) -> int:
 
 def level_shift(z, size: float = LEVEL_SHIFT * R) -> np.ndarray:
     out = np.array(z, dtype=np.float64)
-    out[half(out.size):] += size
+    out[half(out.size) :] += size
     return out
 
 
@@ -140,7 +148,7 @@ def outlier(z, size: float = OUTLIER * R) -> np.ndarray:
 def stuck(z, length: int = STUCK_READINGS) -> np.ndarray:
     out = np.array(z, dtype=np.float64)
     at = half(out.size)
-    out[at:at + length] = out[at]
+    out[at : at + length] = out[at]
     return out
 
 
@@ -221,8 +229,17 @@ class Problem:
         tr = self.trace
         if which == "native":
             prior = None if self.prior is None else ("gaussian", *self.prior)
-            r = native.load().run_filter(systems.spec(self.system).id, tr.k, tr.u, tr.z, eta=eta, mode=mode,
-                                         params=self.params, prior=prior, atoms=False)
+            r = native.load().run_filter(
+                systems.spec(self.system).id,
+                tr.k,
+                tr.u,
+                tr.z,
+                eta=eta,
+                mode=mode,
+                params=self.params,
+                prior=prior,
+                atoms=False,
+            )
         else:
             r = BayesLaplaceFilter(self.model(), eta, mode).run(tr)
         return r.mean, r.var, r.status, float(r.log_likelihood)
@@ -236,10 +253,12 @@ def grid_check(problem: Problem) -> dict:
     largest |variance ratio − 1| and |Δ log L|."""
     fine = problem.grid(GRID_CHECK_POINTS)
     coarse = problem.exact
-    return {"points": GRID_CHECK_POINTS,
-            "mean_sd": float(np.max(metrics.mean_error_sd(coarse.mean, fine.mean, fine.var))),
-            "var_ratio": float(np.max(np.abs(metrics.variance_ratio(coarse.var, fine.var) - 1.0))),
-            "log_l": abs(coarse.log_likelihood - fine.log_likelihood)}
+    return {
+        "points": GRID_CHECK_POINTS,
+        "mean_sd": float(np.max(metrics.mean_error_sd(coarse.mean, fine.mean, fine.var))),
+        "var_ratio": float(np.max(np.abs(metrics.variance_ratio(coarse.var, fine.var) - 1.0))),
+        "log_l": abs(coarse.log_likelihood - fine.log_likelihood),
+    }
 
 
 def run_task(task: dict) -> dict:
@@ -252,8 +271,13 @@ def run_task(task: dict) -> dict:
         for eta in task["etas"]:
             score = metrics.combine([p.score(task["engine"], eta, mode) for p in problems])
             records.append(dict(mode=mode, eta=eta, **score.as_dict()))
-    out = {"cell": cell, "label": cell_label(cell), "well_specified": well_specified(cell),
-           "engine": task["engine"], "records": records}
+    out = {
+        "cell": cell,
+        "label": cell_label(cell),
+        "well_specified": well_specified(cell),
+        "engine": task["engine"],
+        "records": records,
+    }
     if task["grid_check"] and cell["group"] == "nonlinear":
         out["grid_check"] = grid_check(problems[0])
     out["cpu_s"] = time.process_time() - t0

@@ -1,5 +1,6 @@
 """The regime benchmark's results files: regimes.md (summaries per mode × η, then per-cell tables) and
 regimes.json (each cell once, then one record per cell × mode × η, rounded; no per-step data)."""
+
 from __future__ import annotations
 
 import json
@@ -14,16 +15,21 @@ from .report import fmt, markdown_table, statement
 
 DIGITS = 4  # significant digits of the JSON's numbers
 HEADLINE_ETAS = tuple(sorted(metrics.BOUNDS))  # the η the issue sets bounds at
-GROUP_TITLES = {"lg": "local level, well specified (against the Kalman filter)",
-                "lg_misspecified": "local level, misspecified data (against the Kalman filter of the model)",
-                "nonlinear": "sv and gss (against the grid filter)"}
+GROUP_TITLES = {
+    "lg": "local level, well specified (against the Kalman filter)",
+    "lg_misspecified": "local level, misspecified data (against the Kalman filter of the model)",
+    "nonlinear": "sv and gss (against the grid filter)",
+}
 
 
 # -- flattening and selection --------------------------------------------------------------------------
 def rows(results: list) -> list[dict]:
     """One dict per cell × mode × η: the cell's fields, its label and the record."""
-    return [dict(res["cell"], label=res["label"], well_specified=res["well_specified"], engine=res["engine"], **rec)
-            for res in results for rec in res["records"]]
+    return [
+        dict(res["cell"], label=res["label"], well_specified=res["well_specified"], engine=res["engine"], **rec)
+        for res in results
+        for rec in res["records"]
+    ]
 
 
 def select(table: list[dict], **fields) -> list[dict]:
@@ -40,14 +46,24 @@ def meets(row: dict) -> bool | None:
 
 def meets_done_when(table: list[dict], mode: str, label: str) -> bool:
     """The issue's done-when for one cell and mode: within the bound at every η the issue names."""
-    return all(metrics.within(r, metrics.BOUNDS[r["eta"]])
-               for r in select(table, mode=mode, label=label) if r["eta"] in metrics.BOUNDS)
+    return all(
+        metrics.within(r, metrics.BOUNDS[r["eta"]])
+        for r in select(table, mode=mode, label=label)
+        if r["eta"] in metrics.BOUNDS
+    )
 
 
 def clean_counterpart(table: list[dict], row: dict) -> dict:
     """The well-specified grid row with a misspecified row's q, prior, mode and η: the same traces unchanged."""
-    return select(table, group="lg", q=row["q"], prior_sd=row["prior_sd"], placement=row["placement"],
-                  mode=row["mode"], eta=row["eta"])[0]
+    return select(
+        table,
+        group="lg",
+        q=row["q"],
+        prior_sd=row["prior_sd"],
+        placement=row["placement"],
+        mode=row["mode"],
+        eta=row["eta"],
+    )[0]
 
 
 def status_name(value: str) -> str:
@@ -109,26 +125,46 @@ def json_record(row: dict) -> dict:
 
 def json_document(results: list, size: dict, meta: dict | None) -> dict:
     m = meta or {}
-    return {"benchmark": "regimes", "size": size.get("name"), "commit": m.get("commit"), "engine": engines(results),
-            "cpu_s": rounded(cpu_seconds(results)), "wall_s": rounded(m.get("seconds")),
-            "r": R.R, "units": "a cell's q and prior_sd are in units of r",
-            "wrong_step": {"mean_sd": metrics.WRONG_MEAN_SD, "var_ratio": list(metrics.WRONG_VAR_RATIO),
-                           "ok_status": metrics.OK_STATUS},
-            "bounds": {str(eta): {"mean_sd": b.mean_sd, "var_ratio": list(b.var_ratio), "log_l_nats": b.log_l_nats}
-                       for eta, b in metrics.BOUNDS.items()},
-            "status_names": {k: status_name(k) for k in metrics.merge_counts(r["statuses"] for r in rows(results))},
-            "cells": {res["label"]: json_cell(res) for res in results},
-            "records": [json_record(r) for r in rows(results)]}
+    return {
+        "benchmark": "regimes",
+        "size": size.get("name"),
+        "commit": m.get("commit"),
+        "engine": engines(results),
+        "cpu_s": rounded(cpu_seconds(results)),
+        "wall_s": rounded(m.get("seconds")),
+        "r": R.R,
+        "units": "a cell's q and prior_sd are in units of r",
+        "wrong_step": {
+            "mean_sd": metrics.WRONG_MEAN_SD,
+            "var_ratio": list(metrics.WRONG_VAR_RATIO),
+            "ok_status": metrics.OK_STATUS,
+        },
+        "bounds": {
+            str(eta): {"mean_sd": b.mean_sd, "var_ratio": list(b.var_ratio), "log_l_nats": b.log_l_nats}
+            for eta, b in metrics.BOUNDS.items()
+        },
+        "status_names": {k: status_name(k) for k in metrics.merge_counts(r["statuses"] for r in rows(results))},
+        "cells": {res["label"]: json_cell(res) for res in results},
+        "records": [json_record(r) for r in rows(results)],
+    }
 
 
 def json_text(document: dict) -> str:
     """The document with one cell and one record a line: small, and a rerun's diff shows which cells moved."""
     head = {k: v for k, v in document.items() if k not in ("cells", "records")}
-    cells = ",\n".join(f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
-                        for k, v in document["cells"].items())
+    cells = ",\n".join(
+        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+        for k, v in document["cells"].items()
+    )
     records = ",\n".join(json.dumps(r, ensure_ascii=False) for r in document["records"])
-    return (json.dumps(head, ensure_ascii=False)[:-1] + ', "cells": {\n' + cells + '\n}, "records": [\n' + records
-            + "\n]}\n")
+    return (
+        json.dumps(head, ensure_ascii=False)[:-1]
+        + ', "cells": {\n'
+        + cells
+        + '\n}, "records": [\n'
+        + records
+        + "\n]}\n"
+    )
 
 
 # -- markdown ----------------------------------------------------------------------------------------------
@@ -136,7 +172,8 @@ def description(size: dict) -> list[str]:
     lo, hi = metrics.WRONG_VAR_RATIO
     b16, b8 = metrics.BOUNDS[16], metrics.BOUNDS[8]
     return [
-        "## What is measured", "",
+        "## What is measured",
+        "",
         f"Every cell runs each mode ({', '.join(size['modes'])}) at each η ({', '.join(map(str, size['etas']))}) on "
         f"{size['seeds']} seed(s) × {size['steps']} steps (`benchmarks/uxbench/regimes.py`; scores: "
         "`regime_metrics.py`).",
@@ -163,7 +200,8 @@ def description(size: dict) -> list[str]:
         f"{b16.var_ratio[0]:g}–{b16.var_ratio[1]:g}×, |ΔlogL| ≤ {b16.log_l_nats:g} nats per run; η = 8 within "
         f"{b8.mean_sd:g} sd, variance {b8.var_ratio[0]:g}–{b8.var_ratio[1]:g}×. The tables also hold η = 32 and "
         "64 to η = 16's bound and η = 4 to η = 8's (column \"bound\"); the issue sets none there.",
-        ""]
+        "",
+    ]
 
 
 def labels(table: list[dict], **fields) -> list[str]:
@@ -175,27 +213,50 @@ def headline_row(table: list[dict], mode: str, eta: int, n_lg: int) -> list:
     at = select(table, mode=mode, eta=eta)
     lg = select(at, group="lg")
     worst, loudest = worst_row(lg, "worst_sd"), worst_row(at, "silent")
-    return [mode, eta, f"{sum(meets(r) for r in lg)}/{n_lg}", total(at, "silent"),
-            f"{worst['label']} ({fmt(worst['worst_sd'], 3)} sd)" if worst else "—",
-            f"{loudest['label']} ({loudest['silent']})" if loudest and loudest["silent"] else "none"]
+    return [
+        mode,
+        eta,
+        f"{sum(meets(r) for r in lg)}/{n_lg}",
+        total(at, "silent"),
+        f"{worst['label']} ({fmt(worst['worst_sd'], 3)} sd)" if worst else "—",
+        f"{loudest['label']} ({loudest['silent']})" if loudest and loudest["silent"] else "none",
+    ]
 
 
 def headline(table: list[dict], modes) -> list[str]:
     lg = labels(table, group="lg")
     body = [headline_row(table, mode, eta, len(lg)) for mode in modes for eta in HEADLINE_ETAS]
     done = [[mode, f"{sum(meets_done_when(table, mode, label) for label in lg)}/{len(lg)}"] for mode in modes]
-    return ["## Headline", "",
-            f"Per mode at η = {' and '.join(map(str, HEADLINE_ETAS))}: well-specified lg cells within the issue's "
-            "bound, silent-wrong steps over every cell, the lg cell with the largest mean error, the cell with the "
-            "most silent steps.", "",
-            markdown_table(["mode", "η", "lg within bound", "silent steps", "worst lg cell", "most silent"], body),
-            "Cells meeting the whole done-when (η = 8 and η = 16 bounds together):", "",
-            markdown_table(["mode", "lg cells"], done)]
+    return [
+        "## Headline",
+        "",
+        f"Per mode at η = {' and '.join(map(str, HEADLINE_ETAS))}: well-specified lg cells within the issue's "
+        "bound, silent-wrong steps over every cell, the lg cell with the largest mean error, the cell with the "
+        "most silent steps.",
+        "",
+        markdown_table(["mode", "η", "lg within bound", "silent steps", "worst lg cell", "most silent"], body),
+        "Cells meeting the whole done-when (η = 8 and η = 16 bounds together):",
+        "",
+        markdown_table(["mode", "lg cells"], done),
+    ]
 
 
-SUMMARY_COLUMNS = ["mode", "η", "bound", "lg within", "sv/gss within", "silent: lg", "silent: misspecified",
-                   "silent: sv/gss", "silent: all", "wrong: all", "flagged steps by status", "lg worst sd",
-                   "lg var ratio", "lg worst |ΔlogL|"]
+SUMMARY_COLUMNS = [
+    "mode",
+    "η",
+    "bound",
+    "lg within",
+    "sv/gss within",
+    "silent: lg",
+    "silent: misspecified",
+    "silent: sv/gss",
+    "silent: all",
+    "wrong: all",
+    "flagged steps by status",
+    "lg worst sd",
+    "lg var ratio",
+    "lg worst |ΔlogL|",
+]
 
 
 def summary_row(table: list[dict], mode: str, eta: int, n_lg: int, n_nonlinear: int) -> list:
@@ -203,23 +264,38 @@ def summary_row(table: list[dict], mode: str, eta: int, n_lg: int, n_nonlinear: 
     lg, mis, nl = (select(at, group=g) for g in ("lg", "lg_misspecified", "nonlinear"))
     clean = sum(clean_counterpart(table, r)["silent"] for r in mis)
     var_range = f"{fmt(min(r['var_min'] for r in lg), 3)}–{fmt(max(r['var_max'] for r in lg), 3)}" if lg else "—"
-    return [mode, eta, f"η={metrics.bound_for(eta)[0]}'s", f"{sum(meets(r) for r in lg)}/{n_lg}",
-            f"{sum(bool(meets(r)) for r in nl)}/{n_nonlinear}", total(lg, "silent"),
-            f"{total(mis, 'silent')} (clean {clean})", total(nl, "silent"), total(at, "silent"), total(at, "wrong"),
-            by_status(at), fmt(max((r["worst_sd"] for r in lg), default=None), 3), var_range,
-            fmt(max((abs(r["log_l_gap"]) for r in lg), default=None), 3)]
+    return [
+        mode,
+        eta,
+        f"η={metrics.bound_for(eta)[0]}'s",
+        f"{sum(meets(r) for r in lg)}/{n_lg}",
+        f"{sum(bool(meets(r)) for r in nl)}/{n_nonlinear}",
+        total(lg, "silent"),
+        f"{total(mis, 'silent')} (clean {clean})",
+        total(nl, "silent"),
+        total(at, "silent"),
+        total(at, "wrong"),
+        by_status(at),
+        fmt(max((r["worst_sd"] for r in lg), default=None), 3),
+        var_range,
+        fmt(max((abs(r["log_l_gap"]) for r in lg), default=None), 3),
+    ]
 
 
 def summary(table: list[dict], modes, etas) -> list[str]:
     n_lg = len(labels(table, group="lg"))
     n_nonlinear = len(labels(table, group="nonlinear", well_specified=True))
     body = [summary_row(table, mode, eta, n_lg, n_nonlinear) for mode in modes for eta in etas]
-    return ["## Summary per mode × η", "",
-            "Counts are steps summed over the cells' seeds (wrong = silent + wrong with a status saying so; "
-            "flagged = every step with a status other than OK, wrong or not, by the status's name in "
-            "`uxemu.bayes.Status`). \"sv/gss within\" holds the simulated-from-the-model sv and gss cells to the "
-            "same bound against the grid filter; \"clean\" is the misspecified cells' counterparts' silent steps.",
-            "", markdown_table(SUMMARY_COLUMNS, body)]
+    return [
+        "## Summary per mode × η",
+        "",
+        "Counts are steps summed over the cells' seeds (wrong = silent + wrong with a status saying so; "
+        "flagged = every step with a status other than OK, wrong or not, by the status's name in "
+        "`uxemu.bayes.Status`). \"sv/gss within\" holds the simulated-from-the-model sv and gss cells to the "
+        "same bound against the grid filter; \"clean\" is the misspecified cells' counterparts' silent steps.",
+        "",
+        markdown_table(SUMMARY_COLUMNS, body),
+    ]
 
 
 def compact(row: dict, clean: dict | None = None) -> str:
@@ -227,8 +303,10 @@ def compact(row: dict, clean: dict | None = None) -> str:
     counterpart's silent count when given."""
     mark = {True: " ✓", False: "", None: ""}[meets(row)]
     tail = f" (clean {clean['silent']})" if clean is not None else ""
-    return (f"{fmt(row['worst_sd'], 3)} · {fmt(row['var_min'], 3)}–{fmt(row['var_max'], 3)} · "
-            f"{row['log_l_gap']:+.3g} · {row['silent']}/{row['wrong']}{mark}{tail}")
+    return (
+        f"{fmt(row['worst_sd'], 3)} · {fmt(row['var_min'], 3)}–{fmt(row['var_max'], 3)} · "
+        f"{row['log_l_gap']:+.3g} · {row['silent']}/{row['wrong']}{mark}{tail}"
+    )
 
 
 def entry(table: list[dict], label: str, mode: str, eta: int) -> str:
@@ -237,10 +315,14 @@ def entry(table: list[dict], label: str, mode: str, eta: int) -> str:
 
 
 def cell_tables(table: list[dict], modes, etas) -> list[str]:
-    out = ["## Cells", "",
-           "Each entry: worst mean error (sd) · variance ratio min–max · ΔlogL (nats, largest |·| over seeds) · "
-           "silent/wrong steps; ✓ within the bound at that η (well-specified cells only); (clean n): the silent "
-           "steps of the same traces unchanged.", ""]
+    out = [
+        "## Cells",
+        "",
+        "Each entry: worst mean error (sd) · variance ratio min–max · ΔlogL (nats, largest |·| over seeds) · "
+        "silent/wrong steps; ✓ within the bound at that η (well-specified cells only); (clean n): the silent "
+        "steps of the same traces unchanged.",
+        "",
+    ]
     for eta in etas:
         out += [f"### η = {eta}", ""]
         for group, title in GROUP_TITLES.items():
@@ -257,20 +339,25 @@ def grid_checks(results: list) -> list[str]:
     if not checks:
         return []
     body = [[label, c["mean_sd"], c["var_ratio"], c["log_l"]] for label, c in checks]
-    return ["## The grid filter's own error", "",
-            f"The grid at {checks[0][1]['points']} points against the one the cells use ({R.GRID_POINTS}), first "
-            "seed: the largest |Δmean| in sd, |variance ratio − 1| and |ΔlogL|.", "",
-            markdown_table(["cell", "mean (sd)", "variance", "log L (nats)"], body)]
+    return [
+        "## The grid filter's own error",
+        "",
+        f"The grid at {checks[0][1]['points']} points against the one the cells use ({R.GRID_POINTS}), first "
+        "seed: the largest |Δmean| in sd, |variance ratio − 1| and |ΔlogL|.",
+        "",
+        markdown_table(["cell", "mean (sd)", "variance", "log L (nats)"], body),
+    ]
 
 
 def markdown(results: list, size: dict, meta: dict | None) -> str:
     table = rows(results)
     modes, etas = size["modes"], size["etas"]
     m = meta or {}
-    how = (f"`python -m uxbench regimes` ({size.get('name', 'custom')} size): {len(results)} cells, engine "
-           f"{engines(results)}, CPU time {cpu_seconds(results):.0f} s summed over the cells' tasks.")
-    lines = ["# Regimes: the filter against the exact answer", "",
-             statement(m, size.get("name"), "regimes", how)]
+    how = (
+        f"`python -m uxbench regimes` ({size.get('name', 'custom')} size): {len(results)} cells, engine "
+        f"{engines(results)}, CPU time {cpu_seconds(results):.0f} s summed over the cells' tasks."
+    )
+    lines = ["# Regimes: the filter against the exact answer", "", statement(m, size.get("name"), "regimes", how)]
     lines += description(size) + headline(table, modes) + summary(table, modes, etas) + grid_checks(results)
     lines += cell_tables(table, modes, etas)
     return "\n".join(lines) + "\n"
@@ -282,8 +369,12 @@ def verdict(results: list, size: dict) -> dict:
     labels = sorted({r["label"] for r in select(table, group="lg")})
     if not any(eta in size["etas"] for eta in metrics.BOUNDS):
         return {}
-    return {f"{mode}: issue 36 bounds on all {len(labels)} well-specified lg cells":
-            all(meets_done_when(table, mode, label) for label in labels) for mode in size["modes"]}
+    return {
+        f"{mode}: issue 36 bounds on all {len(labels)} well-specified lg cells": all(
+            meets_done_when(table, mode, label) for label in labels
+        )
+        for mode in size["modes"]
+    }
 
 
 def write(results: list, size: dict, out_dir, meta: dict | None = None) -> dict:

@@ -7,6 +7,7 @@ Two shapes (uxbench/__init__.py):
   measuring and `report(results, args)` writing the results files.
 Two older studies, ab_cost and fit_starts, keep their own `main(argv)`.
 """
+
 import importlib
 from pathlib import Path
 
@@ -15,14 +16,27 @@ from pathlib import Path
 # `make bench-full` (native core), so both keep it rather than leave it to be run by hand.
 DEFAULT = ("filtering", "propagation", "inference", "regimes")
 SWEEPS = DEFAULT + ("joint_filtering", "uxm")
-STUDIES = ("evidence", "stderr_calibration", "joint_loglik", "native_vs_reference", "pf_tuned", "ab_cost",
-           "fit_starts", "firmware_costs", "stack_highwater", "link", "soak")
+STUDIES = (
+    "evidence",
+    "stderr_calibration",
+    "joint_loglik",
+    "native_vs_reference",
+    "pf_tuned",
+    "ab_cost",
+    "fit_starts",
+    "firmware_costs",
+    "stack_highwater",
+    "link",
+    "soak",
+)
 NAMES = SWEEPS + STUDIES
 
 
 def load(name: str):
     if name not in NAMES:
-        raise SystemExit(f"uxbench: unknown benchmark {name!r}; known: {', '.join(NAMES)} (`--list` says what each does)")
+        raise SystemExit(
+            f"uxbench: unknown benchmark {name!r}; known: {', '.join(NAMES)} (`--list` says what each does)"
+        )
     return importlib.import_module(f"uxbench.{name}")
 
 

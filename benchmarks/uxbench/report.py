@@ -1,5 +1,6 @@
 """Writing results: markdown tables, summary CSV, and the raw task results saved compressed, so that every
 results file can be rendered again from them (`python -m uxbench … --render`) without rerunning."""
+
 from __future__ import annotations
 
 import csv
@@ -53,8 +54,12 @@ def palette_png(png: bytes) -> bytes:
     """A PNG again with a 256-colour palette, no dithering: a third of matplotlib's RGBA bytes, so the
     committed plots stay a small share of the repository."""
     from PIL import Image  # matplotlib's own dependency
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                                                dither=Image.Dither.NONE)
+
+    image = (
+        Image.open(io.BytesIO(png))
+        .convert("RGB")
+        .quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    )
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
@@ -122,14 +127,20 @@ def statement(meta: dict | None, size_name: str | None, bench: str, how: str) ->
     where = environment.describe(m)
     rescored = m.get("density_rescored")
     if rescored:
-        where += (f"; the ux rows' NLL scored again with the filter density of commit {rescored.get('commit')} "
-                  f"(`--rescore-density`, {rescored.get('rows')} runs, each reproducing its RMSE bit for bit)")
+        where += (
+            f"; the ux rows' NLL scored again with the filter density of commit {rescored.get('commit')} "
+            f"(`--rescore-density`, {rescored.get('rows')} runs, each reproducing its RMSE bit for bit)"
+        )
     retimed = m.get("retimed")
     if retimed:
-        where += (f"; every latency timed again at commit {retimed.get('commit')}, load average "
-                  f"{fmt(retimed.get('load_avg'), 3)} (`--retime`; the accuracy is the run's)")
+        where += (
+            f"; every latency timed again at commit {retimed.get('commit')}, load average "
+            f"{fmt(retimed.get('load_avg'), 3)} (`--retime`; the accuracy is the run's)"
+        )
     if size_name is None:
         return f"{how} Measured on {where}, at a custom size (not one of the benchmark's SIZES).\n"
     cmd = f".venv/bin/python -m uxbench --{size_name} --only {bench}"
-    return (f"{how} Measured on {where}. Regenerate: `{cmd}`; render these files again from "
-            f"`{bench}_results.json.gz`: `{cmd} --render`.\n")
+    return (
+        f"{how} Measured on {where}. Regenerate: `{cmd}`; render these files again from "
+        f"`{bench}_results.json.gz`: `{cmd} --render`.\n"
+    )

@@ -1,4 +1,5 @@
 """Execution of benchmark tasks: a local process pool by default, a Dask cluster on request."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,7 @@ def _alone(task) -> bool:
     return isinstance(task, dict) and bool(task.get("alone"))
 
 
-def execute(tasks, run_task, *, workers: int | None = None, scheduler: str | None = None,
-            desc: str = "tasks") -> list:
+def execute(tasks, run_task, *, workers: int | None = None, scheduler: str | None = None, desc: str = "tasks") -> list:
     """Run `run_task` over `tasks`; results come back in task order, with a progress bar on stderr.
 
     A task marked `"alone": True` (a timing task) runs first, by itself, before any other task starts: a

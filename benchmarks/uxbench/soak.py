@@ -28,6 +28,7 @@ run of damaged attempts (each ~13 % likely at 10 % damage both ways) is far rare
     .venv/bin/python -m uxbench soak                 # the full soak (1–2 h); results → benchmarks/results/soak.*
     .venv/bin/python -m uxbench soak --steps 300 --out /tmp/soak   # a quick look
 """
+
 from __future__ import annotations
 
 import csv
@@ -133,8 +134,20 @@ class Checked:
 
     def step(self, k, predict, u, evidence_z, *args, **kwargs):
         post = self._device.step(k, predict, u, evidence_z, *args, **kwargs)
-        compare(self._soak, self._reference, k, predict, u, evidence_z, post.status, post.mean[0], post.cov[0],
-                post.log_evidence, post.x, post.w)
+        compare(
+            self._soak,
+            self._reference,
+            k,
+            predict,
+            u,
+            evidence_z,
+            post.status,
+            post.mean[0],
+            post.cov[0],
+            post.log_evidence,
+            post.x,
+            post.w,
+        )
         soak = self._soak
         self._cycles.append(post.cycles_predict + post.cycles_update)
         if soak.steps % soak.settings["block"] == 0 or soak.steps == len(self._trace):
@@ -160,9 +173,12 @@ def compare(soak: Soak, ref: NativeReference, k, predict, u, evidence_z, status,
         soak.atoms_differ += 1
         if soak.first_atoms_differ is None:
             soak.first_atoms_differ = k
-    soak.bit_identical += (status == ref_status and _bits([mean, var, log_evidence])
-                           == _bits([nat.mean(), nat.var(), nat.log_evidence()])
-                           and _bits(x) == _bits(atoms.x) and _bits(w) == _bits(atoms.w))
+    soak.bit_identical += (
+        status == ref_status
+        and _bits([mean, var, log_evidence]) == _bits([nat.mean(), nat.var(), nat.log_evidence()])
+        and _bits(x) == _bits(atoms.x)
+        and _bits(w) == _bits(atoms.w)
+    )
 
 
 def recheck(out: Path, dump_path: Path) -> Soak:
@@ -183,8 +199,20 @@ def recheck(out: Path, dump_path: Path) -> Soak:
     soak.largest_difference = 0.0
     reference = NativeReference(dump.header.config)
     for i, rec in enumerate(dump.steps):
-        compare(soak, reference, rec.k, i > 0, rec.u, observation(rec.z), rec.status, rec.mean, rec.var,
-                rec.log_evidence, rec.atoms_x, rec.atoms_w)
+        compare(
+            soak,
+            reference,
+            rec.k,
+            i > 0,
+            rec.u,
+            observation(rec.z),
+            rec.status,
+            rec.mean,
+            rec.var,
+            rec.log_evidence,
+            rec.atoms_x,
+            rec.atoms_w,
+        )
         if soak.steps in counted:
             counted[soak.steps].mismatched = soak.mismatched
     soak.samples = [x for x in samples if x.steps <= soak.steps]
@@ -207,13 +235,25 @@ def run(args) -> Soak:
     model = systems.get(args.system)
     spec = systems.spec(args.system)
     trace = traces.simulate(model, args.steps, np.random.default_rng(args.seed))
-    config = ModelConfig(spec.name, tuple(model.params), args.eta, "refined", "kernel", "gaussian",
-                         model.prior.mu, model.prior.sigma)
-    settings = dict(board=args.board, system=args.system, eta=args.eta, mode=config.mode,
-                    likelihood=config.likelihood, steps=args.steps, trace_seed=args.seed, rate=args.rate,
-                    proxy_seed=args.proxy_seed, timeout_s=args.timeout, retries=args.retries, block=args.block,
-                    icount_shift=qemu.DEFAULT_ICOUNT_SHIFT,
-                    environment=environment.block({"steps": args.steps, "eta": args.eta, "rate": args.rate}))
+    config = ModelConfig(
+        spec.name, tuple(model.params), args.eta, "refined", "kernel", "gaussian", model.prior.mu, model.prior.sigma
+    )
+    settings = dict(
+        board=args.board,
+        system=args.system,
+        eta=args.eta,
+        mode=config.mode,
+        likelihood=config.likelihood,
+        steps=args.steps,
+        trace_seed=args.seed,
+        rate=args.rate,
+        proxy_seed=args.proxy_seed,
+        timeout_s=args.timeout,
+        retries=args.retries,
+        block=args.block,
+        icount_shift=qemu.DEFAULT_ICOUNT_SHIFT,
+        environment=environment.block({"steps": args.steps, "eta": args.eta, "rate": args.rate}),
+    )
     soak = Soak(settings)
     image = qemu.find_firmware(args.board, args.elf)
     check_board(image, args.board)
@@ -223,21 +263,36 @@ def run(args) -> Soak:
     write(soak, out)
 
     t0 = time.monotonic()
-    with (qemu.boot(args.board, image) as instance,
-          DamagingProxy(instance.url, rate=args.rate, seed=args.proxy_seed) as proxy,
-          link.Device.open(proxy.url, timeout=args.timeout, retries=args.retries) as device):
+    with (
+        qemu.boot(args.board, image) as instance,
+        DamagingProxy(instance.url, rate=args.rate, seed=args.proxy_seed) as proxy,
+        link.Device.open(proxy.url, timeout=args.timeout, retries=args.retries) as device,
+    ):
 
         def on_block(cycles):
             soak.wall_s = time.monotonic() - t0
             soak.resends = device.resends
             soak.proxy = {d: c.as_dict() for d, c in proxy.counts.items()}
-            soak.samples.append(Sample(soak.steps, round(soak.wall_s, 3), rss_kib(), device.resends, soak.mismatched,
-                                       proxy.counts["to_device"].damaged, proxy.counts["to_host"].damaged,
-                                       float(statistics.median(cycles)), int(max(cycles))))
+            soak.samples.append(
+                Sample(
+                    soak.steps,
+                    round(soak.wall_s, 3),
+                    rss_kib(),
+                    device.resends,
+                    soak.mismatched,
+                    proxy.counts["to_device"].damaged,
+                    proxy.counts["to_host"].damaged,
+                    float(statistics.median(cycles)),
+                    int(max(cycles)),
+                )
+            )
             write(soak, out)
             if args.progress:
-                print(f"soak: {soak.steps:,} steps, {soak.wall_s:.0f} s, {device.resends} resends, "
-                      f"{soak.mismatched} mismatched, RSS {soak.samples[-1].rss_kib:,} KiB", flush=True)
+                print(
+                    f"soak: {soak.steps:,} steps, {soak.wall_s:.0f} s, {device.resends} resends, "
+                    f"{soak.mismatched} mismatched, RSS {soak.samples[-1].rss_kib:,} KiB",
+                    flush=True,
+                )
 
         checked = Checked(device, NativeReference(config), trace, soak, on_block)
         try:
@@ -266,15 +321,23 @@ def clean_round_trips(board: str, image: Path, config: ModelConfig, trace, steps
     from uxemu.filter import observation
 
     with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=10) as device:
-        device.configure(config.system_id, config.eta, params=config.params,
-                         priors=[(PriorKind.GAUSSIAN, config.prior_a, config.prior_b)])
+        device.configure(
+            config.system_id,
+            config.eta,
+            params=config.params,
+            priors=[(PriorKind.GAUSSIAN, config.prior_a, config.prior_b)],
+        )
         took = []
         for i in range(min(steps, len(trace))):
             started = time.perf_counter()
             device.step(int(trace.k[i]), i > 0, float(trace.u[i]), observation(trace.z[i]))
             took.append((time.perf_counter() - started) * 1e3)
-    return dict(steps=len(took), median=round(float(np.median(took)), 2),
-                p999=round(float(np.quantile(took, 0.999)), 2), max=round(float(max(took)), 2))
+    return dict(
+        steps=len(took),
+        median=round(float(np.median(took)), 2),
+        p999=round(float(np.quantile(took, 0.999)), 2),
+        max=round(float(max(took)), 2),
+    )
 
 
 def validate(dump: Path) -> tuple[bool, str]:
@@ -301,63 +364,92 @@ def write(soak: Soak, out: Path) -> None:
 
 def render(soak: Soak) -> str:
     s = soak.settings
-    lines = ["# Soak: a long stream through a damaging link (`python -m uxbench soak`)", "",
-             f"{s['steps']:,} steps of {s['system']} (η = {s['eta']}, {s['mode']}, {s['likelihood']} likelihood, "
-             f"trace seed {s['trace_seed']}) streamed to {s['board']} in QEMU (-icount shift={s['icount_shift']}) "
-             f"by `uxhost stream`'s code, through uxhost.damaging_proxy damaging {s['rate']:.0%} of the frames in "
-             f"each direction (byte flip, drop or duplicate, equally likely; proxy seed {s['proxy_seed']}). "
-             f"Link: resend timeout {s['timeout_s']:g} s, {s['retries']} retries. {environment.line(s['environment'])} "
-             f"Samples every {s['block']:,} steps in soak.csv.", ""]
+    lines = [
+        "# Soak: a long stream through a damaging link (`python -m uxbench soak`)",
+        "",
+        f"{s['steps']:,} steps of {s['system']} (η = {s['eta']}, {s['mode']}, {s['likelihood']} likelihood, "
+        f"trace seed {s['trace_seed']}) streamed to {s['board']} in QEMU (-icount shift={s['icount_shift']}) "
+        f"by `uxhost stream`'s code, through uxhost.damaging_proxy damaging {s['rate']:.0%} of the frames in "
+        f"each direction (byte flip, drop or duplicate, equally likely; proxy seed {s['proxy_seed']}). "
+        f"Link: resend timeout {s['timeout_s']:g} s, {s['retries']} retries. {environment.line(s['environment'])} "
+        f"Samples every {s['block']:,} steps in soak.csv.",
+        "",
+    ]
     done = soak.status == "done"
     if not done:
         lines += [f"**Run not finished: {soak.status}** (of {s['steps']:,} steps).", ""]
     rt = soak.clean_round_trip_ms
     if rt:
-        lines += [f"Clean link (no proxy), {rt['steps']:,} steps: a STEP's round trip takes {rt['median']} ms "
-                  f"(median), {rt['p999']} ms (99.9th percentile), {rt['max']} ms (max); the resend timeout is "
-                  f"{s['timeout_s'] * 1e3:g} ms.", ""]
-    lines += ["| measure | value |", "|---|---|",
-              f"| steps streamed | {soak.steps:,} |",
-              f"| steps whose status, mean, law (W1) or log evidence are outside 1e-9 of the native C core's run of "
-              f"the trace (as a lost or doubled step's would be; benchmarks/README.md says what the run's are) | "
-              f"{soak.mismatched:,}" + (f" (first at k = {soak.first_mismatch})" if soak.first_mismatch is not None
-                                        else "") + " |",
-              f"| largest relative difference of those to the native C core (uxhost.validate's measure) | "
-              f"{soak.largest_difference:.2e} |",
-              f"| steps whose atoms or variance are outside 1e-9 of the native C core's | {soak.atoms_differ:,}"
-              + (f" (first at k = {soak.first_atoms_differ})" if soak.first_atoms_differ is not None else "") + " |",
-              f"| steps bit-identical to the native C core | {soak.bit_identical:,} |"]
+        lines += [
+            f"Clean link (no proxy), {rt['steps']:,} steps: a STEP's round trip takes {rt['median']} ms "
+            f"(median), {rt['p999']} ms (99.9th percentile), {rt['max']} ms (max); the resend timeout is "
+            f"{s['timeout_s'] * 1e3:g} ms.",
+            "",
+        ]
+    lines += [
+        "| measure | value |",
+        "|---|---|",
+        f"| steps streamed | {soak.steps:,} |",
+        f"| steps whose status, mean, law (W1) or log evidence are outside 1e-9 of the native C core's run of "
+        f"the trace (as a lost or doubled step's would be; benchmarks/README.md says what the run's are) | "
+        f"{soak.mismatched:,}"
+        + (f" (first at k = {soak.first_mismatch})" if soak.first_mismatch is not None else "")
+        + " |",
+        f"| largest relative difference of those to the native C core (uxhost.validate's measure) | "
+        f"{soak.largest_difference:.2e} |",
+        f"| steps whose atoms or variance are outside 1e-9 of the native C core's | {soak.atoms_differ:,}"
+        + (f" (first at k = {soak.first_atoms_differ})" if soak.first_atoms_differ is not None else "")
+        + " |",
+        f"| steps bit-identical to the native C core | {soak.bit_identical:,} |",
+    ]
     if soak.validate is not None:
         lines.append(f"| `uxhost validate` of the dump | {soak.validate} |")
     lines.append(f"| resends by the host | {soak.resends:,} |")
     for d, what in (("to_device", "host → device"), ("to_host", "device → host")):
         c = soak.proxy.get(d)
         if c:
-            lines.append(f"| frames {what}: seen / flipped / dropped / duplicated | {c['frames']:,} / "
-                         f"{c['flipped']:,} / {c['dropped']:,} / {c['duplicated']:,} |")
+            lines.append(
+                f"| frames {what}: seen / flipped / dropped / duplicated | {c['frames']:,} / "
+                f"{c['flipped']:,} / {c['dropped']:,} / {c['duplicated']:,} |"
+            )
     if soak.requests is not None and soak.proxy:
-        lines.append(f"| requests (once each) + resends = frames host → device | {soak.requests:,} + "
-                     f"{soak.resends:,} = {soak.requests + soak.resends:,} "
-                     f"(proxy: {soak.proxy['to_device']['frames']:,}) |")
+        lines.append(
+            f"| requests (once each) + resends = frames host → device | {soak.requests:,} + "
+            f"{soak.resends:,} = {soak.requests + soak.resends:,} "
+            f"(proxy: {soak.proxy['to_device']['frames']:,}) |"
+        )
     if soak.samples:
         rss = [x.rss_kib for x in soak.samples]
-        lines.append(f"| host RSS (KiB): first sample / last / min / max | {rss[0]:,} / {rss[-1]:,} / {min(rss):,} / "
-                     f"{max(rss):,} |")
+        lines.append(
+            f"| host RSS (KiB): first sample / last / min / max | {rss[0]:,} / {rss[-1]:,} / {min(rss):,} / "
+            f"{max(rss):,} |"
+        )
         first, last = soak.samples[0], soak.samples[-1]
-        lines.append(f"| virtual cycles per step, first {s['block']:,} steps: median / max | "
-                     f"{first.cycles_median:,.0f} / {first.cycles_max:,} |")
-        lines.append(f"| virtual cycles per step, last {s['block']:,} steps: median / max | "
-                     f"{last.cycles_median:,.0f} / {last.cycles_max:,} |")
+        lines.append(
+            f"| virtual cycles per step, first {s['block']:,} steps: median / max | "
+            f"{first.cycles_median:,.0f} / {first.cycles_max:,} |"
+        )
+        lines.append(
+            f"| virtual cycles per step, last {s['block']:,} steps: median / max | "
+            f"{last.cycles_median:,.0f} / {last.cycles_max:,} |"
+        )
     timed = soak.steps if done or not soak.samples else soak.samples[-1].steps  # wall_s is at the last sample
     lines.append(f"| wall time | {soak.wall_s:,.0f} s ({soak.wall_s / max(timed, 1) * 1e3:.1f} ms a step) |")
     if len(soak.samples) > 1:
-        lines += ["", "Every tenth sample (all in soak.csv):", "",
-                  "| steps | wall (s) | RSS (KiB) | resends | damaged → device | damaged → host | mismatched | "
-                  "cycles median | cycles max |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Every tenth sample (all in soak.csv):",
+            "",
+            "| steps | wall (s) | RSS (KiB) | resends | damaged → device | damaged → host | mismatched | "
+            "cycles median | cycles max |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         shown = soak.samples[::10] + ([soak.samples[-1]] if (len(soak.samples) - 1) % 10 else [])
         for x in shown:
-            lines.append(f"| {x.steps:,} | {x.wall_s:,.0f} | {x.rss_kib:,} | {x.resends:,} | {x.damaged_to_device:,} | "
-                         f"{x.damaged_to_host:,} | {x.mismatched:,} | {x.cycles_median:,.0f} | {x.cycles_max:,} |")
+            lines.append(
+                f"| {x.steps:,} | {x.wall_s:,.0f} | {x.rss_kib:,} | {x.resends:,} | {x.damaged_to_device:,} | "
+                f"{x.damaged_to_host:,} | {x.mismatched:,} | {x.cycles_median:,.0f} | {x.cycles_max:,} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -373,17 +465,23 @@ def arguments(ap) -> None:
     ap.add_argument("--timeout", type=float, default=0.1, help="seconds before a request is resent")
     ap.add_argument("--retries", type=int, default=300, help="resends of a request before the device is given up")
     ap.add_argument("--block", type=int, default=1000, help="steps per sample (default: %(default)s)")
-    ap.add_argument("--calibrate", type=int, default=1000,
-                    help="steps of the clean round-trip measurement first (0: none)")
+    ap.add_argument(
+        "--calibrate", type=int, default=1000, help="steps of the clean round-trip measurement first (0: none)"
+    )
     ap.add_argument("--dump", type=Path, default=DUMP, help="where the posteriors go (default: build/soak/)")
     ap.add_argument("--out", type=Path, default=RESULTS, help="folder of soak.md, soak.csv, soak.json.gz")
     ap.add_argument("--progress", action="store_true", help="a line per sample on stdout")
-    ap.add_argument("--recheck", action="store_true",
-                    help="run nothing: compare the dump of the run in --out again and write its results again")
+    ap.add_argument(
+        "--recheck",
+        action="store_true",
+        help="run nothing: compare the dump of the run in --out again and write its results again",
+    )
 
 
 def report(soak: Soak, args) -> int:
     """The run's results are written as it goes (write): a line to say how it went, 1 if it failed."""
-    print(f"soak: {soak.steps:,} steps, {soak.mismatched} mismatched, {soak.resends} resends, "
-          f"validate {'OK' if soak.validate_ok else 'FAILED'}; wrote {args.out / 'soak.md'}")
+    print(
+        f"soak: {soak.steps:,} steps, {soak.mismatched} mismatched, {soak.resends} resends, "
+        f"validate {'OK' if soak.validate_ok else 'FAILED'}; wrote {args.out / 'soak.md'}"
+    )
     return 0 if soak.mismatched == 0 and soak.validate_ok else 1

@@ -10,6 +10,7 @@ memory afterwards. The static worst case is firmware/tools/stack_bound.py's, fro
     .venv/bin/python -m uxbench stack_highwater                          # every emulated board, η = 8, 32
     .venv/bin/python -m uxbench stack_highwater --boards microbit --etas 2,4,8
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -66,8 +67,14 @@ def joint_workload(device: link.Device, spec, etas: list[int]) -> None:
         for mode in MODES.values():
             cfg = joint.resolve(spec, eta=eta, mode=mode)
             device.reset()
-            device.configure(cfg.system_id, eta, p.Mode[mode.upper()], p.Likelihood.KERNEL, cfg.params,
-                             [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors])
+            device.configure(
+                cfg.system_id,
+                eta,
+                p.Mode[mode.upper()],
+                p.Likelihood.KERNEL,
+                cfg.params,
+                [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors],
+            )
             for i in range(STEPS):
                 device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
 
@@ -81,19 +88,39 @@ def high_water(board: str, etas: list[int], image: Path | None = None) -> tuple[
         sys.exit(f"{image} has no .stack section: this tool reads the stack the linker script reserves")
     base, size = stack
     with qemu.boot(board, gdb=True) as instance:
-        subprocess.run([sys.executable, "-m", "uxhost", "flash", "--board", board, "--gdb", instance.gdb_address,
-                        str(image)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "uxhost", "flash", "--board", board, "--gdb", instance.gdb_address, str(image)],
+            check=True,
+            capture_output=True,
+        )
         with link.Device.open(instance.url, timeout=600) as device:
             info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
             workload(device, board, etas, info.max_eta)
         # The vector table first: what GDB reads must be this image, running (its first word is the stack's
         # top, which only this image's reservation gives).
         vectors = stack_bound_module().read_elf(image).sections[".vectors"]
-        out = subprocess.run(["gdb-multiarch", "-batch", "-ex", f"target remote {instance.gdb_address}",
-                              "-ex", f"x/4xw {vectors[0]:#x}", "-ex", f"x/{size // 4}xw {base:#x}", str(image)],
-                             capture_output=True, text=True, check=True).stdout
-    words = [int(w, 16) for line in out.splitlines() if line.startswith("0x") and ":" in line
-             for w in line.split(":", 1)[1].split()]
+        out = subprocess.run(
+            [
+                "gdb-multiarch",
+                "-batch",
+                "-ex",
+                f"target remote {instance.gdb_address}",
+                "-ex",
+                f"x/4xw {vectors[0]:#x}",
+                "-ex",
+                f"x/{size // 4}xw {base:#x}",
+                str(image),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    words = [
+        int(w, 16)
+        for line in out.splitlines()
+        if line.startswith("0x") and ":" in line
+        for w in line.split(":", 1)[1].split()
+    ]
     if len(words) != 4 + size // 4:
         sys.exit(f"read {len(words)} words from GDB, expected {4 + size // 4}:\n{out}")
     if words[:4] != list(struct.unpack("<4I", vectors[3][:16])):
@@ -122,6 +149,9 @@ def run(args) -> list[dict]:
 def report(marks: list[dict], args) -> None:
     for m in marks:
         bound = m["bound"]
-        print(f"{m['board']} (η ≤ {max(m['etas'])}): stack high-water mark {m['used']:,} B, static worst case "
-              f"{bound.total:,} B (measured/static {m['used'] / bound.total:.3f}), reserved {m['reserved']:,} B; "
-              f"deepest path: {bound.path_text()}", flush=True)
+        print(
+            f"{m['board']} (η ≤ {max(m['etas'])}): stack high-water mark {m['used']:,} B, static worst case "
+            f"{bound.total:,} B (measured/static {m['used'] / bound.total:.3f}), reserved {m['reserved']:,} B; "
+            f"deepest path: {bound.path_text()}",
+            flush=True,
+        )

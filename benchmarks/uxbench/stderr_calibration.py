@@ -28,6 +28,7 @@ quadratic it is there (the skew is the trace's when it is as far).
 
     .venv/bin/python -m uxbench stderr_calibration [--traces N]   (~70 min at 200)
 """
+
 from __future__ import annotations
 
 import time
@@ -64,10 +65,21 @@ def fit_and_profile(loglik, free) -> tuple[fit.FitResult, dict, float]:
 
 def task(t: dict) -> dict:
     if t["kind"] == "ux":
-        res, interval, cpu = fit_and_profile(fit.LogLikelihood(t["system"], trace(t["system"], t["trace"]), t["eta"]),
-                                             OTHERS[t["system"]])
-        return dict(t, estimate=res.estimate, stderr=res.stderr, roughness=res.roughness, jitter=res.jitter,
-                    why=res.why_unreliable, smooth=res.smooth, cpu=res.seconds, interval=interval, profile_cpu=cpu)
+        res, interval, cpu = fit_and_profile(
+            fit.LogLikelihood(t["system"], trace(t["system"], t["trace"]), t["eta"]), OTHERS[t["system"]]
+        )
+        return dict(
+            t,
+            estimate=res.estimate,
+            stderr=res.stderr,
+            roughness=res.roughness,
+            jitter=res.jitter,
+            why=res.why_unreliable,
+            smooth=res.smooth,
+            cpu=res.seconds,
+            interval=interval,
+            profile_cpu=cpu,
+        )
     if t["kind"] == "exact":
         res = fit.maximise(ExactLogLikelihood(t["system"], trace(t["system"], t["trace"])), OTHERS[t["system"]])
         return dict(t, roughness=res.roughness, jitter=res.jitter)
@@ -77,28 +89,36 @@ def task(t: dict) -> dict:
     ours, interval, _ = fit_and_profile(ExactLogLikelihood(SYSTEM, tr), FREE)
     a = spec.defaults[spec.param_names.index("a")]
     best, se = kalman.fit_noises(tr.z, a, *spec.prior[1:])
-    return {"ux": (ux.estimate, ux.stderr, ux.roughness, ux_interval),
-            "exact, our standard errors": (ours.estimate, ours.stderr, ours.roughness, interval),
-            "exact, central differences": (dict(zip(FREE, best)), dict(zip(FREE, se)), float("nan"), None)}
+    return {
+        "ux": (ux.estimate, ux.stderr, ux.roughness, ux_interval),
+        "exact, our standard errors": (ours.estimate, ours.stderr, ours.roughness, interval),
+        "exact, central differences": (dict(zip(FREE, best)), dict(zip(FREE, se)), float("nan"), None),
+    }
 
 
 def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
     n = len(rows) // len(RUNS)
-    lines = [f"## The default fit on {n} traces each of sv, gss and cubic (and gss at η = 32)", "",
-             f"Flagged: off a quadratic by more than {fit.ROUGHNESS_LIMIT} nats rms on the standard errors' scale; "
-             f"`skewed` when a cubic leaves at most {fit.JITTER_LIMIT} (smooth), `not smooth` otherwise. Each cell: "
-             "within ± 2 se / inside the profile interval (a fit without a standard error is not within ± 2 se).", "",
-             "| system | η | parameter | all | standard errors hold | flagged skewed | flagged not smooth | "
-             "no se | CPU s per fit: median (largest) | profile's CPU s: median (largest) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"## The default fit on {n} traces each of sv, gss and cubic (and gss at η = 32)",
+        "",
+        f"Flagged: off a quadratic by more than {fit.ROUGHNESS_LIMIT} nats rms on the standard errors' scale; "
+        f"`skewed` when a cubic leaves at most {fit.JITTER_LIMIT} (smooth), `not smooth` otherwise. Each cell: "
+        "within ± 2 se / inside the profile interval (a fit without a standard error is not within ± 2 se).",
+        "",
+        "| system | η | parameter | all | standard errors hold | flagged skewed | flagged not smooth | "
+        "no se | CPU s per fit: median (largest) | profile's CPU s: median (largest) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for system, eta in RUNS:
         free = OTHERS[system]
         rs = [r for r in rows if r["system"] == system and r["eta"] == eta]
         cpu, extra = [r["cpu"] for r in rs], [r["profile_cpu"] for r in rs]
         truth = dict(zip(systems.spec(system).param_names, systems.spec(system).defaults))
-        groups = {"hold": [r for r in rs if r["why"] is None],
-                  "skewed": [r for r in rs if r["why"] is not None and r["smooth"]],
-                  "rough": [r for r in rs if r["why"] is not None and not r["smooth"]]}
+        groups = {
+            "hold": [r for r in rs if r["why"] is None],
+            "skewed": [r for r in rs if r["why"] is not None and r["smooth"]],
+            "rough": [r for r in rs if r["why"] is not None and not r["smooth"]],
+        }
 
         def covered(group, p):
             wald = sum(abs(r["estimate"][p] - truth[p]) <= 2 * r["stderr"][p] for r in group)
@@ -106,26 +126,42 @@ def others_report(rows: list[dict], exact: list[dict]) -> list[str]:
             return f"{wald} / {inside} of {len(group)}"
 
         for p in free:
-            lines.append(f"| {system} | {eta} | {p} | {covered(rs, p)} | {covered(groups['hold'], p)} | "
-                         f"{covered(groups['skewed'], p)} | {covered(groups['rough'], p)} | "
-                         f"{sum(not r['stderr'][p] > 0 for r in rs)} | {np.median(cpu):.1f} ({max(cpu):.1f}) | "
-                         f"{np.median(extra):.1f} ({max(extra):.1f}) |")
-    lines += ["", f"The {ROUGHEST} default fits (η = 16) of sv and gss furthest off a quadratic, beside the exact "
-              "likelihood's fit of the same trace (nats rms off a quadratic / off a cubic):", "",
-              "| system | trace | ux | exact |", "|---|---|---|---|"]
+            lines.append(
+                f"| {system} | {eta} | {p} | {covered(rs, p)} | {covered(groups['hold'], p)} | "
+                f"{covered(groups['skewed'], p)} | {covered(groups['rough'], p)} | "
+                f"{sum(not r['stderr'][p] > 0 for r in rs)} | {np.median(cpu):.1f} ({max(cpu):.1f}) | "
+                f"{np.median(extra):.1f} ({max(extra):.1f}) |"
+            )
+    lines += [
+        "",
+        f"The {ROUGHEST} default fits (η = 16) of sv and gss furthest off a quadratic, beside the exact "
+        "likelihood's fit of the same trace (nats rms off a quadratic / off a cubic):",
+        "",
+        "| system | trace | ux | exact |",
+        "|---|---|---|---|",
+    ]
     for e in exact:
         u = next(r for r in rows if r["system"] == e["system"] and r["trace"] == e["trace"] and r["eta"] == 16)
-        lines.append(f"| {e['system']} | {e['trace']} | {u['roughness']:.3f} / {u['jitter']:.3f} | "
-                     f"{e['roughness']:.3f} / {e['jitter']:.3f} |")
+        lines.append(
+            f"| {e['system']} | {e['trace']} | {u['roughness']:.3f} / {u['jitter']:.3f} | "
+            f"{e['roughness']:.3f} / {e['jitter']:.3f} |"
+        )
     return lines + [""]
 
 
 def render(rows: list[dict], meta: str) -> str:
     truth = dict(zip(systems.spec(SYSTEM).param_names, systems.spec(SYSTEM).defaults))
-    lines = [f"# Standard errors: coverage on {len(rows)} traces of lg", "", meta, "", __doc__.split("\n\n")[1].replace("\n", " "),
-             "", "| estimator | parameter | within 2 se | inside the profile interval | mean z | std z | "
-             "sd of estimates / median se | no se |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Standard errors: coverage on {len(rows)} traces of lg",
+        "",
+        meta,
+        "",
+        __doc__.split("\n\n")[1].replace("\n", " "),
+        "",
+        "| estimator | parameter | within 2 se | inside the profile interval | mean z | std z | "
+        "sd of estimates / median se | no se |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name in ESTIMATORS:
         for p in FREE:
             est = np.array([r[name][0][p] for r in rows])
@@ -133,19 +169,31 @@ def render(rows: list[dict], meta: str) -> str:
             z = (est - truth[p]) / se
             ok = np.isfinite(z)
             intervals = [r[name][3] for r in rows]
-            inside = ("—" if intervals[0] is None else
-                      f"{sum(lo <= truth[p] <= hi for lo, hi in (i[p] for i in intervals))}/{len(rows)}")
-            lines.append(f"| {name} | {p} | {int((np.abs(z[ok]) <= 2).sum())}/{z.size} "
-                         f"({100 * (np.abs(z[ok]) <= 2).sum() / z.size:.1f} %) | {inside} | {z[ok].mean():+.2f} | "
-                         f"{z[ok].std():.2f} | {est.std() / np.median(se[ok]):.2f} | {z.size - ok.sum()} |")
-    ux_vs = [abs(r["ux"][0][p] - r["exact, central differences"][0][p]) / r["exact, central differences"][1][p]
-             for r in rows for p in FREE]
+            inside = (
+                "—"
+                if intervals[0] is None
+                else f"{sum(lo <= truth[p] <= hi for lo, hi in (i[p] for i in intervals))}/{len(rows)}"
+            )
+            lines.append(
+                f"| {name} | {p} | {int((np.abs(z[ok]) <= 2).sum())}/{z.size} "
+                f"({100 * (np.abs(z[ok]) <= 2).sum() / z.size:.1f} %) | {inside} | {z[ok].mean():+.2f} | "
+                f"{z[ok].std():.2f} | {est.std() / np.median(se[ok]):.2f} | {z.size - ok.sum()} |"
+            )
+    ux_vs = [
+        abs(r["ux"][0][p] - r["exact, central differences"][0][p]) / r["exact, central differences"][1][p]
+        for r in rows
+        for p in FREE
+    ]
     ratio = [r["exact, our standard errors"][1][p] / r["exact, central differences"][1][p] for r in rows for p in FREE]
     rough = [r["ux"][2] for r in rows]
-    lines += ["", f"ux estimate from the exact MLE: median {np.median(ux_vs):.3f}, largest {max(ux_vs):.3f} exact se. "
-              f"Our standard errors on the exact curve over the central differences': median {np.median(ratio):.3f}, "
-              f"range {min(ratio):.3f}–{max(ratio):.3f}. ux fits flagged rough (above {fit.ROUGHNESS_LIMIT}): "
-              f"{sum(r > fit.ROUGHNESS_LIMIT for r in rough)} of {len(rough)}; median roughness {np.median(rough):.3f}.", ""]
+    lines += [
+        "",
+        f"ux estimate from the exact MLE: median {np.median(ux_vs):.3f}, largest {max(ux_vs):.3f} exact se. "
+        f"Our standard errors on the exact curve over the central differences': median {np.median(ratio):.3f}, "
+        f"range {min(ratio):.3f}–{max(ratio):.3f}. ux fits flagged rough (above {fit.ROUGHNESS_LIMIT}): "
+        f"{sum(r > fit.ROUGHNESS_LIMIT for r in rough)} of {len(rough)}; median roughness {np.median(rough):.3f}.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -157,12 +205,25 @@ def arguments(p) -> None:
 def run(args) -> dict:
     env, t0 = environment.block({"traces": args.traces, "steps": STEPS}), time.time()
     rows = runner.execute([{"kind": "lg", "trace": i} for i in range(args.traces)], task, workers=2, desc="lg fits")
-    others = runner.execute([{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS
-                             for i in range(args.traces)], task, workers=2, desc="sv, gss, cubic fits")
-    roughest = [r for s in SKEW_CHECKED for r in sorted((r for r in others if r["system"] == s and r["eta"] == 16),
-                                                   key=lambda r: -r["roughness"])[:ROUGHEST]]
-    exact = runner.execute([{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
-                           task, workers=2, desc="exact fits")
+    others = runner.execute(
+        [{"kind": "ux", "system": s, "eta": eta, "trace": i} for s, eta in RUNS for i in range(args.traces)],
+        task,
+        workers=2,
+        desc="sv, gss, cubic fits",
+    )
+    roughest = [
+        r
+        for s in SKEW_CHECKED
+        for r in sorted((r for r in others if r["system"] == s and r["eta"] == 16), key=lambda r: -r["roughness"])[
+            :ROUGHEST
+        ]
+    ]
+    exact = runner.execute(
+        [{"kind": "exact", "system": r["system"], "trace": r["trace"]} for r in roughest],
+        task,
+        workers=2,
+        desc="exact fits",
+    )
     env["seconds"] = time.time() - t0
     return dict(env=env, rows=rows, others=others, exact=exact)
 

@@ -41,15 +41,9 @@ void board_init(void)
 }
 
 /* The CPU's HFCLK is 16 MHz from the crystal or the RC oscillator alike (BOARD_CORE_HZ of board.mk). */
-uint32_t board_core_hz(void)
-{
-    return BOARD_CORE_HZ;
-}
+uint32_t board_core_hz(void) { return BOARD_CORE_HZ; }
 
-uint8_t board_reset_cause(void)
-{
-    return reset_cause;
-}
+uint8_t board_reset_cause(void) { return reset_cause; }
 
 uint8_t board_getc(void)
 {
@@ -63,17 +57,8 @@ uint8_t board_getc(void)
     return byte;
 }
 
-void board_write(const uint8_t *data, size_t len)
-{
-    nrf51_uart_write(data, len);
-}
+void board_write(const uint8_t *data, size_t len) { nrf51_uart_write(data, len); }
 
-void board_watchdog_start(uint32_t ms)
-{
-    nrf51_wdt_start(ms);
-}
+void board_watchdog_start(uint32_t ms) { nrf51_wdt_start(ms); }
 
-void board_watchdog_kick(void)
-{
-    nrf51_wdt_reload();
-}
+void board_watchdog_kick(void) { nrf51_wdt_reload(); }

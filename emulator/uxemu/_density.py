@@ -1,4 +1,5 @@
 """TTR-binned density (docs/semantics.md, "Density"), vectorised over rows of equal atom count."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Where the C core's host libraries are: the native engine's (native.py) and the elementary functions'
 (libm.py), found by the same rule; libm must not import native, which imports the reference."""
+
 from __future__ import annotations
 
 import os

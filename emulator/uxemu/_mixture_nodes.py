@@ -1,6 +1,7 @@
 """The predictive mixture's density at the density's quadrature nodes, as ux/filter_density.c mixture_on_nodes
 computes it (docs/semantics.md, "Filter density"): each component's terms a_i·exp(−v·v/2) by a product
 recurrence in runs of NODE_RUN nodes, outward from the node nearest its centre, bit for bit."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,7 +50,7 @@ def _run_terms(ks: np.ndarray, away: float, lo: float, h: float, c: float, sigma
         terms[:, 0] = amp * libm.exp((-0.5 * v) * v)
         terms[:, 1:] = ratios[:, :-1]
         terms = np.cumprod(terms, axis=1)
-    return terms.ravel()[:ks.size]
+    return terms.ravel()[: ks.size]
 
 
 def _first_small(terms: np.ndarray) -> int:

@@ -7,6 +7,7 @@ here come from `cumsum` along the rows of a zero-padded (cells × longest cell) 
 by cell with a stable sort (which keeps their input order): `cumsum` is sequential, and adding the
 padding zeros leaves a sum unchanged.
 """
+
 from __future__ import annotations
 
 import numpy as np

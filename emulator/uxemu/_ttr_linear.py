@@ -5,6 +5,7 @@ are exact integrals of the interpolant, so they move continuously with the node 
 loops are scalar Python floats on purpose: each cell's sums run left to right over its pieces in exactly
 the C core's order of operations, so both give the same bits.
 """
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """BayesLaplace: prior atoms × likelihood of the evidence → posterior value (docs/semantics.md)."""
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ FAMILY_VARIANCE = {"gaussian": 1.0, "laplace": 2.0, "uniform": 1.0 / 12.0}
 # The smallest likelihood taken in the linear domain — a sum over inner-noise atoms, the largest likelihood of
 # a point update (ux/bayes.c, UX_LINEAR_MIN of the double build): far above the subnormals, so terms that
 # underflow to 0 change such a sum by less than 1e-30 of itself.
-LINEAR_MIN = 2.0 ** -900
+LINEAR_MIN = 2.0**-900
 
 
 def logsumexp_rows(a: np.ndarray) -> np.ndarray:
@@ -153,12 +154,17 @@ class KernelLikelihood:
             gain, nu, sd = cov / s, np.float64(z) - (loc[0] + ml), np.sqrt(s)
             residual = loc_var - cov * cov / np.float64(var)
             # V − K·Cov for a line, without its cancellation when K·Cov ≈ V (a prior far wider than the noise)
-            return LinearUpdate(shift=float(gain * nu), var=float(np.float64(var) * (noise / s)),
-                                ratio=float(nu * nu / s),
-                                log_evidence=float(log_family("gaussian", nu / sd) - libm.log(sd)),
-                                loc_var=float(loc_var), residual=float(residual), noise=float(noise),
-                                bimodality=float((m3 * m3 / (m2 * m2 * m2) + 1.0) / (m4 / (m2 * m2))),
-                                same_scale=bool((scale == scale[0]).all()))
+            return LinearUpdate(
+                shift=float(gain * nu),
+                var=float(np.float64(var) * (noise / s)),
+                ratio=float(nu * nu / s),
+                log_evidence=float(log_family("gaussian", nu / sd) - libm.log(sd)),
+                loc_var=float(loc_var),
+                residual=float(residual),
+                noise=float(noise),
+                bimodality=float((m3 * m3 / (m2 * m2 * m2) + 1.0) / (m4 / (m2 * m2))),
+                same_scale=bool((scale == scale[0]).all()),
+            )
 
     def likelihood(self, x: np.ndarray, z: float) -> np.ndarray:
         """p(z | x_i) per hypothesis in the linear domain, as BayesLaplace weighs one evidence point seen once
@@ -212,6 +218,7 @@ class LinearUpdate(NamedTuple):
     """KernelLikelihood.linear_update (ux_linear): the mean's shift K·ν, the variance a line in x leaves
     V·(v_g·E scale²)/S, ν²/S, log N(ν; 0, S), Var loc, what a line in x leaves of it, the noise's variance
     v_g·E scale², the atoms' bimodality coefficient, and whether every atom's scale is the first's."""
+
     shift: float
     var: float
     ratio: float
@@ -317,8 +324,9 @@ def _posterior(x, wp, eta: int, n: int, ell, log_evidence: float) -> BayesResult
     xs, ws = _ttr.compact(x, wp)
     spread = points_variance(xs, ws)
     px, pw = _ttr.ttr(xs, ws, n)
-    return BayesResult(Value(px, normalise(pw), eta), Status.OK, ell, log_evidence,
-                       mass * mass / _ttr.sequential_sum(wp * wp), spread)
+    return BayesResult(
+        Value(px, normalise(pw), eta), Status.OK, ell, log_evidence, mass * mass / _ttr.sequential_sum(wp * wp), spread
+    )
 
 
 def log_likelihood_sum(likelihood, x: np.ndarray, z: np.ndarray, om: np.ndarray, m: int) -> np.ndarray:

@@ -3,6 +3,7 @@
 Parameters follow numpy.random and scipy.stats (docs/semantics.md has the table): `exponential(2)` has
 mean 2 as `numpy.random.exponential(2)` has, and a uniform is given by its ends as in numpy.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The BayesLaplace filter: predict by lifting the transition, update with BayesLaplace."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,20 @@ from ._ttr import MAX_ETA
 from ._ttr_linear import remove_interpolation_variance, ttr_linear
 from ._density import bin_spreads
 from ._mixture_nodes import mixture_on_nodes
-from .bayes import (LINEAR_MIN, BayesResult, KernelLikelihood, Status, bayes_laplace, evidence_arrays, log_family,
-                    log_likelihood_sum, logsumexp_rows, points_mean, points_variance, reduce_prior)
+from .bayes import (
+    LINEAR_MIN,
+    BayesResult,
+    KernelLikelihood,
+    Status,
+    bayes_laplace,
+    evidence_arrays,
+    log_family,
+    log_likelihood_sum,
+    logsumexp_rows,
+    points_mean,
+    points_variance,
+    reduce_prior,
+)
 from .laws import Laplace, Normal
 from .lift import evaluate
 from .model import StateSpaceModel
@@ -28,7 +41,7 @@ DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
 # The quadrature's region (ux/filter.h UX_REFOCUS_*, UX_REGION_NODES): prior atoms (or nodes) whose
 # numerator is below this share of the largest lie outside it; the density's quadrature region is narrowed
 # to its nodes' bracket, at most this many times, while fewer than REGION_NODES of them reach it.
-REFOCUS_FLOOR = 2.0 ** -40
+REFOCUS_FLOOR = 2.0**-40
 REFOCUS_ROUNDS = 4
 REGION_NODES = 32
 # The trapezoid resolves the numerator (ux/filter.h UX_NODE_RESOLUTION, UX_COMPONENT_SPAN) only where the node
@@ -290,8 +303,12 @@ class FilterRun:
         """log p(z_k | z_0..k−1) per step by the filter density's quadrature (docs/semantics.md, "Filter
         density"): the exact evidence of the filter's predictive law; the update's evidence where the
         density is the bins or has no likelihood factor (ux_filter_density_log_evidence)."""
-        return np.array([d.log_norm if d.form != "bins" and d.likelihood is not None else float(e)
-                         for d, e in zip(self.densities, self.log_evidence)])
+        return np.array(
+            [
+                d.log_norm if d.form != "bins" and d.likelihood is not None else float(e)
+                for d, e in zip(self.densities, self.log_evidence)
+            ]
+        )
 
     @property
     def fallbacks(self) -> int:
@@ -305,8 +322,16 @@ class FilterRun:
 class BayesLaplaceFilter:
     """One filter instance: call `step(k, z, u)` per observation, or `run(trace)`."""
 
-    def __init__(self, model: StateSpaceModel, eta: int = 16, mode: str = "refined",
-                 likelihood: str = "kernel", prior=None, gate: float = OUTLIER_GATE, gate_outliers: bool = False):
+    def __init__(
+        self,
+        model: StateSpaceModel,
+        eta: int = 16,
+        mode: str = "refined",
+        likelihood: str = "kernel",
+        prior=None,
+        gate: float = OUTLIER_GATE,
+        gate_outliers: bool = False,
+    ):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
         if not gate > 0:
@@ -336,8 +361,9 @@ class BayesLaplaceFilter:
         self._var = None  # smooth: the posterior's variance (None: its binned density's, before any update)
         self._info = 1.0  # smooth: the share of the variance the last update took (1: no kernel)
         self._departure = 0.0  # smooth: how far the model's own posterior mean may be from this one's
-        self.density = FilterDensity("prior" if isinstance(prior_law, (Normal, Laplace)) else "bins",
-                                     self.posterior, prior=prior_law)
+        self.density = FilterDensity(
+            "prior" if isinstance(prior_law, (Normal, Laplace)) else "bins", self.posterior, prior=prior_law
+        )
 
     def predict(self, k: int, u: float = 0.0):
         """The predictive atoms: all η² in evaluation order (refined) or reduced to η (paper)."""
@@ -371,8 +397,10 @@ class BayesLaplaceFilter:
         c, w, s, split = found
         full, half = self.process_noise, self.half_noise
         with np.errstate(all="ignore"):
-            rows = [(c[i] + s[i] * (half if split[i] else full).x, w[i] * (half if split[i] else full).w)
-                    for i in range(c.size)]
+            rows = [
+                (c[i] + s[i] * (half if split[i] else full).x, w[i] * (half if split[i] else full).w)
+                for i in range(c.size)
+            ]
         y = np.concatenate([r[0] for r in rows])
         if not np.isfinite(y).all():
             raise ValueError(f"the transition returned a non-finite state at step {k}")
@@ -456,8 +484,11 @@ class BayesLaplaceFilter:
             reach = math.nan
             if outlier:
                 z, _ = evidence_arrays(evidence)
-                reach = abs(lin.shift) if lin is not None else \
-                    self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var)
+                reach = (
+                    abs(lin.shift)
+                    if lin is not None
+                    else self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var)
+                )
             self._track_departure(outlier, reach, prior_mean)
             if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
                 status = Status.DEPARTED
@@ -469,16 +500,18 @@ class BayesLaplaceFilter:
         quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a first update so refocused, else
         BayesLaplace's status."""
         z, om = evidence_arrays(evidence)
-        lik = dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence) \
-            if res.status == Status.OK else {}
+        lik = (
+            dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence)
+            if res.status == Status.OK
+            else {}
+        )
         self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
         first = self._fresh and not self._staged
         region, concentrated = self._first_region(prior_atoms[0]) if first else (None, False)
         if region is not None:
             self.density = replace(self.density, region=region)
         refocus = res.ess < REFOCUS_ESS * self.eta if self.smooth else concentrated
-        if (self.mode == "mixture" or refocus) and self.density.form != "bins" \
-                and self.density.likelihood is not None:
+        if (self.mode == "mixture" or refocus) and self.density.form != "bins" and self.density.likelihood is not None:
             if self._mixture_posterior() and refocus and first:
                 return Status.REFOCUSED
         return res.status
@@ -502,17 +535,26 @@ class BayesLaplaceFilter:
         variance and LINEAR_ROUNDING of Var loc), unimodal prior atoms (bimodality coefficient at most
         LINEAR_BIMODALITY) — else None."""
         lik = self.likelihood
-        if not self.smooth or not isinstance(lik, KernelLikelihood) or lik.family != "gaussian" or m != 1 \
-                or not var > 0:
+        if (
+            not self.smooth
+            or not isinstance(lik, KernelLikelihood)
+            or lik.family != "gaussian"
+            or m != 1
+            or not var > 0
+        ):
             return None
         z, om = evidence_arrays(evidence)
         if z.size != 1 or om[0] != 1.0:
             return None
         lin = lik.linear_update(prior_atoms[0], prior_atoms[1], float(z[0]), mean, var)
-        if lin is None or not (lin.same_scale
-                               and lin.residual <= LINEAR_RESIDUAL * lin.noise + LINEAR_ROUNDING * lin.loc_var
-                               and lin.bimodality <= LINEAR_BIMODALITY and lin.var > 0
-                               and math.isfinite(lin.shift) and math.isfinite(lin.log_evidence)):
+        if lin is None or not (
+            lin.same_scale
+            and lin.residual <= LINEAR_RESIDUAL * lin.noise + LINEAR_ROUNDING * lin.loc_var
+            and lin.bimodality <= LINEAR_BIMODALITY
+            and lin.var > 0
+            and math.isfinite(lin.shift)
+            and math.isfinite(lin.log_evidence)
+        ):
             return None
         return lin
 
@@ -525,8 +567,7 @@ class BayesLaplaceFilter:
             y = (mean + lin.shift) + a * (x - mean)
         if not np.isfinite(y).all():
             raise ValueError("the linear update moved an atom beyond the largest real")
-        return BayesResult(reduce_prior(y, w, self.eta), Status.OK, np.zeros(0), lin.log_evidence,
-                           points_var=lin.var)
+        return BayesResult(reduce_prior(y, w, self.eta), Status.OK, np.zeros(0), lin.log_evidence, points_var=lin.var)
 
     def _without_evidence(self, prior_atoms):
         """The prior atoms reduced to η, as a fallback leaves them; the density without a likelihood factor."""
@@ -580,8 +621,7 @@ class BayesLaplaceFilter:
         self.posterior = Value(px, pw, self.eta)
         if self.smooth:  # the quadrature law's variance: its atoms' and its cells' spreads
             self._var = self.posterior.var() + _ttr.sequential_sum(pw * pv)
-        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region,
-                               log_z=log_z)
+        self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region, log_z=log_z)
         self.log_evidence = log_z
         return True
 
@@ -656,6 +696,7 @@ def merge_equal(x, w, v):
 
 class _Atoms(NamedTuple):
     """Positions and weights, as a Value's, without its checks (the kernel's shrunk atoms)."""
+
     x: np.ndarray
     w: np.ndarray
 
@@ -724,9 +765,16 @@ def as_trace(trace):
     return _Observations(np.arange(z.size), np.zeros(z.size), z)
 
 
-def run_filter(model: StateSpaceModel, trace, eta: int = 16, mode: str = "refined",
-               likelihood: str = "kernel", prior=None, gate: float = OUTLIER_GATE,
-               gate_outliers: bool = False) -> FilterRun:
+def run_filter(
+    model: StateSpaceModel,
+    trace,
+    eta: int = 16,
+    mode: str = "refined",
+    likelihood: str = "kernel",
+    prior=None,
+    gate: float = OUTLIER_GATE,
+    gate_outliers: bool = False,
+) -> FilterRun:
     """Filter a whole trace (anything with arrays k, u, z, or a plain array of observations z with
     k = 0, 1, … and u = 0) and return means, variances, statuses."""
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers).run(trace)

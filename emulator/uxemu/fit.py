@@ -24,6 +24,7 @@ and skewed (the trace's, as the exact likelihood's would be).
 A model of your own fits as a table system does: pass a function of keyword parameters, each with its
 default, that returns the StateSpaceModel (`ModelFamily`); it runs on the reference engine.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -78,9 +79,9 @@ STAGES = ("scan of starts", "search", "standard errors")
 # σ_η). Starting from the default alone, Nelder–Mead climbed the steepest direction first and stopped on a
 # ridge: a 200-step local level (lg, a = 1) of q = 1000, r = 100 was fitted to q = 1.7e-5, r = 5463, 341 nats
 # below the maximum, "converged" (tests/emulator/test_fit.py).
-SCAN_MULTIPLES = (0.1, 10 ** -0.5, 1.0)
+SCAN_MULTIPLES = (0.1, 10**-0.5, 1.0)
 # Levels closer than this factor to one already taken are left out: half a step of the scan (√10 apart).
-SCAN_MERGE = 10 ** 0.25
+SCAN_MERGE = 10**0.25
 # The scan tries every combination of its levels where there are at most this many (two parameters: at most
 # 5 × 5 = 25 runs), else the levels taken alike by every parameter, then each parameter's levels with the
 # others at the best point so far (m + n(m − 1) runs for n parameters of m levels: 17 for three).
@@ -102,8 +103,10 @@ OUTLIER_NATS = 20.0
 # Why a joint (vector-state) system is not fitted (benchmarks/results/joint_loglik.md): its filter has no
 # mixture mode, and its refined log L moves by nats between values of a noise parameter 2.5 % apart even at
 # η = 64, where the scalar filter's moves by hundredths — a search and a quadratic's curvature need the latter.
-JOINT_REFUSAL = ("the joint filter's log-likelihood is not smooth in its parameters, so neither an optimum nor "
-                 "standard errors would hold (benchmarks/results/joint_loglik.md)")
+JOINT_REFUSAL = (
+    "the joint filter's log-likelihood is not smooth in its parameters, so neither an optimum nor "
+    "standard errors would hold (benchmarks/results/joint_loglik.md)"
+)
 
 
 @dataclass
@@ -147,17 +150,21 @@ class FitResult:
             return None
         where, value = self.better_seen
         at = ", ".join(f"{n} = {v:.5g}" for n, v in where.items())
-        return (f"a filter run at {at} had log L {value:.4f}, {value - self.log_likelihood:.3g} nats above the "
-                "optimum's, which is therefore not the maximum (log L is not smooth there, or the search stopped "
-                "short); start the fit there")
+        return (
+            f"a filter run at {at} had log L {value:.4f}, {value - self.log_likelihood:.3g} nats above the "
+            "optimum's, which is therefore not the maximum (log L is not smooth there, or the search stopped "
+            "short); start the fit there"
+        )
 
     def why_no_stderr(self, name: str) -> str | None:
         """Why parameter `name` has no standard error (None where it has one)."""
         if self.stderr[name] > 0:
             return None
         if name in self.indistinct:
-            return (f"the trace cannot tell it from 0 (log L falls by less than {EDGE_DROP} nats over ± half its "
-                    "estimate)")
+            return (
+                f"the trace cannot tell it from 0 (log L falls by less than {EDGE_DROP} nats over ± half its "
+                "estimate)"
+            )
         if not math.isfinite(self.roughness):
             return "log L is not finite around the optimum"
         return "log L does not curve down along it at the optimum"
@@ -179,12 +186,16 @@ class FitResult:
         if self.stderr_reliable:
             return None
         if not self.smooth:
-            return (f"the log-likelihood is not smooth on the scale of the standard errors ({self.roughness:.2f} nats "
-                    f"rms off a quadratic, {self.jitter:.2f} off a cubic; limits {ROUGHNESS_LIMIT}, {JITTER_LIMIT}): "
-                    "they do not hold; a larger η smooths it")
-        return (f"the log-likelihood is smooth but skewed on the scale of the standard errors ({self.roughness:.2f} nats "
-                f"rms off a quadratic, {self.jitter:.2f} off a cubic; limit {ROUGHNESS_LIMIT}): they, a quadratic's, "
-                "misstate its two sides — the trace's shape, not the filter's (a longer trace makes it more quadratic)")
+            return (
+                f"the log-likelihood is not smooth on the scale of the standard errors ({self.roughness:.2f} nats "
+                f"rms off a quadratic, {self.jitter:.2f} off a cubic; limits {ROUGHNESS_LIMIT}, {JITTER_LIMIT}): "
+                "they do not hold; a larger η smooths it"
+            )
+        return (
+            f"the log-likelihood is smooth but skewed on the scale of the standard errors ({self.roughness:.2f} nats "
+            f"rms off a quadratic, {self.jitter:.2f} off a cubic; limit {ROUGHNESS_LIMIT}): they, a quadratic's, "
+            "misstate its two sides — the trace's shape, not the filter's (a longer trace makes it more quadratic)"
+        )
 
 
 class ModelFamily:
@@ -200,8 +211,10 @@ class ModelFamily:
         signature = inspect.signature(make).parameters.values()
         lacking = [p.name for p in signature if not _numeric(p.default)]
         if lacking or not signature:
-            raise ValueError(f"{_name(make)}: every parameter needs a numeric default (the search's start); "
-                             f"{', '.join(lacking) or 'it takes none'}")
+            raise ValueError(
+                f"{_name(make)}: every parameter needs a numeric default (the search's start); "
+                f"{', '.join(lacking) or 'it takes none'}"
+            )
         names = [p.name for p in signature]
         unknown = sorted(set(positive) - set(names))
         if unknown:
@@ -209,8 +222,9 @@ class ModelFamily:
         default = make()
         if not isinstance(default, StateSpaceModel):
             raise TypeError(f"{_name(make)}() returned {type(default).__name__}, not a StateSpaceModel")
-        params = tuple(systems.Param(p.name, float(p.default), "positive" if p.name in positive else "real")
-                       for p in signature)
+        params = tuple(
+            systems.Param(p.name, float(p.default), "positive" if p.name in positive else "real") for p in signature
+        )
         self.make = make
         self.spec = systems.SystemSpec(0, default.name, _name(make), params, _prior_description(default.prior))
 
@@ -251,8 +265,9 @@ class Evaluated:
             return -math.inf
         value = self._value(params)
         if not math.isfinite(value):  # a step's evidence 0 (or NaN): its observation impossible under θ
-            self.refusal = self.refusal or (f"{self.source}'s log-likelihood is {value} (an observation of zero "
-                                            "density under the model)")
+            self.refusal = self.refusal or (
+                f"{self.source}'s log-likelihood is {value} (an observation of zero " "density under the model)"
+            )
             return -math.inf
         return value
 
@@ -267,8 +282,17 @@ class LogLikelihood(Evaluated):
     `engine`: 'native' (the C core through uxemu.native: fast; table systems), 'reference' (the Python twin)
     or 'auto' (native when its library is built and the system is the table's). `evidence`: one of EVIDENCE."""
 
-    def __init__(self, system, trace, eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel",
-                 prior=None, engine: str = "auto", evidence: str = "update"):
+    def __init__(
+        self,
+        system,
+        trace,
+        eta: int = 16,
+        mode: str = DEFAULT_MODE,
+        likelihood: str = "kernel",
+        prior=None,
+        engine: str = "auto",
+        evidence: str = "update",
+    ):
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
         if evidence not in EVIDENCE:
@@ -278,12 +302,15 @@ class LogLikelihood(Evaluated):
         self.family = system if isinstance(system, ModelFamily) else None
         joint = None if self.family is not None else joint_systems.find(system)
         if joint is not None:
-            raise ValueError(f"{joint.name} is a joint (vector-state) system; a fit takes the scalar ones: "
-                             f"{JOINT_REFUSAL}")
+            raise ValueError(
+                f"{joint.name} is a joint (vector-state) system; a fit takes the scalar ones: " f"{JOINT_REFUSAL}"
+            )
         self.spec = self.family.spec if self.family is not None else systems.spec(system)
         if self.family is not None and engine == "native":
-            raise ValueError(f"model {self.spec.name!r} is Python only: it runs on the reference engine, not the "
-                             "native one (a table system runs natively)")
+            raise ValueError(
+                f"model {self.spec.name!r} is Python only: it runs on the reference engine, not the "
+                "native one (a table system runs natively)"
+            )
         self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
         self.engine, self._native = self._engine(engine)
 
@@ -312,19 +339,30 @@ class LogLikelihood(Evaluated):
         """The filter's run of the trace at `params` (a NativeRun or FilterRun)."""
         if self._native is not None:
             prior = None if self.prior is None else _prior_tuple(self.prior)
-            return self._native.run_filter(self.spec.id, self.trace.k, self.trace.u, self.trace.z, self.eta,
-                                           self.mode, self.likelihood, params=params, prior=prior, atoms=False,
-                                           density_evidence=self.evidence == "density")
+            return self._native.run_filter(
+                self.spec.id,
+                self.trace.k,
+                self.trace.u,
+                self.trace.z,
+                self.eta,
+                self.mode,
+                self.likelihood,
+                params=params,
+                prior=prior,
+                atoms=False,
+                density_evidence=self.evidence == "density",
+            )
         from .filter import run_filter
 
-        model = (self.family.model(params) if self.family is not None
-                 else systems.from_param_vector(self.spec.id, params))
+        model = (
+            self.family.model(params) if self.family is not None else systems.from_param_vector(self.spec.id, params)
+        )
         return run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
 
     def outliers(self, params) -> tuple[int, ...]:
         """The k of the influential outliers at `params` (`influential_outliers`; one filter run)."""
         run = self._run(tuple(float(v) for v in params))
-        failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE ** 2  # NaN (no test): passed
+        failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE**2  # NaN (no test): passed
         return influential_outliers(self.trace, failed, run.log_evidence)
 
 
@@ -355,10 +393,24 @@ def _prior_tuple(law):
     raise ValueError(f"the native engine takes a Gaussian or Laplace prior, not {type(law).__name__}")
 
 
-def fit(system, trace, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
-        eta: int = 16, mode: str = DEFAULT_MODE, likelihood: str = "kernel", prior=None, engine: str = "auto",
-        progress=None, max_evaluations: int = 400, evidence: str = "update", profile: bool = False,
-        stage=None) -> FitResult:
+def fit(
+    system,
+    trace,
+    free,
+    bounds: dict | None = None,
+    start: dict | None = None,
+    fixed: dict | None = None,
+    eta: int = 16,
+    mode: str = DEFAULT_MODE,
+    likelihood: str = "kernel",
+    prior=None,
+    engine: str = "auto",
+    progress=None,
+    max_evaluations: int = 400,
+    evidence: str = "update",
+    profile: bool = False,
+    stage=None,
+) -> FitResult:
     """Maximum-likelihood estimate of the parameters named in `free` for `system` on `trace`.
 
     `system`: a table system's name or id, or a model of your own — a function of keyword parameters with
@@ -379,8 +431,17 @@ def fit(system, trace, free, bounds: dict | None = None, start: dict | None = No
     return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations, profile, stage)
 
 
-def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None, fixed: dict | None = None,
-             progress=None, max_evaluations: int = 400, profile: bool = False, stage=None) -> FitResult:
+def maximise(
+    loglik,
+    free,
+    bounds: dict | None = None,
+    start: dict | None = None,
+    fixed: dict | None = None,
+    progress=None,
+    max_evaluations: int = 400,
+    profile: bool = False,
+    stage=None,
+) -> FitResult:
     """`fit` over any log-likelihood: `loglik(params)` of the full parameter vector, with the attributes
     `spec` (the system's), `trace`, `engine`, `evidence` and `calls` that LogLikelihood has, and optionally
     `refusal` (benchmarks pass the grid or Kalman filter's exact one, to compare estimates and standard
@@ -401,11 +462,25 @@ def maximise(loglik, free, bounds: dict | None = None, start: dict | None = None
     res, curvature = _climb(runs, problem, u, max_evaluations, announce)
     best = problem.vector(res.x)
     free = problem.free
-    result = FitResult(loglik.spec.name, free, dict(zip(free, (best[i] for i in problem.index))),
-                       dict(zip(free, curvature.stderr)), tuple(best), -float(res.fun), loglik.calls,
-                       time.process_time() - t0, bool(res.success), str(res.message), loglik.engine, loglik.evidence,
-                       len(loglik.trace.z), curvature.roughness, curvature.jitter, runs.history,
-                       indistinct=tuple(free[j] for j in curvature.indistinct))
+    result = FitResult(
+        loglik.spec.name,
+        free,
+        dict(zip(free, (best[i] for i in problem.index))),
+        dict(zip(free, curvature.stderr)),
+        tuple(best),
+        -float(res.fun),
+        loglik.calls,
+        time.process_time() - t0,
+        bool(res.success),
+        str(res.message),
+        loglik.engine,
+        loglik.evidence,
+        len(loglik.trace.z),
+        curvature.roughness,
+        curvature.jitter,
+        runs.history,
+        indistinct=tuple(free[j] for j in curvature.indistinct),
+    )
     if profile:
         from . import profile as profiles
 
@@ -428,8 +503,10 @@ def _witness(runs: Runs, problem: Problem, u) -> None:
     optimum, and the search resumes from it (_climb) or the fit says it is not converged."""
     if not problem.started:
         return
-    point = tuple(problem.clip(j, problem.to_u(j, problem.base[n])) if n in problem.started else u[j]
-                  for j, n in enumerate(problem.free))
+    point = tuple(
+        problem.clip(j, problem.to_u(j, problem.base[n])) if n in problem.started else u[j]
+        for j, n in enumerate(problem.free)
+    )
     if point != tuple(u):
         runs(problem.vector(point))
 
@@ -452,7 +529,9 @@ class Problem:
         self.index = [spec.param_names.index(n) for n in free]
         self.logscale = [spec.params[i].domain == "positive" for i in self.index]
         self.u0 = [self.to_u(j, theta0[n]) for j, n in enumerate(free)]
-        self.ubounds = None if not bounds else [self._ubound(j, bounds.get(n, (None, None))) for j, n in enumerate(free)]
+        self.ubounds = (
+            None if not bounds else [self._ubound(j, bounds.get(n, (None, None))) for j, n in enumerate(free)]
+        )
 
     def to_u(self, j: int, theta: float) -> float:
         return math.log(theta) if self.logscale[j] else float(theta)
@@ -479,8 +558,10 @@ class Problem:
 def _check_names(spec, free, bounds, start) -> None:
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
-        raise ValueError(f"system {spec.name} has parameters {spec.param_names}; free must name some of them "
-                         f"(got {list(free) or 'none'})")
+        raise ValueError(
+            f"system {spec.name} has parameters {spec.param_names}; free must name some of them "
+            f"(got {list(free) or 'none'})"
+        )
     twice = sorted({n for n in free if free.count(n) > 1})
     if twice:  # a parameter searched along two coordinates at once is one the search cannot place
         raise ValueError(f"free names {', '.join(twice)} more than once")
@@ -564,7 +645,7 @@ def scan(evaluate, axes) -> tuple[float, ...]:
     depth = max(len(levels) for levels in axes)
     best = _best_of(evaluate, [tuple(levels[min(i, len(levels) - 1)] for levels in axes) for i in range(depth)])
     for j, levels in enumerate(axes):
-        best = _best_of(evaluate, [best] + [best[:j] + (u,) + best[j + 1:] for u in levels if u != best[j]])
+        best = _best_of(evaluate, [best] + [best[:j] + (u,) + best[j + 1 :] for u in levels if u != best[j]])
     return best
 
 
@@ -605,9 +686,13 @@ def _nelder_mead(runs: Runs, problem: Problem, u0, max_evaluations: int):
     # The first simplex steps every coordinate by 0.1: ±10 % of a positive parameter (log scale), 0.1 of a
     # real one (scipy's default, 5 % of the value, is a near-zero step at log 1 = 0).
     simplex = np.array([u0] + [np.add(u0, 0.1 * np.eye(len(u0))[j]) for j in range(len(u0))])
-    return minimize(objective, u0, method="Nelder-Mead", bounds=problem.ubounds,
-                    options=dict(xatol=1e-4, fatol=1e-4, maxfev=max_evaluations, adaptive=len(u0) > 2,
-                                 initial_simplex=simplex))
+    return minimize(
+        objective,
+        u0,
+        method="Nelder-Mead",
+        bounds=problem.ubounds,
+        options=dict(xatol=1e-4, fatol=1e-4, maxfev=max_evaluations, adaptive=len(u0) > 2, initial_simplex=simplex),
+    )
 
 
 class Curvature(NamedTuple):
@@ -644,7 +729,9 @@ def standard_errors(loglik, best, index, progress=None, positive=None) -> Curvat
         cap = 0.5 * best[i] if positive[j] else math.inf
         h = min(max(0.05 * abs(best[i]), 1e-3), cap)
         for _ in range(16):
-            drop = f0 - 0.5 * (_shifted_by(loglik, best, [i], h, progress) + _shifted_by(loglik, best, [i], -h, progress))
+            drop = f0 - 0.5 * (
+                _shifted_by(loglik, best, [i], h, progress) + _shifted_by(loglik, best, [i], -h, progress)
+            )
             if drop < 0.5 and h < cap:
                 h = min(2.0 * h, cap)
             elif drop > 4.0 or not math.isfinite(drop):
@@ -707,7 +794,7 @@ def quadratic_fit(offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, 
     A = np.column_stack(columns)
     coef = np.linalg.lstsq(A, values, rcond=None)[0]
     H = np.empty((n, n))
-    for (a, b), c in zip(pairs, coef[1 + n:]):
+    for (a, b), c in zip(pairs, coef[1 + n :]):
         H[a, b] = H[b, a] = c
     return H, float(np.sqrt(np.mean((values - A @ coef) ** 2)))
 
@@ -716,8 +803,13 @@ def cubic_residual(offsets: np.ndarray, values: np.ndarray) -> float:
     """rms residual of the least-squares full cubic in the rows of `offsets` (every monomial of degree ≤ 3):
     a smooth log L is one to within its fourth-order terms on the design's scale, skewed or not."""
     n = offsets.shape[1]
-    A = np.column_stack([np.prod(offsets[:, list(powers)], axis=1)
-                         for degree in range(4) for powers in itertools.combinations_with_replacement(range(n), degree)])
+    A = np.column_stack(
+        [
+            np.prod(offsets[:, list(powers)], axis=1)
+            for degree in range(4)
+            for powers in itertools.combinations_with_replacement(range(n), degree)
+        ]
+    )
     coef = np.linalg.lstsq(A, values, rcond=None)[0]
     return float(np.sqrt(np.mean((values - A @ coef) ** 2)))
 

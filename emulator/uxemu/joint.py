@@ -12,6 +12,7 @@ core (firmware/src/ux/joint.c) reproduces the reduction bit for bit; with d = 1 
     >>> len(v), v.dim, round(float(v.mean()[1]), 12), round(v.sf(1, 5.0), 3)
     (16, 2, 5.0, 0.5)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -156,8 +157,10 @@ def lift(f, state: JointValue, *noises: Value, eta: int | None = None) -> JointV
     for v in distinct:
         shared = state.sources & v.sources
         if shared:
-            raise DependencyError(f"the noise shares the uncertain source(s) {sorted(shared)} with the state: "
-                                  "the transition's inputs must be independent")
+            raise DependencyError(
+                f"the noise shares the uncertain source(s) {sorted(shared)} with the state: "
+                "the transition's inputs must be independent"
+            )
     weights = state.w
     for v in distinct:  # left to right: (w_state · w_1) · w_2 …, as the C loop multiplies
         weights = np.multiply.outer(weights, v.w).ravel()
@@ -174,8 +177,10 @@ def lift(f, state: JointValue, *noises: Value, eta: int | None = None) -> JointV
     if y.ndim != 2 or y.shape[0] != x.shape[0]:
         raise ValueError(f"f must return one row per point, shape ({x.shape[0]}, d'); got {y.shape}")
     if not np.isfinite(y).all():
-        raise ValueError("the transition returned a non-finite value at one of the points: it is not defined "
-                         "on the whole support of its inputs")
+        raise ValueError(
+            "the transition returned a non-finite value at one of the points: it is not defined "
+            "on the whole support of its inputs"
+        )
     eta = max([state.eta] + [v.eta for v in distinct]) if eta is None else eta
     sources = frozenset(state.sources).union(*(v.sources for v in distinct))
     return JointValue.from_atoms(y, weights, eta, sources)

@@ -10,6 +10,7 @@ two agree bit for bit in the double build.
     >>> run.mean.shape, run.cov.shape, int(run.status.max())
     ((20, 2), (20, 2, 2), 0)
 """
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,10 @@ def check_evidence(model: JointModel, z, omega=None, m: int = 1):
     z = np.asarray(z, dtype=np.float64)
     z = z.reshape(1, -1) if z.ndim <= 1 else z
     if z.shape[1] != model.dim_obs or not 1 <= z.shape[0] <= 64:
-        raise ValueError(f"system {model.name} observes {model.dim_obs} component(s) per point (1 … 64 points); "
-                         f"got evidence of shape {z.shape}")
+        raise ValueError(
+            f"system {model.name} observes {model.dim_obs} component(s) per point (1 … 64 points); "
+            f"got evidence of shape {z.shape}"
+        )
     om = _weights(z.shape[0], omega)
     if m < 1:
         raise ValueError(f"m = {m}: the evidence must stand for at least one observation")
@@ -119,8 +122,10 @@ def independent_laws(laws, eta: int) -> JointValue:
     must have a location–scale form (ux_joint_filter_init's rule: their quantization needs no stack)."""
     for law in laws:
         if law.location_scale() is None:
-            raise ValueError(f"{law}: a joint filter's prior and noise laws need a location–scale form "
-                             "(Gaussian, Laplace, uniform, exponential)")
+            raise ValueError(
+                f"{law}: a joint filter's prior and noise laws need a location–scale form "
+                "(Gaussian, Laplace, uniform, exponential)"
+            )
     if len(laws) == 1:
         v = laws[0].quantize(eta)
         return JointValue(v.x[:, None], v.w, eta, v.sources)
@@ -248,9 +253,9 @@ def run_trace(predict, update, read, dim: int, z, k=None, u=None) -> JointRun:
     return JointRun(means, covs, status, evidence, posts)
 
 
-def run_joint_filter(model: JointModel, z, eta: int = 16, mode: str = "refined", k=None, u=None,
-                     prior=None) -> JointRun:
+def run_joint_filter(
+    model: JointModel, z, eta: int = 16, mode: str = "refined", k=None, u=None, prior=None
+) -> JointRun:
     """Filter a whole trace (see run_trace) with the reference joint filter."""
     f = JointFilter(model, eta, mode, prior)
-    return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence, f.posterior), model.dim,
-                     z, k, u)
+    return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence, f.posterior), model.dim, z, k, u)

@@ -8,6 +8,7 @@ the C model agree bit for bit.
     >>> m.dim, m.dim_obs, m.params
     (2, 1, (0.05, 9.81, 0.2, 0.3))
 """
+
 from __future__ import annotations
 
 import math
@@ -37,8 +38,9 @@ class JointSpec(SystemSpec):
 
 
 SPECS: dict[str, JointSpec] = {
-    row["name"]: JointSpec(row["id"], row["name"], row["title"], tuple(Param(*p) for p in row["params"]),
-                           tuple(row["prior"]), row["dim"])
+    row["name"]: JointSpec(
+        row["id"], row["name"], row["title"], tuple(Param(*p) for p in row["params"]), tuple(row["prior"]), row["dim"]
+    )
     for row in JOINT_TABLE
 }
 
@@ -130,14 +132,20 @@ def _pendulum(dt, g, q, r):
     l00, l10, l11 = _wna_cholesky(dt, q)
 
     def transition(x, w, k, u):
-        return np.stack([x[:, 0] + x[:, 1] * dt + l00 * w[:, 0],
-                         x[:, 1] - g * libm_sin(x[:, 0]) * dt + (l10 * w[:, 0] + l11 * w[:, 1])], axis=1)
+        return np.stack(
+            [
+                x[:, 0] + x[:, 1] * dt + l00 * w[:, 0],
+                x[:, 1] - g * libm_sin(x[:, 0]) * dt + (l10 * w[:, 0] + l11 * w[:, 1]),
+            ],
+            axis=1,
+        )
 
     def loc_scale(x):
         return libm_sin(x[:, 0])[:, None], np.full((x.shape[0], 1), float(r))
 
-    return dict(transition=transition, process_noise=_WNA_NOISE, family="gaussian", loc_scale=loc_scale,
-                additive_noise=True)
+    return dict(
+        transition=transition, process_noise=_WNA_NOISE, family="gaussian", loc_scale=loc_scale, additive_noise=True
+    )
 
 
 def _cvrange(dt, q, h, r):
@@ -145,14 +153,14 @@ def _cvrange(dt, q, h, r):
     l00, l10, l11 = _wna_cholesky(dt, q)
 
     def transition(x, w, k, u):
-        return np.stack([x[:, 0] + x[:, 1] * dt + l00 * w[:, 0],
-                         x[:, 1] + (l10 * w[:, 0] + l11 * w[:, 1])], axis=1)
+        return np.stack([x[:, 0] + x[:, 1] * dt + l00 * w[:, 0], x[:, 1] + (l10 * w[:, 0] + l11 * w[:, 1])], axis=1)
 
     def loc_scale(x):
         return np.sqrt(x[:, 0] * x[:, 0] + h * h)[:, None], np.full((x.shape[0], 1), float(r))
 
-    return dict(transition=transition, process_noise=_WNA_NOISE, family="gaussian", loc_scale=loc_scale,
-                additive_noise=True)
+    return dict(
+        transition=transition, process_noise=_WNA_NOISE, family="gaussian", loc_scale=loc_scale, additive_noise=True
+    )
 
 
 TWINS = {"pendulum": _pendulum, "cvrange": _cvrange}
@@ -164,15 +172,19 @@ def names() -> list[str]:
 
 def find(name_or_id) -> JointSpec | None:
     """A joint system's spec by name or id, or None where the table has no such joint system."""
-    return next((s for s in SPECS.values() if s.id == name_or_id), None) if isinstance(name_or_id, int) \
+    return (
+        next((s for s in SPECS.values() if s.id == name_or_id), None)
+        if isinstance(name_or_id, int)
         else SPECS.get(name_or_id)
+    )
 
 
 def spec(name_or_id) -> JointSpec:
     found = find(name_or_id)
     if found is None:
-        raise ValueError(f"unknown joint system {name_or_id!r}; known: "
-                         f"{', '.join(f'{s.name} ({s.id})' for s in SPECS.values())}")
+        raise ValueError(
+            f"unknown joint system {name_or_id!r}; known: " f"{', '.join(f'{s.name} ({s.id})' for s in SPECS.values())}"
+        )
     return found
 
 

@@ -4,6 +4,7 @@ oracle the BayesLaplace filter is measured against.
 x_k = a·x_{k−1} + w, w ~ N(0, q²);  z_k = x_k + v, v ~ N(0, r²);  x_0 ~ N(m0, s0²). As in uxemu.filter,
 the first observation is of the initial state, so step 0 only updates.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,7 +62,19 @@ def fit_noises(z, a: float, m0: float, s0: float, start=(0.5, 1.0)):
 
     best = minimize(nll, list(start), method="Nelder-Mead", options=dict(xatol=1e-8, fatol=1e-10)).x
     h, eye = 1e-4, np.eye(2)
-    H = np.array([[(nll(best + h * (eye[i] + eye[j])) - nll(best + h * (eye[i] - eye[j]))
-                    - nll(best - h * (eye[i] - eye[j])) + nll(best - h * (eye[i] + eye[j]))) / (4 * h * h)
-                   for j in range(2)] for i in range(2)])
+    H = np.array(
+        [
+            [
+                (
+                    nll(best + h * (eye[i] + eye[j]))
+                    - nll(best + h * (eye[i] - eye[j]))
+                    - nll(best - h * (eye[i] - eye[j]))
+                    + nll(best - h * (eye[i] + eye[j]))
+                )
+                / (4 * h * h)
+                for j in range(2)
+            ]
+            for i in range(2)
+        ]
+    )
     return best, np.sqrt(np.diag(np.linalg.inv(H)))

@@ -10,6 +10,7 @@ cells keep full relative precision. A law that is loc + scale·(a standard law) 
 Uniform, Exponential — is quantized as the standard law's atoms, computed once, scaled: the C core
 holds the same atoms as a generated table (scripts/codegen/std_atoms.py).
 """
+
 from __future__ import annotations
 
 import functools
@@ -106,7 +107,7 @@ class Law:
             if p > 0.0:
                 x = self.partial(a, b) / p
                 if xs and not x > xs[-1]:  # a scale so small that cell means round together (or even out
-                    ws[-1] = ws[-1] + p    # of order): merge into the previous atom, as in C
+                    ws[-1] = ws[-1] + p  # of order): merge into the previous atom, as in C
                 else:
                     xs.append(x)
                     ws.append(p)
@@ -448,8 +449,12 @@ def _check_positive(v, name):
 
 
 # The standard member of every law class that has a location–scale form (Law.location_scale).
-STANDARD_FORMS = {Normal: Normal(0.0, 1.0), Laplace: Laplace(0.0, 1.0), Uniform: Uniform(0.0, 1.0),
-                  Exponential: Exponential(1.0)}
+STANDARD_FORMS = {
+    Normal: Normal(0.0, 1.0),
+    Laplace: Laplace(0.0, 1.0),
+    Uniform: Uniform(0.0, 1.0),
+    Exponential: Exponential(1.0),
+}
 
 
 @functools.lru_cache(maxsize=None)

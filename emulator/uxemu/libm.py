@@ -8,6 +8,7 @@ smaller code and the faster one (benchmarks/results/uxm.md).
 
 Each function takes a float or an array and returns the same kind.
 """
+
 from __future__ import annotations
 
 import ctypes as C
@@ -24,8 +25,10 @@ FUNCTIONS = ("exp", "expm1", "log", "log1p", "sin", "cos")  # the order of uxm_a
 def _lib():
     path = uxm_library_path()
     if not path.exists():
-        raise FileNotFoundError(f"the reference's elementary functions are the C core's: {path} is missing "
-                                "— run `make uxm-lib` (or point UX_UXM_LIB at a built libuxm.so)")
+        raise FileNotFoundError(
+            f"the reference's elementary functions are the C core's: {path} is missing "
+            "— run `make uxm-lib` (or point UX_UXM_LIB at a built libuxm.so)"
+        )
     lib = C.CDLL(str(path))
     lib.uxm_apply.argtypes = [C.c_int, C.c_void_p, C.c_void_p, C.c_size_t]
     lib.uxm_apply.restype = C.c_int

@@ -1,4 +1,5 @@
 """Lift plain Python functions over independent uncertain values."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -108,7 +109,7 @@ sqrt = _unary(np.sqrt)
 def pow(base, exponent):  # noqa: A001 - mirrors math.pow / the C core's ux_pow
     """base ** exponent for values and/or scalars."""
     if isinstance(base, Value):
-        return base ** exponent
+        return base**exponent
     return exponent.__rpow__(base)
 
 

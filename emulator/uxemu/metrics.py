@@ -13,6 +13,7 @@ benchmarks/README.md).
   as the integral of the step cdf (sort once, O(n log n), every term non-negative).
 - W1 between weighted atoms and a (weighted) sample (scipy.stats.wasserstein_distance).
 """
+
 from __future__ import annotations
 
 import math

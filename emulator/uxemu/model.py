@@ -6,6 +6,7 @@ lifted per hypothesis, gives the likelihood. A model may also declare a kernel f
 family with location and scale as functions of x and inner noises): exact marginalisation, the
 default likelihood path when present. All functions must work elementwise on numpy arrays.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

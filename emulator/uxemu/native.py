@@ -18,6 +18,7 @@ Everything here mirrors the reference (`uxemu`) so tests and benchmarks can run 
     >>> round(v.x[-1], 4)
     2.2194
 """
+
 from __future__ import annotations
 
 import ctypes as C
@@ -27,13 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from . import layouts
-from .facts import ERR_ARG, ERR_DEPENDENT, ERR_DOMAIN, ERR_WORKSPACE, LAW_KINDS, MAX_ARGS, MAX_DIM, MAX_ETA
+from .facts import ERR_ARG, ERR_WORKSPACE, MAX_ARGS  # noqa: F401 - the binding's API names them too
+from .facts import ERR_DEPENDENT, ERR_DOMAIN, LAW_KINDS, MAX_DIM, MAX_ETA
 from .facts import ERRORS as _ERROR_NAMES
 from .facts import LIKELIHOODS, MODES, Status
 from ._library import PACKAGED_DIR, library_path  # noqa: F401 - PACKAGED_DIR is part of this API
 
 OK, FALLBACK = Status.OK, Status.FALLBACK
-
 
 
 class NativeError(RuntimeError):
@@ -61,8 +62,10 @@ class NativeLayoutError(RuntimeError):
 
     def __init__(self, path, problems: list[str]):
         self.problems = problems
-        super().__init__(f"{path} does not match uxemu.native's mirrors — rebuild it (`make native`) or update "
-                         "the mirrors:\n  " + "\n  ".join(problems))
+        super().__init__(
+            f"{path} does not match uxemu.native's mirrors — rebuild it (`make native`) or update "
+            "the mirrors:\n  " + "\n  ".join(problems)
+        )
 
 
 def layout_mismatches(lib, mirrors: dict[str, type]) -> list[str]:
@@ -83,8 +86,10 @@ def layout_mismatches(lib, mirrors: dict[str, type]) -> list[str]:
                 continue
             mine = getattr(cls, field)
             if (offset.value, size.value) != (mine.offset, mine.size):
-                problems.append(f"{name}.{field} is at {offset.value} ({size.value} bytes) in C, "
-                                f"at {mine.offset} ({mine.size} bytes) here")
+                problems.append(
+                    f"{name}.{field} is at {offset.value} ({size.value} bytes) in C, "
+                    f"at {mine.offset} ({mine.size} bytes) here"
+                )
     return problems
 
 
@@ -142,7 +147,8 @@ class Native:
         if not path.exists():
             raise FileNotFoundError(
                 f"the native ux library {path} is missing: run `make native` in the repository root "
-                "(or point UX_NATIVE_LIB at a built libux.so)")
+                "(or point UX_NATIVE_LIB at a built libux.so)"
+            )
         self.path = path
         self.float_build = float_build
         self.real = C.c_float if float_build else C.c_double
@@ -162,14 +168,25 @@ class Native:
         R = self.real
         s = layouts.declare(R)  # the structs, read from the C headers by scripts/codegen
         self.structs = s
-        Value, Law, Model, ModelCtx, Noises = s["ux_value"], s["ux_law"], s["ux_model"], s["ux_model_ctx"], \
-            s["ux_model_noises"]
+        Value, Law, Model, ModelCtx, Noises = (
+            s["ux_value"],
+            s["ux_law"],
+            s["ux_model"],
+            s["ux_model_ctx"],
+            s["ux_model_noises"],
+        )
         Observation, Evidence, Workspace, Rng = s["ux_observation"], s["ux_evidence"], s["ux_workspace"], s["ux_rng"]
         FilterConfig, Joint, JointFilterConfig = s["ux_filter_config"], s["ux_joint"], s["ux_joint_filter_config"]
         fn = C.CFUNCTYPE(R, C.POINTER(R), C.c_void_p)
         kernel_fn = C.CFUNCTYPE(None, C.POINTER(R), C.c_void_p, C.POINTER(R), C.POINTER(R))
 
-        self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = Value, Law, Model, s["ux_model_code"], ModelCtx
+        self.Value, self.Law, self.Model, self.ModelCode, self.ModelCtx = (
+            Value,
+            Law,
+            Model,
+            s["ux_model_code"],
+            ModelCtx,
+        )
         self.Joint, self.JointFilterConfig = Joint, JointFilterConfig
         self.Rng = Rng
         self.Noises, self.Observation, self.Evidence, self.Workspace = Noises, Observation, Evidence, Workspace
@@ -195,9 +212,13 @@ class Native:
             "ux_ttr": (C.c_size_t, [PR, PR, C.c_size_t, C.c_uint, C.c_void_p]),
             "ux_ttr_linear": (C.c_size_t, [PR, C.c_size_t, R, R, C.c_uint, PR, PR, PR, PR]),
             "ux_lift": (C.c_int, [PV, fn, C.c_void_p, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
-            "ux_mean": (R, [PV]), "ux_var": (R, [PV]),
-            "ux_moment": (R, [PV, C.c_uint]), "ux_central_moment": (R, [PV, C.c_uint]),
-            "ux_cdf": (R, [PV, R]), "ux_sf": (R, [PV, R]), "ux_quantile": (R, [PV, R]),
+            "ux_mean": (R, [PV]),
+            "ux_var": (R, [PV]),
+            "ux_moment": (R, [PV, C.c_uint]),
+            "ux_central_moment": (R, [PV, C.c_uint]),
+            "ux_cdf": (R, [PV, R]),
+            "ux_sf": (R, [PV, R]),
+            "ux_quantile": (R, [PV, R]),
             "ux_support": (None, [PV, PR, PR]),
             "ux_rng_seed": (None, [C.POINTER(Rng), C.c_uint64]),
             "ux_sample_n": (None, [PV, C.POINTER(Rng), PR, C.c_size_t]),
@@ -206,13 +227,17 @@ class Native:
             "ux_model_find": (C.POINTER(Model), [C.c_uint]),
             "ux_model_count": (C.c_uint, []),
             "ux_model_context": (None, [C.POINTER(Model), PR, C.c_uint32, R, C.POINTER(ModelCtx)]),
-            "ux_bayes_laplace": (C.c_int, [PV, C.POINTER(Observation), PR, PR, C.c_size_t, C.POINTER(Evidence),
-                                           C.c_uint, PS, PW, PR]),
+            "ux_bayes_laplace": (
+                C.c_int,
+                [PV, C.POINTER(Observation), PR, PR, C.c_size_t, C.POINTER(Evidence), C.c_uint, PS, PW, PR],
+            ),
             "ux_filter_workspace_bytes": (C.c_size_t, [C.POINTER(Model), C.c_uint, C.c_int, C.c_int]),
             "ux_filter_init": (C.c_int, [C.c_void_p, C.POINTER(FilterConfig), Workspace]),
             "ux_filter_predict": (C.c_int, [C.c_void_p, C.c_uint32, C.c_double]),
-            "ux_filter_update": (C.c_int, [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint,
-                                           C.c_uint]),
+            "ux_filter_update": (
+                C.c_int,
+                [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint, C.c_uint],
+            ),
             "ux_filter_posterior": (PV, [C.c_void_p]),
             "ux_filter_sizeof": (C.c_size_t, []),
             "ux_filter_mean": (C.c_double, [C.c_void_p]),
@@ -255,8 +280,10 @@ class Native:
             "ux_joint_filter_workspace_bytes": (C.c_size_t, [C.c_void_p, C.c_uint]),
             "ux_joint_filter_init": (C.c_int, [C.c_void_p, C.POINTER(JointFilterConfig), Workspace]),
             "ux_joint_filter_predict": (C.c_int, [C.c_void_p, C.c_uint32, C.c_double]),
-            "ux_joint_filter_update": (C.c_int, [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double),
-                                                 C.c_uint, C.c_uint]),
+            "ux_joint_filter_update": (
+                C.c_int,
+                [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint, C.c_uint],
+            ),
             "ux_joint_filter_sizeof": (C.c_size_t, []),
             "ux_joint_filter_posterior": (PJ, [C.c_void_p]),
             "ux_joint_filter_mean": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
@@ -315,8 +342,7 @@ class Native:
 
     def from_reference(self, v) -> NValue:
         """A native copy of a reference `uxemu.Value` (a fresh native source)."""
-        return NValue(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), v.eta,
-                      self.fresh_source())
+        return NValue(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), v.eta, self.fresh_source())
 
     def fresh_source(self) -> int:
         out = self.Value()
@@ -327,8 +353,7 @@ class Native:
     def quantize(self, kind: str, a=0.0, b=0.0, c=0.0, eta: int = 16) -> NValue:
         law = self.Law(LAW_KINDS[kind], a, b, c)
         out = self.Value()
-        self._check(self.lib.ux_quantize(C.byref(law), eta, C.byref(out), C.byref(self._sources)),
-                    f"quantize {kind}")
+        self._check(self.lib.ux_quantize(C.byref(law), eta, C.byref(out), C.byref(self._sources)), f"quantize {kind}")
         return self.from_c(out)
 
     # Same parameters as the reference constructors (uxemu.constructors); the ux_law fields they fill are
@@ -366,8 +391,10 @@ class Native:
                 raise ValueError("as many weights as samples are needed")
         out = self.Value()
         ws_ = self.workspace(self.lib.ux_abi_from_samples_workspace_bytes(xs.size))
-        self._check(self.lib.ux_from_samples(C.byref(out), px, pw, xs.size, eta, C.byref(self._sources),
-                                             C.byref(ws_)), "ux_from_samples")
+        self._check(
+            self.lib.ux_from_samples(C.byref(out), px, pw, xs.size, eta, C.byref(self._sources), C.byref(ws_)),
+            "ux_from_samples",
+        )
         return self.from_c(out)
 
     def from_samples(self, samples, eta=16) -> NValue:
@@ -376,8 +403,10 @@ class Native:
     def mixture(self, a: NValue, b: NValue, p: float, eta: int | None = None) -> NValue:
         out = self.Value()
         ca, cb = self.to_c(a), self.to_c(b)
-        self._check(self.lib.ux_mixture(C.byref(out), C.byref(ca), C.byref(cb), p, eta or 0,
-                                        C.byref(self._sources)), "ux_mixture")
+        self._check(
+            self.lib.ux_mixture(C.byref(out), C.byref(ca), C.byref(cb), p, eta or 0, C.byref(self._sources)),
+            "ux_mixture",
+        )
         return self.from_c(out)
 
     def independent_copy(self, v: NValue) -> NValue:
@@ -463,7 +492,6 @@ class Native:
 
     def lift(self, f, *values: NValue, eta: int = 0) -> NValue:
         """Lift a Python function of floats (called once per outer-product point, through a C callback)."""
-        R = self.real
         k = len(values)
 
         def trampoline(args, _ctx):
@@ -543,8 +571,7 @@ class Native:
 
     def joint_from_reference(self, v) -> NJoint:
         """A native copy of a reference `uxemu.joint.JointValue` (a fresh native source)."""
-        return NJoint(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), v.eta,
-                      self.fresh_source())
+        return NJoint(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), v.eta, self.fresh_source())
 
     def joint_ttr(self, x, w, n: int):
         """Zero weights dropped (ux_joint_compact), then the joint TTR(n): rows and masses, not renormalised
@@ -557,8 +584,7 @@ class Native:
         self._check(self.lib.ux_joint_compact(px, pw, C.byref(kept), dim), "ux_joint_compact")
         wsp = self.workspace(self.lib.ux_abi_joint_ttr_workspace_bytes(kept.value, dim, 1 << n))
         self._check(self.lib.ux_joint_ttr(px, pw, kept.value, dim, n, C.byref(r), C.byref(wsp)), "ux_joint_ttr")
-        return (xs[: r.value * dim].astype(np.float64).reshape(r.value, dim),
-                ws[: r.value].astype(np.float64))
+        return (xs[: r.value * dim].astype(np.float64).reshape(r.value, dim), ws[: r.value].astype(np.float64))
 
     def joint_from_atoms(self, x, w=None, eta: int = 16) -> NJoint:
         x2 = np.atleast_2d(np.asarray(x, dtype=np.float64).T).T
@@ -572,8 +598,10 @@ class Native:
                 raise ValueError(f"{count} atoms but {ws.size} weights")
         out = self.Joint()
         wsp = self.workspace(self.lib.ux_abi_joint_from_atoms_workspace_bytes(count, dim, eta or 16))
-        self._check(self.lib.ux_joint_from_atoms(C.byref(out), px, pw, count, dim, eta, C.byref(self._sources),
-                                                 C.byref(wsp)), "ux_joint_from_atoms")
+        self._check(
+            self.lib.ux_joint_from_atoms(C.byref(out), px, pw, count, dim, eta, C.byref(self._sources), C.byref(wsp)),
+            "ux_joint_from_atoms",
+        )
         return self.joint_from_c(out)
 
     def joint_product(self, *values: NValue, eta: int = 0) -> NJoint:
@@ -648,8 +676,10 @@ class Native:
         size = eta or max([state.eta] + [v.eta for v in distinct])
         cstate, out = self.joint_to_c(state), self.Joint()
         wsp = self.workspace(self.lib.ux_abi_joint_from_atoms_workspace_bytes(points, dim_out, size))
-        self._check(self.lib.ux_joint_lift(C.byref(out), cb, None, dim_out, C.byref(cstate), arr, k, eta,
-                                           C.byref(wsp)), "ux_joint_lift")
+        self._check(
+            self.lib.ux_joint_lift(C.byref(out), cb, None, dim_out, C.byref(cstate), arr, k, eta, C.byref(wsp)),
+            "ux_joint_lift",
+        )
         return self.joint_from_c(out)
 
     # -- models, BayesLaplace and the filter -----------------------------------------------------------
@@ -667,8 +697,19 @@ class Native:
             raise ValueError(f"system {model.contents.id} takes {n} parameters, got {len(params)}")
         return list(map(float, params))
 
-    def bayes_laplace(self, system_id: int, prior_x, prior_w, z, omega=None, m: int = 1, eta: int = 16,
-                      likelihood: str = "kernel", params=None, with_evidence: bool = False):
+    def bayes_laplace(
+        self,
+        system_id: int,
+        prior_x,
+        prior_w,
+        z,
+        omega=None,
+        m: int = 1,
+        eta: int = 16,
+        likelihood: str = "kernel",
+        params=None,
+        with_evidence: bool = False,
+    ):
         """BayesLaplace of prior atoms (any order) under a built-in system's observation model,
         with its noises quantized at eta. Returns (NValue, status), and the log evidence third when
         `with_evidence`."""
@@ -690,16 +731,18 @@ class Native:
         obs.eta = eta
         if likelihood == "kernel" and noises.n_inner:
             inner = self.Value()
-            self._check(self.lib.ux_quantize(C.byref(noises.inner), eta, C.byref(inner), C.byref(self._sources)),
-                        "inner noise")
+            self._check(
+                self.lib.ux_quantize(C.byref(noises.inner), eta, C.byref(inner), C.byref(self._sources)), "inner noise"
+            )
             obs.inner = C.pointer(inner)
             keep.append(inner)
         if likelihood == "sampler":
             arr = (C.POINTER(self.Value) * noises.n_noise)()
             for i in range(noises.n_noise):
                 v = self.Value()
-                self._check(self.lib.ux_quantize(C.byref(noises.noise[i]), eta, C.byref(v),
-                                                 C.byref(self._sources)), "noise")
+                self._check(
+                    self.lib.ux_quantize(C.byref(noises.noise[i]), eta, C.byref(v), C.byref(self._sources)), "noise"
+                )
                 keep.append(v)
                 arr[i] = C.pointer(v)
             obs.noise = arr
@@ -721,8 +764,18 @@ class Native:
             noise_pts = obs.inner.contents.count if obs.inner else 1
         wsp = self.workspace(self.lib.ux_abi_bayes_workspace_bytes(obs.form, P, noise_pts))
         log_evidence = self.real()
-        st = self.lib.ux_bayes_laplace(C.byref(out), C.byref(obs), px, pw, P, C.byref(ev), eta,
-                                       C.byref(self._sources), C.byref(wsp), C.byref(log_evidence))
+        st = self.lib.ux_bayes_laplace(
+            C.byref(out),
+            C.byref(obs),
+            px,
+            pw,
+            P,
+            C.byref(ev),
+            eta,
+            C.byref(self._sources),
+            C.byref(wsp),
+            C.byref(log_evidence),
+        )
         self._check(st, "ux_bayes_laplace")
         return (self.from_c(out), st, float(log_evidence.value)) if with_evidence else (self.from_c(out), st)
 
@@ -732,37 +785,61 @@ class Native:
             raise ValueError(f"the native core has no joint system {system_id}")
         return m
 
-    def joint_filter(self, system_id: int, eta: int = 16, mode: str = "refined", params=None,
-                     prior=None) -> "NativeJointFilter":
+    def joint_filter(
+        self, system_id: int, eta: int = 16, mode: str = "refined", params=None, prior=None
+    ) -> "NativeJointFilter":
         """A ux_joint_filter; prior: None, or one (kind, a, b) per component."""
         return NativeJointFilter(self, system_id, eta, mode, params, prior)
 
-    def run_joint_filter(self, system_id: int, z, eta: int = 16, mode: str = "refined", k=None, u=None,
-                         params=None, prior=None):
+    def run_joint_filter(
+        self, system_id: int, z, eta: int = 16, mode: str = "refined", k=None, u=None, params=None, prior=None
+    ):
         """uxemu.joint_filter.run_joint_filter through the C core: a JointRun with NJoint posteriors."""
         from .joint_filter import run_trace
 
         f = self.joint_filter(system_id, eta, mode, params, prior)
-        return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim,
-                         z, k, u)
+        return run_trace(
+            f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim, z, k, u
+        )
 
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
-        return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode],
-                                                       LIKELIHOODS[likelihood]))
+        return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode], LIKELIHOODS[likelihood]))
 
-    def filter(self, system_id: int, eta: int = 16, mode: str = "refined", likelihood: str = "kernel",
-               params=None, prior=None, gate: float | None = None, gate_outliers: bool = False) -> "NativeFilter":
+    def filter(
+        self,
+        system_id: int,
+        eta: int = 16,
+        mode: str = "refined",
+        likelihood: str = "kernel",
+        params=None,
+        prior=None,
+        gate: float | None = None,
+        gate_outliers: bool = False,
+    ) -> "NativeFilter":
         """A filter; gate / gate_outliers: its innovation gate (ux_filter_set_gate; None: UX_OUTLIER_GATE)."""
         f = NativeFilter(self, system_id, eta, mode, likelihood, params, prior)
         if gate is not None or gate_outliers:
             from .filter import OUTLIER_GATE
+
             f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
         return f
 
-    def run_filter(self, system_id: int, k, u, z, eta: int = 16, mode: str = "refined",
-                   likelihood: str = "kernel", params=None, prior=None, atoms: bool = True,
-                   density_evidence: bool = False, gate: float | None = None,
-                   gate_outliers: bool = False) -> NativeRun:
+    def run_filter(
+        self,
+        system_id: int,
+        k,
+        u,
+        z,
+        eta: int = 16,
+        mode: str = "refined",
+        likelihood: str = "kernel",
+        params=None,
+        prior=None,
+        atoms: bool = True,
+        density_evidence: bool = False,
+        gate: float | None = None,
+        gate_outliers: bool = False,
+    ) -> NativeRun:
         """Filter a whole trace (arrays k, u, z; the first step only updates; a NaN z is a step without
         observation), like uxemu.run_filter. density_evidence: also each step's evidence by the filter
         density's quadrature (ux_filter_density_log_evidence)."""
@@ -794,13 +871,31 @@ class Native:
         except AttributeError:
             raise NativeLayoutError(self.path, ["ux_abi_simulate is missing (a build older than it)"]) from None
         sim.restype = C.c_int
-        sim.argtypes = [C.POINTER(self.Model), C.POINTER(C.c_double), C.POINTER(self.Law), Rng, C.c_uint32,
-                        C.POINTER(C.c_double), C.c_int, C.POINTER(C.c_double), C.POINTER(C.c_double)]
+        sim.argtypes = [
+            C.POINTER(self.Model),
+            C.POINTER(C.c_double),
+            C.POINTER(self.Law),
+            Rng,
+            C.c_uint32,
+            C.POINTER(C.c_double),
+            C.c_int,
+            C.POINTER(C.c_double),
+            C.POINTER(C.c_double),
+        ]
         jump.restype, jump.argtypes = None, [Rng]
         return sim, jump
 
-    def simulate(self, system, steps: int, seed: int, traces: int = 1, params=None, prior=None, u=None,
-                 likelihood: str | None = None) -> list:
+    def simulate(
+        self,
+        system,
+        steps: int,
+        seed: int,
+        traces: int = 1,
+        params=None,
+        prior=None,
+        u=None,
+        likelihood: str | None = None,
+    ) -> list:
         """`traces` traces of `steps` steps of a scalar system (id or name) simulated from its C model with the
         core's generator (ux_abi_simulate), as uxemu.traces.Trace objects with k, u, z, x and the meta a
         simulated trace carries (system, params). Trace i draws from stream i of `seed` (the generator seeded
@@ -845,9 +940,20 @@ class Native:
         out = []
         for stream in self._trace_streams(seed, traces, jump):
             x, z = np.empty(steps), np.empty(steps)
-            self._check(sim(model, pvec, None if law is None else C.byref(law), C.byref(stream), steps,
-                            uk.ctypes.data_as(dp), form, x.ctypes.data_as(dp), z.ctypes.data_as(dp)),
-                        f"ux_abi_simulate({name})")
+            self._check(
+                sim(
+                    model,
+                    pvec,
+                    None if law is None else C.byref(law),
+                    C.byref(stream),
+                    steps,
+                    uk.ctypes.data_as(dp),
+                    form,
+                    x.ctypes.data_as(dp),
+                    z.ctypes.data_as(dp),
+                ),
+                f"ux_abi_simulate({name})",
+            )
             meta = {"system": name, "params": ",".join(repr(float(v)) for v in p)} if p else {}
             out.append(Trace(np.arange(steps), uk.copy(), z, x, meta))
         return out
@@ -860,8 +966,10 @@ class Native:
         except AttributeError:
             raise NativeLayoutError(self.path, ["ux_abi_joint_simulate is missing (a build older than it)"]) from None
         dp, up = C.POINTER(C.c_double), C.POINTER(C.c_uint)
-        sim.restype, sim.argtypes = C.c_int, [C.c_void_p, dp, C.POINTER(self.Law), C.POINTER(self.Rng), C.c_uint32,
-                                              dp, dp, dp]
+        sim.restype, sim.argtypes = (
+            C.c_int,
+            [C.c_void_p, dp, C.POINTER(self.Law), C.POINTER(self.Rng), C.c_uint32, dp, dp, dp],
+        )
         shape.restype, shape.argtypes = C.c_int, [C.c_void_p, C.POINTER(C.c_char_p), up, up, up, up, dp]
         jump.restype, jump.argtypes = None, [C.POINTER(self.Rng)]
         L.ux_joint_model_named.restype, L.ux_joint_model_named.argtypes = C.c_void_p, [C.c_char_p]
@@ -872,18 +980,24 @@ class Native:
         None when it has no such system."""
         _, shape, _ = self._declare_simulate_joint()
         L = self.lib
-        model = L.ux_joint_model_named(system.encode()) if isinstance(system, str) else \
-            L.ux_joint_model_find(int(system))
+        model = (
+            L.ux_joint_model_named(system.encode()) if isinstance(system, str) else L.ux_joint_model_find(int(system))
+        )
         if not model:
             return None
         name, sid, dim, dim_obs, n = C.c_char_p(), C.c_uint(), C.c_uint(), C.c_uint(), C.c_uint()
         defaults = (C.c_double * 16)()
         shape(model, C.byref(name), C.byref(sid), C.byref(dim), C.byref(dim_obs), C.byref(n), defaults)
-        return {"pointer": model, "name": name.value.decode(), "id": sid.value, "dim": dim.value,
-                "dim_obs": dim_obs.value, "defaults": [defaults[i] for i in range(n.value)]}
+        return {
+            "pointer": model,
+            "name": name.value.decode(),
+            "id": sid.value,
+            "dim": dim.value,
+            "dim_obs": dim_obs.value,
+            "defaults": [defaults[i] for i in range(n.value)],
+        }
 
-    def simulate_joint(self, system, steps: int, seed: int, traces: int = 1, params=None, prior=None,
-                       u=None) -> list:
+    def simulate_joint(self, system, steps: int, seed: int, traces: int = 1, params=None, prior=None, u=None) -> list:
         """`traces` traces of a joint system (id or name) from its C model (ux_abi_joint_simulate), as
         uxemu.joint_systems.simulate gives one: a list of (x (steps, dim), z (steps, dim_obs)) pairs, with
         streams, seeds and u as `simulate` takes them; prior: None (the system's) or one (kind, a, b[, c]) per
@@ -905,8 +1019,12 @@ class Native:
         if prior is not None:
             if len(prior) != dim:
                 raise ValueError(f"system {name} has {dim} state components; the prior gives {len(prior)} laws")
-            laws = (self.Law * dim)(*[self.Law(LAW_KINDS[kind] if isinstance(kind, str) else int(kind),
-                                               *map(float, abc)) for kind, *abc in prior])
+            laws = (self.Law * dim)(
+                *[
+                    self.Law(LAW_KINDS[kind] if isinstance(kind, str) else int(kind), *map(float, abc))
+                    for kind, *abc in prior
+                ]
+            )
         uk = np.zeros(steps) if u is None else np.ascontiguousarray(u, dtype=np.float64)
         if uk.shape != (steps,):
             raise ValueError(f"u holds one control input per step ({steps}), got shape {uk.shape}")
@@ -915,8 +1033,19 @@ class Native:
         out = []
         for stream in self._trace_streams(seed, traces, jump):
             x, z = np.empty((steps, dim)), np.empty((steps, dim_obs))
-            self._check(sim(found["pointer"], pvec, laws, C.byref(stream), steps, uk.ctypes.data_as(dp),
-                            x.ctypes.data_as(dp), z.ctypes.data_as(dp)), f"ux_abi_joint_simulate({name})")
+            self._check(
+                sim(
+                    found["pointer"],
+                    pvec,
+                    laws,
+                    C.byref(stream),
+                    steps,
+                    uk.ctypes.data_as(dp),
+                    x.ctypes.data_as(dp),
+                    z.ctypes.data_as(dp),
+                ),
+                f"ux_abi_joint_simulate({name})",
+            )
             out.append((x, z))
         return out
 
@@ -930,6 +1059,7 @@ class Native:
             C.pointer(stream)[0] = rng
             yield stream
             jump(C.byref(rng))
+
 
 class NativeFilter:
     """One ux_filter with its own workspace, driven step by step."""
@@ -970,8 +1100,9 @@ class NativeFilter:
     def set_gate(self, gate: float, gate_outliers: bool = False) -> None:
         """The innovation gate in standard deviations (inf: off); gate_outliers: treat a failing observation as
         missing (ux_filter_set_gate)."""
-        self.nat._check(self.nat.lib.ux_filter_set_gate(self._state, float(gate), int(bool(gate_outliers))),
-                        "ux_filter_set_gate")
+        self.nat._check(
+            self.nat.lib.ux_filter_set_gate(self._state, float(gate), int(bool(gate_outliers))), "ux_filter_set_gate"
+        )
 
     def test_ratio(self) -> float:
         """ν²/S of the last update (NaN: not taken)."""
@@ -1008,6 +1139,7 @@ class NativeFilter:
 
     def density_form(self) -> str:
         from .filter import DENSITY_FORMS
+
         return DENSITY_FORMS[self.nat.lib.ux_filter_density_form(self._state)]
 
     def posterior_atoms(self):
@@ -1031,9 +1163,12 @@ class NativeJointFilter:
             self._prior = (nat.Law * len(prior))(*[nat.Law(LAW_KINDS[kind], a, b, 0.0) for kind, a, b in prior])
             law_p = C.cast(self._prior, C.POINTER(nat.Law))
         cfg = nat.JointFilterConfig(model, self._params if params is not None else None, eta, MODES[mode], law_p)
-        nat._check(nat.lib.ux_joint_filter_init(self._state, C.byref(cfg),
-                                                nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)),
-                   "ux_joint_filter_init")
+        nat._check(
+            nat.lib.ux_joint_filter_init(
+                self._state, C.byref(cfg), nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)
+            ),
+            "ux_joint_filter_init",
+        )
         self.dim = self.posterior().dim
         self.workspace_bytes = nbytes
 
@@ -1043,8 +1178,9 @@ class NativeJointFilter:
     def update(self, z, omega=None, m: int = 1) -> int:
         """Evidence z: one point (dim_obs values) or J rows; None: a step without observation."""
         if z is None:
-            return self.nat._check(self.nat.lib.ux_joint_filter_update(self._state, None, None, 0, 0),
-                                   "ux_joint_filter_update")
+            return self.nat._check(
+                self.nat.lib.ux_joint_filter_update(self._state, None, None, 0, 0), "ux_joint_filter_update"
+            )
         zs = np.ascontiguousarray(np.asarray(z, dtype=np.float64))
         J = 1 if zs.ndim <= 1 else zs.shape[0]
         po = None

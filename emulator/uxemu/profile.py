@@ -13,6 +13,7 @@ the profile has fallen; one that has not fallen at the search's bound, or 2¹⁰
 (e^102 times the estimate up, a positive parameter without a standard error; down, 2⁻²⁰ times it at most),
 ends there: at the bound, at 0, or at ±∞.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,7 +30,7 @@ WIDEST = 10  # a side is searched out to 2^WIDEST times its first step
 # A positive parameter's lower side is searched down to this fraction of its estimate, a side not fallen there
 # ending at 0: a millionth of it is 0 for any interval's purpose, and each doubling further costs a search of
 # the other parameters.
-LOWEST = 2.0 ** -20
+LOWEST = 2.0**-20
 
 
 def intervals(loglik, result, bounds: dict | None = None, level: float = LEVEL, progress=None, stage=None) -> dict:
@@ -57,7 +58,7 @@ class Profile:
         self.best = np.array(result.params, dtype=np.float64)
         self.u_best = np.array([self.to_u(j, self.best[i]) for j, i in enumerate(self.index)])
         self.ubounds = [self.u_bounds(j, (bounds or {}).get(n, (None, None))) for j, n in enumerate(result.free)]
-        self.fall = 0.5 * level ** 2
+        self.fall = 0.5 * level**2
         self.target = result.log_likelihood - self.fall
         se = result.stderr.get(name, math.nan)
         est = self.best[self.index[self.at]]
@@ -82,7 +83,7 @@ class Profile:
 
     def end(self, sign: int) -> float:
         """The parameter's value where its profile crosses the target on the `sign` side of the estimate."""
-        widest = self.first * 2.0 ** WIDEST
+        widest = self.first * 2.0**WIDEST
         if self.logscale[self.at] and sign < 0:
             widest = min(widest, -math.log(LOWEST))
         bound = self.ubounds[self.at][0 if sign < 0 else 1]
@@ -149,8 +150,12 @@ class Profile:
             f = value(others)
             return -f if math.isfinite(f) else 1e300
 
-        res = minimize(negative, start, method="Nelder-Mead",
-                       bounds=others_bounds if any(b != (None, None) for b in others_bounds) else None,
-                       options=dict(xatol=1e-2, fatol=5e-3, maxfev=200, initial_simplex=simplex))
+        res = minimize(
+            negative,
+            start,
+            method="Nelder-Mead",
+            bounds=others_bounds if any(b != (None, None) for b in others_bounds) else None,
+            options=dict(xatol=1e-2, fatol=5e-3, maxfev=200, initial_simplex=simplex),
+        )
         self.warm[sign * d] = np.asarray(res.x)
         return -float(res.fun) if res.fun < 1e300 else -math.inf

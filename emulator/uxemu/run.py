@@ -7,6 +7,7 @@ A scalar system (StateSpaceModel) runs on the BayesLaplace filter (uxemu.filter)
 a vector-state one (joint_systems.JointModel) on the joint filter (uxemu.joint_filter) and gives a
 JointRun (means as rows, covariances).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,21 +17,33 @@ from .joint_filter import run_joint_filter
 from .joint_systems import JointModel
 
 
-def run_filter(model, data, eta: int = 16, mode: str = "refined", likelihood: str = "kernel", prior=None,
-               gate: float = scalar.OUTLIER_GATE, gate_outliers: bool = False):
+def run_filter(
+    model,
+    data,
+    eta: int = 16,
+    mode: str = "refined",
+    likelihood: str = "kernel",
+    prior=None,
+    gate: float = scalar.OUTLIER_GATE,
+    gate_outliers: bool = False,
+):
     """Filters every step of `data` (module docstring) with `model`'s filter; returns its run."""
     if not isinstance(model, JointModel):
         return scalar.run_filter(model, data, eta, mode, likelihood, prior, gate, gate_outliers)
     # The joint filter has the kernel likelihood and no innovation gate: refuse what it would ignore.
     if likelihood != "kernel":
-        raise ValueError(f"system {model.name!r} has a vector state: its filter has the kernel likelihood only, "
-                         f"not {likelihood!r}")
+        raise ValueError(
+            f"system {model.name!r} has a vector state: its filter has the kernel likelihood only, "
+            f"not {likelihood!r}"
+        )
     if gate_outliers or gate != scalar.OUTLIER_GATE:
         raise ValueError(f"system {model.name!r} has a vector state: its filter has no innovation gate to set")
     k, u, z = _steps(data)
     if z.shape[1:] != (model.dim_obs,):
-        raise ValueError(f"system {model.name!r} observes {model.dim_obs} component(s) per step: the observations "
-                         f"must be {model.dim_obs} column(s), one row per step (got shape {z.shape})")
+        raise ValueError(
+            f"system {model.name!r} observes {model.dim_obs} component(s) per step: the observations "
+            f"must be {model.dim_obs} column(s), one row per step (got shape {z.shape})"
+        )
     return run_joint_filter(model, z, eta, mode, k, u, prior)
 
 

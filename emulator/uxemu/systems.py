@@ -5,6 +5,7 @@ A system's identity — id, name, parameter names, defaults, domains, default pr
 expressions in the same operation order, as elementwise numpy functions. A system that exists only in C
 has a spec here but no twin; it is validated against the host build of its C code instead.
 """
+
 from __future__ import annotations
 
 import math
@@ -64,8 +65,9 @@ class SystemSpec:
 
 
 SPECS: dict[str, SystemSpec] = {
-    row["name"]: SystemSpec(row["id"], row["name"], row["title"], tuple(Param(*p) for p in row["params"]),
-                            tuple(row["prior"]))
+    row["name"]: SystemSpec(
+        row["id"], row["name"], row["title"], tuple(Param(*p) for p in row["params"]), tuple(row["prior"])
+    )
     for row in TABLE
 }
 BY_ID: dict[int, SystemSpec] = {spec.id: spec for spec in SPECS.values()}
@@ -75,7 +77,9 @@ def spec(name_or_id) -> SystemSpec:
     """A system's spec by name ('gss') or id (2)."""
     found = BY_ID.get(name_or_id) if isinstance(name_or_id, int) else SPECS.get(name_or_id)
     if found is None:
-        raise ValueError(f"unknown system {name_or_id!r}; known: {', '.join(f'{s.name} ({s.id})' for s in SPECS.values())}")
+        raise ValueError(
+            f"unknown system {name_or_id!r}; known: {', '.join(f'{s.name} ({s.id})' for s in SPECS.values())}"
+        )
     return found
 
 
@@ -162,14 +166,17 @@ def get(name_or_id, prior: tuple[float, float] | None = None, **params) -> State
     s = spec(name_or_id)
     twin = TWINS.get(s.name)
     if twin is None:
-        raise ValueError(f"system {s.name!r} exists only in C: it has no Python twin in uxemu.systems "
-                         "(validate it against the host build of its C code)")
+        raise ValueError(
+            f"system {s.name!r} exists only in C: it has no Python twin in uxemu.systems "
+            "(validate it against the host build of its C code)"
+        )
     vector = s.param_vector(**params)
     law, loc, scale = s.prior
     if prior is not None:
         loc, scale = (float(v) for v in prior)
-    return StateSpaceModel(name=s.name, prior=PRIOR_LAWS[law](loc, scale), system_id=s.id, params=vector,
-                           **twin(*vector))
+    return StateSpaceModel(
+        name=s.name, prior=PRIOR_LAWS[law](loc, scale), system_id=s.id, params=vector, **twin(*vector)
+    )
 
 
 def from_param_vector(system_id: int, params) -> StateSpaceModel:

@@ -5,6 +5,7 @@ the initial state (k = 0). A missing observation is an empty z field (or `nan`):
 predicts. Lines before the column header that start with `#` are the trace's metadata,
 `# key: value` (a simulated trace names the system and parameters that made it).
 """
+
 from __future__ import annotations
 
 import csv
@@ -64,8 +65,10 @@ class Trace:
         if not path.exists():
             raise FileNotFoundError(f"trace file {path} does not exist")
         if z_col in ("k", "u", "x"):
-            raise ValueError(f"{path}: {z_col!r} is the trace's {TRACE_COLUMNS[z_col]} column, not an observation; "
-                             "name the observation's column")
+            raise ValueError(
+                f"{path}: {z_col!r} is the trace's {TRACE_COLUMNS[z_col]} column, not an observation; "
+                "name the observation's column"
+            )
         meta, skipped = {}, 0
         with path.open(newline="", encoding="utf-8-sig") as fh:
             lines = fh.read().splitlines(keepends=True)
@@ -118,8 +121,10 @@ def _columns(path, head: list[str], z_col: str, line: int) -> tuple[list[str], l
     z_cols = [h for h in head if h[:1] == "z" and h[1:].isdigit()]
     x_cols = [h for h in head if h[:1] == "x" and h[1:].isdigit()]
     if z_col != "z" or not z_cols:
-        raise ValueError(f"{path}: the header has no observation column {z_col!r} (it has: "
-                         f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col")
+        raise ValueError(
+            f"{path}: the header has no observation column {z_col!r} (it has: "
+            f"{', '.join(head) or 'nothing'}); the columns are k,u,z[,x], or name one with z_col"
+        )
     if z_cols != [f"z{c}" for c in range(len(z_cols))] or x_cols != [f"x{c}" for c in range(len(x_cols))]:
         raise ValueError(f"{path}:{line}: columns z0, z1, … (and x0, x1, …) in order, none skipped")
     return z_cols, x_cols
@@ -144,8 +149,9 @@ def _observation(row: list[str], head: list[str], z_cols: list[str], where: str)
     if all(f == "" for f in fields):
         return [float("nan")] * len(fields)
     if any(f == "" for f in fields):
-        raise ValueError(f"{where}: some observation components are empty: a missing observation leaves "
-                         "every z field empty")
+        raise ValueError(
+            f"{where}: some observation components are empty: a missing observation leaves " "every z field empty"
+        )
     return [_number(f, c, where) for f, c in zip(fields, z_cols)]
 
 
@@ -155,8 +161,10 @@ def _check_increasing(path, k: np.ndarray, row_lines: list[int]) -> None:
     back = np.flatnonzero(np.diff(k) <= 0)
     if back.size:
         row = int(back[0]) + 1
-        raise ValueError(f"{path}:{row_lines[row]}: step index k={k[row]} does not follow k={k[row - 1]}: the steps "
-                         "must come in increasing k")
+        raise ValueError(
+            f"{path}:{row_lines[row]}: step index k={k[row]} does not follow k={k[row - 1]}: the steps "
+            "must come in increasing k"
+        )
 
 
 def simulate(model: StateSpaceModel, T: int, rng: np.random.Generator, u=None) -> Trace:

@@ -1,4 +1,5 @@
 """The uncertain value: a Dirac mixture of at most η = 2**n atoms, with its statistics and density."""
+
 from __future__ import annotations
 
 import itertools

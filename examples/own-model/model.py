@@ -3,6 +3,7 @@ host can simulate it, fit it and check the device against it:
 
     uxhost simulate --model examples/own-model/model.py:tea --steps 100 --seed 1 -o tea.csv
 """
+
 from uxemu import Kernel, Sampler, StateSpaceModel
 from uxemu.laws import Normal
 

@@ -7,7 +7,7 @@ size_t cobs_encode(const uint8_t *in, size_t len, uint8_t *out)
 {
     size_t code_at = 0; /* where the current block's code byte goes */
     size_t o = 1;
-    uint8_t code = 1;   /* 1 + data bytes in the current block */
+    uint8_t code = 1; /* 1 + data bytes in the current block */
     for (size_t i = 0; i < len; i++) {
         if (in[i] == 0u) {
             out[code_at] = code;
@@ -70,7 +70,4 @@ void cobs_decoder_push(cobs_decoder *d, uint8_t byte)
     }
 }
 
-bool cobs_decoder_finish(const cobs_decoder *d)
-{
-    return d->remaining == 0u;
-}
+bool cobs_decoder_finish(const cobs_decoder *d) { return d->remaining == 0u; }

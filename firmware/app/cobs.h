@@ -36,10 +36,10 @@ size_t cobs_encode(const uint8_t *in, size_t len, uint8_t *out);
 typedef struct {
     uint8_t *buf;
     size_t capacity;
-    size_t length;     /* decoded bytes so far, including those that did not fit */
+    size_t length; /* decoded bytes so far, including those that did not fit */
     uint8_t remaining; /* data bytes still expected in the current block; 0 = next byte is a code */
     bool zero_pending; /* the block that just ended implies a 0x00 if another block follows */
-    bool started;      /* at least one byte of this frame has arrived */
+    bool started; /* at least one byte of this frame has arrived */
 } cobs_decoder;
 
 void cobs_decoder_init(cobs_decoder *d, uint8_t *buf, size_t capacity);

@@ -11,9 +11,6 @@
 /* Continues a running checksum: crc32_update(crc32_update(0, a, n), b, m) == crc32 of a‖b. */
 uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t len);
 
-static inline uint32_t crc32(const uint8_t *data, size_t len)
-{
-    return crc32_update(0u, data, len);
-}
+static inline uint32_t crc32(const uint8_t *data, size_t len) { return crc32_update(0u, data, len); }
 
 #endif /* APP_CRC32_H */

@@ -107,16 +107,16 @@ static void handle_frame(const uint8_t *f, size_t n)
 void dispatch_push(uint8_t byte)
 {
     switch (frame_reader_push(&reader, byte)) {
-    case FRAME_READY:
-        handle_frame(reader.buf, reader.length);
-        break;
-    case FRAME_TOO_LONG:
-        send_error(0u, ERR_TOO_LONG, 0u);
-        break;
-    case FRAME_BAD_COBS:
-        send_error(0u, ERR_COBS, 0u);
-        break;
-    case FRAME_PENDING:
-        break;
+        case FRAME_READY:
+            handle_frame(reader.buf, reader.length);
+            break;
+        case FRAME_TOO_LONG:
+            send_error(0u, ERR_TOO_LONG, 0u);
+            break;
+        case FRAME_BAD_COBS:
+            send_error(0u, ERR_COBS, 0u);
+            break;
+        case FRAME_PENDING:
+            break;
     }
 }

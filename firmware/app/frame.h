@@ -18,14 +18,14 @@
 #define FRAME_WIRE_MAX (COBS_ENCODED_MAX(PROTO_MAX_FRAME) + 1u)
 
 typedef enum {
-    FRAME_PENDING,  /* the frame is not complete yet (or an empty frame was skipped) */
-    FRAME_READY,    /* frame_reader.buf holds frame_reader.length decoded bytes */
+    FRAME_PENDING, /* the frame is not complete yet (or an empty frame was skipped) */
+    FRAME_READY, /* frame_reader.buf holds frame_reader.length decoded bytes */
     FRAME_TOO_LONG, /* the decoded frame exceeded PROTO_MAX_FRAME; it was discarded */
-    FRAME_BAD_COBS  /* the frame ended inside a COBS block; it was discarded */
+    FRAME_BAD_COBS /* the frame ended inside a COBS block; it was discarded */
 } frame_event;
 
 typedef struct {
-    uint8_t *buf;  /* PROTO_MAX_FRAME bytes, owned by the caller (a separate object, so that sanitizers
+    uint8_t *buf; /* PROTO_MAX_FRAME bytes, owned by the caller (a separate object, so that sanitizers
                       and memory protection see an overrun instead of it landing in the struct) */
     size_t length; /* of the last FRAME_READY frame */
     cobs_decoder cobs;

@@ -40,15 +40,11 @@ static message_result error_of(uint8_t code, uint16_t detail)
     return r;
 }
 
-void messages_init(void)
-{
-    session_init();
-}
+void messages_init(void) { session_init(); }
 
 bool messages_known(uint8_t type)
 {
-    return type == MSG_HELLO || type == MSG_DESCRIBE || type == MSG_CONFIGURE || type == MSG_STEP ||
-           type == MSG_RESET;
+    return type == MSG_HELLO || type == MSG_DESCRIBE || type == MSG_CONFIGURE || type == MSG_STEP || type == MSG_RESET;
 }
 
 static message_result hello(uint8_t *a)
@@ -69,12 +65,12 @@ static message_result hello(uint8_t *a)
 static uint8_t wire_domain(uint8_t domain)
 {
     switch (domain) {
-    case UX_PARAM_POSITIVE:
-        return DOMAIN_POSITIVE;
-    case UX_PARAM_NONNEGATIVE:
-        return DOMAIN_NONNEGATIVE;
-    default:
-        return DOMAIN_REAL;
+        case UX_PARAM_POSITIVE:
+            return DOMAIN_POSITIVE;
+        case UX_PARAM_NONNEGATIVE:
+            return DOMAIN_NONNEGATIVE;
+        default:
+            return DOMAIN_REAL;
     }
 }
 
@@ -107,10 +103,7 @@ static size_t put_params(uint8_t *at, const session_system *m)
     return (size_t)(at - start);
 }
 
-static uint8_t wire_prior(const ux_law *law)
-{
-    return law->kind == UX_LAW_LAPLACE ? PRIOR_LAPLACE : PRIOR_GAUSSIAN;
-}
+static uint8_t wire_prior(const ux_law *law) { return law->kind == UX_LAW_LAPLACE ? PRIOR_LAPLACE : PRIOR_GAUSSIAN; }
 
 /* SYSTEM: the index-th system served, written field by field (its records hold strings). */
 static message_result describe(const uint8_t *p, uint8_t *a)
@@ -293,31 +286,30 @@ static message_result step(const uint8_t *p, size_t len, size_t frame_bytes, uin
     return put_posterior(in.k, &posterior, a);
 }
 
-message_result messages_run(uint8_t type, const uint8_t *payload, size_t length, size_t frame_bytes,
-                            uint8_t *answer)
+message_result messages_run(uint8_t type, const uint8_t *payload, size_t length, size_t frame_bytes, uint8_t *answer)
 {
     switch (type) {
-    case MSG_HELLO:
-        if (length != HELLO_BYTES) {
-            return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
-        }
-        return hello(answer);
-    case MSG_DESCRIBE:
-        if (length != DESCRIBE_BYTES) {
-            return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
-        }
-        return describe(payload, answer);
-    case MSG_CONFIGURE:
-        return configure(payload, length, frame_bytes, answer);
-    case MSG_STEP:
-        return step(payload, length, frame_bytes, answer);
-    case MSG_RESET:
-        if (length != RESET_BYTES) {
-            return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
-        }
-        session_reset();
-        return answer_of(MSG_RESET_DONE, 0u);
-    default:
-        return error_of(ERR_TYPE, type);
+        case MSG_HELLO:
+            if (length != HELLO_BYTES) {
+                return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
+            }
+            return hello(answer);
+        case MSG_DESCRIBE:
+            if (length != DESCRIBE_BYTES) {
+                return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
+            }
+            return describe(payload, answer);
+        case MSG_CONFIGURE:
+            return configure(payload, length, frame_bytes, answer);
+        case MSG_STEP:
+            return step(payload, length, frame_bytes, answer);
+        case MSG_RESET:
+            if (length != RESET_BYTES) {
+                return error_of(ERR_LENGTH, (uint16_t)frame_bytes);
+            }
+            session_reset();
+            return answer_of(MSG_RESET_DONE, 0u);
+        default:
+            return error_of(ERR_TYPE, type);
     }
 }

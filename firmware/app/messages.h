@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 typedef struct {
-    uint8_t error;    /* 0: the answer is `type` with `length` bytes of payload; else an ERROR code */
-    uint16_t detail;  /* ERROR.detail */
+    uint8_t error; /* 0: the answer is `type` with `length` bytes of payload; else an ERROR code */
+    uint16_t detail; /* ERROR.detail */
     uint8_t type;
     size_t length;
 } message_result;
@@ -27,7 +27,6 @@ bool messages_known(uint8_t type);
  * `answer` is written only when the result is not an error (every check and the work itself come first):
  * dispatch.c keeps the last answer there for retries, and a failed request must leave it intact.
  */
-message_result messages_run(uint8_t type, const uint8_t *payload, size_t length, size_t frame_bytes,
-                            uint8_t *answer);
+message_result messages_run(uint8_t type, const uint8_t *payload, size_t length, size_t frame_bytes, uint8_t *answer);
 
 #endif /* APP_MESSAGES_H */

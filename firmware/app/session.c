@@ -81,18 +81,18 @@ void session_init(void)
 static uint8_t wire_status(ux_status st)
 {
     switch (st) {
-    case UX_FALLBACK:
-        return STATUS_FALLBACK;
-    case UX_NO_EVIDENCE:
-        return STATUS_NO_EVIDENCE;
-    case UX_REFOCUSED:
-        return STATUS_REFOCUSED;
-    case UX_OUTLIER:
-        return STATUS_OUTLIER;
-    case UX_DEPARTED:
-        return STATUS_DEPARTED;
-    default:
-        return STATUS_OK;
+        case UX_FALLBACK:
+            return STATUS_FALLBACK;
+        case UX_NO_EVIDENCE:
+            return STATUS_NO_EVIDENCE;
+        case UX_REFOCUSED:
+            return STATUS_REFOCUSED;
+        case UX_OUTLIER:
+            return STATUS_OUTLIER;
+        case UX_DEPARTED:
+            return STATUS_DEPARTED;
+        default:
+            return STATUS_OK;
     }
 }
 
@@ -105,16 +105,10 @@ static void swap_in(session_kind kind)
     configured = kind;
 }
 
-unsigned session_max_eta(void)
-{
-    return APP_MAX_ETA;
-}
+unsigned session_max_eta(void) { return APP_MAX_ETA; }
 
 /* A joint system this build serves: its workspace was sized for it. */
-static bool joint_served(const ux_joint_model *m)
-{
-    return APP_JOINT && m != NULL && m->dim <= APP_JOINT_MAX_DIM;
-}
+static bool joint_served(const ux_joint_model *m) { return APP_JOINT && m != NULL && m->dim <= APP_JOINT_MAX_DIM; }
 
 static uint8_t scalar_count(void)
 {
@@ -145,15 +139,16 @@ uint8_t session_system_count(void)
 
 static session_system scalar_system(const ux_model *m)
 {
-    session_system s = {m->id, 1u, 1u, m->n_params, m->name, m->title, m->param_names, m->defaults, m->domains,
-                        &m->prior};
+    session_system s = {m->id,          1u,          1u,         m->n_params, m->name, m->title,
+                        m->param_names, m->defaults, m->domains, &m->prior};
     return s;
 }
 
 static session_system joint_system(const ux_joint_model *m)
 {
-    session_system s = {m->id, m->dim, (uint8_t)m->code->dim_obs, m->n_params, m->name, m->title, m->param_names,
-                        m->defaults, m->domains, m->prior};
+    session_system s = {
+        m->id,      m->dim,  (uint8_t)m->code->dim_obs, m->n_params, m->name, m->title, m->param_names, m->defaults,
+        m->domains, m->prior};
     return s;
 }
 
@@ -187,10 +182,7 @@ static bool find_system(uint8_t id, const ux_model **scalar, const ux_joint_mode
     return true;
 }
 
-static bool valid_eta(unsigned eta)
-{
-    return ux_log2_eta(eta) >= 0 && eta <= APP_MAX_ETA;
-}
+static bool valid_eta(unsigned eta) { return ux_log2_eta(eta) >= 0 && eta <= APP_MAX_ETA; }
 
 /* A law of CONFIGURE's prior fields; *bad: 0 the kind, 1 a, 2 b is wrong, −1 none. */
 static ux_law wire_law(uint8_t kind, double a, double b, int *bad)
@@ -266,7 +258,7 @@ static ux_status init_spare(const session_config *cfg, const ux_model *scalar, c
 #else
     (void)joint;
 #endif
-    ux_filter_config fc = {scalar, cfg->params, cfg->eta, (ux_mode)cfg->mode, (ux_likelihood)cfg->likelihood,
+    ux_filter_config fc = {scalar,    cfg->params, cfg->eta, (ux_mode)cfg->mode, (ux_likelihood)cfg->likelihood,
                            &priors[0]};
     return ux_filter_init(&spare->scalar, &fc, ws);
 }
@@ -422,7 +414,4 @@ session_error session_step(const session_step_in *in, session_posterior *out)
     return ok();
 }
 
-void session_reset(void)
-{
-    configured = SESSION_NONE;
-}
+void session_reset(void) { configured = SESSION_NONE; }

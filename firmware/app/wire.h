@@ -11,10 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint16_t wire_get_u16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+static inline uint16_t wire_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
 static inline uint32_t wire_get_u32(const uint8_t *p)
 {

@@ -135,13 +135,20 @@ static double draw(const ux_law *law, ux_rng *rng)
 {
     double a = (double)law->a, b = (double)law->b, c = (double)law->c;
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN: return a + b * std_normal(rng);
-    case UX_LAW_LAPLACE: return a + b * std_laplace(rng);
-    case UX_LAW_UNIFORM: return a + (b - a) * ux_rng_uniform(rng);
-    case UX_LAW_EXPONENTIAL: return -a * log(open_uniform(rng));
-    case UX_LAW_STUDENT_T: return b + c * std_student_t(rng, a);
-    case UX_LAW_LOGNORMAL: return exp(a + b * std_normal(rng));
-    case UX_LAW_POINT: return a;
+        case UX_LAW_GAUSSIAN:
+            return a + b * std_normal(rng);
+        case UX_LAW_LAPLACE:
+            return a + b * std_laplace(rng);
+        case UX_LAW_UNIFORM:
+            return a + (b - a) * ux_rng_uniform(rng);
+        case UX_LAW_EXPONENTIAL:
+            return -a * log(open_uniform(rng));
+        case UX_LAW_STUDENT_T:
+            return b + c * std_student_t(rng, a);
+        case UX_LAW_LOGNORMAL:
+            return exp(a + b * std_normal(rng));
+        case UX_LAW_POINT:
+            return a;
     }
     return NAN;
 }
@@ -181,8 +188,8 @@ void ux_abi_rng_jump(ux_rng *rng)
 
 /* z_k: the sampler form, sampler({x, noise_1, …}), or the kernel form, loc + scale·t with {loc, scale} the
  * kernel at {x, inner noise draw} and t a draw of the family's standard member. */
-static ux_real observe(const ux_model *model, const ux_model_noises *nz, int form, ux_real x,
-                       const ux_model_ctx *ctx, ux_rng *rng)
+static ux_real observe(const ux_model *model, const ux_model_noises *nz, int form, ux_real x, const ux_model_ctx *ctx,
+                       ux_rng *rng)
 {
     ux_real args[1 + UX_MODEL_MAX_NOISES], loc, scale;
     unsigned i;
@@ -248,8 +255,8 @@ static ux_status check_scalar_laws(const ux_model *model, const ux_law *prior, c
  * Returns UX_OK; UX_ERR_ARG for a NULL pointer, an unknown form, or a form or function the model lacks;
  * UX_ERR_DOMAIN for parameters outside their domains or a law with invalid parameters.
  */
-ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_law *prior, ux_rng *rng,
-                          uint32_t steps, const double *u, int form, double *x, double *z)
+ux_status ux_abi_simulate(const ux_model *model, const double *params, const ux_law *prior, ux_rng *rng, uint32_t steps,
+                          const double *u, int form, double *x, double *z)
 {
     ux_real p[UX_MODEL_MAX_PARAMS], args[2], state = 0;
     ux_model_noises nz;
@@ -313,8 +320,7 @@ static ux_status check_joint_laws(const ux_law *prior, unsigned dim, const ux_la
 /* One step of a joint simulation: the state (step 0: drawn from the prior; else the transition of the last
  * with a draw of each process noise and the step's context) into state, its observation into z (dim_obs). */
 static void joint_step(const ux_joint_model *model, const ux_real *p, const ux_law *prior, const ux_law *process,
-                       uint32_t k, const double *u, const ux_model_ctx *obs_ctx, ux_rng *rng, ux_real *state,
-                       double *z)
+                       uint32_t k, const double *u, const ux_model_ctx *obs_ctx, ux_rng *rng, ux_real *state, double *z)
 {
     const ux_joint_model_code *code = model->code;
     ux_real next[UX_MAX_DIM], w[UX_JOINT_MAX_NOISES], loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS];
@@ -346,8 +352,8 @@ static void joint_step(const ux_joint_model *model, const ux_real *p, const ux_l
  * Returns UX_OK, UX_ERR_ARG (a NULL pointer, a model without a transition, noises or kernel, dimensions out
  * of range, a family that is not a kernel family) or UX_ERR_DOMAIN (parameters or laws out of domain).
  */
-ux_status ux_abi_joint_simulate(const ux_joint_model *model, const double *params, const ux_law *prior,
-                                ux_rng *rng, uint32_t steps, const double *u, double *x, double *z)
+ux_status ux_abi_joint_simulate(const ux_joint_model *model, const double *params, const ux_law *prior, ux_rng *rng,
+                                uint32_t steps, const double *u, double *x, double *z)
 {
     ux_real p[UX_MODEL_MAX_PARAMS], state[UX_MAX_DIM];
     ux_law process[UX_JOINT_MAX_NOISES];
@@ -379,8 +385,8 @@ ux_status ux_abi_joint_simulate(const ux_joint_model *model, const double *param
 /* What the binding needs to know of a joint system to simulate it, without mirroring its struct: its name
  * and id, dimensions and parameter count, and its default parameters (UX_MODEL_MAX_PARAMS doubles at most).
  * Returns 0, or −1 for a NULL model. */
-int ux_abi_joint_shape(const ux_joint_model *model, const char **name, unsigned *id, unsigned *dim,
-                       unsigned *dim_obs, unsigned *n_params, double *defaults)
+int ux_abi_joint_shape(const ux_joint_model *model, const char **name, unsigned *id, unsigned *dim, unsigned *dim_obs,
+                       unsigned *n_params, double *defaults)
 {
     unsigned i;
     if (model == NULL || model->code == NULL)

@@ -19,26 +19,26 @@ void ux_test_fail(const char *file, int line, const char *what);
 
 #define RUN(fn) ux_test_run(#fn, fn)
 
-#define CHECK(cond)                                                                                    \
-    do {                                                                                               \
-        if (!(cond)) {                                                                                 \
-            ux_test_fail(__FILE__, __LINE__, #cond);                                                   \
-            return;                                                                                    \
-        }                                                                                              \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            ux_test_fail(__FILE__, __LINE__, #cond);                                                                   \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 /* |a − b| ≤ tol·max(1, |b|): relative for large numbers, absolute near zero. */
-#define CHECK_NEAR(a, b, tol)                                                                          \
-    do {                                                                                               \
-        double ux_a_ = (double)(a), ux_b_ = (double)(b);                                               \
-        double ux_s_ = fabs(ux_b_) > 1.0 ? fabs(ux_b_) : 1.0;                                          \
-        if (!(fabs(ux_a_ - ux_b_) <= (tol) * ux_s_)) {                                                 \
-            char ux_m_[256];                                                                           \
-            snprintf(ux_m_, sizeof ux_m_, "%s = %.17g, expected %s = %.17g (tol %g)", #a, ux_a_, #b,   \
-                     ux_b_, (double)(tol));                                                            \
-            ux_test_fail(__FILE__, __LINE__, ux_m_);                                                   \
-            return;                                                                                    \
-        }                                                                                              \
+#define CHECK_NEAR(a, b, tol)                                                                                          \
+    do {                                                                                                               \
+        double ux_a_ = (double)(a), ux_b_ = (double)(b);                                                               \
+        double ux_s_ = fabs(ux_b_) > 1.0 ? fabs(ux_b_) : 1.0;                                                          \
+        if (!(fabs(ux_a_ - ux_b_) <= (tol)*ux_s_)) {                                                                   \
+            char ux_m_[256];                                                                                           \
+            snprintf(ux_m_, sizeof ux_m_, "%s = %.17g, expected %s = %.17g (tol %g)", #a, ux_a_, #b, ux_b_,            \
+                     (double)(tol));                                                                                   \
+            ux_test_fail(__FILE__, __LINE__, ux_m_);                                                                   \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 #define TEST_PI 3.14159265358979323846

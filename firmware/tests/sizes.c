@@ -23,8 +23,8 @@ static size_t worst(unsigned eta, ux_likelihood lik)
 int main(void)
 {
     unsigned eta;
-    printf("%s build (ux_real = %u bytes), sizeof(ux_filter) = %zu bytes\n",
-           sizeof(ux_real) == 8 ? "double" : "float", (unsigned)sizeof(ux_real), sizeof(ux_filter));
+    printf("%s build (ux_real = %u bytes), sizeof(ux_filter) = %zu bytes\n", sizeof(ux_real) == 8 ? "double" : "float",
+           (unsigned)sizeof(ux_real), sizeof(ux_filter));
     printf("%4s %22s %14s %14s\n", "eta", "UX_WORKSPACE_BYTES(eta)", "kernel need", "sampler need");
     for (eta = 1; eta <= UX_MAX_ETA; eta *= 2)
         printf("%4u %22zu %14zu %14zu\n", eta, (size_t)UX_WORKSPACE_BYTES(eta), worst(eta, UX_LIK_KERNEL),

@@ -28,7 +28,7 @@ static void test_configuration_refusals(void)
     double good[4] = {0.05, 9.81, 0.5, 0.3}, nan_p[4] = {0.05, (double)NAN, 0.5, 0.3};
     CHECK(ux_joint_model_named("sv") == NULL); /* a scalar system is not a joint one */
     CHECK(ux_joint_model_check_params(cfg.model, good) == -1);
-    CHECK(ux_joint_model_check_params(cfg.model, bad) == 2);   /* q must be > 0 */
+    CHECK(ux_joint_model_check_params(cfg.model, bad) == 2); /* q must be > 0 */
     CHECK(ux_joint_model_check_params(cfg.model, nan_p) == 1);
     CHECK(ux_joint_filter_init(&fa, &cfg, ws) == UX_ERR_ARG);
     cfg.eta = ETA;

@@ -179,8 +179,7 @@ static int same_value(const ux_value *a, const ux_value *b)
 }
 
 /* Two point sets with the same points and weights, bit for bit. */
-static int same_points(const ux_real *x1, const ux_real *w1, size_t n1, const ux_real *x2, const ux_real *w2,
-                       size_t n2)
+static int same_points(const ux_real *x1, const ux_real *w1, size_t n1, const ux_real *x2, const ux_real *w2, size_t n2)
 {
     return n1 == n2 && memcmp(x1, x2, n1 * sizeof(ux_real)) == 0 && memcmp(w1, w2, n1 * sizeof(ux_real)) == 0;
 }
@@ -201,7 +200,7 @@ static void test_additive_lift_is_the_outer_product(void)
     in[1] = &b;
     in[2] = &c;
     a.w[3] = (ux_real)TOL(1.5e-322, 4.2e-44); /* subnormal: the row's products with small noise weights underflow */
-    a.w[5] = 0;                               /* a whole row of zero weights */
+    a.w[5] = 0; /* a whole row of zero weights */
     CHECK(ux_lift_points(x1, w1, &n1, f_additive, NULL, in, 2) == UX_OK);
     CHECK(ux_lift_points_additive(x2, w2, &n2, f_additive, NULL, in, 2) == UX_OK);
     CHECK(n1 < 32 * 32 - 32 && same_points(x1, w1, n1, x2, w2, n2));

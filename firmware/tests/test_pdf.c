@@ -13,8 +13,7 @@ static void density_moments(const ux_value *v, double *mass, double *mean)
     ux_split_points(v->x, v->w, n, split);
     for (i = 0; i < n; ++i) {
         double l = i == 0 ? (double)v->x[0] - ((double)split[0] - (double)v->x[0]) : (double)split[i - 1];
-        double r = i + 1 == n ? (double)v->x[n - 1] + ((double)v->x[n - 1] - (double)split[n - 2])
-                              : (double)split[i];
+        double r = i + 1 == n ? (double)v->x[n - 1] + ((double)v->x[n - 1] - (double)split[n - 2]) : (double)split[i];
         double x = (double)v->x[i];
         double hl = (double)ux_pdf(v, (ux_real)((l + x) / 2)), hr = (double)ux_pdf(v, (ux_real)((x + r) / 2));
         *mass += hl * (x - l) + hr * (r - x);

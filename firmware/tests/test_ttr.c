@@ -40,7 +40,7 @@ static void test_compact_keeps_order(void)
     fill_random(&r, M, 1);
     for (i = 0; i < M; ++i)
         W[i] = (ux_real)(i + 1); /* the weight records the input order */
-    W[10] = 0;                   /* a zero weight is dropped */
+    W[10] = 0; /* a zero weight is dropped */
     CHECK(ux_compact(X, W, &M) == UX_OK);
     CHECK(M == 999);
     for (i = 1; i < M; ++i)

@@ -51,6 +51,7 @@ refused when a check fails; a refusal names the function or the cycle):
   image executes a VFP instruction: lazy stacking still reserves the space), plus 4 B of alignment
   padding (CCR.STKALIGN).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,10 +64,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-BASIC_FRAME = 32        # r0–r3, r12, lr, pc, xPSR (ARMv7-M ARM B1.5.6; ARMv6-M the same)
-EXTENDED_FRAME = 104    # + s0–s15, FPSCR and a reserved word (B1.5.7)
-ALIGN_PAD = 4           # the frame is 8-byte aligned: up to 4 B of padding (CCR.STKALIGN)
-STACK_ALIGN = 8         # the reservation's granularity (AAPCS: sp is 8-byte aligned at calls)
+BASIC_FRAME = 32  # r0–r3, r12, lr, pc, xPSR (ARMv7-M ARM B1.5.6; ARMv6-M the same)
+EXTENDED_FRAME = 104  # + s0–s15, FPSCR and a reserved word (B1.5.7)
+ALIGN_PAD = 4  # the frame is 8-byte aligned: up to 4 B of padding (CCR.STKALIGN)
+STACK_ALIGN = 8  # the reservation's granularity (AAPCS: sp is 8-byte aligned at calls)
 # Exception numbers with a fixed priority; every other one is configurable (reset priority 0).
 NMI, HARDFAULT = 2, 3
 
@@ -80,12 +81,12 @@ class Function:
     address: int
     size: int
     names: list[str]
-    file: str | None = None       # the source file of a local symbol (STT_FILE before it)
+    file: str | None = None  # the source file of a local symbol (STT_FILE before it)
     frame: int = 0
-    frame_from: str = ""          # "su" or "code"
-    code_frame: int | None = None # the sum of its code's sp decrements (None: sp set by a register)
-    vfp: bool = False             # it executes a VFP instruction
-    problem: str | None = None    # why its frame cannot be bounded (refused when it is reached)
+    frame_from: str = ""  # "su" or "code"
+    code_frame: int | None = None  # the sum of its code's sp decrements (None: sp set by a register)
+    vfp: bool = False  # it executes a VFP instruction
+    problem: str | None = None  # why its frame cannot be bounded (refused when it is reached)
     calls: set[int] = field(default_factory=set)
     indirect: bool = False
 
@@ -97,12 +98,13 @@ class Function:
 
 # ---------------------------------------------------------------------------------------------- ELF
 
+
 @dataclass
 class Elf:
     entry: int
-    sections: dict[str, tuple[int, int, int, bytes]]   # name → (address, size, flags, contents or b"")
+    sections: dict[str, tuple[int, int, int, bytes]]  # name → (address, size, flags, contents or b"")
     functions: dict[int, Function]
-    relocations: list[tuple[int, int]]   # (address, ELF relocation type) of every address the linker wrote
+    relocations: list[tuple[int, int]]  # (address, ELF relocation type) of every address the linker wrote
 
     def word(self, address: int) -> int | None:
         """The 32-bit word the image holds at `address`, or None outside its loaded contents."""
@@ -117,26 +119,28 @@ def read_elf(path: Path) -> Elf:
     if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
         raise Refused(f"{path} is not a 32-bit little-endian ELF file")
     (entry,) = struct.unpack_from("<I", data, 24)
-    shoff, = struct.unpack_from("<I", data, 32)
+    (shoff,) = struct.unpack_from("<I", data, 32)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 46)
     raw = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
     strtab = raw[shstrndx]
 
     def name_at(table, offset):
         start = table[4] + offset
-        return data[start:data.index(b"\0", start)].decode()
+        return data[start : data.index(b"\0", start)].decode()
 
     sections = {}
     relocations: list[tuple[int, int]] = []
     for sh in raw:
         name, kind, flags, addr, offset, size = sh[0], sh[1], sh[2], sh[3], sh[4], sh[5]
-        contents = data[offset:offset + size] if kind != 8 else b""  # SHT_NOBITS has none
+        contents = data[offset : offset + size] if kind != 8 else b""  # SHT_NOBITS has none
         sections[name_at(strtab, name)] = (addr, size, flags, contents)
         if kind == 9 and raw[sh[7]][2] & 2:  # SHT_REL of an allocated section (kept by --emit-relocs)
             relocations += [(r_offset, r_info & 0xFF) for r_offset, r_info in struct.iter_unpack("<II", contents)]
     if not relocations:
-        raise Refused(f"{path} keeps no relocations: link it with -Wl,--emit-relocs (the targets of indirect "
-                      "calls are the function addresses the linker wrote)")
+        raise Refused(
+            f"{path} keeps no relocations: link it with -Wl,--emit-relocs (the targets of indirect "
+            "calls are the function addresses the linker wrote)"
+        )
     symtab = next((sh for sh in raw if sh[1] == 2), None)  # SHT_SYMTAB
     if symtab is None:
         raise Refused(f"{path} has no symbol table (stripped?)")
@@ -198,8 +202,10 @@ def su_frame(fn: Function, su: dict) -> int | None:
         return None
     for _source, _size, qualifier in entries:
         if qualifier not in ("static", "dynamic,bounded"):
-            raise Refused(f"{fn.name} allocates a dynamic frame (-fstack-usage: {qualifier}: a VLA or "
-                          "alloca): its stack cannot be bounded")
+            raise Refused(
+                f"{fn.name} allocates a dynamic frame (-fstack-usage: {qualifier}: a VLA or "
+                "alloca): its stack cannot be bounded"
+            )
     return max(size for _source, size, _qualifier in entries)
 
 
@@ -216,8 +222,9 @@ def disassemble(path: Path, objdump: str) -> list[tuple[int, str, str, str]]:
     """(address, mnemonic, operands, objdump's comment) of every instruction (literal data, which objdump
     shows as .word, left out)."""
     try:
-        out = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
-                             check=True).stdout
+        out = subprocess.run(
+            [objdump, "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         raise Refused(f"cannot disassemble {path} with {objdump}: {e}") from e
     insns = []
@@ -278,8 +285,7 @@ def own_table(elf: Elf, fn: Function, address: int | None) -> bool:
     return inside > 0
 
 
-def track(elf: Elf, known: dict[str, int], table: dict[str, int], mnemonic: str, operands: str,
-          comment: str) -> None:
+def track(elf: Elf, known: dict[str, int], table: dict[str, int], mnemonic: str, operands: str, comment: str) -> None:
     """Follows the constants a function's straight-line code puts in registers — literal loads, small
     immediates and their shifts — and the registers loaded from a table at a known address; any other
     write to a register forgets what it held. Only what the instruction just before a use shows matters
@@ -308,8 +314,9 @@ def track(elf: Elf, known: dict[str, int], table: dict[str, int], mnemonic: str,
         known[dest] = value
 
 
-def note_immediate(mnemonic: str, operands: str, dest: str, at: int, movw: dict[str, int],
-                   immediates: dict[int, int]) -> None:
+def note_immediate(
+    mnemonic: str, operands: str, dest: str, at: int, movw: dict[str, int], immediates: dict[int, int]
+) -> None:
     """The value a movw/movt pair builds, at the instruction's address (movw's low half kept by register)."""
     imm = _IMM.search(operands) if mnemonic.startswith(("movw", "movt")) else None
     if imm is None:
@@ -346,9 +353,15 @@ def note_branch(elf: Elf, fn: Function, mnemonic: str, operands: str, dest: str,
             fn.calls.add(to)
     elif mnemonic.startswith("blx"):
         fn.indirect = True
-    elif mnemonic.startswith("bx") and operands != "lr" or (
-            re.match(r"^(mov|add|ldr)", mnemonic) and dest == "pc"
-            and not operands.replace(" ", "").startswith("pc,[sp]")):
+    elif (
+        mnemonic.startswith("bx")
+        and operands != "lr"
+        or (
+            re.match(r"^(mov|add|ldr)", mnemonic)
+            and dest == "pc"
+            and not operands.replace(" ", "").startswith("pc,[sp]")
+        )
+    ):
         jump = operands.split(",")[-1].strip() if mnemonic.startswith("bx") else operands.split(",", 1)[1].strip()
         if not own_table(elf, fn, table.get(jump)):
             fn.indirect = True
@@ -365,19 +378,22 @@ def settle_frame(fn: Function, su: dict, decrements: int, unbounded: str | None)
     if frame is not None:
         fn.frame, fn.frame_from = frame, "su"
     elif unbounded:
-        fn.problem = (f"{fn.name} has no -fstack-usage entry and its code sets sp in a way it does not bound "
-                      f"({unbounded}): its frame is unknown")
+        fn.problem = (
+            f"{fn.name} has no -fstack-usage entry and its code sets sp in a way it does not bound "
+            f"({unbounded}): its frame is unknown"
+        )
     else:
         fn.frame, fn.frame_from = decrements, "code"
 
 
-def analyse_function(elf: Elf, fn: Function, code: list[tuple[int, str, str, str]], su: dict,
-                     immediates: dict[int, int]) -> None:
+def analyse_function(
+    elf: Elf, fn: Function, code: list[tuple[int, str, str, str]], su: dict, immediates: dict[int, int]
+) -> None:
     """Fills `fn`'s frame, calls and indirect calls from its code and its .su entry; adds the values its
     movw/movt pairs build to `immediates`, by the instruction's address."""
     movw: dict[str, int] = {}
-    known: dict[str, int] = {}     # register → the constant it holds, where the code shows it
-    table: dict[str, int] = {}     # register → the address of the table it was loaded from
+    known: dict[str, int] = {}  # register → the constant it holds, where the code shows it
+    table: dict[str, int] = {}  # register → the address of the table it was loaded from
     decrements, unbounded = 0, None
     for at, mnemonic, operands, comment in code:
         dest = operands.split(",")[0].strip()
@@ -432,13 +448,14 @@ def covering(elf: Elf, starts: list[int], address: int) -> Function | None:
 
 # ------------------------------------------------------------------------------------------- bound
 
+
 @dataclass
 class Bound:
     total: int
-    thread: list[tuple[str, int]]                 # the deepest call path from the entry: (function, frame)
+    thread: list[tuple[str, int]]  # the deepest call path from the entry: (function, frame)
     exceptions: list[tuple[str, list[tuple[str, int]], int]]  # (level, handler's deepest path, entry frame)
-    indirect_targets: list[str]                   # what an indirect call may reach
-    from_code: list[str]                          # functions on some path framed from their code (no .su)
+    indirect_targets: list[str]  # what an indirect call may reach
+    from_code: list[str]  # functions on some path framed from their code (no .su)
 
     def path_text(self) -> str:
         """The deepest path: the thread's calls, then each nested exception's handler."""
@@ -494,9 +511,12 @@ class Depths:
             return self.depth[address]
         elf = self.elf
         if address in self.on_path:
-            cycle = self.on_path[self.on_path.index(address):] + [address]
-            raise Refused("recursion: " + " → ".join(elf.functions[a].name for a in cycle)
-                          + " (a recursive call has no static stack bound)")
+            cycle = self.on_path[self.on_path.index(address) :] + [address]
+            raise Refused(
+                "recursion: "
+                + " → ".join(elf.functions[a].name for a in cycle)
+                + " (a recursive call has no static stack bound)"
+            )
         self.on_path.append(address)
         fn = elf.functions[address]
         if fn.problem:
@@ -566,8 +586,11 @@ def main(argv: list[str] | None = None) -> int:
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--size", action="store_true", help="print only the reservation for the bound")
     mode.add_argument("--check", action="store_true", help="fail when the image's .stack is below the bound")
-    mode.add_argument("--explain", action="store_true", help="every frame of the deepest path, the indirect "
-                                                               "targets and the functions framed from code")
+    mode.add_argument(
+        "--explain",
+        action="store_true",
+        help="every frame of the deepest path, the indirect " "targets and the functions framed from code",
+    )
     ap.add_argument("--name", default=None, help="what to call the image in messages (default: its path)")
     ap.add_argument("--objdump", default=os.environ.get("ARM_PREFIX", "arm-none-eabi-") + "objdump")
     args = ap.parse_args(argv)
@@ -590,8 +613,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: no .stack section to check the worst case ({b.total} B) against", file=sys.stderr)
             return 1
         if stack[1] < b.total:
-            print(f"{name}: stack reservation {stack[1]} B is below the worst case {b.total} B "
-                  f"(deepest path: {b.path_text()})", file=sys.stderr)
+            print(
+                f"{name}: stack reservation {stack[1]} B is below the worst case {b.total} B "
+                f"(deepest path: {b.path_text()})",
+                file=sys.stderr,
+            )
             return 1
         text = f"stack reservation {stack[1]} B, {text}"
     print(text)

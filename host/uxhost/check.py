@@ -16,6 +16,7 @@ What the report says about time depends on where the cycle counts come from (INF
 Nothing the firmware does not report is made up: a stack high-water mark or a core clock that neither
 INFO nor the board's folder gives is written as not reported.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,8 +33,7 @@ from .errors import InputError, ToolError
 STEPS = 50  # each standard trace's length
 SEED = 1  # the standard traces' seed
 ETA = 16  # atoms per value, lowered to what the firmware was built for
-_INFO_FIELDS = ("protocol", "max_eta", "real_bytes", "cycle_source", "reset_cause", "board", "fw_version",
-                "n_systems")
+_INFO_FIELDS = ("protocol", "max_eta", "real_bytes", "cycle_source", "reset_cause", "board", "fw_version", "n_systems")
 
 
 @dataclass
@@ -97,8 +97,10 @@ class CheckReport:
         """One line: the verdict and what it rests on."""
         checked = [s for s in self.systems if s.ok is not None]
         if self.passed:
-            return (f"PASS: {self.board}, {len(checked)} system(s) streamed and validated, "
-                    f"{sum(s.steps for s in checked)} steps")
+            return (
+                f"PASS: {self.board}, {len(checked)} system(s) streamed and validated, "
+                f"{sum(s.steps for s in checked)} steps"
+            )
         return f"FAIL: {self.board}: {self.failures()[0]}"
 
     def markdown(self) -> str:
@@ -109,8 +111,19 @@ class CheckReport:
 # Running the check
 
 
-def run_check(device, board: str, reached: str, command: str, workdir: Path, qemu=None, flashed: str | None = None,
-              steps: int = STEPS, eta: int = ETA, log=None, keep: bool = False) -> CheckReport:
+def run_check(
+    device,
+    board: str,
+    reached: str,
+    command: str,
+    workdir: Path,
+    qemu=None,
+    flashed: str | None = None,
+    steps: int = STEPS,
+    eta: int = ETA,
+    log=None,
+    keep: bool = False,
+) -> CheckReport:
     """Checks the device at `device` (a link.Device, open) against `board`: HELLO and DESCRIBE, then a standard
     trace of every system it has, streamed and validated. Every failure of the device — silent, another board,
     another version, a lost link, a posterior off the reference — is a problem in the report, not an
@@ -142,8 +155,9 @@ def run_check(device, board: str, reached: str, command: str, workdir: Path, qem
             log(f"{name}: {result.verdict}{': ' + result.detail if result.detail else ''}")
             if result.ok is False and not _answers(device):
                 rest = [s for s in specs if s not in {r.name for r in report.systems}]
-                report.problems.append(f"the device stopped answering during {name}"
-                                       + (f"; not run: {', '.join(rest)}" if rest else ""))
+                report.problems.append(
+                    f"the device stopped answering during {name}" + (f"; not run: {', '.join(rest)}" if rest else "")
+                )
                 break
     finally:
         report.seconds = time.monotonic() - began
@@ -157,20 +171,28 @@ def _check_identity(report: CheckReport, info) -> bool:
     from .versions import core_version
 
     if info.board != report.board:
-        report.problems.append(f"the device reports board {info.board!r}, not the {report.board} asked for: nothing "
-                               "was configured (a wrong port, or an image built for another board)")
+        report.problems.append(
+            f"the device reports board {info.board!r}, not the {report.board} asked for: nothing "
+            "was configured (a wrong port, or an image built for another board)"
+        )
         return False
     built, core = firmware_core_version(info.fw_version), core_version()
     if built is None:
-        report.notes.append(f"the firmware's version {info.fw_version!r} names no C core version (CORE+BUILD, as "
-                            "`make firmware` stamps it): not compared with the host's")
+        report.notes.append(
+            f"the firmware's version {info.fw_version!r} names no C core version (CORE+BUILD, as "
+            "`make firmware` stamps it): not compared with the host's"
+        )
     elif core != "unknown" and built != core:
-        report.problems.append(f"the firmware was built from C core {built}, this host is C core {core}: flash an "
-                               "image built from this checkout (make firmware), or check with the uxhost of the "
-                               "firmware's own checkout")
+        report.problems.append(
+            f"the firmware was built from C core {built}, this host is C core {core}: flash an "
+            "image built from this checkout (make firmware), or check with the uxhost of the "
+            "firmware's own checkout"
+        )
     if info.reset_cause in (ResetCause.WATCHDOG, ResetCause.LOCKUP):
-        report.notes.append(f"the board last started after a {ResetCause(info.reset_cause).name.lower()} reset: "
-                            "it stopped before this check started (docs/hardware.md, \"Watchdog and reset cause\")")
+        report.notes.append(
+            f"the board last started after a {ResetCause(info.reset_cause).name.lower()} reset: "
+            "it stopped before this check started (docs/hardware.md, \"Watchdog and reset cause\")"
+        )
     return True
 
 
@@ -203,8 +225,10 @@ def _check_system(device, spec, info, workdir: Path, qemu, steps: int, eta: int)
     result = SystemResult(spec.name, f"joint (dim {spec.dim})" if joint else "scalar")
     host = _host_spec(spec, joint)
     if host is None:
-        result.detail = ("not in this host's system table with the same id: no model to simulate its standard "
-                         "trace (a system only the firmware has)")
+        result.detail = (
+            "not in this host's system table with the same id: no model to simulate its standard "
+            "trace (a system only the firmware has)"
+        )
         return result
     if not host:
         result.detail = "no Python twin to simulate its standard trace from (a system that exists only in C)"
@@ -280,7 +304,7 @@ def _run_scalar(device, spec, eta: int, dump_path: Path, qemu, steps: int):
 
 
 def _status_difference(dump, policy, k: int) -> str:
-    """"step k=40: status OK from the device, DEPARTED from the reference" (compare says only that they differ)."""
+    """ "step k=40: status OK from the device, DEPARTED from the reference" (compare says only that they differ)."""
     from .protocol import Status
     from .validate import reference_posteriors
 
@@ -288,8 +312,14 @@ def _status_difference(dump, policy, k: int) -> str:
         return Status(code).name if code in Status._value2member_map_ else str(code)
 
     given = dump.steps if policy.reference == "step" else None
-    refs = reference_posteriors(dump.header.config, dump.column("k"), dump.column("u"), dump.column("z"), given,
-                                float_build=dump.header.real_bytes < 8)
+    refs = reference_posteriors(
+        dump.header.config,
+        dump.column("k"),
+        dump.column("u"),
+        dump.column("z"),
+        given,
+        float_build=dump.header.real_bytes < 8,
+    )
     for rec, (status, *_) in zip(dump.steps, refs):
         if rec.k == k:
             return f"step k={k}: status {name(rec.status)} from the device, {name(status)} from the reference"
@@ -332,26 +362,46 @@ def timing(info, board: str, qemu=None) -> Timing:
         shift = qemu.icount_shift if qemu is not None and qemu.icount_shift is not None else DEFAULT_ICOUNT_SHIFT
         assumed = "" if qemu is not None else " (QEMU's -icount shift assumed to be uxhost's default)"
         if hz is None or not hz.isdigit():
-            return Timing("virtual cycles", QEMU_COUNTER, notes=(
-                "Virtual cycles: SysTick under QEMU's -icount, which counts instructions, not the core's cycles; "
-                f"boards/{board}/board.mk gives no QEMU_CPU_HZ to convert them. No µs: QEMU's time is not the "
-                "silicon's.",))
-        per = 2 ** shift * int(hz) / 1e9
-        return Timing("virtual cycles", QEMU_COUNTER, per_instruction=per, notes=(
-            f"Virtual cycles: SysTick under QEMU's -icount shift={shift}{assumed}, {per:g} per instruction executed "
-            f"(2^{shift} ns an instruction × the machine's {int(hz) / 1e6:g} MHz SysTick clock, QEMU_CPU_HZ of "
-            f"boards/{board}/board.mk). They count instructions, exactly reproducible; they are not the core's "
-            "cycles, and QEMU's time is no time on silicon: no µs are given.",))
+            return Timing(
+                "virtual cycles",
+                QEMU_COUNTER,
+                notes=(
+                    "Virtual cycles: SysTick under QEMU's -icount, which counts instructions, not the core's cycles; "
+                    f"boards/{board}/board.mk gives no QEMU_CPU_HZ to convert them. No µs: QEMU's time is not the "
+                    "silicon's.",
+                ),
+            )
+        per = 2**shift * int(hz) / 1e9
+        return Timing(
+            "virtual cycles",
+            QEMU_COUNTER,
+            per_instruction=per,
+            notes=(
+                f"Virtual cycles: SysTick under QEMU's -icount shift={shift}{assumed}, {per:g} per instruction executed "
+                f"(2^{shift} ns an instruction × the machine's {int(hz) / 1e6:g} MHz SysTick clock, QEMU_CPU_HZ of "
+                f"boards/{board}/board.mk). They count instructions, exactly reproducible; they are not the core's "
+                "cycles, and QEMU's time is no time on silicon: no µs are given.",
+            ),
+        )
     if info.cycle_source == CycleSource.HOST_NS:
-        return Timing("ns", "the host's clock", per_us=1000.0, notes=("Nanoseconds of the host's clock (a native build).",))
+        return Timing(
+            "ns", "the host's clock", per_us=1000.0, notes=("Nanoseconds of the host's clock (a native build).",)
+        )
     if info.cycle_source == CycleSource.DWT:
         hz, source = core_clock(info, board)
         if hz is None:
             return Timing("cycles", DWT_COUNTER, notes=(f"Core cycles (DWT CYCCNT). No µs: {source}.",))
-        return Timing("cycles", DWT_COUNTER, per_us=hz / 1e6, notes=(
-            f"Core cycles (DWT CYCCNT); µs at the core clock {hz / 1e6:g} MHz ({source}).",))
-    return Timing(f"counts of cycle source {info.cycle_source}", "unknown", notes=(
-        f"INFO's cycle_source {info.cycle_source} is not one this host knows: no unit, no µs.",))
+        return Timing(
+            "cycles",
+            DWT_COUNTER,
+            per_us=hz / 1e6,
+            notes=(f"Core cycles (DWT CYCCNT); µs at the core clock {hz / 1e6:g} MHz ({source}).",),
+        )
+    return Timing(
+        f"counts of cycle source {info.cycle_source}",
+        "unknown",
+        notes=(f"INFO's cycle_source {info.cycle_source} is not one this host knows: no unit, no µs.",),
+    )
 
 
 def core_clock(info, board: str) -> tuple[float | None, str]:
@@ -392,16 +442,23 @@ def stack_high_water(info) -> str:
 def _host_lines() -> str:
     from .versions import version_lines
 
-    return ", ".join(version_lines()) + f"; Python {platform.python_version()}, {platform.system()} " \
-                                        f"{platform.machine()}" + _checkout()
+    return (
+        ", ".join(version_lines()) + f"; Python {platform.python_version()}, {platform.system()} "
+        f"{platform.machine()}" + _checkout()
+    )
 
 
 def _checkout() -> str:
     from .versions import REPO_ROOT
 
     try:
-        res = subprocess.run(["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"], capture_output=True,
-                             text=True, timeout=10, stdin=subprocess.DEVNULL)
+        res = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return f"; checkout {res.stdout.strip()}" if res.returncode == 0 and res.stdout.strip() else ""
@@ -417,18 +474,21 @@ def _info_rows(r: CheckReport) -> list[str]:
     match = "match" if info.board == r.board else "**another board**"
     built = firmware_core_version(info.fw_version)
     core = core_version()
-    versus = ("" if built is None else
-              f" (C core {built}; this host's {core}: {'match' if built == core else '**differs**'})")
-    rows = [f"| board reported | {_cell(info.board)} ({match}) |",
-            f"| firmware | {_cell(info.fw_version)}{versus} |",
-            f"| protocol | {info.protocol} (this host: {PROTOCOL_VERSION}) |",
-            f"| reals | {info.real_bytes}-byte ({'double' if info.real_bytes >= 8 else 'float'} build) |",
-            f"| largest η | {info.max_eta} |",
-            f"| systems | {info.n_systems} |",
-            f"| cycle counter | {_cell(f'{r.timing.source}: {r.timing.unit}' if r.timing else '?')} |",
-            f"| last reset | {reset_cause_name(info.reset_cause)} |",
-            f"| core clock | {_cell(_clock_text(info, r.board))} |",
-            f"| stack high-water | {stack_high_water(info)} |"]
+    versus = (
+        "" if built is None else f" (C core {built}; this host's {core}: {'match' if built == core else '**differs**'})"
+    )
+    rows = [
+        f"| board reported | {_cell(info.board)} ({match}) |",
+        f"| firmware | {_cell(info.fw_version)}{versus} |",
+        f"| protocol | {info.protocol} (this host: {PROTOCOL_VERSION}) |",
+        f"| reals | {info.real_bytes}-byte ({'double' if info.real_bytes >= 8 else 'float'} build) |",
+        f"| largest η | {info.max_eta} |",
+        f"| systems | {info.n_systems} |",
+        f"| cycle counter | {_cell(f'{r.timing.source}: {r.timing.unit}' if r.timing else '?')} |",
+        f"| last reset | {reset_cause_name(info.reset_cause)} |",
+        f"| core clock | {_cell(_clock_text(info, r.board))} |",
+        f"| stack high-water | {stack_high_water(info)} |",
+    ]
     for name, value in extra_info(info).items():
         if not name.endswith("_hz"):  # the core clock's row says it
             rows.append(f"| INFO {name} | {_cell(str(value))} |")
@@ -439,8 +499,14 @@ def _system_row(s, t) -> str:
     """One system's row of the Systems table (t: the timing, or None)."""
     c = s.cycles
     cost = f"{np.median(c):,.0f}, {c.max():,}" if c.size else "—"
-    row = [s.name, s.kind, "—" if s.eta is None else str(s.eta), str(s.steps) if s.steps else "—",
-           f"**{s.verdict}**" if s.ok is False else s.verdict, cost]
+    row = [
+        s.name,
+        s.kind,
+        "—" if s.eta is None else str(s.eta),
+        str(s.steps) if s.steps else "—",
+        f"**{s.verdict}**" if s.ok is False else s.verdict,
+        cost,
+    ]
     if t and t.per_instruction:
         row.append(f"{np.median(c) / t.per_instruction:,.0f}" if c.size else "—")
     row.append(f"{np.median(c) / t.per_us:,.1f}" if t and t.per_us and c.size else "—")
@@ -450,11 +516,16 @@ def _system_row(s, t) -> str:
 
 def _systems_section(r: CheckReport) -> list[str]:
     """The Systems section: how each was checked, one row per system, the timing's notes."""
-    out = ["", "## Systems", "",
-           f"Each system's standard trace: {r.steps} steps simulated with seed {SEED} from the system table's "
-           "model, streamed with the device's default parameters and prior, refined mode (kernel likelihood), "
-           "every posterior validated against the reference. Cost: predict + update of each step after the "
-           "first (step 0 only updates), median and largest.", ""]
+    out = [
+        "",
+        "## Systems",
+        "",
+        f"Each system's standard trace: {r.steps} steps simulated with seed {SEED} from the system table's "
+        "model, streamed with the device's default parameters and prior, refined mode (kernel likelihood), "
+        "every posterior validated against the reference. Cost: predict + update of each step after the "
+        "first (step 0 only updates), median and largest.",
+        "",
+    ]
     t = r.timing
     unit = t.unit if t else "counts"
     head = ["system", "kind", "η", "steps", "validate", f"{unit}/step (median, max)"]
@@ -482,11 +553,16 @@ def _verdict_section(r: CheckReport) -> list[str]:
 
 def _markdown(r: CheckReport) -> list[str]:
     verdict = "PASS" if r.passed else "FAIL"
-    out = [f"# ux-filter board check: {r.board} — {verdict}", "",
-           f"`{r.command}`, {r.started:%Y-%m-%d %H:%M} UTC, {r.seconds:.1f} s", "",
-           "| | |", "|---|---|",
-           f"| board asked for | {r.board} |",
-           f"| reached | {_cell(r.reached)} |"]
+    out = [
+        f"# ux-filter board check: {r.board} — {verdict}",
+        "",
+        f"`{r.command}`, {r.started:%Y-%m-%d %H:%M} UTC, {r.seconds:.1f} s",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| board asked for | {r.board} |",
+        f"| reached | {_cell(r.reached)} |",
+    ]
     if r.flashed:
         out.append(f"| flashed | {_cell(r.flashed)} |")
     if r.dumps is not None:
@@ -500,7 +576,7 @@ def _markdown(r: CheckReport) -> list[str]:
 
 
 def _tolerance(described: str) -> str:
-    """"tolerance 1e-09", or "tolerances mean 0.001, law (W1) 0.01" for a policy's description of several."""
+    """ "tolerance 1e-09", or "tolerances mean 0.001, law (W1) 0.01" for a policy's description of several."""
     return f"tolerances {described[1:-1]}" if described.startswith("(") else f"tolerance {described}"
 
 
@@ -520,5 +596,14 @@ def command_line(argv) -> str:
     return "uxhost " + " ".join(shlex.quote(a) for a in argv)
 
 
-__all__ = ["CheckReport", "SystemResult", "Timing", "command_line", "core_clock", "firmware_core_version",
-           "run_check", "stack_high_water", "timing"]
+__all__ = [
+    "CheckReport",
+    "SystemResult",
+    "Timing",
+    "command_line",
+    "core_clock",
+    "firmware_core_version",
+    "run_check",
+    "stack_high_water",
+    "timing",
+]

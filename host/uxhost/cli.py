@@ -4,6 +4,7 @@ Exit codes: 0 success; 1 a validation outside its tolerance; 2 an error (bad arg
 silent device, a malformed trace or dump), reported as one line on stderr; 130 interrupted (Ctrl-C).
 Set UXHOST_DEBUG=1 to get the full traceback of an error instead of the one line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,10 +22,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uxhost",
         description="Stream sensor traces to a ux-filter device (a board, QEMU or loop://), "
-                    "dump the posteriors and validate them against the Python reference.",
+        "dump the posteriors and validate them against the Python reference.",
     )
-    parser.add_argument("--version", action=_Versions,
-                        help="print uxhost's version, the C core's and the link protocol's, one a line, and exit")
+    parser.add_argument(
+        "--version",
+        action=_Versions,
+        help="print uxhost's version, the C core's and the link protocol's, one a line, and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         load(name).register(sub)
@@ -67,8 +71,9 @@ def _terminate(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
-        else None
+    previous = (
+        signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
+    )
     try:
         return int(args.run(args))
     except KeyboardInterrupt:

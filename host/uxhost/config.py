@@ -5,6 +5,7 @@ Systems are described by `uxemu.systems.SystemSpec`s: those of the system table 
 attached, or those a device reports about itself (`Device.systems()`), so a system that exists only in a
 device's firmware is configured the same way.
 """
+
 from __future__ import annotations
 
 import math
@@ -75,8 +76,10 @@ class ModelConfig:
         """One line a person reads: which model runs, with which values."""
         names = spec.param_names if spec is not None else tuple(f"p{i}" for i in range(len(self.params)))
         params = ", ".join(f"{n}={v:g}" for n, v in zip(names, self.params))
-        return (f"{self.system} ({params}), η={self.eta}, {self.mode}, {self.likelihood} likelihood, "
-                f"prior {self.prior_kind}({self.prior_a:g}, {self.prior_b:g})")
+        return (
+            f"{self.system} ({params}), η={self.eta}, {self.mode}, {self.likelihood} likelihood, "
+            f"prior {self.prior_kind}({self.prior_a:g}, {self.prior_b:g})"
+        )
 
 
 def table_specs() -> dict:
@@ -108,8 +111,10 @@ def parse_params(spec, text: str | None) -> tuple[float, ...]:
             raise InputError("--params: give either the whole vector or name=value pairs, not a mix")
         values = [float(item) for item in items]
         if len(values) != len(spec.params):
-            raise InputError(f"--params: system {spec.name} takes {len(spec.params)} parameters "
-                            f"{spec.param_names}, got {len(values)}")
+            raise InputError(
+                f"--params: system {spec.name} takes {len(spec.params)} parameters "
+                f"{spec.param_names}, got {len(values)}"
+            )
         return spec.param_vector(**dict(zip(spec.param_names, values)))
     except ValueError as exc:
         raise InputError(f"--params: {exc}") from None
@@ -130,8 +135,14 @@ def parse_prior(text: str) -> tuple[str, float, float]:
     return kind, a, b
 
 
-def resolve(spec, params_text: str | None = None, prior_text: str | None = None, eta: int = 16,
-            mode: str = "refined", likelihood: str = "kernel") -> ModelConfig:
+def resolve(
+    spec,
+    params_text: str | None = None,
+    prior_text: str | None = None,
+    eta: int = 16,
+    mode: str = "refined",
+    likelihood: str = "kernel",
+) -> ModelConfig:
     """The configuration of system `spec` for the texts a user typed (None: the system's defaults)."""
     params = parse_params(spec, params_text)
     kind, a, b = parse_prior(prior_text) if prior_text else spec.prior

@@ -14,6 +14,7 @@ it did, per direction.
         ...
     print(proxy.counts["to_device"].dropped)
 """
+
 from __future__ import annotations
 
 import random
@@ -142,10 +143,14 @@ class DamagingProxy:
                 host_side.close()  # the host sees its link closed, as with the device itself gone
                 continue
             self._open = [host_side, device_side]
-            pumps = [threading.Thread(target=self._pump, args=(host_side, device_side, self.damagers["to_device"]),
-                                      daemon=True),
-                     threading.Thread(target=self._pump, args=(device_side, host_side, self.damagers["to_host"]),
-                                      daemon=True)]
+            pumps = [
+                threading.Thread(
+                    target=self._pump, args=(host_side, device_side, self.damagers["to_device"]), daemon=True
+                ),
+                threading.Thread(
+                    target=self._pump, args=(device_side, host_side, self.damagers["to_host"]), daemon=True
+                ),
+            ]
             for t in pumps:
                 t.start()
             for t in pumps:

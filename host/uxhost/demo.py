@@ -1,5 +1,6 @@
 """The end-to-end demonstration behind `make demo`: simulate a Gordon–Salmond–Smith trace, filter it on
 the firmware in QEMU, validate every posterior against the reference and draw the result."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,10 +50,13 @@ class DemoResult:
             f"  accuracy   RMSE {self.rmse:.4g}, NLL {self.nll:.4g}, CRPS {self.crps:.4g} (vs the true state)",
         ]
         if c.size:
-            out.append(f"  latency    {self.cycle_unit} per step (predict + update): median {np.median(c):,.0f}, "
-                       f"min {c.min():,}, max {c.max():,}")
-        out.append(f"  written    {self.out_dir / 'trace.csv'}, {self.out_dir / 'dump.jsonl'}, "
-                   f"{self.out_dir / 'plot.png'}")
+            out.append(
+                f"  latency    {self.cycle_unit} per step (predict + update): median {np.median(c):,.0f}, "
+                f"min {c.min():,}, max {c.max():,}"
+            )
+        out.append(
+            f"  written    {self.out_dir / 'trace.csv'}, {self.out_dir / 'dump.jsonl'}, " f"{self.out_dir / 'plot.png'}"
+        )
         return out
 
 
@@ -60,8 +64,15 @@ def demo_config(eta: int = 16) -> ModelConfig:
     return resolve(find_spec(table_specs(), SYSTEM), eta=eta)
 
 
-def run_demo(out_dir: Path, board: str = DEFAULT_BOARD, elf: Path | None = None, steps: int = STEPS,
-             seed: int = SEED, eta: int = 16, timeout: float = 10.0) -> tuple[DemoResult, ModelConfig]:
+def run_demo(
+    out_dir: Path,
+    board: str = DEFAULT_BOARD,
+    elf: Path | None = None,
+    steps: int = STEPS,
+    seed: int = SEED,
+    eta: int = 16,
+    timeout: float = 10.0,
+) -> tuple[DemoResult, ModelConfig]:
     from uxemu import simulate_many
 
     from . import qemu
@@ -86,7 +97,22 @@ def run_demo(out_dir: Path, board: str = DEFAULT_BOARD, elf: Path | None = None,
     acc = accuracy(dump, trace.x)
     plot_dump(dump, plot_path)
     cycles = np.array([s.cycles_predict + s.cycles_update for s in dump.steps[1:]], dtype=np.int64)
-    result = DemoResult(out_dir, len(dump), dump.header.board, dump.header.firmware_version, dump.header.real_bytes,
-                        dump.header.reset_cause, summary.fallbacks, cmp.largest, cmp.policy.describe(), cmp.ok, cmp.first_bad, acc.rmse, acc.nll,
-                        acc.crps, cycles, dump.header.cycle_unit)
+    result = DemoResult(
+        out_dir,
+        len(dump),
+        dump.header.board,
+        dump.header.firmware_version,
+        dump.header.real_bytes,
+        dump.header.reset_cause,
+        summary.fallbacks,
+        cmp.largest,
+        cmp.policy.describe(),
+        cmp.ok,
+        cmp.first_bad,
+        acc.rmse,
+        acc.nll,
+        acc.crps,
+        cycles,
+        dump.header.cycle_unit,
+    )
     return result, config

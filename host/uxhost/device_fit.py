@@ -3,6 +3,7 @@ with the parameters and one STEP per trace row, the answers' log evidence summed
 filter sums it. The device's own arithmetic (single precision on an M4F board); on a double-precision board
 the same bits as the native build, so the same search lands on the same estimate. A system only the device
 has (its firmware's own) fits this way too. uxemu.fit.maximise does the search, as on the host."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,14 +38,17 @@ class DeviceLogLikelihood(Evaluated):
         from .link import DeviceError
 
         try:
-            configure_device(self.device, self.info, self._specs, dataclasses.replace(self.config, params=params),
-                             self.where)
+            configure_device(
+                self.device, self.info, self._specs, dataclasses.replace(self.config, params=params), self.where
+            )
         except DeviceError as exc:  # the firmware refuses these parameters: no likelihood there
             self.refusal = str(exc)
             return -math.inf
         kept = f"the fit stopped at its filter run {self.calls}"
-        return sum_in_order(step_row(self.device, self.trace, i, self.qemu, kept).log_evidence  # a fallback's: −∞
-                            for i in range(len(self.trace)))
+        return sum_in_order(
+            step_row(self.device, self.trace, i, self.qemu, kept).log_evidence  # a fallback's: −∞
+            for i in range(len(self.trace))
+        )
 
     def outliers(self, params) -> tuple[int, ...]:
         """The k of the influential outliers (uxemu.fit.influential_outliers) of the device's run at `params`:
@@ -53,9 +57,11 @@ class DeviceLogLikelihood(Evaluated):
 
         from .protocol import Status
 
-        configure_device(self.device, self.info, self._specs, dataclasses.replace(self.config, params=tuple(params)),
-                         self.where)
+        configure_device(
+            self.device, self.info, self._specs, dataclasses.replace(self.config, params=tuple(params)), self.where
+        )
         kept = "the fit stopped at its check of the optimum's outliers"
         posts = [step_row(self.device, self.trace, i, self.qemu, kept) for i in range(len(self.trace))]
-        return influential_outliers(self.trace, [p.status == Status.OUTLIER for p in posts],
-                                    [p.log_evidence for p in posts])
+        return influential_outliers(
+            self.trace, [p.status == Status.OUTLIER for p in posts], [p.log_evidence for p in posts]
+        )

@@ -12,6 +12,7 @@ Two formats, chosen by the file suffix:
   (``NAME.npz.partial.jsonl``); closing the writer — also on Ctrl-C or an error — writes the archive and
   removes the journal. Only a killed process leaves the journal, which is itself a readable dump.
 """
+
 from __future__ import annotations
 
 import json
@@ -71,8 +72,11 @@ class Header:
     def to_json(self) -> dict:
         out = {"record": "header", "format": FORMAT, "format_version": FORMAT_VERSION}
         cfg = asdict(self.config)
-        out.update(system=cfg.pop("system"), params=list(cfg.pop("params")),
-                   prior={"kind": cfg.pop("prior_kind"), "a": cfg.pop("prior_a"), "b": cfg.pop("prior_b")})
+        out.update(
+            system=cfg.pop("system"),
+            params=list(cfg.pop("params")),
+            prior={"kind": cfg.pop("prior_kind"), "a": cfg.pop("prior_a"), "b": cfg.pop("prior_b")},
+        )
         out.update(cfg)
         out.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "config"})
         return out
@@ -82,15 +86,25 @@ class Header:
         if obj.get("format") != FORMAT:
             raise DumpError(f"{where}: not a uxhost dump (no 'format': '{FORMAT}' in the header)")
         if obj.get("format_version") not in READABLE_VERSIONS:
-            raise DumpError(f"{where}: dump format version {obj.get('format_version')!r}; this uxhost reads "
-                            f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+            raise DumpError(
+                f"{where}: dump format version {obj.get('format_version')!r}; this uxhost reads "
+                f"versions {', '.join(map(str, READABLE_VERSIONS))}"
+            )
         if not isinstance(obj.get("system"), str):  # str() would make a name of anything, null included
             raise DumpError(f"{where}: header lacks or garbles 'system' (a name)")
         try:
             prior = obj["prior"]
-            config = ModelConfig(str(obj["system"]), tuple(float(v) for v in obj["params"]), int(obj["eta"]),
-                                 str(obj["mode"]), str(obj["likelihood"]), str(prior["kind"]),
-                                 float(prior["a"]), float(prior["b"]), system_id=obj.get("system_id"))
+            config = ModelConfig(
+                str(obj["system"]),
+                tuple(float(v) for v in obj["params"]),
+                int(obj["eta"]),
+                str(obj["mode"]),
+                str(obj["likelihood"]),
+                str(prior["kind"]),
+                float(prior["a"]),
+                float(prior["b"]),
+                system_id=obj.get("system_id"),
+            )
             rest = {f.name: obj[f.name] for f in fields(cls) if f.name != "config" and f.name in obj}
             rest["resumed_at"] = tuple(int(i) for i in rest.get("resumed_at", ()))
         except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
@@ -108,9 +122,12 @@ def config_fault(config: ModelConfig) -> str | None:
 
     from .config import LIKELIHOODS, MODES, PRIOR_KINDS, etas
 
-    for name, value, allowed in (("eta", config.eta, etas()), ("mode", config.mode, MODES),
-                                 ("likelihood", config.likelihood, LIKELIHOODS),
-                                 ("prior kind", config.prior_kind, PRIOR_KINDS)):
+    for name, value, allowed in (
+        ("eta", config.eta, etas()),
+        ("mode", config.mode, MODES),
+        ("likelihood", config.likelihood, LIKELIHOODS),
+        ("prior kind", config.prior_kind, PRIOR_KINDS),
+    ):
         if value not in allowed:
             return f"{name} {value!r} (one of {', '.join(map(str, allowed))})"
     if not (math.isfinite(config.prior_a) and math.isfinite(config.prior_b) and config.prior_b > 0):
@@ -120,7 +137,9 @@ def config_fault(config: ModelConfig) -> str | None:
         return None if all(map(math.isfinite, config.params)) else f"parameters {config.params} not finite"
     if len(config.params) != len(spec.params):
         return f"{len(config.params)} parameters for {spec.name}, which has {len(spec.params)}"
-    return next((f"{p.name} = {v}: not {p.domain}" for p, v in zip(spec.params, config.params) if not p.admits(v)), None)
+    return next(
+        (f"{p.name} = {v}: not {p.domain}" for p, v in zip(spec.params, config.params) if not p.admits(v)), None
+    )
 
 
 @dataclass
@@ -141,8 +160,14 @@ class StepRecord:
     def posterior(self) -> tuple:
         """What the filter answered — status, mean, variance, log evidence, atoms — as bits, for exact
         comparison (the cycle counts are the board's clock, not the filter's answer)."""
-        return (self.status, _bits(self.mean), _bits(self.var), _bits(self.log_evidence),
-                tuple(map(_bits, self.atoms_x)), tuple(map(_bits, self.atoms_w)))
+        return (
+            self.status,
+            _bits(self.mean),
+            _bits(self.var),
+            _bits(self.log_evidence),
+            tuple(map(_bits, self.atoms_x)),
+            tuple(map(_bits, self.atoms_w)),
+        )
 
     def to_json(self) -> dict:
         out = {"record": "step"}
@@ -158,10 +183,20 @@ class StepRecord:
     def from_json(cls, obj: dict, where: str) -> "StepRecord":
         try:
             x, z = obj["x"], obj["z"]
-            rec = cls(int(obj["k"]), float(obj["u"]), math.nan if z is None else float(z), None if x is None else float(x),
-                      int(obj["status"]), float(obj["mean"]), float(obj["var"]),
-                      tuple(float(v) for v in obj["atoms_x"]), tuple(float(v) for v in obj["atoms_w"]),
-                      int(obj["cycles_predict"]), int(obj["cycles_update"]), float(obj.get("log_evidence", math.nan)))
+            rec = cls(
+                int(obj["k"]),
+                float(obj["u"]),
+                math.nan if z is None else float(z),
+                None if x is None else float(x),
+                int(obj["status"]),
+                float(obj["mean"]),
+                float(obj["var"]),
+                tuple(float(v) for v in obj["atoms_x"]),
+                tuple(float(v) for v in obj["atoms_w"]),
+                int(obj["cycles_predict"]),
+                int(obj["cycles_update"]),
+                float(obj.get("log_evidence", math.nan)),
+            )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
         return rec.checked(where)
@@ -169,8 +204,9 @@ class StepRecord:
     def checked(self, where: str) -> "StepRecord":
         """Itself, if its atoms are a law's: as many positions as weights, at least one."""
         if len(self.atoms_x) != len(self.atoms_w) or not self.atoms_x:
-            raise DumpError(f"{where}: step k={self.k} has {len(self.atoms_x)} positions and "
-                            f"{len(self.atoms_w)} weights")
+            raise DumpError(
+                f"{where}: step k={self.k} has {len(self.atoms_x)} positions and " f"{len(self.atoms_w)} weights"
+            )
         return self
 
 
@@ -465,10 +501,20 @@ def _npz_steps(arrays: dict, path: Path) -> list[StepRecord]:
     for i in range(count.size):
         n = int(count[i])
         x = float(arrays["x"][i])
-        steps.append(StepRecord(
-            int(arrays["k"][i]), float(arrays["u"][i]), float(arrays["z"][i]), None if math.isnan(x) else x,
-            int(arrays["status"][i]), float(arrays["mean"][i]), float(arrays["var"][i]),
-            tuple(float(v) for v in arrays["atoms_x"][i, :n]), tuple(float(v) for v in arrays["atoms_w"][i, :n]),
-            int(arrays["cycles_predict"][i]), int(arrays["cycles_update"][i]),
-            float(arrays["log_evidence"][i]) if "log_evidence" in arrays else math.nan).checked(f"{path}: step {i}"))
+        steps.append(
+            StepRecord(
+                int(arrays["k"][i]),
+                float(arrays["u"][i]),
+                float(arrays["z"][i]),
+                None if math.isnan(x) else x,
+                int(arrays["status"][i]),
+                float(arrays["mean"][i]),
+                float(arrays["var"][i]),
+                tuple(float(v) for v in arrays["atoms_x"][i, :n]),
+                tuple(float(v) for v in arrays["atoms_w"][i, :n]),
+                int(arrays["cycles_predict"][i]),
+                int(arrays["cycles_update"][i]),
+                float(arrays["log_evidence"][i]) if "log_evidence" in arrays else math.nan,
+            ).checked(f"{path}: step {i}")
+        )
     return steps

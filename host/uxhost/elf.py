@@ -1,6 +1,7 @@
 """What a firmware image says about itself, read from its ELF file without running it: the board it was
 built for (the `board_name` string every board defines, see firmware/app/board.h) and where its vector
 table is."""
+
 from __future__ import annotations
 
 import struct
@@ -13,7 +14,7 @@ VECTOR_SECTIONS = (".vectors", ".isr_vector", ".intvecs")  # ours, STM32Cube's, 
 
 def _sections(data: bytes) -> list[tuple[int, ...]]:
     """The section headers of a 32-bit little-endian ELF: (name, type, flags, addr, offset, size, link, …)."""
-    shoff, = struct.unpack_from("<I", data, 32)
+    (shoff,) = struct.unpack_from("<I", data, 32)
     shentsize, shnum = struct.unpack_from("<HH", data, 46)
     return [struct.unpack_from("<10I", data, shoff + i * shentsize) for i in range(shnum)]
 
@@ -21,9 +22,9 @@ def _sections(data: bytes) -> list[tuple[int, ...]]:
 def _named_sections(data: bytes) -> dict[str, tuple[int, ...]]:
     """The section headers by name."""
     sections = _sections(data)
-    shstrndx, = struct.unpack_from("<H", data, 50)
+    (shstrndx,) = struct.unpack_from("<H", data, 50)
     names = sections[shstrndx][4]
-    return {data[names + sh[0]:data.index(b"\0", names + sh[0])].decode(): sh for sh in sections}
+    return {data[names + sh[0] : data.index(b"\0", names + sh[0])].decode(): sh for sh in sections}
 
 
 def section(elf: Path | str, name: str) -> tuple[int, int] | None:
@@ -39,7 +40,7 @@ def vector_table_address(elf: Path | str) -> int:
     for name, sh in _named_sections(data).items():
         if name in VECTOR_SECTIONS:
             return sh[3]
-    phoff, = struct.unpack_from("<I", data, 28)
+    (phoff,) = struct.unpack_from("<I", data, 28)
     phentsize, phnum = struct.unpack_from("<HH", data, 42)
     loads = [struct.unpack_from("<8I", data, phoff + i * phentsize) for i in range(phnum)]
     return min(ph[3] for ph in loads if ph[0] == PT_LOAD and ph[5] > 0)  # p_paddr of segments with file bytes
@@ -64,11 +65,11 @@ def _board_name(data: bytes) -> str | None:
         for at in range(sh[4], sh[4] + sh[5], 16):
             st_name, value, size, _info, _other, shndx = struct.unpack_from("<IIIBBH", data, at)
             end = data.index(b"\0", strtab[4] + st_name)
-            if data[strtab[4] + st_name:end] != b"board_name" or not 0 < shndx < len(sections):
+            if data[strtab[4] + st_name : end] != b"board_name" or not 0 < shndx < len(sections):
                 continue
             home = sections[shndx]
             offset = home[4] + value - home[3]
-            return data[offset:offset + size].split(b"\0", 1)[0].decode("utf-8", "replace")
+            return data[offset : offset + size].split(b"\0", 1)[0].decode("utf-8", "replace")
     return None
 
 
@@ -79,5 +80,7 @@ def check_board(elf: Path | str, board: str) -> None:
 
     built_for = board_of(elf)
     if built_for is not None and built_for != board:
-        raise InputError(f"{elf} was built for board {built_for}, not {board}: build it for {board} "
-                        f"(make firmware) or pick --board {built_for}")
+        raise InputError(
+            f"{elf} was built for board {built_for}, not {board}: build it for {board} "
+            f"(make firmware) or pick --board {built_for}"
+        )

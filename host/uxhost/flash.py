@@ -9,6 +9,7 @@
 
 Every failure is an InputError or a ToolError that says what to do; nothing here waits for hardware longer than its timeout.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,16 +34,22 @@ class FlashResult:
     seconds: float
 
     def line(self) -> str:
-        return (f"flashed {self.image} ({self.load_bytes} bytes) through {self.via} in {self.seconds:.1f} s; "
-                f"verified {', '.join(self.sections)}")
+        return (
+            f"flashed {self.image} ({self.load_bytes} bytes) through {self.via} in {self.seconds:.1f} s; "
+            f"verified {', '.join(self.sections)}"
+        )
 
 
 def _gdb_commands(address: str, vectors: int) -> list[str]:
     return [
-        "set confirm off", "set pagination off", "set remotetimeout 5",
-        "set tcp auto-retry off", "set tcp connect-timeout 5",  # a missing server fails now, not after 15 s
+        "set confirm off",
+        "set pagination off",
+        "set remotetimeout 5",
+        "set tcp auto-retry off",
+        "set tcp connect-timeout 5",  # a missing server fails now, not after 15 s
         f"target extended-remote {address}",
-        "load", "compare-sections",
+        "load",
+        "compare-sections",
         f"set $sp = *(unsigned int *){vectors:#x}",
         f"set $pc = *(unsigned int *){vectors + 4:#x}",
         "detach",
@@ -60,8 +67,9 @@ def flash_gdb(elf: Path, address: str, timeout: float = 30.0) -> FlashResult:
         args += ["-ex", cmd]
     start = time.monotonic()
     try:
-        res = subprocess.run(args + [str(elf)], capture_output=True, text=True, timeout=timeout,
-                             stdin=subprocess.DEVNULL)
+        res = subprocess.run(
+            args + [str(elf)], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
     except subprocess.TimeoutExpired:
         raise ToolError(f"the GDB server at {address} did not finish loading {elf} within {timeout:g} s") from None
     out = res.stdout + res.stderr
@@ -72,13 +80,16 @@ def flash_gdb(elf: Path, address: str, timeout: float = 30.0) -> FlashResult:
         reason = _first_error(out) or f"{GDB} exited with code {res.returncode}"
         raise ToolError(f"could not load {elf} through the GDB server at {address}: {reason}")
     if mismatched or not verified:
-        raise ToolError(f"{elf} was loaded through {address} but memory does not match it "
-                        f"({', '.join(mismatched) or 'no section compared'}): is the flash write-protected?")
+        raise ToolError(
+            f"{elf} was loaded through {address} but memory does not match it "
+            f"({', '.join(mismatched) or 'no section compared'}): is the flash write-protected?"
+        )
     if "detached" not in out:
-        raise ToolError(f"{elf} was loaded and verified through {address}, but the core could not be started: "
-                        f"{_first_error(out) or 'no message'}")
-    return FlashResult(elf, f"GDB server {address}", tuple(verified), int(loaded.group(1)),
-                       time.monotonic() - start)
+        raise ToolError(
+            f"{elf} was loaded and verified through {address}, but the core could not be started: "
+            f"{_first_error(out) or 'no message'}"
+        )
+    return FlashResult(elf, f"GDB server {address}", tuple(verified), int(loaded.group(1)), time.monotonic() - start)
 
 
 def _first_error(text: str) -> str | None:
@@ -103,13 +114,21 @@ def flash_pyocd(elf: Path, target: str, pack: Path | None = None, probe: str | N
     probes = ConnectHelper.get_all_connected_probes(blocking=False, unique_id=probe)
     if not probes:
         which = f"with id {probe} " if probe else ""
-        raise ToolError(f"no debug probe {which}is connected (pyOCD sees none): plug in the board's USB, check "
-                        "its udev rules, or flash through a GDB server with --gdb")
+        raise ToolError(
+            f"no debug probe {which}is connected (pyOCD sees none): plug in the board's USB, check "
+            "its udev rules, or flash through a GDB server with --gdb"
+        )
     options = {"pack": str(pack)} if pack else {}
     start = time.monotonic()
-    with ConnectHelper.session_with_chosen_probe(unique_id=probes[0].unique_id, target_override=target,
-                                                  blocking=False, options=options) as session:
+    with ConnectHelper.session_with_chosen_probe(
+        unique_id=probes[0].unique_id, target_override=target, blocking=False, options=options
+    ) as session:
         FileProgrammer(session).program(str(elf), file_format="elf")
         session.target.reset()
-    return FlashResult(elf, f"pyOCD probe {probes[0].unique_id} ({target})", ("flash (pyOCD verify)",),
-                       Path(elf).stat().st_size, time.monotonic() - start)
+    return FlashResult(
+        elf,
+        f"pyOCD probe {probes[0].unique_id} ({target})",
+        ("flash (pyOCD verify)",),
+        Path(elf).stat().st_size,
+        time.monotonic() - start,
+    )

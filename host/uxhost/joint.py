@@ -8,6 +8,7 @@ JSONL (format "uxhost-joint-dump", read and written by uxhost.dump as every dump
 device, trace), then one record per step with the posterior's mean, row-major covariance, status, log
 evidence and atoms (rows of dim components, weights).
 """
+
 from __future__ import annotations
 
 import math
@@ -92,15 +93,27 @@ class JointConfig:
         return f"{self.system} ({params}), η={self.eta}, {self.mode}, prior {priors}"
 
     def to_json(self) -> dict:
-        return {"system": self.system, "system_id": self.system_id, "params": list(self.params), "eta": self.eta,
-                "mode": self.mode, "dim_obs": self.dim_obs,
-                "priors": [{"kind": k, "a": a, "b": b} for k, a, b in self.priors]}
+        return {
+            "system": self.system,
+            "system_id": self.system_id,
+            "params": list(self.params),
+            "eta": self.eta,
+            "mode": self.mode,
+            "dim_obs": self.dim_obs,
+            "priors": [{"kind": k, "a": a, "b": b} for k, a, b in self.priors],
+        }
 
     @classmethod
     def from_json(cls, obj: dict) -> "JointConfig":
-        return cls(str(obj["system"]), tuple(float(v) for v in obj["params"]), int(obj["eta"]), str(obj["mode"]),
-                   tuple((str(q["kind"]), float(q["a"]), float(q["b"])) for q in obj["priors"]),
-                   int(obj["system_id"]), int(obj["dim_obs"]))
+        return cls(
+            str(obj["system"]),
+            tuple(float(v) for v in obj["params"]),
+            int(obj["eta"]),
+            str(obj["mode"]),
+            tuple((str(q["kind"]), float(q["a"]), float(q["b"])) for q in obj["priors"]),
+            int(obj["system_id"]),
+            int(obj["dim_obs"]),
+        )
 
 
 def parse_priors(spec, text: str | None) -> tuple[tuple[str, float, float], ...]:
@@ -111,16 +124,19 @@ def parse_priors(spec, text: str | None) -> tuple[tuple[str, float, float], ...]
         return tuple((kind, float(a), float(b)) for kind, a, b in spec.prior)
     items = [item for item in text.split(";") if item.strip()]
     if len(items) != spec.dim:
-        raise UserError(f"--prior: system {spec.name} has {spec.dim} state components; give one KIND:A,B each, "
-                        f"separated by ';' (got {len(items)})")
+        raise UserError(
+            f"--prior: system {spec.name} has {spec.dim} state components; give one KIND:A,B each, "
+            f"separated by ';' (got {len(items)})"
+        )
     return tuple(parse_prior(item) for item in items)
 
 
 def resolve(spec, params_text=None, prior_text=None, eta: int = 16, mode: str = "refined") -> JointConfig:
     from .config import parse_params
 
-    return JointConfig(spec.name, parse_params(spec, params_text), eta, mode, parse_priors(spec, prior_text),
-                       spec.id, dim_obs_of(spec))
+    return JointConfig(
+        spec.name, parse_params(spec, params_text), eta, mode, parse_priors(spec, prior_text), spec.id, dim_obs_of(spec)
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -171,8 +187,17 @@ class JointHeader:
         if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
             raise DumpError(f"{where}: not a joint dump of format version {FORMAT_VERSION}")
         try:
-            names = ("board", "firmware_version", "protocol", "real_bytes", "cycle_source", "reset_cause", "trace",
-                     "trace_steps", "uxhost_version")
+            names = (
+                "board",
+                "firmware_version",
+                "protocol",
+                "real_bytes",
+                "cycle_source",
+                "reset_cause",
+                "trace",
+                "trace_steps",
+                "uxhost_version",
+            )
             return cls(JointConfig.from_json(obj), **{n: obj[n] for n in names if n in obj})
         except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
             raise DumpError(f"{where}: header lacks or garbles {exc}") from None
@@ -202,10 +227,18 @@ class JointStep:
 
     def posterior(self) -> tuple:
         """What the filter answered, as bits (cycle counts excluded)."""
+
         def bits(vs):
             return tuple(struct.pack("<d", v) for v in vs)
-        return (self.status, bits(self.mean), bits(self.cov), bits([self.log_evidence]), bits(self.atoms_w),
-                bits(self.atoms_x))
+
+        return (
+            self.status,
+            bits(self.mean),
+            bits(self.cov),
+            bits([self.log_evidence]),
+            bits(self.atoms_w),
+            bits(self.atoms_x),
+        )
 
     def to_json(self) -> dict:
         out = {"record": "step", **{k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}}
@@ -216,11 +249,24 @@ class JointStep:
     @classmethod
     def from_json(cls, obj: dict, where: str) -> "JointStep":
         try:
+
             def vec(v):
                 return None if v is None else tuple(float(a) for a in v)
-            return cls(int(obj["k"]), float(obj["u"]), vec(obj["z"]), vec(obj["x"]), int(obj["status"]),
-                       vec(obj["mean"]), vec(obj["cov"]), float(obj["log_evidence"]), vec(obj["atoms_w"]),
-                       vec(obj["atoms_x"]), int(obj["cycles_predict"]), int(obj["cycles_update"]))
+
+            return cls(
+                int(obj["k"]),
+                float(obj["u"]),
+                vec(obj["z"]),
+                vec(obj["x"]),
+                int(obj["status"]),
+                vec(obj["mean"]),
+                vec(obj["cov"]),
+                float(obj["log_evidence"]),
+                vec(obj["atoms_w"]),
+                vec(obj["atoms_x"]),
+                int(obj["cycles_predict"]),
+                int(obj["cycles_update"]),
+            )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise DumpError(f"{where}: step record lacks or garbles {exc}") from None
 

@@ -18,6 +18,7 @@ deviation σ_c of component c):
 - covariance: |a − b| / (σ_i σ_j);   atom weights: |a − b| / b;   log evidence: |a − b| / max(|b|, 1);
 - a different atom count or status is an infinite difference.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,7 +55,9 @@ class JointComparison:
     def describe(self) -> str:
         """The tolerance as a report names it: one number, or each held quantity's."""
         tol = sorted(set(self.tolerance.values()))
-        return f"{tol[0]:g}" if len(tol) == 1 else "(" + ", ".join(f"{q} {t:g}" for q, t in self.tolerance.items()) + ")"
+        return (
+            f"{tol[0]:g}" if len(tol) == 1 else "(" + ", ".join(f"{q} {t:g}" for q, t in self.tolerance.items()) + ")"
+        )
 
 
 def _rel(a, b, scale) -> float:
@@ -70,9 +73,11 @@ def _rel(a, b, scale) -> float:
 def step_differences(dev: JointStep, ref_post, ref_mean, ref_cov, ref_status, ref_log_evidence) -> dict:
     sigma = np.sqrt(np.maximum(np.diag(ref_cov), 0.0))
     loc = np.maximum(np.abs(ref_mean), sigma)
-    out = {"mean": _rel(dev.mean, ref_mean, loc),
-           "cov": _rel(np.array(dev.cov).reshape(ref_cov.shape), ref_cov, np.outer(sigma, sigma)),
-           "log_evidence": _rel(dev.log_evidence, ref_log_evidence, max(abs(ref_log_evidence), 1.0))}
+    out = {
+        "mean": _rel(dev.mean, ref_mean, loc),
+        "cov": _rel(np.array(dev.cov).reshape(ref_cov.shape), ref_cov, np.outer(sigma, sigma)),
+        "log_evidence": _rel(dev.log_evidence, ref_log_evidence, max(abs(ref_log_evidence), 1.0)),
+    }
     same = len(dev.atoms_w) == len(ref_post.w) and dev.status == ref_status
     out["count"] = 0.0 if same else math.inf
     out["atoms_x"] = _rel(dev.rows(), ref_post.x, loc) if same else math.inf
@@ -89,8 +94,10 @@ class _NativeFloat:
         try:
             nat = native.Native(native_lib, True) if native_lib else native.load(True)
         except FileNotFoundError as exc:
-            raise UserError(f"the float build's reference is the host float build of the C core, which is "
-                            f"missing ({exc}): `make native` builds it") from None
+            raise UserError(
+                f"the float build's reference is the host float build of the C core, which is "
+                f"missing ({exc}): `make native` builds it"
+            ) from None
         self.f = nat.joint_filter(cfg.system_id, cfg.eta, cfg.mode, cfg.params, list(cfg.priors))
         self.log_evidence = 0.0
 
@@ -109,8 +116,9 @@ class _NativeFloat:
         return self.f.cov()
 
 
-def compare(dump: JointDump, rtol: float | None = None, reference: str | None = None,
-            native_lib=None) -> JointComparison:
+def compare(
+    dump: JointDump, rtol: float | None = None, reference: str | None = None, native_lib=None
+) -> JointComparison:
     """Every step of `dump` against the reference joint filter of its configuration."""
     from uxemu.joint import JointValue
     from uxemu.joint_filter import JointFilter
@@ -139,19 +147,26 @@ def compare(dump: JointDump, rtol: float | None = None, reference: str | None = 
     return cmp
 
 
-ENGINES = {"run": "uxemu.joint_filter, its own run", "step": "uxemu.joint_filter, each step from the device's "
-           "previous posterior", "native": "the host float build of the C core (libux_float.so), its own run"}
+ENGINES = {
+    "run": "uxemu.joint_filter, its own run",
+    "step": "uxemu.joint_filter, each step from the device's " "previous posterior",
+    "native": "the host float build of the C core (libux_float.so), its own run",
+}
 
 
-def report(dump: JointDump, name: str, rtol=None, reference=None, truth=None, native_lib=None,
-           out=None) -> JointComparison:
+def report(
+    dump: JointDump, name: str, rtol=None, reference=None, truth=None, native_lib=None, out=None
+) -> JointComparison:
     """Compares and prints the report in the layout of a scalar system's (commands/validate.py report)."""
     out = sys.stdout if out is None else out
     h, cfg = dump.header, dump.header.config
     cmp = compare(dump, rtol, reference, native_lib)
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
-    print(f"{name}: {len(dump)} steps of {cfg.system} (dim {cfg.dim}), η={cfg.eta}, {cfg.mode}, kernel likelihood "
-          f"({source}, {h.real_bytes}-byte reals)", file=out)
+    print(
+        f"{name}: {len(dump)} steps of {cfg.system} (dim {cfg.dim}), η={cfg.eta}, {cfg.mode}, kernel likelihood "
+        f"({source}, {h.real_bytes}-byte reals)",
+        file=out,
+    )
     if dump.missing:
         print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)", file=out)
     print(f"  largest relative difference to {ENGINES[cmp.reference]}:", file=out)

@@ -57,9 +57,15 @@ def system_message(spec) -> p.System:
 
     dim = getattr(spec, "dim", 1)
     priors = (spec.prior,) if dim == 1 else spec.prior
-    return p.System(spec.id, spec.name, spec.title, dim, 1 if dim == 1 else dim_obs_of(spec),
-                    tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
-                    tuple((p.PriorKind[law.upper()], a, b) for law, a, b in priors))
+    return p.System(
+        spec.id,
+        spec.name,
+        spec.title,
+        dim,
+        1 if dim == 1 else dim_obs_of(spec),
+        tuple((q.name, q.default, p.ParamDomain[q.domain.upper()]) for q in spec.params),
+        tuple((p.PriorKind[law.upper()], a, b) for law, a, b in priors),
+    )
 
 
 class LinkError(Exception):
@@ -136,8 +142,14 @@ class DeviceError(LinkError):
 class Device:
     """A device speaking the ux-filter link protocol. Use :meth:`open`; close it or use ``with``."""
 
-    def __init__(self, port: serial.SerialBase, url: str, timeout: float = DEFAULT_TIMEOUT,
-                 retries: int = DEFAULT_RETRIES, first_seq: int | None = None):
+    def __init__(
+        self,
+        port: serial.SerialBase,
+        url: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        first_seq: int | None = None,
+    ):
         """`first_seq` (1…65535) numbers the first request; by default it is drawn at random."""
         if first_seq is None:
             first_seq = secrets.randbelow(0xFFFF) + 1
@@ -156,8 +168,14 @@ class Device:
         self._rx = bytearray()
 
     @classmethod
-    def open(cls, url: str, timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
-             baudrate: int = 115200, first_seq: int | None = None) -> "Device":
+    def open(
+        cls,
+        url: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        baudrate: int = 115200,
+        first_seq: int | None = None,
+    ) -> "Device":
         try:
             port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.05)
         except (serial.SerialException, OSError, ValueError) as exc:
@@ -199,8 +217,9 @@ class Device:
         for index in range(info.n_systems):
             s = self.request(p.Describe(index), p.System)
             try:
-                params = tuple(Param(name, default, p.ParamDomain(domain).name.lower())
-                               for name, default, domain in s.params)
+                params = tuple(
+                    Param(name, default, p.ParamDomain(domain).name.lower()) for name, default, domain in s.params
+                )
                 priors = tuple((p.PriorKind(kind).name.lower(), a, b) for kind, a, b in s.priors)
             except ValueError as exc:
                 raise p.ProtocolError(f"SYSTEM {s.name!r}: {exc}") from None
@@ -210,17 +229,37 @@ class Device:
                 specs[s.name] = DeviceJointSpec(s.id, s.name, s.title, params, priors, s.dim, s.dim_obs)
         return specs
 
-    def configure(self, system: int, eta: int, mode: int = p.Mode.REFINED,
-                  likelihood: int = p.Likelihood.KERNEL, params: Sequence[float] = (),
-                  priors: Sequence[tuple[int, float, float]] = ((p.PriorKind.GAUSSIAN, 0.0, 1.0),)) -> p.Configured:
+    def configure(
+        self,
+        system: int,
+        eta: int,
+        mode: int = p.Mode.REFINED,
+        likelihood: int = p.Likelihood.KERNEL,
+        params: Sequence[float] = (),
+        priors: Sequence[tuple[int, float, float]] = ((p.PriorKind.GAUSSIAN, 0.0, 1.0),),
+    ) -> p.Configured:
         """CONFIGURE: priors holds (PriorKind, a, b) per state component."""
-        msg = p.Configure(int(system), int(eta), int(mode), int(likelihood), tuple(float(v) for v in params),
-                          tuple((int(kind), float(a), float(b)) for kind, a, b in priors))
+        msg = p.Configure(
+            int(system),
+            int(eta),
+            int(mode),
+            int(likelihood),
+            tuple(float(v) for v in params),
+            tuple((int(kind), float(a), float(b)) for kind, a, b in priors),
+        )
         return self.request(msg, p.Configured)
 
-    def step(self, k: int, predict: bool, u: float, evidence_z: float | Sequence[float] | None,
-             evidence_w: Sequence[float] | None = None, m: int = 1, timeout: float | None = None,
-             dim_obs: int = 1) -> p.Posterior:
+    def step(
+        self,
+        k: int,
+        predict: bool,
+        u: float,
+        evidence_z: float | Sequence[float] | None,
+        evidence_w: Sequence[float] | None = None,
+        m: int = 1,
+        timeout: float | None = None,
+        dim_obs: int = 1,
+    ) -> p.Posterior:
         """One filter step; evidence_z the evidence rows of dim_obs values, packed (a number: one scalar
         observation; None: a missing observation, no evidence, m = 0, predict only)."""
         if evidence_z is None:
@@ -256,8 +295,10 @@ class Device:
         name = type(message).__name__.upper()
         frame, answer = self._exchange(wire, seq, name, self.timeout if timeout is None else timeout)
         if frame.version != p.PROTOCOL_VERSION:
-            raise VersionMismatch(f"device at {self.url} answered with protocol version {frame.version}; "
-                                  f"this host speaks {p.PROTOCOL_VERSION}")
+            raise VersionMismatch(
+                f"device at {self.url} answered with protocol version {frame.version}; "
+                f"this host speaks {p.PROTOCOL_VERSION}"
+            )
         if isinstance(answer, p.Error):
             if answer.code == p.ErrorCode.VERSION:
                 raise VersionMismatch(f"device at {self.url} refused protocol version {answer.detail}")
@@ -323,17 +364,23 @@ class Device:
         where = f"device at {self.url}"
         if not met.damaged and not met.unread:
             if all(w >= ceiling * (1 - 1e-9) for w in met.waits):
-                return DeviceTimeout(f"{where} did not answer {name} (seq {seq}) in {met.sent} attempts of {ceiling:g} s")
-            return DeviceTimeout(f"{where} did not answer {name} (seq {seq}) in {met.sent} attempts ({took:.3g} s; "
-                                 f"waits of {min(met.waits):.3g} to {max(met.waits):.3g} s, at most {ceiling:g} s)")
+                return DeviceTimeout(
+                    f"{where} did not answer {name} (seq {seq}) in {met.sent} attempts of {ceiling:g} s"
+                )
+            return DeviceTimeout(
+                f"{where} did not answer {name} (seq {seq}) in {met.sent} attempts ({took:.3g} s; "
+                f"waits of {min(met.waits):.3g} to {max(met.waits):.3g} s, at most {ceiling:g} s)"
+            )
         heard = []
         if met.damaged:
             heard.append(f"{met.damaged} answer(s) arrived damaged")
         if met.unread:
             heard.append(f"{met.unread} time(s) the device could not read the request")
-        return LinkDamaged(f"{where} was heard but no answer to {name} (seq {seq}) arrived intact in {met.sent} "
-                           f"attempts ({took:.3g} s): {', '.join(heard)}, {met.silences} attempt(s) met silence; "
-                           f"the line damages frames (a loose cable, a wrong baud rate, noise)")
+        return LinkDamaged(
+            f"{where} was heard but no answer to {name} (seq {seq}) arrived intact in {met.sent} "
+            f"attempts ({took:.3g} s): {', '.join(heard)}, {met.silences} attempt(s) met silence; "
+            f"the line damages frames (a loose cable, a wrong baud rate, noise)"
+        )
 
     # ---------------------------------------------------------------------------------------------
     # Raw access (tests and diagnostics)

@@ -1,5 +1,6 @@
 """Where a command writes its result: checked before any work, so that a run never replaces a file the user
 did not say it may (a cut-short dump included), and never creates folders the user did not make."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,4 +26,3 @@ def check_output(path, force: bool, also=(), resume_hint: bool = False) -> None:
         if existing.exists() or existing.is_symlink():
             way = f", or --resume {path} to continue it" if resume_hint else ""
             raise InputError(f"{existing} exists; pass --force to replace it{way}")
-

@@ -11,6 +11,7 @@ pack without devices. So every description is first read here by a streaming par
 no tree kept) within bounds — MAX_PDSC_BYTES, MAX_DEPTH — and one that is too large, too deep or not
 well-formed XML is refused with the reason before the parser sees it.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -31,8 +32,15 @@ MAX_DEPTH = 64
 MAX_PDSC_BYTES = 64 << 20
 
 # cmsis-pack-manager's names for a core → GCC's -mcpu; its FPU names → the build a board takes.
-CPUS = {"CortexM0": "cortex-m0", "CortexM0Plus": "cortex-m0plus", "CortexM3": "cortex-m3",
-        "CortexM4": "cortex-m4", "CortexM7": "cortex-m7", "CortexM33": "cortex-m33", "CortexM55": "cortex-m55"}
+CPUS = {
+    "CortexM0": "cortex-m0",
+    "CortexM0Plus": "cortex-m0plus",
+    "CortexM3": "cortex-m3",
+    "CortexM4": "cortex-m4",
+    "CortexM7": "cortex-m7",
+    "CortexM33": "cortex-m33",
+    "CortexM55": "cortex-m55",
+}
 FPU_BUILDS = {
     "DoublePrecision": ("double", "-mfpu=fpv5-d16 -mfloat-abi=hard"),
     "SinglePrecision": ("float (-DUX_REAL_FLOAT)", "-mfpu=fpv4-sp-d16 -mfloat-abi=hard"),
@@ -70,9 +78,15 @@ def _device(entry: dict) -> Device:
     ram = sum(m["size"] for m in memories if m["access"].get("write"))
     pack = entry.get("from_pack", {})
     fpu = proc.get("fpu")
-    return Device(entry["name"], proc.get("core", "?"), None if fpu in (None, "None") else fpu, flash, ram,
-                  tuple(a["file_name"] for a in entry.get("algorithms", [])),
-                  f"{pack.get('vendor', '?')}.{pack.get('pack', '?')} {pack.get('version', '')}".strip())
+    return Device(
+        entry["name"],
+        proc.get("core", "?"),
+        None if fpu in (None, "None") else fpu,
+        flash,
+        ram,
+        tuple(a["file_name"] for a in entry.get("algorithms", [])),
+        f"{pack.get('vendor', '?')}.{pack.get('pack', '?')} {pack.get('version', '')}".strip(),
+    )
 
 
 class _TooDeep(Exception):
@@ -83,8 +97,10 @@ def _scan(stream: BinaryIO, size: int, name: str) -> None:
     """Reads one description from `stream` (`size` bytes, as its file or zip entry says) in chunks with expat,
     counting the nesting; an InputError unless it is well-formed XML within the bounds, rooted at <package>."""
     if size > MAX_PDSC_BYTES:
-        raise InputError(f"{name}: not a readable .pdsc: {size:,} bytes, more than the {MAX_PDSC_BYTES:,} a "
-                        "CMSIS description is allowed here (refused unread)")
+        raise InputError(
+            f"{name}: not a readable .pdsc: {size:,} bytes, more than the {MAX_PDSC_BYTES:,} a "
+            "CMSIS description is allowed here (refused unread)"
+        )
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     depth, root = 0, []
@@ -107,16 +123,22 @@ def _scan(stream: BinaryIO, size: int, name: str) -> None:
         while chunk := stream.read(1 << 16):
             seen += len(chunk)
             if seen > MAX_PDSC_BYTES:  # a zip entry may understate its size
-                raise InputError(f"{name}: not a readable .pdsc: more than the {MAX_PDSC_BYTES:,} bytes a CMSIS "
-                                "description is allowed here")
+                raise InputError(
+                    f"{name}: not a readable .pdsc: more than the {MAX_PDSC_BYTES:,} bytes a CMSIS "
+                    "description is allowed here"
+                )
             parser.Parse(chunk, False)
         parser.Parse(b"", True)
     except _TooDeep:
-        raise InputError(f"{name}: not a readable .pdsc: elements nested more than {MAX_DEPTH} deep (line "
-                        f"{parser.CurrentLineNumber}; a CMSIS description nests about a dozen)") from None
+        raise InputError(
+            f"{name}: not a readable .pdsc: elements nested more than {MAX_DEPTH} deep (line "
+            f"{parser.CurrentLineNumber}; a CMSIS description nests about a dozen)"
+        ) from None
     except expat.ExpatError as exc:
-        raise InputError(f"{name}: not a readable .pdsc: {expat.ErrorString(exc.code)} (line {exc.lineno}, "
-                        f"column {exc.offset + 1})") from None
+        raise InputError(
+            f"{name}: not a readable .pdsc: {expat.ErrorString(exc.code)} (line {exc.lineno}, "
+            f"column {exc.offset + 1})"
+        ) from None
     if root != ["package"]:
         raise InputError(f"{name}: not a readable .pdsc: its root element is <{root[0]}>, not <package>")
 
@@ -138,10 +160,16 @@ def check_description(path: Path) -> None:
             for info in inside:
                 with pack.open(info) as f:
                     _scan(f, info.file_size, f"{path} ({info.filename})")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, ValueError,
-            zlib.error) as exc:
-        raise InputError(f"{path}: not a readable .pack: {' '.join(str(exc).split()) or type(exc).__name__}") \
-            from None
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        RuntimeError,
+        EOFError,
+        ValueError,
+        zlib.error,
+    ) as exc:
+        raise InputError(f"{path}: not a readable .pack: {' '.join(str(exc).split()) or type(exc).__name__}") from None
 
 
 def add_pack(path: Path, store: Path | None = None) -> list[Device]:
@@ -189,5 +217,7 @@ def check_target(name: str) -> str:
         return name.lower()
     close = difflib.get_close_matches(name.lower(), known, n=5, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `uxhost packs targets` lists them"
-    raise InputError(f"pyOCD has no target {name!r}{hint} (a part missing there needs its CMSIS pack: "
-                    "uxhost flash --pack FILE.pack)")
+    raise InputError(
+        f"pyOCD has no target {name!r}{hint} (a part missing there needs its CMSIS pack: "
+        "uxhost flash --pack FILE.pack)"
+    )

@@ -6,6 +6,7 @@ The observations live in the observation space (z = x²/20 + v for GSS, a volati
 a light intensity for the cubic system), not in the state space, so they get their own panel rather
 than being drawn over the state.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,23 +40,39 @@ def _series(dump) -> dict:
     band = np.array([[[_marginal_quantile(x[:, c], w, q) for c in range(dim)] for x, w in atoms] for q in BAND])
     width = max((len(np.atleast_1d(s.z)) for s in steps if s.z is not None), default=1)
     z = np.array([np.full(width, np.nan) if s.z is None else np.atleast_1d(s.z) for s in steps], dtype=np.float64)
-    return {"k": np.array([s.k for s in steps]), "mean": mean, "lo": band[0], "hi": band[1], "z": z,
-            "atoms": atoms, "status": np.array([s.status for s in steps]),
-            "predict": np.array([s.cycles_predict for s in steps], dtype=np.float64),
-            "update": np.array([s.cycles_update for s in steps], dtype=np.float64)}
+    return {
+        "k": np.array([s.k for s in steps]),
+        "mean": mean,
+        "lo": band[0],
+        "hi": band[1],
+        "z": z,
+        "atoms": atoms,
+        "status": np.array([s.status for s in steps]),
+        "predict": np.array([s.cycles_predict for s in steps], dtype=np.float64),
+        "update": np.array([s.cycles_update for s in steps], dtype=np.float64),
+    }
 
 
-STATUS_MARKS = ((Status.FALLBACK, "x", "tab:red", "fallback (prior kept)"),
-                (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)"),
-                (Status.REFOCUSED, "D", "tab:green", "refocused (prior re-quantized)"),
-                (Status.OUTLIER, "^", "tab:purple", "outlier (failed the innovation gate)"),
-                (Status.DEPARTED, "v", "tab:orange", "departed (after an outlier)"))
+STATUS_MARKS = (
+    (Status.FALLBACK, "x", "tab:red", "fallback (prior kept)"),
+    (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)"),
+    (Status.REFOCUSED, "D", "tab:green", "refocused (prior re-quantized)"),
+    (Status.OUTLIER, "^", "tab:purple", "outlier (failed the innovation gate)"),
+    (Status.DEPARTED, "v", "tab:orange", "departed (after an outlier)"),
+)
 
 
 def _state_panel(ax, d: dict, c: int, truth, dim: int) -> None:
     k, mean = d["k"], d["mean"][:, c]
-    ax.fill_between(k, d["lo"][:, c], d["hi"][:, c], step=None, color="tab:blue", alpha=0.25,
-                    label=f"posterior {BAND[0]:.0%}–{BAND[1]:.0%} quantiles")
+    ax.fill_between(
+        k,
+        d["lo"][:, c],
+        d["hi"][:, c],
+        step=None,
+        color="tab:blue",
+        alpha=0.25,
+        label=f"posterior {BAND[0]:.0%}–{BAND[1]:.0%} quantiles",
+    )
     ax.plot(k, mean, color="tab:blue", lw=1.5, label="posterior mean")
     if truth is not None:
         ax.plot(k, truth[:, c], "o", color="black", ms=3, label="true state")
@@ -95,8 +112,9 @@ def plot_dump(dump, out_path, truth=None, title: str | None = None, at_steps=Non
     show_cycles = bool(np.any(d["predict"] + d["update"]))
     scatter = sorted({0, T // 2, T - 1}) if dim >= 2 and not at_steps else list(at_steps or [])
 
-    fig = Figure(figsize=(9, (7.5 if show_cycles else 6) + 2.5 * (dim - 1) + (3.2 if scatter else 0)),
-                 layout="constrained")
+    fig = Figure(
+        figsize=(9, (7.5 if show_cycles else 6) + 2.5 * (dim - 1) + (3.2 if scatter else 0)), layout="constrained"
+    )
     top, bottom = fig.subfigures(2, 1, height_ratios=[3 + dim, 1.6]) if scatter else (fig, None)
     ratios = [3] * dim + [1.3] + ([1.3] if show_cycles else [])
     axes = top.subplots(len(ratios), 1, sharex=True, height_ratios=ratios)

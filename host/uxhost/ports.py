@@ -1,4 +1,5 @@
 """Serial ports a board may be on: pyserial's list, with the debug probe a USB VID:PID belongs to."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

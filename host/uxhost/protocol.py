@@ -162,8 +162,9 @@ def _pack_fields(layout: tuple, values: dict, what: str) -> bytes:
             if len(values[name]) != expected:
                 raise ValueError(f"{what}.{name}: {len(values[name])} elements, {count[0]} = {expected}")
             for element in values[name]:
-                out += (_pack_fields(kind, element, what) if isinstance(kind, tuple)
-                        else _pack_scalar(kind, element, name))
+                out += (
+                    _pack_fields(kind, element, what) if isinstance(kind, tuple) else _pack_scalar(kind, element, name)
+                )
         elif kind == "str":
             data = values[name].encode("utf-8")
             if len(data) > 255:
@@ -200,7 +201,7 @@ def _unpack_fields(layout: tuple, payload: bytes, at: int, what: str) -> tuple[d
             n, at = _unpack_scalar("u8", payload, at, what)
             if at + n > len(payload):
                 raise ProtocolError(f"{what}: string {name} runs past the payload")
-            values[name], at = payload[at:at + n].decode("utf-8", errors="replace"), at + n
+            values[name], at = payload[at : at + n].decode("utf-8", errors="replace"), at + n
         else:
             values[name], at = _unpack_scalar(kind, payload, at, what)
     return values, at
@@ -260,7 +261,7 @@ class Info(_Message):
     core_hz: int = 0  # the core clock the board's set-up reached, in Hz (version 10); 0: not reported
 
     def device(self) -> str:
-        """"board at N MHz, firmware V", as a banner names the device (no clock where INFO gives none)."""
+        """ "board at N MHz, firmware V", as a banner names the device (no clock where INFO gives none)."""
         clock = f" at {self.core_hz / 1e6:g} MHz" if self.core_hz else ""
         return f"{self.board}{clock}, firmware {self.fw_version}"
 
@@ -364,8 +365,15 @@ class Step(_Message):
         flags = values["flags"]
         if flags & ~StepFlags.PREDICT:
             raise ProtocolError(f"STEP: unknown flags 0x{flags:02x}")
-        return cls(values["k"], bool(flags & StepFlags.PREDICT), values["u"], tuple(values["z"]),
-                   tuple(values["omega"]), values["m"], values["dim_obs"])
+        return cls(
+            values["k"],
+            bool(flags & StepFlags.PREDICT),
+            values["u"],
+            tuple(values["z"]),
+            tuple(values["omega"]),
+            values["m"],
+            values["dim_obs"],
+        )
 
 
 @dataclass(frozen=True)
@@ -459,4 +467,3 @@ def decode(wire: bytes) -> tuple[Frame, Message]:
     """Wire bytes of one frame to its frame and message."""
     frame = decode_frame(wire)
     return frame, unpack_message(frame)
-

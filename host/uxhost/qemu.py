@@ -240,8 +240,13 @@ def _user_nic_args(qemu_binary: str) -> tuple[str, ...]:
     """The user-mode backend with `restrict=on` and IPv4 only never sends a frame unasked and reaches
     nothing outside. It is optional when QEMU is built, so it is asked for only when this QEMU has it."""
     try:
-        listing = subprocess.run([qemu_binary, "-M", "none", "-netdev", "help"], capture_output=True, text=True,
-                                 timeout=10, stdin=subprocess.DEVNULL).stdout
+        listing = subprocess.run(
+            [qemu_binary, "-M", "none", "-netdev", "help"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return ()
     if "user" not in (line.strip() for line in listing.splitlines()):
@@ -249,24 +254,39 @@ def _user_nic_args(qemu_binary: str) -> tuple[str, ...]:
     return ("-nic", "user,restrict=on,ipv6=off")
 
 
-def command(board: str, elf: Path | None, port: int, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
-            gdb_port: int | None = None, reboot: bool = False) -> list[str]:
+def command(
+    board: str,
+    elf: Path | None,
+    port: int,
+    icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
+    gdb_port: int | None = None,
+    reboot: bool = False,
+) -> list[str]:
     """The QEMU command line for `board` with its host UART on a TCP server at `port`. With `gdb_port`, a GDB
     server at that port; without `elf` as well: empty flash and the CPU halted at reset — the image arrives
     the way a probe's GDB server would deliver it (`uxhost flash --gdb`), and the guest starts when GDB lets
     it go. `reboot`: a guest reset (the watchdog's) reboots the board instead of ending QEMU."""
     paused = elf is None
     args = [
-        QEMU, "-M", machine_of(board), "-nodefaults", "-display", "none", "-monitor", "none",
+        QEMU,
+        "-M",
+        machine_of(board),
+        "-nodefaults",
+        "-display",
+        "none",
+        "-monitor",
+        "none",
         # A guest that resets itself has failed: exit so that the host notices, instead of rebooting.
         *([] if reboot else ["-no-reboot"]),
         *_nic_args(QEMU, board),
         # Booting an image, QEMU holds the guest until the host connects (wait=on); a paused machine is
         # held by GDB instead, and its UART must not block QEMU's start.
-        "-chardev", f"socket,id=link,host=127.0.0.1,port={port},server=on,wait={'off' if paused else 'on'},"
-                    "nodelay=on",
+        "-chardev",
+        f"socket,id=link,host=127.0.0.1,port={port},server=on,wait={'off' if paused else 'on'}," "nodelay=on",
         # -serial devices attach in order: the UARTs before the host one get a null backend.
-        *(["-serial", "null"] * serial_index(board)), "-serial", "chardev:link",
+        *(["-serial", "null"] * serial_index(board)),
+        "-serial",
+        "chardev:link",
     ]
     args += ["-S"] if paused else ["-kernel", str(elf)]
     if gdb_port is not None:
@@ -276,16 +296,24 @@ def command(board: str, elf: Path | None, port: int, icount_shift: int | None = 
     return args
 
 
-def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
-         start_timeout: float = 10.0, gdb: bool = False, debug: bool = False, reboot: bool = False) -> QemuInstance:
+def boot(
+    board: str,
+    elf_path: Path | str | None = None,
+    icount_shift: int | None = DEFAULT_ICOUNT_SHIFT,
+    start_timeout: float = 10.0,
+    gdb: bool = False,
+    debug: bool = False,
+    reboot: bool = False,
+) -> QemuInstance:
     """Starts QEMU with the image of `board` (default: build/<board>/firmware.elf) and returns once its
     UART server listens. ``icount_shift=None`` runs without -icount (fast, cycle counts not exact).
     ``gdb=True`` boots with an empty flash, halted, with a GDB server (see `command`): no image needed.
     ``debug=True`` runs the image with a GDB server beside it; ``reboot=True`` lets a guest reset reboot
     the board (see `command`)."""
     if shutil.which(QEMU) is None:
-        raise QemuError(f"{QEMU} not found: run `make deps` (Debian: apt-get install --no-install-recommends "
-                        f"qemu-system-arm)")
+        raise QemuError(
+            f"{QEMU} not found: run `make deps` (Debian: apt-get install --no-install-recommends " f"qemu-system-arm)"
+        )
     machine_of(board)
     elf = None
     if not gdb:
@@ -299,12 +327,17 @@ def boot(board: str, elf_path: Path | str | None = None, icount_shift: int | Non
         port = _free_port()
         gdb_port = _free_port() if gdb or debug else None
         log = tempfile.NamedTemporaryFile(prefix=f"qemu-{board}-", suffix=".log", delete=False)
-        process = subprocess.Popen(command(board, elf, port, icount_shift, gdb_port, reboot), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=log, preexec_fn=_die_with_parent)
+        process = subprocess.Popen(
+            command(board, elf, port, icount_shift, gdb_port, reboot),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            preexec_fn=_die_with_parent,
+        )
         instance = QemuInstance(board, elf, port, icount_shift, process, log, gdb_port)
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
-            if (_listening(port) if gdb else _READY in instance.stderr()):
+            if _listening(port) if gdb else _READY in instance.stderr():
                 return instance
             if process.poll() is not None:
                 break
@@ -341,8 +374,10 @@ def find_firmware(board: str, elf: Path | None = None, build_dirs=None) -> Path:
         candidate = build / board / "firmware.elf"
         if candidate.is_file():
             return candidate
-    raise ToolError(f"no firmware image for {board} (build/{board}/firmware.elf not found): "
-                       f"run `make firmware` first, or pass --elf")
+    raise ToolError(
+        f"no firmware image for {board} (build/{board}/firmware.elf not found): "
+        f"run `make firmware` first, or pass --elf"
+    )
 
 
 def qemu_end(code: int, stderr: str) -> str:

@@ -1,5 +1,6 @@
 """Streaming a trace to a device: HELLO, CONFIGURE, one STEP per row, every posterior written to a dump
 as it arrives. Used by `uxhost stream` and the demo."""
+
 from __future__ import annotations
 
 import contextlib
@@ -37,20 +38,30 @@ class StreamSummary:
 
     def lines(self) -> list[str]:
         out = [f"device   {self.device}; last reset: {self.reset_cause}"] if self.device else []
-        out.append(f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
-                   f"{self.resends} resent request(s)")
+        out.append(
+            f"{self.steps} steps, {self.fallbacks} fallback(s), {self.missing} without observation, "
+            f"{self.resends} resent request(s)"
+        )
         if self.resends:
-            out.append(f"resent after: {self.silences} silence(s), {self.damaged} damaged answer(s), {self.unread} "
-                       "request(s) the device could not read")
+            out.append(
+                f"resent after: {self.silences} silence(s), {self.damaged} damaged answer(s), {self.unread} "
+                "request(s) the device could not read"
+            )
         if self.refocused:
-            out.append(f"{self.refocused} update(s) refocused: the likelihood was narrower than the prior atoms' "
-                       "spacing, so the prior was re-quantized over its region")
+            out.append(
+                f"{self.refocused} update(s) refocused: the likelihood was narrower than the prior atoms' "
+                "spacing, so the prior was re-quantized over its region"
+            )
         if self.outliers:
-            out.append(f"{self.outliers} observation(s) failed the innovation gate (status OUTLIER): improbable "
-                       "under the prediction, a fault or a model that does not fit the data")
+            out.append(
+                f"{self.outliers} observation(s) failed the innovation gate (status OUTLIER): improbable "
+                "under the prediction, a fault or a model that does not fit the data"
+            )
         if self.departed:
-            out.append(f"{self.departed} posterior(s) departed from the model's own after an outlier the filter could "
-                       "not follow (status DEPARTED)")
+            out.append(
+                f"{self.departed} posterior(s) departed from the model's own after an outlier the filter could "
+                "not follow (status DEPARTED)"
+            )
         if self.replayed:
             out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
@@ -60,8 +71,14 @@ class StreamSummary:
 
 
 @contextlib.contextmanager
-def device_for(port: str | None, board: str | None, elf: Path | None, timeout: float, baud: int = 115200,
-               retries: int | None = None):
+def device_for(
+    port: str | None,
+    board: str | None,
+    elf: Path | None,
+    timeout: float,
+    baud: int = 115200,
+    retries: int | None = None,
+):
     """(device, QEMU instance or None): opens --port, or boots --board in QEMU and opens its URL.
     `retries`: resends of an unanswered request (None: the link's default)."""
     from .link import DEFAULT_RETRIES, Device
@@ -74,16 +91,28 @@ def device_for(port: str | None, board: str | None, elf: Path | None, timeout: f
     from .elf import check_board
     from .qemu import boot, find_firmware, require_emulated
 
-    require_emulated(board, f"flash it (uxhost flash) and use --port with its serial port (uxhost ports lists "
-                            f"them) and --expect-board {board}")
+    require_emulated(
+        board,
+        f"flash it (uxhost flash) and use --port with its serial port (uxhost ports lists "
+        f"them) and --expect-board {board}",
+    )
     image = find_firmware(board, elf)
     check_board(image, board)
     with boot(board, image) as qemu, Device.open(qemu.url, timeout=timeout, retries=retries) as device:
         yield device, qemu
 
 
-def stream_trace(device, trace, config, output, trace_path: str | None = None, qemu=None,
-                 progress: bool | None = None, expect_board: str | None = None, resume=None) -> StreamSummary:
+def stream_trace(
+    device,
+    trace,
+    config,
+    output,
+    trace_path: str | None = None,
+    qemu=None,
+    progress: bool | None = None,
+    expect_board: str | None = None,
+    resume=None,
+) -> StreamSummary:
     """HELLO, DESCRIBE, CONFIGURE and one STEP per trace row; every posterior is written to `output` at once.
 
     `config` is a ModelConfig, or a JointConfig for a vector-state system (whose trace's z are rows), checked
@@ -109,14 +138,22 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
     kept = list(resume.steps) if resume is not None else []
     header = _header(config, info, trace_path, len(trace), resume)
     tally = _Tally()
-    with tqdm(total=len(trace), unit="step", file=sys.stderr, disable=(None if progress is None else not progress),
-              desc="replay" if kept else "stream", leave=False) as bar:
+    with tqdm(
+        total=len(trace),
+        unit="step",
+        file=sys.stderr,
+        disable=(None if progress is None else not progress),
+        desc="replay" if kept else "stream",
+        leave=False,
+    ) as bar:
         for i, rec in enumerate(kept):
             post = step_row(device, trace, i, qemu, f"{output} is unchanged")
             if _record(trace, i, post).posterior() != rec.posterior():
-                raise InputError(f"{where} answers step k={rec.k} of the replay differently from the dump: not the "
-                                f"run the dump recorded (another build, board or configuration), so it cannot be "
-                                f"continued exactly; {output} is unchanged")
+                raise InputError(
+                    f"{where} answers step k={rec.k} of the replay differently from the dump: not the "
+                    f"run the dump recorded (another build, board or configuration), so it cannot be "
+                    f"continued exactly; {output} is unchanged"
+                )
             tally.add(rec)
             bar.update()
         bar.set_description("stream")
@@ -127,12 +164,25 @@ def stream_trace(device, trace, config, output, trace_path: str | None = None, q
                 out.write(record)
                 tally.add(record)
                 bar.update()
-    return StreamSummary(tally.steps, tally.fallbacks, tally.missing, np.array(tally.cycles_predict, dtype=np.int64),
-                         np.array(tally.cycles_update, dtype=np.int64),
-                         CYCLE_UNITS.get(header.cycle_source, header.cycle_source), device.resends, config, spec,
-                         replayed=len(kept), refocused=tally.refocused, outliers=tally.outliers, device=info.device(),
-                         reset_cause=header.reset_cause, silences=device.silences, damaged=device.damaged,
-                         unread=device.unread)
+    return StreamSummary(
+        tally.steps,
+        tally.fallbacks,
+        tally.missing,
+        np.array(tally.cycles_predict, dtype=np.int64),
+        np.array(tally.cycles_update, dtype=np.int64),
+        CYCLE_UNITS.get(header.cycle_source, header.cycle_source),
+        device.resends,
+        config,
+        spec,
+        replayed=len(kept),
+        refocused=tally.refocused,
+        outliers=tally.outliers,
+        device=info.device(),
+        reset_cause=header.reset_cause,
+        silences=device.silences,
+        damaged=device.damaged,
+        unread=device.unread,
+    )
 
 
 class _Tally:
@@ -162,9 +212,16 @@ def _header(config, info, trace_path: str | None, steps: int, resume):
     from .dump import CYCLE_SOURCES, Header, reset_cause_name
     from .joint import JointConfig, JointHeader
 
-    fields = dict(board=info.board, firmware_version=info.fw_version, protocol=info.protocol,
-                  real_bytes=info.real_bytes, cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
-                  reset_cause=reset_cause_name(info.reset_cause), trace=trace_path, trace_steps=steps)
+    fields = dict(
+        board=info.board,
+        firmware_version=info.fw_version,
+        protocol=info.protocol,
+        real_bytes=info.real_bytes,
+        cycle_source=CYCLE_SOURCES.get(info.cycle_source, "unknown"),
+        reset_cause=reset_cause_name(info.reset_cause),
+        trace=trace_path,
+        trace_steps=steps,
+    )
     if isinstance(config, JointConfig):
         return JointHeader(config, **fields)
     resumed_at = (resume.header.resumed_at + (len(resume.steps),)) if resume is not None else ()
@@ -181,8 +238,10 @@ def greet(device, expect_board: str | None = None):
     except ProtocolError as exc:
         raise ToolError(f"the device at {device.url} does not speak the ux-filter link protocol ({exc})") from None
     if expect_board is not None and info.board != expect_board:
-        raise ToolError(f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
-                        f"{expect_board} asked for: nothing was configured")
+        raise ToolError(
+            f"the device at {device.url} is a {info.board} (firmware {info.fw_version}), not the "
+            f"{expect_board} asked for: nothing was configured"
+        )
     return info, device.systems(info), f"the firmware {info.fw_version!r} on {info.board}"
 
 
@@ -195,16 +254,26 @@ def configure_device(device, info, specs, config, where):
     if spec is None or spec.id != config.system_id:
         raise InputError(f"{where} has no system {config.system!r} (it has: {', '.join(specs) or 'none'})")
     if len(config.params) != len(spec.params):
-        raise InputError(f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
-                        f"not the {len(config.params)} asked for")
+        raise InputError(
+            f"{where} gives system {spec.name} {len(spec.params)} parameters {spec.param_names}, "
+            f"not the {len(config.params)} asked for"
+        )
     shape = (getattr(spec, "dim", 1), getattr(spec, "dim_obs", 1))
     if shape != (config.dim, config.dim_obs):
-        raise InputError(f"{where} says {spec.name} has {shape[0]} state and {shape[1]} observation "
-                        f"component(s); the configuration has {config.dim} and {config.dim_obs}")
+        raise InputError(
+            f"{where} says {spec.name} has {shape[0]} state and {shape[1]} observation "
+            f"component(s); the configuration has {config.dim} and {config.dim_obs}"
+        )
     if config.eta > info.max_eta:
         raise InputError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
-    device.configure(config.system_id, config.eta, Mode[config.mode.upper()], Likelihood[config.likelihood.upper()],
-                     config.params, [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors])
+    device.configure(
+        config.system_id,
+        config.eta,
+        Mode[config.mode.upper()],
+        Likelihood[config.likelihood.upper()],
+        config.params,
+        [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors],
+    )
     return spec
 
 
@@ -216,8 +285,13 @@ def step_row(device, trace, i: int, qemu, kept: str):
 
     k, z = int(trace.k[i]), trace.observation(i)
     try:
-        return device.step(k, i > 0, float(trace.u[i]), None if z is None else np.atleast_1d(z),
-                           dim_obs=1 if trace.z.ndim == 1 else trace.z.shape[1])
+        return device.step(
+            k,
+            i > 0,
+            float(trace.u[i]),
+            None if z is None else np.atleast_1d(z),
+            dim_obs=1 if trace.z.ndim == 1 else trace.z.shape[1],
+        )
     except (LinkError, ProtocolError) as exc:
         raise ToolError(f"{_lost(qemu, exc)} at step k={k}; {kept}") from None
 
@@ -232,11 +306,33 @@ def _record(trace, i: int, post):
     if trace.z.ndim == 2:
         z = trace.observation(i)
         x = None if trace.x is None else tuple(float(v) for v in trace.x[i])
-        return JointStep(k, u, None if z is None else tuple(float(v) for v in z), x, post.status, post.mean,
-                         post.cov, post.log_evidence, post.w, post.x, *cycles)
+        return JointStep(
+            k,
+            u,
+            None if z is None else tuple(float(v) for v in z),
+            x,
+            post.status,
+            post.mean,
+            post.cov,
+            post.log_evidence,
+            post.w,
+            post.x,
+            *cycles,
+        )
     x = None if trace.x is None else float(trace.x[i])
-    return StepRecord(k, u, float(trace.z[i]), x, post.status, post.mean[0], post.cov[0], tuple(post.x),
-                      tuple(post.w), *cycles, post.log_evidence)
+    return StepRecord(
+        k,
+        u,
+        float(trace.z[i]),
+        x,
+        post.status,
+        post.mean[0],
+        post.cov[0],
+        tuple(post.x),
+        tuple(post.w),
+        *cycles,
+        post.log_evidence,
+    )
 
 
 def _lost(qemu, exc) -> str:

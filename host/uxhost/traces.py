@@ -2,6 +2,7 @@
 metadata lines first) and checking it for what the link and the filter need; every error names the file
 and line. An empty (or `nan`) z is a missing observation: the step is streamed without evidence and only
 predicts."""
+
 from __future__ import annotations
 
 import csv

@@ -4,6 +4,7 @@ writes its traces and `fit` fits its parameters; it runs on the reference engine
 
 The file is run as Python — a model is code — so it is only ever the one the user names on the command line,
 never one a trace's header names."""
+
 from __future__ import annotations
 
 import sys
@@ -12,8 +13,10 @@ from pathlib import Path
 
 from .errors import InputError
 
-HELP = ("a model of your own: FUNCTION in the Python file FILE, of keyword parameters with numeric defaults, "
-        "returning a uxemu StateSpaceModel (runs on the reference engine)")
+HELP = (
+    "a model of your own: FUNCTION in the Python file FILE, of keyword parameters with numeric defaults, "
+    "returning a uxemu StateSpaceModel (runs on the reference engine)"
+)
 
 
 def load_function(text: str):
@@ -37,13 +40,16 @@ def load_function(text: str):
         spec.loader.exec_module(module)
     except Exception as exc:  # the user's code: any failure is theirs to read, at their line
         del sys.modules[spec.name]
-        raise InputError(f"--model: running {path} failed at {_where(exc, path)}: {type(exc).__name__}: {exc}") from None
+        raise InputError(
+            f"--model: running {path} failed at {_where(exc, path)}: {type(exc).__name__}: {exc}"
+        ) from None
     finally:
         sys.path.remove(directory)
     function = getattr(module, name, None)
     if not callable(function):
-        defined = sorted(n for n, v in vars(module).items()
-                         if callable(v) and getattr(v, "__module__", None) == module.__name__)
+        defined = sorted(
+            n for n, v in vars(module).items() if callable(v) and getattr(v, "__module__", None) == module.__name__
+        )
         raise InputError(f"--model: {path} defines no function {name} (it defines: {', '.join(defined) or 'none'})")
     return function
 

@@ -40,6 +40,7 @@ Which quantities must be within which tolerance depends on the build (DOUBLE, FL
   seeds × 50 steps): mean ≤ 4e-5 everywhere; law ≤ 2e-4, except one split that fell the other way in
   paper mode (cubic, η=16) at 3.6e-3. The tolerances leave an order of magnitude above the worst case.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,16 @@ from .config import ModelConfig
 from .dump import Dump, DumpError, Header, StepRecord
 
 QUANTITIES = ("mean", "var", "law", "atoms_x", "atoms_w", "log_evidence")
-LABELS = {"mean": "mean", "var": "variance", "law": "law (W1)", "atoms_x": "atom positions",
-          "atoms_w": "atom weights", "log_evidence": "log evidence", "status": "status", "count": "atom count"}
+LABELS = {
+    "mean": "mean",
+    "var": "variance",
+    "law": "law (W1)",
+    "atoms_x": "atom positions",
+    "atoms_w": "atom weights",
+    "log_evidence": "log evidence",
+    "status": "status",
+    "count": "atom count",
+}
 
 
 @dataclass(frozen=True)
@@ -96,8 +105,7 @@ def reference_filter(config: ModelConfig, native_lib=None, float_build: bool = F
     if config.has_twin() and not host_build:
         from uxemu import BayesLaplaceFilter
 
-        return BayesLaplaceFilter(config.model(), config.eta, config.mode, config.likelihood,
-                                  prior=config.prior_law())
+        return BayesLaplaceFilter(config.model(), config.eta, config.mode, config.likelihood, prior=config.prior_law())
     return NativeReference(config, native_lib, float_build)
 
 
@@ -113,11 +121,19 @@ class NativeReference:
             raise DumpError(f"system {config.system} exists only in C, and its host build is missing: {exc}") from None
         model = nat.lib.ux_model_find(config.system_id)
         if not model or model.contents.name.decode() != config.system:
-            raise DumpError(f"the host library {nat.path} has no system {config.system} with id {config.system_id}: "
-                            "pass --native-lib with the host build of the firmware's own tree")
+            raise DumpError(
+                f"the host library {nat.path} has no system {config.system} with id {config.system_id}: "
+                "pass --native-lib with the host build of the firmware's own tree"
+            )
         self.eta = config.eta
-        self.filter = nat.filter(config.system_id, config.eta, config.mode, config.likelihood, config.params,
-                                 (config.prior_kind, config.prior_a, config.prior_b))
+        self.filter = nat.filter(
+            config.system_id,
+            config.eta,
+            config.mode,
+            config.likelihood,
+            config.params,
+            (config.prior_kind, config.prior_a, config.prior_b),
+        )
 
     def step(self, k: int, z: float | None, u: float = 0.0, predict: bool = True) -> int:
         if predict:
@@ -139,8 +155,9 @@ class NativeReference:
         return Value(np.asarray(v.x, dtype=np.float64), np.asarray(v.w, dtype=np.float64), self.eta)
 
 
-def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False,
-                         host_build: bool = False):
+def reference_posteriors(
+    config: ModelConfig, k, u, z, given=None, native_lib=None, float_build: bool = False, host_build: bool = False
+):
     """(status, posterior Value, log evidence, variance) per step, exactly as a device is driven: predict on
     all but the first. The variance is the filter's (smooth refined: its binned density's, docs/semantics.md).
 
@@ -152,8 +169,10 @@ def reference_posteriors(config: ModelConfig, k, u, z, given=None, native_lib=No
 
     filt = reference_filter(config, native_lib, float_build, host_build)
     if given is not None and isinstance(filt, NativeReference):
-        raise DumpError(f"system {config.system} exists only in C: a step-by-step check needs its Python twin; "
-                        "use --reference run")
+        raise DumpError(
+            f"system {config.system} exists only in C: a step-by-step check needs its Python twin; "
+            "use --reference run"
+        )
     for i in range(len(z)):
         if given is not None and i > 0:
             prev = given[i - 1]
@@ -168,9 +187,20 @@ def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) ->
     dump = Dump(header)
     for i, (status, post, log_evidence, var) in enumerate(reference_posteriors(config, trace.k, trace.u, trace.z)):
         x = None if trace.x is None else float(trace.x[i])
-        dump.steps.append(StepRecord(int(trace.k[i]), float(trace.u[i]), float(trace.z[i]), x, status,
-                                     post.mean(), var, tuple(map(float, post.x)), tuple(map(float, post.w)),
-                                     log_evidence=log_evidence))
+        dump.steps.append(
+            StepRecord(
+                int(trace.k[i]),
+                float(trace.u[i]),
+                float(trace.z[i]),
+                x,
+                status,
+                post.mean(),
+                var,
+                tuple(map(float, post.x)),
+                tuple(map(float, post.w)),
+                log_evidence=log_evidence,
+            )
+        )
     return dump
 
 
@@ -178,8 +208,9 @@ def reference_dump(config: ModelConfig, trace, trace_path: str | None = None) ->
 # Comparison
 
 
-def step_differences(rec: StepRecord, status: int, ref, log_evidence: float | None = None,
-                     var: float | None = None) -> dict[str, float]:
+def step_differences(
+    rec: StepRecord, status: int, ref, log_evidence: float | None = None, var: float | None = None
+) -> dict[str, float]:
     """Relative differences of one device step against the reference posterior `ref` (a Value), the
     reference's log evidence (None: the dump has none to compare, a version 1 dump) and the reference filter's
     variance (None: the atoms')."""
@@ -240,8 +271,9 @@ class Comparison:
         return max((v for q, v in self.max_rel.items() if q in self.policy.tolerance), default=0.0)
 
 
-def compare(dump: Dump, rtol: float | None = None, reference: str | None = None, native_lib=None,
-            exact: bool = False) -> Comparison:
+def compare(
+    dump: Dump, rtol: float | None = None, reference: str | None = None, native_lib=None, exact: bool = False
+) -> Comparison:
     """Every step of the dump against the reference; `rtol` and `reference` ('run' or 'step') override
     the build's policy; `native_lib` is the host build that runs a system with no Python twin; `exact`
     holds the posterior to equality of every bit (EXACT)."""
@@ -265,8 +297,9 @@ def compare(dump: Dump, rtol: float | None = None, reference: str | None = None,
     if recorded:
         cmp.log_likelihood = cmp.reference_log_likelihood = 0.0
     try:
-        posteriors = reference_posteriors(dump.header.config, k, u, z, given, native_lib, float_build=float_build,
-                                          host_build=exact and float_build)
+        posteriors = reference_posteriors(
+            dump.header.config, k, u, z, given, native_lib, float_build=float_build, host_build=exact and float_build
+        )
         for rec, (status, ref, log_evidence, var) in zip(dump.steps, posteriors):
             diffs = step_differences(rec, status, ref, log_evidence if recorded else None, var)
             cmp.steps += 1
@@ -293,8 +326,10 @@ def check_trace(dump: Dump, trace, trace_path) -> None:
     for i, rec in enumerate(dump.steps):
         same_z = rec.z == float(trace.z[i]) or (math.isnan(rec.z) and math.isnan(float(trace.z[i])))
         if (rec.k, rec.u) != (int(trace.k[i]), float(trace.u[i])) or not same_z:
-            raise DumpError(f"{trace_path}: row {i + 1} (k={int(trace.k[i])}) does not match the dump's step "
-                            f"k={rec.k}: not the trace this dump was made from")
+            raise DumpError(
+                f"{trace_path}: row {i + 1} (k={int(trace.k[i])}) does not match the dump's step "
+                f"k={rec.k}: not the trace this dump was made from"
+            )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -324,5 +359,6 @@ def accuracy(dump: Dump, truth: np.ndarray) -> Accuracy:
         logp.append(metrics.log_pdf_value(value, float(y)))
         crps.append(metrics.crps_atoms(rec.atoms_x, rec.atoms_w, float(y)))
     nll = metrics.nll(logp)
-    return Accuracy(metrics.rmse(dump.column("mean"), truth), nll.mean, float(np.mean(crps)), nll.floor_hits,
-                    metrics.LOG_PDF_FLOOR)
+    return Accuracy(
+        metrics.rmse(dump.column("mean"), truth), nll.mean, float(np.mean(crps)), nll.floor_hits, metrics.LOG_PDF_FLOOR
+    )

@@ -9,6 +9,7 @@
 A file that is not there (a package installed without its checkout) gives "unknown", never an error:
 --version must answer wherever uxhost runs.
 """
+
 from __future__ import annotations
 
 import json

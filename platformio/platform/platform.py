@@ -9,6 +9,7 @@ project's `hw` extra, pinned in constraints.txt), announced as the version this 
 plain `pio run` or `pio test` then needs no network, whatever the core directory. A tool-scons that is
 already installed (from the registry, say) is left as it is and used.
 """
+
 import importlib.util
 import json
 import os
@@ -34,7 +35,8 @@ def ensure_scons(pm):
     if importlib.util.find_spec("SCons") is None:
         raise UserSideException(
             f"ux-filter: PlatformIO's Python ({sys.executable}) has no SCons and tool-scons is not installed; "
-            f"run `{sys.executable} -m pip install scons` (the repository's `make venv` does)")
+            f"run `{sys.executable} -m pip install scons` (the repository's `make venv` does)"
+        )
     version = wanted.lstrip("~^=<> ")
     package = os.path.join(pm.package_dir, "tool-scons")
     if os.path.isdir(package):  # a version this PlatformIO does not take: set aside as PlatformIO would
@@ -51,12 +53,24 @@ def ensure_scons(pm):
     os.makedirs(staging)
     shutil.copyfile(SHIM, os.path.join(staging, "scons.py"))
     with open(os.path.join(staging, "package.json"), "w") as f:
-        json.dump({"name": "tool-scons", "version": version,
-                   "description": "SCons from PyPI, installed by the ux-filter local platform"}, f)
+        json.dump(
+            {
+                "name": "tool-scons",
+                "version": version,
+                "description": "SCons from PyPI, installed by the ux-filter local platform",
+            },
+            f,
+        )
     with open(os.path.join(staging, ".piopm"), "w") as f:
-        json.dump({"type": "tool", "name": "tool-scons", "version": version,
-                   "spec": {"owner": "platformio", "id": None, "name": "tool-scons", "requirements": None,
-                            "uri": None}}, f)
+        json.dump(
+            {
+                "type": "tool",
+                "name": "tool-scons",
+                "version": version,
+                "spec": {"owner": "platformio", "id": None, "name": "tool-scons", "requirements": None, "uri": None},
+            },
+            f,
+        )
     try:
         os.rename(staging, package)
     except OSError:  # another pio put it there first

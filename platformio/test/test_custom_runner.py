@@ -8,6 +8,7 @@ the ELF on the board's machine. On a hardware board (the Nucleo envs) the image 
 (`pio test --test-port`; `uxhost ports` lists them). Runs in the project's venv, where uxemu and uxhost are
 installed.
 """
+
 import contextlib
 import os
 import tempfile
@@ -40,7 +41,8 @@ class CustomTestRunner(TestRunnerBase):
         if self._hardware() and not self.options.without_testing and not self.get_test_port():
             raise UnitTestSuiteError(
                 f"{self._board()} is a hardware board: give its serial port, test_port = /dev/ttyACM0 in the env "
-                "or `pio test --test-port PORT` (`uxhost ports` lists them)")
+                "or `pio test --test-port PORT` (`uxhost ports` lists them)"
+            )
 
     def stage_uploading(self):
         if self.options.without_uploading or not self._hardware():
@@ -72,14 +74,21 @@ class CustomTestRunner(TestRunnerBase):
             dump_path = os.path.join(tmp, "dump.jsonl")
             with self._link(board, elf) as url, Device.open(url, timeout=10) as device:
                 info = device.hello()
-                self._case("board reports itself", info.board == board,
-                           f"INFO says {info.board!r}, the env builds {board!r}")
+                self._case(
+                    "board reports itself", info.board == board, f"INFO says {info.board!r}, the env builds {board!r}"
+                )
                 summary = stream_trace(device, trace, config, dump_path, progress=False)
-            self._case(f"stream {STEPS} steps of {SYSTEM}", summary.steps == STEPS,
-                       f"{summary.steps} of {STEPS} steps answered")
+            self._case(
+                f"stream {STEPS} steps of {SYSTEM}",
+                summary.steps == STEPS,
+                f"{summary.steps} of {STEPS} steps answered",
+            )
             cmp = compare(load_dump(dump_path))
-            self._case("posteriors equal the reference", cmp.ok,
-                       f"largest relative difference {cmp.largest:.3e} (tolerance {cmp.policy.describe()})")
+            self._case(
+                "posteriors equal the reference",
+                cmp.ok,
+                f"largest relative difference {cmp.largest:.3e} (tolerance {cmp.policy.describe()})",
+            )
 
     @contextlib.contextmanager
     def _link(self, board, elf):
@@ -97,5 +106,6 @@ class CustomTestRunner(TestRunnerBase):
 
     def _case(self, name, ok, message):
         click.echo(f"{name}: {'PASSED' if ok else 'FAILED'} ({message})")
-        self.test_suite.add_case(TestCase(name=name, status=TestStatus.PASSED if ok else TestStatus.FAILED,
-                                          message=message))
+        self.test_suite.add_case(
+            TestCase(name=name, status=TestStatus.PASSED if ok else TestStatus.FAILED, message=message)
+        )

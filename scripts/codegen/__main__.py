@@ -1,4 +1,5 @@
 """`python3 -m codegen [--check]` from scripts/: regenerate every generated file, or list the drifted ones."""
+
 from __future__ import annotations
 
 import importlib

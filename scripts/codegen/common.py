@@ -5,6 +5,7 @@ check mode, reports the drift without touching anything.
 A generator is a module with ``outputs() -> dict[Path, str]``; ``python3 -m codegen`` (run from
 ``scripts/``) writes them all, ``python3 -m codegen --check`` fails when a checked-in file differs.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """The core's facts (firmware/src/ux/facts.toml: limits, status codes, law kinds, filter modes, likelihood
 forms) → the C header ux/facts.h and the reference's uxemu/facts.py."""
+
 from __future__ import annotations
 
 import tomllib
@@ -10,9 +11,11 @@ from .common import ROOT, banner
 SOURCE = "firmware/src/ux/facts.toml"
 SECTIONS = ("limits", "status", "law_kinds", "modes", "likelihoods")
 # Each enum section: its C type, the prefix of its constants, and what the C header says of it.
-ENUMS = {"law_kinds": ("ux_law_kind", "UX_LAW_", "The kind of a ux_law and what its fields a, b, c hold."),
-         "modes": ("ux_mode", "UX_MODE_", "The filter's modes (numbering matches the link protocol)."),
-         "likelihoods": ("ux_likelihood", "UX_LIK_", "The observation model's forms.")}
+ENUMS = {
+    "law_kinds": ("ux_law_kind", "UX_LAW_", "The kind of a ux_law and what its fields a, b, c hold."),
+    "modes": ("ux_mode", "UX_MODE_", "The filter's modes (numbering matches the link protocol)."),
+    "likelihoods": ("ux_likelihood", "UX_LIK_", "The observation model's forms."),
+}
 
 
 def load(text: str | None = None) -> dict[str, dict[str, tuple[int, str]]]:
@@ -27,8 +30,9 @@ def load(text: str | None = None) -> dict[str, dict[str, tuple[int, str]]]:
         for name, entry in table[section].items():
             if not (name.isidentifier() and name == name.upper()):
                 raise SystemExit(f"{SOURCE} [{section}] {name}: a name is an upper-case C identifier")
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
-                    and isinstance(entry[1], str)):
+            if not (
+                isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str)
+            ):
                 raise SystemExit(f"{SOURCE} [{section}] {name}: needs [integer value, \"what it means\"]")
             entries[name] = (entry[0], entry[1])
         if len({v for v, _ in entries.values()}) != len(entries) and section != "limits":
@@ -57,7 +61,9 @@ def c_header(facts) -> str:
         out.append(_c_define(name, value, doc))
         if name == "MAX_LOG2_ETA":
             out.append("#define UX_MAX_ETA (1 << UX_MAX_LOG2_ETA)")
-    out.append("\n/* Every fallible call returns one of these. Errors are negative so `status < 0` tests for failure. */")
+    out.append(
+        "\n/* Every fallible call returns one of these. Errors are negative so `status < 0` tests for failure. */"
+    )
     out.append("typedef int ux_status;")
     out += [_c_define(name, value, doc) for name, (value, doc) in facts["status"].items()]
     for section, (ctype, prefix, doc) in ENUMS.items():
@@ -73,8 +79,10 @@ def c_header(facts) -> str:
 
 def py_module(facts) -> str:
     lim = facts["limits"]
-    out = [banner(SOURCE, "#") + '"""The C core\'s limits, status codes and law kinds (ux/facts.h), as Python."""\n',
-           "import enum\n"]
+    out = [
+        banner(SOURCE, "#") + '"""The C core\'s limits, status codes and law kinds (ux/facts.h), as Python."""\n',
+        "import enum\n",
+    ]
     for name, (value, doc) in lim.items():
         out.append(f"{name} = {value}  # {doc}")
         if name == "MAX_LOG2_ETA":

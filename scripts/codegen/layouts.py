@@ -6,6 +6,7 @@ reader knows the few declaration forms the core's public structs use (scalars, a
 pointers, function pointers, nested structs) and stops generation on anything else. At load the binding
 still compares every mirror with the compiler's offsets (ux_abi_field), so a misread cannot go unnoticed.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,12 +18,36 @@ from .common import ROOT, banner
 SOURCE = "firmware/include/ux/*.h"
 HEADERS = ROOT / "firmware/include/ux"
 # The structs the Python binding mirrors, in an order where each comes after the structs it holds.
-STRUCTS = ("ux_value", "ux_sources", "ux_law", "ux_rng", "ux_workspace", "ux_evidence", "ux_observation",
-           "ux_model_ctx", "ux_model_noises", "ux_model_code", "ux_model", "ux_filter_config", "ux_joint",
-           "ux_joint_filter_config", "ux_joint_model_code", "ux_joint_model")
-SCALARS = {"ux_real": "R", "double": "C.c_double", "float": "C.c_float", "uint8_t": "C.c_uint8",
-           "uint32_t": "C.c_uint32", "uint64_t": "C.c_uint64", "unsigned": "C.c_uint", "int": "C.c_int",
-           "size_t": "C.c_size_t", "char": "C.c_char"}
+STRUCTS = (
+    "ux_value",
+    "ux_sources",
+    "ux_law",
+    "ux_rng",
+    "ux_workspace",
+    "ux_evidence",
+    "ux_observation",
+    "ux_model_ctx",
+    "ux_model_noises",
+    "ux_model_code",
+    "ux_model",
+    "ux_filter_config",
+    "ux_joint",
+    "ux_joint_filter_config",
+    "ux_joint_model_code",
+    "ux_joint_model",
+)
+SCALARS = {
+    "ux_real": "R",
+    "double": "C.c_double",
+    "float": "C.c_float",
+    "uint8_t": "C.c_uint8",
+    "uint32_t": "C.c_uint32",
+    "uint64_t": "C.c_uint64",
+    "unsigned": "C.c_uint",
+    "int": "C.c_int",
+    "size_t": "C.c_size_t",
+    "char": "C.c_char",
+}
 
 
 def _strip_comments(text: str) -> str:
@@ -100,7 +125,7 @@ def _fields(name: str, body: str, constants: dict, known_types: dict) -> list[tu
         if not head:
             raise SystemExit(f"codegen: cannot read {name}'s declaration {decl!r} ({SOURCE})")
         base = head.group(2)
-        for declarator in decl[head.end():].split(","):
+        for declarator in decl[head.end() :].split(","):
             m = re.fullmatch(r"\s*((?:\*\s*(?:const\s+)?)*)(\w+)\s*(?:\[([^\]]+)\])?\s*", declarator)
             if not m:
                 raise SystemExit(f"codegen: cannot read {name}'s declarator {declarator!r} ({SOURCE})")
@@ -130,13 +155,16 @@ def read() -> dict[str, list[tuple[str, str]]]:
 
 
 def py_module(layouts) -> str:
-    out = [banner(SOURCE, "#") + '"""ctypes mirrors of the C core\'s public structs, read from its headers.\n\n'
-           "Function pointers are plain addresses here (the binding passes them through); a pointer to a struct "
-           "not\nmirrored before it in STRUCTS is opaque (c_void_p). `declare(R)` builds them for the real type R "
-           '(c_double,\nor c_float for the float build)."""\n', "import ctypes as C\n",
-           "STRUCTS = (\n" + "".join(f"    {name!r},\n" for name in layouts) + ")\n\n",
-           "def declare(R) -> dict[str, type]:",
-           '    """{C name: ctypes Structure} of every struct in STRUCTS, for the real type R."""']
+    out = [
+        banner(SOURCE, "#") + '"""ctypes mirrors of the C core\'s public structs, read from its headers.\n\n'
+        "Function pointers are plain addresses here (the binding passes them through); a pointer to a struct "
+        "not\nmirrored before it in STRUCTS is opaque (c_void_p). `declare(R)` builds them for the real type R "
+        '(c_double,\nor c_float for the float build)."""\n',
+        "import ctypes as C\n",
+        "STRUCTS = (\n" + "".join(f"    {name!r},\n" for name in layouts) + ")\n\n",
+        "def declare(R) -> dict[str, type]:",
+        '    """{C name: ctypes Structure} of every struct in STRUCTS, for the real type R."""',
+    ]
     for name, fields in layouts.items():
         out.append(f"\n    class {name}(C.Structure):")
         rows = ",\n".join(f"            ({field!r}, {ctype})" for field, ctype in fields)
@@ -148,11 +176,14 @@ def py_module(layouts) -> str:
 def c_header(layouts) -> str:
     fields = " \\\n".join(f"    X({name}, {field})" for name, rows in layouts.items() for field, _ in rows)
     structs = " \\\n".join(f"    X({name})" for name in layouts)
-    return (banner(SOURCE, "//") + "/* The structs the Python binding mirrors (uxemu/layouts.py), for abi.c's layout table:\n"
-            " * UX_ABI_FIELDS(X) calls X(type, field) for each field in declaration order, UX_ABI_STRUCTS(X)\n"
-            " * X(type) for each struct. */\n#ifndef UX_ABI_LAYOUT_H\n#define UX_ABI_LAYOUT_H\n\n"
-            f"#define UX_ABI_FIELDS(X) \\\n{fields}\n\n#define UX_ABI_STRUCTS(X) \\\n{structs}\n\n"
-            "#endif /* UX_ABI_LAYOUT_H */\n")
+    return (
+        banner(SOURCE, "//")
+        + "/* The structs the Python binding mirrors (uxemu/layouts.py), for abi.c's layout table:\n"
+        " * UX_ABI_FIELDS(X) calls X(type, field) for each field in declaration order, UX_ABI_STRUCTS(X)\n"
+        " * X(type) for each struct. */\n#ifndef UX_ABI_LAYOUT_H\n#define UX_ABI_LAYOUT_H\n\n"
+        f"#define UX_ABI_FIELDS(X) \\\n{fields}\n\n#define UX_ABI_STRUCTS(X) \\\n{structs}\n\n"
+        "#endif /* UX_ABI_LAYOUT_H */\n"
+    )
 
 
 def outputs() -> dict[Path, str]:

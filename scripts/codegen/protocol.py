@@ -8,6 +8,7 @@ records of scalars and strings. Every field's
 byte offset is a constant until the first string or array; after that it depends on their sizes, so C gets
 it as a macro of the counts (and string lengths) before it, e.g. CONFIGURE_PRIOR_KIND_AT(n_params).
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -19,7 +20,16 @@ SOURCE = "docs/protocol.toml"
 GOLDEN = "tests/golden/frames.toml"
 SCALARS = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "f64": 8}
 STRUCT_CODES = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q", "f64": "d"}
-VALUE_TABLES = ("cycle_source", "reset_cause", "mode", "likelihood", "prior_kind", "param_domain", "status", "step_flags")
+VALUE_TABLES = (
+    "cycle_source",
+    "reset_cause",
+    "mode",
+    "likelihood",
+    "prior_kind",
+    "param_domain",
+    "status",
+    "step_flags",
+)
 
 
 def camel(name: str) -> str:
@@ -50,8 +60,10 @@ def check_fields(fields: list[dict], where: str, record: bool = False) -> None:
             if record:
                 raise SystemExit(f"{where}.{name}: a record cannot hold an array")
             if any(seen.get(c) not in ("u8", "u16") for c in count_fields(f["count"])):
-                raise SystemExit(f"{where}.{name}: count {f['count']!r} must be an earlier u8/u16 field "
-                                 "(or a product of such fields, a*b)")
+                raise SystemExit(
+                    f"{where}.{name}: count {f['count']!r} must be an earlier u8/u16 field "
+                    "(or a product of such fields, a*b)"
+                )
             if ("fields" in f) == ("type" in f):
                 raise SystemExit(f"{where}.{name}: an array has either `type` (a scalar) or `fields` (a record)")
             if "fields" in f:
@@ -107,8 +119,13 @@ def layout(fields: list[dict]) -> list[dict]:
     """Per field: byte offset and field index, each a constant plus terms in the sizes before it."""
     out, at, at_terms, index, index_terms, args, index_doc = [], 0, [], 0, [], [], []
     for f in fields:
-        row = {"field": f, "at": expr(at, at_terms), "index": expr(index, index_terms), "args": list(args),
-               "index_doc": "+".join([str(index)] * (index > 0 or not index_doc) + index_doc)}
+        row = {
+            "field": f,
+            "at": expr(at, at_terms),
+            "index": expr(index, index_terms),
+            "args": list(args),
+            "index_doc": "+".join([str(index)] * (index > 0 or not index_doc) + index_doc),
+        }
         out.append(row)
         if "count" in f:
             count = f["count"]
@@ -119,7 +136,9 @@ def layout(fields: list[dict]) -> list[dict]:
                 args.append(f"{f['name']}_bytes")
             else:
                 args.extend(c for c in count_fields(count) if c not in args)
-            at_terms = at_terms + [f"{row['element']}u * {count_expr(count)}" if not has_str else f"({f['name']}_bytes)"]
+            at_terms = at_terms + [
+                f"{row['element']}u * {count_expr(count)}" if not has_str else f"({f['name']}_bytes)"
+            ]
             index_terms = index_terms + [count_expr(count) if nfields == 1 else f"{nfields}u * {count_expr(count)}"]
             shown = count.replace("*", "·")
             index_doc = index_doc + [shown if nfields == 1 else f"{nfields}·{shown}"]
@@ -147,21 +166,26 @@ def signature(formula: str, args: list[str]) -> tuple[str, str]:
 
 def c_header(spec: dict) -> str:
     header = spec["frame"]["header"]
-    out = [banner(SOURCE, "//").rstrip("\n"),
-           "/*",
-           " * proto.h — the link protocol's numbers and payload layouts (docs/protocol.md). Offsets are in bytes",
-           " * from the start of the payload; a field after a string or an array has its offset as a macro of",
-           " * the counts before it. FIELD_ numbers are the detail of ERR_CONFIG / ERR_EVIDENCE: fields counted",
-           " * from 0 in payload order, each array element (each field of a record element) one field.",
-           " */",
-           "#ifndef APP_PROTO_H", "#define APP_PROTO_H", "",
-           f"#define PROTO_VERSION {spec['version']}u",
-           f"#define PROTO_HEADER_BYTES {sum(SCALARS[f['type']] for f in header)}u",
-           f"#define PROTO_CRC_BYTES {SCALARS[spec['frame']['crc']]}u",
-           f"#define PROTO_MAX_PAYLOAD {spec['limits']['max_payload']}u",
-           "#define PROTO_MAX_FRAME (PROTO_HEADER_BYTES + PROTO_MAX_PAYLOAD + PROTO_CRC_BYTES)",
-           f"#define PROTO_MAX_EVIDENCE {spec['limits']['max_evidence']}u", "",
-           "/* Header fields. */"]
+    out = [
+        banner(SOURCE, "//").rstrip("\n"),
+        "/*",
+        " * proto.h — the link protocol's numbers and payload layouts (docs/protocol.md). Offsets are in bytes",
+        " * from the start of the payload; a field after a string or an array has its offset as a macro of",
+        " * the counts before it. FIELD_ numbers are the detail of ERR_CONFIG / ERR_EVIDENCE: fields counted",
+        " * from 0 in payload order, each array element (each field of a record element) one field.",
+        " */",
+        "#ifndef APP_PROTO_H",
+        "#define APP_PROTO_H",
+        "",
+        f"#define PROTO_VERSION {spec['version']}u",
+        f"#define PROTO_HEADER_BYTES {sum(SCALARS[f['type']] for f in header)}u",
+        f"#define PROTO_CRC_BYTES {SCALARS[spec['frame']['crc']]}u",
+        f"#define PROTO_MAX_PAYLOAD {spec['limits']['max_payload']}u",
+        "#define PROTO_MAX_FRAME (PROTO_HEADER_BYTES + PROTO_MAX_PAYLOAD + PROTO_CRC_BYTES)",
+        f"#define PROTO_MAX_EVIDENCE {spec['limits']['max_evidence']}u",
+        "",
+        "/* Header fields. */",
+    ]
     out += [f"#define HEADER_{f['name'].upper()}_AT {row['at']}" for f, row in zip(header, layout(header))]
     out += ["", "/* Message types. */"]
     out += [f"#define MSG_{m['name']} 0x{m['type']:02X}u" for m in spec["message"]]
@@ -169,8 +193,12 @@ def c_header(spec: dict) -> str:
     out += [f"#define ERR_{e['name']} {e['code']}u" for e in spec["error"]]
     for name, table in spec["values"].items():
         out += ["", f"/* {name} */"]
-        out += [f"#define {table['c']}_{v['name']} 0x{v['value']:02X}u" if table.get("bits")
-                else f"#define {table['c']}_{v['name']} {v['value']}u" for v in table["values"]]
+        out += [
+            f"#define {table['c']}_{v['name']} 0x{v['value']:02X}u"
+            if table.get("bits")
+            else f"#define {table['c']}_{v['name']} {v['value']}u"
+            for v in table["values"]
+        ]
     for m in spec["message"]:
         out += ["", f"/* {m['name']}: {payload_text(m['fields']) or 'empty'} */"]
         rows = layout(m["fields"])
@@ -198,8 +226,10 @@ def c_header(spec: dict) -> str:
                         out.append(f"#define {name}({args}) ({row['index']} + (i))")
                     for k, r in enumerate(members):
                         args = params[1:-1] + ", i" if params else "i"
-                        out.append(f"#define {name}_{r['name'].upper()}({args}) "
-                                   f"({row['index']} + {len(members)}u * (i) + {k}u)")
+                        out.append(
+                            f"#define {name}_{r['name'].upper()}({args}) "
+                            f"({row['index']} + {len(members)}u * (i) + {k}u)"
+                        )
                 else:
                     out.append(f"#define {name}{params} {value}")
     out += ["", "#endif /* APP_PROTO_H */", ""]
@@ -223,20 +253,28 @@ def py_layout(fields: list[dict]) -> str:
 
 def py_module(spec: dict) -> str:
     header = spec["frame"]["header"]
-    out = [banner(SOURCE, "#").rstrip("\n"),
-           '"""The link protocol\'s numbers and payload layouts (docs/protocol.md), for uxhost.protocol.',
-           "",
-           "A layout is a tuple of fields in payload order: (name, scalar type) or (name, 'str') or, for a",
-           "counted array, (name, element, count field) where element is a scalar type or a layout.",
-           '"""', "", "import enum", "import struct", "",
-           f"PROTOCOL_VERSION = {spec['version']}",
-           f"MAX_PAYLOAD = {spec['limits']['max_payload']}",
-           f"MAX_EVIDENCE = {spec['limits']['max_evidence']}",
-           f"HEADER = struct.Struct(\"<{''.join(STRUCT_CODES[f['type']] for f in header)}\")  # "
-           + " ".join(f["name"] for f in header),
-           f"CRC = struct.Struct(\"<{STRUCT_CODES[spec['frame']['crc']]}\")",
-           f"SCALARS = {{{', '.join(f'{k!r}: {v!r}' for k, v in STRUCT_CODES.items())}}}  # struct codes", "",
-           "", "class MsgType(enum.IntEnum):"]
+    out = [
+        banner(SOURCE, "#").rstrip("\n"),
+        '"""The link protocol\'s numbers and payload layouts (docs/protocol.md), for uxhost.protocol.',
+        "",
+        "A layout is a tuple of fields in payload order: (name, scalar type) or (name, 'str') or, for a",
+        "counted array, (name, element, count field) where element is a scalar type or a layout.",
+        '"""',
+        "",
+        "import enum",
+        "import struct",
+        "",
+        f"PROTOCOL_VERSION = {spec['version']}",
+        f"MAX_PAYLOAD = {spec['limits']['max_payload']}",
+        f"MAX_EVIDENCE = {spec['limits']['max_evidence']}",
+        f"HEADER = struct.Struct(\"<{''.join(STRUCT_CODES[f['type']] for f in header)}\")  # "
+        + " ".join(f["name"] for f in header),
+        f"CRC = struct.Struct(\"<{STRUCT_CODES[spec['frame']['crc']]}\")",
+        f"SCALARS = {{{', '.join(f'{k!r}: {v!r}' for k, v in STRUCT_CODES.items())}}}  # struct codes",
+        "",
+        "",
+        "class MsgType(enum.IntEnum):",
+    ]
     out += [f"    {m['name']} = 0x{m['type']:02X}" for m in spec["message"]]
     out += ["", "", "class ErrorCode(enum.IntEnum):"]
     out += [f"    {e['name']} = {e['code']}  # {e['when']}" for e in spec["error"]]
@@ -270,15 +308,21 @@ def doc_constants(spec: dict) -> str:
     header_bytes = sum(SCALARS[f["type"]] for f in header)
     crc_bytes = SCALARS[spec["frame"]["crc"]]
     limits = spec["limits"]
-    return "\n".join([
-        "| constant | value |", "|---|---|",
-        f"| protocol version | {spec['version']} |",
-        f"| header | `{payload_text(header)}` ({header_bytes} bytes) |",
-        f"| crc32 | `{spec['frame']['crc']}` ({crc_bytes} bytes) |",
-        f"| `MAX_PAYLOAD` | {limits['max_payload']} bytes |",
-        f"| largest decoded frame | {header_bytes + limits['max_payload'] + crc_bytes} bytes |",
-        f"| `MAX_EVIDENCE` | {limits['max_evidence']} (STEP `n_evidence` ≤ this) |",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "| constant | value |",
+                "|---|---|",
+                f"| protocol version | {spec['version']} |",
+                f"| header | `{payload_text(header)}` ({header_bytes} bytes) |",
+                f"| crc32 | `{spec['frame']['crc']}` ({crc_bytes} bytes) |",
+                f"| `MAX_PAYLOAD` | {limits['max_payload']} bytes |",
+                f"| largest decoded frame | {header_bytes + limits['max_payload'] + crc_bytes} bytes |",
+                f"| `MAX_EVIDENCE` | {limits['max_evidence']} (STEP `n_evidence` ≤ this) |",
+            ]
+        )
+        + "\n"
+    )
 
 
 def doc_messages(spec: dict) -> str:
@@ -334,9 +378,13 @@ def doc_field_indices(spec: dict) -> str:
 def doc(spec: dict) -> str:
     path = ROOT / "docs/protocol.md"
     text = path.read_text(encoding="utf-8")
-    for name, content in (("constants", doc_constants(spec)), ("messages", doc_messages(spec)),
-                          ("values", doc_values(spec)), ("errors", doc_errors(spec)),
-                          ("field-indices", doc_field_indices(spec))):
+    for name, content in (
+        ("constants", doc_constants(spec)),
+        ("messages", doc_messages(spec)),
+        ("values", doc_values(spec)),
+        ("errors", doc_errors(spec)),
+        ("field-indices", doc_field_indices(spec)),
+    ):
         text = replace_region(text, name, content)
     return text
 
@@ -355,24 +403,41 @@ def c_switch(name: str, doc: str, cases: list[tuple[int | str, str]]) -> list[st
 
 def fuzz_oracle(spec: dict) -> str:
     statuses = spec["values"]["status"]["values"]
-    out = [banner(SOURCE, "//").rstrip("\n"),
-           "/*",
-           " * oracle.h — what the fuzz harnesses (fuzz/*_fuzz.c) accept, taken from the protocol's tables: the",
-           " * statuses of a step that answers with a posterior ([values.status], each the core's UX_<name> of the",
-           " * same value, checked below at compile time), the device's message types and the ERROR codes. A",
-           " * status, message or code added to docs/protocol.toml reaches the oracles with `make generate`; one",
-           " * the core returns and the table lacks is a finding (the device would send what the host cannot read).",
-           " */",
-           "#ifndef FUZZ_ORACLE_H", "#define FUZZ_ORACLE_H", "", '#include "ux/config.h"', ""]
-    out += [f'_Static_assert(UX_{v["name"]} == {v["value"]}, "docs/protocol.toml: status {v["name"]} is '
-            f'{v["value"]}, the core\'s UX_{v["name"]} is not");' for v in statuses]
-    out += [""] + c_switch("oracle_status", "1 when `v` is a status of [values.status] (a step answered), else 0.",
-                           [(v["value"], v["name"]) for v in statuses])
-    out += [""] + c_switch("oracle_device_type", "1 when `v` is the type of a message from the device, else 0.",
-                           [(f"0x{m['type']:02X}", m["name"]) for m in spec["message"]
-                            if m["from"] == "device"])
-    out += [""] + c_switch("oracle_error_code", "1 when `v` is an ERROR code of the protocol, else 0.",
-                           [(e["code"], e["name"]) for e in spec["error"]])
+    out = [
+        banner(SOURCE, "//").rstrip("\n"),
+        "/*",
+        " * oracle.h — what the fuzz harnesses (fuzz/*_fuzz.c) accept, taken from the protocol's tables: the",
+        " * statuses of a step that answers with a posterior ([values.status], each the core's UX_<name> of the",
+        " * same value, checked below at compile time), the device's message types and the ERROR codes. A",
+        " * status, message or code added to docs/protocol.toml reaches the oracles with `make generate`; one",
+        " * the core returns and the table lacks is a finding (the device would send what the host cannot read).",
+        " */",
+        "#ifndef FUZZ_ORACLE_H",
+        "#define FUZZ_ORACLE_H",
+        "",
+        '#include "ux/config.h"',
+        "",
+    ]
+    out += [
+        f'_Static_assert(UX_{v["name"]} == {v["value"]}, "docs/protocol.toml: status {v["name"]} is '
+        f'{v["value"]}, the core\'s UX_{v["name"]} is not");'
+        for v in statuses
+    ]
+    out += [""] + c_switch(
+        "oracle_status",
+        "1 when `v` is a status of [values.status] (a step answered), else 0.",
+        [(v["value"], v["name"]) for v in statuses],
+    )
+    out += [""] + c_switch(
+        "oracle_device_type",
+        "1 when `v` is the type of a message from the device, else 0.",
+        [(f"0x{m['type']:02X}", m["name"]) for m in spec["message"] if m["from"] == "device"],
+    )
+    out += [""] + c_switch(
+        "oracle_error_code",
+        "1 when `v` is an ERROR code of the protocol, else 0.",
+        [(e["code"], e["name"]) for e in spec["error"]],
+    )
     out += ["", "#endif /* FUZZ_ORACLE_H */", ""]
     return "\n".join(out)
 
@@ -382,32 +447,54 @@ def fuzz_oracle(spec: dict) -> str:
 
 
 def c_bytes(name: str, data: bytes) -> list[str]:
-    rows = [", ".join(f"0x{b:02x}" for b in data[i:i + 16]) for i in range(0, len(data), 16)]
+    rows = [", ".join(f"0x{b:02x}" for b in data[i : i + 16]) for i in range(0, len(data), 16)]
     return [f"static const uint8_t {name}[] = {{"] + [f"    {row}," for row in rows] + ["};"]
 
 
 def golden_header() -> str:
     cases = tomllib.loads((ROOT / GOLDEN).read_text(encoding="utf-8"))["case"]
-    out = [banner(GOLDEN, "//").rstrip("\n"),
-           "/* frames.h — the golden frames for tests/golden/golden_test.c. */",
-           "#ifndef GOLDEN_FRAMES_H", "#define GOLDEN_FRAMES_H", "", "#include <stddef.h>", "#include <stdint.h>", "",
-           "typedef struct {", "    const uint8_t *request;", "    size_t request_len;",
-           "    const uint8_t *answer;", "    size_t answer_len;", "} golden_exchange;", "",
-           "typedef struct {", "    const char *name;", "    const golden_exchange *exchanges;",
-           "    size_t n_exchanges;", "} golden_case;"]
+    out = [
+        banner(GOLDEN, "//").rstrip("\n"),
+        "/* frames.h — the golden frames for tests/golden/golden_test.c. */",
+        "#ifndef GOLDEN_FRAMES_H",
+        "#define GOLDEN_FRAMES_H",
+        "",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        "typedef struct {",
+        "    const uint8_t *request;",
+        "    size_t request_len;",
+        "    const uint8_t *answer;",
+        "    size_t answer_len;",
+        "} golden_exchange;",
+        "",
+        "typedef struct {",
+        "    const char *name;",
+        "    const golden_exchange *exchanges;",
+        "    size_t n_exchanges;",
+        "} golden_case;",
+    ]
     for c, case in enumerate(cases):
         for x, ex in enumerate(case["exchange"]):
             out += [""] + c_bytes(f"case{c}_request{x}", bytes.fromhex(ex["request"]))
             out += c_bytes(f"case{c}_answer{x}", bytes.fromhex(ex["answer"]))
         out += ["", f"static const golden_exchange case{c}[] = {{"]
-        out += [f"    {{case{c}_request{x}, sizeof case{c}_request{x}, case{c}_answer{x}, sizeof case{c}_answer{x}}},"
-                for x in range(len(case["exchange"]))]
+        out += [
+            f"    {{case{c}_request{x}, sizeof case{c}_request{x}, case{c}_answer{x}, sizeof case{c}_answer{x}}},"
+            for x in range(len(case["exchange"]))
+        ]
         out += ["};"]
     out += ["", "static const golden_case golden_cases[] = {"]
-    out += [f"    {{\"{case['name']}\", case{c}, sizeof case{c} / sizeof case{c}[0]}},"
-            for c, case in enumerate(cases)]
-    out += ["};", "", "static const size_t golden_cases_count = sizeof golden_cases / sizeof golden_cases[0];", "",
-            "#endif /* GOLDEN_FRAMES_H */", ""]
+    out += [f"    {{\"{case['name']}\", case{c}, sizeof case{c} / sizeof case{c}[0]}}," for c, case in enumerate(cases)]
+    out += [
+        "};",
+        "",
+        "static const size_t golden_cases_count = sizeof golden_cases / sizeof golden_cases[0];",
+        "",
+        "#endif /* GOLDEN_FRAMES_H */",
+        "",
+    ]
     return "\n".join(out)
 
 

@@ -1,5 +1,6 @@
 """The system table (firmware/src/models/systems.toml) → the C registry's data, the reference's table and
 the table in docs/semantics.md."""
+
 from __future__ import annotations
 
 import tomllib
@@ -77,15 +78,19 @@ def c_table(systems: list[dict], joint: list[dict]) -> str:
     out.append("\nconst ux_model ux_models[] = {")
     for s in systems:
         n = s["name"]
-        out.append(f'    {{{s["id"]}, "{n}", "{s["title"]}", {len(s["params"])}, {n}_param_names, {n}_defaults, '
-                   f"{n}_domains, {_c_law(s['prior'])}, &ux_code_{n}}},")
+        out.append(
+            f'    {{{s["id"]}, "{n}", "{s["title"]}", {len(s["params"])}, {n}_param_names, {n}_defaults, '
+            f"{n}_domains, {_c_law(s['prior'])}, &ux_code_{n}}},"
+        )
     out.append("};\n\nconst unsigned ux_models_count = sizeof ux_models / sizeof ux_models[0];\n")
     out.append("const ux_joint_model ux_joint_models[] = {")
     for s in joint:
         n = s["name"]
         priors = ", ".join(_c_law(p) for p in s["prior"])
-        out.append(f'    {{{s["id"]}, "{n}", "{s["title"]}", {len(s["params"])}, {n}_param_names, {n}_defaults, '
-                   f"{n}_domains, {s['dim']}, {{{priors}}}, &ux_jcode_{n}}},")
+        out.append(
+            f'    {{{s["id"]}, "{n}", "{s["title"]}", {len(s["params"])}, {n}_param_names, {n}_defaults, '
+            f"{n}_domains, {s['dim']}, {{{priors}}}, &ux_jcode_{n}}},"
+        )
     out.append("};\n\nconst unsigned ux_joint_models_count = sizeof ux_joint_models / sizeof ux_joint_models[0];\n")
     return "\n".join(out)
 
@@ -101,17 +106,21 @@ def _py_rows(systems: list[dict], joint: bool) -> str:
         params = ", ".join(f"({p[0]!r}, {float(p[1])!r}, {p[2]!r})" for p in s["params"])
         dim = f" \"dim\": {s['dim']}," if joint else ""
         prior = "(" + ", ".join(_py_prior(p) for p in s["prior"]) + ",)" if joint else _py_prior(s["prior"])
-        rows.append(f"    {{\"id\": {s['id']}, \"name\": {s['name']!r}, \"title\": {s['title']!r},{dim}\n"
-                    f"     \"params\": ({params},),\n"
-                    f"     \"prior\": {prior}}},")
+        rows.append(
+            f"    {{\"id\": {s['id']}, \"name\": {s['name']!r}, \"title\": {s['title']!r},{dim}\n"
+            f"     \"params\": ({params},),\n"
+            f"     \"prior\": {prior}}},"
+        )
     return "\n".join(rows)
 
 
 def py_table(systems: list[dict], joint: list[dict]) -> str:
-    return (banner(SOURCE, "#") + '"""The systems of the one system table, as data (see uxemu.systems and '
-            'uxemu.joint_systems)."""\n\n'
-            "TABLE = (\n" + _py_rows(systems, False) + "\n)\n\n"
-            "JOINT_TABLE = (\n" + _py_rows(joint, True) + "\n)\n")
+    return (
+        banner(SOURCE, "#") + '"""The systems of the one system table, as data (see uxemu.systems and '
+        'uxemu.joint_systems)."""\n\n'
+        "TABLE = (\n" + _py_rows(systems, False) + "\n)\n\n"
+        "JOINT_TABLE = (\n" + _py_rows(joint, True) + "\n)\n"
+    )
 
 
 def _doc_prior(prior) -> str:
@@ -120,8 +129,10 @@ def _doc_prior(prior) -> str:
 
 
 def doc_table(systems: list[dict], joint: bool = False) -> str:
-    lines = [f"| id | name | system |{' dim |' if joint else ''} parameters, in order (default) | default prior |",
-             f"|---|---|---|{'---|' if joint else ''}---|---|"]
+    lines = [
+        f"| id | name | system |{' dim |' if joint else ''} parameters, in order (default) | default prior |",
+        f"|---|---|---|{'---|' if joint else ''}---|---|",
+    ]
     for s in systems:
         params = ", ".join(f"`{p[0]}`{DOMAIN_TEXT[p[2]]} ({p[1]:g})" for p in s["params"])
         prior = " × ".join(_doc_prior(p) for p in s["prior"]) if joint else _doc_prior(s["prior"])

@@ -4,12 +4,14 @@ The C baselines live in build/native/libuxbench.so (`make bench-lib`); tests tha
 `benchlib` fixture, which skips with the command to run when the library is not built, as
 tests/native does for libux.so.
 """
+
 import pytest
 
 
 @pytest.fixture(scope="session")
 def benchlib():
     from uxbench import pf_native
+
     if not pf_native.available():
         pytest.skip(f"{pf_native.library_path()} is not built (run `make bench-lib`)")
     return pf_native.load()

@@ -3,6 +3,7 @@ the C filters get it as a `ux_joint_model` built with ctypes (Python callbacks f
 Python grid filter as a `uxemu.joint_systems.JointModel`. Constant velocity with the white-noise-acceleration
 noise of the registered systems (x' = F x + L w, Q = L Lᵀ), a position sensor z = p + N(0, r²); its exact
 posterior is the Kalman filter's (`kalman`)."""
+
 from __future__ import annotations
 
 import ctypes as C
@@ -17,7 +18,7 @@ from uxbench import joint_native as jn
 DT, Q_INTENSITY, R = 0.2, 0.05, 0.5
 PRIOR = ((-1.0, 2.0), (1.0, 0.5))
 F = np.array([[1.0, DT], [0.0, 1.0]])
-_L00 = math.sqrt(Q_INTENSITY * DT ** 3 / 3.0)
+_L00 = math.sqrt(Q_INTENSITY * DT**3 / 3.0)
 _L10 = Q_INTENSITY * DT * DT / 2.0 / _L00
 L = np.array([[_L00, 0.0], [_L10, math.sqrt(Q_INTENSITY * DT - _L10 * _L10)]])
 Q = L @ L.T
@@ -31,10 +32,18 @@ def twin() -> JointModel:
     def loc_scale(x):
         return x[:, :1].copy(), np.full((x.shape[0], 1), R)
 
-    return JointModel(name="linear", system_id=250, params=(), dim=2, transition=transition,
-                      process_noise=(Normal(0.0, 1.0), Normal(0.0, 1.0)),
-                      prior=tuple(Normal(m, s) for m, s in PRIOR), family="gaussian", loc_scale=loc_scale,
-                      additive_noise=True)
+    return JointModel(
+        name="linear",
+        system_id=250,
+        params=(),
+        dim=2,
+        transition=transition,
+        process_noise=(Normal(0.0, 1.0), Normal(0.0, 1.0)),
+        prior=tuple(Normal(m, s) for m, s in PRIOR),
+        family="gaussian",
+        loc_scale=loc_scale,
+        additive_noise=True,
+    )
 
 
 class CModel:
@@ -57,8 +66,9 @@ class CModel:
         address = [C.cast(fn, C.c_void_p) for fn in self._fns]  # the mirrors hold function pointers as addresses
         self.code = jn.CodeStruct(2, 1, address[0], address[1], 0, address[2], None, 1)
         prior = (jn._Law * jn.MAX_DIM)(*[jn._Law(0, m, s, 0.0) for m, s in PRIOR])
-        self.model = jn.ModelStruct(250, b"linear", b"linear-Gaussian check", 0, None, None, None, 2, prior,
-                                    C.pointer(self.code))
+        self.model = jn.ModelStruct(
+            250, b"linear", b"linear-Gaussian check", 0, None, None, None, 2, prior, C.pointer(self.code)
+        )
         self.ptr = C.cast(C.pointer(self.model), C.c_void_p).value
 
 

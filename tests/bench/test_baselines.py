@@ -1,4 +1,5 @@
 """Sampling baselines: bootstrap PF against Kalman, resampling laws, importance sampling, plain MC."""
+
 import math
 
 import numpy as np
@@ -60,8 +61,7 @@ def test_first_step_only_weighs_the_prior_draws():
     x0 = Normal(M0, S0).sample(np.random.default_rng(9), 50)
     np.testing.assert_array_equal(run.particles[0], x0)
     logw = -0.5 * ((tr.z[0] - x0) / R) ** 2
-    np.testing.assert_allclose(run.weights[0], np.exp(logw - logw.max()) / np.exp(logw - logw.max()).sum(),
-                               rtol=1e-12)
+    np.testing.assert_allclose(run.weights[0], np.exp(logw - logw.max()) / np.exp(logw - logw.max()).sum(), rtol=1e-12)
 
 
 def test_impossible_observation_keeps_the_predicted_particles_with_equal_weights():
@@ -174,4 +174,3 @@ def test_propagate_is_plain_monte_carlo_in_argument_order():
         propagate(f, [], 5, np.random.default_rng(0))
     with pytest.raises(TypeError):
         draw(a, 5, None)
-

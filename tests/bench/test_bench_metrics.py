@@ -1,5 +1,6 @@
 """The benchmarks' own scores (uxbench.metrics): RMSE spread, KDE and grid densities, W1 of atoms and of
 the reconstruction."""
+
 import math
 
 import numpy as np

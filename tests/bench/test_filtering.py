@@ -1,4 +1,5 @@
 """The filtering benchmark (uxbench.filtering) on tiny sizes: tables, metrics, determinism, outside check."""
+
 import csv
 import math
 
@@ -94,9 +95,11 @@ def test_log_y2_runs_only_where_the_observation_is_scale_times_noise():
 
 
 def test_kalman_sentences_say_ahead_or_behind_from_the_numbers():
-    rows = {("ux", 8, "refined", "kernel"): _row(("ux", 8, "refined", "kernel"), [[1.0]], 10.0, nll_sum=1.0, steps=1),
-            ("ux", 2, "refined", "kernel"): _row(("ux", 2, "refined", "kernel"), [[3.0]], 4.0, nll_sum=3.0, steps=1),
-            ("kf", "ekf"): _row(("kf", "ekf"), [[2.0]], 5.0, nll_sum=2.0, steps=1)}
+    rows = {
+        ("ux", 8, "refined", "kernel"): _row(("ux", 8, "refined", "kernel"), [[1.0]], 10.0, nll_sum=1.0, steps=1),
+        ("ux", 2, "refined", "kernel"): _row(("ux", 2, "refined", "kernel"), [[3.0]], 4.0, nll_sum=3.0, steps=1),
+        ("kf", "ekf"): _row(("kf", "ekf"), [[2.0]], 5.0, nll_sum=2.0, steps=1),
+    }
     table, (text,) = filtering_report.kalman_comparison("sys", rows)
     assert table[0][6] == "1/2" and table[0][7] == "ux η=8 refined kernel" and table[0][10] == "not dominated"
     assert "ux is ahead in accuracy in 1 of 2 configurations (RMSE down to 1, -50.00 %; lower NLL in 1)" in text
@@ -117,7 +120,7 @@ def test_particle_set_scores_on_a_two_atom_set():
     s = filtering._score_sets(np.array([[0.0, 2.0]]), np.array([[0.5, 0.5]]), np.array([1.0]))
     h = math.sqrt(2.0) * 2 ** (-0.2)
     assert s["crps_sum"] == pytest.approx(0.5, abs=1e-15)
-    assert s["nll_sum"] == pytest.approx(0.5 / h ** 2 + math.log(h) + 0.5 * math.log(2 * math.pi), rel=1e-12)
+    assert s["nll_sum"] == pytest.approx(0.5 / h**2 + math.log(h) + 0.5 * math.log(2 * math.pi), rel=1e-12)
 
 
 def _row(key, rmse_runs, latency=None, **sums):
@@ -150,17 +153,23 @@ def test_ux_repeats_only_on_the_first_traces(benchlib):
 
 def _table(ux64=1.004, pf_fast=(20.0, 1.3), ux_std=(1.0, 1.0)):
     rows = {("grid", 1501): _row(("grid", 1501), [[1.0]])}
-    for key, runs, lat in [(("ux", 8, "refined", "kernel"), [list(ux_std)], 10.0),
-                           (("ux", 64, "refined", "kernel"), [[ux64, ux64]], 1000.0),
-                           (("pf", 10), [[pf_fast[1]] * 2], pf_fast[0]), (("pf", 1000), [[1.2, 1.4]], 5000.0)]:
+    for key, runs, lat in [
+        (("ux", 8, "refined", "kernel"), [list(ux_std)], 10.0),
+        (("ux", 64, "refined", "kernel"), [[ux64, ux64]], 1000.0),
+        (("pf", 10), [[pf_fast[1]] * 2], pf_fast[0]),
+        (("pf", 1000), [[1.2, 1.4]], 5000.0),
+    ]:
         rows[key] = _row(key, runs, lat)
     return {"sys": rows}
 
 
 def test_targets_met_on_a_table_built_to_meet_them():
     text, verdict = filtering_report.targets(_table())
-    assert verdict == {"eta64_within_1pct_of_grid": True, "ux_pareto_dominates_pf": True,
-                       "ux_rmse_std_exactly_zero": True}
+    assert verdict == {
+        "eta64_within_1pct_of_grid": True,
+        "ux_pareto_dominates_pf": True,
+        "ux_rmse_std_exactly_zero": True,
+    }
     assert text.count("| yes |") == 3 and "| sys | refined kernel | +0.40 % |" in text
     assert "| sys | PF 10 (C, plain) | 1.3 | 0.02 µs | ux η=8 refined kernel | 1 | 0.01 µs |" in text
     assert "the plain C PF (benchmarks/c/src/pf.c)" in text  # a run without the tuned PF says which it compared
@@ -248,7 +257,9 @@ def test_tables_are_produced(results, size, tmp_path):
         assert "## The Kalman-type baselines" in text and f"- {system}, EKF (RMSE " in text
     readme = (tmp_path / "README.md").read_text()
     assert "## The Kalman-type baselines (EKF, UKF)" in readme and "an empty trace (T = 0) costs" in readme
-    assert "| largest per-trace RMSE std of the ux filter, 0 with bit-identical runs | 0.0 | 0.0 | 0.0 | yes |" in readme
+    assert (
+        "| largest per-trace RMSE std of the ux filter, 0 with bit-identical runs | 0.0 | 0.0 | 0.0 | yes |" in readme
+    )
     assert "| tuned C PF points Pareto-dominated by a ux point" in readme and "plain / tuned" in readme
 
 
@@ -265,8 +276,7 @@ def test_ux_std_is_measured_and_zero(results, size):
 
 def test_rows_repeat_across_two_runs(results, size):
     """A second run of the benchmark (new filter instances, same seeds) gives the same ux and PF rows."""
-    again = runner.execute([t for t in filtering.tasks(size) if t["kind"] == "accuracy"], filtering.run_task,
-                           workers=1)
+    again = runner.execute([t for t in filtering.tasks(size) if t["kind"] == "accuracy"], filtering.run_task, workers=1)
     first = {(r["system"], r["trace"]): r["rows"] for r in results if r["kind"] == "accuracy"}
     assert len(first) == len(again)
     for res in again:
@@ -290,8 +300,9 @@ def _particles_ready() -> bool:
     return (venv / f".ready-{particles_check._pins()}").exists()
 
 
-@pytest.mark.skipif(not _particles_ready(), reason="the particles venv is not installed (the benchmark installs it "
-                                                   "on first use)")
+@pytest.mark.skipif(
+    not _particles_ready(), reason="the particles venv is not installed (the benchmark installs it " "on first use)"
+)
 def test_the_outside_check_runs_the_particles_library(size):
     small = filtering.tiny(T=12, particles=(200,), outside_runs=2)
     res = filtering.run_task({"kind": "outside", "size": small, "system": "sv", "traces": [0]})
@@ -314,8 +325,10 @@ def test_the_outside_gap_has_a_standard_error():
 def test_tables_render_again_from_the_saved_results(results, size, tmp_path, monkeypatch):
     from uxbench import __main__ as cli
     from uxbench import report
-    kept = report.save_run(tmp_path / "filtering", "filtering", results, {"machine": "x86_64", "cpus": 2,
-                                                                          "load_avg": 1.0})
+
+    kept = report.save_run(
+        tmp_path / "filtering", "filtering", results, {"machine": "x86_64", "cpus": 2, "load_avg": 1.0}
+    )
     filtering.report(kept, size, tmp_path / "filtering", {"machine": "x86_64", "cpus": 2, "load_avg": 1.0})
     first = (tmp_path / "filtering" / "sv.md").read_text()
     (tmp_path / "filtering" / "sv.md").unlink()
@@ -330,6 +343,7 @@ def test_tables_render_again_from_the_saved_results(results, size, tmp_path, mon
 # -- rescoring the density of a saved run -------------------------------------------------------------
 def test_rescoring_the_density_reproduces_a_runs_own_nll_and_refuses_a_changed_filter(benchlib):
     import copy
+
     size = filtering.tiny(systems=("gss",), etas=(8,), particles=(10,))
     saved = [filtering.run_task({"kind": "accuracy", "size": size, "system": "gss", "trace": t}) for t in (0, 1)]
     again = copy.deepcopy(saved)
@@ -349,10 +363,22 @@ def test_rescoring_the_density_reproduces_a_runs_own_nll_and_refuses_a_changed_f
 def test_retiming_replaces_only_the_timing_and_says_so(benchlib, tmp_path, monkeypatch):
     from uxbench import __main__ as cli
     from uxbench import report
+
     size = filtering.tiny(systems=("gss",), etas=(8,), particles=(10,))
     accuracy = filtering.run_task({"kind": "accuracy", "size": size, "system": "gss", "trace": 0})
-    stale = {"kind": "timing", "rows": [{"system": "gss", "key": ["ux", 8, "refined", "kernel"], "ns_per_step": -1.0,
-                                         "wall_ns_per_step": -1.0, "samples": 1}], "empty_call_ns": -1.0}
+    stale = {
+        "kind": "timing",
+        "rows": [
+            {
+                "system": "gss",
+                "key": ["ux", 8, "refined", "kernel"],
+                "ns_per_step": -1.0,
+                "wall_ns_per_step": -1.0,
+                "samples": 1,
+            }
+        ],
+        "empty_call_ns": -1.0,
+    }
     report.save_run(tmp_path / "filtering", "filtering", [accuracy, stale], {"machine": "x86_64", "cpus": 2})
     monkeypatch.setitem(filtering.SIZES, "quick", size)
     assert cli.main(["--quick", "--only", "filtering", "--retime", "--out", str(tmp_path)]) == 0

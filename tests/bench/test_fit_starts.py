@@ -1,4 +1,5 @@
 """uxbench.fit_starts: fits from the default start against the exact Kalman MLE."""
+
 import math
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The point-mass grid filter: agreement with the Kalman filter, range rule, additivity check, fallback."""
+
 import math
 
 import numpy as np
@@ -115,9 +116,14 @@ def test_tail_quantiles_agree_with_scipy_and_respect_the_support():
 
 def test_non_additive_process_noise_is_refused():
     base = linear_gaussian()
-    mult = StateSpaceModel(name="multiplicative", transition=lambda x, w, k, u: x * (1.0 + w),
-                           process_noise=base.process_noise, prior=base.prior, sampler=base.sampler,
-                           kernel=base.kernel)
+    mult = StateSpaceModel(
+        name="multiplicative",
+        transition=lambda x, w, k, u: x * (1.0 + w),
+        process_noise=base.process_noise,
+        prior=base.prior,
+        sampler=base.sampler,
+        kernel=base.kernel,
+    )
     tr = ux.simulate(mult, 4, np.random.default_rng(1))
     with pytest.raises(ValueError, match="additive"):
         grid_filter(mult, tr)

@@ -1,5 +1,6 @@
 """The inference benchmark on tiny sizes: its tables, its importance sampler in C, its exact posterior
 and its BayesLaplace calls, each against an answer known independently."""
+
 import math
 
 import numpy as np
@@ -31,8 +32,9 @@ def conjugate_loglik(x):
 
 # -- tables ----------------------------------------------------------------------------------------------
 def test_tables_and_plots_are_produced(inf, tmp_path):
-    params = dict(inference.SIZES["quick"], locations=1, is_seeds=2, time_every=7, repeats=1, min_seconds=1e-4,
-                  points=2001)
+    params = dict(
+        inference.SIZES["quick"], locations=1, is_seeds=2, time_every=7, repeats=1, min_seconds=1e-4, points=2001
+    )
     tasks = inference.tasks(params)
     assert {t["system"] for t in tasks} == set(inference.SYSTEMS)
     assert all(len(t["instances"]) == 10 for t in tasks)
@@ -61,9 +63,11 @@ def test_tables_and_plots_are_produced(inf, tmp_path):
 
 
 def test_pareto_verdicts():
-    rows = [dict(method="is", form="kernel", fidelity=10, latency_us=1.0, w1=0.5),
-            dict(method="is", form="kernel", fidelity=100, latency_us=10.0, w1=0.1),
-            dict(method="ux", form="kernel", fidelity=8, latency_us=2.0, w1=0.3, w1_rec=0.05)]
+    rows = [
+        dict(method="is", form="kernel", fidelity=10, latency_us=1.0, w1=0.5),
+        dict(method="is", form="kernel", fidelity=100, latency_us=10.0, w1=0.1),
+        dict(method="ux", form="kernel", fidelity=8, latency_us=2.0, w1=0.3, w1_rec=0.05),
+    ]
     assert inference_report.pareto(rows, "w1_rec") == (["IS 10", "ux η=8 kernel"], ["IS 10"])
     front, free = inference_report.pareto(rows, "w1")
     assert free == ["IS 10", "IS 100"] and "IS 100" in front
@@ -84,9 +88,14 @@ def test_instances_follow_the_paper_construction():
 
 
 # -- the importance sampler in C ------------------------------------------------------------------------
-@pytest.mark.parametrize("law, ref", [(("gaussian", 0.5, 2.0), stats.norm(0.5, 2.0)),
-                                      (("laplace", -1.0, 0.5), stats.laplace(-1.0, 0.5)),
-                                      (("uniform", 1.0, 3.0), stats.uniform(1.0, 2.0))])
+@pytest.mark.parametrize(
+    "law, ref",
+    [
+        (("gaussian", 0.5, 2.0), stats.norm(0.5, 2.0)),
+        (("laplace", -1.0, 0.5), stats.laplace(-1.0, 0.5)),
+        (("uniform", 1.0, 3.0), stats.uniform(1.0, 2.0)),
+    ],
+)
 def test_prior_draws_follow_the_law(inf, law, ref):
     x = inf.draw(law, 20000, seed=7)
     assert stats.kstest(x, ref.cdf).pvalue > 1e-3
@@ -103,8 +112,9 @@ def test_c_importance_sampling_agrees_with_numpy_on_a_conjugate_case(inf):
         assert status == 0 and abs(w.sum() - 1) < 1e-12
         c_mean.append(w @ x)
         c_var.append(w @ (x - w @ x) ** 2)
-        ws = baselines.importance_posterior(laws.Normal(MU0, S0), lambda z, x: laws.Normal(0, SIGMA).logpdf(z - x),
-                                            Z, n, np.random.default_rng(s))
+        ws = baselines.importance_posterior(
+            laws.Normal(MU0, S0), lambda z, x: laws.Normal(0, SIGMA).logpdf(z - x), Z, n, np.random.default_rng(s)
+        )
         np_mean.append(ws.mean())
         np_var.append(ws.var())
     for est, truth in ((c_mean, POST_MU), (np_mean, POST_MU), (c_var, POST_SD**2), (np_var, POST_SD**2)):
@@ -171,8 +181,14 @@ def test_exact_likelihood_with_an_inner_noise_matches_high_order_quadrature():
 
 
 # -- BayesLaplace through the benchmark's C loop -----------------------------------------------------------
-@pytest.mark.parametrize("system, prior, z", [("gss", ("gaussian", 5.3, 3.0), 1.7), ("sv", ("laplace", -0.4, 1.0), 0.3),
-                                              ("cubic", ("gaussian", 0.9, 0.05), 0.5)])
+@pytest.mark.parametrize(
+    "system, prior, z",
+    [
+        ("gss", ("gaussian", 5.3, 3.0), 1.7),
+        ("sv", ("laplace", -0.4, 1.0), 0.3),
+        ("cubic", ("gaussian", 0.9, 0.05), 0.5),
+    ],
+)
 @pytest.mark.parametrize("form", ["kernel", "sampler"])
 def test_bayes_laplace_native_equals_the_reference(inf, system, prior, z, form):
     model = systems.get(system)

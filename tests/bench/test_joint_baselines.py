@@ -1,6 +1,7 @@
 """The joint baselines (benchmarks/c/src/joint_*.c through uxbench.joint_native, and the 2-D grid filter of
 uxbench.baselines.joint_grid) against exact answers: the Kalman filter on a linear-Gaussian 2-D system, the
 grid on a few nonlinear steps, and their own determinism."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -15,6 +16,7 @@ import joint_linear
 @pytest.fixture(scope="module")
 def jlib(benchlib):
     from uxbench import joint_native
+
     return joint_native.load()
 
 
@@ -35,7 +37,9 @@ def test_the_joint_mirrors_match_the_librarys_layout(jlib):
     class Shorter(joint_native.ModelStruct.__base__):
         _fields_ = joint_native.ModelStruct._fields_[:-1]  # ux_joint_model without its code pointer
 
-    assert "ux_joint_model has 10 fields in C, 9 here" in native.layout_mismatches(jlib.lib, {"ux_joint_model": Shorter})
+    assert "ux_joint_model has 10 fields in C, 9 here" in native.layout_mismatches(
+        jlib.lib, {"ux_joint_model": Shorter}
+    )
 
 
 @pytest.mark.parametrize("method", ["ekf", "ukf"])

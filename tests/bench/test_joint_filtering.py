@@ -1,5 +1,6 @@
 """The joint filtering sweep (`python -m uxbench joint_filtering`) on a tiny size: one task per system and trace,
 every method's records, and the tables rendered again from the saved raw results alike."""
+
 import csv
 
 from uxbench import joint_filtering as jf

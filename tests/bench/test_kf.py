@@ -1,6 +1,7 @@
 """The Kalman-type baselines (benchmarks/c/src/kf.c through uxbench.pf_native.run_kf): exact on a
 linear-Gaussian model, equal to the numpy reference (uxbench.baselines.kalman) on the registered
 systems, deterministic, and honest about SV's zero gain."""
+
 import math
 
 import numpy as np
@@ -62,11 +63,11 @@ def test_log_y2_ekf_on_sv_is_the_kalman_filter_of_log_y2(benchlib):
     model = ux.systems.get("sv", phi=phi, c=c, sigma_eta=s_eta, sigma_eps=s_eps)
     tr = ux.simulate_many(model, 1, 40, 12)[0]
     run = benchlib.run_kf(1, tr.k, tr.u, tr.z, "ekf_logsq", params=[phi, c, s_eta, s_eps])
-    m, P, R = model.prior.mean(), model.prior.var(), math.pi ** 2 / 2
-    offset = math.log(s_eps ** 2) - np.euler_gamma - math.log(2.0)
+    m, P, R = model.prior.mean(), model.prior.var(), math.pi**2 / 2
+    offset = math.log(s_eps**2) - np.euler_gamma - math.log(2.0)
     for t, zt in enumerate(tr.z):
         if t:
-            m, P = phi * m + c * (1 - phi), phi * phi * P + s_eta ** 2
+            m, P = phi * m + c * (1 - phi), phi * phi * P + s_eta**2
         K = P / (P + R)
         m, P = m + K * (math.log(zt * zt) - offset - m), (1 - K) * P
         assert run.mean[t] == pytest.approx(m, rel=1e-12, abs=1e-12)

@@ -1,4 +1,5 @@
 """Mixture mode against the exact grid filter on GSS: it keeps both of the likelihood's modes."""
+
 import numpy as np
 import pytest
 
@@ -26,4 +27,3 @@ def test_both_gss_modes_are_kept(index):
         run = nat.run_filter(model.system_id, tr.k, tr.u, tr.z, 16, mode=mode, atoms=False)
         off[mode] = int((np.abs(run.mean - grid.mean) > 3 * np.sqrt(grid.var)).sum())
     assert off == LOST_MODE_TRACES[index] and off["mixture"] <= off["refined"]
-

@@ -1,4 +1,5 @@
 """The C bootstrap PF (benchmarks/c/src/pf.c) and the whole-trace ux runner, through uxbench.pf_native."""
+
 import numpy as np
 import pytest
 
@@ -34,10 +35,16 @@ def test_rmse_over_seeds_matches_the_numpy_pf(benchlib, name, runs):
     model = ux.systems.get(name)
     diffs = []
     for t, tr in enumerate(traces(name, 3, 40, 3)):
-        c = [metrics.rmse(benchlib.run_pf(model.system_id, tr.k, tr.u, tr.z, 100, seed=1000 * t + r,
-                                          particles=False).mean, tr.x) for r in range(runs)]
-        p = [metrics.rmse(bootstrap_filter(model, tr, 100, np.random.default_rng([t, r])).mean, tr.x)
-             for r in range(runs)]
+        c = [
+            metrics.rmse(
+                benchlib.run_pf(model.system_id, tr.k, tr.u, tr.z, 100, seed=1000 * t + r, particles=False).mean, tr.x
+            )
+            for r in range(runs)
+        ]
+        p = [
+            metrics.rmse(bootstrap_filter(model, tr, 100, np.random.default_rng([t, r])).mean, tr.x)
+            for r in range(runs)
+        ]
         diffs.append((np.mean(c) - np.mean(p), (np.var(c, ddof=1) + np.var(p, ddof=1)) / runs))
     d = sum(x for x, _ in diffs) / len(diffs)
     se = np.sqrt(sum(v for _, v in diffs)) / len(diffs)
@@ -50,8 +57,12 @@ def test_rmse_approaches_the_grid_filter(benchlib, name, tol):
     pf, grid = [], []
     for t, tr in enumerate(traces(name, 2, 30, 8)):
         grid.append(metrics.rmse(grid_filter(model, tr, n_points=1001).mean, tr.x))
-        pf += [metrics.rmse(benchlib.run_pf(model.system_id, tr.k, tr.u, tr.z, 1000, seed=77 * t + r,
-                                            particles=False).mean, tr.x) for r in range(4)]
+        pf += [
+            metrics.rmse(
+                benchlib.run_pf(model.system_id, tr.k, tr.u, tr.z, 1000, seed=77 * t + r, particles=False).mean, tr.x
+            )
+            for r in range(4)
+        ]
     assert np.mean(pf) == pytest.approx(np.mean(grid), rel=tol)
 
 
@@ -73,7 +84,7 @@ def test_weighted_sets_are_consistent(benchlib):
     assert np.allclose((run.w * run.x).sum(axis=1), run.mean, rtol=1e-12, atol=1e-12)
     var = (run.w * (run.x - run.mean[:, None]) ** 2).sum(axis=1)
     assert np.allclose(var, run.var, rtol=1e-10)
-    assert np.allclose(1.0 / (run.w ** 2).sum(axis=1), run.ess, rtol=1e-10)
+    assert np.allclose(1.0 / (run.w**2).sum(axis=1), run.ess, rtol=1e-10)
     assert not run.fallback.any()
 
 
@@ -97,8 +108,10 @@ def test_bad_arguments_are_refused(benchlib):
         benchlib.run_pf(1, tr.k, tr.u, tr.z, 10, seed=1, prior=("student_t", 3.0, 0.0))
 
 
-@pytest.mark.parametrize("name,eta,mode,lik", [("sv", 8, "refined", "kernel"), ("gss", 16, "paper", "sampler"),
-                                                ("cubic", 8, "refined", "sampler")])
+@pytest.mark.parametrize(
+    "name,eta,mode,lik",
+    [("sv", 8, "refined", "kernel"), ("gss", 16, "paper", "sampler"), ("cubic", 8, "refined", "sampler")],
+)
 def test_whole_trace_runner_is_the_filter(benchlib, name, eta, mode, lik):
     """One C call per trace gives bit for bit what the step-by-step binding gives."""
     nat = native.load()

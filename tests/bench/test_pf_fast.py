@@ -1,4 +1,5 @@
 """The tuned C bootstrap PF (benchmarks/c/src/pf_fast.c) against the plain one (pf.c) and the grid filter."""
+
 import numpy as np
 import pytest
 
@@ -47,7 +48,7 @@ def test_weighted_sets_are_consistent(benchlib, name):
     assert np.allclose((run.w * run.x).sum(axis=1), run.mean, rtol=1e-10, atol=1e-10)
     var = (run.w * (run.x - run.mean[:, None]) ** 2).sum(axis=1)
     assert np.allclose(var, run.var, rtol=1e-8, atol=1e-14)
-    assert np.allclose(1.0 / (run.w ** 2).sum(axis=1), run.ess, rtol=1e-10)
+    assert np.allclose(1.0 / (run.w**2).sum(axis=1), run.ess, rtol=1e-10)
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
@@ -86,8 +87,7 @@ def test_rmse_over_20_traces_matches_the_plain_pf(benchlib, name):
     for t, tr in enumerate(traces(name, 20, 60, 21)):
         for r in range(3):
             old = benchlib.run_pf(model.system_id, tr.k, tr.u, tr.z, 100, seed=1000 * t + r, particles=False)
-            new = benchlib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, 100, seed=1000 * t + r + 500,
-                                       particles=False)
+            new = benchlib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, 100, seed=1000 * t + r + 500, particles=False)
             diffs.append(metrics.rmse(new.mean, tr.x) - metrics.rmse(old.mean, tr.x))
     d, se = np.mean(diffs), np.std(diffs, ddof=1) / np.sqrt(len(diffs))
     assert abs(d) < 4 * se + 1e-12, (d, se)
@@ -99,8 +99,13 @@ def test_rmse_approaches_the_grid_filter(benchlib, name, tol):
     pf, grid = [], []
     for t, tr in enumerate(traces(name, 2, 30, 8)):
         grid.append(metrics.rmse(grid_filter(model, tr, n_points=1001).mean, tr.x))
-        pf += [metrics.rmse(benchlib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, 1000, seed=77 * t + r,
-                                                 particles=False).mean, tr.x) for r in range(4)]
+        pf += [
+            metrics.rmse(
+                benchlib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, 1000, seed=77 * t + r, particles=False).mean,
+                tr.x,
+            )
+            for r in range(4)
+        ]
     assert np.mean(pf) == pytest.approx(np.mean(grid), rel=tol)
 
 
@@ -127,8 +132,9 @@ def test_non_gaussian_prior_is_sampled(benchlib):
     model = ux.systems.get("lg")
     for tr in traces("lg", 3, 1, 5):
         g = grid_filter(model, tr, n_points=3001, prior=laws.Laplace(0.5, 1.0))
-        run = benchlib.run_pf_fast(model.system_id, tr.k, tr.u, tr.z, 40_000, seed=2, particles=False,
-                                   prior=("laplace", 0.5, 1.0))
+        run = benchlib.run_pf_fast(
+            model.system_id, tr.k, tr.u, tr.z, 40_000, seed=2, particles=False, prior=("laplace", 0.5, 1.0)
+        )
         se = np.sqrt(g.var[0] / run.ess[0])
         assert abs(run.mean[0] - g.mean[0]) < 5 * se, (run.mean[0], g.mean[0], se)
         assert run.var[0] == pytest.approx(g.var[0], rel=0.1)

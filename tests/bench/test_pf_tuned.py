@@ -1,4 +1,5 @@
 """uxbench.pf_tuned (the plain against the tuned C PF) on tiny sizes."""
+
 import numpy as np
 
 from uxbench import filtering, filtering_report, pf_tuned, report
@@ -22,8 +23,14 @@ def test_candidate_is_the_fastest_ux_row_as_accurate():
         r = filtering_report.Row("sv", key, {0: {"rmse": [rmse]}}, latency_ns=ns)
         return key, r
 
-    rows = dict([row(("ux", 4, "paper", "kernel"), 0.60, 500), row(("ux", 4, "refined", "kernel"), 0.54, 1000),
-                 row(("ux", 64, "refined", "kernel"), 0.53, 9000), row(("pf", 10), 0.55, 300)])
+    rows = dict(
+        [
+            row(("ux", 4, "paper", "kernel"), 0.60, 500),
+            row(("ux", 4, "refined", "kernel"), 0.54, 1000),
+            row(("ux", 64, "refined", "kernel"), 0.53, 9000),
+            row(("pf", 10), 0.55, 300),
+        ]
+    )
     assert pf_tuned.candidate(rows, 0.55).key == ("ux", 4, "refined", "kernel")
     assert pf_tuned.candidate(rows, 0.61).key == ("ux", 4, "paper", "kernel")
     assert pf_tuned.candidate(rows, 0.50) is None
@@ -31,8 +38,16 @@ def test_candidate_is_the_fastest_ux_row_as_accurate():
 
 def test_measure_and_render_on_a_tiny_size(benchlib):
     size = filtering.tiny(T=12)
-    recs = pf_tuned.measure(benchlib, ("sv", "lg"), n_traces=2, rounds=1, runs={"sv": 2, "lg": 2},
-                            particles=(10, 50), size=size, progress=lambda *_: None)
+    recs = pf_tuned.measure(
+        benchlib,
+        ("sv", "lg"),
+        n_traces=2,
+        rounds=1,
+        runs={"sv": 2, "lg": 2},
+        particles=(10, 50),
+        size=size,
+        progress=lambda *_: None,
+    )
     assert [(r["system"], r["n"]) for r in recs] == [("sv", 10), ("sv", 50), ("lg", 10), ("lg", 50)]
     for r in recs:
         assert r["old_ns"] > 0 and r["new_ns"] > 0 and r["ratio"] == r["old_ns"] / r["new_ns"]

@@ -1,4 +1,5 @@
 """The propagation benchmark's own code: exact laws, W1, the C Monte Carlo, the iso-quality search, tables."""
+
 import math
 import re
 
@@ -54,6 +55,7 @@ def test_w1_of_a_sample_agrees_with_scipy_against_a_far_larger_sample(mc):
 
 def test_binned_table_gives_the_metrics_w1_of_a_reconstruction(mc):
     from uxbench import metrics
+
     v = Normal(0.3, 2.0).quantize(16)
     sample = np.sort(np.random.default_rng(3).normal(0.0, 2.5, 20_000))
     table = propagation_exact.binned_table(*v.bins())
@@ -62,8 +64,9 @@ def test_binned_table_gives_the_metrics_w1_of_a_reconstruction(mc):
 
 def test_table_reproduces_a_known_law():
     # SV transition with Gaussian noise: φX + H is N(φλ, φ²s² + σ²) exactly.
-    p = mc_native.Problem(mc_native.SV_TRANSITION, (0.98, 0.0, 0.2, 1.0),
-                          (("gaussian", 0.5, 1.3), ("gaussian", 0.0, 0.2)))
+    p = mc_native.Problem(
+        mc_native.SV_TRANSITION, (0.98, 0.0, 0.2, 1.0), (("gaussian", 0.5, 1.3), ("gaussian", 0.0, 0.2))
+    )
     table = propagation_models.MODELS["sv_transition"].exact(p)
     sd = math.hypot(0.98 * 1.3, 0.2)
     t = np.linspace(-6, 6, 1001)
@@ -89,7 +92,7 @@ def numpy_model(key, p, inputs):
     if key == "cubic_transition":
         x, u = inputs
         d = p.params[2] - x
-        return x + p.params[0] * d - p.params[0] * p.params[1] * d ** 3 + u
+        return x + p.params[0] * d - p.params[0] * p.params[1] * d**3 + u
     x, m, h = inputs
     return np.exp(-x) * (1 + m) + h
 
@@ -103,8 +106,14 @@ def numpy_draw(law, rng, n):
     return rng.uniform(a, b, n)
 
 
-CASES = [("sv_transition", 3), ("sv_observation", 35), ("gss_transition", 14), ("gss_observation", 25),
-         ("cubic_transition", 46), ("bl_observation", 31)]
+CASES = [
+    ("sv_transition", 3),
+    ("sv_observation", 35),
+    ("gss_transition", 14),
+    ("gss_observation", 25),
+    ("cubic_transition", 46),
+    ("bl_observation", 31),
+]
 
 
 @pytest.mark.parametrize("key, index", CASES)
@@ -163,8 +172,9 @@ def test_chained_propagation_is_two_lifts_each_reduced(mc, index):
     np.testing.assert_allclose(x, ref.x, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(w, ref.w, rtol=1e-12)
     table = propagation_models.MODELS["bl_observation"].exact(p)
-    w1 = {c: propagation_exact.w1_reconstructed(*Value(*mc.ux(p, 16, chained=c), 16).bins(), table)
-          for c in (False, True)}
+    w1 = {
+        c: propagation_exact.w1_reconstructed(*Value(*mc.ux(p, 16, chained=c), 16).bins(), table) for c in (False, True)
+    }
     assert w1[True] < 2 * w1[False]
 
 
@@ -243,8 +253,10 @@ def test_tables_are_produced(mc, tmp_path):
         assert r["iso_rec_speedup"] == pytest.approx(r["iso_rec_count"] * r["mc_ns"] / r["ux_ns"])
 
     # A run made when ETAS held only the paper's η renders as it ran.
-    old = [{k: v for k, v in r.items() if not (k.startswith("eta") and int(k[3:]) not in paper_propagation.ETAS)}
-           for r in results]
+    old = [
+        {k: v for k, v in r.items() if not (k.startswith("eta") and int(k[3:]) not in paper_propagation.ETAS)}
+        for r in results
+    ]
     propagation.report(old, size, tmp_path / "old")
     md = (tmp_path / "old" / "propagation.md").read_text()
     assert md.count("| yes |") + md.count("| no |") == 2 * len(paper_propagation.ETAS)

@@ -1,5 +1,6 @@
 """The regime benchmark (uxbench.regimes): its scores against oracles, its data generators, a tiny cell end to
 end through the C core and through the reference, and its results files."""
+
 import json
 import math
 from types import SimpleNamespace
@@ -151,11 +152,12 @@ def test_the_noise_jump_triples_the_state_noise_from_the_half_on(system):
     def noise(x):  # the state noise drawn at each step: x_k − f(x_{k−1}, 0)
         return x[1:] - model.transition(x[:-1], 0.0, k, 0.0)
 
-    np.testing.assert_allclose(noise(jumped.x)[h - 1:], R.NOISE_JUMP * noise(calm.x)[h - 1:], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(noise(jumped.x)[h - 1 :], R.NOISE_JUMP * noise(calm.x)[h - 1 :], rtol=1e-9, atol=1e-9)
     # without a jump the generator is uxemu.simulate itself, draw for draw
     again = R.noise_jump_trace(model, model, steps, R.trace_rng(systems.spec(system).id, 0))
     assert np.array_equal(again.z, calm.z) and np.array_equal(
-        simulate(model, steps, R.trace_rng(systems.spec(system).id, 0)).z, calm.z)
+        simulate(model, steps, R.trace_rng(systems.spec(system).id, 0)).z, calm.z
+    )
 
 
 def test_the_grid_covers_the_issue():
@@ -167,9 +169,11 @@ def test_the_grid_covers_the_issue():
 
 # -- end to end --------------------------------------------------------------------------------------------
 TINY = dict(seeds=1, steps=16, modes=R.MODES, etas=(4, 8), grid_check=False)
-TINY_CELLS = [dict(group="lg", data="model", q=0.1, prior_sd=100.0, placement="offset"),
-              dict(group="lg_misspecified", data="outlier", q=0.1, prior_sd=1.0, placement="offset"),
-              dict(group="nonlinear", system="gss", data="noise_jump")]
+TINY_CELLS = [
+    dict(group="lg", data="model", q=0.1, prior_sd=100.0, placement="offset"),
+    dict(group="lg_misspecified", data="outlier", q=0.1, prior_sd=1.0, placement="offset"),
+    dict(group="nonlinear", system="gss", data="noise_jump"),
+]
 
 
 @pytest.mark.parametrize("cell", TINY_CELLS, ids=R.cell_label)
@@ -208,8 +212,12 @@ def test_the_command_line_takes_a_benchmark_by_name(monkeypatch, tmp_path):
     from uxbench import __main__ as cli
 
     seen = []
-    monkeypatch.setattr(registry, "load", lambda name: seen.append(name) or SimpleNamespace(
-        SIZES={"quick": {}}, tasks=lambda size: [], run_task=None, report=lambda *a: None))
+    monkeypatch.setattr(
+        registry,
+        "load",
+        lambda name: seen.append(name)
+        or SimpleNamespace(SIZES={"quick": {}}, tasks=lambda size: [], run_task=None, report=lambda *a: None),
+    )
     assert cli.main(["regimes", "--quick", "--out", str(tmp_path)]) == 0
     assert seen == ["regimes"]
     with pytest.raises(SystemExit):

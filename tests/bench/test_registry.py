@@ -1,5 +1,6 @@
 """`python -m uxbench` knows every benchmark: each registered study imports and has its shape, and every module
 of the package that looks like a study (it defines a top-level `report` or `main`) is registered."""
+
 import ast
 import subprocess
 import sys

@@ -1,5 +1,6 @@
 """How uxbench commits its files (uxbench.report): raw results as gzip'd JSON and plots as palette PNGs, both
 the same bytes for the same content, so a result rendered again shows no change."""
+
 import gzip
 
 import matplotlib

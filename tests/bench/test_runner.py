@@ -1,4 +1,5 @@
 """uxbench.runner: the local process pool, the Dask path on a local cluster, and the command line."""
+
 import json
 import os
 
@@ -21,6 +22,7 @@ def test_the_pool_returns_results_in_task_order():
 
 def stamp(task):
     import time
+
     start = time.monotonic()
     time.sleep(0.05)
     return task["id"], os.getpid(), start, time.monotonic()
@@ -41,8 +43,10 @@ def _comparable(results):
     for r in sorted(results, key=lambda r: (r["kind"], r.get("system", ""), r.get("trace", -1))):
         r = {k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds", "empty_call_ns")}
         if r["kind"] == "timing":
-            r["rows"] = [{k: v for k, v in row.items() if k not in ("ns_per_step", "wall_ns_per_step", "samples")}
-                         for row in r["rows"]]
+            r["rows"] = [
+                {k: v for k, v in row.items() if k not in ("ns_per_step", "wall_ns_per_step", "samples")}
+                for row in r["rows"]
+            ]
         out.append(r)
     return out
 
@@ -77,5 +81,12 @@ def test_an_unreachable_scheduler_is_one_clear_error(monkeypatch):
 def test_the_command_line_writes_the_filtering_results(benchlib, small, monkeypatch, tmp_path):
     monkeypatch.setitem(filtering.SIZES, "quick", small)
     assert cli.main(["--quick", "--only", "filtering", "--workers", "1", "--out", str(tmp_path)]) == 0
-    for name in ("sv.md", "cubic.md", "README.md", "filtering_summary.csv", "filtering_results.json.gz", "sv_pareto.png"):
+    for name in (
+        "sv.md",
+        "cubic.md",
+        "README.md",
+        "filtering_summary.csv",
+        "filtering_results.json.gz",
+        "sv_pareto.png",
+    ):
         assert (tmp_path / "filtering" / name).exists(), name

@@ -1,6 +1,7 @@
 """`python -m uxbench soak` at a tiny size (--steps): a stream to the firmware in QEMU through the damaging
 proxy, every posterior checked, the samples written as they come; its three result files must agree
 with each other and with the link's own counts. A run cut short must say so in its results."""
+
 import csv
 import subprocess
 
@@ -21,11 +22,36 @@ def soak():
 @pytest.mark.qemu
 def test_tiny_soak_streams_checks_and_writes_consistent_results(soak, tmp_path):
     board = "mps2-an500"
-    made = subprocess.run(["make", "-s", "-C", str(qemu.REPO_ROOT / "firmware"), "arm", f"BOARD={board}",
-                           f"BUILD={qemu.image_path(board).parent}"], capture_output=True, text=True)
+    made = subprocess.run(
+        [
+            "make",
+            "-s",
+            "-C",
+            str(qemu.REPO_ROOT / "firmware"),
+            "arm",
+            f"BOARD={board}",
+            f"BUILD={qemu.image_path(board).parent}",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert made.returncode == 0, made.stderr  # the image is current, not a stale one
-    argv = ["--steps", "60", "--block", "20", "--calibrate", "10", "--rate", "0.3", "--timeout", "0.3",
-            "--out", str(tmp_path), "--dump", str(tmp_path / "soak.jsonl")]
+    argv = [
+        "--steps",
+        "60",
+        "--block",
+        "20",
+        "--calibrate",
+        "10",
+        "--rate",
+        "0.3",
+        "--timeout",
+        "0.3",
+        "--out",
+        str(tmp_path),
+        "--dump",
+        str(tmp_path / "soak.jsonl"),
+    ]
     assert uxbench(["soak", *argv]) == 0
     record = read_json_gz(tmp_path / "soak.json.gz")
     rows = list(csv.DictReader((tmp_path / "soak.csv").open()))
@@ -52,9 +78,24 @@ def test_tiny_soak_streams_checks_and_writes_consistent_results(soak, tmp_path):
 
 
 def test_a_run_cut_short_says_so(soak, tmp_path):
-    run = soak.Soak(dict(board="b", system="gss", eta=8, mode="refined", likelihood="kernel", steps=1000,
-                         trace_seed=1, rate=0.1, proxy_seed=1, timeout_s=0.1, retries=40, block=100,
-                         icount_shift=6, environment={"cpu": "m", "cpus": 2, "commit": "c"}))
+    run = soak.Soak(
+        dict(
+            board="b",
+            system="gss",
+            eta=8,
+            mode="refined",
+            likelihood="kernel",
+            steps=1000,
+            trace_seed=1,
+            rate=0.1,
+            proxy_seed=1,
+            timeout_s=0.1,
+            retries=40,
+            block=100,
+            icount_shift=6,
+            environment={"cpu": "m", "cpus": 2, "commit": "c"},
+        )
+    )
     run.samples.append(soak.Sample(100, 5.0, 90_000, 12, 0, 10, 9, 54_000.0, 55_000))
     run.steps, run.status = 100, "stopped after 100 steps: device did not answer"
     soak.write(run, tmp_path)

@@ -1,5 +1,6 @@
 """The uxm study's scores (benchmarks/uxbench/uxm.py): its long double screen with mpmath deciding the
 doubtful points gives the same max error and correctly rounded share as mpmath on every point."""
+
 import mpmath
 import numpy as np
 import pytest
@@ -19,8 +20,10 @@ def direct(name, x):
     return max(errors), float(np.mean(exact_rounding))
 
 
-@pytest.mark.parametrize("name, r, float_build", [("exp", 0, False), ("log1p", 0, False), ("sin", 1, False),
-                                                  ("expm1", 1, True), ("cos", 1, True)])
+@pytest.mark.parametrize(
+    "name, r, float_build",
+    [("exp", 0, False), ("log1p", 0, False), ("sin", 1, False), ("expm1", 1, True), ("cos", 1, True)],
+)
 def test_screened_scores_equal_mpmath_on_every_point(name, r, float_build):
     x = uxm.arguments(name, r, float_build, 1500)
     scored = uxm.score(name, x)

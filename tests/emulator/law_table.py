@@ -4,6 +4,7 @@ The tests evaluate its cells rather than restating them, so the documentation, t
 core cannot drift apart: each row names the Python calls, the `ux_law` fields, the numpy draw, the frozen
 scipy.stats law and the closed-form mean and variance, as expressions in the parameter names.
 """
+
 import functools
 import itertools
 import math
@@ -27,11 +28,11 @@ PARAMS = {"mu": 0.3, "sigma": 0.6, "loc": -1.5, "scale": 2.0, "low": -1.0, "high
 class Row:
     law: str
     constructor: str  # "exponential(scale)": a function of uxemu and of uxemu.native's engine
-    law_class: str    # "Exponential(scale)": a class of uxemu.laws
-    kind: str         # "exponential": the ux_law kind, as uxemu.native.LAW_KINDS names it
-    fields: dict      # ux_law field → parameter name: {"a": "scale"}
-    numpy: str        # "rng.exponential(scale)"
-    scipy: str        # "expon(scale=scale)"
+    law_class: str  # "Exponential(scale)": a class of uxemu.laws
+    kind: str  # "exponential": the ux_law kind, as uxemu.native.LAW_KINDS names it
+    fields: dict  # ux_law field → parameter name: {"a": "scale"}
+    numpy: str  # "rng.exponential(scale)"
+    scipy: str  # "expon(scale=scale)"
     mean: str
     var: str
 
@@ -68,15 +69,33 @@ def rows() -> tuple[Row, ...]:
         constructor, law_class = _code(py)
         kind, assignments = _code(c_fields)[0].split(":", 1)
         fields = dict(a.strip().split("=") for a in assignments.split(","))
-        out.append(Row(law, constructor, law_class, kind.removeprefix("UX_LAW_").lower(), fields,
-                       _code(np_cell)[0], _code(sp_cell)[0], _code(mean)[0], _code(var)[0]))
+        out.append(
+            Row(
+                law,
+                constructor,
+                law_class,
+                kind.removeprefix("UX_LAW_").lower(),
+                fields,
+                _code(np_cell)[0],
+                _code(sp_cell)[0],
+                _code(mean)[0],
+                _code(var)[0],
+            )
+        )
     return tuple(out)
 
 
 # Keywords of other parameterisations (a rate, scipy's uniform(loc, scale), lognorm's shape s, …): a
 # constructor refuses them with a TypeError instead of reading them with its own meaning.
-FOREIGN_KEYWORDS = [("exponential", "rate"), ("exponential", "lam"), ("uniform", "loc"), ("uniform", "scale"),
-                    ("laplace", "b"), ("student_t", "nu"), ("lognormal", "s")]
+FOREIGN_KEYWORDS = [
+    ("exponential", "rate"),
+    ("exponential", "lam"),
+    ("uniform", "loc"),
+    ("uniform", "scale"),
+    ("laplace", "b"),
+    ("student_t", "nu"),
+    ("lognormal", "s"),
+]
 
 
 def assert_quantized_moments(value, frozen, what: str):

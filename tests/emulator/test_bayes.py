@@ -1,4 +1,5 @@
 """BayesLaplace: conjugate closed forms, evidence with count m, both likelihood paths, the fallback."""
+
 import numpy as np
 import pytest
 
@@ -50,6 +51,7 @@ def test_kernel_inner_noise_marginalises_exactly():
     x = np.array([0.0, 0.3])
     got = lik.log_likelihood(x, np.array([0.2]))[:, 0]
     from scipy import stats
+
     want = np.log(0.25 * stats.norm.pdf(0.2, x - 1, 0.5) + 0.75 * stats.norm.pdf(0.2, x + 1, 0.5))
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
@@ -92,6 +94,7 @@ def test_one_point_seen_once_is_weighed_in_the_linear_domain():
     (docs/semantics.md), bit for bit, and its evidence log max p + log Σw' − log Σw."""
     from uxemu import _ttr
     from uxemu.value import normalise
+
     rng = np.random.default_rng(5)
     x = rng.normal(0, 2, 64)
     w = rng.uniform(0.1, 1, 64) / 64
@@ -103,8 +106,9 @@ def test_one_point_seen_once_is_weighed_in_the_linear_domain():
     px, pw = _ttr.ttr(x, wp, 3)
     np.testing.assert_array_equal(res.posterior.x, px)
     np.testing.assert_array_equal(res.posterior.w, normalise(pw))
-    assert res.log_evidence == (libm.log(p.max()) + libm.log(_ttr.sequential_sum(wp))
-                                - libm.log(_ttr.sequential_sum(w)))
+    assert res.log_evidence == (
+        libm.log(p.max()) + libm.log(_ttr.sequential_sum(wp)) - libm.log(_ttr.sequential_sum(w))
+    )
     # Seen twice (m = 2) the log-domain rule weighs: the same posterior to rounding, other bits.
     twice = bayes_laplace((x, w), lik, 0.9, m=2, eta=8)
     np.testing.assert_allclose(twice.log_likelihood, 2 * np.log(p), rtol=1e-12)
@@ -114,6 +118,7 @@ def test_a_point_far_in_the_tails_is_weighed_in_the_log_domain():
     """Every p_i underflows (the observation 50 noise sd beyond the last atom): not a fallback — the log domain still weighs, and
     the posterior moves to the atoms nearest the observation as the exact one would."""
     from uxemu.bayes import LINEAR_MIN
+
     prior = ux.gaussian(0, 1, 64)
     assert gauss_kernel(0.1).likelihood(prior.x, 8.0).max() < LINEAR_MIN
     res = bayes_laplace(prior, gauss_kernel(0.1), 8.0, eta=8)

@@ -1,4 +1,5 @@
 """Parametric constructors: analytic quantization against numerical integration of scipy.stats laws."""
+
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from uxemu import laws
 
 def quantize_by_quadrature(dist, n, lower=-np.inf, upper=np.inf):
     """The same mean-split recursion, with masses and first moments from adaptive quadrature."""
+
     def moments(a, b):
         # Integrate in the law's own units around its median for accuracy in the tails.
         mass = dist.cdf(b) - dist.cdf(a) if b <= dist.median() else dist.sf(a) - dist.sf(b)
@@ -93,10 +95,21 @@ def test_mixture_keeps_mean_and_both_modes():
         ux.mixture(a, b, 1.0)
 
 
-@pytest.mark.parametrize("bad", [lambda: ux.gaussian(0, 0), lambda: ux.gaussian(np.nan, 1), lambda: ux.laplace(0, -1),
-                                 lambda: ux.uniform(1, 1), lambda: ux.exponential(0), lambda: ux.exponential(-2),
-                                 lambda: ux.student_t(1.0), lambda: ux.student_t(3.0, 0.0, 0.0),
-                                 lambda: ux.lognormal(0, np.inf), lambda: ux.gaussian(0, 1, eta=12)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: ux.gaussian(0, 0),
+        lambda: ux.gaussian(np.nan, 1),
+        lambda: ux.laplace(0, -1),
+        lambda: ux.uniform(1, 1),
+        lambda: ux.exponential(0),
+        lambda: ux.exponential(-2),
+        lambda: ux.student_t(1.0),
+        lambda: ux.student_t(3.0, 0.0, 0.0),
+        lambda: ux.lognormal(0, np.inf),
+        lambda: ux.gaussian(0, 1, eta=12),
+    ],
+)
 def test_bad_parameters_are_refused(bad):
     with pytest.raises(ValueError):
         bad()

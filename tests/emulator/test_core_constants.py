@@ -1,5 +1,6 @@
 """The filter's tuning constants are written twice, in ux/filter.h for the C core and in uxemu.filter for the
 reference; C = reference bit for bit holds only while they agree, so this reads the header and compares."""
+
 import re
 from pathlib import Path
 

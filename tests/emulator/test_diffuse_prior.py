@@ -1,6 +1,7 @@
 """A prior much wider than the observation noise (docs/semantics.md, "Filter": the first update weighs the
 prior law at min(η², 64) atoms): on the linear-Gaussian system with a prior 8× the observation noise, the
 first updates follow the Kalman filter as closely as the steady state does; the C core does the same."""
+
 import numpy as np
 import pytest
 

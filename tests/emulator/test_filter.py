@@ -1,4 +1,5 @@
 """The filter against Kalman, on the paper's systems, on a user's own model; determinism."""
+
 import numpy as np
 import pytest
 
@@ -110,8 +111,9 @@ def test_two_runs_are_bit_identical():
 
 def test_filter_keeps_the_prior_and_reports_when_the_observation_is_impossible():
     m = linear_gaussian()
-    m = ux.StateSpaceModel(m.name, m.transition, m.process_noise, m.prior, m.sampler,
-                           ux.Kernel("uniform", lambda x: (x, 1.0 + 0 * x)))
+    m = ux.StateSpaceModel(
+        m.name, m.transition, m.process_noise, m.prior, m.sampler, ux.Kernel("uniform", lambda x: (x, 1.0 + 0 * x))
+    )
     f = ux.BayesLaplaceFilter(m, eta=16)
     assert f.step(0, 0.1) == ux.Status.OK
     before = f.posterior

@@ -1,5 +1,6 @@
 """The filter's posterior density (docs/semantics.md, "Filter density"): the predictive mixture for models
 that declare additive Gaussian process noise, the TTR bins otherwise."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -26,9 +27,15 @@ def test_declared_additive_noise_holds(name):
 
 
 def _linear_gaussian(a=0.9, q=0.5, r=0.4, additive=True):
-    return StateSpaceModel("lg", lambda x, w, k, u: a * x + w, Normal(0.0, q), Normal(0.0, 1.0),
-                           Sampler(lambda x, v: x + v, (Normal(0.0, r),)),
-                           Kernel("gaussian", lambda x: (x, r + 0.0 * x)), additive_noise=additive)
+    return StateSpaceModel(
+        "lg",
+        lambda x, w, k, u: a * x + w,
+        Normal(0.0, q),
+        Normal(0.0, 1.0),
+        Sampler(lambda x, v: x + v, (Normal(0.0, r),)),
+        Kernel("gaussian", lambda x: (x, r + 0.0 * x)),
+        additive_noise=additive,
+    )
 
 
 def _kalman(z, a=0.9, q=0.5, r=0.4):
@@ -112,9 +119,15 @@ def test_forms_and_fallback_to_bins():
 
 
 def test_fallback_drops_the_likelihood_factor():
-    model = StateSpaceModel("lgu", lambda x, w, k, u: 0.9 * x + w, Normal(0.0, 0.5), Normal(0.0, 1.0),
-                            Sampler(lambda x, v: x + 0.1 * v, (ux.laws.Uniform(-0.5, 0.5),)),
-                            Kernel("uniform", lambda x: (x, 0.1 + 0.0 * x)), additive_noise=True)
+    model = StateSpaceModel(
+        "lgu",
+        lambda x, w, k, u: 0.9 * x + w,
+        Normal(0.0, 0.5),
+        Normal(0.0, 1.0),
+        Sampler(lambda x, v: x + 0.1 * v, (ux.laws.Uniform(-0.5, 0.5),)),
+        Kernel("uniform", lambda x: (x, 0.1 + 0.0 * x)),
+        additive_noise=True,
+    )
     f = BayesLaplaceFilter(model, 8)
     f.step(0, 0.0, predict=False)
     st = f.step(1, 100.0)  # outside every hypothesis's uniform window: every likelihood is zero
@@ -126,6 +139,7 @@ def test_fallback_drops_the_likelihood_factor():
 
 def test_nll_run_uses_the_filter_density():
     from uxemu import metrics
+
     model = systems.get("sv")
     tr = simulate(model, 10, np.random.default_rng(2))
     run = ux.run_filter(model, tr, 8)

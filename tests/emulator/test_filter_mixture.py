@@ -1,5 +1,6 @@
 """Mixture mode (docs/semantics.md, "Filter"): refined, except that where the posterior has a quadrature
 density its atoms are TTR of that density's piecewise-linear interpolant and its evidence is its log Z."""
+
 import dataclasses
 import math
 
@@ -106,6 +107,7 @@ def test_diffuse_prior_follows_kalman():
 
 def test_joint_filter_refuses_mixture_mode():
     from uxemu import joint_systems
+
     with pytest.raises(ValueError, match="joint filter"):
         JointFilter(joint_systems.get("pendulum"), 8, "mixture")
 
@@ -156,9 +158,15 @@ def test_a_cell_goes_through_f_as_its_two_points():
     of f over any law with that mean and variance (f at the mean, x², sits below every image of a cell
     around 0), and its scale sqrt(σ² + (2·x·√v)²)."""
     sigma, mu = 0.5, 0.25
-    model = ux.StateSpaceModel("square", lambda x, w, k, u: x * x + w, Normal(mu, sigma), Normal(0.0, 1.0),
-                               ux.Sampler(lambda x, v: x + v, (Normal(0.0, 1.0),)),
-                               ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)), additive_noise=True)
+    model = ux.StateSpaceModel(
+        "square",
+        lambda x, w, k, u: x * x + w,
+        Normal(mu, sigma),
+        Normal(0.0, 1.0),
+        ux.Sampler(lambda x, v: x + v, (Normal(0.0, 1.0),)),
+        ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)),
+        additive_noise=True,
+    )
     x, v = np.array([-1.5, -0.1, 0.0, 2.0]), np.array([0.3, 4.0, 0.01, 0.0])
     belief = ux.Value(x, np.full(4, 0.25), 4)
     centres, _, scales = ux.filter.mixture_components(model, belief, 1, 0.0, spreads=v)
@@ -201,9 +209,15 @@ def test_a_diffuse_prior_tracks_the_kalman_filter_at_eta_8():
 
 
 def _square_model(sigma: float, mu: float):
-    return ux.StateSpaceModel("square", lambda x, w, k, u: x * x + w, Normal(mu, sigma), Normal(0.0, 1.0),
-                              ux.Sampler(lambda x, v: x + v, (Normal(0.0, 1.0),)),
-                              ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)), additive_noise=True)
+    return ux.StateSpaceModel(
+        "square",
+        lambda x, w, k, u: x * x + w,
+        Normal(mu, sigma),
+        Normal(0.0, 1.0),
+        ux.Sampler(lambda x, v: x + v, (Normal(0.0, 1.0),)),
+        ux.Kernel("gaussian", lambda x: (x, 1.0 + 0.0 * x)),
+        additive_noise=True,
+    )
 
 
 def test_a_bent_cell_splits_into_its_two_points():
@@ -223,7 +237,7 @@ def test_a_bent_cell_splits_into_its_two_points():
     one_c, _, one_s = ux.filter.mixture_components(model, belief, 1, 0.0, spreads=v)  # mixture mode: no split
     mean = (c[0] + c[1]) / 2
     assert mean == pytest.approx(one_c[0], rel=1e-15)
-    assert sigma ** 2 + ((c[1] - c[0]) / 2) ** 2 == pytest.approx(one_s[0] ** 2, rel=1e-14)
+    assert sigma**2 + ((c[1] - c[0]) / 2) ** 2 == pytest.approx(one_s[0] ** 2, rel=1e-14)
     np.testing.assert_array_equal(c[2:], one_c[1:])
     np.testing.assert_array_equal(s[2:], one_s[1:])
 
@@ -244,5 +258,5 @@ def test_half_noise_merges_sibling_pairs():
     assert half.x.size == 8 and half.eta == 8
     np.testing.assert_allclose(half.w, full.w[0::2] + full.w[1::2], rtol=0, atol=0)
     assert np.sum(half.w * half.x) == pytest.approx(0.0, abs=1e-15)
-    assert np.sum(half.w * half.x ** 2) == pytest.approx(1.0, rel=1e-14)
+    assert np.sum(half.w * half.x**2) == pytest.approx(1.0, rel=1e-14)
     assert np.all(np.diff(half.x) > 0)

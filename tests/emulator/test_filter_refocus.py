@@ -1,6 +1,7 @@
 """The first update's region and refocus (docs/semantics.md, "Filter"): a prior many times wider than the
 observation noise no longer collapses the first posterior onto one or two prior atoms. Oracle: the
 Kalman filter on the linear-Gaussian system."""
+
 import math
 from dataclasses import replace
 

@@ -1,6 +1,7 @@
 """Smooth refined (docs/semantics.md, "Filter"): each atom carries its bin spread through the transition, the
 update falls back on the quadrature when its points are too few, and the variance is the binned density's.
 Oracles: the binned density integrated numerically, the Kalman filter on the local-level model."""
+
 import numpy as np
 import pytest
 
@@ -44,8 +45,15 @@ def test_smooth_is_refined_with_additive_gaussian_noise_only():
     assert BayesLaplaceFilter(systems.get("lg"), 8).smooth
     assert not BayesLaplaceFilter(systems.get("lg"), 8, "paper").smooth
     assert not BayesLaplaceFilter(systems.get("lg"), 8, "mixture").smooth
-    laplace_noise = ux.StateSpaceModel("lap", lambda x, w, k, u: x + w, Laplace(0.0, 1.0), ux.laws.Normal(0.0, 1.0),
-                                       systems.get("lg").sampler, systems.get("lg").kernel, additive_noise=True)
+    laplace_noise = ux.StateSpaceModel(
+        "lap",
+        lambda x, w, k, u: x + w,
+        Laplace(0.0, 1.0),
+        ux.laws.Normal(0.0, 1.0),
+        systems.get("lg").sampler,
+        systems.get("lg").kernel,
+        additive_noise=True,
+    )
     assert not BayesLaplaceFilter(laplace_noise, 8).smooth
 
 

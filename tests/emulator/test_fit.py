@@ -1,5 +1,6 @@
 """Fitting parameters by the filter's marginal likelihood, against the exact answer of the linear-Gaussian
 system: the maximum of the Kalman filter's likelihood and its curvature."""
+
 import math
 import re
 
@@ -107,10 +108,12 @@ def test_a_rough_log_likelihood_is_reported_not_read_as_curvature():
     information = np.array([[400.0, 120.0], [120.0, 90.0]])
     smooth = _quadratic((0.3, 2.0), information)
     se, roughness, jitter, _ = fit.standard_errors(
-        lambda p: smooth(p) + 0.3 * np.sin(p[0] / 0.01) * np.cos(p[1] / 0.013), (0.3, 2.0), [0, 1])
+        lambda p: smooth(p) + 0.3 * np.sin(p[0] / 0.01) * np.cos(p[1] / 0.013), (0.3, 2.0), [0, 1]
+    )
     assert roughness > fit.ROUGHNESS_LIMIT and jitter > fit.JITTER_LIMIT
-    result = fit.FitResult("x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness,
-                           jitter=jitter)
+    result = fit.FitResult(
+        "x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness, jitter=jitter
+    )
     assert not result.stderr_reliable
     assert "not smooth on the scale of the standard errors" in result.why_unreliable
     assert "a larger η smooths it" in result.why_unreliable
@@ -125,8 +128,9 @@ def test_a_smooth_skewed_log_likelihood_is_told_from_a_rough_one():
 
     se, roughness, jitter, _ = fit.standard_errors(loglik, (0.3, 1.0), [0, 1], positive=[False, True])
     assert roughness > fit.ROUGHNESS_LIMIT and jitter < fit.JITTER_LIMIT
-    result = fit.FitResult("x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness,
-                           jitter=jitter)
+    result = fit.FitResult(
+        "x", ("a", "b"), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=roughness, jitter=jitter
+    )
     assert not result.stderr_reliable
     assert "smooth but skewed" in result.why_unreliable and "not the filter's" in result.why_unreliable
     assert fit.FitResult("x", (), {}, {}, (), 0.0, 0, 0.0, True, "", "test", roughness=0.05).why_unreliable is None
@@ -147,8 +151,22 @@ def test_a_noise_scale_at_its_edge_costs_only_its_own_standard_error():
     assert math.isnan(se[1]) and indistinct == (1,)
     assert se[0] == pytest.approx(1 / math.sqrt(400.0), rel=1e-9)
     assert roughness < 1e-9
-    result = fit.FitResult("x", ("a", "b"), {}, dict(zip("ab", se)), (), 0.0, 0, 0.0, True, "", "test",
-                           roughness=roughness, jitter=0.0, indistinct=("b",))
+    result = fit.FitResult(
+        "x",
+        ("a", "b"),
+        {},
+        dict(zip("ab", se)),
+        (),
+        0.0,
+        0,
+        0.0,
+        True,
+        "",
+        "test",
+        roughness=roughness,
+        jitter=0.0,
+        indistinct=("b",),
+    )
     assert result.why_no_stderr("a") is None
     assert "cannot tell it from 0" in result.why_no_stderr("b")
 
@@ -156,12 +174,26 @@ def test_a_noise_scale_at_its_edge_costs_only_its_own_standard_error():
 def test_a_parameter_along_which_log_l_rises_is_said_to_have_no_curvature():
     # A saddle at the point given (log L rises along b): b has no standard error, for that reason, and a its
     # own, b held at its estimate. b is no noise scale at its edge: nothing says the trace cannot tell it from 0.
-    curvature = fit.standard_errors(lambda p: -0.5 * 400.0 * (p[0] - 0.3) ** 2 + 0.5 * (p[1] - 2.0) ** 2,
-                                    (0.3, 2.0), [0, 1])
+    curvature = fit.standard_errors(
+        lambda p: -0.5 * 400.0 * (p[0] - 0.3) ** 2 + 0.5 * (p[1] - 2.0) ** 2, (0.3, 2.0), [0, 1]
+    )
     assert math.isnan(curvature.stderr[1]) and curvature.indistinct == ()
     assert curvature.stderr[0] == pytest.approx(0.05, rel=1e-9)
-    result = fit.FitResult("x", ("a", "b"), {}, dict(zip("ab", curvature.stderr)), (), 0.0, 0, 0.0, True, "",
-                           "test", roughness=curvature.roughness, jitter=curvature.jitter)
+    result = fit.FitResult(
+        "x",
+        ("a", "b"),
+        {},
+        dict(zip("ab", curvature.stderr)),
+        (),
+        0.0,
+        0,
+        0.0,
+        True,
+        "",
+        "test",
+        roughness=curvature.roughness,
+        jitter=curvature.jitter,
+    )
     assert result.why_no_stderr("b") == "log L does not curve down along it at the optimum"
 
 
@@ -178,10 +210,15 @@ def test_a_wide_standard_error_near_zero_is_kept():
 # -- a model of your own ---------------------------------------------------------------------------------------
 def sensor(q=1.0, r=0.5):
     """The README's own model (x' = 0.9x + u + w, z = x + v): linear-Gaussian, so Kalman is its oracle."""
-    return StateSpaceModel(name="my-sensor", transition=lambda x, w, k, u: 0.9 * x + u + w,
-                           process_noise=laws.Normal(0, q), prior=laws.Normal(0, 2.0),
-                           sampler=Sampler(lambda x, v: x + v, (laws.Normal(0, r),)),
-                           kernel=Kernel("gaussian", lambda x: (x, r + 0 * x)), additive_noise=True)
+    return StateSpaceModel(
+        name="my-sensor",
+        transition=lambda x, w, k, u: 0.9 * x + u + w,
+        process_noise=laws.Normal(0, q),
+        prior=laws.Normal(0, 2.0),
+        sampler=Sampler(lambda x, v: x + v, (laws.Normal(0, r),)),
+        kernel=Kernel("gaussian", lambda x: (x, r + 0 * x)),
+        additive_noise=True,
+    )
 
 
 def test_a_model_of_your_own_is_fitted_to_its_exact_estimate():
@@ -207,17 +244,21 @@ def test_a_family_of_a_table_system_has_the_table_systems_likelihood(lg_trace):
     assert family.spec.param_names == ("a", "q", "r") and family.spec.defaults == (0.95, 0.5, 1.0)
     assert [p.domain for p in family.spec.params] == ["real", "positive", "positive"]
     for params in ((0.95, 0.5, 1.0), (0.9, 0.3, 1.4)):
-        assert (fit.LogLikelihood(family, short, eta=8)(params)
-                == fit.LogLikelihood("lg", short, eta=8, engine="native")(params))
+        assert fit.LogLikelihood(family, short, eta=8)(params) == fit.LogLikelihood(
+            "lg", short, eta=8, engine="native"
+        )(params)
     assert fit.LogLikelihood(family, short, eta=8)((0.95, -0.5, 1.0)) == -math.inf  # outside its domain
 
 
-@pytest.mark.parametrize("make, complaint", [
-    (lambda q, r=1.0: sensor(q, r), "every parameter needs a numeric default (the search's start); q"),
-    (lambda q="1", r=1.0: sensor(float(q), r), "every parameter needs a numeric default (the search's start); q"),
-    (lambda: sensor(), "it takes none"),
-    (lambda q=1.0: "not a model", "returned str, not a StateSpaceModel"),
-])
+@pytest.mark.parametrize(
+    "make, complaint",
+    [
+        (lambda q, r=1.0: sensor(q, r), "every parameter needs a numeric default (the search's start); q"),
+        (lambda q="1", r=1.0: sensor(float(q), r), "every parameter needs a numeric default (the search's start); q"),
+        (lambda: sensor(), "it takes none"),
+        (lambda q=1.0: "not a model", "returned str, not a StateSpaceModel"),
+    ],
+)
 def test_a_model_family_that_cannot_be_fitted_says_why(make, complaint):
     with pytest.raises((ValueError, TypeError), match=re.escape(complaint)):
         fit.ModelFamily(make)
@@ -232,10 +273,13 @@ def test_a_model_of_your_own_runs_on_the_reference_engine_only(lg_trace):
         fit.fit(sensor, lg_trace, ["sigma"])
 
 
-@pytest.mark.parametrize("named, complaint", [
-    (dict(bounds={"qq": (0, 1)}), "bounds names qq, not among the free parameters q"),
-    (dict(start={"r": 1.0}), "start names r, not among the free parameters q"),
-])
+@pytest.mark.parametrize(
+    "named, complaint",
+    [
+        (dict(bounds={"qq": (0, 1)}), "bounds names qq, not among the free parameters q"),
+        (dict(start={"r": 1.0}), "start names r, not among the free parameters q"),
+    ],
+)
 def test_a_bound_or_start_on_no_free_parameter_is_refused(lg_trace, named, complaint):
     # Refused before any filter runs: a misspelt bound would otherwise leave its parameter unbounded.
     with pytest.raises(ValueError, match=complaint):
@@ -246,9 +290,14 @@ def test_a_start_without_a_log_likelihood_is_refused_with_the_reason(lg_trace):
     # A model with no kernel form fitted on the kernel likelihood: every filter run is refused, and the fit
     # says why at its first run instead of returning the start as a "converged" optimum.
     def sampler_only(q=1.0):
-        return StateSpaceModel(name="no-kernel", transition=lambda x, w, k, u: 0.9 * x + w,
-                               process_noise=laws.Normal(0, q), prior=laws.Normal(0, 2.0),
-                               sampler=Sampler(lambda x, v: x + v, (laws.Normal(0, 0.5),)), additive_noise=True)
+        return StateSpaceModel(
+            name="no-kernel",
+            transition=lambda x, w, k, u: 0.9 * x + w,
+            process_noise=laws.Normal(0, q),
+            prior=laws.Normal(0, 2.0),
+            sampler=Sampler(lambda x, v: x + v, (laws.Normal(0, 0.5),)),
+            additive_noise=True,
+        )
 
     short = traces.Trace(lg_trace.k[:20], lg_trace.u[:20], lg_trace.z[:20])
     runs = []
@@ -269,8 +318,11 @@ def test_a_joint_system_is_refused_with_why(system):
     # The joint filter's log L is not smooth in θ (benchmarks/results/joint_loglik.md): the library says so,
     # by name or id, before any run, where it used to call pendulum an unknown system.
     trace = traces.Trace(np.arange(20), np.zeros(20), np.zeros(20))
-    with pytest.raises(ValueError, match=r"pendulum is a joint \(vector-state\) system; a fit takes the scalar "
-                                         r"ones: the joint filter's log-likelihood is not smooth"):
+    with pytest.raises(
+        ValueError,
+        match=r"pendulum is a joint \(vector-state\) system; a fit takes the scalar "
+        r"ones: the joint filter's log-likelihood is not smooth",
+    ):
         fit.fit(system, trace, ["q"])
 
 
@@ -364,7 +416,7 @@ def test_an_optimum_below_a_run_the_fit_saw_is_not_converged(monkeypatch):
     res = fit.maximise(Closed(_spiked, a="real"), ["a"], start={"a": 0.0})
     assert res.estimate["a"] == 0.0 and not res.converged
     where, value = res.better_seen
-    assert where == {"a": 0.016} and value == pytest.approx(10.0 - 50.0 * 0.016 ** 2)
+    assert where == {"a": 0.016} and value == pytest.approx(10.0 - 50.0 * 0.016**2)
     assert res.message == res.why_not_best
     assert res.why_not_best.startswith("a filter run at a = 0.016 had log L 9.9872, 9.99 nats above the optimum's")
     # Within the search's own precision (BEST_FLOOR) a run is no better: a fit of a smooth log L is converged.

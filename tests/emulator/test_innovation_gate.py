@@ -2,6 +2,7 @@
 gets status OUTLIER and, when asked, is treated as missing. Oracles: the Kalman filter's innovation variance
 on the linear-Gaussian system, the moments of the prior atoms themselves, and the filter's own step without
 observation."""
+
 import math
 
 import numpy as np
@@ -44,7 +45,7 @@ def test_on_well_specified_data_the_ratio_follows_the_kalman_innovation():
     run = run_filter(model, tr, 16)
     k = kalman_filter(tr.z, a, q, r, model.prior.mu, model.prior.sigma)
     prior_mean = np.r_[model.prior.mu, a * k.mean[:-1]]
-    prior_var = np.r_[model.prior.sigma ** 2, a * a * k.var[:-1] + q * q]
+    prior_var = np.r_[model.prior.sigma**2, a * a * k.var[:-1] + q * q]
     nis = (tr.z - prior_mean) ** 2 / (prior_var + r * r)
     assert np.abs(np.sqrt(run.test_ratio) - np.sqrt(nis)).max() < 0.1
     assert not np.any(run.status == ux.Status.OUTLIER)
@@ -79,7 +80,7 @@ def test_an_ungated_outlier_is_weighed_and_flagged():
     off = run_filter(model, tr, 8, gate=math.inf)
     assert flagged.status[30] == ux.Status.OUTLIER and off.status[30] == ux.Status.OK
     assert np.array_equal(flagged.mean, off.mean)  # the gate alone changes no posterior
-    assert flagged.test_ratio[30] == off.test_ratio[30] > OUTLIER_GATE ** 2
+    assert flagged.test_ratio[30] == off.test_ratio[30] > OUTLIER_GATE**2
 
 
 def test_the_gate_is_a_parameter():
@@ -135,8 +136,15 @@ def test_the_linear_update_follows_an_outlier_as_the_kalman_filter_does():
     assert np.max(np.abs(run.mean - exact.mean) / np.sqrt(exact.var)) < 0.01
     assert run.status[100] == ux.Status.OUTLIER and not np.any(run.status == ux.Status.DEPARTED)
     if native.available():
-        nat = native.load().run_filter(model.system_id, trace.k, trace.u, trace.z, eta=16,
-                                       params=model.params, prior=("gaussian", model.prior.mu, model.prior.sigma))
+        nat = native.load().run_filter(
+            model.system_id,
+            trace.k,
+            trace.u,
+            trace.z,
+            eta=16,
+            params=model.params,
+            prior=("gaussian", model.prior.mu, model.prior.sigma),
+        )
         np.testing.assert_array_equal(nat.status, run.status)
         np.testing.assert_array_equal(nat.mean, run.mean)
 

@@ -1,5 +1,6 @@
 """Joint values (uxemu.joint): the reduction against a loop-by-loop oracle of docs/semantics.md, d = 1 as the
 scalar TTR bit for bit, the kept mean, rescaling, the independent product and the statistics."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -83,8 +84,7 @@ def test_reduce_matches_the_loop_oracle_bit_for_bit(rng):
         np.testing.assert_array_equal(pw, ow, err_msg=f"case {case}")
 
 
-@given(arrays(np.float64, st.integers(1, 300), elements=st.floats(-1e3, 1e3)),
-       st.data(), st.integers(0, 6))
+@given(arrays(np.float64, st.integers(1, 300), elements=st.floats(-1e3, 1e3)), st.data(), st.integers(0, 6))
 def test_d1_is_the_scalar_ttr_bit_for_bit(x, data, n):
     w = data.draw(arrays(np.float64, x.size, elements=st.floats(1e-6, 1.0)))
     for rule in joint.RULES:  # every candidate rule has one axis to choose from
@@ -180,8 +180,12 @@ def test_statistics_against_direct_formulas(rng):
         x, w = random_set(rng, d, ties=case % 2 == 0)
         v = joint.from_atoms(x, w, int(2 ** rng.integers(0, 7)))
         np.testing.assert_allclose(v.mean(), v.w @ v.x, rtol=1e-13, atol=1e-13 * np.abs(v.x).max())
-        np.testing.assert_allclose(v.cov(), np.cov(v.x.T, aweights=v.w, bias=True).reshape(d, d),
-                                   rtol=1e-10, atol=1e-12 * np.abs(v.x).max() ** 2)
+        np.testing.assert_allclose(
+            v.cov(),
+            np.cov(v.x.T, aweights=v.w, bias=True).reshape(d, d),
+            rtol=1e-10,
+            atol=1e-12 * np.abs(v.x).max() ** 2,
+        )
         for k in range(d):
             m = v.marginal(k)
             assert (np.diff(m.x) > 0).all() and m.eta == v.eta and m.sources == v.sources
@@ -205,15 +209,18 @@ def test_known_small_value():
     np.testing.assert_allclose(v.cov(), [[0.1875, -0.0625], [-0.0625, 0.1875]])
 
 
-@pytest.mark.parametrize("x, w, eta, message", [
-    (np.zeros((3, 5)), None, 4, "1 ≤ d ≤ 4"),
-    (np.zeros((0, 2)), None, 4, "at least one atom"),
-    (np.array([[0.0, np.nan]]), None, 4, "finite"),
-    (np.zeros((2, 2)), [1.0, -1.0], 4, "non-negative"),
-    (np.zeros((2, 2)), [0.0, 0.0], 4, "every weight is zero"),
-    (np.zeros((2, 2)), [1.0], 4, "2 atoms but 1 weights"),
-    (np.zeros((2, 2)), None, 3, "power of two"),
-])
+@pytest.mark.parametrize(
+    "x, w, eta, message",
+    [
+        (np.zeros((3, 5)), None, 4, "1 ≤ d ≤ 4"),
+        (np.zeros((0, 2)), None, 4, "at least one atom"),
+        (np.array([[0.0, np.nan]]), None, 4, "finite"),
+        (np.zeros((2, 2)), [1.0, -1.0], 4, "non-negative"),
+        (np.zeros((2, 2)), [0.0, 0.0], 4, "every weight is zero"),
+        (np.zeros((2, 2)), [1.0], 4, "2 atoms but 1 weights"),
+        (np.zeros((2, 2)), None, 3, "power of two"),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_error(x, w, eta, message):
     with pytest.raises(ValueError, match=message):
         joint.from_atoms(x, w, eta)

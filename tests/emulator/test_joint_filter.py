@@ -1,6 +1,7 @@
 """The reference joint filter (uxemu.joint_filter): d = 1 is the scalar filter bit for bit; on a linear-Gaussian
 2-D system it follows the Kalman filter (means, covariances and the marginal likelihood); a step without
 observation, bad evidence and the joint systems' twins behave as documented."""
+
 import dataclasses
 import math
 
@@ -17,23 +18,39 @@ from uxemu.traces import Trace
 
 def lg_as_joint(a=0.95, q=0.5, r=1.0, prior=(0.0, 2.0)) -> JointModel:
     """The scalar `lg` system written as a 1-D joint model, with its twin's expressions."""
-    return JointModel(name="lg1", system_id=0, params=(a, q, r), dim=1,
-                      transition=lambda x, w, k, u: (a * x[:, 0] + w[:, 0])[:, None],
-                      process_noise=(Normal(0.0, q),), prior=(Normal(*prior),), family="gaussian",
-                      loc_scale=lambda x: (x[:, :1], r + 0.0 * x[:, :1]), additive_noise=True)
+    return JointModel(
+        name="lg1",
+        system_id=0,
+        params=(a, q, r),
+        dim=1,
+        transition=lambda x, w, k, u: (a * x[:, 0] + w[:, 0])[:, None],
+        process_noise=(Normal(0.0, q),),
+        prior=(Normal(*prior),),
+        family="gaussian",
+        loc_scale=lambda x: (x[:, :1], r + 0.0 * x[:, :1]),
+        additive_noise=True,
+    )
 
 
 def cv_linear(dt=0.5, q=0.1, r=0.4) -> JointModel:
     """A constant-velocity target observed in position: linear-Gaussian, so the Kalman filter is exact."""
-    l00 = math.sqrt(q * dt ** 3 / 3.0)
+    l00 = math.sqrt(q * dt**3 / 3.0)
     l10 = q * dt * dt / 2.0 / l00
     l11 = math.sqrt(q * dt - l10 * l10)
-    return JointModel(name="cvlin", system_id=0, params=(dt, q, r), dim=2,
-                      transition=lambda x, w, k, u: np.stack([x[:, 0] + x[:, 1] * dt + l00 * w[:, 0],
-                                                              x[:, 1] + (l10 * w[:, 0] + l11 * w[:, 1])], axis=1),
-                      process_noise=(Normal(0.0, 1.0), Normal(0.0, 1.0)),
-                      prior=(Normal(0.0, 1.0), Normal(0.5, 0.5)), family="gaussian",
-                      loc_scale=lambda x: (x[:, :1], r + 0.0 * x[:, :1]), additive_noise=True)
+    return JointModel(
+        name="cvlin",
+        system_id=0,
+        params=(dt, q, r),
+        dim=2,
+        transition=lambda x, w, k, u: np.stack(
+            [x[:, 0] + x[:, 1] * dt + l00 * w[:, 0], x[:, 1] + (l10 * w[:, 0] + l11 * w[:, 1])], axis=1
+        ),
+        process_noise=(Normal(0.0, 1.0), Normal(0.0, 1.0)),
+        prior=(Normal(0.0, 1.0), Normal(0.5, 0.5)),
+        family="gaussian",
+        loc_scale=lambda x: (x[:, :1], r + 0.0 * x[:, :1]),
+        additive_noise=True,
+    )
 
 
 def kalman(model: JointModel, z):
@@ -119,7 +136,7 @@ def test_bayes_laplace_keeps_the_mean_under_a_flat_likelihood_and_weights_by_it_
     np.testing.assert_allclose(post.mean(), w @ x / w.sum(), rtol=1e-9, atol=1e-12)
     sharp = joint_systems.get("cvrange", r=0.1, h=0.5)
     post, _, _ = joint_bayes_laplace(sharp, x, w, [1.2], eta=16)
-    assert abs(abs(post.x[:, 0]) @ post.w - math.sqrt(1.2 ** 2 - 0.25)) < 0.1  # |p| where the range says
+    assert abs(abs(post.x[:, 0]) @ post.w - math.sqrt(1.2**2 - 0.25)) < 0.1  # |p| where the range says
 
 
 def test_every_likelihood_zero_falls_back_to_the_prior():
@@ -147,12 +164,14 @@ def test_the_twins_declare_additive_noise_truthfully():
         m = joint_systems.get(name)
         x, w = rng.normal(0, 2, (200, m.dim)), rng.normal(0, 1, (200, m.dim_noise))
         A = m.process_matrix()
-        np.testing.assert_allclose(m.transition(x, w, 3, 0.0),
-                                   m.transition(x, np.zeros_like(w), 3, 0.0) + w @ A.T, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            m.transition(x, w, 3, 0.0), m.transition(x, np.zeros_like(w), 3, 0.0) + w @ A.T, rtol=1e-12, atol=1e-12
+        )
 
 
 def test_a_prior_without_location_scale_form_is_refused():
     from uxemu.laws import LogNormal
+
     with pytest.raises(ValueError, match="location–scale form"):
         JointFilter(joint_systems.get("pendulum"), eta=8, prior=(LogNormal(0.0, 1.0), Normal(0.0, 1.0)))
 

@@ -1,6 +1,7 @@
 """The reference's exp, expm1, log, log1p, sin and cos (uxemu.libm) are the C core's own (ux/uxm.h): within
 one ulp of the exact value (mpmath), IEEE on the special arguments, and the same bits whatever numpy's CPU
 dispatch — the premise of every test that compares the C core with the reference exactly."""
+
 import ctypes
 import math
 
@@ -11,8 +12,14 @@ import pytest
 from uxemu import libm
 from uxemu._library import uxm_library_path
 
-EXACT = {"exp": mpmath.exp, "expm1": mpmath.expm1, "log": mpmath.log, "log1p": mpmath.log1p,
-         "sin": mpmath.sin, "cos": mpmath.cos}
+EXACT = {
+    "exp": mpmath.exp,
+    "expm1": mpmath.expm1,
+    "log": mpmath.log,
+    "log1p": mpmath.log1p,
+    "sin": mpmath.sin,
+    "cos": mpmath.cos,
+}
 # Arguments per function: uniform on a range, or 10^uniform ("log10"); the huge trigonometric arguments
 # exercise the exact reduction by π/2.
 RANGES = {
@@ -30,13 +37,13 @@ def arguments(name, n=400, seed=0):
     out = []
     for kind, lo, hi in RANGES[name]:
         u = rng.uniform(lo, hi, n)
-        out.append(10.0 ** u if kind == "log10" else u)
+        out.append(10.0**u if kind == "log10" else u)
     return np.concatenate(out)
 
 
 def ulp_error(got: float, exact) -> float:
     """|got − exact| in units of the last place of the exact value's double (subnormals: of 2^-1074)."""
-    ulp = math.ulp(float(exact)) if float(exact) != 0.0 else 2.0 ** -1074
+    ulp = math.ulp(float(exact)) if float(exact) != 0.0 else 2.0**-1074
     return float(abs(mpmath.mpf(got) - exact) / ulp)
 
 
@@ -58,25 +65,42 @@ def test_float_versions_within_one_ulp():
         for x in xs:
             with mpmath.workprec(100):
                 exact = EXACT[name](mpmath.mpf(float(x)))
-            if not 2.0 ** -126 <= abs(float(exact)) <= 3e38:  # normal float results only
+            if not 2.0**-126 <= abs(float(exact)) <= 3e38:  # normal float results only
                 continue
             ulp = float(np.spacing(np.float32(abs(float(exact)))))
             assert float(abs(mpmath.mpf(float(fn(float(x)))) - exact)) < ulp, f"{name}f({x!r})"
 
 
-@pytest.mark.parametrize("name, x, want", [
-    ("exp", math.inf, math.inf), ("exp", -math.inf, 0.0), ("exp", 709.8, math.inf), ("exp", -745.2, 0.0),
-    ("exp", -745.0, 5e-324), ("expm1", -math.inf, -1.0), ("expm1", -0.0, -0.0), ("log", 0.0, -math.inf),
-    ("log", -0.0, -math.inf), ("log", math.inf, math.inf), ("log", 1.0, 0.0), ("log1p", -1.0, -math.inf),
-    ("log1p", -0.0, -0.0), ("sin", -0.0, -0.0), ("cos", -0.0, 1.0), ("sin", 5e-324, 5e-324),
-])
+@pytest.mark.parametrize(
+    "name, x, want",
+    [
+        ("exp", math.inf, math.inf),
+        ("exp", -math.inf, 0.0),
+        ("exp", 709.8, math.inf),
+        ("exp", -745.2, 0.0),
+        ("exp", -745.0, 5e-324),
+        ("expm1", -math.inf, -1.0),
+        ("expm1", -0.0, -0.0),
+        ("log", 0.0, -math.inf),
+        ("log", -0.0, -math.inf),
+        ("log", math.inf, math.inf),
+        ("log", 1.0, 0.0),
+        ("log1p", -1.0, -math.inf),
+        ("log1p", -0.0, -0.0),
+        ("sin", -0.0, -0.0),
+        ("cos", -0.0, 1.0),
+        ("sin", 5e-324, 5e-324),
+    ],
+)
 def test_special_arguments(name, x, want):
     got = getattr(libm, name)(x)
     assert got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
 
 
-@pytest.mark.parametrize("name, x", [("exp", math.nan), ("log", -1.0), ("log1p", -2.0), ("sin", math.inf),
-                                     ("cos", -math.inf), ("expm1", math.nan)])
+@pytest.mark.parametrize(
+    "name, x",
+    [("exp", math.nan), ("log", -1.0), ("log1p", -2.0), ("sin", math.inf), ("cos", -math.inf), ("expm1", math.nan)],
+)
 def test_nan_results(name, x):
     assert math.isnan(getattr(libm, name)(x))
 

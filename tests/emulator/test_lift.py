@@ -1,4 +1,5 @@
 """Lift and per-operation arithmetic: exact laws on discrete inputs, dependency rules, domain errors."""
+
 import numpy as np
 import pytest
 from hypothesis import given

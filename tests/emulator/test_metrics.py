@@ -1,5 +1,6 @@
 """Metrics of uxemu: RMSE, NLL of the binned density with its floor, exact CRPS (the benchmarks' own
 scores are tested in tests/bench/test_bench_metrics.py)."""
+
 import math
 
 import numpy as np
@@ -53,7 +54,9 @@ def test_crps_of_a_quantized_gaussian_is_within_twice_its_w1_of_the_closed_form(
     for y in (-2.5, -0.3, 0.0, 1.1, 4.0):
         exact = y * (2 * stats.norm.cdf(y) - 1) + 2 * stats.norm.pdf(y) - 1 / math.sqrt(math.pi)
         assert abs(M.crps_value(v, y) - exact) <= 2 * 0.0201
-    assert abs(M.crps_value(ux.gaussian(0.0, 1.0, eta=8), 0.0) - (2 * stats.norm.pdf(0) - 1 / math.sqrt(math.pi))) > 1e-3
+    assert (
+        abs(M.crps_value(ux.gaussian(0.0, 1.0, eta=8), 0.0) - (2 * stats.norm.pdf(0) - 1 / math.sqrt(math.pi))) > 1e-3
+    )
 
 
 def test_crps_refuses_bad_atoms():

@@ -1,5 +1,6 @@
 """The predictive mixture's density at the quadrature's nodes by product recurrence (uxemu._mixture_nodes,
 ux/filter_density.c mixture_on_nodes; docs/semantics.md, "Filter density") against the exponentials it replaces."""
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,14 +22,17 @@ def _direct(components, t, lo):
     exponent = log_family("gaussian", v)
     terms = w / sc * np.exp(exponent)
     roundings = NODE_RUN * (NODE_RUN + 1) / 2 + 16 * (1 + np.abs(exponent)) + 2 * np.abs(v) * position / sc
-    bound = terms * roundings * 2.0 ** -52
+    bound = terms * roundings * 2.0**-52
     return np.sum(terms, axis=1), np.sum(bound, axis=1)
 
 
-components = st.integers(1, 16).flatmap(lambda n: st.tuples(
-    st.lists(st.floats(-50, 50), min_size=n, max_size=n),
-    st.lists(st.floats(1e-3, 1.0), min_size=n, max_size=n),
-    st.lists(st.floats(0.01, 30.0), min_size=n, max_size=n)))
+components = st.integers(1, 16).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.floats(-50, 50), min_size=n, max_size=n),
+        st.lists(st.floats(1e-3, 1.0), min_size=n, max_size=n),
+        st.lists(st.floats(0.01, 30.0), min_size=n, max_size=n),
+    )
+)
 
 
 @given(components, st.floats(-40, 10), st.floats(0.1, 60))

@@ -55,11 +55,14 @@ def test_a_plain_array_runs_a_scalar_system_as_its_filter():
     np.testing.assert_array_equal(run.status, want.status)
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    (dict(likelihood="sampler"), "kernel likelihood only"),
-    (dict(gate_outliers=True), "no innovation gate"),
-    (dict(gate=3.0), "no innovation gate"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(likelihood="sampler"), "kernel likelihood only"),
+        (dict(gate_outliers=True), "no innovation gate"),
+        (dict(gate=3.0), "no innovation gate"),
+    ],
+)
 def test_what_the_joint_filter_lacks_is_refused_in_one_line(kwargs, words):
     model, _, z = joint_case()
     with pytest.raises(ValueError, match=words) as info:

@@ -1,4 +1,5 @@
 """Statistics of a value and its TTR-binned density."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -20,7 +21,8 @@ def test_moments_of_a_known_value():
     assert v.std() == pytest.approx(np.sqrt(var), rel=1e-14)
     assert v.moment(2) == pytest.approx(0.2 + 0.5 * 4 + 0.3 * 16, rel=1e-14)
     assert v.moment(3, central=True) == pytest.approx(
-        0.2 * (1 - mean) ** 3 + 0.5 * (2 - mean) ** 3 + 0.3 * (4 - mean) ** 3, rel=1e-12)
+        0.2 * (1 - mean) ** 3 + 0.5 * (2 - mean) ** 3 + 0.3 * (4 - mean) ** 3, rel=1e-12
+    )
     assert v.skewness() == pytest.approx(v.moment(3, central=True) / var**1.5)
     assert v.kurtosis() == pytest.approx(v.moment(4, central=True) / var**2 - 3)
 
@@ -71,6 +73,7 @@ def test_binned_density_has_each_atoms_mass_and_mean(n, mu, sigma):
 
 def test_density_of_gaussian_approaches_the_true_density():
     from scipy import stats
+
     v = ux.gaussian(0, 1, 64)
     t = np.linspace(-2, 2, 41)
     assert np.max(np.abs(v.pdf(t) - stats.norm.pdf(t))) < 0.02

@@ -30,12 +30,15 @@ def test_a_trace_of_rows_round_trips_through_csv(tmp_path):
     assert back.k.tolist() == list(range(0, 18, 2)) and back.observation(4) is None and len(back) == 9
 
 
-@pytest.mark.parametrize("text, words", [
-    ("k,u,z0,z2\n0,0,1,2\n", ":1: columns z0, z1, … (and x0, x1, …) in order, none skipped"),
-    ("k,u,z0,x1\n0,0,1,2\n", ":1: columns z0, z1, … (and x0, x1, …) in order, none skipped"),
-    ("k,u,z0,z1\n0,0,1,\n", ":2: some observation components are empty"),
-    ("k,u,z0\n0,0,a\n", ":2: column 'z0' is not a number: 'a'"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("k,u,z0,z2\n0,0,1,2\n", ":1: columns z0, z1, … (and x0, x1, …) in order, none skipped"),
+        ("k,u,z0,x1\n0,0,1,2\n", ":1: columns z0, z1, … (and x0, x1, …) in order, none skipped"),
+        ("k,u,z0,z1\n0,0,1,\n", ":2: some observation components are empty"),
+        ("k,u,z0\n0,0,a\n", ":2: column 'z0' is not a number: 'a'"),
+    ],
+)
 def test_a_trace_of_rows_refuses_what_cannot_be_meant(tmp_path, text, words):
     path = tmp_path / "v.csv"
     path.write_text(text)
@@ -85,12 +88,15 @@ def test_a_spreadsheet_s_byte_order_mark_does_not_hide_the_first_column(tmp_path
     np.testing.assert_array_equal(ux.Trace.from_csv(p).k, [100, 101])
 
 
-@pytest.mark.parametrize("text, what", [
-    ("k,u,z,k\n0,0,1.0,7\n", "column 'k' more than once"),
-    ("k,z,z\n0,1.0,2.0\n", "column 'z' more than once"),
-    ("k,u,z\n1e20,0,1.0\n", "k=1e20 does not fit 64 bits"),
-    ("k,u,z\n9.3e18,0,1.0\n", "k=9.3e18 does not fit 64 bits"),
-])
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        ("k,u,z,k\n0,0,1.0,7\n", "column 'k' more than once"),
+        ("k,z,z\n0,1.0,2.0\n", "column 'z' more than once"),
+        ("k,u,z\n1e20,0,1.0\n", "k=1e20 does not fit 64 bits"),
+        ("k,u,z\n9.3e18,0,1.0\n", "k=9.3e18 does not fit 64 bits"),
+    ],
+)
 def test_an_ambiguous_or_impossible_trace_is_refused_with_its_reason(tmp_path, text, what):
     p = tmp_path / "t.csv"
     p.write_text(text)
@@ -106,7 +112,9 @@ def test_the_observation_column_is_not_k_u_or_x(tmp_path, column):
         ux.Trace.from_csv(p, z_col=column)
 
 
-@pytest.mark.parametrize("ks, line, what", [("0 1 1", 4, "k=1 does not follow k=1"), ("0 5 3", 4, "k=3 does not follow k=5")])
+@pytest.mark.parametrize(
+    "ks, line, what", [("0 1 1", 4, "k=1 does not follow k=1"), ("0 5 3", 4, "k=3 does not follow k=5")]
+)
 def test_steps_come_in_increasing_k(tmp_path, ks, line, what):
     p = tmp_path / "t.csv"
     p.write_text("# system: lg\nk,u,z\n" + "".join(f"{k},0,1.0\n" for k in ks.split()))

@@ -1,4 +1,5 @@
 """TTR: validity, mean preservation, the exact W1 identity, idempotence, degenerate inputs."""
+
 import numpy as np
 import pytest
 from hypothesis import given

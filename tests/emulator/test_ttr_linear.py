@@ -1,5 +1,6 @@
 """TTR of a piecewise-linear density (mixture mode's reduction, docs/semantics.md "Filter"): closed forms,
 the interpolant's mass and mean kept, and continuity in the nodes — the property it exists for."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings

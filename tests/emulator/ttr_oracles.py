@@ -1,4 +1,5 @@
 """Independent, loop-by-loop statements of the TTR properties, used as oracles by the tests."""
+
 import numpy as np
 
 

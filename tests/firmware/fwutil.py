@@ -17,8 +17,14 @@ SV, GSS, CUBIC = (systems.spec(name).id for name in ("sv", "gss", "cubic"))
 
 def configure_args(system: int, eta: int, mode: int = 0, likelihood: int = 0) -> dict:
     model = MODELS[system]
-    return dict(system=system, eta=eta, mode=mode, likelihood=likelihood, params=model.params,
-                priors=((p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma),))
+    return dict(
+        system=system,
+        eta=eta,
+        mode=mode,
+        likelihood=likelihood,
+        params=model.params,
+        priors=((p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma),),
+    )
 
 
 def board_setting(board: str, name: str) -> str:
@@ -100,7 +106,8 @@ def build_image(board: str):
         out = qemu.image_path(board).parent
         proc = subprocess.run(
             ["make", "-s", "-C", str(qemu.REPO_ROOT / "firmware"), "arm", f"BOARD={board}", f"BUILD={out}"],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         if proc.returncode != 0:
             pytest.fail(f"firmware build for {board} failed:\n{proc.stdout}\n{proc.stderr}", pytrace=False)

@@ -16,10 +16,7 @@ uint8_t board_cycle_source = CYCLES_HOST_NS;
 
 static struct timespec started;
 
-void board_init(void)
-{
-    board_cycles_restart();
-}
+void board_init(void) { board_cycles_restart(); }
 
 uint8_t board_getc(void)
 {
@@ -31,33 +28,18 @@ uint8_t board_getc(void)
     return (uint8_t)c;
 }
 
-void board_write(const uint8_t *data, size_t len)
-{
-    fwrite(data, 1, len, stdout);
-}
+void board_write(const uint8_t *data, size_t len) { fwrite(data, 1, len, stdout); }
 
-void board_cycles_restart(void)
-{
-    clock_gettime(CLOCK_MONOTONIC, &started);
-}
+void board_cycles_restart(void) { clock_gettime(CLOCK_MONOTONIC, &started); }
 
 /* A process has no watchdog, and each one starts afresh. */
-void board_watchdog_start(uint32_t ms)
-{
-    (void)ms;
-}
+void board_watchdog_start(uint32_t ms) { (void)ms; }
 
 void board_watchdog_kick(void) {}
 
-uint32_t board_core_hz(void)
-{
-    return 0u; /* a host process: no core clock of its own */
-}
+uint32_t board_core_hz(void) { return 0u; /* a host process: no core clock of its own */ }
 
-uint8_t board_reset_cause(void)
-{
-    return RESET_CAUSE_POWER_ON;
-}
+uint8_t board_reset_cause(void) { return RESET_CAUSE_POWER_ON; }
 
 uint64_t board_cycles_read(void)
 {

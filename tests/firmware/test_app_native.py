@@ -87,23 +87,34 @@ def test_every_error_path_on_the_host(app):
     bad_crc = bytearray(p.cobs_decode(hello(1)[:-1]))
     bad_crc[-1] ^= 1
     stream = [
-        p.cobs_encode(bytes(bad_crc)) + b"\x00",                                       # ERR_CRC
-        p.cobs_encode(b"\x01\x02\x03") + b"\x00",                                      # ERR_LENGTH
-        b"\x07" * 2000 + b"\x00",                                                      # ERR_TOO_LONG
-        p.encode_frame(p.Frame(type=0x55, seq=2)),                                     # ERR_TYPE
+        p.cobs_encode(bytes(bad_crc)) + b"\x00",  # ERR_CRC
+        p.cobs_encode(b"\x01\x02\x03") + b"\x00",  # ERR_LENGTH
+        b"\x07" * 2000 + b"\x00",  # ERR_TOO_LONG
+        p.encode_frame(p.Frame(type=0x55, seq=2)),  # ERR_TYPE
         p.encode_frame(p.Frame(type=1, seq=3, version=p.PROTOCOL_VERSION + 1)),  # ERR_VERSION
-        p.encode(p.Step(0, False, 0.0, (1.0,), (1.0,)), 4),                            # ERR_NOT_CONFIGURED
-        p.encode(p.Configure(9, 8, 0, 0, (3.0, 1.0), ((0, 0.0, 5.0),)), 5),            # ERR_CONFIG
+        p.encode(p.Step(0, False, 0.0, (1.0,), (1.0,)), 4),  # ERR_NOT_CONFIGURED
+        p.encode(p.Configure(9, 8, 0, 0, (3.0, 1.0), ((0, 0.0, 5.0),)), 5),  # ERR_CONFIG
         p.encode(GSS, 6),
-        p.encode(p.Step(0, False, 0.0, (float("nan"),), (1.0,)), 7),                   # ERR_EVIDENCE
-        b"\x05\x01\x00",                                                               # ERR_COBS
+        p.encode(p.Step(0, False, 0.0, (float("nan"),), (1.0,)), 7),  # ERR_EVIDENCE
+        b"\x05\x01\x00",  # ERR_COBS
         p.encode(p.Step(0, False, 0.0, (1.0,), (1.0,)), 8),
     ]
     answers = [p.decode(raw)[1] for raw in run(app, b"".join(stream))]
     codes = [a.code if isinstance(a, p.Error) else type(a).__name__ for a in answers]
     E = p.ErrorCode
-    assert codes == [E.CRC, E.LENGTH, E.TOO_LONG, E.TYPE, E.VERSION, E.NOT_CONFIGURED, E.CONFIG,
-                     "Configured", E.EVIDENCE, E.COBS, "Posterior"]
+    assert codes == [
+        E.CRC,
+        E.LENGTH,
+        E.TOO_LONG,
+        E.TYPE,
+        E.VERSION,
+        E.NOT_CONFIGURED,
+        E.CONFIG,
+        "Configured",
+        E.EVIDENCE,
+        E.COBS,
+        "Posterior",
+    ]
     assert answers[-1].cycles_update > 0
 
 
@@ -111,4 +122,8 @@ def test_native_info_names_the_build(app):
     [raw] = run(app, hello(1))
     info = p.decode(raw)[1]
     assert info.board == "native-test" and info.cycle_source == p.CycleSource.HOST_NS
-    assert info.real_bytes == 8 and info.max_eta == 64 and info.n_systems == len(systems.names()) + len(joint_systems.names())
+    assert (
+        info.real_bytes == 8
+        and info.max_eta == 64
+        and info.n_systems == len(systems.names()) + len(joint_systems.names())
+    )

@@ -14,4 +14,3 @@ def test_info_reports_the_clock_the_set_up_reached(dev, board):
     info = dev.hello()
     assert info.core_hz == int(board_setting(board, "QEMU_CORE_HZ"))
     assert info.core_hz <= int(board_setting(board, "BOARD_CORE_HZ"))
-

@@ -43,9 +43,7 @@ def test_cycles_identical_on_a_rerun(dev):
     first = run(dev, CUBIC, eta, T=6, seed=5, likelihood=likelihood)
     dev.reset()
     second = run(dev, CUBIC, eta, T=6, seed=5, pause=0.03, likelihood=likelihood)
-    assert [(s.cycles_predict, s.cycles_update) for s in first] == [
-        (s.cycles_predict, s.cycles_update) for s in second
-    ]
+    assert [(s.cycles_predict, s.cycles_update) for s in first] == [(s.cycles_predict, s.cycles_update) for s in second]
 
 
 def test_cycles_grow_with_eta(dev):
@@ -78,8 +76,10 @@ def test_counts_above_2_to_the_32_do_not_wrap(dev, boot):
     other = run(boot(icount_shift=other_shift), *args, likelihood=p.Likelihood.SAMPLER)[1]
     short, long = (other, base) if other_shift < 6 else (base, other)
     if long.cycles_update < 2**32:
-        pytest.skip(f"{dev.hello().board}'s largest update, cubic η = {args[1]} with the sampler, counts "
-                    f"{long.cycles_update} < 2^32 virtual cycles even at -icount shift={max(6, other_shift)}")
+        pytest.skip(
+            f"{dev.hello().board}'s largest update, cubic η = {args[1]} with the sampler, counts "
+            f"{long.cycles_update} < 2^32 virtual cycles even at -icount shift={max(6, other_shift)}"
+        )
     assert short.cycles_update < 2**32 < long.cycles_update
     assert long.cycles_update == pytest.approx(16 * short.cycles_update, rel=3e-4)
     assert long.cycles_predict == pytest.approx(16 * short.cycles_predict, rel=3e-4)

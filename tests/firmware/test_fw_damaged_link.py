@@ -5,6 +5,7 @@ the link did resend. (The soak, `python -m uxbench soak`, does the same for 10â
 
 One board, the reference mps2-an500: what is tested is the link's sequence numbers and retry memory,
 which are the same code on every board."""
+
 import numpy as np
 import pytest
 from fwutil import build_image
@@ -33,8 +34,9 @@ def test_a_stream_through_a_damaging_link_is_bit_identical_to_a_clean_one(tmp_pa
     image = build_image(BOARD)
     model = systems.get("gss")
     trace = traces.simulate(model, STEPS, np.random.default_rng(11))
-    config = ModelConfig("gss", tuple(model.params), 8, "refined", "kernel", "gaussian", model.prior.mu,
-                         model.prior.sigma)
+    config = ModelConfig(
+        "gss", tuple(model.params), 8, "refined", "kernel", "gaussian", model.prior.mu, model.prior.sigma
+    )
     with qemu.boot(BOARD, image) as instance:
         assert stream(instance.url, trace, config, tmp_path / "clean.jsonl", timeout=10, retries=3) == 0
     with qemu.boot(BOARD, image) as instance, DamagingProxy(instance.url, rate=0.1, seed=2) as proxy:
@@ -46,8 +48,9 @@ def test_a_stream_through_a_damaging_link_is_bit_identical_to_a_clean_one(tmp_pa
     clean, damaged = load_dump(tmp_path / "clean.jsonl"), load_dump(tmp_path / "damaged.jsonl")
     assert len(damaged) == STEPS
     assert [s.posterior() for s in damaged.steps] == [s.posterior() for s in clean.steps]
-    assert [(s.cycles_predict, s.cycles_update) for s in damaged.steps] == \
-        [(s.cycles_predict, s.cycles_update) for s in clean.steps]
+    assert [(s.cycles_predict, s.cycles_update) for s in damaged.steps] == [
+        (s.cycles_predict, s.cycles_update) for s in clean.steps
+    ]
     for direction in ("to_device", "to_host"):
         c = counts[direction]
         assert c.flipped > 0 and c.dropped > 0 and c.duplicated > 0, (direction, c)

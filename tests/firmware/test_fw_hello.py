@@ -27,8 +27,12 @@ def test_hello_reports_version_board_and_real_size(dev, board):
     assert list(described) == names
     for name, spec in described.items():
         table = joint_systems.spec(name) if name in joint_systems.SPECS else systems.spec(name)
-        assert (spec.id, spec.title, spec.param_names, spec.prior[0]) == (table.id, table.title, table.param_names,
-                                                                           table.prior[0])
+        assert (spec.id, spec.title, spec.param_names, spec.prior[0]) == (
+            table.id,
+            table.title,
+            table.param_names,
+            table.prior[0],
+        )
         assert [q.domain for q in spec.params] == [q.domain for q in table.params]
         assert spec.defaults == pytest.approx(table.defaults, rel=1e-7)
     assert info.fw_version.startswith("0.2.0")

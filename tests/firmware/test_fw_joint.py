@@ -90,8 +90,13 @@ def test_joint_step_errors(dev, joint_board):
     expect_error(dev, raw_frame(p.MsgType.STEP, 313, payload), E.LENGTH)
     # the mixture mode and the sampler are the scalar core's: CONFIGURE fields 2 and 3
     for field, change in ((2, dict(mode=p.Mode.MIXTURE)), (3, dict(likelihood=p.Likelihood.SAMPLER))):
-        msg = p.Configure(cfg.system_id, cfg.eta, **{"mode": p.Mode.REFINED, "likelihood": p.Likelihood.KERNEL,
-                                                      **change}, params=cfg.params, priors=tuple(priors_of(cfg)))
+        msg = p.Configure(
+            cfg.system_id,
+            cfg.eta,
+            **{"mode": p.Mode.REFINED, "likelihood": p.Likelihood.KERNEL, **change},
+            params=cfg.params,
+            priors=tuple(priors_of(cfg)),
+        )
         expect_error(dev, p.encode(msg, 314 + field), E.CONFIG, detail=field)
     # none of them changed the filter: the first step still runs, and runs as on a fresh configuration
     first = dev.step(0, False, 0.0, (0.5,))

@@ -2,6 +2,7 @@
 them): every answer is one valid frame of the protocol with the seq the request earned, the device
 never stops answering, and a stream on the same device then validates. The oracle itself must be able
 to fail, and the mutations must be what they claim: those are checked without a device."""
+
 import random
 import sys
 
@@ -43,22 +44,33 @@ def check(fragment_wire: bytes, answer_wire: bytes):
 
 def test_the_oracle_takes_the_answers_the_protocol_allows():
     assert isinstance(check(HELLO, p.encode(p.Error(p.ErrorCode.TYPE, 1), 300)), p.Error)
-    info = p.Info(protocol=p.PROTOCOL_VERSION, max_eta=8, real_bytes=8, cycle_source=0, reset_cause=1, board="b",
-                  fw_version="v", n_systems=4)
+    info = p.Info(
+        protocol=p.PROTOCOL_VERSION,
+        max_eta=8,
+        real_bytes=8,
+        cycle_source=0,
+        reset_cause=1,
+        board="b",
+        fw_version="v",
+        n_systems=4,
+    )
     assert check(HELLO, p.encode(info, 300)) == info
     broken = HELLO[:3] + bytes([HELLO[3] ^ 0x40]) + HELLO[4:]
     assert check(broken, p.encode(p.Error(p.ErrorCode.CRC, 0), 0)).code == p.ErrorCode.CRC
 
 
-@pytest.mark.parametrize("request_wire, answer_wire, message", [
-    (HELLO, p.encode(p.ResetDone(), 300)[:-3] + b"\x01\x01\x00", "not a valid frame"),  # CRC broken
-    (HELLO, p.encode(p.ResetDone(), 301), "has seq 301, the request's is 300"),
-    (HELLO, p.encode(p.ResetDone(), 300), "a ResetDone does not answer Hello"),
-    (HELLO, p.encode(p.Hello(), 300), "is a Hello, not an answer"),
-    (HELLO, p.encode(p.ResetDone(), 300, version=p.PROTOCOL_VERSION + 1), "has version"),
-    (HELLO[:4] + b"\x00", p.encode(p.Error(p.ErrorCode.LENGTH, 3), 300), "must get a frame-level ERROR with seq 0"),
-    (HELLO[:4] + b"\x00", p.encode(p.Error(p.ErrorCode.TYPE, 1), 0), "must get a frame-level ERROR"),
-])
+@pytest.mark.parametrize(
+    "request_wire, answer_wire, message",
+    [
+        (HELLO, p.encode(p.ResetDone(), 300)[:-3] + b"\x01\x01\x00", "not a valid frame"),  # CRC broken
+        (HELLO, p.encode(p.ResetDone(), 301), "has seq 301, the request's is 300"),
+        (HELLO, p.encode(p.ResetDone(), 300), "a ResetDone does not answer Hello"),
+        (HELLO, p.encode(p.Hello(), 300), "is a Hello, not an answer"),
+        (HELLO, p.encode(p.ResetDone(), 300, version=p.PROTOCOL_VERSION + 1), "has version"),
+        (HELLO[:4] + b"\x00", p.encode(p.Error(p.ErrorCode.LENGTH, 3), 300), "must get a frame-level ERROR with seq 0"),
+        (HELLO[:4] + b"\x00", p.encode(p.Error(p.ErrorCode.TYPE, 1), 0), "must get a frame-level ERROR"),
+    ],
+)
 def test_the_oracle_rejects_what_the_protocol_does_not_allow(request_wire, answer_wire, message):
     with pytest.raises(mf.OracleFailure, match=message):
         check(request_wire, answer_wire)

@@ -48,9 +48,10 @@ def test_trace_matches_reference(dev, board, system, eta, mode, likelihood):
     if double:
         ref = uxfilter.BayesLaplaceFilter(MODELS[system], eta, MODE[mode], LIK[likelihood])
     else:
-        (_, prior_a, prior_b), = args["priors"]
-        ref = native.load(float_build=True).filter(int(system), eta, MODE[mode], LIK[likelihood], list(args["params"]),
-                                                   ("gaussian", prior_a, prior_b))
+        ((_, prior_a, prior_b),) = args["priors"]
+        ref = native.load(float_build=True).filter(
+            int(system), eta, MODE[mode], LIK[likelihood], list(args["params"]), ("gaussian", prior_a, prior_b)
+        )
     dev.configure(**args)
     for i in range(T):
         k, z, u = int(tr.k[i]), float(tr.z[i]), float(tr.u[i])

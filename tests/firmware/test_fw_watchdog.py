@@ -9,6 +9,7 @@ The hang lasts the board's whole timeout (BOARD_WATCHDOG_MS, 900 s) of virtual t
 (1.024 µs an instruction) that is 0.88·10^9 instructions of a spin loop, 16 times fewer than at the
 default shift.
 """
+
 import subprocess
 
 import pytest

@@ -17,8 +17,13 @@ TABLE = tomllib.loads((GOLDEN / "frames.toml").read_text(encoding="utf-8"))
 @pytest.fixture(scope="module")
 def golden_test(tmp_path_factory):
     try:
-        return build_app(tmp_path_factory.mktemp("golden") / "golden_test", GOLDEN / "golden_test.c",
-                         TABLE["fw_version"], own_main=True, includes=(GOLDEN,))
+        return build_app(
+            tmp_path_factory.mktemp("golden") / "golden_test",
+            GOLDEN / "golden_test.c",
+            TABLE["fw_version"],
+            own_main=True,
+            includes=(GOLDEN,),
+        )
     except RuntimeError as exc:
         pytest.fail(str(exc))
 

@@ -38,8 +38,9 @@ def test_command_line_follows_the_link_design(tmp_path):
 def test_machine_settings_come_from_board_mk(tmp_path, monkeypatch):
     board = tmp_path / "boards" / "uart2-board"
     board.mkdir(parents=True)
-    (board / "board.mk").write_text("QEMU_MACHINE := some-machine\nQEMU_CPU_HZ := 50000000\n"
-                                    "QEMU_SERIAL_INDEX := 2\n")
+    (board / "board.mk").write_text(
+        "QEMU_MACHINE := some-machine\nQEMU_CPU_HZ := 50000000\n" "QEMU_SERIAL_INDEX := 2\n"
+    )
     monkeypatch.setattr(qemu, "BOARDS_DIR", tmp_path / "boards")
     args = qemu.command("uart2-board", tmp_path / "fw.elf", 4321)
     # The host UART is the third -serial: the two before it are null.

@@ -3,6 +3,7 @@ with the real arm-none-eabi-gcc beside the boards' own startup code and linker s
 a chain, an indirect call through a table, the exception frames, recursion and frames it cannot bound
 refused; on the firmware images, its reading of machine code against GCC's own frames; and `make arm`
 refusing a reservation below the bound."""
+
 import importlib.util
 import re
 import shutil
@@ -20,8 +21,9 @@ CORTEX_M = ROOT / "boards" / "common" / "cortex-m"
 M4F = ["-mthumb", "-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"]
 M0 = ["-mthumb", "-mcpu=cortex-m0", "-mfloat-abi=soft"]
 
-pytestmark = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
-                                reason="arm-none-eabi-gcc is missing (make deps)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None, reason="arm-none-eabi-gcc is missing (make deps)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +38,13 @@ def sb():
 def build(tmp_path, c_source, cpu=M4F, asm_source=None):
     """prog.c (and prog_asm.s) + the boards' startup.c, linked with their sections.ld as the build links its
     first image (no stack yet). Returns the ELF; the .su files are beside it."""
-    (tmp_path / "prog.c").write_text("#include <stdint.h>\nvoid SysTick_Handler(void) { volatile uint32_t t[4]; t[0] = 1; }\n"
-                                     + c_source)
-    (tmp_path / "memory.ld").write_text("MEMORY\n{\n    FLASH (rx) : ORIGIN = 0, LENGTH = 64K\n"
-                                        "    RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 16K\n}\nINCLUDE sections.ld\n")
+    (tmp_path / "prog.c").write_text(
+        "#include <stdint.h>\nvoid SysTick_Handler(void) { volatile uint32_t t[4]; t[0] = 1; }\n" + c_source
+    )
+    (tmp_path / "memory.ld").write_text(
+        "MEMORY\n{\n    FLASH (rx) : ORIGIN = 0, LENGTH = 64K\n"
+        "    RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 16K\n}\nINCLUDE sections.ld\n"
+    )
     sources = [tmp_path / "prog.c", CORTEX_M / "startup.c"]
     if asm_source:
         (tmp_path / "prog_asm.s").write_text(asm_source)
@@ -47,13 +52,43 @@ def build(tmp_path, c_source, cpu=M4F, asm_source=None):
     objects = []
     for source in sources:
         obj = tmp_path / (source.stem + ".o")
-        subprocess.run(["arm-none-eabi-gcc", *cpu, "-std=c11", "-O2", "-fstack-usage", "-ffunction-sections", "-c",
-                        str(source), "-o", str(obj)], check=True)
+        subprocess.run(
+            [
+                "arm-none-eabi-gcc",
+                *cpu,
+                "-std=c11",
+                "-O2",
+                "-fstack-usage",
+                "-ffunction-sections",
+                "-c",
+                str(source),
+                "-o",
+                str(obj),
+            ],
+            check=True,
+        )
         objects.append(obj)
     image = tmp_path / "prog.elf"
-    subprocess.run(["arm-none-eabi-gcc", *cpu, "--specs=nano.specs", "-nostartfiles", "-Wl,--gc-sections",
-                    "-Wl,--emit-relocs", f"-L{tmp_path}", f"-L{CORTEX_M}", "-T", "memory.ld",
-                    "-Wl,--defsym=STACK_SIZE=0", "-o", str(image), *map(str, objects), "-lm"], check=True)
+    subprocess.run(
+        [
+            "arm-none-eabi-gcc",
+            *cpu,
+            "--specs=nano.specs",
+            "-nostartfiles",
+            "-Wl,--gc-sections",
+            "-Wl,--emit-relocs",
+            f"-L{tmp_path}",
+            f"-L{CORTEX_M}",
+            "-T",
+            "memory.ld",
+            "-Wl,--defsym=STACK_SIZE=0",
+            "-o",
+            str(image),
+            *map(str, objects),
+            "-lm",
+        ],
+        check=True,
+    )
     return image
 
 
@@ -68,8 +103,9 @@ def su_frames(tmp_path):
 
 
 def run_tool(image, *args):
-    return subprocess.run([sys.executable, str(TOOL), *args, str(image), str(image.parent)],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args, str(image), str(image.parent)], capture_output=True, text=True
+    )
 
 
 CHAIN = """
@@ -105,21 +141,29 @@ def test_a_chain_of_known_frames_adds_up(sb, tmp_path):
     b = sb.bound(image, [image.parent], "arm-none-eabi-objdump")
     frames = su_frames(image.parent)
     assert [name for name, _ in b.thread] == ["Reset_Handler", "main", "middle", "prog.c:leaf"]
-    assert [frame for _, frame in b.thread] == [frames["Reset_Handler"], frames["main"], frames["middle"],
-                                                frames["leaf"]]
+    assert [frame for _, frame in b.thread] == [
+        frames["Reset_Handler"],
+        frames["main"],
+        frames["middle"],
+        frames["leaf"],
+    ]
     # Exceptions nest on the thread: the deepest configurable handler, then HardFault, then NMI, each with
     # the FP extended frame (104 B) and 4 B of alignment.
     assert [(level, [n for n, _ in path], entry) for level, path, entry in b.exceptions] == [
-        ("configurable", ["SysTick_Handler"], 108), ("HardFault", ["Default_Handler"], 108),
-        ("NMI", ["Default_Handler"], 108)]
+        ("configurable", ["SysTick_Handler"], 108),
+        ("HardFault", ["Default_Handler"], 108),
+        ("NMI", ["Default_Handler"], 108),
+    ]
     handlers = frames["SysTick_Handler"] + 2 * frames["Default_Handler"]
     assert b.total == sum(frame for _, frame in b.thread) + 3 * 108 + handlers
     # The frame of leaf grows by exactly the bytes its array grows by, and so does the bound.
     bigger = build(tmp_path / "bigger", "#define LEAF 320\n" + CHAIN)
     assert sb.bound(bigger, [bigger.parent], "arm-none-eabi-objdump").total == b.total + 256
-    assert run_tool(image).stdout == (f"worst case {b.total} B, deepest path: Reset_Handler → main → middle → "
-                                      "prog.c:leaf, preempted by SysTick_Handler, by HardFault (Default_Handler), "
-                                      "by NMI (Default_Handler)\n")
+    assert run_tool(image).stdout == (
+        f"worst case {b.total} B, deepest path: Reset_Handler → main → middle → "
+        "prog.c:leaf, preempted by SysTick_Handler, by HardFault (Default_Handler), "
+        "by NMI (Default_Handler)\n"
+    )
 
 
 def test_without_an_fpu_the_exception_frame_is_the_basic_one(sb, tmp_path):
@@ -131,7 +175,9 @@ def test_without_an_fpu_the_exception_frame_is_the_basic_one(sb, tmp_path):
 
 
 def test_an_indirect_call_reaches_the_functions_of_its_table(sb, tmp_path):
-    image = build(tmp_path, """
+    image = build(
+        tmp_path,
+        """
 typedef int (*op)(int);
 __attribute__((noinline)) static int small(int x) { return x + 1; }
 __attribute__((noinline)) static int big(int x)
@@ -147,7 +193,8 @@ int main(void)
     for (;;)
         i = table[i & 1](i);
 }
-""")
+""",
+    )
     b = sb.bound(image, [tmp_path], "arm-none-eabi-objdump")
     assert sorted(b.indirect_targets) == ["prog.c:big", "prog.c:small"]
     assert [name for name, _ in b.thread] == ["Reset_Handler", "main", "prog.c:big"]
@@ -155,7 +202,9 @@ int main(void)
 
 
 def test_recursion_is_refused_naming_the_cycle(tmp_path):
-    image = build(tmp_path, """
+    image = build(
+        tmp_path,
+        """
 __attribute__((noinline)) int odd(int n);
 __attribute__((noinline)) int even(int n) { volatile int k = n; return k == 0 ? 1 : odd(k - 1) + 1; }
 __attribute__((noinline)) int odd(int n) { volatile int k = n; return k == 0 ? 0 : even(k - 1) + 1; }
@@ -165,15 +214,21 @@ int main(void)
     for (;;)
         n = even(n);
 }
-""")
+""",
+    )
     proc = run_tool(image, "--name", "prog")
     assert proc.returncode == 1 and proc.stdout == ""
-    assert re.fullmatch(r"prog: no stack bound: recursion: (even → odd → even|odd → even → odd) \(a recursive "
-                        r"call has no static stack bound\)\n", proc.stderr), proc.stderr
+    assert re.fullmatch(
+        r"prog: no stack bound: recursion: (even → odd → even|odd → even → odd) \(a recursive "
+        r"call has no static stack bound\)\n",
+        proc.stderr,
+    ), proc.stderr
 
 
 def test_a_function_calling_itself_is_refused(tmp_path):
-    image = build(tmp_path, """
+    image = build(
+        tmp_path,
+        """
 __attribute__((noinline)) int walk(int n)
 {
     volatile uint8_t buf[16];
@@ -186,14 +241,17 @@ int main(void)
     for (;;)
         n = walk(n);
 }
-""")
+""",
+    )
     proc = run_tool(image, "--name", "prog")
     assert proc.returncode == 1
     assert proc.stderr == "prog: no stack bound: recursion: walk → walk (a recursive call has no static stack bound)\n"
 
 
 def test_a_variable_length_array_is_refused(tmp_path):
-    image = build(tmp_path, """
+    image = build(
+        tmp_path,
+        """
 __attribute__((noinline)) int sum(int n)
 {
     volatile uint8_t buf[n];
@@ -206,11 +264,14 @@ int main(void)
     for (;;)
         n = sum(n) + 9;
 }
-""")
+""",
+    )
     proc = run_tool(image, "--name", "prog")
     assert proc.returncode == 1
-    assert proc.stderr == ("prog: no stack bound: sum allocates a dynamic frame (-fstack-usage: dynamic: a VLA or "
-                           "alloca): its stack cannot be bounded\n")
+    assert proc.stderr == (
+        "prog: no stack bound: sum allocates a dynamic frame (-fstack-usage: dynamic: a VLA or "
+        "alloca): its stack cannot be bounded\n"
+    )
 
 
 ASM = """
@@ -229,18 +290,30 @@ def test_a_function_without_gcc_frame_is_framed_from_its_code_or_refused(sb, tmp
     """Assembly has no .su: a frame its code bounds (push, sub sp, #N) is summed; one set by a register is
     refused."""
     main = "int bounded(int); int grow(int);\nint main(void) { volatile int n = 8; for (;;) n = bounded(n); }\n"
-    image = build(tmp_path, main, asm_source=ASM.format(
-        name="bounded", body="push {r4, r5, r6, r7, lr}\n    sub sp, #40\n    add sp, #40\n    pop {r4, r5, r6, r7, pc}"))
+    image = build(
+        tmp_path,
+        main,
+        asm_source=ASM.format(
+            name="bounded",
+            body="push {r4, r5, r6, r7, lr}\n    sub sp, #40\n    add sp, #40\n    pop {r4, r5, r6, r7, pc}",
+        ),
+    )
     b = sb.bound(image, [tmp_path], "arm-none-eabi-objdump")
     assert b.thread[-1] == ("bounded", 20 + 40) and "bounded" in b.from_code
 
     (tmp_path / "grow").mkdir()
-    image = build(tmp_path / "grow", main.replace("= bounded(n)", "= grow(n)"), asm_source=ASM.format(
-        name="grow", body="sub sp, sp, r0\n    add sp, sp, r0\n    bx lr"))
+    image = build(
+        tmp_path / "grow",
+        main.replace("= bounded(n)", "= grow(n)"),
+        asm_source=ASM.format(name="grow", body="sub sp, sp, r0\n    add sp, sp, r0\n    bx lr"),
+    )
     proc = run_tool(image, "--name", "prog")
     assert proc.returncode == 1
-    assert re.fullmatch(r"prog: no stack bound: grow has no -fstack-usage entry and its code sets sp in a way it "
-                        r"does not bound \(sub(\.w)? sp, sp, r0 at 0x[0-9a-f]+\): its frame is unknown\n", proc.stderr)
+    assert re.fullmatch(
+        r"prog: no stack bound: grow has no -fstack-usage entry and its code sets sp in a way it "
+        r"does not bound \(sub(\.w)? sp, sp, r0 at 0x[0-9a-f]+\): its frame is unknown\n",
+        proc.stderr,
+    )
 
 
 @pytest.mark.parametrize("board", qemu.all_boards())
@@ -269,8 +342,11 @@ def test_make_arm_refuses_a_reservation_below_the_bound(tmp_path):
     make = ["make", "-s", "-C", str(ROOT / "firmware"), "arm", "BOARD=microbit", f"BUILD={out}"]
     ok = subprocess.run(make, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
-    line = re.fullmatch(r"microbit: flash \d+ bytes, RAM \d+ bytes \(stack reservation (\d+) B, worst case (\d+) B, "
-                        r"deepest path: Reset_Handler → main → .*\)\n", ok.stdout)
+    line = re.fullmatch(
+        r"microbit: flash \d+ bytes, RAM \d+ bytes \(stack reservation (\d+) B, worst case (\d+) B, "
+        r"deepest path: Reset_Handler → main → .*\)\n",
+        ok.stdout,
+    )
     assert line, ok.stdout
     reservation, worst = int(line.group(1)), int(line.group(2))
     assert reservation == -(-worst // 8) * 8 == elf_info.section(out / "firmware.elf", ".stack")[1]
@@ -278,5 +354,7 @@ def test_make_arm_refuses_a_reservation_below_the_bound(tmp_path):
     (out / "firmware.elf").unlink()
     small = subprocess.run(make + [f"STACK_SIZE={worst - 4}"], capture_output=True, text=True)
     assert small.returncode != 0
-    assert f"microbit: stack reservation {worst - 4} B is below the worst case {worst} B (deepest path: " in small.stderr
+    assert (
+        f"microbit: stack reservation {worst - 4} B is below the worst case {worst} B (deepest path: " in small.stderr
+    )
     assert not (out / "firmware.elf").exists() and not (out / "firmware.elf.tmp").exists()

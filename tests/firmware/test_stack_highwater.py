@@ -2,6 +2,7 @@
 has been used, never deeper than the static worst case firmware/tools/stack_bound.py computes for the image,
 and the reservation the build made is that worst case (rounded up to 8 B) — the one a real part would
 fault below."""
+
 import re
 import shutil
 import subprocess
@@ -12,8 +13,10 @@ from uxhost import elf, qemu
 
 pytestmark = pytest.mark.qemu
 
-LINE = re.compile(r"(\S+) \(η ≤ 8\): stack high-water mark ([\d,]+) B, static worst case ([\d,]+) B "
-                  r"\(measured/static ([\d.]+)\), reserved ([\d,]+) B; deepest path: Reset_Handler → main → (.*)\n")
+LINE = re.compile(
+    r"(\S+) \(η ≤ 8\): stack high-water mark ([\d,]+) B, static worst case ([\d,]+) B "
+    r"\(measured/static ([\d.]+)\), reserved ([\d,]+) B; deepest path: Reset_Handler → main → (.*)\n"
+)
 
 
 @pytest.mark.parametrize("board", qemu.boards())
@@ -23,8 +26,12 @@ def test_stack_stays_below_its_static_bound(board):
     image = qemu.image_path(board)
     if not image.is_file():
         pytest.skip(f"no image at {image} (make firmware)")
-    proc = subprocess.run([sys.executable, "-m", "uxbench", "stack_highwater", "--boards", board, "--etas", "8"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "uxbench", "stack_highwater", "--boards", board, "--etas", "8"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     match = LINE.fullmatch(proc.stdout)
     assert match and match.group(1) == board, proc.stdout

@@ -22,6 +22,7 @@ HSI = 16 * MHZ
 @dataclass(frozen=True)
 class Part:
     """A board's clock as its part's reference manual and the board's user manual give it."""
+
     hse_hz: int  # the board's HSE: a crystal or the ST-LINK's MCO in bypass
     bypass: bool
     flash_ws: int  # wait states at the rated clock, 2.7–3.6 V
@@ -102,15 +103,35 @@ def run(tmp_path_factory):
         if board not in programs:
             exe = out / board
             core_hz = qemu.board_var(board, "BOARD_CORE_HZ")
-            subprocess.run([cc, "-std=c11", "-D_GNU_SOURCE", "-O1", "-Wall", "-Wextra", "-Werror",
-                            "-Wno-int-to-pointer-cast",  # the parts' 32-bit addresses as 64-bit pointers
-                            f"-DBOARD_CORE_HZ={core_hz}u", f"-I{REPO / 'boards' / board}",
-                            f"-I{REPO / 'boards/common/stm32'}", f"-I{REPO / 'firmware/app'}",
-                            str(out / "harness.c"), str(REPO / "boards/common/stm32/clock.c"),
-                            "-o", str(exe)], check=True)
+            subprocess.run(
+                [
+                    cc,
+                    "-std=c11",
+                    "-D_GNU_SOURCE",
+                    "-O1",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    "-Wno-int-to-pointer-cast",  # the parts' 32-bit addresses as 64-bit pointers
+                    f"-DBOARD_CORE_HZ={core_hz}u",
+                    f"-I{REPO / 'boards' / board}",
+                    f"-I{REPO / 'boards/common/stm32'}",
+                    f"-I{REPO / 'firmware/app'}",
+                    str(out / "harness.c"),
+                    str(REPO / "boards/common/stm32/clock.c"),
+                    "-o",
+                    str(exe),
+                ],
+                check=True,
+            )
             programs[board] = exe
-        text = subprocess.run([str(programs[board]), "1" if hse else "0", "1" if pll else "0"], check=True,
-                              capture_output=True, text=True, timeout=60).stdout
+        text = subprocess.run(
+            [str(programs[board]), "1" if hse else "0", "1" if pll else "0"],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
         if text.strip() == "nomap":
             pytest.skip("the parts' addresses cannot be mapped in this process")
         return [int(v) for v in text.split()]

@@ -25,7 +25,11 @@ uint8_t board_cycle_source = CYCLES_HOST_NS;
 
 void board_init(void) {}
 uint8_t board_getc(void) { return 0u; }
-void board_write(const uint8_t *data, size_t len) { (void)data; (void)len; }
+void board_write(const uint8_t *data, size_t len)
+{
+    (void)data;
+    (void)len;
+}
 void board_cycles_restart(void) {}
 uint64_t board_cycles_read(void) { return GOLDEN_CYCLES; }
 void board_watchdog_start(uint32_t ms) { (void)ms; }
@@ -36,10 +40,7 @@ uint32_t board_core_hz(void) { return 216000000u; }
 
 #ifdef GOLDEN_RECORD
 
-static void to_stdout(const uint8_t *data, size_t len)
-{
-    fwrite(data, 1, len, stdout);
-}
+static void to_stdout(const uint8_t *data, size_t len) { fwrite(data, 1, len, stdout); }
 
 int main(void)
 {

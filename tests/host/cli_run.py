@@ -1,4 +1,5 @@
 """One in-process `uxhost` run, as the CLI tests drive it."""
+
 from uxhost.cli import main
 
 

@@ -1,4 +1,5 @@
 """Fixtures the host tests share."""
+
 import pytest
 
 from peers import ReferenceDevice

@@ -1,5 +1,6 @@
 """A local TCP peer that speaks the link's framing, the base of the scripted devices in the host tests, and
 ReferenceDevice, such a peer with the Python reference as its firmware."""
+
 import socket
 import threading
 import time
@@ -52,8 +53,16 @@ class ReferenceDevice(FramePeer):
     `silent` reads and never answers; `refuse_configure` answers CONFIGURE with ERR_CONFIG; `refuse_step`
     answers the STEP of that k with ERR_INTERNAL."""
 
-    def __init__(self, protocol=p.PROTOCOL_VERSION, die_after=None, silent=False, max_eta=64,
-                 refuse_configure=False, refuse_step=None, reset_cause=p.ResetCause.POWER_ON):
+    def __init__(
+        self,
+        protocol=p.PROTOCOL_VERSION,
+        die_after=None,
+        silent=False,
+        max_eta=64,
+        refuse_configure=False,
+        refuse_step=None,
+        reset_cause=p.ResetCause.POWER_ON,
+    ):
         self.protocol, self.die_after, self.silent, self.reset_cause = protocol, die_after, silent, reset_cause
         self.max_eta, self.refuse_configure, self.refuse_step = max_eta, refuse_configure, refuse_step
         self.steps = 0
@@ -82,8 +91,16 @@ class ReferenceDevice(FramePeer):
 
     def _answer(self, message):
         if isinstance(message, p.Hello):
-            return p.Info(self.protocol, self.max_eta, 8, p.CycleSource.HOST_NS, self.reset_cause,
-                          "reference-device", "ref-1", len(uxemu.systems.SPECS))
+            return p.Info(
+                self.protocol,
+                self.max_eta,
+                8,
+                p.CycleSource.HOST_NS,
+                self.reset_cause,
+                "reference-device",
+                "ref-1",
+                len(uxemu.systems.SPECS),
+            )
         if isinstance(message, p.Describe):  # the reference's systems, described as firmware does
             return system_message(uxemu.systems.SPECS[list(uxemu.systems.SPECS)[message.index]])
         if isinstance(message, p.Configure) and self.refuse_configure:
@@ -92,8 +109,13 @@ class ReferenceDevice(FramePeer):
             model = uxemu.systems.from_param_vector(message.system, message.params)
             [(kind, a, b)] = message.priors
             law = (uxemu.laws.Normal if kind == p.PriorKind.GAUSSIAN else uxemu.laws.Laplace)(a, b)
-            self.filter = uxemu.BayesLaplaceFilter(model, message.eta, uxemu.filter.MODES[message.mode],
-                                                   ("kernel", "sampler")[message.likelihood], prior=law)
+            self.filter = uxemu.BayesLaplaceFilter(
+                model,
+                message.eta,
+                uxemu.filter.MODES[message.mode],
+                ("kernel", "sampler")[message.likelihood],
+                prior=law,
+            )
             return p.Configured(len(self.filter.posterior), 0)
         if isinstance(message, p.Step) and message.k == self.refuse_step:
             return p.Error(p.ErrorCode.INTERNAL, 3)
@@ -104,6 +126,15 @@ class ReferenceDevice(FramePeer):
             took = time.perf_counter_ns() - t0
             self.steps += 1
             post = self.filter.posterior
-            return p.Posterior(message.k, int(status), self.filter.log_evidence, 0, took, (post.mean(),),
-                               (self.filter.variance(),), tuple(post.w), tuple(post.x))
+            return p.Posterior(
+                message.k,
+                int(status),
+                self.filter.log_evidence,
+                0,
+                took,
+                (post.mean(),),
+                (self.filter.variance(),),
+                tuple(post.w),
+                tuple(post.x),
+            )
         return p.Error(p.ErrorCode.TYPE, message.TYPE)

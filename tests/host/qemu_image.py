@@ -1,4 +1,5 @@
 """The QEMU tests' firmware image of a board, or a skip saying what is missing."""
+
 import shutil
 
 import pytest

@@ -4,6 +4,7 @@ exit 0 that read it as something else — and no output a user did not let go is
 The first tests are the cases found by hand (issue 38); `test_generated_bad_inputs` then drives `stream`,
 `fit`, `validate`, `plot` and `simulate` in-process with over a thousand inputs generated from fixed seeds:
 mutated trace CSVs, damaged JSONL and NPZ dumps, and bad option values."""
+
 import io
 import json
 import random
@@ -62,8 +63,12 @@ def trace_csv(tmp_path, lg_trace):
 
 
 def good_dump(trace) -> Dump:
-    return reference_dump(ModelConfig("lg", (0.95, 0.5, 1.0), 4, "refined", "kernel", "gaussian", 0.0, 2.0,
-                                      system_id=uxemu.systems.spec("lg").id), trace)
+    return reference_dump(
+        ModelConfig(
+            "lg", (0.95, 0.5, 1.0), 4, "refined", "kernel", "gaussian", 0.0, 2.0, system_id=uxemu.systems.spec("lg").id
+        ),
+        trace,
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -89,14 +94,30 @@ def test_stream_refuses_an_existing_output_unless_forced(suffix, device, trace_c
 def test_a_cut_short_dump_is_kept_and_the_refusal_names_resume(suffix, device, trace_csv, tmp_path, capsys):
     # The abort message says the dump keeps its steps; the next stream to the same -o used to replace it.
     out = tmp_path / f"partial{suffix}"
-    code, _, err = uxhost(capsys, "stream", trace_csv, "--port", device(die_after=5).url, "--eta", 4,
-                          "--timeout", 0.5, "--retries", 0, "-o", out)
+    code, _, err = uxhost(
+        capsys,
+        "stream",
+        trace_csv,
+        "--port",
+        device(die_after=5).url,
+        "--eta",
+        4,
+        "--timeout",
+        0.5,
+        "--retries",
+        0,
+        "-o",
+        out,
+    )
     assert_refused(code, err, f"the dump {out} keeps the 5 step(s) before it")
     kept = out.read_bytes()
     assert len(load_dump(out)) == 5
     code, _, err = uxhost(capsys, "stream", trace_csv, "--port", "loop://", "--eta", 4, "-o", out)
-    assert err == (f"uxhost stream: error: {out} exists; pass --force to replace it, or --resume {out} to "
-                   "continue it\n") and code == 2
+    assert (
+        err
+        == (f"uxhost stream: error: {out} exists; pass --force to replace it, or --resume {out} to " "continue it\n")
+        and code == 2
+    )
     assert out.read_bytes() == kept
     # --resume continues it (and takes no --force: it replaces nothing).
     code, _, err = uxhost(capsys, "stream", trace_csv, "--port", "loop://", "--resume", out, "--force")
@@ -119,12 +140,14 @@ def test_no_command_makes_a_folder(trace_csv, tmp_path, capsys):
     # `-o /nonexistent/dir/x.jsonl` made the folders; every output is now refused there, before any work.
     save_dump(good_dump(uxemu.Trace.from_csv(trace_csv)), tmp_path / "d.jsonl")
     missing = tmp_path / "no" / "such"
-    for argv in (("stream", trace_csv, "--port", "loop://", "-o", missing / "x.jsonl"),
-                 ("stream", trace_csv, "--port", "loop://", "-o", missing / "x.npz"),
-                 ("simulate", "--system", "lg", "--steps", 5, "--seed", 1, "-o", missing / "t.csv"),
-                 ("simulate", "--system", "pendulum", "--steps", 5, "--seed", 1, "-o", missing / "t.csv"),
-                 ("plot", tmp_path / "d.jsonl", "-o", missing / "p.png"),
-                 ("fit", trace_csv, "--free", "q", "--json", missing / "f.json")):
+    for argv in (
+        ("stream", trace_csv, "--port", "loop://", "-o", missing / "x.jsonl"),
+        ("stream", trace_csv, "--port", "loop://", "-o", missing / "x.npz"),
+        ("simulate", "--system", "lg", "--steps", 5, "--seed", 1, "-o", missing / "t.csv"),
+        ("simulate", "--system", "pendulum", "--steps", 5, "--seed", 1, "-o", missing / "t.csv"),
+        ("plot", tmp_path / "d.jsonl", "-o", missing / "p.png"),
+        ("fit", trace_csv, "--free", "q", "--json", missing / "f.json"),
+    ):
         code, _, err = uxhost(capsys, *argv)
         assert_refused(code, err, f"the folder {missing} does not exist (no folder is created)")
     assert not (tmp_path / "no").exists()
@@ -136,11 +159,13 @@ def test_simulate_and_fit_refuse_an_existing_output(trace_csv, tmp_path, capsys)
     json_out.write_text("mine\n")
     code, _, err = uxhost(capsys, "simulate", "--system", "lg", "--steps", 5, "--seed", 1, "-o", csv_out)
     assert_refused(code, err, f"{csv_out} exists; pass --force to replace it")
-    code, _, err = uxhost(capsys, "simulate", "--system", "lg", "--steps", 5, "--seed", 1, "--traces", 2,
-                          "-o", tmp_path / "t.csv")
+    code, _, err = uxhost(
+        capsys, "simulate", "--system", "lg", "--steps", 5, "--seed", 1, "--traces", 2, "-o", tmp_path / "t.csv"
+    )
     assert code == 0, err  # t-000.csv and t-001.csv are new
-    code, _, err = uxhost(capsys, "simulate", "--system", "lg", "--steps", 5, "--seed", 2, "--traces", 2,
-                          "-o", tmp_path / "t.csv")
+    code, _, err = uxhost(
+        capsys, "simulate", "--system", "lg", "--steps", 5, "--seed", 2, "--traces", 2, "-o", tmp_path / "t.csv"
+    )
     assert_refused(code, err, "t-000.csv exists")
     code, _, err = uxhost(capsys, "fit", trace_csv, "--free", "q", "--json", json_out)
     assert_refused(code, err, f"{json_out} exists; pass --force to replace it")
@@ -160,12 +185,14 @@ def test_simulate_refuses_a_step_count_above_its_limit(tmp_path, capsys):
     out = tmp_path / "t.csv"
     code, _, err = uxhost(capsys, "simulate", "--system", "sv", "--steps", 100_000_000_000, "--seed", 1, "-o", out)
     assert_refused(code, err, f"a run simulates at most {MAX_ROWS:,}")
-    code, _, err = uxhost(capsys, "simulate", "--system", "sv", "--steps", MAX_ROWS, "--traces", 2, "--seed", 1,
-                          "-o", out)
+    code, _, err = uxhost(
+        capsys, "simulate", "--system", "sv", "--steps", MAX_ROWS, "--traces", 2, "--seed", 1, "-o", out
+    )
     assert_refused(code, err, f"is {2 * MAX_ROWS:,} rows")
     # Parameters under which the system diverges: the trace would be inf and NaN.
-    code, _, err = uxhost(capsys, "simulate", "--system", "lg", "--params", "a=1e308", "--steps", 5, "--seed", 1,
-                          "-o", out)
+    code, _, err = uxhost(
+        capsys, "simulate", "--system", "lg", "--params", "a=1e308", "--steps", 5, "--seed", 1, "-o", out
+    )
     assert_refused(code, err, "lg with these parameters diverges")
     assert not out.exists()
 
@@ -189,8 +216,9 @@ def test_a_start_where_log_l_is_flat_is_not_reported_converged_below_the_optimum
     assert main(["simulate", "--system", "sv", "--steps", "200", "--seed", "3", "-o", str(trace)]) == 0
     code, plain, err = uxhost(capsys, "fit", trace, "--free", "sigma_eta", "--json", tmp_path / "a.json")
     assert code == 0, err
-    code, started, err = uxhost(capsys, "fit", trace, "--free", "sigma_eta", "--start", "sigma_eta=1e-300",
-                                "--json", tmp_path / "b.json")
+    code, started, err = uxhost(
+        capsys, "fit", trace, "--free", "sigma_eta", "--start", "sigma_eta=1e-300", "--json", tmp_path / "b.json"
+    )
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     assert b["log_likelihood"] >= a["log_likelihood"] - 1e-3 or (code == 1 and not b["converged"]), started
     assert b["estimate"]["sigma_eta"] > 0.05
@@ -237,8 +265,9 @@ class Mutant:
 def csv_lines(trace) -> tuple[list[str], list[str]]:
     """(metadata lines, header and data rows) of a trace's CSV."""
     meta = [f"# {k}: {v}" for k, v in trace.meta.items()]
-    rows = ["k,u,z,x"] + [f"{int(k)},{float(u)!r},{float(z)!r},{float(x)!r}"
-                          for k, u, z, x in zip(trace.k, trace.u, trace.z, trace.x)]
+    rows = ["k,u,z,x"] + [
+        f"{int(k)},{float(u)!r},{float(z)!r},{float(x)!r}" for k, u, z, x in zip(trace.k, trace.u, trace.z, trace.x)
+    ]
     return meta, rows
 
 
@@ -279,7 +308,7 @@ def trace_mutants(trace, rng: random.Random, count: int) -> list[Mutant]:
             return "empty", rng.choice((b"", b"\n", b"\n\n", text([]), text([rows[0]])))
         if choice == 7:  # not UTF-8 (a NUL and a byte no UTF-8 text has)
             junk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 300)))
-            return "binary junk", junk[: len(junk) // 2] + b"\x00\xff" + junk[len(junk) // 2:]
+            return "binary junk", junk[: len(junk) // 2] + b"\x00\xff" + junk[len(junk) // 2 :]
         if choice == 8:  # a row with a field too few or too many
             body = list(rows)
             i = rng.randrange(1, len(body))
@@ -341,7 +370,7 @@ def jsonl_mutants(dump_text: str, rng: random.Random, count: int) -> list[Mutant
         if choice == 0:
             where = rng.randrange(len(lines))
             body = [deep(rng.choice((2000, 100_000)))] if where else []
-            return "deep JSON", text(header if where else deep(100_000), steps[: where] + body)
+            return "deep JSON", text(header if where else deep(100_000), steps[:where] + body)
         if choice == 1:
             return "empty", rng.choice((b"", b"\n", b"\n\n\n"))
         if choice == 2:
@@ -356,25 +385,69 @@ def jsonl_mutants(dump_text: str, rng: random.Random, count: int) -> list[Mutant
             return "foreign format", text(bad, steps)
         if choice == 6:
             body = [dict(s) for s in steps]
-            del body[rng.randrange(len(body))][rng.choice(("k", "u", "z", "x", "status", "mean", "var", "atoms_x",
-                                                          "atoms_w", "cycles_predict", "cycles_update"))]
+            del body[rng.randrange(len(body))][
+                rng.choice(
+                    (
+                        "k",
+                        "u",
+                        "z",
+                        "x",
+                        "status",
+                        "mean",
+                        "var",
+                        "atoms_x",
+                        "atoms_w",
+                        "cycles_predict",
+                        "cycles_update",
+                    )
+                )
+            ]
             return "step lacks a key", text(header, body)
         if choice == 7:
             key = rng.choice(("k", "status", "cycles_predict", "mean", "var", "u"))
-            return "step garbles a key", text(header, a_step_with(key, rng.choice(("abc", [1], {"a": 1}, 1e999)
-                                                                              if key in ("k", "status", "cycles_predict")
-                                                                              else ("abc", [1], {"a": 1}))))
+            return "step garbles a key", text(
+                header,
+                a_step_with(
+                    key,
+                    rng.choice(
+                        ("abc", [1], {"a": 1}, 1e999)
+                        if key in ("k", "status", "cycles_predict")
+                        else ("abc", [1], {"a": 1})
+                    ),
+                ),
+            )
         if choice == 8:
             return "atoms mismatch", text(header, a_step_with("atoms_w", rng.choice(([], [1.0] * 3, [0.5] * 40))))
         if choice == 9:
-            key, value = rng.choice((("eta", 1e999), ("eta", "x"), ("params", 3), ("prior", None), ("system", None),
-                                     ("prior", {"kind": "gaussian"}), ("params", ["a"]), ("eta", None)))
+            key, value = rng.choice(
+                (
+                    ("eta", 1e999),
+                    ("eta", "x"),
+                    ("params", 3),
+                    ("prior", None),
+                    ("system", None),
+                    ("prior", {"kind": "gaussian"}),
+                    ("params", ["a"]),
+                    ("eta", None),
+                )
+            )
             return "header garbles a key", text(dict(header, **{key: value}), steps)
         if choice == 10:
             return "unknown record", text(header, steps[:1] + [{"record": rng.choice(("foo", None, 1))}] + steps[1:])
-        key, value = rng.choice((("eta", 3), ("eta", 0), ("eta", 1 << 40), ("mode", "bogus"), ("likelihood", "x"),
-                                 ("system", "nope"), ("params", [1.0]), ("prior", {"kind": "cauchy", "a": 0, "b": 1}),
-                                 ("prior", {"kind": "gaussian", "a": 0, "b": -1}), ("params", [0.95, -1.0, 1.0])))
+        key, value = rng.choice(
+            (
+                ("eta", 3),
+                ("eta", 0),
+                ("eta", 1 << 40),
+                ("mode", "bogus"),
+                ("likelihood", "x"),
+                ("system", "nope"),
+                ("params", [1.0]),
+                ("prior", {"kind": "cauchy", "a": 0, "b": 1}),
+                ("prior", {"kind": "gaussian", "a": 0, "b": -1}),
+                ("params", [0.95, -1.0, 1.0]),
+            )
+        )
         return "header names no valid run", text(dict(header, **{key: value}), steps)
 
     def maybe():
@@ -387,8 +460,9 @@ def jsonl_mutants(dump_text: str, rng: random.Random, count: int) -> list[Mutant
             return "a value changed", text(header, a_step_with(key, rng.choice((0.0, -1.0, 1e300, None, "nan", "inf"))))
         if choice == 2:
             return "steps dropped", text(header, steps[: rng.randrange(len(steps))])
-        return "a count changed", text(header, a_step_with(rng.choice(("cycles_update", "status", "k")),
-                                                            rng.choice((-1, 0, 7, 1 << 62))))
+        return "a count changed", text(
+            header, a_step_with(rng.choice(("cycles_update", "status", "k")), rng.choice((-1, 0, 7, 1 << 62)))
+        )
 
     out = []
     for _ in range(count):
@@ -419,13 +493,21 @@ def npz_mutants(npz: bytes, rng: random.Random, count: int) -> list[Mutant]:
             del lacking[rng.choice(sorted(set(lacking) - {"log_evidence"}))]  # a version 1 dump lacks that one
             return "an array missing", npz_bytes(lacking)
         if choice == 3:
-            header = rng.choice((np.array(3.0), np.array("{"), np.array(deep(100_000)), np.array("[1]"),
-                                 np.array(json.dumps({"format": "uxhost-dump", "format_version": 99}))))
+            header = rng.choice(
+                (
+                    np.array(3.0),
+                    np.array("{"),
+                    np.array(deep(100_000)),
+                    np.array("[1]"),
+                    np.array(json.dumps({"format": "uxhost-dump", "format_version": 99})),
+                )
+            )
             return "header garbled", npz_bytes(dict(arrays, header=header))
         if choice == 4:
             key = rng.choice(("atoms_x", "atoms_w", "k", "mean"))
-            return "array of another shape", npz_bytes(dict(arrays, **{key: np.zeros((2, 2, 2)) if key.startswith("atoms")
-                                                                  else np.array([[1.0]])}))
+            return "array of another shape", npz_bytes(
+                dict(arrays, **{key: np.zeros((2, 2, 2)) if key.startswith("atoms") else np.array([[1.0]])})
+            )
         with zipfile.ZipFile(io.BytesIO(npz)) as z:  # a member that is not .npy
             members = {name: z.read(name) for name in z.namelist()}
         buf = io.BytesIO()
@@ -455,17 +537,22 @@ def option_cases(trace: Path, dump: Path, tmp: Path, rng: random.Random) -> list
     sim = ["simulate", "--system", "lg", "--steps", "5", "--seed", "1"]
     cases = []
     for steps in ("0", "-3", "abc", "1e3", "100000000000", "", "5.5"):
-        cases.append(("simulate --steps", ["simulate", "--system", "lg", "--steps", steps, "--seed", "1", "-o",
-                                           tmp / "s.csv"]))
+        cases.append(
+            ("simulate --steps", ["simulate", "--system", "lg", "--steps", steps, "--seed", "1", "-o", tmp / "s.csv"])
+        )
     for seed in ("-1", "x", "1.5", ""):
-        cases.append(("simulate --seed", ["simulate", "--system", "lg", "--steps", "5", "--seed", seed, "-o",
-                                          tmp / "s.csv"]))
+        cases.append(
+            ("simulate --seed", ["simulate", "--system", "lg", "--steps", "5", "--seed", seed, "-o", tmp / "s.csv"])
+        )
     for params in ("q=nan", "q=inf", "q=-1", "q", "1,2", "zeta=1", "a=1,2", "q=1e400", "r=0", "a=1e308", ",=,"):
         cases.append(("simulate --params", sim + ["--params", params, "-o", tmp / "s.csv"]))
     for extra in (["--system", "nope"], ["--traces", "0"], ["--traces", "x"], ["--model", "nope.py:f"]):
         cases.append(("simulate options", ["simulate", "--steps", "5", "--seed", "1", "-o", tmp / "s.csv"] + extra))
-    cases += [("simulate -o", sim + ["-o", tmp / "no" / "s.csv"]), ("simulate -o", sim + ["-o", tmp]),
-              ("simulate -o", sim + ["-o", existing])]
+    cases += [
+        ("simulate -o", sim + ["-o", tmp / "no" / "s.csv"]),
+        ("simulate -o", sim + ["-o", tmp]),
+        ("simulate -o", sim + ["-o", existing]),
+    ]
     fit = ["fit", trace, "--system", "lg"]
     for free in ("", "nope", "q,q", "q,nope", ",", "a,a,q"):
         cases.append(("fit --free", fit + ["--free", free]))
@@ -473,28 +560,72 @@ def option_cases(trace: Path, dump: Path, tmp: Path, rng: random.Random) -> list
         cases.append(("fit --start", fit + ["--free", "q", "--start", start]))
     for bounds in ("q=abc", "q=1", "q=1:0", "q=nan:1", "r=0:1", "q=:nan", "q=3:3"):
         cases.append(("fit --bounds", fit + ["--free", "q", "--bounds", bounds]))
-    for extra in (["--eta", "3"], ["--eta", "x"], ["--mode", "x"], ["--engine", "x"], ["--evidence", "x"],
-                  ["--params", "q=nan"], ["--params", "1,2"], ["--z-col", "k"], ["--z-col", "nope"],
-                  ["--system", "nope"], ["--system", "pendulum"], ["--prior", "gaussian:0"],
-                  ["--prior", "laplace:0,-1"], ["--prior", "foo:1,2"], ["--prior", "gaussian:nan,1"],
-                  ["--json", tmp / "no" / "f.json"], ["--json", existing], ["--json", tmp],
-                  ["--engine", "native", "--model", "x.py:f"], ["--likelihood", "x"], ["--timeout", "-1"]):
+    for extra in (
+        ["--eta", "3"],
+        ["--eta", "x"],
+        ["--mode", "x"],
+        ["--engine", "x"],
+        ["--evidence", "x"],
+        ["--params", "q=nan"],
+        ["--params", "1,2"],
+        ["--z-col", "k"],
+        ["--z-col", "nope"],
+        ["--system", "nope"],
+        ["--system", "pendulum"],
+        ["--prior", "gaussian:0"],
+        ["--prior", "laplace:0,-1"],
+        ["--prior", "foo:1,2"],
+        ["--prior", "gaussian:nan,1"],
+        ["--json", tmp / "no" / "f.json"],
+        ["--json", existing],
+        ["--json", tmp],
+        ["--engine", "native", "--model", "x.py:f"],
+        ["--likelihood", "x"],
+        ["--timeout", "-1"],
+    ):
         cases.append(("fit options", fit + ["--free", "q"] + extra))
-    for extra in (["-o", tmp / "p.jpg"], ["-o", existing], ["-o", tmp / "no" / "p.png"], ["-o", tmp],
-                  ["-o", tmp / "p.png", "--trace", tmp / "none.csv"]):
+    for extra in (
+        ["-o", tmp / "p.jpg"],
+        ["-o", existing],
+        ["-o", tmp / "no" / "p.png"],
+        ["-o", tmp],
+        ["-o", tmp / "p.png", "--trace", tmp / "none.csv"],
+    ):
         cases.append(("plot options", ["plot", dump] + extra))
-    for extra in (["--rtol", "0"], ["--rtol", "-1"], ["--rtol", "nan"], ["--rtol", "x"], ["--reference", "x"],
-                  ["--trace", tmp / "none.csv"], ["--native-lib", tmp / "none.so", "--reference", "step"]):
+    for extra in (
+        ["--rtol", "0"],
+        ["--rtol", "-1"],
+        ["--rtol", "nan"],
+        ["--rtol", "x"],
+        ["--reference", "x"],
+        ["--trace", tmp / "none.csv"],
+        ["--native-lib", tmp / "none.so", "--reference", "step"],
+    ):
         cases.append(("validate options", ["validate", tmp / "none.jsonl"] + extra))
     stream = ["stream", trace, "--port", "loop://", "--timeout", "0.01", "--retries", "0"]
     # (--system NAME of no table system is not among them: the device may have it, so it is asked.)
-    for extra in (["--eta", "3"], ["--params", "q=-1"], ["--mode", "x"],
-                  ["--prior", "gaussian:0,0"], ["--z-col", "k"], ["--z-col", "nope"], ["-o", tmp / "d.csv"],
-                  ["-o", tmp / "no" / "d.jsonl"], ["-o", existing], ["--timeout", "0", "-o", tmp / "d.jsonl"],
-                  ["--retries", "-1", "-o", tmp / "d.jsonl"], ["--resume", tmp / "none.jsonl"],
-                  ["--resume", dump, "--eta", "4"], ["--baud", "x", "-o", tmp / "d.jsonl"]):
-        cases.append(("stream options", stream + (extra if "-o" in extra or "--resume" in extra
-                                                  else extra + ["-o", tmp / "d.jsonl"])))
+    for extra in (
+        ["--eta", "3"],
+        ["--params", "q=-1"],
+        ["--mode", "x"],
+        ["--prior", "gaussian:0,0"],
+        ["--z-col", "k"],
+        ["--z-col", "nope"],
+        ["-o", tmp / "d.csv"],
+        ["-o", tmp / "no" / "d.jsonl"],
+        ["-o", existing],
+        ["--timeout", "0", "-o", tmp / "d.jsonl"],
+        ["--retries", "-1", "-o", tmp / "d.jsonl"],
+        ["--resume", tmp / "none.jsonl"],
+        ["--resume", dump, "--eta", "4"],
+        ["--baud", "x", "-o", tmp / "d.jsonl"],
+    ):
+        cases.append(
+            (
+                "stream options",
+                stream + (extra if "-o" in extra or "--resume" in extra else extra + ["-o", tmp / "d.jsonl"]),
+            )
+        )
     rng.shuffle(cases)
     return cases
 
@@ -552,30 +683,52 @@ def test_generated_bad_inputs(tmp_path, capsys, lg_trace):
         path = write(m, i)
         out = case / f"o{i}.jsonl"
         if m.expect == "refused":
-            tally.run(f"stream {m.kind}", m.expect, ["stream", path, "--system", "lg", "--eta", 4, "--port", "loop://",
-                                                     "--timeout", 0.01, "--retries", 0, "-o", out],
-                      device_free=True, created=out)
+            tally.run(
+                f"stream {m.kind}",
+                m.expect,
+                [
+                    "stream",
+                    path,
+                    "--system",
+                    "lg",
+                    "--eta",
+                    4,
+                    "--port",
+                    "loop://",
+                    "--timeout",
+                    0.01,
+                    "--retries",
+                    0,
+                    "-o",
+                    out,
+                ],
+                device_free=True,
+                created=out,
+            )
             tally.run(f"fit {m.kind}", m.expect, ["fit", path, "--system", "lg", "--free", "q", "--eta", 4])
             tally.run(f"validate --trace {m.kind}", m.expect, ["validate", dump_path, "--trace", path])
         elif i % 3 == 0:  # a trace that may be valid streams to a device that answers
             device[0] = ReferenceDevice()
             try:
-                tally.run(f"stream {m.kind}", m.expect, ["stream", path, "--system", "lg", "--eta", 4, "--port",
-                                                         device[0].url, "--timeout", 2, "-o", out])
+                tally.run(
+                    f"stream {m.kind}",
+                    m.expect,
+                    ["stream", path, "--system", "lg", "--eta", 4, "--port", device[0].url, "--timeout", 2, "-o", out],
+                )
             finally:
                 device[0].close()
         else:
             tally.run(f"validate --trace {m.kind}", m.expect, ["validate", dump_path, "--trace", path])
     # Dumps: validate, and plot where refused (a valid one's PNG costs a render).
-    dumps = (jsonl_mutants(dump_path.read_text(), rng, 230)
-             + npz_mutants((tmp_path / "good.npz").read_bytes(), rng, 100))
+    dumps = jsonl_mutants(dump_path.read_text(), rng, 230) + npz_mutants((tmp_path / "good.npz").read_bytes(), rng, 100)
     for i, m in enumerate(dumps):
         path = write(m, i + 1000)
         tally.run(f"validate {m.kind}", m.expect, ["validate", path])
         if m.expect == "refused" or i % 8 == 0:
             png = case / f"p{i}.png"
-            tally.run(f"plot {m.kind}", m.expect, ["plot", path, "-o", png], created=png if m.expect == "refused"
-                      else None)
+            tally.run(
+                f"plot {m.kind}", m.expect, ["plot", path, "-o", png], created=png if m.expect == "refused" else None
+            )
     for what, argv in option_cases(trace_path, dump_path, tmp_path, rng):
         tally.run(what, "refused", argv, device_free=argv[0] == "stream")
     total = sum(tally.counts.values())

@@ -1,6 +1,7 @@
 """Every board folder of boards/ is a board to every verb: `--board` offers each one, derived from the
 folders (a board added as a folder needs no other edit), `flash --board` checks a hardware board's image
 as it checks an emulated one's, and the verbs that boot QEMU refuse a hardware board with one line."""
+
 import argparse
 import shutil
 import socket
@@ -49,8 +50,10 @@ def test_every_board_option_offers_every_board_folder():
 def test_the_board_list_is_read_from_the_folders(tmp_path, monkeypatch):
     """Derived, not a copy: a folder with a board.mk is a board on every verb at once; shared code is not."""
     (tmp_path / "common").mkdir()
-    for name, mk in (("my-board", "BOARD_NAME := my-board\n"),
-                     ("my-qemu-board", "BOARD_NAME := my-qemu-board\nQEMU_MACHINE := mps2-an500\n")):
+    for name, mk in (
+        ("my-board", "BOARD_NAME := my-board\n"),
+        ("my-qemu-board", "BOARD_NAME := my-qemu-board\nQEMU_MACHINE := mps2-an500\n"),
+    ):
         (tmp_path / name).mkdir()
         (tmp_path / name / "board.mk").write_text(mk)
     monkeypatch.setattr(qemu, "BOARDS_DIR", tmp_path)
@@ -105,8 +108,11 @@ def test_the_documented_pyocd_commands_run_up_to_the_probe(capsys):
     or, for a part that needs a CMSIS pack, the pack the user has to fetch (x.y.z: its version)."""
     pytest.importorskip("pyocd")
     doc = (qemu.REPO_ROOT / "docs" / "hardware.md").read_text()
-    commands = [line[len("$ uxhost "):].split() for line in doc.splitlines()
-                if line.startswith("$ uxhost flash") and "--probe pyocd" in line]
+    commands = [
+        line[len("$ uxhost ") :].split()
+        for line in doc.splitlines()
+        if line.startswith("$ uxhost flash") and "--probe pyocd" in line
+    ]
     assert commands, "docs/hardware.md shows a pyOCD flash command"
     for argv in commands:
         elf = qemu.REPO_ROOT / argv[1]

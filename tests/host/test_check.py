@@ -2,6 +2,7 @@
 device can earn over a port (a scripted device with the reference as its firmware: right, another board,
 another C core, wrong answers, lost mid-run, silent), what the report says about time, and the inputs refused
 before any device is touched, each as one line."""
+
 import dataclasses
 import os
 import re
@@ -44,8 +45,10 @@ def rows(report: str) -> dict:
 
 def device_systems(board):
     """The systems the firmware of `board` has: the joint ones only where it is built with them."""
-    joint = "-DAPP_JOINT=0" not in (qemu.board_var(board, "BOARD_DEFS") or "") and \
-        "-DAPP_JOINT=0" not in (qemu.BOARDS_DIR / board / "board.mk").read_text()
+    joint = (
+        "-DAPP_JOINT=0" not in (qemu.board_var(board, "BOARD_DEFS") or "")
+        and "-DAPP_JOINT=0" not in (qemu.BOARDS_DIR / board / "board.mk").read_text()
+    )
     return [*SCALAR, *(("pendulum", "cvrange") if joint else ())]
 
 
@@ -92,8 +95,11 @@ def test_check_flashes_through_qemus_gdb_server_and_reports_to_stdout(capsys):
     code, stdout, err = run_cli(capsys, "check", "--board", "mps2-an500", "--flash", elf, "--steps", 5, "--eta", 4)
     assert code == 0, stdout + err
     assert stdout.startswith("# ux-filter board check: mps2-an500 — PASS\n")
-    assert re.search(rf"\| flashed \| flashed {re.escape(str(elf))} \(\d+ bytes\) through GDB server 127\.0\.0\.1:\d+ "
-                     r"in [\d.]+ s; verified \.vectors, \.text, \.data \|", stdout), stdout
+    assert re.search(
+        rf"\| flashed \| flashed {re.escape(str(elf))} \(\d+ bytes\) through GDB server 127\.0\.0\.1:\d+ "
+        r"in [\d.]+ s; verified \.vectors, \.text, \.data \|",
+        stdout,
+    ), stdout
     assert "booted with an empty flash" in stdout
     assert {cells[2:5] == ["4", "5", "OK"] for cells in rows(stdout).values()} == {True}
 
@@ -105,12 +111,30 @@ def test_check_flashes_a_board_at_a_port_through_its_gdb_server(capsys):
     elf = qemu_image("mps2-an500")
     if shutil.which("gdb-multiarch") is None:
         pytest.skip("gdb-multiarch is not installed (make deps)")
-    server = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500", "--gdb"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500", "--gdb"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url, gdb = server.stdout.readline().strip(), server.stdout.readline().strip()
-        code, report, err = run_cli(capsys, "check", "--board", "mps2-an500", "--port", url, "--flash", elf,
-                                    "--gdb", gdb, "--steps", 5, "--eta", 4)
+        code, report, err = run_cli(
+            capsys,
+            "check",
+            "--board",
+            "mps2-an500",
+            "--port",
+            url,
+            "--flash",
+            elf,
+            "--gdb",
+            gdb,
+            "--steps",
+            5,
+            "--eta",
+            4,
+        )
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -127,8 +151,17 @@ class BoardDevice(ReferenceDevice):
     """The reference device posing as `board` with firmware `fw`; for the system configured `skew_system`-th (0 =
     the first) it answers step k=3 with `skew` added to the mean and, if `status` is given, that status."""
 
-    def __init__(self, board="mps2-an500", fw=None, skew=0.0, skew_system=None, status=None, own_system=False,
-                 cycle_source=p.CycleSource.HOST_NS, **kw):
+    def __init__(
+        self,
+        board="mps2-an500",
+        fw=None,
+        skew=0.0,
+        skew_system=None,
+        status=None,
+        own_system=False,
+        cycle_source=p.CycleSource.HOST_NS,
+        **kw,
+    ):
         self.board, self.fw, self.own_system = board, fw or f"{core_version()}+test", own_system
         self.cycle_source = cycle_source
         self.skew, self.skew_system, self.status, self.configured = skew, skew_system, status, -1
@@ -137,17 +170,30 @@ class BoardDevice(ReferenceDevice):
     def _answer(self, message):
         if self.own_system and isinstance(message, p.Describe) and message.index == len(SCALAR):
             # A system only this firmware has: the host has no model to simulate it.
-            return p.System(40, "mine", "a system of the firmware's own", 1, 1, (("a", 1.0, p.ParamDomain.REAL),),
-                            ((p.PriorKind.GAUSSIAN, 0.0, 1.0),))
+            return p.System(
+                40,
+                "mine",
+                "a system of the firmware's own",
+                1,
+                1,
+                (("a", 1.0, p.ParamDomain.REAL),),
+                ((p.PriorKind.GAUSSIAN, 0.0, 1.0),),
+            )
         answer = super()._answer(message)
         if isinstance(answer, p.Info):
-            return dataclasses.replace(answer, board=self.board, fw_version=self.fw, cycle_source=self.cycle_source,
-                                       n_systems=answer.n_systems + self.own_system)
+            return dataclasses.replace(
+                answer,
+                board=self.board,
+                fw_version=self.fw,
+                cycle_source=self.cycle_source,
+                n_systems=answer.n_systems + self.own_system,
+            )
         if isinstance(message, p.Configure) and isinstance(answer, p.Configured):
             self.configured += 1
         if isinstance(answer, p.Posterior) and self.configured == self.skew_system and message.k == 3:
-            return dataclasses.replace(answer, mean=(answer.mean[0] + self.skew,),
-                                       status=answer.status if self.status is None else self.status)
+            return dataclasses.replace(
+                answer, mean=(answer.mean[0] + self.skew,), status=answer.status if self.status is None else self.status
+            )
         return answer
 
 
@@ -165,8 +211,9 @@ def board_device():
 
 
 def check_port(capsys, device, *extra, board="mps2-an500"):
-    return run_cli(capsys, "check", "--board", board, "--port", device.url, "--steps", 8, "--eta", 4, "--timeout", 5,
-                   *extra)
+    return run_cli(
+        capsys, "check", "--board", board, "--port", device.url, "--steps", 8, "--eta", 4, "--timeout", 5, *extra
+    )
 
 
 def test_a_right_device_passes_with_microseconds_from_its_clock(board_device, capsys):
@@ -230,8 +277,9 @@ def test_a_hardware_boards_cycles_are_timed_at_its_boards_clock(board_device, ca
     code, report, _ = check_port(capsys, device, board="nucleo-f767zi")
     assert code == 0, report
     assert "| cycle counter | DWT CYCCNT: cycles |" in report and "| cycles/step (median, max) |" in report
-    assert "µs at the core clock 216 MHz (BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk; INFO reports no clock)" \
-        in report
+    assert (
+        "µs at the core clock 216 MHz (BOARD_CORE_HZ of boards/nucleo-f767zi/board.mk; INFO reports no clock)" in report
+    )
     for system, kind, eta, steps, verdict, cost, us, detail in rows(report).values():
         median = float(cost.split(", ")[0].replace(",", ""))
         assert float(us.replace(",", "")) == pytest.approx(median / 216, abs=0.051)
@@ -299,8 +347,9 @@ def test_a_device_lost_mid_run_is_a_failed_report(board_device, capsys):
 def test_a_silent_device_is_a_failed_report(capsys):
     device = ReferenceDevice(silent=True)
     try:
-        code, report, _ = run_cli(capsys, "check", "--board", "mps2-an500", "--port", device.url, "--timeout", 0.2,
-                                  "--retries", 0)
+        code, report, _ = run_cli(
+            capsys, "check", "--board", "mps2-an500", "--port", device.url, "--timeout", 0.2, "--retries", 0
+        )
     finally:
         device.close()
     assert code == 1
@@ -331,8 +380,9 @@ def test_the_dumps_are_kept_where_asked_and_validate_replays_them(board_device, 
     code, out, _ = run_cli(capsys, "validate", dumps / "gss.jsonl")
     assert code == 0 and "8 steps of gss, η=4" in out and "on every step: OK" in out
     code, _, err = check_port(capsys, board_device(), "--dumps", dumps)
-    assert f"--dumps {dumps} holds dumps already (cubic.jsonl, gss.jsonl, lg.jsonl, …); pass --force" in \
-        one_error_line(err, code)
+    assert f"--dumps {dumps} holds dumps already (cubic.jsonl, gss.jsonl, lg.jsonl, …); pass --force" in one_error_line(
+        err, code
+    )
     code, _, _ = check_port(capsys, board_device(), "--dumps", dumps, "--force")
     assert code == 0
 
@@ -341,14 +391,23 @@ def test_the_dumps_are_kept_where_asked_and_validate_replays_them(board_device, 
 
 
 def info(**kw):
-    base = dict(protocol=p.PROTOCOL_VERSION, max_eta=64, real_bytes=8, cycle_source=p.CycleSource.DWT,
-                reset_cause=p.ResetCause.POWER_ON, board="nucleo-f767zi", fw_version="0.2.0+x", n_systems=6)
+    base = dict(
+        protocol=p.PROTOCOL_VERSION,
+        max_eta=64,
+        real_bytes=8,
+        cycle_source=p.CycleSource.DWT,
+        reset_cause=p.ResetCause.POWER_ON,
+        board="nucleo-f767zi",
+        fw_version="0.2.0+x",
+        n_systems=6,
+    )
     return p.Info(**{**base, **kw})
 
 
 @dataclasses.dataclass(frozen=True)
 class LaterInfo(p.Info):
     """An INFO as a later firmware may send it, with a stack high-water mark."""
+
     stack_high_water: int = 0
 
 
@@ -381,8 +440,17 @@ def test_qemu_counts_are_instructions_not_time():
     assert "shift assumed to be uxhost's default" in t.notes[0]  # no QEMU of ours: the shift is not known
 
 
-@pytest.mark.parametrize("fw, core", [("0.2.0+cbe339a-dirty", "0.2.0"), ("1.10+abc", "1.10"), ("unversioned", None),
-                                      ("0.2.0", None), ("x.y+z", None), ("fuzz", None)])
+@pytest.mark.parametrize(
+    "fw, core",
+    [
+        ("0.2.0+cbe339a-dirty", "0.2.0"),
+        ("1.10+abc", "1.10"),
+        ("unversioned", None),
+        ("0.2.0", None),
+        ("x.y+z", None),
+        ("fuzz", None),
+    ],
+)
 def test_the_c_core_version_a_firmware_names(fw, core):
     assert firmware_core_version(fw) == core
 
@@ -406,16 +474,25 @@ def test_an_unknown_board_is_refused_with_the_boards_there_are(capsys):
     assert all(board in lines[-1] for board in qemu.all_boards())
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--board", "nucleo-f767zi"], "nucleo-f767zi is a hardware board: QEMU does not emulate it; pass --port"),
-    (["--board", "mps2-an500", "--gdb", "127.0.0.1:3333"], "--gdb flashes a board at --port"),
-    (["--board", "mps2-an500", "--port", "loop://", "--elf", "x.elf"], "--elf is the image QEMU boots"),
-    (["--board", "mps2-an500", "--port", "loop://", "--probe", "pyocd"], "--probe: which image? pass --flash IMAGE"),
-    (["--board", "mps2-an500", "--port", "loop://", "--target", "stm32f767zi"], "--target: only with --probe pyocd"),
-    (["--board", "mps2-an500", "--flash", "missing.elf"], "firmware image missing.elf does not exist"),
-    (["--board", "mps2-an500", "--elf", "missing.elf"], "firmware image missing.elf does not exist"),
-    (["--board", "mps2-an500", "-o", "no/such/folder/r.md"], "the folder no/such/folder does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--board", "nucleo-f767zi"], "nucleo-f767zi is a hardware board: QEMU does not emulate it; pass --port"),
+        (["--board", "mps2-an500", "--gdb", "127.0.0.1:3333"], "--gdb flashes a board at --port"),
+        (["--board", "mps2-an500", "--port", "loop://", "--elf", "x.elf"], "--elf is the image QEMU boots"),
+        (
+            ["--board", "mps2-an500", "--port", "loop://", "--probe", "pyocd"],
+            "--probe: which image? pass --flash IMAGE",
+        ),
+        (
+            ["--board", "mps2-an500", "--port", "loop://", "--target", "stm32f767zi"],
+            "--target: only with --probe pyocd",
+        ),
+        (["--board", "mps2-an500", "--flash", "missing.elf"], "firmware image missing.elf does not exist"),
+        (["--board", "mps2-an500", "--elf", "missing.elf"], "firmware image missing.elf does not exist"),
+        (["--board", "mps2-an500", "-o", "no/such/folder/r.md"], "the folder no/such/folder does not exist"),
+    ],
+)
 def test_bad_inputs_are_one_line(argv, says, capsys):
     code, stdout, err = run_cli(capsys, "check", *argv)
     assert says in one_error_line(err, code)
@@ -460,8 +537,9 @@ def test_a_port_that_cannot_be_opened_is_one_line(capsys):
 
 def documented_checks():
     doc = (qemu.REPO_ROOT / "docs" / "hardware.md").read_text()
-    return [line[len("$ uxhost "):].split("#")[0].split() for line in doc.splitlines()
-            if line.startswith("$ uxhost check")]
+    return [
+        line[len("$ uxhost ") :].split("#")[0].split() for line in doc.splitlines() if line.startswith("$ uxhost check")
+    ]
 
 
 def test_the_documented_hardware_checks_run_up_to_the_board(tmp_path, monkeypatch, capsys):

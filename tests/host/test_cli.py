@@ -1,4 +1,5 @@
 """The `uxhost` command line: parsing, help, `simulate`, and the one-line errors of bad input."""
+
 import json
 import os
 import re
@@ -17,7 +18,6 @@ from uxhost.errors import InputError
 from uxhost.commands import COMMANDS
 
 from cli_run import run_cli
-
 
 
 # -- parsing and help ------------------------------------------------------------------------------
@@ -77,14 +77,17 @@ def test_no_subcommand_is_a_usage_error(capsys):
     assert "required" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, complaint", [
-    (["stream", "t.csv", "-o", "d.jsonl"], "one of the arguments --port --board is required"),
-    (["stream", "t.csv", "--port", "loop://", "--board", "mps2-an500", "-o", "d.jsonl"], "not allowed with"),
-    (["stream", "t.csv", "--port", "loop://", "--eta", "12", "-o", "d.jsonl"], "invalid choice: 12"),
-    (["simulate", "--system", "sv", "--steps", "0", "--seed", "1", "-o", "t.csv"], "must be at least 1"),
-    (["simulate", "--system", "sv", "--steps", "5", "--seed", "-1", "-o", "t.csv"], "must be at least 0, got -1"),
-    (["validate", "d.jsonl", "--rtol", "-1"], "must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "argv, complaint",
+    [
+        (["stream", "t.csv", "-o", "d.jsonl"], "one of the arguments --port --board is required"),
+        (["stream", "t.csv", "--port", "loop://", "--board", "mps2-an500", "-o", "d.jsonl"], "not allowed with"),
+        (["stream", "t.csv", "--port", "loop://", "--eta", "12", "-o", "d.jsonl"], "invalid choice: 12"),
+        (["simulate", "--system", "sv", "--steps", "0", "--seed", "1", "-o", "t.csv"], "must be at least 1"),
+        (["simulate", "--system", "sv", "--steps", "5", "--seed", "-1", "-o", "t.csv"], "must be at least 0, got -1"),
+        (["validate", "d.jsonl", "--rtol", "-1"], "must be a positive number"),
+    ],
+)
 def test_bad_arguments_exit_2_with_argparse_message(argv, complaint, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -118,8 +121,9 @@ def test_simulate_writes_a_trace_the_reference_reads(system, tmp_path, capsys):
 
 def test_simulate_many_traces_are_numbered_and_independent_of_the_count(tmp_path, capsys):
     run_cli(capsys, "simulate", "--system", "gss", "--steps", 10, "--seed", 3, "-o", tmp_path / "one.csv")
-    code, _, _ = run_cli(capsys, "simulate", "--system", "gss", "--steps", 10, "--seed", 3, "--traces", 3,
-                         "-o", tmp_path / "many.csv")
+    code, _, _ = run_cli(
+        capsys, "simulate", "--system", "gss", "--steps", 10, "--seed", 3, "--traces", 3, "-o", tmp_path / "many.csv"
+    )
     assert code == 0
     names = sorted(p.name for p in tmp_path.glob("many-*.csv"))
     assert names == ["many-000.csv", "many-001.csv", "many-002.csv"]
@@ -131,8 +135,9 @@ def test_simulate_many_traces_are_numbered_and_independent_of_the_count(tmp_path
 def test_simulate_takes_parameter_overrides(tmp_path, capsys):
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     run_cli(capsys, "simulate", "--system", "gss", "--steps", 20, "--seed", 1, "-o", a)
-    code, _, _ = run_cli(capsys, "simulate", "--system", "gss", "--params", "sigma_v=0.5", "--steps", 20,
-                         "--seed", 1, "-o", b)
+    code, _, _ = run_cli(
+        capsys, "simulate", "--system", "gss", "--params", "sigma_v=0.5", "--steps", 20, "--seed", 1, "-o", b
+    )
     assert code == 0
     quiet = uxemu.Trace.from_csv(b)
     expected = uxemu.simulate_many(uxemu.systems.get("gss", sigma_v=0.5), 1, 20, 1)[0]
@@ -143,8 +148,9 @@ def test_simulate_takes_parameter_overrides(tmp_path, capsys):
 def test_unknown_system_is_a_one_line_error_naming_the_known_ones(tmp_path, capsys):
     from uxemu import systems
 
-    code, _, err = run_cli(capsys, "simulate", "--system", "lorenz", "--steps", 5, "--seed", 1,
-                           "-o", tmp_path / "t.csv")
+    code, _, err = run_cli(
+        capsys, "simulate", "--system", "lorenz", "--steps", 5, "--seed", 1, "-o", tmp_path / "t.csv"
+    )
     assert code == 2
     assert err.startswith("uxhost simulate: error: no system 'lorenz' in the system table")
     assert all(name in err for name in systems.names())
@@ -163,8 +169,13 @@ def test_the_cli_maps_every_library_error_to_one_line_and_exit_2(error, monkeypa
     from uxhost import dump, errors, protocol, qemu
     from uxhost.commands import simulate
 
-    cls = {"InputError": errors.InputError, "ToolError": errors.ToolError, "QemuError": qemu.QemuError,
-           "DumpError": dump.DumpError, "ProtocolError": protocol.ProtocolError}[error]
+    cls = {
+        "InputError": errors.InputError,
+        "ToolError": errors.ToolError,
+        "QemuError": qemu.QemuError,
+        "DumpError": dump.DumpError,
+        "ProtocolError": protocol.ProtocolError,
+    }[error]
 
     def fail(args):
         raise cls("what went wrong,\n  and what to do")
@@ -185,16 +196,20 @@ def test_an_unexpected_error_is_not_mapped(monkeypatch, tmp_path, capsys):
         main(["simulate", "--system", "gss", "--steps", "5", "--seed", "1", "-o", str(tmp_path / "t.csv")])
 
 
-@pytest.mark.parametrize("params, complaint", [
-    ("1,2,3", "takes 2 parameters"),
-    ("sigma_v=abc", "--params"),
-    ("sigma_q=1", "has no parameter ['sigma_q']"),
-    ("sigma_v=1,2", "not a mix"),
-    ("sigma_v=-1", "sigma_v = -1.0 is not positive"),
-])
+@pytest.mark.parametrize(
+    "params, complaint",
+    [
+        ("1,2,3", "takes 2 parameters"),
+        ("sigma_v=abc", "--params"),
+        ("sigma_q=1", "has no parameter ['sigma_q']"),
+        ("sigma_v=1,2", "not a mix"),
+        ("sigma_v=-1", "sigma_v = -1.0 is not positive"),
+    ],
+)
 def test_bad_params_are_one_line_errors(params, complaint, tmp_path, capsys):
-    code, _, err = run_cli(capsys, "simulate", "--system", "gss", "--params", params, "--steps", 5, "--seed", 1,
-                           "-o", tmp_path / "t.csv")
+    code, _, err = run_cli(
+        capsys, "simulate", "--system", "gss", "--params", params, "--steps", 5, "--seed", 1, "-o", tmp_path / "t.csv"
+    )
     assert code == 2
     assert err.startswith("uxhost simulate: error: ") and complaint in err
     assert len(err.strip().splitlines()) == 1
@@ -206,18 +221,21 @@ def test_bad_params_are_one_line_errors(params, complaint, tmp_path, capsys):
 GOOD = "k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,2.5,0.2\n2,0.0,0.5,0.3\n"
 
 
-@pytest.mark.parametrize("text, complaint", [
-    ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,oops,0.2\n", ":3: column 'z' is not a number: 'oops'"),
-    ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,inf,0.2\n", ":3: column 'z' is not finite"),
-    ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,,nan\n", ":3: column 'x' is not finite"),
-    ("k,u,z,x\n0,0.0,1.5,0.1\n\n1,inf,2.5,0.2\n", ":4: column 'u' is not finite"),
-    ("k,u,z\n0,0.0,1.5\n1,0.0\n", ":3: expected 3 fields, got 2"),
-    ("time,value\n0,1.5\n", "the header has no observation column 'z' (it has: time, value)"),
-    ("k,u,z\n0,0.0,1.5\n1.5,0.0,2.5\n", ":3: step index k=1.5 is not an integer"),
-    ("k,u,z,x\n", "the trace has no rows"),
-    ("k,u,z\n-1,0.0,1.5\n", ":2: step index k=-1"),
-    ("", "the header has no observation column 'z' (it has: nothing)"),
-])
+@pytest.mark.parametrize(
+    "text, complaint",
+    [
+        ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,oops,0.2\n", ":3: column 'z' is not a number: 'oops'"),
+        ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,inf,0.2\n", ":3: column 'z' is not finite"),
+        ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,,nan\n", ":3: column 'x' is not finite"),
+        ("k,u,z,x\n0,0.0,1.5,0.1\n\n1,inf,2.5,0.2\n", ":4: column 'u' is not finite"),
+        ("k,u,z\n0,0.0,1.5\n1,0.0\n", ":3: expected 3 fields, got 2"),
+        ("time,value\n0,1.5\n", "the header has no observation column 'z' (it has: time, value)"),
+        ("k,u,z\n0,0.0,1.5\n1.5,0.0,2.5\n", ":3: step index k=1.5 is not an integer"),
+        ("k,u,z,x\n", "the trace has no rows"),
+        ("k,u,z\n-1,0.0,1.5\n", ":2: step index k=-1"),
+        ("", "the header has no observation column 'z' (it has: nothing)"),
+    ],
+)
 def test_malformed_trace_names_the_line(text, complaint, tmp_path, capsys):
     trace = tmp_path / "bad.csv"
     trace.write_text(text)
@@ -259,8 +277,9 @@ def test_missing_trace_is_a_one_line_error(tmp_path, capsys):
 def test_bad_prior_is_a_one_line_error(prior, tmp_path, capsys):
     trace = tmp_path / "t.csv"
     trace.write_text(GOOD)
-    code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "--system", "gss", "--prior", prior,
-                           "-o", tmp_path / "d.jsonl")
+    code, _, err = run_cli(
+        capsys, "stream", trace, "--port", "loop://", "--system", "gss", "--prior", prior, "-o", tmp_path / "d.jsonl"
+    )
     assert code == 2
     assert err.startswith("uxhost stream: error: --prior")
 
@@ -286,8 +305,9 @@ def test_qemu_not_installed_is_one_line(tmp_path):
     elf = tmp_path / "firmware.elf"
     elf.write_bytes(b"\x7fELF")
     env = dict(os.environ, PATH=str(tmp_path))  # no qemu-system-arm on this PATH
-    res = subprocess.run([sys.executable, "-m", "uxhost", "qemu", "--elf", str(elf)], capture_output=True, text=True,
-                         env=env, timeout=60)
+    res = subprocess.run(
+        [sys.executable, "-m", "uxhost", "qemu", "--elf", str(elf)], capture_output=True, text=True, env=env, timeout=60
+    )
     assert res.returncode == 2
     assert res.stderr.startswith("uxhost qemu: error: qemu-system-arm not found: run `make deps`")
     assert len(res.stderr.strip().splitlines()) == 1

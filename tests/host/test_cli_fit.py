@@ -1,4 +1,5 @@
 """`uxhost fit`: parameters recovered from a simulated trace, and every bad option as one line."""
+
 import json
 
 import pytest
@@ -9,12 +10,15 @@ from uxhost.cli import main
 from cli_run import run_cli
 
 
-
 @pytest.fixture(scope="module")
 def lg_csv(tmp_path_factory):
     path = tmp_path_factory.mktemp("fit") / "lg.csv"
-    assert main(["simulate", "--system", "lg", "--params", "q=0.3,r=0.8", "--steps", "300", "--seed", "5",
-                 "-o", str(path)]) == 0
+    assert (
+        main(
+            ["simulate", "--system", "lg", "--params", "q=0.3,r=0.8", "--steps", "300", "--seed", "5", "-o", str(path)]
+        )
+        == 0
+    )
     return path
 
 
@@ -47,15 +51,21 @@ def test_fit_runs_mixture_mode_unless_told(lg_csv, tmp_path, capsys):
     assert "(default: mixture)" in " ".join(capsys.readouterr().out.split())
 
 
-@pytest.mark.parametrize("argv, complaint", [
-    (("--free", "sigma"), "--free: system lg has parameters a, q, r; got sigma"),
-    (("--free", "q", "--start", "r=1"), "--start 'r=1': expected NAME=VALUE with NAME one of q"),
-    (("--free", "q", "--bounds", "q=0.1"), "q=0.1: expected LO:HI"),
-    (("--free", "q", "--bounds", "q=a:b"), "--start/--bounds"),
-    (("--free", "q", "--system", "nope"), "no system 'nope'"),
-    (("--free", "q", "--start", "q=-1"), "start q = -1.0: not positive"),
-    (("--free", "q", "--system", "pendulum"), "pendulum is a joint (vector-state) system; fit takes the scalar ones"),
-])
+@pytest.mark.parametrize(
+    "argv, complaint",
+    [
+        (("--free", "sigma"), "--free: system lg has parameters a, q, r; got sigma"),
+        (("--free", "q", "--start", "r=1"), "--start 'r=1': expected NAME=VALUE with NAME one of q"),
+        (("--free", "q", "--bounds", "q=0.1"), "q=0.1: expected LO:HI"),
+        (("--free", "q", "--bounds", "q=a:b"), "--start/--bounds"),
+        (("--free", "q", "--system", "nope"), "no system 'nope'"),
+        (("--free", "q", "--start", "q=-1"), "start q = -1.0: not positive"),
+        (
+            ("--free", "q", "--system", "pendulum"),
+            "pendulum is a joint (vector-state) system; fit takes the scalar ones",
+        ),
+    ],
+)
 def test_bad_options_are_one_line(lg_csv, capsys, argv, complaint):
     code, _, err = run_cli(capsys, "fit", lg_csv, *argv)
     assert code == 2 and complaint in err and len(err.strip().splitlines()) == 1, err
@@ -76,6 +86,7 @@ def test_fit_on_the_density_evidence(lg_csv, tmp_path, capsys):
 def test_the_clis_choices_are_the_libraries():
     from uxemu import fit
     from uxhost.commands import fit as command
+
     assert command.EVIDENCE == fit.EVIDENCE and command.DEFAULT_EVIDENCE == "update"
 
 
@@ -92,8 +103,9 @@ def test_a_rough_log_likelihood_is_warned_about(tmp_path, capsys):
     # errors read from its curvature mean nothing — the output says so instead of printing them as if they held.
     trace, out = tmp_path / "gss.csv", tmp_path / "fit.json"
     assert main(["simulate", "--system", "gss", "--steps", "300", "--seed", "5", "-o", str(trace)]) == 0
-    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "sigma_v,sigma_n", "--eta", "4", "--mode", "refined",
-                                "--json", out)
+    code, stdout, err = run_cli(
+        capsys, "fit", trace, "--free", "sigma_v,sigma_n", "--eta", "4", "--mode", "refined", "--json", out
+    )
     result = json.loads(out.read_text())
     assert not result["stderr_reliable"] and result["roughness"] > 0.1
     assert "warning: the log-likelihood is" in stdout
@@ -109,7 +121,10 @@ def test_the_larger_eta_a_rough_fit_is_pointed_to_is_one_the_device_takes():
 
     assert larger_eta_hint(16, None) == " (--eta 32)"
     assert larger_eta_hint(16, 64) == " (--eta 32)"
-    assert larger_eta_hint(16, 16) == " (this firmware takes η ≤ 16: the host's fit, without --port/--board, takes --eta 32)"
+    assert (
+        larger_eta_hint(16, 16)
+        == " (this firmware takes η ≤ 16: the host's fit, without --port/--board, takes --eta 32)"
+    )
     assert larger_eta_hint(max(etas()), None) == f" (but {max(etas())} is the largest η there is)"
 
 
@@ -145,8 +160,24 @@ def test_profile_intervals_are_printed_and_written(lg_csv, tmp_path, capsys):
 def test_a_skewed_fit_points_to_the_profile(tmp_path, capsys):
     # The README's sv trace whose log L is smooth but skewed: the warning says --profile follows its two
     # sides, and with --profile φ's interval reaches further below the estimate than above it.
-    assert main(["simulate", "--system", "sv", "--steps", "500", "--seed", "2031", "--traces", "74",
-                 "-o", str(tmp_path / "sv.csv")]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--system",
+                "sv",
+                "--steps",
+                "500",
+                "--seed",
+                "2031",
+                "--traces",
+                "74",
+                "-o",
+                str(tmp_path / "sv.csv"),
+            ]
+        )
+        == 0
+    )
     trace = tmp_path / "sv-073.csv"
     code, stdout, err = run_cli(capsys, "fit", trace, "--free", "phi,sigma_eta")
     assert "smooth but skewed" in stdout and "--profile gives intervals that follow them" in stdout
@@ -166,8 +197,10 @@ def test_a_noise_scale_the_trace_cannot_tell_from_0_is_explained(tmp_path, capsy
     assert main(["simulate", "--system", "cubic", "--steps", "500", "--seed", "1", "-o", str(trace)]) == 0
     code, stdout, err = run_cli(capsys, "fit", trace, "--free", "c,sigma_v", "--json", out)
     assert code == 0, err
-    assert ("note: sigma_v has no standard error: the trace cannot tell it from 0 (log L falls by less than "
-            f"{fit.EDGE_DROP} nats over ± half its estimate); --profile gives an interval that needs none") in stdout
+    assert (
+        "note: sigma_v has no standard error: the trace cannot tell it from 0 (log L falls by less than "
+        f"{fit.EDGE_DROP} nats over ± half its estimate); --profile gives an interval that needs none"
+    ) in stdout
     assert "note: c " not in stdout and "warning" not in stdout
     result = json.loads(out.read_text())
     assert list(result["no_stderr"]) == ["sigma_v"] and result["stderr"]["c"] > 0

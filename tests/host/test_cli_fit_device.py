@@ -4,6 +4,7 @@ Oracles: a device whose arithmetic is the host's double precision — the refere
 mps2-an500 firmware in QEMU — gives the native fit bit for bit (every run's log-likelihood is the same
 number, so Nelder–Mead walks the same path); the M4F firmware (single precision) lands within a twentieth
 of a standard error of it (measured: 0.003). And every way a device fit can go wrong is one line."""
+
 import json
 import shutil
 
@@ -56,7 +57,10 @@ def test_a_devices_profile_interval_is_the_hosts(device, lg_csv, tmp_path, capsy
     assert code == 0, err
     got, oracle = json.loads(out.read_text()), json.loads(host.read_text())
     same_fit(got, oracle)
-    assert got["interval"] == oracle["interval"] and got["interval"]["r"][0] < got["estimate"]["r"] < got["interval"]["r"][1]
+    assert (
+        got["interval"] == oracle["interval"]
+        and got["interval"]["r"][0] < got["estimate"]["r"] < got["interval"]["r"][1]
+    )
 
 
 @pytest.mark.qemu
@@ -82,11 +86,14 @@ def test_a_rough_fit_on_a_device_points_past_its_firmwares_largest_eta(device, t
     # η ≤ 4: the η that would smooth it is one only the host's fit can run.
     trace = tmp_path / "gss.csv"
     assert main(["simulate", "--system", "gss", "--steps", "80", "--seed", "2", "-o", str(trace)]) == 0
-    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "sigma_v", "--eta", 4, "--mode", "refined",
-                                "--port", device(max_eta=4).url)
+    code, stdout, err = run_cli(
+        capsys, "fit", trace, "--free", "sigma_v", "--eta", 4, "--mode", "refined", "--port", device(max_eta=4).url
+    )
     assert code == 0, err
-    assert ("they do not hold; a larger η smooths it (this firmware takes η ≤ 4: the host's fit, without "
-            "--port/--board, takes --eta 8), as does --mode mixture") in stdout
+    assert (
+        "they do not hold; a larger η smooths it (this firmware takes η ≤ 4: the host's fit, without "
+        "--port/--board, takes --eta 8), as does --mode mixture"
+    ) in stdout
 
 
 def test_a_configuration_the_device_refuses_is_one_line(device, lg_csv, capsys):
@@ -110,12 +117,15 @@ def test_a_device_of_another_board_is_refused_before_configure(device, lg_csv, c
     assert not any(type(r).__name__ == "Configure" for r in dev.requests)
 
 
-@pytest.mark.parametrize("argv, complaint", [
-    (("--engine", "native"), "--engine native: with --port/--board the device computes the log-likelihood"),
-    (("--evidence", "density"), "--evidence density: with --port/--board the device computes the log-likelihood"),
-    (("--params", "q=-1"), "--params: system 'lg': parameter q = -1.0 is not positive"),
-    (("--system", "pendulum"), "pendulum is a joint (vector-state) system; fit takes the scalar ones"),
-])
+@pytest.mark.parametrize(
+    "argv, complaint",
+    [
+        (("--engine", "native"), "--engine native: with --port/--board the device computes the log-likelihood"),
+        (("--evidence", "density"), "--evidence density: with --port/--board the device computes the log-likelihood"),
+        (("--params", "q=-1"), "--params: system 'lg': parameter q = -1.0 is not positive"),
+        (("--system", "pendulum"), "pendulum is a joint (vector-state) system; fit takes the scalar ones"),
+    ],
+)
 def test_host_only_options_with_a_device_are_refused_before_it_is_opened(lg_csv, capsys, argv, complaint):
     # The port is closed: each complaint comes before anything tries to open it.
     code, _, err = run_cli(capsys, "fit", lg_csv, *FIT, "--port", "socket://127.0.0.1:1", *argv)
@@ -125,7 +135,9 @@ def test_host_only_options_with_a_device_are_refused_before_it_is_opened(lg_csv,
 def test_a_model_of_your_own_is_not_fitted_on_a_device(lg_csv, tmp_path, capsys):
     model = tmp_path / "mine.py"
     model.write_text("import uxemu\n\ndef f(q=1.0):\n    return uxemu.systems.get('lg', q=q)\n")
-    code, _, err = run_cli(capsys, "fit", lg_csv, "--free", "q", "--model", f"{model}:f", "--port", "socket://127.0.0.1:1")
+    code, _, err = run_cli(
+        capsys, "fit", lg_csv, "--free", "q", "--model", f"{model}:f", "--port", "socket://127.0.0.1:1"
+    )
     assert code == 2 and "--model is Python, fitted on the host; a device fits the systems its firmware has" in err
 
 

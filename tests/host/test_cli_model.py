@@ -1,5 +1,6 @@
 """`uxhost simulate` / `uxhost fit` with --model FILE.py:FUNCTION: a model of the user's own, from the command
 line, fitted as the library fits it, and every mistake in naming or writing it as one line."""
+
 import json
 import textwrap
 
@@ -30,7 +31,6 @@ MODEL = textwrap.dedent("""
 """)
 
 
-
 @pytest.fixture(scope="module")
 def model_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "my_model.py"
@@ -41,8 +41,24 @@ def model_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def trace_csv(model_file):
     path = model_file.parent / "mine.csv"
-    assert main(["simulate", "--model", f"{model_file}:my_sensor", "--params", "q=0.7,r=0.4", "--steps", "80",
-                 "--seed", "3", "-o", str(path)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--model",
+                f"{model_file}:my_sensor",
+                "--params",
+                "q=0.7,r=0.4",
+                "--steps",
+                "80",
+                "--seed",
+                "3",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
     return path
 
 
@@ -54,8 +70,21 @@ def test_simulate_writes_the_models_trace_with_its_parameters(trace_csv):
 
 def test_fit_of_a_model_of_your_own_is_the_librarys(model_file, trace_csv, tmp_path, capsys):
     out = tmp_path / "fit.json"
-    code, stdout, err = run_cli(capsys, "fit", trace_csv, "--model", f"{model_file}:my_sensor", "--free", "q,r",
-                                "--bounds", "q=0:,r=0:", "--eta", 4, "--json", out)
+    code, stdout, err = run_cli(
+        capsys,
+        "fit",
+        trace_csv,
+        "--model",
+        f"{model_file}:my_sensor",
+        "--free",
+        "q,r",
+        "--bounds",
+        "q=0:,r=0:",
+        "--eta",
+        4,
+        "--json",
+        out,
+    )
     assert code == 0, err
     assert f"fit q, r of my-sensor to {trace_csv} (80 steps) ({model_file}:my_sensor): η=4, mixture" in stdout
     assert "reference engine" in stdout and "simulated" in stdout and "converged" in stdout
@@ -63,8 +92,9 @@ def test_fit_of_a_model_of_your_own_is_the_librarys(model_file, trace_csv, tmp_p
     assert result["model"] == f"{model_file}:my_sensor" and result["engine"] == "reference"
     # The same numbers as uxemu.fit on the same function and trace, bit for bit ...
     trace = Trace.from_csv(trace_csv)
-    library = fit.fit(load_function(f"{model_file}:my_sensor"), trace, ["q", "r"],
-                      bounds={"q": (0, None), "r": (0, None)}, eta=4)
+    library = fit.fit(
+        load_function(f"{model_file}:my_sensor"), trace, ["q", "r"], bounds={"q": (0, None), "r": (0, None)}, eta=4
+    )
     assert result["estimate"] == library.estimate and result["stderr"] == library.stderr
     # ... and the estimate the exact (Kalman) likelihood gives: measured within 0.003 of its standard error.
     best, se = kalman.fit_noises(trace.z, 0.9, 0.0, 2.0)
@@ -81,17 +111,20 @@ BAD_MODULES = {
 }
 
 
-@pytest.mark.parametrize("model, complaint", [
-    ("missing.py:f", "--model: {dir}/missing.py does not exist"),
-    ("my_model.py", "expected FILE.py:FUNCTION"),
-    ("my_model.py:my-sensor", "expected FILE.py:FUNCTION"),
-    ("my_model.py:sensor", "my_model.py defines no function sensor (it defines: my_sensor)"),
-    ("raises.py:f", "--model: f() failed at {dir}/raises.py:2: ZeroDivisionError: division by zero"),
-    ("syntax.py:f", "--model: running {dir}/syntax.py failed at {dir}/syntax.py:1: SyntaxError"),
-    ("imports.py:f", "imports.py:1: ModuleNotFoundError: No module named 'a_module_nobody_has'"),
-    ("no_default.py:f", "every parameter needs a numeric default (the search's start); q"),
-    ("not_a_model.py:f", "f() returned float, not a StateSpaceModel"),
-])
+@pytest.mark.parametrize(
+    "model, complaint",
+    [
+        ("missing.py:f", "--model: {dir}/missing.py does not exist"),
+        ("my_model.py", "expected FILE.py:FUNCTION"),
+        ("my_model.py:my-sensor", "expected FILE.py:FUNCTION"),
+        ("my_model.py:sensor", "my_model.py defines no function sensor (it defines: my_sensor)"),
+        ("raises.py:f", "--model: f() failed at {dir}/raises.py:2: ZeroDivisionError: division by zero"),
+        ("syntax.py:f", "--model: running {dir}/syntax.py failed at {dir}/syntax.py:1: SyntaxError"),
+        ("imports.py:f", "imports.py:1: ModuleNotFoundError: No module named 'a_module_nobody_has'"),
+        ("no_default.py:f", "every parameter needs a numeric default (the search's start); q"),
+        ("not_a_model.py:f", "f() returned float, not a StateSpaceModel"),
+    ],
+)
 def test_a_model_that_cannot_be_loaded_is_one_line(model_file, trace_csv, capsys, model, complaint):
     for name, text in BAD_MODULES.items():
         (model_file.parent / name).write_text(text)
@@ -101,13 +134,19 @@ def test_a_model_that_cannot_be_loaded_is_one_line(model_file, trace_csv, capsys
         assert code == 2 and complaint.format(dir=where) in err and len(err.strip().splitlines()) == 1, err
 
 
-@pytest.mark.parametrize("argv, complaint", [
-    (("--system", "lg", "--free", "q"), "--model and --system: give one"),
-    (("--free", "s"), "--free: system my-sensor has parameters q, r; got s"),
-    (("--free", "q", "--engine", "native"), "model 'my-sensor' is Python only: it runs on the reference engine"),
-    (("--free", "q", "--start", "q=-1", "--bounds", "q=0:"), "start q = -1.0: not positive"),
-    (("--free", "q", "--params", "r=-1"), "no log-likelihood at the start {'q': 1.0}: sigma must be a finite positive"),
-])
+@pytest.mark.parametrize(
+    "argv, complaint",
+    [
+        (("--system", "lg", "--free", "q"), "--model and --system: give one"),
+        (("--free", "s"), "--free: system my-sensor has parameters q, r; got s"),
+        (("--free", "q", "--engine", "native"), "model 'my-sensor' is Python only: it runs on the reference engine"),
+        (("--free", "q", "--start", "q=-1", "--bounds", "q=0:"), "start q = -1.0: not positive"),
+        (
+            ("--free", "q", "--params", "r=-1"),
+            "no log-likelihood at the start {'q': 1.0}: sigma must be a finite positive",
+        ),
+    ],
+)
 def test_bad_fit_options_with_a_model_are_one_line(model_file, trace_csv, capsys, argv, complaint):
     code, _, err = run_cli(capsys, "fit", trace_csv, "--model", f"{model_file}:my_sensor", *argv)
     assert code == 2 and complaint in err and len(err.strip().splitlines()) == 1, err

@@ -1,5 +1,6 @@
 """The CLI against the real firmware in QEMU: stream + validate on every QEMU board, `uxhost qemu`, and an
 emulator that dies in the middle of a run."""
+
 import math
 import os
 import re
@@ -30,8 +31,13 @@ def uxhost_as_from_a_terminal(*args):
     """`python -m uxhost ARGS` with SIGINT at its default, as a terminal's Ctrl-C finds it: a test runner
     started in the background (`cmd &` in a script) passes SIGINT on as ignored, and Python then installs no
     KeyboardInterrupt handler."""
-    return subprocess.Popen([sys.executable, "-m", "uxhost", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [sys.executable, "-m", "uxhost", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def write_trace(path, system, steps, seed, missing=()):
@@ -55,8 +61,22 @@ def test_stream_to_a_booted_board_then_validate(board, tmp_path, capsys):
     trace = write_trace(tmp_path / "t.csv", system, 15, 3, missing)
     out = tmp_path / "d.npz"
     # Mixture mode (protocol 6) on every board: the device runs it, validate replays it in the reference.
-    code = main(["stream", str(trace), "--board", board, "--system", system, "--eta", str(eta), "--mode", "mixture",
-                 "-o", str(out)])
+    code = main(
+        [
+            "stream",
+            str(trace),
+            "--board",
+            board,
+            "--system",
+            system,
+            "--eta",
+            str(eta),
+            "--mode",
+            "mixture",
+            "-o",
+            str(out),
+        ]
+    )
     stdout, err = capsys.readouterr()
     assert code == 0, err
     # Resends may happen on a loaded machine (a slow answer is resent, answered from memory): not counted.
@@ -86,8 +106,24 @@ def test_a_diffuse_prior_is_refocused_on_the_device(board, tmp_path, capsys):
     qemu_image(board)
     trace = write_trace(tmp_path / "t.csv", "lg", 6, 2)
     out = tmp_path / "d.npz"
-    code = main(["stream", str(trace), "--board", board, "--system", "lg", "--eta", "8", "--mode", "mixture",
-                 "--prior", "gaussian:0,1000", "-o", str(out)])
+    code = main(
+        [
+            "stream",
+            str(trace),
+            "--board",
+            board,
+            "--system",
+            "lg",
+            "--eta",
+            "8",
+            "--mode",
+            "mixture",
+            "--prior",
+            "gaussian:0,1000",
+            "-o",
+            str(out),
+        ]
+    )
     stdout, err = capsys.readouterr()
     assert code == 0, err
     assert "1 update(s) refocused" in stdout, stdout
@@ -147,8 +183,12 @@ def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
 def test_qemu_dies_with_a_host_killed_by_sigkill():
     """A host that cannot clean up (SIGKILL, or a test runner's timeout) still leaves no QEMU behind."""
     qemu_image("mps2-an500")
-    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uxhost", "qemu", "--board", "mps2-an500"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         proc.stdout.readline()
         pid = int(re.search(r"pid (\d+)", proc.stderr.readline()).group(1))
@@ -171,6 +211,7 @@ def stream_killed_at(board, elf, trace, cfg, out, step, trace_path=None) -> Tool
     """Streams `trace` to a fresh QEMU of `board` whose process is killed just before STEP number `step`
     (0-based); returns the ToolError the stream ends with."""
     with qemu.boot(board, elf) as instance:
+
         class KilledAtStep(Device):
             steps = 0
 
@@ -194,17 +235,28 @@ def test_emulator_dying_mid_run_is_one_clear_error(tmp_path):
     out = tmp_path / "d.jsonl"
 
     error = stream_killed_at("mps2-an500", elf, trace, cfg, out, 3)
-    assert str(error) == (f"QEMU (mps2-an500) was killed by SIGKILL at step k=3; "
-                          f"the dump {out} keeps the 3 step(s) before it")
+    assert str(error) == (
+        f"QEMU (mps2-an500) was killed by SIGKILL at step k=3; " f"the dump {out} keeps the 3 step(s) before it"
+    )
     assert [s.k for s in load_dump(out).steps] == [0, 1, 2]
 
 
 def test_missing_image_asks_for_make_firmware(tmp_path, capsys):
     trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
-    for argv in (["stream", str(trace), "--board", "mps2-an500", "--elf", str(tmp_path / "none.elf"),
-                  "-o", str(tmp_path / "d.jsonl")],
-                 ["qemu", "--elf", str(tmp_path / "none.elf")],
-                 ["demo", "--out", str(tmp_path / "demo"), "--elf", str(tmp_path / "none.elf")]):
+    for argv in (
+        [
+            "stream",
+            str(trace),
+            "--board",
+            "mps2-an500",
+            "--elf",
+            str(tmp_path / "none.elf"),
+            "-o",
+            str(tmp_path / "d.jsonl"),
+        ],
+        ["qemu", "--elf", str(tmp_path / "none.elf")],
+        ["demo", "--out", str(tmp_path / "demo"), "--elf", str(tmp_path / "none.elf")],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.strip().endswith(f"error: firmware image {tmp_path / 'none.elf'} does not exist")
@@ -212,8 +264,9 @@ def test_missing_image_asks_for_make_firmware(tmp_path, capsys):
 
 def test_qemu_command_reports_an_emulator_that_dies(tmp_path):
     qemu_image("mps2-an500")
-    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uxhost", "qemu"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         proc.stdout.readline()
         pid = int(re.search(r"pid (\d+)", proc.stderr.readline()).group(1))
@@ -266,8 +319,18 @@ def test_an_image_for_another_board_is_refused_before_booting(tmp_path, capsys):
 def test_a_device_of_another_board_is_refused_before_configure(tmp_path, capsys):
     trace = write_trace(tmp_path / "t.csv", "gss", 3, 1)
     with qemu.boot("mps2-an500", qemu_image("mps2-an500")) as instance:
-        code = main(["stream", str(trace), "--port", instance.url, "--expect-board", "mps2-an386",
-                     "-o", str(tmp_path / "d.jsonl")])
+        code = main(
+            [
+                "stream",
+                str(trace),
+                "--port",
+                instance.url,
+                "--expect-board",
+                "mps2-an386",
+                "-o",
+                str(tmp_path / "d.jsonl"),
+            ]
+        )
         _, err = capsys.readouterr()
         assert code == 2
         assert "is a mps2-an500" in err and "not the mps2-an386 asked for: nothing was configured" in err
@@ -297,5 +360,6 @@ def test_killed_emulator_then_resume_equals_an_uninterrupted_run(board, tmp_path
     assert "resumed: 14 recorded step(s) replayed" in stdout
     resumed, reference = load_dump(out), load_dump(whole)
     assert resumed.header.resumed_at == (14,)
-    assert [(s.k, math.isnan(s.z), s.posterior()) for s in resumed.steps] == \
-        [(s.k, math.isnan(s.z), s.posterior()) for s in reference.steps]
+    assert [(s.k, math.isnan(s.z), s.posterior()) for s in resumed.steps] == [
+        (s.k, math.isnan(s.z), s.posterior()) for s in reference.steps
+    ]

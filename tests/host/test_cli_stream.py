@@ -3,6 +3,7 @@ way a device can fail the user: missing port, silence, a version mismatch, garba
 
 The peer speaks the real protocol (uxhost.protocol) and filters with the real reference, so a dump it
 produces must validate exactly; the firmware itself is streamed in test_cli_qemu.py."""
+
 import json
 import re
 import socket
@@ -29,25 +30,24 @@ def trace(tmp_path):
     return path
 
 
-
 @pytest.mark.parametrize("suffix", [".jsonl", ".npz"])
 def test_stream_writes_a_dump_that_validates(suffix, device, trace, tmp_path, capsys):
     dev = device()
     out = tmp_path / f"dump{suffix}"
-    code, stdout, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "gss", "--eta", 8,
-                                "-o", out)
+    code, stdout, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "gss", "--eta", 8, "-o", out)
     assert code == 0, err
     assert "12 steps, 0 fallback(s), 0 without observation, 0 resent request(s)" in stdout
     assert "predict  median" in stdout and "update   median" in stdout and " ns" in stdout
 
     # One HELLO, a DESCRIBE of each system the device has, one CONFIGURE with the system's default
     # parameters and prior (as the device describes them), one STEP per row.
-    hello, *describes, configure = dev.requests[:2 + len(SPECS)]
-    steps = dev.requests[2 + len(SPECS):]
+    hello, *describes, configure = dev.requests[: 2 + len(SPECS)]
+    steps = dev.requests[2 + len(SPECS) :]
     assert isinstance(hello, p.Hello)
     assert describes == [p.Describe(i) for i in range(len(SPECS))]
-    assert configure == p.Configure(SPECS["gss"].id, 8, p.Mode.REFINED, p.Likelihood.KERNEL, (3.0, 1.0),
-                                    ((p.PriorKind.GAUSSIAN, 0.0, 5.0),))
+    assert configure == p.Configure(
+        SPECS["gss"].id, 8, p.Mode.REFINED, p.Likelihood.KERNEL, (3.0, 1.0), ((p.PriorKind.GAUSSIAN, 0.0, 5.0),)
+    )
     rows = uxemu.Trace.from_csv(trace)
     assert [s.k for s in steps] == list(rows.k)
     assert [s.predict for s in steps] == [False] + [True] * 11
@@ -80,12 +80,31 @@ def test_stream_reports_why_the_device_last_started(device, trace, tmp_path, cap
 
 def test_stream_sends_the_chosen_configuration(device, trace, tmp_path, capsys):
     dev = device()
-    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--system", "sv", "--eta", 4,
-                           "--mode", "paper", "--likelihood", "sampler", "--params", "0.9,0.1,0.3,1.5",
-                           "--prior", "laplace:0.5,2", "-o", tmp_path / "d.jsonl")
+    code, _, err = run_cli(
+        capsys,
+        "stream",
+        trace,
+        "--port",
+        dev.url,
+        "--system",
+        "sv",
+        "--eta",
+        4,
+        "--mode",
+        "paper",
+        "--likelihood",
+        "sampler",
+        "--params",
+        "0.9,0.1,0.3,1.5",
+        "--prior",
+        "laplace:0.5,2",
+        "-o",
+        tmp_path / "d.jsonl",
+    )
     assert code == 0, err
-    assert dev.requests[1 + len(SPECS)] == p.Configure(SPECS["sv"].id, 4, p.Mode.PAPER, p.Likelihood.SAMPLER, (0.9, 0.1, 0.3, 1.5),
-                                          ((p.PriorKind.LAPLACE, 0.5, 2.0),))
+    assert dev.requests[1 + len(SPECS)] == p.Configure(
+        SPECS["sv"].id, 4, p.Mode.PAPER, p.Likelihood.SAMPLER, (0.9, 0.1, 0.3, 1.5), ((p.PriorKind.LAPLACE, 0.5, 2.0),)
+    )
     code, stdout, _ = run_cli(capsys, "validate", tmp_path / "d.jsonl")
     assert code == 0, stdout
 
@@ -112,23 +131,39 @@ def test_silent_device_is_one_line(device, trace, tmp_path, capsys):
     code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.1", "-o", tmp_path / "d.jsonl")
     assert code == 2
     # A session's first seq is random (uxhost.link).
-    assert re.fullmatch(rf"uxhost stream: error: device at {re.escape(dev.url)} did not answer HELLO "
-                        rf"\(seq \d+\) in 4 attempts of 0\.1 s", err.strip())
+    assert re.fullmatch(
+        rf"uxhost stream: error: device at {re.escape(dev.url)} did not answer HELLO "
+        rf"\(seq \d+\) in 4 attempts of 0\.1 s",
+        err.strip(),
+    )
     assert len(dev.requests) == 4  # the same HELLO, resent
 
 
 @pytest.mark.parametrize("retries", ["0", "6"])
 def test_retries_sets_the_resends_of_an_unanswered_request(device, trace, tmp_path, capsys, retries):
     dev = device(silent=True)
-    code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.05", "--retries", retries,
-                           "-o", tmp_path / "d.jsonl")
+    code, _, err = run_cli(
+        capsys,
+        "stream",
+        trace,
+        "--port",
+        dev.url,
+        "--timeout",
+        "0.05",
+        "--retries",
+        retries,
+        "-o",
+        tmp_path / "d.jsonl",
+    )
     assert code == 2 and f"in {int(retries) + 1} attempts of 0.05 s" in err
     assert len(dev.requests) == int(retries) + 1
 
 
 def test_negative_retries_are_refused(trace, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["stream", str(trace), "--port", "socket://127.0.0.1:9", "--retries", "-1", "-o", str(tmp_path / "d.jsonl")])
+        main(
+            ["stream", str(trace), "--port", "socket://127.0.0.1:9", "--retries", "-1", "-o", str(tmp_path / "d.jsonl")]
+        )
     assert exc.value.code == 2 and "--retries: must be at least 0, got -1" in capsys.readouterr().err
 
 
@@ -146,8 +181,10 @@ def test_a_peer_that_is_not_a_device_is_one_line(trace, tmp_path, capsys):
     # loop:// echoes every frame: a HELLO comes back instead of an INFO.
     code, _, err = run_cli(capsys, "stream", trace, "--port", "loop://", "-o", tmp_path / "d.jsonl")
     assert code == 2
-    assert err.strip() == ("uxhost stream: error: the device at loop:// does not speak the ux-filter link protocol "
-                           "(HELLO answered with Hello, expected Info)")
+    assert err.strip() == (
+        "uxhost stream: error: the device at loop:// does not speak the ux-filter link protocol "
+        "(HELLO answered with Hello, expected Info)"
+    )
 
 
 def test_device_lost_mid_run_keeps_the_steps_received(device, trace, tmp_path, capsys):
@@ -194,17 +231,21 @@ def test_step_refused_by_the_device_is_one_line_and_keeps_the_dump(device, trace
     out = tmp_path / "d.jsonl"
     code, _, err = run_cli(capsys, "stream", trace, "--port", dev.url, "-o", out)
     assert code == 2
-    assert err.strip() == (f"uxhost stream: error: device rejected STEP: ERR_INTERNAL (detail 3) at step k=2; "
-                           f"the dump {out} keeps the 2 step(s) before it")
+    assert err.strip() == (
+        f"uxhost stream: error: device rejected STEP: ERR_INTERNAL (detail 3) at step k=2; "
+        f"the dump {out} keeps the 2 step(s) before it"
+    )
     assert len(load_dump(out)) == 2
 
 
 # -- resuming a cut-short run (stream --resume) -------------------------------------------------------
 
+
 def cut_short_run(device, trace, out, capsys, die_after=5):
     dev = device(die_after=die_after)
-    code, _, _ = run_cli(capsys, "stream", trace, "--port", dev.url, "--timeout", "0.5", "--system", "gss",
-                         "--eta", 8, "-o", out)
+    code, _, _ = run_cli(
+        capsys, "stream", trace, "--port", dev.url, "--timeout", "0.5", "--system", "gss", "--eta", 8, "-o", out
+    )
     assert code == 2 and len(load_dump(out)) == die_after
 
 

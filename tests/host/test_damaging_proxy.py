@@ -1,6 +1,7 @@
 """uxhost.damaging_proxy over real sockets: frames relayed whole, damaged as asked in each direction,
 counted, and the same damage for the same seed. The firmware behind it is in
 tests/firmware/test_fw_damaged_link.py."""
+
 import socket
 import threading
 
@@ -40,7 +41,7 @@ def relay(to_device: bytes, to_host: bytes = b"", chunk: int = 7, **options):
         host = socket.create_connection(("127.0.0.1", int(proxy.url.rsplit(":", 1)[1])))
         with host:
             for at in range(0, len(to_device), chunk):  # frames split across reads, as a UART delivers them
-                host.sendall(to_device[at:at + chunk])
+                host.sendall(to_device[at : at + chunk])
             host.shutdown(socket.SHUT_WR)
             got = bytearray()
             while data := host.recv(4096):
@@ -127,17 +128,20 @@ def test_noise_is_noise_however_the_reads_fall(reads):
     noise = bytes(range(1, 256)) * 20
     stream, damager, out, at = noise + frames(1)[0], Damager(1.0, 0, "to_device", ("flip",)), bytearray(), 0
     for size in reads:
-        out += damager.feed(stream[at:at + size])
+        out += damager.feed(stream[at : at + size])
         at += size
     assert at >= len(stream) and bytes(out[:4000]) == noise[:4000]
     assert damager.counts.unframed_bytes >= 4000 and damager.counts.flipped <= 1
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(rate=1.5), "rate 1.5 is not a fraction"),
-    (dict(kinds=("melt",)), "choose among flip, drop, duplicate"),
-    (dict(kinds=()), "choose among"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(rate=1.5), "rate 1.5 is not a fraction"),
+        (dict(kinds=("melt",)), "choose among flip, drop, duplicate"),
+        (dict(kinds=()), "choose among"),
+    ],
+)
 def test_bad_settings_are_one_clear_error(options, message):
     with pytest.raises(ValueError, match=message):
         DamagingProxy("socket://127.0.0.1:9", **options)

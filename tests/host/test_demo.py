@@ -1,5 +1,6 @@
 """`uxhost demo` (what `make demo` runs): the whole chain on the firmware in QEMU, and its first
 failure on a fresh clone — no firmware image yet."""
+
 import shutil
 
 import pytest
@@ -15,8 +16,10 @@ from uxhost.dump import load_dump
 def test_missing_image_tells_to_run_make_firmware(tmp_path):
     with pytest.raises(ToolError) as exc:
         find_firmware("mps2-an500", build_dirs=[tmp_path / "build"])
-    assert str(exc.value) == ("no firmware image for mps2-an500 (build/mps2-an500/firmware.elf not found): "
-                              "run `make firmware` first, or pass --elf")
+    assert str(exc.value) == (
+        "no firmware image for mps2-an500 (build/mps2-an500/firmware.elf not found): "
+        "run `make firmware` first, or pass --elf"
+    )
 
 
 def test_image_is_found_in_the_first_build_folder_that_has_it(tmp_path):
@@ -37,7 +40,9 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert code == 0, err
     lines = stdout.splitlines()
     assert lines[0] == "ux-filter demo: Gordon-Salmond-Smith, 20 steps (seed 2026), η=16, refined, kernel likelihood"
-    assert lines[1].startswith("  device     mps2-an500 in QEMU, firmware ") and lines[1].endswith("last reset: power_on")
+    assert lines[1].startswith("  device     mps2-an500 in QEMU, firmware ") and lines[1].endswith(
+        "last reset: power_on"
+    )
     assert "(tolerance 1e-09): OK" in lines[3]
     assert lines[4].startswith("  accuracy   RMSE ")
     assert lines[5].startswith("  latency    virtual cycles (icount) per step (predict + update): median ")

@@ -1,4 +1,5 @@
 """Posterior dumps: exact round trips in both formats, and what survives an interrupted run."""
+
 import json
 import math
 
@@ -7,15 +8,22 @@ import pytest
 
 from uxhost.config import ModelConfig
 from uxhost import dump
-from uxhost.dump import (JOURNAL_SUFFIX, Dump, DumpError, Header, StepRecord, load_dump, open_writer,
-                         save_dump)
+from uxhost.dump import JOURNAL_SUFFIX, Dump, DumpError, Header, StepRecord, load_dump, open_writer, save_dump
 
 
 def awkward_dump(truth=True) -> Dump:
     """Values whose decimal forms are long, tiny, huge and negative zero: a lossy writer shows here."""
     cfg = ModelConfig("cubic", (0.1, 0.05, 0.95, 0.05, 0.05, 0.01), 4, "paper", "sampler", "laplace", -0.0, 0.1)
-    header = Header(cfg, board="mps2-an386", firmware_version="1.2.3", protocol=1, real_bytes=4,
-                    cycle_source="qemu-icount", trace="traces/x.csv", trace_steps=5)
+    header = Header(
+        cfg,
+        board="mps2-an386",
+        firmware_version="1.2.3",
+        protocol=1,
+        real_bytes=4,
+        cycle_source="qemu-icount",
+        trace="traces/x.csv",
+        trace_steps=5,
+    )
     rng = np.random.default_rng(1)
     steps = []
     for k in range(3):
@@ -23,9 +31,22 @@ def awkward_dump(truth=True) -> Dump:
         x = np.sort(rng.normal(size=n)) * 10.0 ** (k * 100 - 100)
         w = rng.random(n)
         w /= w.sum()
-        steps.append(StepRecord(k, 0.1 * k, 1 / 3 + k, (2 ** -1074 if k == 1 else 1 / 7) if truth else None,
-                                k % 2, float(x @ w), 1e-300 * (k + 1), tuple(x), tuple(w), 2**32 - 1 - k, 17 * k,
-                                -math.inf if k == 1 else -1 / 3 - k))  # a fallback's log evidence is −∞
+        steps.append(
+            StepRecord(
+                k,
+                0.1 * k,
+                1 / 3 + k,
+                (2**-1074 if k == 1 else 1 / 7) if truth else None,
+                k % 2,
+                float(x @ w),
+                1e-300 * (k + 1),
+                tuple(x),
+                tuple(w),
+                2**32 - 1 - k,
+                17 * k,
+                -math.inf if k == 1 else -1 / 3 - k,
+            )
+        )  # a fallback's log evidence is −∞
     return Dump(header, steps)
 
 
@@ -80,7 +101,9 @@ def test_a_version_1_dump_still_reads(tmp_path):
 def test_jsonl_header_names_the_format_and_configuration(tmp_path):
     save_dump(awkward_dump(), tmp_path / "d.jsonl")
     head = json.loads((tmp_path / "d.jsonl").read_text().splitlines()[0])
-    assert head["record"] == "header" and head["format"] == "uxhost-dump" and head["format_version"] == dump.FORMAT_VERSION
+    assert (
+        head["record"] == "header" and head["format"] == "uxhost-dump" and head["format_version"] == dump.FORMAT_VERSION
+    )
     assert head["system"] == "cubic" and head["eta"] == 4 and head["mode"] == "paper"
     assert head["prior"] == {"kind": "laplace", "a": -0.0, "b": 0.1}
     assert head["board"] == "mps2-an386" and head["real_bytes"] == 4 and head["cycle_source"] == "qemu-icount"
@@ -133,13 +156,16 @@ def test_jsonl_garbage_in_the_middle_names_the_line(tmp_path):
         load_dump(path)
 
 
-@pytest.mark.parametrize("first, complaint", [
-    ('{"record": "step"}', "starts with its header"),
-    ('{"record": "header", "format": "other"}', "not a uxhost dump"),
-    ('{"record": "header", "format": "uxhost-dump", "format_version": 99}', "format version 99"),
-    ('{"record": "header", "format": "uxhost-dump", "format_version": 1, "system": "gss"}', "lacks or garbles"),
-    ('[1, 2]', "must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "first, complaint",
+    [
+        ('{"record": "step"}', "starts with its header"),
+        ('{"record": "header", "format": "other"}', "not a uxhost dump"),
+        ('{"record": "header", "format": "uxhost-dump", "format_version": 99}', "format version 99"),
+        ('{"record": "header", "format": "uxhost-dump", "format_version": 1, "system": "gss"}', "lacks or garbles"),
+        ('[1, 2]', "must be a JSON object"),
+    ],
+)
 def test_bad_header_is_reported(first, complaint, tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_text(first + "\n")
@@ -176,6 +202,6 @@ def test_npz_that_is_not_an_archive(tmp_path):
 def test_columns_and_truth(tmp_path):
     dump = awkward_dump()
     np.testing.assert_array_equal(dump.column("k"), [0, 1, 2])
-    assert dump.truth[1] == 2 ** -1074 and math.isclose(dump.truth[0], 1 / 7)
+    assert dump.truth[1] == 2**-1074 and math.isclose(dump.truth[0], 1 / 7)
     dump.steps[1].x = None
     assert dump.truth is None

@@ -1,4 +1,5 @@
 """Reading the board an image was built for from its ELF symbols."""
+
 import pytest
 
 from uxhost import qemu
@@ -33,6 +34,7 @@ def test_each_built_image_has_its_stack_section(board):
     if not elf.is_file():
         pytest.skip(f"no image at {elf} (make firmware)")
     from uxhost.elf import section
+
     address, size = section(elf, ".stack")
     # the reservation the build sized from the image's static worst case (firmware/arm.mk)
     assert address >= 0x20000000 and size == int((elf.parent / "stack_size").read_text())

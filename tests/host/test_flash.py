@@ -1,6 +1,7 @@
 """`uxhost flash --gdb` through QEMU's GDB server — the path a probe's GDB server (OpenOCD, pyOCD,
 J-Link) takes on hardware: QEMU boots with an empty flash, the image is loaded and verified over GDB, then
 a trace is streamed to it and validated. And the failures a user meets first, each a one-line error."""
+
 import shutil
 import subprocess
 import sys
@@ -27,8 +28,12 @@ def image(board):
 @pytest.mark.parametrize("board", qemu.boards())
 def test_flash_through_gdb_then_stream_and_validate(board, tmp_path, capsys):
     elf = image(board)
-    server = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", board, "--gdb"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uxhost", "qemu", "--board", board, "--gdb"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         url, gdb = server.stdout.readline().strip(), server.stdout.readline().strip()
         assert url.startswith("socket://") and ":" in gdb
@@ -43,8 +48,7 @@ def test_flash_through_gdb_then_stream_and_validate(board, tmp_path, capsys):
         trace = tmp_path / "t.csv"
         uxemu.simulate_many(uxemu.systems.get("gss"), 1, 12, 5)[0].to_csv(trace)
         dump = tmp_path / "d.jsonl"
-        assert main(["stream", str(trace), "--port", url, "--expect-board", board, "--eta", "8",
-                     "-o", str(dump)]) == 0
+        assert main(["stream", str(trace), "--port", url, "--expect-board", board, "--eta", "8", "-o", str(dump)]) == 0
         assert main(["validate", str(dump)]) == 0
         assert "on every step: OK" in capsys.readouterr().out
     finally:

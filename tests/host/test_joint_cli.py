@@ -1,6 +1,7 @@
 """`uxhost simulate`, `stream`, `validate` and `plot` for joint (vector-state) systems: the trace CSV and
 its errors, a dump the reference made itself validating exactly (and a perturbed one failing), the plot,
 and the whole chain through the firmware in QEMU."""
+
 import json
 
 import numpy as np
@@ -23,11 +24,21 @@ def reference_dump(name="pendulum", T=10, eta=8, mode="refined", missing=(4,)) -
     for i in missing:
         trace.z[i] = np.nan
     run = run_joint_filter(cfg.model(), trace.z, eta, mode)
-    steps = [joint.JointStep(int(trace.k[i]), 0.0, trace.observation(i) if trace.observation(i) is None
-                             else tuple(trace.z[i]), tuple(trace.x[i]), int(run.status[i]), tuple(run.mean[i]),
-                             tuple(run.cov[i].ravel()), float(run.log_evidence[i]), tuple(run.posteriors[i].w),
-                             tuple(run.posteriors[i].x.ravel()))
-             for i in range(T)]
+    steps = [
+        joint.JointStep(
+            int(trace.k[i]),
+            0.0,
+            trace.observation(i) if trace.observation(i) is None else tuple(trace.z[i]),
+            tuple(trace.x[i]),
+            int(run.status[i]),
+            tuple(run.mean[i]),
+            tuple(run.cov[i].ravel()),
+            float(run.log_evidence[i]),
+            tuple(run.posteriors[i].w),
+            tuple(run.posteriors[i].x.ravel()),
+        )
+        for i in range(T)
+    ]
     return joint.JointDump(joint.JointHeader(cfg, trace_steps=T), steps)
 
 

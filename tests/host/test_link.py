@@ -320,9 +320,11 @@ def test_damaged_answers_do_not_burn_the_budget_and_are_named(peer):
         with pytest.raises(link.LinkDamaged) as info:
             dev.reset()
     message = str(info.value)
-    match = re.search(r"was heard but no answer to RESET \(seq 5\) arrived intact in (\d+) attempts .*: "
-                      r"(\d+) answer\(s\) arrived damaged, (\d+) attempt\(s\) met silence; the line damages frames",
-                      message)
+    match = re.search(
+        r"was heard but no answer to RESET \(seq 5\) arrived intact in (\d+) attempts .*: "
+        r"(\d+) answer\(s\) arrived damaged, (\d+) attempt\(s\) met silence; the line damages frames",
+        message,
+    )
     assert match, message
     # (an attempt meets silence only if a stalled machine delays the peer's answer past the 0.2 s wait)
     attempts, damaged_answers, silences = int(match[1]), int(match[2]), int(match[3])
@@ -358,8 +360,11 @@ def test_a_device_silent_after_answering_is_given_the_time_a_silent_one_is(peer)
     with link.Device.open(dev_peer.url, timeout=0.8, retries=1) as dev:
         for _ in range(5):
             dev.reset()
-        with pytest.raises(link.DeviceTimeout, match=r"did not answer RESET \(seq \d+\) in \d+ attempts "
-                                                     r"\(.* s; waits of .* to 0\.8 s, at most 0\.8 s\)") as info:
+        with pytest.raises(
+            link.DeviceTimeout,
+            match=r"did not answer RESET \(seq \d+\) in \d+ attempts "
+            r"\(.* s; waits of .* to 0\.8 s, at most 0\.8 s\)",
+        ) as info:
             dev.reset()
     assert not isinstance(info.value, link.LinkDamaged)
     assert dev.silences == len(dev_peer.received) - 5 >= 2

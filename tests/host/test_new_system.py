@@ -5,6 +5,7 @@ Python twin — is added to a copy of the tree (the C file and one systems.toml 
 generated, built for QEMU and for the host, streamed to QEMU by the unchanged host tools (which learn
 the system from the device) and validated against the host build of the same C code.
 """
+
 import json
 import shutil
 import subprocess
@@ -70,8 +71,24 @@ def trace(tmp_path_factory):
 def test_a_new_system_streams_and_validates_against_its_own_c(tree, trace, tmp_path, capsys):
     elf = tree / "build" / BOARD / "firmware.elf"
     dump = tmp_path / "thermo.jsonl"
-    code = main(["stream", str(trace), "--board", BOARD, "--elf", str(elf), "--system", "thermo",
-                 "--params", "b=0.3", "--eta", "16", "-o", str(dump)])
+    code = main(
+        [
+            "stream",
+            str(trace),
+            "--board",
+            BOARD,
+            "--elf",
+            str(elf),
+            "--system",
+            "thermo",
+            "--params",
+            "b=0.3",
+            "--eta",
+            "16",
+            "-o",
+            str(dump),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "model: thermo (a=0.9, t_env=20, b=0.3, s=0.5), η=16" in out  # the device's own defaults
@@ -87,8 +104,25 @@ def test_a_new_system_streams_and_validates_against_its_own_c(tree, trace, tmp_p
 def test_the_host_build_of_another_tree_is_refused_for_it(tree, trace, tmp_path, capsys):
     """Validating against a library that lacks the system says which library and what to pass."""
     dump = tmp_path / "thermo.jsonl"
-    assert main(["stream", str(trace), "--board", BOARD, "--elf", str(tree / "build" / BOARD / "firmware.elf"),
-                 "--system", "thermo", "--eta", "4", "-o", str(dump)]) == 0
+    assert (
+        main(
+            [
+                "stream",
+                str(trace),
+                "--board",
+                BOARD,
+                "--elf",
+                str(tree / "build" / BOARD / "firmware.elf"),
+                "--system",
+                "thermo",
+                "--eta",
+                "4",
+                "-o",
+                str(dump),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     main_lib = qemu.REPO_ROOT / "build" / "native" / "libux.so"
     if not main_lib.is_file():
@@ -104,7 +138,10 @@ def test_firmware_without_the_system_lists_what_it_has(trace, tmp_path, capsys):
     code = main(["stream", str(trace), "--board", BOARD, "--system", "thermo", "-o", str(tmp_path / "d.jsonl")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "no system 'thermo' in the firmware" in err and f"on {BOARD} (it has: {', '.join([*systems.names(), *joint_systems.names()])})" in err
+    assert (
+        "no system 'thermo' in the firmware" in err
+        and f"on {BOARD} (it has: {', '.join([*systems.names(), *joint_systems.names()])})" in err
+    )
 
 
 def test_a_system_only_the_device_has_is_fitted_on_it(tree, trace, tmp_path, capsys):
@@ -114,17 +151,42 @@ def test_a_system_only_the_device_has_is_fitted_on_it(tree, trace, tmp_path, cap
     from uxemu.traces import Trace
 
     out = tmp_path / "fit.json"
-    code = main(["fit", str(trace), "--board", BOARD, "--elf", str(tree / "build" / BOARD / "firmware.elf"),
-                 "--system", "thermo", "--free", "s", "--eta", "4", "--json", str(out)])
+    code = main(
+        [
+            "fit",
+            str(trace),
+            "--board",
+            BOARD,
+            "--elf",
+            str(tree / "build" / BOARD / "firmware.elf"),
+            "--system",
+            "thermo",
+            "--free",
+            "s",
+            "--eta",
+            "4",
+            "--json",
+            str(out),
+        ]
+    )
     stdout, err = capsys.readouterr()
     assert code == 0, err
     assert "fit s of thermo" in stdout and f"{BOARD} device engine" in stdout
     on_device = json.loads(out.read_text())
 
     lib = native.Native(tree / "build" / "native" / "libux.so")
-    spec = systems.SystemSpec(200, "thermo", "room thermometer", (
-        systems.Param("a", 0.9, "real"), systems.Param("t_env", 20.0, "real"), systems.Param("b", 0.3, "positive"),
-        systems.Param("s", 0.5, "positive")), ("gaussian", 18.0, 3.0))
+    spec = systems.SystemSpec(
+        200,
+        "thermo",
+        "room thermometer",
+        (
+            systems.Param("a", 0.9, "real"),
+            systems.Param("t_env", 20.0, "real"),
+            systems.Param("b", 0.3, "positive"),
+            systems.Param("s", 0.5, "positive"),
+        ),
+        ("gaussian", 18.0, 3.0),
+    )
     rows = Trace.from_csv(trace)
 
     class HostBuild(fit.Evaluated):  # the same C code's log-likelihood, on the host
@@ -134,8 +196,18 @@ def test_a_system_only_the_device_has_is_fitted_on_it(tree, trace, tmp_path, cap
             self.spec, self.trace = spec, rows
 
         def _value(self, params):
-            return lib.run_filter(200, rows.k, rows.u, rows.z, 4, "mixture", "kernel", params=params,
-                                  prior=("gaussian", 18.0, 3.0), atoms=False).log_likelihood
+            return lib.run_filter(
+                200,
+                rows.k,
+                rows.u,
+                rows.z,
+                4,
+                "mixture",
+                "kernel",
+                params=params,
+                prior=("gaussian", 18.0, 3.0),
+                atoms=False,
+            ).log_likelihood
 
     on_host = fit.maximise(HostBuild(), ["s"])
     assert on_device["estimate"] == on_host.estimate and on_device["stderr"] == on_host.stderr

@@ -2,6 +2,7 @@
 .pdsc parsed offline by cmsis-pack-manager, the errors of a flash with no probe or a wrong target, and
 descriptions that must be refused in one line rather than crash the parser (deep, truncated, binary, huge,
 mutated)."""
+
 import collections
 import json
 import random
@@ -74,9 +75,14 @@ def test_flash_with_a_probe_needs_a_target(capsys):
 # add` with SIGSEGV; a truncated or binary file was "describes no device"). The CLI runs in a subprocess, so
 # a crash is seen as one.
 
+
 def _packs_add(path, store, timeout=120):
-    return subprocess.run([sys.executable, "-m", "uxhost", "packs", "add", str(path), "--store", str(store)],
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "uxhost", "packs", "add", str(path), "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _refused(proc, *words):
@@ -99,7 +105,7 @@ def test_a_pdsc_nested_50000_deep_is_refused_not_a_crash(tmp_path):
 def test_a_truncated_pdsc_is_not_readable(tmp_path):
     cut = tmp_path / "Acme.DemoM7_DFP.pdsc"
     text = (DATA / "Acme.DemoM7_DFP.pdsc").read_text()
-    cut.write_text(text[:text.index("</device>")])
+    cut.write_text(text[: text.index("</device>")])
     _refused(_packs_add(cut, tmp_path / "store"), "not a readable .pdsc", "no element found")
 
 
@@ -114,8 +120,9 @@ def test_a_huge_pdsc_is_refused_unread(tmp_path):
     with huge.open("wb") as f:  # sparse: a valid start, then zeros up to one byte past the bound
         f.write(b'<?xml version="1.0"?>\n<package>')
         f.truncate(MAX_PDSC_BYTES + 1)
-    _refused(_packs_add(huge, tmp_path / "store"), "not a readable .pdsc", f"{MAX_PDSC_BYTES + 1:,} bytes",
-             "refused unread")
+    _refused(
+        _packs_add(huge, tmp_path / "store"), "not a readable .pdsc", f"{MAX_PDSC_BYTES + 1:,} bytes", "refused unread"
+    )
 
 
 def test_a_pack_is_checked_inside(tmp_path):
@@ -125,8 +132,12 @@ def test_a_pack_is_checked_inside(tmp_path):
     deep = tmp_path / "Acme.Deep_DFP.1.0.0.pack"
     with zipfile.ZipFile(deep, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("Acme.Deep_DFP.pdsc", "<package>" + "<a>" * 50_000 + "</a>" * 50_000 + "</package>")
-    _refused(_packs_add(deep, tmp_path / "store"), "Acme.Deep_DFP.pdsc", "not a readable .pdsc",
-             f"more than {MAX_DEPTH} deep")
+    _refused(
+        _packs_add(deep, tmp_path / "store"),
+        "Acme.Deep_DFP.pdsc",
+        "not a readable .pdsc",
+        f"more than {MAX_DEPTH} deep",
+    )
     empty = tmp_path / "Acme.Empty_DFP.1.0.0.pack"
     with zipfile.ZipFile(empty, "w") as z:
         z.writestr("readme.txt", "no description here")
@@ -135,9 +146,26 @@ def test_a_pack_is_checked_inside(tmp_path):
 
 # Mutated descriptions: each is refused in one line with exit 2, or added with devices it really names;
 # never a traceback, never a signal. One subprocess runs them all through the CLI's main (a crash ends it).
-NASTY_VALUES = ["", "0x", "-1", "0xFFFFFFFFFFFFFFFFFFFF", "99999999999999999999999", "nan", "1e999", "Cortex-M99",
-                "SP_FPU", "DP_FPU", "NO_FPU", "\u00e9\u6f22\U0001f600", "&amp;&lt;", "0x0", " 0x100 ", "Cortex-M0+",
-                "Cortex-M33", "a" * 5000]
+NASTY_VALUES = [
+    "",
+    "0x",
+    "-1",
+    "0xFFFFFFFFFFFFFFFFFFFF",
+    "99999999999999999999999",
+    "nan",
+    "1e999",
+    "Cortex-M99",
+    "SP_FPU",
+    "DP_FPU",
+    "NO_FPU",
+    "\u00e9\u6f22\U0001f600",
+    "&amp;&lt;",
+    "0x0",
+    " 0x100 ",
+    "Cortex-M0+",
+    "Cortex-M33",
+    "a" * 5000,
+]
 RUNNER = r"""
 import contextlib, io, json, sys, traceback
 from uxhost.cli import main
@@ -169,9 +197,9 @@ def _mutate(seed: int, base: bytes) -> bytes:
     elif kind == 1:  # truncated
         del data[at:]
     elif kind == 2:  # a span deleted
-        del data[at:at + rng.randint(1, 200)]
+        del data[at : at + rng.randint(1, 200)]
     elif kind == 3:  # a span repeated elsewhere
-        span = bytes(data[at:at + rng.randint(1, 400)])
+        span = bytes(data[at : at + rng.randint(1, 400)])
         i = rng.randrange(len(data))
         data[i:i] = span * rng.randint(1, 3)
     elif kind == 4:  # junk inserted
@@ -181,9 +209,9 @@ def _mutate(seed: int, base: bytes) -> bytes:
         m = rng.choice(attrs)
         if kind == 5:
             value = rng.choice(NASTY_VALUES).replace("&", "&amp;" if rng.random() < 0.5 else "&").encode()
-            data[m.start(2):m.end(2)] = value
+            data[m.start(2) : m.end(2)] = value
         else:
-            del data[m.start():m.end()]
+            del data[m.start() : m.end()]
     elif kind == 7:  # an element wrapped in more levels than a description has (or a few)
         depth = rng.choice([1, 5, 40, 63, 70, 1_000, 60_000])
         i = bytes(data).index(b"<device ")
@@ -200,10 +228,14 @@ def _mutate(seed: int, base: bytes) -> bytes:
         del lines[rng.randrange(1, len(lines))]
         data = bytearray(b"\n".join(lines))
     elif kind == 10:  # entities: an exponential expansion or an external file
-        doctype = rng.choice([
-            b'<!DOCTYPE package [<!ENTITY a "aaaaaaaaaa">' + b"".join(
-                b'<!ENTITY %c "%s">' % (ord("b") + k, (b"&%c;" % (ord("a") + k)) * 10) for k in range(8)) + b"]>",
-            b'<!DOCTYPE package [<!ENTITY x SYSTEM "file:///etc/passwd">]>'])
+        doctype = rng.choice(
+            [
+                b'<!DOCTYPE package [<!ENTITY a "aaaaaaaaaa">'
+                + b"".join(b'<!ENTITY %c "%s">' % (ord("b") + k, (b"&%c;" % (ord("a") + k)) * 10) for k in range(8))
+                + b"]>",
+                b'<!DOCTYPE package [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+            ]
+        )
         i = bytes(data).index(b"<package")
         data[i:i] = doctype + b"\n"
         k = bytes(data).index(b"<description>") + len(b"<description>")

@@ -1,4 +1,5 @@
 """`uxhost plot`: a PNG of the posterior band, with or without cycles and truth."""
+
 import copy
 
 import numpy as np

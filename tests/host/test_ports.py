@@ -1,4 +1,5 @@
 """`uxhost ports`: pyserial's port list, with the probe behind a known USB VID:PID."""
+
 from serial.tools.list_ports_common import ListPortInfo
 
 from uxhost.cli import main

@@ -132,19 +132,36 @@ text = st.text(max_size=40).filter(lambda s: len(s.encode()) <= 255)
 messages = st.one_of(
     st.just(p.Hello()),
     st.builds(p.Info, u16, u8, st.sampled_from([4, 8]), u8, u8, text, text, u8),
-    st.builds(p.Configure, u8, u8, u8, u8, st.lists(finite, max_size=8).map(tuple),
-              st.lists(st.tuples(u8, finite, finite), max_size=4).map(tuple)),
+    st.builds(
+        p.Configure,
+        u8,
+        u8,
+        u8,
+        u8,
+        st.lists(finite, max_size=8).map(tuple),
+        st.lists(st.tuples(u8, finite, finite), max_size=4).map(tuple),
+    ),
     st.builds(p.Configured, u8, u32),
     st.tuples(st.integers(1, 24), st.integers(1, 4)).flatmap(  # ≤ MAX_PAYLOAD at every dim
         lambda nd: st.builds(
-            p.Step, u32, st.booleans(), finite,
+            p.Step,
+            u32,
+            st.booleans(),
+            finite,
             st.lists(finite, min_size=nd[0] * nd[1], max_size=nd[0] * nd[1]).map(tuple),
-            st.lists(weight, min_size=nd[0], max_size=nd[0]).map(tuple), u16, st.just(nd[1]),
+            st.lists(weight, min_size=nd[0], max_size=nd[0]).map(tuple),
+            u16,
+            st.just(nd[1]),
         )
     ),
     st.tuples(st.integers(0, 24), st.integers(1, 4)).flatmap(
         lambda nd: st.builds(
-            p.Posterior, u32, u8, st.floats(allow_nan=False, width=64), u64, u64,
+            p.Posterior,
+            u32,
+            u8,
+            st.floats(allow_nan=False, width=64),
+            u64,
+            u64,
             st.lists(finite, min_size=nd[1], max_size=nd[1]).map(tuple),
             st.lists(finite, min_size=nd[1] ** 2, max_size=nd[1] ** 2).map(tuple),
             st.lists(finite, min_size=nd[0], max_size=nd[0]).map(tuple),
@@ -212,8 +229,15 @@ def test_info_strings_are_length_prefixed_and_systems_are_counted():
 
 
 def test_system_description_round_trips_with_strings_in_its_records():
-    s = p.System(200, "thermo", "room thermometer", 1, 1,
-                 (("a", 0.9, p.ParamDomain.REAL), ("s", 0.5, p.ParamDomain.POSITIVE)), ((p.PriorKind.GAUSSIAN, 18.0, 3.0),))
+    s = p.System(
+        200,
+        "thermo",
+        "room thermometer",
+        1,
+        1,
+        (("a", 0.9, p.ParamDomain.REAL), ("s", 0.5, p.ParamDomain.POSITIVE)),
+        ((p.PriorKind.GAUSSIAN, 18.0, 3.0),),
+    )
     payload = s.pack()
     assert payload[:8] == b"\xc8\x06thermo" and p.System.unpack(payload) == s
     with pytest.raises(p.ProtocolError, match="SYSTEM"):
@@ -271,6 +295,7 @@ def message_of(fields: dict):
     fields = dict(fields)
     cls = getattr(p, fields.pop("message"))
     seq, version = fields.pop("seq"), fields.pop("version", p.PROTOCOL_VERSION)
+
     def frozen(v):  # the table's arrays (and arrays of records) as the messages' tuples
         return tuple(frozen(e) for e in v) if isinstance(v, list) else v
 
@@ -311,10 +336,10 @@ def test_golden_refocused_answer_is_the_kalman_posterior():
     # of its sd, with Kalman's exact evidence.
     [case] = [c for c in GOLDEN if c["name"] == "session_lg_refocused"]
     first = case["exchange"][1]["answered"]
-    s2 = 1000.0 ** 2
+    s2 = 1000.0**2
     assert first["status"] == p.Status.REFOCUSED
     assert abs(first["mean"][0] - 3.7 * s2 / (s2 + 1.0)) < 0.1 and abs(first["cov"][0] - 1.0) < 0.2
-    assert abs(first["log_evidence"] - (-0.5 * math.log(2 * math.pi * (s2 + 1.0)) - 0.5 * 3.7 ** 2 / (s2 + 1.0))) < 1e-6
+    assert abs(first["log_evidence"] - (-0.5 * math.log(2 * math.pi * (s2 + 1.0)) - 0.5 * 3.7**2 / (s2 + 1.0))) < 1e-6
 
 
 def test_golden_outlier_answer_carries_its_status():

@@ -4,6 +4,7 @@ polling its UART, and QEMU then idles too.
 
 Measured as the QEMU process's own CPU time (user + system, /proc/PID/stat), not wall time: a loaded machine
 can only lower the share a busy emulator gets, never raise an idle one's."""
+
 import os
 import re
 import signal
@@ -44,8 +45,12 @@ def busy_share(pid: int) -> float:
 def test_an_idle_emulator_sleeps_with_a_client_and_after_it(board):
     if not qemu.image_path(board).is_file():
         pytest.skip(f"no firmware image for {board} (make firmware)")
-    proc = subprocess.Popen([sys.executable, "-m", "uxhost", "qemu", "--board", board], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uxhost", "qemu", "--board", board],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
         pid = int(re.search(r"pid (\d+)", proc.stderr.readline()).group(1))

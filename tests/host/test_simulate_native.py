@@ -5,6 +5,7 @@ A C-only system cannot be made here without rebuilding the library, so the tests
 `uxemu.systems.TWINS`) and check that the command then takes the C path, and that what it writes is a trace
 the filter, `uxhost stream` and `uxhost validate` take.
 """
+
 import numpy as np
 import pytest
 
@@ -118,12 +119,15 @@ def test_a_missing_library_is_one_line_saying_how_to_build_it(no_twin, tmp_path,
     assert not (tmp_path / "t.csv").exists()
 
 
-@pytest.mark.parametrize("argv, words", [
-    (("--system", "nope", "--engine", "native"), ("no system 'nope'",)),
-    (("--system", "lg", "--engine", "native", "--seed", 2**64), ("below 2^64",)),
-    (("--system", "lg", "--engine", "native", "--params", "a=1e308"), ("diverges",)),
-    (("--system", "lg", "--engine", "native", "--params", "q=-1"), ("q",)),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (("--system", "nope", "--engine", "native"), ("no system 'nope'",)),
+        (("--system", "lg", "--engine", "native", "--seed", 2**64), ("below 2^64",)),
+        (("--system", "lg", "--engine", "native", "--params", "a=1e308"), ("diverges",)),
+        (("--system", "lg", "--engine", "native", "--params", "q=-1"), ("q",)),
+    ],
+)
 def test_bad_input_is_one_line(argv, words, tmp_path, capsys):
     args = {"--steps": 30, "--seed": 1, "-o": tmp_path / "t.csv"}
     for i in range(0, len(argv), 2):
@@ -144,8 +148,7 @@ def test_a_vector_system_without_a_twin_is_simulated_from_its_c_model(tmp_path, 
     code, stdout, err = simulate(capsys, out, system="pendulum", steps=60, seed=4)
     assert code == 0, err
     assert stdout.strip() == f"wrote 1 trace of pendulum, 60 steps, seed 4, native engine: {out}"
-    assert out.read_text().splitlines()[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3",
-                                                "k,u,z0,x0,x1"]
+    assert out.read_text().splitlines()[:3] == ["# system: pendulum", "# params: 0.05,9.81,0.5,0.3", "k,u,z0,x0,x1"]
     trace = load_trace(out, dim_obs=1, dim=2)
     x, z = native.load().simulate_joint("pendulum", 60, 4)[0]
     assert trace.x.tobytes() == x.tobytes() and trace.z.tobytes() == z.tobytes()
@@ -166,18 +169,33 @@ def test_engine_native_takes_the_c_path_for_a_vector_system_with_a_twin(tmp_path
     assert code == 0 and "native engine" in stdout, err
     assert ref.read_bytes() != c_path.read_bytes()
     assert ref.read_text().splitlines()[:3] == c_path.read_text().splitlines()[:3]  # the same format
-    code, _, err = simulate(capsys, tmp_path / "big.csv", "--engine", "native", "--params", "dt=1e300",
-                            system="pendulum")
+    code, _, err = simulate(
+        capsys, tmp_path / "big.csv", "--engine", "native", "--params", "dt=1e300", system="pendulum"
+    )
     assert_one_line_error(code, err, "diverges")
 
 
 def test_a_model_of_your_own_is_not_sent_to_the_native_engine(tmp_path, capsys):
     model = tmp_path / "mine.py"
-    model.write_text("import uxemu as ux\nfrom uxemu import laws\n\n"
-                     "def mine(q=1.0):\n"
-                     "    return ux.StateSpaceModel(name='mine', transition=lambda x, w, k, u: x + w,\n"
-                     "        process_noise=laws.Normal(0, q), prior=laws.Normal(0, 1),\n"
-                     "        sampler=ux.Sampler(lambda x, v: x + v, (laws.Normal(0, 1),)))\n")
-    code, _, err = run_cli(capsys, "simulate", "--model", f"{model}:mine", "--steps", 5, "--seed", 1,
-                           "--engine", "native", "-o", tmp_path / "t.csv")
+    model.write_text(
+        "import uxemu as ux\nfrom uxemu import laws\n\n"
+        "def mine(q=1.0):\n"
+        "    return ux.StateSpaceModel(name='mine', transition=lambda x, w, k, u: x + w,\n"
+        "        process_noise=laws.Normal(0, q), prior=laws.Normal(0, 1),\n"
+        "        sampler=ux.Sampler(lambda x, v: x + v, (laws.Normal(0, 1),)))\n"
+    )
+    code, _, err = run_cli(
+        capsys,
+        "simulate",
+        "--model",
+        f"{model}:mine",
+        "--steps",
+        5,
+        "--seed",
+        1,
+        "--engine",
+        "native",
+        "-o",
+        tmp_path / "t.csv",
+    )
     assert_one_line_error(code, err, "--model", "runs on the reference")

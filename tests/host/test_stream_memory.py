@@ -1,6 +1,7 @@
 """A long stream's memory: stream_trace writes each posterior to the dump and keeps none of them, so a run
 of 10⁵ steps holds what a run of 10 does (plus 16 bytes a step of cycle counts for its summary). Checked
 over a real socket link against the reference device of test_cli_stream.py."""
+
 import gc
 
 import numpy as np

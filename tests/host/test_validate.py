@@ -1,4 +1,5 @@
 """`uxhost validate`: a dump the reference made passes; any disagreement fails and names its step."""
+
 import copy
 import math
 import re
@@ -11,8 +12,14 @@ from uxemu import metrics
 from uxhost.cli import main
 from uxhost.config import ModelConfig
 from uxhost.dump import save_dump
-from uxhost.validate import (FLOAT_RTOL, compare, reference_dump, reference_filter, reference_posteriors,
-                             step_differences)
+from uxhost.validate import (
+    FLOAT_RTOL,
+    compare,
+    reference_dump,
+    reference_filter,
+    reference_posteriors,
+    step_differences,
+)
 
 GSS = ModelConfig("gss", (3.0, 1.0), 8, "refined", "kernel", "gaussian", 0.0, 5.0)
 
@@ -93,8 +100,9 @@ def test_a_missing_atom_or_another_status_is_a_failure(dump, tmp_path, capsys):
     assert code == 1 and "step k=5 is the first outside tolerance: its atom count differs from the reference's" in out
 
     dump2 = copy.deepcopy(dump)
-    dump2.steps[5] = copy.deepcopy(reference_dump(GSS, uxemu.simulate_many(
-        uxemu.systems.get("gss"), 1, 15, 11)[0]).steps[5])
+    dump2.steps[5] = copy.deepcopy(
+        reference_dump(GSS, uxemu.simulate_many(uxemu.systems.get("gss"), 1, 15, 11)[0]).steps[5]
+    )
     dump2.steps[2].status = 1
     code, out, _ = validate(capsys, tmp_path, dump2)
     assert code == 1 and "step k=2 is the first outside tolerance: its status differs from the reference's" in out
@@ -127,7 +135,9 @@ def test_float_build_holds_mean_and_law_to_its_own_tolerance(dump, reference, tm
     s.mean = ref.mean + 2 * FLOAT_RTOL * max(abs(ref.mean), math.sqrt(ref.var))
     code, out, _ = validate(capsys, tmp_path, dump)
     # 2e-3 of the run's mean: the step's reference starts from the (perturbed) device's previous posterior
-    assert code == 1 and re.search(rf"FAILED: step k={s.k} is the first outside tolerance 0.001 \(mean: 2\.00\de-03\)", out)
+    assert code == 1 and re.search(
+        rf"FAILED: step k={s.k} is the first outside tolerance 0.001 \(mean: 2\.00\de-03\)", out
+    )
 
 
 def test_step_reference_starts_from_the_device_posterior(reference, trace):

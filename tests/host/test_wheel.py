@@ -6,6 +6,7 @@ line, the folder this interpreter takes numpy, scipy, matplotlib, pyserial and t
 The build runs without isolation when this interpreter's setuptools meets pyproject.toml's requirement
 (the [test] extra installs it), else isolated: then pip fetches setuptools from the index.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,31 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 # Not part of what `pip install .` builds from: outputs, caches and the venvs.
-NOT_SOURCE = (".git", ".venv", "build", "dist", ".pio", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis",
-              "out")
+NOT_SOURCE = (
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    ".pio",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "out",
+)
 LIBRARIES = ("libux.so", "libux_float.so", "libuxm.so")  # libuxm: the reference's exp, log… (uxemu.libm)
 RUNTIME = ("numpy", "scipy", "matplotlib", "serial", "tqdm")  # pyproject.toml's dependencies, by module
 # Variables that would point the installed package back at the checkout, or pass a parent make's jobs on.
-DROPPED = ("UX_NATIVE_LIB", "UX_NATIVE_LIB_FLOAT", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "MAKEFLAGS", "MFLAGS",
-           "MAKELEVEL")
+DROPPED = (
+    "UX_NATIVE_LIB",
+    "UX_NATIVE_LIB_FLOAT",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "VIRTUAL_ENV",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "MAKELEVEL",
+)
 
 
 def clean_env() -> dict:
@@ -105,12 +124,17 @@ def test_the_wheel_carries_the_core_and_not_the_benchmarks(wheel):
 
 
 def test_the_extras_name_the_hardware_and_test_tools(wheel):
-    meta = zipfile.ZipFile(wheel).read(next(n for n in zipfile.ZipFile(wheel).namelist()
-                                            if n.endswith(".dist-info/METADATA"))).decode()
+    meta = (
+        zipfile.ZipFile(wheel)
+        .read(next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA")))
+        .decode()
+    )
     extras = set(re.findall(r"^Provides-Extra: (\S+)$", meta, re.MULTILINE))
     assert {"hw", "test"} <= extras
-    hw = {m.group(1).lower() for m in re.finditer(r"^Requires-Dist: ([A-Za-z0-9_.-]+).*extra == \"hw\"", meta,
-                                                   re.MULTILINE)}
+    hw = {
+        m.group(1).lower()
+        for m in re.finditer(r"^Requires-Dist: ([A-Za-z0-9_.-]+).*extra == \"hw\"", meta, re.MULTILINE)
+    }
     assert {"pyocd", "platformio"} <= hw
 
 
@@ -124,7 +148,9 @@ def test_the_packaged_core_is_the_makefiles_build(work, source, wheel):
 
 
 def test_the_installed_package_loads_its_own_core(work, venv):
-    out = in_venv(venv, """
+    out = in_venv(
+        venv,
+        """
 import importlib.util, json, sys
 from uxemu import _library, libm, native
 print(json.dumps({"path": str(native.library_path()), "float": str(native.library_path(True)),
@@ -132,7 +158,9 @@ print(json.dumps({"path": str(native.library_path()), "float": str(native.librar
                   "available": [native.available(), native.available(True)],
                   "loaded": [str(native.load().path), str(native.load(True).path)],
                   "uxbench": importlib.util.find_spec("uxbench") is not None, "prefix": sys.prefix}))
-""", work)
+""",
+        work,
+    )
     got = json.loads(out)
     site = Path(got["prefix"])
     assert got["available"] == [True, True]
@@ -163,10 +191,18 @@ def test_simulate_then_fit_an_sv_trace_on_the_native_core(work, venv):
     result = json.loads(out.read_text())
     assert result["engine"] == "native" and result["steps"] == 300
     assert result["converged"], result
-    print(f"\ninstalled uxhost fit, sv, 300 steps, 2 free: {result['evaluations']} filter runs, "
-          f"{result['cpu_seconds']:.2f} s CPU")
-    reference = fit.LogLikelihood("sv", Trace.from_csv(trace), eta=result["eta"], mode=result["mode"],
-                                  likelihood=result["likelihood"], engine="reference")
+    print(
+        f"\ninstalled uxhost fit, sv, 300 steps, 2 free: {result['evaluations']} filter runs, "
+        f"{result['cpu_seconds']:.2f} s CPU"
+    )
+    reference = fit.LogLikelihood(
+        "sv",
+        Trace.from_csv(trace),
+        eta=result["eta"],
+        mode=result["mode"],
+        likelihood=result["likelihood"],
+        engine="reference",
+    )
     assert reference.engine == "reference"
     expected = reference([result["params"][name] for name in reference.spec.param_names])
     assert result["log_likelihood"] == pytest.approx(expected, rel=1e-9, abs=0)

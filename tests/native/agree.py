@@ -1,4 +1,5 @@
 """Agreement helpers and hypothesis settings shared by the native cross-validation tests."""
+
 import numpy as np
 from hypothesis import HealthCheck, settings
 
@@ -8,8 +9,7 @@ REL = 1e-9
 
 # Applied per test (not as a global profile, which would also change other suites' settings):
 # hundreds of cases per operation, reproducible from run to run.
-NATIVE = settings(max_examples=200, deadline=None, derandomize=True,
-                  suppress_health_check=[HealthCheck.too_slow])
+NATIVE = settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 def assert_agree(actual, expected, rel=REL, what=""):
@@ -22,8 +22,10 @@ def assert_agree(actual, expected, rel=REL, what=""):
         return
     scale = max(float(np.max(np.abs(e))), 1e-300)
     bad = np.abs(a - e) > rel * np.maximum(np.abs(e), scale)
-    assert not bad.any(), (f"{what}: {int(bad.sum())} of {e.size} differ beyond {rel:g}; first at "
-                           f"{int(np.flatnonzero(bad)[0])}: {a[bad][0]!r} vs {e[bad][0]!r}")
+    assert not bad.any(), (
+        f"{what}: {int(bad.sum())} of {e.size} differ beyond {rel:g}; first at "
+        f"{int(np.flatnonzero(bad)[0])}: {a[bad][0]!r} vs {e[bad][0]!r}"
+    )
 
 
 def assert_same_value(nv, rv, rel=REL, what="value"):

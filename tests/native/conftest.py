@@ -4,6 +4,7 @@ The double build must agree with the reference to 1e-9 relative on every output 
 bit for bit, because both follow docs/semantics.md operation by operation). The float build is held to a
 looser tolerance, justified where it is used (test_native_float.py). Shared helpers live in agree.py.
 """
+
 import numpy as np
 import pytest
 

@@ -1,5 +1,6 @@
 """BayesLaplace of the C core against the reference: both likelihood paths, every system, empirical
 evidence with a count m, and the fallback."""
+
 import numpy as np
 import pytest
 

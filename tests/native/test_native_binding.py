@@ -1,4 +1,5 @@
 """The ctypes binding itself: how it finds the library and what it says when the library is missing."""
+
 import pickle
 
 import pytest
@@ -53,8 +54,9 @@ def test_a_mirror_that_drifted_from_c_is_refused(nat):
     class MissingField(C.Structure):
         _fields_ = [("mem", C.c_void_p)]
 
-    problems = native.layout_mismatches(nat.lib, {"ux_law": WrongLaw, "ux_sources": ExtraField,
-                                                  "ux_workspace": MissingField})
+    problems = native.layout_mismatches(
+        nat.lib, {"ux_law": WrongLaw, "ux_sources": ExtraField, "ux_workspace": MissingField}
+    )
     text = "\n".join(problems)
     assert "ux_law.a is at 8 (8 bytes) in C, at 4 (4 bytes) here" in text
     assert "ux_sources.spare does not exist in C" in text
@@ -81,4 +83,3 @@ def test_workspace_sizes_come_from_the_core_and_are_tight(nat):
         buf = (C.c_uint64 * (nbytes // 8))()
         ws = nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
         assert nat.lib.ux_add(C.byref(out), C.byref(ca), C.byref(cb), C.byref(ws)) == expected
-

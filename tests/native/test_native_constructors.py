@@ -1,5 +1,6 @@
 """Every constructor of the C core against the reference, over random parameters and every η, and against
 the scipy.stats law that docs/semantics.md documents for it."""
+
 import sys
 from pathlib import Path
 
@@ -63,9 +64,15 @@ def test_lognormal(nat, mu, sigma, eta):
     assert_same_value(nat.lognormal(mu, sigma, eta), ux.lognormal(mu, sigma, eta))
 
 
-@pytest.mark.parametrize("law", [("lognormal", 0.0, 1.265e-321), ("lognormal", 1.0, 1e-17),
-                                 ("lognormal", 2.33419537317e-313, 4.347969375688e-311),
-                                 ("student_t", 3.0, 1.0, 1e-300)])
+@pytest.mark.parametrize(
+    "law",
+    [
+        ("lognormal", 0.0, 1.265e-321),
+        ("lognormal", 1.0, 1e-17),
+        ("lognormal", 2.33419537317e-313, 4.347969375688e-311),
+        ("student_t", 3.0, 1.0, 1e-300),
+    ],
+)
 @pytest.mark.parametrize("eta", [2, 16, 64])
 def test_a_scale_too_small_to_resolve_merges_the_atoms(nat, law, eta):
     # The fuzz campaign's first findings (tests/fuzz/findings/core): a lognormal whose σ is subnormal gave
@@ -116,21 +123,30 @@ def test_from_weighted_samples(nat, pairs, eta):
 
 
 @NATIVE
-@given(finite, positive, finite, positive, st.floats(0.01, 0.99), ETAS, ETAS,
-       st.sampled_from([None, 1, 4, 16, 64]))
+@given(finite, positive, finite, positive, st.floats(0.01, 0.99), ETAS, ETAS, st.sampled_from([None, 1, 4, 16, 64]))
 def test_mixture(nat, m1, s1, m2, s2, p, e1, e2, eta):
     ra, rb = ux.gaussian(m1, s1, e1), ux.laplace(m2, s2, e2)
     na, nb = nat.from_reference(ra), nat.from_reference(rb)
     assert_same_value(nat.mixture(na, nb, p, eta), ux.mixture(ra, rb, p, eta))
 
 
-@pytest.mark.parametrize("call", [
-    lambda m: m.gaussian(0, 0), lambda m: m.gaussian(np.nan, 1), lambda m: m.laplace(0, -1),
-    lambda m: m.uniform(1, 1), lambda m: m.exponential(0), lambda m: m.exponential(-2),
-    lambda m: m.student_t(1.0), lambda m: m.student_t(3.0, 0.0, 0.0),
-    lambda m: m.lognormal(0, np.inf), lambda m: m.point(np.inf),
-    lambda m: m.from_weighted_samples([1, 2], [1, -1]), lambda m: m.from_samples([1, np.nan]),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.gaussian(0, 0),
+        lambda m: m.gaussian(np.nan, 1),
+        lambda m: m.laplace(0, -1),
+        lambda m: m.uniform(1, 1),
+        lambda m: m.exponential(0),
+        lambda m: m.exponential(-2),
+        lambda m: m.student_t(1.0),
+        lambda m: m.student_t(3.0, 0.0, 0.0),
+        lambda m: m.lognormal(0, np.inf),
+        lambda m: m.point(np.inf),
+        lambda m: m.from_weighted_samples([1, 2], [1, -1]),
+        lambda m: m.from_samples([1, np.nan]),
+    ],
+)
 def test_domain_errors_match(nat, call):
     with pytest.raises(ValueError):
         call(ux)
@@ -149,8 +165,9 @@ def test_moments_match_the_documented_scipy_law(nat, row):
     """Through the engine's constructor and through the `ux_law` fields the table gives."""
     frozen = row.frozen()
     assert_quantized_moments(row.call(row.constructor, nat, eta=64), frozen, f"native {row.constructor}")
-    assert_quantized_moments(nat.quantize(row.kind, eta=64, **row.field_values()), frozen,
-                             f"ux_law {row.kind} with {row.fields}")
+    assert_quantized_moments(
+        nat.quantize(row.kind, eta=64, **row.field_values()), frozen, f"ux_law {row.kind} with {row.fields}"
+    )
 
 
 def test_sources_are_fresh(nat):
@@ -165,8 +182,9 @@ def test_sources_are_fresh(nat):
 def test_location_scale_laws_are_the_same_bits(nat, kind, loc, scale, eta):
     """Both sides scale the same standard atoms (the C table is the reference's doubles, generated):
     loc + scale·s in IEEE double is the same number on both sides, not merely close."""
-    args = {"gaussian": (loc, scale), "laplace": (loc, scale), "uniform": (loc, loc + scale),
-            "exponential": (scale,)}[kind]
+    args = {"gaussian": (loc, scale), "laplace": (loc, scale), "uniform": (loc, loc + scale), "exponential": (scale,)}[
+        kind
+    ]
     got, ref = getattr(nat, kind)(*args, eta=eta), getattr(ux, kind)(*args, eta=eta)
     np.testing.assert_array_equal(got.x, ref.x)
     np.testing.assert_array_equal(got.w, ref.w)

@@ -1,5 +1,6 @@
 """Whole filter runs: the C core against the reference on the three systems, η = 8…64, both modes,
 both likelihood paths, and bit-identical repeat runs."""
+
 import numpy as np
 import pytest
 
@@ -41,8 +42,13 @@ def test_kernel_filter_matches_reference(nat, sid, eta, mode):
 
 # The sampler path costs η² hypotheses × (noise points) per step in the reference; the cubic system has
 # two noises (η² points per hypothesis), so its large-η refined runs are kept to a few steps.
-SAMPLER_STEPS = {(3, 32, "refined"): 3, (3, 64, "refined"): 2, (3, 64, "paper"): 6, (3, 32, "mixture"): 3,
-                 (3, 64, "mixture"): 2}
+SAMPLER_STEPS = {
+    (3, 32, "refined"): 3,
+    (3, 64, "refined"): 2,
+    (3, 64, "paper"): 6,
+    (3, 32, "mixture"): 3,
+    (3, 64, "mixture"): 2,
+}
 
 
 @pytest.mark.parametrize("mode", ["refined", "paper", "mixture"])
@@ -110,8 +116,12 @@ def test_two_runs_are_bit_identical(nat, mode, lik):
 
 def test_workspace_fits_the_budget(nat):
     for eta in (8, 16, 32, 64):
-        worst = max(nat.workspace_bytes(sid, eta, mode, lik) for sid in SYSTEMS
-                    for mode in ("refined", "paper", "mixture") for lik in ("kernel", "sampler"))
+        worst = max(
+            nat.workspace_bytes(sid, eta, mode, lik)
+            for sid in SYSTEMS
+            for mode in ("refined", "paper", "mixture")
+            for lik in ("kernel", "sampler")
+        )
         assert worst <= (64 * 1024 if eta <= 32 else 256 * 1024)
         f = nat.filter(3, eta, "refined", "sampler")
         assert f.workspace_in_use == nat.workspace_bytes(3, eta, "refined", "sampler")
@@ -129,8 +139,9 @@ def test_first_update_region_and_refocus_match(nat, scale, mode):
         model = systems.get("lg", prior=(0.0, scale))
         tr = traces.simulate(model, 4, np.random.default_rng(seed))
         ref = ux.run_filter(model, tr, 8, mode, "kernel")
-        got = nat.run_filter(sid, tr.k, tr.u, tr.z, 8, mode, "kernel", prior=("gaussian", 0.0, scale),
-                             density_evidence=True)
+        got = nat.run_filter(
+            sid, tr.k, tr.u, tr.z, 8, mode, "kernel", prior=("gaussian", 0.0, scale), density_evidence=True
+        )
         refocused += int(ref.status[0] == ux.Status.REFOCUSED)
         np.testing.assert_array_equal(got.status, ref.status.astype(np.int8))
         np.testing.assert_array_equal(got.mean, ref.mean)

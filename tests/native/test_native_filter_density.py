@@ -1,5 +1,6 @@
 """ux_filter_logpdf against the reference's filter density (docs/semantics.md, "Filter density"), and the C
 models' additive-noise declarations checked on random points."""
+
 import ctypes as C
 
 import numpy as np

@@ -19,6 +19,7 @@ Tolerances, and why:
   step's mean within 0.25·max(std, 1) — loose enough for float rounding, far tighter than a wrong filter
   (a bug that loses a mode moves the mean by the mode separation, ~10 state units).
 """
+
 import numpy as np
 import pytest
 
@@ -34,14 +35,25 @@ def test_constructors(nat_f, rng):
     for case in range(CASES):
         eta = int(2 ** rng.integers(0, 7))
         mu, s = rng.uniform(-5, 5), rng.uniform(0.1, 3)
-        for name, args in [("gaussian", (mu, s)), ("laplace", (mu, s)), ("uniform", (mu, mu + s)),
-                           ("exponential", (s,)), ("student_t", (2 + s, mu, s)), ("lognormal", (mu / 5, s / 3))]:
+        for name, args in [
+            ("gaussian", (mu, s)),
+            ("laplace", (mu, s)),
+            ("uniform", (mu, mu + s)),
+            ("exponential", (s,)),
+            ("student_t", (2 + s, mu, s)),
+            ("lognormal", (mu / 5, s / 3)),
+        ]:
             got, ref = getattr(nat_f, name)(*args, eta=eta), getattr(ux, name)(*args, eta=eta)
             assert len(got.x) == len(ref.x), f"{name} case {case}"
             scale = np.max(np.abs(ref.x)) + np.sqrt(ref.var())
             assert np.max(np.abs(got.x - ref.x)) <= 1e-5 * scale, f"{name} case {case} positions"
-            loc, sc = {"gaussian": (mu, s), "laplace": (mu, s), "uniform": (mu, s), "student_t": (mu, s),
-                       "lognormal": (mu / 5, s / 3)}.get(name, (0.0, 1.0))
+            loc, sc = {
+                "gaussian": (mu, s),
+                "laplace": (mu, s),
+                "uniform": (mu, s),
+                "student_t": (mu, s),
+                "lognormal": (mu / 5, s / 3),
+            }.get(name, (0.0, 1.0))
             amplify = 1 + abs(loc) / sc
             assert np.max(np.abs(got.w - ref.w)) <= 3e-4 * amplify * np.max(ref.w), f"{name} case {case} masses"
 
@@ -59,7 +71,7 @@ def test_operations_keep_mean_and_spread(nat_f, rng, name):
         scale = np.max(np.abs(ref.x)) + np.sqrt(ref.var())
         assert abs(np.sum(got.w * got.x) - ref.mean()) <= 1e-5 * scale, f"{name} case {case} mean"
         gv = np.sum(got.w * (got.x - np.sum(got.w * got.x)) ** 2)
-        assert abs(gv - ref.var()) <= 2e-2 * max(ref.var(), 1e-6 * scale ** 2), f"{name} case {case} var"
+        assert abs(gv - ref.var()) <= 2e-2 * max(ref.var(), 1e-6 * scale**2), f"{name} case {case} var"
 
 
 @pytest.mark.parametrize("lik", ["kernel", "sampler"])
@@ -68,7 +80,7 @@ def test_operations_keep_mean_and_spread(nat_f, rng, name):
 def test_filters(nat_f, sid, mode, lik):
     model = systems.get(sid)
     tr = traces.simulate(model, 50 if lik == "kernel" else 20, np.random.default_rng(40 + sid))
-    for eta in ((8, 16, 32, 64) if lik == "kernel" else (8, 16)):
+    for eta in (8, 16, 32, 64) if lik == "kernel" else (8, 16):
         ref = ux.run_filter(model, tr, eta, mode, lik)
         got = nat_f.run_filter(sid, tr.k, tr.u, tr.z, eta, mode, lik, atoms=False)
         sd = np.sqrt(ref.var)

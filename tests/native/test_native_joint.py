@@ -1,6 +1,7 @@
 """Joint values, C core vs reference: the joint TTR, construction, the independent product and the statistics
 agree bit for bit in the double build (both follow docs/semantics.md, "Joint values", operation by
 operation); d = 1 is the C scalar TTR bit for bit; the float build agrees to float rounding."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -47,8 +48,13 @@ def test_joint_ttr_random_sets_bit_for_bit(nat, rng):
 @NATIVE
 @given(st.integers(1, 4), st.integers(0, 6), st.data())
 def test_joint_ttr_property_cases(nat, d, n, data):
-    rows = data.draw(st.lists(st.tuples(st.lists(st.floats(-1e6, 1e6), min_size=d, max_size=d),
-                                        st.floats(1e-6, 1e3)), min_size=1, max_size=200))
+    rows = data.draw(
+        st.lists(
+            st.tuples(st.lists(st.floats(-1e6, 1e6), min_size=d, max_size=d), st.floats(1e-6, 1e3)),
+            min_size=1,
+            max_size=200,
+        )
+    )
     x = np.array([r[0] for r in rows])
     w = np.array([r[1] for r in rows])
     rx, rw = reference_ttr(x, w, n)
@@ -139,12 +145,16 @@ def test_refusals_agree(nat):
 
 def test_workspace_bytes_are_the_documented_formula(nat):
     """UX_JOINT_TTR_WORKSPACE_BYTES as docs/semantics.md states it, and its d = 4, η = 64 figure."""
+
     def rnd(b):
         return (b + 7) // 8 * 8
+
     for d in range(1, 5):
         for eta in (1, 2, 4, 8, 16, 32, 64):
             for count in (1, 100, 4096):
-                want = rnd(count) + rnd(8 * eta * (1 + 3 * d)) + 2 * rnd(8 * (eta // 2) * d) + rnd(eta // 2) + rnd(8 * d)
+                want = (
+                    rnd(count) + rnd(8 * eta * (1 + 3 * d)) + 2 * rnd(8 * (eta // 2) * d) + rnd(eta // 2) + rnd(8 * d)
+                )
                 assert nat.lib.ux_abi_joint_ttr_workspace_bytes(count, d, eta) == want
     assert nat.lib.ux_abi_joint_ttr_workspace_bytes(4096, 4, 64) == 12864
 

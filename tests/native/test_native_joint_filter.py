@@ -2,6 +2,7 @@
 (ux/joint_filter.h) reproduces uxemu.joint_filter bit for bit in the double build — atoms, weights, means,
 covariances, statuses and log evidence — including steps without observation and weighted multi-point
 evidence; the float build agrees to float rounding; bad input is refused and changes nothing."""
+
 import math
 
 import numpy as np

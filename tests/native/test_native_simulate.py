@@ -5,6 +5,7 @@ for value: they are held to the same law. Many traces of each engine are compare
 variances within sampling error, and a two-sample Kolmogorov–Smirnov test — and every law a model or a prior
 can name is checked against its exact distribution. Seeds are fixed, so every outcome is reproducible.
 """
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -38,6 +39,7 @@ def c_traces(nat, name: str, n: int, steps: int, seed: int, likelihood=None, par
 def moment_scores(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """(mean, variance) differences of two samples in standard errors (the variance's from the fourth central
     moment)."""
+
     def var_and_se(s):
         c = s - s.mean()
         v = np.mean(c**2)
@@ -81,15 +83,19 @@ def test_the_c_simulation_draws_the_twins_law(nat, name, likelihood):
         assert ks > KS_P, f"{where}: two-sample KS p = {ks:.2g}"
 
 
-@pytest.mark.parametrize("params, wrong", [([0.95, 0.5, 1.15], "(z-x)"), ([0.95, 0.6, 1.0], "(x_"),
-                                           ([0.9, 0.5, 1.0], "x_")])
+@pytest.mark.parametrize(
+    "params, wrong", [([0.95, 0.5, 1.15], "(z-x)"), ([0.95, 0.6, 1.0], "(x_"), ([0.9, 0.5, 1.0], "x_")]
+)
 def test_the_comparison_sees_a_wrong_parameter(nat, params, wrong):
     """The test above has the power it claims: lg simulated in C with one parameter off (r 15 % too large,
     q 20 %, a 0.9 for 0.95) is told apart from the twin's lg, by the comparisons that parameter moves."""
     c = c_traces(nat, "lg", TRACES, STEPS, 11, params=params)
     p = twin_traces("lg", TRACES, STEPS, 12)
-    flagged = {label for label, mean_score, var_score, ks in differences("lg", c, p)
-               if max(abs(mean_score), abs(var_score)) > SCORE or ks < KS_P}
+    flagged = {
+        label
+        for label, mean_score, var_score, ks in differences("lg", c, p)
+        if max(abs(mean_score), abs(var_score)) > SCORE or ks < KS_P
+    }
     assert any(label.startswith(wrong) for label in flagged), flagged
 
 
@@ -165,26 +171,36 @@ def test_the_kernel_form_draws_what_the_sampler_form_does(nat, name):
     assert np.allclose(s.z, k.z, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("call, error", [
-    (lambda nat: nat.simulate("nope", 5, 1), "no scalar system 'nope'"),
-    (lambda nat: nat.simulate("pendulum", 5, 1), "no scalar system 'pendulum'"),
-    (lambda nat: nat.simulate(250, 5, 1), "no scalar system 250"),
-    (lambda nat: nat.simulate("lg", 0, 1), "steps must be"),
-    (lambda nat: nat.simulate("lg", 5, -1), "seed"),
-    (lambda nat: nat.simulate("lg", 5, 2**64), "seed"),
-    (lambda nat: nat.simulate("lg", 5, 1, traces=0), "traces at least 1"),
-    (lambda nat: nat.simulate("lg", 5, 1, likelihood="exact"), "likelihood is one of"),
-    (lambda nat: nat.simulate("lg", 5, 1, u=[0.0]), "one control input per step"),
-    (lambda nat: nat.simulate("lg", 5, 1, params=[1.0, 2.0]), "takes 3 parameters"),
-])
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda nat: nat.simulate("nope", 5, 1), "no scalar system 'nope'"),
+        (lambda nat: nat.simulate("pendulum", 5, 1), "no scalar system 'pendulum'"),
+        (lambda nat: nat.simulate(250, 5, 1), "no scalar system 250"),
+        (lambda nat: nat.simulate("lg", 0, 1), "steps must be"),
+        (lambda nat: nat.simulate("lg", 5, -1), "seed"),
+        (lambda nat: nat.simulate("lg", 5, 2**64), "seed"),
+        (lambda nat: nat.simulate("lg", 5, 1, traces=0), "traces at least 1"),
+        (lambda nat: nat.simulate("lg", 5, 1, likelihood="exact"), "likelihood is one of"),
+        (lambda nat: nat.simulate("lg", 5, 1, u=[0.0]), "one control input per step"),
+        (lambda nat: nat.simulate("lg", 5, 1, params=[1.0, 2.0]), "takes 3 parameters"),
+    ],
+)
 def test_bad_arguments_are_refused(nat, call, error):
     with pytest.raises(ValueError, match=error):
         call(nat)
 
 
-@pytest.mark.parametrize("kw", [dict(params=[0.95, -0.5, 1.0]), dict(params=[float("nan"), 0.5, 1.0]),
-                                dict(prior=("gaussian", 0.0, 0.0)), dict(prior=("student_t", 0.5, 0.0, 1.0)),
-                                dict(prior=("uniform", 1.0, 1.0))])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(params=[0.95, -0.5, 1.0]),
+        dict(params=[float("nan"), 0.5, 1.0]),
+        dict(prior=("gaussian", 0.0, 0.0)),
+        dict(prior=("student_t", 0.5, 0.0, 1.0)),
+        dict(prior=("uniform", 1.0, 1.0)),
+    ],
+)
 def test_parameters_outside_their_domain_are_refused_by_the_core(nat, kw):
     with pytest.raises(native.NativeDomainError, match="ux_abi_simulate"):
         nat.simulate("lg", 5, 1, **kw)
@@ -198,6 +214,7 @@ def test_a_library_built_before_simulation_says_to_rebuild(nat):
 
 
 # -- joint systems (ux_abi_joint_simulate) ------------------------------------------------------------------
+
 
 def twin_joint_traces(name: str, n: int, steps: int, seed: int, **params):
     """(x (steps, n, dim), z (steps, n, dim_obs)): n traces of the joint twin side by side."""
@@ -221,10 +238,15 @@ def joint_differences(c, p):
     """(label, mean score, variance score, KS p) for every state and reading component and every state
     increment at the steps of AT."""
     for k in AT:
-        for label, a, b in ([(f"x{i}_{k}", c[0][k, :, i], p[0][k, :, i]) for i in range(c[0].shape[2])]
-                            + [(f"z{i}_{k}", c[1][k, :, i], p[1][k, :, i]) for i in range(c[1].shape[2])]
-                            + [(f"(x{i}_{k}-x{i}_{k - 1})", c[0][k, :, i] - c[0][k - 1, :, i],
-                                p[0][k, :, i] - p[0][k - 1, :, i]) for i in range(c[0].shape[2]) if k]):
+        for label, a, b in (
+            [(f"x{i}_{k}", c[0][k, :, i], p[0][k, :, i]) for i in range(c[0].shape[2])]
+            + [(f"z{i}_{k}", c[1][k, :, i], p[1][k, :, i]) for i in range(c[1].shape[2])]
+            + [
+                (f"(x{i}_{k}-x{i}_{k - 1})", c[0][k, :, i] - c[0][k - 1, :, i], p[0][k, :, i] - p[0][k - 1, :, i])
+                for i in range(c[0].shape[2])
+                if k
+            ]
+        ):
             yield (label, *moment_scores(a, b), stats.ks_2samp(a, b).pvalue)
 
 
@@ -264,13 +286,16 @@ def test_a_joint_trace_has_its_shape_and_its_bits(nat, name):
     assert not np.array_equal(other[0], a[0][0]) and not np.array_equal(a[1][0], a[0][0])
 
 
-@pytest.mark.parametrize("call, error", [
-    (lambda nat: nat.simulate_joint("lg", 5, 1), "no joint system 'lg'"),
-    (lambda nat: nat.simulate_joint("pendulum", 5, 1, params=[1.0]), "takes 4 parameters"),
-    (lambda nat: nat.simulate_joint("pendulum", 5, 1, prior=[("gaussian", 0.0, 1.0)]), "2 state components"),
-    (lambda nat: nat.simulate_joint("pendulum", 0, 1), "steps must be"),
-    (lambda nat: nat.simulate_joint("pendulum", 5, 2**64), "seed"),
-])
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda nat: nat.simulate_joint("lg", 5, 1), "no joint system 'lg'"),
+        (lambda nat: nat.simulate_joint("pendulum", 5, 1, params=[1.0]), "takes 4 parameters"),
+        (lambda nat: nat.simulate_joint("pendulum", 5, 1, prior=[("gaussian", 0.0, 1.0)]), "2 state components"),
+        (lambda nat: nat.simulate_joint("pendulum", 0, 1), "steps must be"),
+        (lambda nat: nat.simulate_joint("pendulum", 5, 2**64), "seed"),
+    ],
+)
 def test_bad_joint_arguments_are_refused(nat, call, error):
     with pytest.raises(ValueError, match=error):
         call(nat)

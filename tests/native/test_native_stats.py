@@ -1,4 +1,5 @@
 """Statistics, density and sampling of the C core against the reference."""
+
 import numpy as np
 import pytest
 

@@ -1,6 +1,7 @@
 """The one system table, seen from both sides: the C registry (generated into systems_table.c) and the
 reference's `uxemu.systems` (generated into system_table.py) describe the same systems, and every Python
 twin takes exactly the table's parameters."""
+
 import ctypes as C
 import inspect
 import math

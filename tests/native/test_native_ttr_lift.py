@@ -1,4 +1,5 @@
 """TTR, zero-weight compaction, lift of the built-in operations and the dependency rule: C core vs reference."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -38,8 +39,7 @@ def test_compact_and_ttr_random_sets_bit_for_bit(nat, rng):
 
 
 @NATIVE
-@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(1e-6, 1e3)), min_size=1, max_size=300),
-       st.integers(0, 6))
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(1e-6, 1e3)), min_size=1, max_size=300), st.integers(0, 6))
 def test_ttr_property_cases(nat, pairs, n):
     x = np.array([p[0] for p in pairs])
     w = np.array([p[1] for p in pairs])
@@ -64,8 +64,13 @@ def random_value(rng, positive=False):
     return ux.from_weighted_samples(rng.normal(0, 2, 50), rng.uniform(0.1, 1, 50), eta)
 
 
-BINARY = [("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b),
-          ("div", lambda a, b: a / b), ("pow", lambda a, b: a ** b)]
+BINARY = [
+    ("add", lambda a, b: a + b),
+    ("sub", lambda a, b: a - b),
+    ("mul", lambda a, b: a * b),
+    ("div", lambda a, b: a / b),
+    ("pow", lambda a, b: a**b),
+]
 UNARY = [("exp", ux.exp), ("log", ux.log), ("sin", ux.sin), ("cos", ux.cos), ("sqrt", ux.sqrt)]
 
 
@@ -126,6 +131,7 @@ def test_lift_of_a_python_function_through_the_c_callback(nat, rng):
 def test_ttr_of_a_piecewise_linear_density_bit_for_bit(nat, rng):
     """Mixture mode's reduction: both sides integrate every cell piece by piece in the same order."""
     from uxemu._ttr_linear import ttr_linear
+
     for case in range(CASES):
         nodes = int(rng.integers(2, 200))
         e = rng.uniform(0, 1, nodes) * (rng.uniform(size=nodes) > (0.3 if case % 4 == 0 else 0.0))

@@ -3,6 +3,7 @@
 custom runner that streams to the env's firmware in QEMU, `pio run -t upload` flashes through `uxhost flash`,
 and the example application builds and runs. `scripts/pio` (the project's own core directory) and plain
 `pio` as a user types it in the activated venv (a fresh ~/.platformio, no PLATFORMIO_* variables) both work."""
+
 import configparser
 import importlib.util
 import os
@@ -30,8 +31,12 @@ OWN_MODEL = ROOT / "examples" / "own-model"
 
 VENV_BIN = ROOT / ".venv" / "bin"
 # Offline for real: a download would have to go through this proxy, which refuses every connection.
-DEAD_PROXY = dict(http_proxy="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9",
-                  HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+DEAD_PROXY = dict(
+    http_proxy="http://127.0.0.1:9",
+    https_proxy="http://127.0.0.1:9",
+    HTTP_PROXY="http://127.0.0.1:9",
+    HTTPS_PROXY="http://127.0.0.1:9",
+)
 
 
 def pio(*args, cwd=ROOT, timeout=600):
@@ -49,8 +54,12 @@ def user_env(tmp_path_factory):
     if not (VENV_BIN / "pio").exists():
         pytest.skip("PlatformIO is not installed in .venv (make venv installs it)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLATFORMIO_")}
-    env.update(DEAD_PROXY, HOME=str(tmp_path_factory.mktemp("home")), VIRTUAL_ENV=str(VENV_BIN.parent),
-               PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    env.update(
+        DEAD_PROXY,
+        HOME=str(tmp_path_factory.mktemp("home")),
+        VIRTUAL_ENV=str(VENV_BIN.parent),
+        PATH=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
     return env
 
 
@@ -127,8 +136,10 @@ def test_upload_through_pyocd_reaches_the_probe(user_env):
     assert res.returncode != 0
     assert "--board nucleo-f767zi --probe pyocd --target stm32f767zi" in res.stdout
     errors = [line for line in (res.stdout + res.stderr).splitlines() if line.startswith("uxhost flash: error:")]
-    assert errors == ["uxhost flash: error: no debug probe is connected (pyOCD sees none): plug in the board's "
-                      "USB, check its udev rules, or flash through a GDB server with --gdb"], res.stdout[-2000:]
+    assert errors == [
+        "uxhost flash: error: no debug probe is connected (pyOCD sees none): plug in the board's "
+        "USB, check its udev rules, or flash through a GDB server with --gdb"
+    ], res.stdout[-2000:]
 
 
 def test_pio_test_on_a_hardware_board_uploads_then_streams_through_its_port(user_env):
@@ -138,8 +149,10 @@ def test_pio_test_on_a_hardware_board_uploads_then_streams_through_its_port(user
 
     res = typed(user_env, "test", "-e", "nucleo-f767zi")
     assert res.returncode != 0
-    assert ("nucleo-f767zi is a hardware board: give its serial port, test_port = /dev/ttyACM0 in the env or "
-            "`pio test --test-port PORT`") in res.stdout + res.stderr
+    assert (
+        "nucleo-f767zi is a hardware board: give its serial port, test_port = /dev/ttyACM0 in the env or "
+        "`pio test --test-port PORT`"
+    ) in res.stdout + res.stderr
     assert "Building..." not in res.stdout  # refused before anything is built
     if ConnectHelper.get_all_connected_probes(blocking=False):
         pytest.skip("a debug probe is connected: the rest checks the answer without one")
@@ -172,11 +185,13 @@ def test_own_model_example_builds_outside_the_library_and_matches_the_reference(
     text = uart_until_done(OWN_MODEL / ".pio" / "build" / "mps2-an500" / "firmware.elf")
     steps = [dict(kv.split("=") for kv in line.split()) for line in text.splitlines() if line.startswith("k=")]
     assert [int(s["k"]) for s in steps] == list(range(30)), text[-1000:]
-    z, mean, var = (np.array(column) for column in zip(*(
-        [struct.unpack(">d", bytes.fromhex(h))[0] for h in s["bits"].split(",")] for s in steps)))
+    z, mean, var = (
+        np.array(column)
+        for column in zip(*([struct.unpack(">d", bytes.fromhex(h))[0] for h in s["bits"].split(",")] for s in steps))
+    )
     # The readable columns are the bits, rounded to thousandths.
     assert [int(s["z"]) for s in steps] == [round(v * 1000) for v in z]
-    assert [int(s["sd"]) for s in steps] == [round(v ** 0.5 * 1000) for v in var]
+    assert [int(s["sd"]) for s in steps] == [round(v**0.5 * 1000) for v in var]
 
     spec = importlib.util.spec_from_file_location("own_model", OWN_MODEL / "model.py")
     module = importlib.util.module_from_spec(spec)

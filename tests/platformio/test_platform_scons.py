@@ -1,5 +1,6 @@
 """The local platform's SCons (platformio/platform/platform.py, `ensure_scons`), without running PlatformIO:
 what PlatformIO then finds in its tool package folder, and the one line a Python without SCons gets."""
+
 import importlib.util
 import json
 
@@ -43,7 +44,8 @@ def test_installs_scons_where_platformio_looks_for_it(platform, core):
     path = platform.ensure_scons(ToolPackageManager())
     assert get_core_package_dir("tool-scons") == path  # found, not downloaded
     assert (core / "packages" / "tool-scons" / "scons.py").read_text() == (
-        qemu.REPO_ROOT / "platformio" / "tool-scons" / "scons.py").read_text()
+        qemu.REPO_ROOT / "platformio" / "tool-scons" / "scons.py"
+    ).read_text()
     assert platform.ensure_scons(ToolPackageManager()) == path  # a second call keeps it
 
 

@@ -81,32 +81,32 @@ ux_status uxb_draw_n(const ux_law *law, ux_rng *rng, ux_real *out, size_t n)
     if (st != UX_OK)
         return st;
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-        /* Polar method: no trigonometric call, and each accepted pair gives two independent draws. */
-        while (i < n) {
-            double u, v, s, f;
-            do {
-                u = 2.0 * ux_rng_uniform(rng) - 1.0;
-                v = 2.0 * ux_rng_uniform(rng) - 1.0;
-                s = u * u + v * v;
-            } while (s >= 1.0 || s == 0.0);
-            f = sqrt(-2.0 * log(s) / s);
-            out[i++] = law->a + law->b * (ux_real)(u * f);
-            if (i < n)
-                out[i++] = law->a + law->b * (ux_real)(v * f);
-        }
-        break;
-    case UX_LAW_LAPLACE:
-        for (i = 0; i < n; ++i) {
-            double u = open_uniform(rng) - 0.5;
-            double t = u < 0 ? log(1.0 + 2.0 * u) : -log(1.0 - 2.0 * u);
-            out[i] = law->a + law->b * (ux_real)t;
-        }
-        break;
-    default: /* UX_LAW_UNIFORM */
-        for (i = 0; i < n; ++i)
-            out[i] = law->a + (law->b - law->a) * (ux_real)ux_rng_uniform(rng);
-        break;
+        case UX_LAW_GAUSSIAN:
+            /* Polar method: no trigonometric call, and each accepted pair gives two independent draws. */
+            while (i < n) {
+                double u, v, s, f;
+                do {
+                    u = 2.0 * ux_rng_uniform(rng) - 1.0;
+                    v = 2.0 * ux_rng_uniform(rng) - 1.0;
+                    s = u * u + v * v;
+                } while (s >= 1.0 || s == 0.0);
+                f = sqrt(-2.0 * log(s) / s);
+                out[i++] = law->a + law->b * (ux_real)(u * f);
+                if (i < n)
+                    out[i++] = law->a + law->b * (ux_real)(v * f);
+            }
+            break;
+        case UX_LAW_LAPLACE:
+            for (i = 0; i < n; ++i) {
+                double u = open_uniform(rng) - 0.5;
+                double t = u < 0 ? log(1.0 + 2.0 * u) : -log(1.0 - 2.0 * u);
+                out[i] = law->a + law->b * (ux_real)t;
+            }
+            break;
+        default: /* UX_LAW_UNIFORM */
+            for (i = 0; i < n; ++i)
+                out[i] = law->a + (law->b - law->a) * (ux_real)ux_rng_uniform(rng);
+            break;
     }
     return UX_OK;
 }
@@ -133,8 +133,8 @@ static ux_real kernel_loglik(const ux_observation *obs, ux_real x, const ux_evid
     return (ux_real)ev->m * acc;
 }
 
-ux_status uxb_is_posterior(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n,
-                           ux_rng *rng, ux_real *x, ux_real *w)
+ux_status uxb_is_posterior(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n, ux_rng *rng,
+                           ux_real *x, ux_real *w)
 {
     ux_real omega[UX_MAX_ETA], log_nu[UX_MAX_ETA], top = -(ux_real)INFINITY, total = 0;
     size_t J, i, j;
@@ -174,8 +174,8 @@ ux_status uxb_is_posterior(const ux_observation *obs, const ux_law *prior, const
     return UX_OK;
 }
 
-ux_status uxb_is_repeat(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n,
-                        ux_rng *rng, ux_real *x, ux_real *w, unsigned reps)
+ux_status uxb_is_repeat(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n, ux_rng *rng,
+                        ux_real *x, ux_real *w, unsigned reps)
 {
     ux_status st = UX_ERR_ARG;
     unsigned r;

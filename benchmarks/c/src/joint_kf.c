@@ -274,8 +274,8 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P)
             H[c * n + i] = (lp[c] - lm[c]) / (xp[i] - xm[i]);
     }
     obs_cov(s, scale, R);
-    mul(P, H, PHt, n, n, m, 1);  /* P Hᵀ: n × m */
-    mul(H, PHt, S, m, n, m, 0);  /* H P Hᵀ */
+    mul(P, H, PHt, n, n, m, 1); /* P Hᵀ: n × m */
+    mul(H, PHt, S, m, n, m, 0); /* H P Hᵀ */
     for (a = 0; a < m * m; ++a)
         S[a] += R[a];
     if (!finite_all(z, m) || invert(S, Si, m))

@@ -18,8 +18,8 @@ static ux_status setup(run_state *s, const uxb_joint_pf_config *cfg, const ux_la
 {
     unsigned c;
     memset(s, 0, sizeof *s);
-    if (cfg->model == NULL || cfg->n == 0 || cfg->model->n_params > UX_MODEL_MAX_PARAMS ||
-        cfg->model->dim < 1 || cfg->model->dim > UX_MAX_DIM || cfg->model->code->dim_noise < 1 ||
+    if (cfg->model == NULL || cfg->n == 0 || cfg->model->n_params > UX_MODEL_MAX_PARAMS || cfg->model->dim < 1 ||
+        cfg->model->dim > UX_MAX_DIM || cfg->model->code->dim_noise < 1 ||
         cfg->model->code->dim_noise > UX_JOINT_MAX_NOISES || cfg->model->code->dim_obs < 1 ||
         cfg->model->code->dim_obs > UX_JOINT_MAX_OBS)
         return UX_ERR_ARG;

@@ -13,10 +13,10 @@ typedef struct {
     const ux_model *model;
     ux_model_ctx ctx;
     ux_real params[UX_MODEL_MAX_PARAMS];
-    double w_mean, w_var;  /* process noise */
+    double w_mean, w_var; /* process noise */
     int has_inner;
-    double m_mean, m_var;  /* inner noise atom of the kernel form */
-    double e_var;          /* the outer family's standard noise (mean 0) */
+    double m_mean, m_var; /* inner noise atom of the kernel form */
+    double e_var; /* the outer family's standard noise (mean 0) */
 } kf_state;
 
 static double f(const kf_state *s, double x, double w)

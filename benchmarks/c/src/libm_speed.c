@@ -29,8 +29,8 @@ static double now(void)
 
 /* Seconds per call of function `which`, the core's (libc 0) or the C library's (libc 1), in double
  * (x, float_build 0) or float (xf, float_build 1), over n arguments `rounds` times; −1 for a bad number. */
-double uxb_libm_seconds_per_call(int which, int libc, int float_build, const double *x, const float *xf,
-                                 size_t n, int rounds)
+double uxb_libm_seconds_per_call(int which, int libc, int float_build, const double *x, const float *xf, size_t n,
+                                 int rounds)
 {
     if (which < 0 || which >= (int)(sizeof OURS_D / sizeof OURS_D[0]) || rounds < 1 || n == 0)
         return -1.0;

@@ -62,26 +62,26 @@ static ux_status bind(const uxb_prop *p, bound *b)
     if (m == NULL)
         return UX_ERR_ARG;
     switch (p->model) {
-    case UXB_PROP_SV_TRANSITION:
-    case UXB_PROP_GSS_TRANSITION:
-    case UXB_PROP_CUBIC_TRANSITION:
-        b->f = m->code->transition;
-        b->arity = 2;
-        b->form = m->code->additive_noise ? UXB_LIFT_ADDITIVE : UXB_LIFT_EVERY_POINT; /* the model's declaration */
-        break;
-    case UXB_PROP_SV_OBSERVATION: /* ε·exp(x/2): ε multiplies last */
-    case UXB_PROP_GSS_OBSERVATION: /* x²/20 + ν: ν added last */
-        b->f = m->code->sampler;
-        b->arity = 2;
-        b->form = p->model == UXB_PROP_GSS_OBSERVATION ? UXB_LIFT_ADDITIVE : UXB_LIFT_MULTIPLICATIVE;
-        break;
-    default: /* UXB_PROP_BL_OBSERVATION: g + h, h added last */
-        if (m->code->kernel == NULL)
-            return UX_ERR_ARG;
-        b->f = bl_observation;
-        b->arity = 3;
-        b->form = UXB_LIFT_ADDITIVE;
-        break;
+        case UXB_PROP_SV_TRANSITION:
+        case UXB_PROP_GSS_TRANSITION:
+        case UXB_PROP_CUBIC_TRANSITION:
+            b->f = m->code->transition;
+            b->arity = 2;
+            b->form = m->code->additive_noise ? UXB_LIFT_ADDITIVE : UXB_LIFT_EVERY_POINT; /* the model's declaration */
+            break;
+        case UXB_PROP_SV_OBSERVATION: /* ε·exp(x/2): ε multiplies last */
+        case UXB_PROP_GSS_OBSERVATION: /* x²/20 + ν: ν added last */
+            b->f = m->code->sampler;
+            b->arity = 2;
+            b->form = p->model == UXB_PROP_GSS_OBSERVATION ? UXB_LIFT_ADDITIVE : UXB_LIFT_MULTIPLICATIVE;
+            break;
+        default: /* UXB_PROP_BL_OBSERVATION: g + h, h added last */
+            if (m->code->kernel == NULL)
+                return UX_ERR_ARG;
+            b->f = bl_observation;
+            b->arity = 3;
+            b->form = UXB_LIFT_ADDITIVE;
+            break;
     }
     memcpy(b->params, p->params, sizeof b->params);
     ux_model_context(m, b->params, p->k, 0, &b->ctx.model);
@@ -194,8 +194,7 @@ ux_status uxb_prop_ux_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_
     return repeat(p, eta, reps, out, ws, BY_FORM);
 }
 
-ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out,
-                                     ux_workspace ws)
+ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws)
 {
     return repeat(p, eta, reps, out, ws, CHAINED);
 }
@@ -208,8 +207,8 @@ ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned r
  * which keeps the Monte Carlo baseline as fast as a careful C program would be.
  */
 #define ZIG_BLOCKS 128
-#define ZIG_R 3.442619855899         /* start of the tail */
-#define ZIG_V 9.91256303526217e-3    /* area of each block */
+#define ZIG_R 3.442619855899 /* start of the tail */
+#define ZIG_V 9.91256303526217e-3 /* area of each block */
 
 typedef struct {
     double x[ZIG_BLOCKS + 1];
@@ -277,7 +276,7 @@ static double standard_normal(stream *s)
     for (;;) {
         uint64_t r = ux_rng_next(&s->rng);
         double u = 2.0 * ((double)(r >> 11) * 0x1.0p-53) - 1.0; /* top 53 bits: the abscissa */
-        unsigned i = (unsigned)(r & (ZIG_BLOCKS - 1));          /* low 7 bits: the block */
+        unsigned i = (unsigned)(r & (ZIG_BLOCKS - 1)); /* low 7 bits: the block */
         double x, f0, f1;
         if (fabs(u) < z->ratio[i])
             return u * z->x[i];
@@ -297,13 +296,13 @@ static double draw(stream *s, unsigned i)
     double u;
 
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-        return law->a + law->b * standard_normal(s);
-    case UX_LAW_LAPLACE:
-        u = open_uniform(&s->rng);
-        return u < 0.5 ? law->a + law->b * log(2.0 * u) : law->a - law->b * log(2.0 * (1.0 - u));
-    default: /* UX_LAW_UNIFORM, checked by stream_init */
-        return law->a + (law->b - law->a) * ux_rng_uniform(&s->rng);
+        case UX_LAW_GAUSSIAN:
+            return law->a + law->b * standard_normal(s);
+        case UX_LAW_LAPLACE:
+            u = open_uniform(&s->rng);
+            return u < 0.5 ? law->a + law->b * log(2.0 * u) : law->a - law->b * log(2.0 * (1.0 - u));
+        default: /* UX_LAW_UNIFORM, checked by stream_init */
+            return law->a + (law->b - law->a) * ux_rng_uniform(&s->rng);
     }
 }
 

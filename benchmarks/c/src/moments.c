@@ -11,38 +11,38 @@ int uxb_law_moments(const ux_law *law, double *mean, double *var)
     if (ux_law_check(law) != UX_OK)
         return -1;
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-        *mean = a;
-        *var = b * b;
-        break;
-    case UX_LAW_LAPLACE:
-        *mean = a;
-        *var = 2.0 * b * b;
-        break;
-    case UX_LAW_UNIFORM:
-        *mean = 0.5 * (a + b);
-        *var = (b - a) * (b - a) / 12.0;
-        break;
-    case UX_LAW_EXPONENTIAL:
-        *mean = a;
-        *var = a * a;
-        break;
-    case UX_LAW_STUDENT_T:
-        if (!(a > 2.0))
+        case UX_LAW_GAUSSIAN:
+            *mean = a;
+            *var = b * b;
+            break;
+        case UX_LAW_LAPLACE:
+            *mean = a;
+            *var = 2.0 * b * b;
+            break;
+        case UX_LAW_UNIFORM:
+            *mean = 0.5 * (a + b);
+            *var = (b - a) * (b - a) / 12.0;
+            break;
+        case UX_LAW_EXPONENTIAL:
+            *mean = a;
+            *var = a * a;
+            break;
+        case UX_LAW_STUDENT_T:
+            if (!(a > 2.0))
+                return -1;
+            *mean = b;
+            *var = c * c * a / (a - 2.0);
+            break;
+        case UX_LAW_LOGNORMAL:
+            *mean = exp(a + 0.5 * b * b);
+            *var = (exp(b * b) - 1.0) * exp(2.0 * a + b * b);
+            break;
+        case UX_LAW_POINT:
+            *mean = a;
+            *var = 0.0;
+            break;
+        default:
             return -1;
-        *mean = b;
-        *var = c * c * a / (a - 2.0);
-        break;
-    case UX_LAW_LOGNORMAL:
-        *mean = exp(a + 0.5 * b * b);
-        *var = (exp(b * b) - 1.0) * exp(2.0 * a + b * b);
-        break;
-    case UX_LAW_POINT:
-        *mean = a;
-        *var = 0.0;
-        break;
-    default:
-        return -1;
     }
     return isfinite(*mean) && isfinite(*var) ? 0 : -1;
 }
@@ -52,14 +52,14 @@ int uxb_law_moments(const ux_law *law, double *mean, double *var)
 double uxb_family_var(ux_law_kind family)
 {
     switch (family) {
-    case UX_LAW_GAUSSIAN:
-        return 1.0;
-    case UX_LAW_LAPLACE:
-        return 2.0;
-    case UX_LAW_UNIFORM:
-        return 1.0 / 12.0;
-    default:
-        return -1.0;
+        case UX_LAW_GAUSSIAN:
+            return 1.0;
+        case UX_LAW_LAPLACE:
+            return 2.0;
+        case UX_LAW_UNIFORM:
+            return 1.0 / 12.0;
+        default:
+            return -1.0;
     }
 }
 

@@ -104,8 +104,8 @@ static inline double normal(ux_rng *r)
 typedef struct {
     double p[UX_MODEL_MAX_PARAMS];
     double a, b, c, d; /* per-system constants: see setup */
-    double sigma;      /* process noise std */
-    double log_norm;   /* the log-likelihood's dropped constant terms */
+    double sigma; /* process noise std */
+    double log_norm; /* the log-likelihood's dropped constant terms */
 } sys_consts;
 
 /* Transition with the noise added last, as the model files write it. `drive` is gss's 8cos(1.2k). */
@@ -114,39 +114,39 @@ static inline __attribute__((always_inline)) double propagate(enum system s, con
 {
     double w = m->sigma * normal(r);
     switch (s) {
-    case SYS_SV: /* φx + c(1 − φ) + w */
-        return m->a * x + m->b + w;
-    case SYS_GSS: /* x/2 + 25x/(1 + x²) + 8cos(1.2k) + w */
-        return x / 2.0 + 25.0 * x / (1.0 + x * x) + drive + w;
-    case SYS_CUBIC: { /* x + αd − αβd³ + w, d = c − x */
-        double d = m->c - x;
-        return x + m->a * d - m->b * d * d * d + w;
-    }
-    default: /* lg: ax + w */
-        return m->a * x + w;
+        case SYS_SV: /* φx + c(1 − φ) + w */
+            return m->a * x + m->b + w;
+        case SYS_GSS: /* x/2 + 25x/(1 + x²) + 8cos(1.2k) + w */
+            return x / 2.0 + 25.0 * x / (1.0 + x * x) + drive + w;
+        case SYS_CUBIC: { /* x + αd − αβd³ + w, d = c − x */
+            double d = m->c - x;
+            return x + m->a * d - m->b * d * d * d + w;
+        }
+        default: /* lg: ax + w */
+            return m->a * x + w;
     }
 }
 
 /* log p(z | x) without its constant terms (m->log_norm); cubic draws its inner noise m once here. */
-static inline __attribute__((always_inline)) double log_weight(enum system s, const sys_consts *m, double x,
-                                                               double z, double zz, ux_rng *r)
+static inline __attribute__((always_inline)) double log_weight(enum system s, const sys_consts *m, double x, double z,
+                                                               double zz, ux_rng *r)
 {
     switch (s) {
-    case SYS_SV: /* N(z; 0, σ_ε² e^x): −x/2 − z² e^{−x} / (2σ_ε²); zz = z² / (2σ_ε²) */
-        return -0.5 * x - zz * exp(-x);
-    case SYS_GSS: { /* N(z; x²/20, σ_ν²); m->a = 1 / (2σ_ν²) */
-        double e = z - x * x / 20.0;
-        return -m->d * e * e;
-    }
-    case SYS_CUBIC: { /* Laplace(z; g, s), g = e^{−x}(1 + m), s = √(σ_base² + max(g, 0)) */
-        double g = exp(-x) * (1.0 + m->p[4] * normal(r));
-        double s2 = m->d + ((g > 0 || isnan(g)) ? g : 0.0);
-        return -fabs(z - g) / sqrt(s2) - 0.5 * log(s2);
-    }
-    default: { /* N(z; x, r²) */
-        double e = z - x;
-        return -m->d * e * e;
-    }
+        case SYS_SV: /* N(z; 0, σ_ε² e^x): −x/2 − z² e^{−x} / (2σ_ε²); zz = z² / (2σ_ε²) */
+            return -0.5 * x - zz * exp(-x);
+        case SYS_GSS: { /* N(z; x²/20, σ_ν²); m->a = 1 / (2σ_ν²) */
+            double e = z - x * x / 20.0;
+            return -m->d * e * e;
+        }
+        case SYS_CUBIC: { /* Laplace(z; g, s), g = e^{−x}(1 + m), s = √(σ_base² + max(g, 0)) */
+            double g = exp(-x) * (1.0 + m->p[4] * normal(r));
+            double s2 = m->d + ((g > 0 || isnan(g)) ? g : 0.0);
+            return -fabs(z - g) / sqrt(s2) - 0.5 * log(s2);
+        }
+        default: { /* N(z; x, r²) */
+            double e = z - x;
+            return -m->d * e * e;
+        }
     }
 }
 
@@ -157,32 +157,32 @@ static void setup_consts(enum system s, const ux_real *params, sys_consts *m)
     for (i = 0; i < UX_MODEL_MAX_PARAMS; ++i)
         m->p[i] = (double)params[i];
     switch (s) {
-    case SYS_SV:
-        m->a = m->p[0];
-        m->b = m->p[1] * (1.0 - m->p[0]);
-        m->sigma = m->p[2];
-        m->d = 1.0 / (2.0 * m->p[3] * m->p[3]);
-        m->log_norm = -log(m->p[3]) - 0.5 * log(2.0 * 3.14159265358979323846);
-        break;
-    case SYS_GSS:
-        m->sigma = m->p[0];
-        m->d = 1.0 / (2.0 * m->p[1] * m->p[1]);
-        m->log_norm = -log(m->p[1]) - 0.5 * log(2.0 * 3.14159265358979323846);
-        break;
-    case SYS_CUBIC:
-        m->a = m->p[0];
-        m->b = m->p[0] * m->p[1];
-        m->c = m->p[2];
-        m->sigma = m->p[3];
-        m->d = m->p[5] * m->p[5];
-        m->log_norm = -log(2.0);
-        break;
-    default:
-        m->a = m->p[0];
-        m->sigma = m->p[1];
-        m->d = 1.0 / (2.0 * m->p[2] * m->p[2]);
-        m->log_norm = -log(m->p[2]) - 0.5 * log(2.0 * 3.14159265358979323846);
-        break;
+        case SYS_SV:
+            m->a = m->p[0];
+            m->b = m->p[1] * (1.0 - m->p[0]);
+            m->sigma = m->p[2];
+            m->d = 1.0 / (2.0 * m->p[3] * m->p[3]);
+            m->log_norm = -log(m->p[3]) - 0.5 * log(2.0 * 3.14159265358979323846);
+            break;
+        case SYS_GSS:
+            m->sigma = m->p[0];
+            m->d = 1.0 / (2.0 * m->p[1] * m->p[1]);
+            m->log_norm = -log(m->p[1]) - 0.5 * log(2.0 * 3.14159265358979323846);
+            break;
+        case SYS_CUBIC:
+            m->a = m->p[0];
+            m->b = m->p[0] * m->p[1];
+            m->c = m->p[2];
+            m->sigma = m->p[3];
+            m->d = m->p[5] * m->p[5];
+            m->log_norm = -log(2.0);
+            break;
+        default:
+            m->a = m->p[0];
+            m->sigma = m->p[1];
+            m->d = 1.0 / (2.0 * m->p[2] * m->p[2]);
+            m->log_norm = -log(m->p[2]) - 0.5 * log(2.0 * 3.14159265358979323846);
+            break;
     }
 }
 
@@ -263,10 +263,10 @@ static double finish_step(const double *x, double *lw, size_t n, double top, dou
 
 /* The whole run for one system; called with a constant `s`, so each system gets its own loop. */
 static inline __attribute__((always_inline)) void run_system(enum system s, const sys_consts *m, ux_rng *r,
-                                                            const ux_law *prior, uxb_gen *prior_gen,
-                                                            const uint32_t *k, const double *z, size_t T,
-                                                            size_t n, double *x, double *moved, double *w,
-                                                            double *lws, const uxb_pf_output *out)
+                                                             const ux_law *prior, uxb_gen *prior_gen, const uint32_t *k,
+                                                             const double *z, size_t T, size_t n, double *x,
+                                                             double *moved, double *w, double *lws,
+                                                             const uxb_pf_output *out)
 {
     size_t t, i, j;
     double top = -INFINITY, sum;
@@ -343,18 +343,18 @@ ux_status uxb_pf_fast_run(const uxb_pf_config *cfg, const uint32_t *k, const dou
     ux_rng_seed(&r, cfg->seed);
     uxb_gen_seed(&prior_gen, cfg->seed ^ 0x9e3779b97f4a7c15u);
     switch (s) {
-    case SYS_SV:
-        run_system(SYS_SV, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
-        break;
-    case SYS_GSS:
-        run_system(SYS_GSS, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
-        break;
-    case SYS_CUBIC:
-        run_system(SYS_CUBIC, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
-        break;
-    default:
-        run_system(SYS_LG, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
-        break;
+        case SYS_SV:
+            run_system(SYS_SV, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
+            break;
+        case SYS_GSS:
+            run_system(SYS_GSS, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
+            break;
+        case SYS_CUBIC:
+            run_system(SYS_CUBIC, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
+            break;
+        default:
+            run_system(SYS_LG, &m, &r, &prior, &prior_gen, k, z, T, n, x, moved, w, lws, out);
+            break;
     }
     return UX_OK;
 }

@@ -44,15 +44,15 @@ int uxb_can_sample(const ux_law *law)
     if (ux_law_check(law) != UX_OK)
         return 0;
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-    case UX_LAW_LAPLACE:
-    case UX_LAW_UNIFORM:
-    case UX_LAW_EXPONENTIAL:
-    case UX_LAW_LOGNORMAL:
-    case UX_LAW_POINT:
-        return 1;
-    default:
-        return 0;
+        case UX_LAW_GAUSSIAN:
+        case UX_LAW_LAPLACE:
+        case UX_LAW_UNIFORM:
+        case UX_LAW_EXPONENTIAL:
+        case UX_LAW_LOGNORMAL:
+        case UX_LAW_POINT:
+            return 1;
+        default:
+            return 0;
     }
 }
 
@@ -60,20 +60,20 @@ double uxb_sample_law(const ux_law *law, uxb_gen *g)
 {
     double v;
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-        return law->a + law->b * uxb_std_normal(g);
-    case UX_LAW_LAPLACE:
-        /* Inverse cdf on a symmetric uniform: |u| < ½ keeps 1 − 2|u| in (0, 1]. */
-        v = open_uniform(g) - 0.5;
-        return v < 0 ? law->a + law->b * log(1.0 + 2.0 * v) : law->a - law->b * log(1.0 - 2.0 * v);
-    case UX_LAW_UNIFORM:
-        return law->a + (law->b - law->a) * ux_rng_uniform(&g->rng);
-    case UX_LAW_EXPONENTIAL:
-        return -log(open_uniform(g)) * law->a;
-    case UX_LAW_LOGNORMAL:
-        return exp(law->a + law->b * uxb_std_normal(g));
-    default: /* UX_LAW_POINT */
-        return law->a;
+        case UX_LAW_GAUSSIAN:
+            return law->a + law->b * uxb_std_normal(g);
+        case UX_LAW_LAPLACE:
+            /* Inverse cdf on a symmetric uniform: |u| < ½ keeps 1 − 2|u| in (0, 1]. */
+            v = open_uniform(g) - 0.5;
+            return v < 0 ? law->a + law->b * log(1.0 + 2.0 * v) : law->a - law->b * log(1.0 - 2.0 * v);
+        case UX_LAW_UNIFORM:
+            return law->a + (law->b - law->a) * ux_rng_uniform(&g->rng);
+        case UX_LAW_EXPONENTIAL:
+            return -log(open_uniform(g)) * law->a;
+        case UX_LAW_LOGNORMAL:
+            return exp(law->a + law->b * uxb_std_normal(g));
+        default: /* UX_LAW_POINT */
+            return law->a;
     }
 }
 

@@ -1,8 +1,8 @@
 /* A whole trace through the ux filter in one call (uxbench/ux_run.h). */
 #include "uxbench/ux_run.h"
 
-ux_status uxb_ux_run(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws, const uint32_t *k,
-                     const double *u, const double *z, size_t T, const uxb_ux_output *out)
+ux_status uxb_ux_run(ux_filter *f, const ux_filter_config *cfg, ux_workspace ws, const uint32_t *k, const double *u,
+                     const double *z, size_t T, const uxb_ux_output *out)
 {
     ux_status st;
     size_t t;

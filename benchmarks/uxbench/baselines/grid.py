@@ -23,6 +23,7 @@ summed over the nodes times the spacing.
 Density of a grid posterior (for NLL): the node masses divided by the spacing, linearly interpolated
 between nodes and zero outside the grid — the grid samples a smooth density, and this reads it back.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -102,8 +103,10 @@ def _drift(model: StateSpaceModel, x: np.ndarray, k: int, u: float, scale: float
     for d in (-1.5 * scale, 0.7 * scale):
         fd = np.asarray(model.transition(x[at], np.full(at.size, d), k, u), dtype=np.float64)
         if not np.allclose(fd - f0[at], d, rtol=1e-9, atol=1e-9 * (1.0 + np.abs(f0[at]).max() + abs(d))):
-            raise ValueError(f"the grid filter needs additive process noise; model {model.name!r} "
-                             f"transition is not f(x, 0) + w at step {k}")
+            raise ValueError(
+                f"the grid filter needs additive process noise; model {model.name!r} "
+                f"transition is not f(x, 0) + w at step {k}"
+            )
     return f0
 
 
@@ -124,8 +127,9 @@ def _convolve(x, f, src_w, noise, noise_lo, noise_hi) -> np.ndarray:
     return np.bincount(idx.ravel(), weights=vals.ravel(), minlength=n)
 
 
-def grid_filter(model: StateSpaceModel, trace, n_points: int = DEFAULT_POINTS, tail: float = DEFAULT_TAIL,
-                prior=None) -> GridRun:
+def grid_filter(
+    model: StateSpaceModel, trace, n_points: int = DEFAULT_POINTS, tail: float = DEFAULT_TAIL, prior=None
+) -> GridRun:
     """Filter a trace (arrays k, u, z) on an adaptive uniform grid (range rule in the module doc)."""
     if n_points < 3:
         raise ValueError(f"the grid needs at least 3 points, got {n_points}")

@@ -33,6 +33,7 @@ step 1, within 0.02 from step 5 on; means within 1.1 % of an sd throughout, 0.08
 Density of a step's posterior (for the NLL): node mass / cell area (h₀h₁·det L), bilinearly interpolated
 in v, zero outside the grid. CRPS per component: the exact CRPS of the marginal point masses.
 """
+
 from __future__ import annotations
 
 import math
@@ -99,8 +100,12 @@ class _Grid:
             frac.append(f - i)
         (i, j), (p, q) = idx, frac
         m = self.mass
-        val = ((1 - p) * (1 - q) * m[i, j] + p * (1 - q) * m[i + 1, j] + (1 - p) * q * m[i, j + 1]
-               + p * q * m[i + 1, j + 1])
+        val = (
+            (1 - p) * (1 - q) * m[i, j]
+            + p * (1 - q) * m[i + 1, j]
+            + (1 - p) * q * m[i, j + 1]
+            + p * q * m[i + 1, j + 1]
+        )
         return float(val) / self.cell_area()
 
 
@@ -203,8 +208,9 @@ def _marginal_crps(grid: _Grid, truth) -> np.ndarray:
     return np.array([crps_atoms(x[:, c], m[keep], truth[c]) for c in range(x.shape[1])])
 
 
-def joint_grid_filter(model: JointModel, z, points: int = DEFAULT_POINTS, truth=None, k=None, u=None,
-                      tail: float = DEFAULT_TAIL) -> JointGridRun:
+def joint_grid_filter(
+    model: JointModel, z, points: int = DEFAULT_POINTS, truth=None, k=None, u=None, tail: float = DEFAULT_TAIL
+) -> JointGridRun:
     """Filter the observations z (T, dim_obs) of a 2-D model with additive Gaussian process noise; with
     `truth` (T, dim), also each step's log density and marginal CRPS there."""
     if model.dim != 2 or not model.additive_noise:

@@ -4,6 +4,7 @@ Same formulas, constants and step rule as the C (documented in benchmarks/c/incl
 reference model (uxemu.systems twin): it exists to check the C, not to be timed. Scalar code, one step
 at a time; the tests hold the C to it within 1e-9.
 """
+
 from __future__ import annotations
 
 import math

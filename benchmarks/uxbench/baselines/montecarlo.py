@@ -3,6 +3,7 @@
 Inputs may be continuous laws (uxemu.laws) or quantized Values; both are sampled with the caller's
 Generator, so iso-quality comparisons can feed the very same law to the sampler and to the ux side.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,8 +42,9 @@ class WeightedSample:
         return float(1.0 / (self.w @ self.w))
 
 
-def importance_posterior(prior, log_likelihood, evidence, n: int, rng: np.random.Generator,
-                         m: int = 1) -> WeightedSample:
+def importance_posterior(
+    prior, log_likelihood, evidence, n: int, rng: np.random.Generator, m: int = 1
+) -> WeightedSample:
     """The posterior of one BayesLaplace instance by self-normalised importance sampling.
 
     Draws n points from `prior` (the proposal is the prior itself) and weighs each by

@@ -9,6 +9,7 @@ The reported posterior of each step is the weighted particle set *before* resamp
 variance are lower-variance estimates than those of the resampled set, and metrics (NLL, CRPS, W1)
 read the same weighted set. All randomness comes from the caller's Generator.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -44,8 +45,9 @@ def normalise_log_weights(logw: np.ndarray):
     return w / w.sum(), False
 
 
-def bootstrap_filter(model: StateSpaceModel, trace, n_particles: int, rng: np.random.Generator,
-                     resample: str = "systematic", prior=None) -> ParticleRun:
+def bootstrap_filter(
+    model: StateSpaceModel, trace, n_particles: int, rng: np.random.Generator, resample: str = "systematic", prior=None
+) -> ParticleRun:
     """Run the bootstrap filter with `n_particles` over a trace (arrays k, u, z).
 
     When every particle has zero likelihood the step keeps the predicted particles with equal weights

@@ -4,6 +4,7 @@ Both take normalised weights and the caller's numpy Generator and return N ances
 increasing order. Each particle's expected number of copies is N·wᵢ under either scheme; systematic
 resampling also keeps each count within one of N·wᵢ (floor or ceil), which is why it is the default.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -24,7 +24,6 @@
 #define CTRL_RX_INTEN (1u << 3)
 #define INT_RX (1u << 1)
 
-
 void cmsdk_uart_init(uintptr_t base, uint32_t bauddiv)
 {
     REG(base, UART_CTRL) = 0u;

@@ -20,7 +20,7 @@
 /* CoreSight lock access register of the DWT (Cortex-M7 TRM §9.1); a no-op on cores without a lock. */
 #define DWT_LAR (*(volatile uint32_t *)0xE0001FB0u)
 
-#define DEMCR_TRCENA (1u << 24)      /* powers the DWT and ITM */
+#define DEMCR_TRCENA (1u << 24) /* powers the DWT and ITM */
 #define DWT_CTRL_CYCCNTENA (1u << 0) /* CYCCNT counts */
 #define DWT_CTRL_NOCYCCNT (1u << 25) /* set when the core has no cycle counter */
 #define CORESIGHT_UNLOCK 0xC5ACCE55u

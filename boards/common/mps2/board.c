@@ -32,7 +32,7 @@
 #define UART0_RX_IRQ 0u /* hw/arm/mps2.c: UART0's receive interrupt, its transmit one is 1 */
 #define UART_BAUDDIV 16u /* the fastest the CMSDK UART allows; QEMU does not pace it anyway */
 #define WATCHDOG_BASE 0x40008000u
-#define TICKS_PER_MS (BOARD_CORE_HZ / 1000u)      /* WDOGCLK is SYSCLK_FRQ of hw/arm/mps2.c, 25 MHz */
+#define TICKS_PER_MS (BOARD_CORE_HZ / 1000u) /* WDOGCLK is SYSCLK_FRQ of hw/arm/mps2.c, 25 MHz */
 #define PERIOD_MAX_MS (UINT32_MAX / TICKS_PER_MS) /* 171,798 ms */
 #define RECORD_MAGIC 0x52535431u /* "RST1": the record below was written by this firmware */
 
@@ -45,7 +45,7 @@ static struct {
 } reset_record __attribute__((section(".noinit")));
 
 static uint8_t reset_cause;
-static uint32_t periods_granted;       /* periods the NMI handler may restart after a kick */
+static uint32_t periods_granted; /* periods the NMI handler may restart after a kick */
 static volatile uint32_t periods_left; /* of those, not used yet */
 
 void NMI_Handler(void);
@@ -66,15 +66,9 @@ void board_init(void)
 }
 
 /* The FPGA image's fixed SYSCLK: nothing to set up. */
-uint32_t board_core_hz(void)
-{
-    return BOARD_CORE_HZ;
-}
+uint32_t board_core_hz(void) { return BOARD_CORE_HZ; }
 
-uint8_t board_reset_cause(void)
-{
-    return reset_cause;
-}
+uint8_t board_reset_cause(void) { return reset_cause; }
 
 uint8_t board_getc(void)
 {
@@ -89,10 +83,7 @@ uint8_t board_getc(void)
     return byte;
 }
 
-void board_write(const uint8_t *data, size_t len)
-{
-    cmsdk_uart_write(UART0_BASE, data, len);
-}
+void board_write(const uint8_t *data, size_t len) { cmsdk_uart_write(UART0_BASE, data, len); }
 
 void board_watchdog_start(uint32_t ms)
 {

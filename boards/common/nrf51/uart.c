@@ -50,10 +50,7 @@ void nrf51_uart_init(uint32_t txd_pin, uint32_t rxd_pin, uint32_t baudrate)
     REG(INTENSET) = INTEN_RXDRDY;
 }
 
-void nrf51_uart_wait_rx(void)
-{
-    cortexm_sleep_unless(UART0_IRQ, &REG(EVENTS_RXDRDY), 1u);
-}
+void nrf51_uart_wait_rx(void) { cortexm_sleep_unless(UART0_IRQ, &REG(EVENTS_RXDRDY), 1u); }
 
 int nrf51_uart_try_getc(uint8_t *byte)
 {

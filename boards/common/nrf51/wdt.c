@@ -13,8 +13,8 @@
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
 
 #define WDT_TASKS_START 0x000u
-#define WDT_CRV 0x504u    /* counter reload value: timeout = (CRV + 1) / 32768 s, CRV ≥ 15 */
-#define WDT_RREN 0x508u   /* which reload request registers are enabled (RR[0] alone) */
+#define WDT_CRV 0x504u /* counter reload value: timeout = (CRV + 1) / 32768 s, CRV ≥ 15 */
+#define WDT_RREN 0x508u /* which reload request registers are enabled (RR[0] alone) */
 #define WDT_CONFIG 0x50Cu /* bit 0: keep running while the CPU sleeps; bit 3: while a debugger halts it */
 #define WDT_RR0 0x600u
 #define WDT_RR_RELOAD 0x6E524635u
@@ -41,10 +41,7 @@ void nrf51_wdt_start(uint32_t ms)
     REG(WDT_BASE, WDT_TASKS_START) = 1u;
 }
 
-void nrf51_wdt_reload(void)
-{
-    REG(WDT_BASE, WDT_RR0) = WDT_RR_RELOAD;
-}
+void nrf51_wdt_reload(void) { REG(WDT_BASE, WDT_RR0) = WDT_RR_RELOAD; }
 
 uint8_t nrf51_reset_cause(void)
 {

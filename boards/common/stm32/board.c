@@ -32,7 +32,7 @@
 const char board_name[] = BOARD_NAME;
 
 static uint8_t reset_cause;
-static uint32_t wraps_granted;       /* SysTick wraps a kick allows; 0 until the watchdog starts */
+static uint32_t wraps_granted; /* SysTick wraps a kick allows; 0 until the watchdog starts */
 static volatile uint32_t wraps_left; /* of those, not spent yet */
 
 void board_init(void)
@@ -52,15 +52,9 @@ void board_init(void)
     board_cycles_restart();
 }
 
-uint32_t board_core_hz(void)
-{
-    return stm32_clock_core_hz();
-}
+uint32_t board_core_hz(void) { return stm32_clock_core_hz(); }
 
-uint8_t board_reset_cause(void)
-{
-    return reset_cause;
-}
+uint8_t board_reset_cause(void) { return reset_cause; }
 
 uint8_t board_getc(void)
 {
@@ -74,10 +68,7 @@ uint8_t board_getc(void)
     return byte;
 }
 
-void board_write(const uint8_t *data, size_t len)
-{
-    stm32_usart_write(HOST_USART_BASE, data, len);
-}
+void board_write(const uint8_t *data, size_t len) { stm32_usart_write(HOST_USART_BASE, data, len); }
 
 void board_watchdog_start(uint32_t ms)
 {

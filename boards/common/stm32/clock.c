@@ -212,12 +212,6 @@ uint32_t stm32_clock_init(void)
     return core_hz;
 }
 
-uint32_t stm32_clock_core_hz(void)
-{
-    return core_hz;
-}
+uint32_t stm32_clock_core_hz(void) { return core_hz; }
 
-uint32_t stm32_clock_apb_hz(unsigned apb)
-{
-    return core_hz / apb_div[apb == 2u ? 1 : 0];
-}
+uint32_t stm32_clock_apb_hz(unsigned apb) { return core_hz / apb_div[apb == 2u ? 1 : 0]; }

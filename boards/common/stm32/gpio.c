@@ -4,10 +4,10 @@
 #include "gpio.h"
 
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
-#define GPIO_MODER 0x00u   /* 2 bits a pin: 10 = alternate function */
+#define GPIO_MODER 0x00u /* 2 bits a pin: 10 = alternate function */
 #define GPIO_OSPEEDR 0x08u /* 2 bits a pin: 10 = high speed */
-#define GPIO_AFRL 0x20u    /* 4 bits a pin, pins 0–7 */
-#define GPIO_AFRH 0x24u    /* pins 8–15 */
+#define GPIO_AFRL 0x20u /* 4 bits a pin, pins 0–7 */
+#define GPIO_AFRH 0x24u /* pins 8–15 */
 
 void stm32_gpio_alternate(uintptr_t base, unsigned pin, unsigned af)
 {

@@ -38,7 +38,4 @@ void stm32_iwdg_start(void)
     REG(IWDG_KR) = KEY_RELOAD;
 }
 
-void stm32_iwdg_refresh(void)
-{
-    REG(IWDG_KR) = KEY_RELOAD;
-}
+void stm32_iwdg_refresh(void) { REG(IWDG_KR) = KEY_RELOAD; }

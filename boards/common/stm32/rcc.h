@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define STM32_RCC_BASE 0x40023800u /* RM0090 §2.3, memory map (F4 and F7) */
-#define STM32_RCC_AHB1ENR 0x30u    /* §6.3.10 */
-#define STM32_RCC_APB1ENR 0x40u    /* §6.3.13: USART2/3, UART4/5 */
-#define STM32_RCC_APB2ENR 0x44u    /* §6.3.14: USART1 (bit 4), USART6 (bit 5) */
+#define STM32_RCC_AHB1ENR 0x30u /* §6.3.10 */
+#define STM32_RCC_APB1ENR 0x40u /* §6.3.13: USART2/3, UART4/5 */
+#define STM32_RCC_APB2ENR 0x44u /* §6.3.14: USART1 (bit 4), USART6 (bit 5) */
 
 /* Sets bit `bit` of the enable register at offset `enr`. */
 void stm32_rcc_enable(uint32_t enr, uint32_t bit);

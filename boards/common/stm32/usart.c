@@ -9,16 +9,16 @@
 #include "sleep.h"
 
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
-#define USART_SR 0x00u  /* RM0090 §30.6.1 status register */
-#define USART_DR 0x04u  /* §30.6.2 data register */
+#define USART_SR 0x00u /* RM0090 §30.6.1 status register */
+#define USART_DR 0x04u /* §30.6.2 data register */
 #define USART_BRR 0x08u /* §30.6.3 baud rate register */
 #define USART_CR1 0x0Cu /* §30.6.4 control register 1 */
 #define USART_CR2 0x10u /* §30.6.5: STOP[13:12] = 00, one stop bit */
 #define USART_CR3 0x14u /* §30.6.6: no flow control, no DMA */
 
-#define SR_ORE (1u << 3)  /* overrun */
+#define SR_ORE (1u << 3) /* overrun */
 #define SR_RXNE (1u << 5) /* a byte waits in DR */
-#define SR_TXE (1u << 7)  /* DR can take the next byte */
+#define SR_TXE (1u << 7) /* DR can take the next byte */
 #define CR1_RE (1u << 2)
 #define CR1_TE (1u << 3)
 #define CR1_RXNEIE (1u << 5)
@@ -34,10 +34,7 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
     REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE | CR1_RXNEIE;
 }
 
-void stm32_usart_wait_rx(uintptr_t base, unsigned irq)
-{
-    cortexm_sleep_unless(irq, &REG(base, USART_SR), SR_RXNE);
-}
+void stm32_usart_wait_rx(uintptr_t base, unsigned irq) { cortexm_sleep_unless(irq, &REG(base, USART_SR), SR_RXNE); }
 
 int stm32_usart_try_getc(uintptr_t base, uint8_t *byte)
 {

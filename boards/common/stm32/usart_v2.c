@@ -35,10 +35,7 @@ void stm32_usart_init(uintptr_t base, uint32_t pclk_hz, uint32_t baud)
     REG(base, USART_CR1) = CR1_UE | CR1_TE | CR1_RE | CR1_RXNEIE;
 }
 
-void stm32_usart_wait_rx(uintptr_t base, unsigned irq)
-{
-    cortexm_sleep_unless(irq, &REG(base, USART_ISR), ISR_RXNE);
-}
+void stm32_usart_wait_rx(uintptr_t base, unsigned irq) { cortexm_sleep_unless(irq, &REG(base, USART_ISR), ISR_RXNE); }
 
 int stm32_usart_try_getc(uintptr_t base, uint8_t *byte)
 {

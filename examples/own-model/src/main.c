@@ -19,10 +19,7 @@
 static ux_filter filter;
 static uint64_t workspace[UX_WORDS(UX_WORKSPACE_BYTES(ETA))];
 
-static void put(const char *s)
-{
-    board_write((const uint8_t *)s, strlen(s));
-}
+static void put(const char *s) { board_write((const uint8_t *)s, strlen(s)); }
 
 /* A signed decimal integer. */
 static void put_int(long long m)
@@ -41,10 +38,7 @@ static void put_int(long long m)
 }
 
 /* A value in thousandths (the firmware has no printf for floating point). */
-static void put_milli(double v)
-{
-    put_int(llround(v * 1000.0));
-}
+static void put_milli(double v) { put_int(llround(v * 1000.0)); }
 
 /* A double's 64 bits, as 16 hex digits: the exact value, for checking. */
 static void put_bits(double v)

@@ -54,5 +54,5 @@ static const uint8_t domains[] = {UX_PARAM_POSITIVE, UX_PARAM_REAL, UX_PARAM_POS
 
 /* id 0: the link protocol does not know this system (the library's table numbers its own from 1). The
  * prior: the tea poured at 85 ± 4 degrees (a Gaussian law's a and b are its mean and sd). */
-const ux_model tea_model = {0, "tea", "tea cooling, saturating sensor", 5, names, defaults, domains,
-                            {UX_LAW_GAUSSIAN, 85.0, 4.0, 0.0}, &code};
+const ux_model tea_model = {0,        "tea",   "tea cooling, saturating sensor",  5,    names,
+                            defaults, domains, {UX_LAW_GAUSSIAN, 85.0, 4.0, 0.0}, &code};

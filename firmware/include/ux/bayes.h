@@ -36,14 +36,14 @@ typedef struct {
     ux_likelihood form;
     const void *ctx; /* passed to kernel / sampler */
     /* kernel form */
-    ux_law_kind family;     /* outer noise family: UX_LAW_GAUSSIAN, UX_LAW_LAPLACE or UX_LAW_UNIFORM */
+    ux_law_kind family; /* outer noise family: UX_LAW_GAUSSIAN, UX_LAW_LAPLACE or UX_LAW_UNIFORM */
     ux_kernel_fn kernel;
-    const ux_value *inner;  /* inner noise, or NULL for none */
+    const ux_value *inner; /* inner noise, or NULL for none */
     /* sampler form: y = sampler({x, noise[0], …, noise[n_noise−1]}, ctx) */
     ux_fn sampler;
     const ux_value *const *noise;
-    unsigned n_noise;       /* 1 ≤ n_noise < UX_MAX_ARGS */
-    unsigned eta;           /* atoms of each y_i (0: the largest eta of the noises) */
+    unsigned n_noise; /* 1 ≤ n_noise < UX_MAX_ARGS */
+    unsigned eta; /* atoms of each y_i (0: the largest eta of the noises) */
     ux_kernel_row_fn kernel_row; /* kernel form with inner noise: optional, `kernel` per atom when NULL */
     /* Kernel form without inner noise: when not NULL, a likelihood pass over the atoms also takes the innovation
      * gate's sums from the loc and scale it evaluates (one kernel call per atom serves both). */
@@ -51,10 +51,10 @@ typedef struct {
 } ux_observation;
 
 typedef struct {
-    const ux_real *z;     /* evidence positions */
+    const ux_real *z; /* evidence positions */
     const ux_real *omega; /* their weights (NULL: one point, ω = 1) */
-    unsigned count;       /* J ≥ 1 */
-    unsigned m;           /* number of observations the evidence stands for, ≥ 1 */
+    unsigned count; /* J ≥ 1 */
+    unsigned m; /* number of observations the evidence stands for, ≥ 1 */
 } ux_evidence;
 
 /*
@@ -74,15 +74,15 @@ ux_status ux_innovation_sums(const ux_observation *obs, const ux_real *px, const
 /* The statistically linearised update of prior atoms (px, pw) — mean `mean`, variance `var` — on one evidence
  * point z (docs/semantics.md, "Linear update"): gain K = Cov(x, loc)/S, S = Var loc + Var z|x. */
 typedef struct {
-    ux_real shift;        /* K·ν: how far the mean moves */
-    ux_real var;          /* V·(v_g·E scale²)/S: the variance a line in x leaves (V − K·Cov(x, loc)) */
-    ux_real ratio;        /* ν²/S, the innovation gate's statistic (as ux_innovation_ratio computes it) */
+    ux_real shift; /* K·ν: how far the mean moves */
+    ux_real var; /* V·(v_g·E scale²)/S: the variance a line in x leaves (V − K·Cov(x, loc)) */
+    ux_real ratio; /* ν²/S, the innovation gate's statistic (as ux_innovation_ratio computes it) */
     ux_real log_evidence; /* log N(ν; 0, S) */
-    ux_real loc_var;      /* Var loc */
-    ux_real residual;     /* Var loc − Cov²/V: what a line in x leaves of it */
-    ux_real noise;        /* v_g·E scale²: the observation noise's variance */
-    ux_real bimodality;   /* the atoms' bimodality coefficient (γ² + 1)/κ */
-    int same_scale;       /* every atom's scale is the first's */
+    ux_real loc_var; /* Var loc */
+    ux_real residual; /* Var loc − Cov²/V: what a line in x leaves of it */
+    ux_real noise; /* v_g·E scale²: the observation noise's variance */
+    ux_real bimodality; /* the atoms' bimodality coefficient (γ² + 1)/κ */
+    int same_scale; /* every atom's scale is the first's */
 } ux_linear;
 
 /* Kernel form without inner noise only (else UX_ERR_ARG): one kernel call per atom, sums in atom order, x about
@@ -107,9 +107,9 @@ ux_real ux_innovation_shift(const ux_innovation *sums, ux_law_kind family, size_
  * constant of the update: L + log Σ_i w_i·exp(ℓ_i − L) − log Σ_i w_i (L = max ℓ; −∞ on a fallback).
  * Workspace: UX_BAYES_WORKSPACE_BYTES(prior_count, noise points per hypothesis).
  */
-ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw,
-                           size_t prior_count, const ux_evidence *ev, unsigned eta, ux_sources *src,
-                           ux_workspace *ws, ux_real *log_evidence);
+ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
+                           const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
+                           ux_real *log_evidence);
 
 /* ux_bayes_laplace that also writes the log of the unnormalised evidence, L + log Σ_i w_i exp(ℓ_i − L)
  * summed in order (−∞ on UX_FALLBACK), to *log_evidence when it is not NULL. */
@@ -118,7 +118,7 @@ ux_status ux_bayes_laplace_evidence(ux_value *out, const ux_observation *obs, ux
                                     ux_workspace *ws, ux_real *log_evidence);
 
 /* The same for a value prior; the output is built for the prior's eta. */
-ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,
-                                 const ux_evidence *ev, ux_sources *src, ux_workspace *ws);
+ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior, const ux_evidence *ev,
+                                 ux_sources *src, ux_workspace *ws);
 
 #endif /* UX_BAYES_H */

@@ -38,11 +38,11 @@
 
 typedef struct {
     const ux_model *model;
-    const double *params;  /* model->n_params values; NULL for the model's defaults */
-    unsigned eta;          /* power of two, 1..UX_MAX_ETA */
+    const double *params; /* model->n_params values; NULL for the model's defaults */
+    unsigned eta; /* power of two, 1..UX_MAX_ETA */
     ux_mode mode;
     ux_likelihood likelihood;
-    const ux_law *prior;   /* NULL for the model's default prior */
+    const ux_law *prior; /* NULL for the model's default prior */
 } ux_filter_config;
 
 /* The innovation gate's default (docs/semantics.md, "Innovation gate"): an observation whose normalised
@@ -111,23 +111,23 @@ typedef struct {
 
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {
-    UX_DENSITY_BINS = 0,    /* the posterior value's TTR-binned density (ux_pdf) */
-    UX_DENSITY_PRIOR = 1,   /* first update: prior law density × likelihood / Z */
+    UX_DENSITY_BINS = 0, /* the posterior value's TTR-binned density (ux_pdf) */
+    UX_DENSITY_PRIOR = 1, /* first update: prior law density × likelihood / Z */
     UX_DENSITY_MIXTURE = 2, /* predictive mixture × likelihood / Z */
 } ux_density_form;
 
 /* The posterior's density (ux_filter_pdf): its form and what reading it needs. A new posterior resets it
  * as a whole (filter_density_reset in the core); the arrays it names live in the filter's workspace. */
 typedef struct {
-    ux_real log_norm;   /* log of its normaliser, once computed (norm_ready) */
-    ux_real lo, hi;     /* the first update's region, when region */
-    unsigned m;         /* the last update's m (its likelihood factor) */
-    uint8_t form;       /* ux_density_form */
-    uint8_t lik;        /* 1: it carries the likelihood factor (0 after a fallback) */
-    uint8_t count;      /* its mixture components (centres, weights in the workspace) */
-    uint8_t J;          /* its evidence count (positions, weights in the workspace) */
+    ux_real log_norm; /* log of its normaliser, once computed (norm_ready) */
+    ux_real lo, hi; /* the first update's region, when region */
+    unsigned m; /* the last update's m (its likelihood factor) */
+    uint8_t form; /* ux_density_form */
+    uint8_t lik; /* 1: it carries the likelihood factor (0 after a fallback) */
+    uint8_t count; /* its mixture components (centres, weights in the workspace) */
+    uint8_t J; /* its evidence count (positions, weights in the workspace) */
     uint8_t norm_ready; /* 1: log_norm holds this posterior's normaliser */
-    uint8_t region;     /* 1: its support is [lo, hi] */
+    uint8_t region; /* 1: its support is [lo, hi] */
 } ux_filter_density;
 
 /* All state of one filter. Treat as opaque; read it through the functions below. */
@@ -137,33 +137,33 @@ typedef struct {
     unsigned eta, n;
     ux_mode mode;
     ux_likelihood likelihood;
-    ux_value posterior;                       /* the current belief */
-    ux_value process;                         /* quantized process noise */
-    ux_value inner;                           /* kernel form inner noise (if the model has one) */
-    ux_value noise[UX_MODEL_MAX_NOISES];      /* sampler form observation noises */
+    ux_value posterior; /* the current belief */
+    ux_value process; /* quantized process noise */
+    ux_value inner; /* kernel form inner noise (if the model has one) */
+    ux_value noise[UX_MODEL_MAX_NOISES]; /* sampler form observation noises */
     unsigned n_inner, n_noise;
     ux_sources sources;
     ux_workspace ws;
-    size_t ws_used;                           /* bytes of workspace the configuration needs */
-    size_t staged;                            /* atoms of the staged prediction in the workspace, 0: none */
-    ux_status last;                           /* status of the last update */
-    ux_real log_evidence;                     /* log p(z_k | z_0..k−1) of the last update */
-    double log_likelihood;                    /* Σ of log_evidence over every update since init */
-    ux_law prior;                             /* the prior law (its density serves the first update) */
-    ux_filter_density density;                /* how ux_filter_pdf reads the posterior */
-    uint32_t pred_k;                          /* k of the last predict (the mixture's transition) */
-    ux_real pred_u;                           /* u of the last predict */
-    ux_real gate;                             /* the innovation gate, standard deviations (ux_filter_set_gate) */
-    ux_real test_ratio;                       /* the last update's ν²/S (NaN: not taken) */
-    ux_real post_var;                         /* smooth: the posterior's variance, when has_var */
-    ux_real info;                             /* smooth: the share of the variance the last update took */
-    ux_real departure;                        /* smooth: how far the model's own posterior mean may be */
-    uint8_t gate_outliers;                    /* 1: an observation failing the gate is treated as missing */
-    uint8_t fresh;                            /* 1 until the first update */
-    uint8_t spread;                           /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
-    uint8_t smooth;                           /* refined with additive Gaussian process noise ("Filter") */
-    uint8_t pending;                          /* the staged prediction's mixture components (smooth) */
-    uint8_t has_var;                          /* smooth: post_var holds the posterior's variance */
+    size_t ws_used; /* bytes of workspace the configuration needs */
+    size_t staged; /* atoms of the staged prediction in the workspace, 0: none */
+    ux_status last; /* status of the last update */
+    ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
+    double log_likelihood; /* Σ of log_evidence over every update since init */
+    ux_law prior; /* the prior law (its density serves the first update) */
+    ux_filter_density density; /* how ux_filter_pdf reads the posterior */
+    uint32_t pred_k; /* k of the last predict (the mixture's transition) */
+    ux_real pred_u; /* u of the last predict */
+    ux_real gate; /* the innovation gate, standard deviations (ux_filter_set_gate) */
+    ux_real test_ratio; /* the last update's ν²/S (NaN: not taken) */
+    ux_real post_var; /* smooth: the posterior's variance, when has_var */
+    ux_real info; /* smooth: the share of the variance the last update took */
+    ux_real departure; /* smooth: how far the model's own posterior mean may be */
+    uint8_t gate_outliers; /* 1: an observation failing the gate is treated as missing */
+    uint8_t fresh; /* 1 until the first update */
+    uint8_t spread; /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
+    uint8_t smooth; /* refined with additive Gaussian process noise ("Filter") */
+    uint8_t pending; /* the staged prediction's mixture components (smooth) */
+    uint8_t has_var; /* smooth: post_var holds the posterior's variance */
 } ux_filter;
 
 /*

@@ -22,9 +22,9 @@
  * 2,584 bytes in the double build with the defaults, 1,304 in the float build.
  */
 typedef struct {
-    uint32_t count;   /* atoms in use, ≤ eta */
-    uint32_t eta;     /* the size the value was built for (a power of two) */
-    uint32_t dim;     /* components, 1..UX_MAX_DIM */
+    uint32_t count; /* atoms in use, ≤ eta */
+    uint32_t eta; /* the size the value was built for (a power of two) */
+    uint32_t dim; /* components, 1..UX_MAX_DIM */
     uint64_t sources; /* as ux_value's: the independent sources it was built from */
     ux_real x[UX_MAX_ETA * UX_MAX_DIM];
     ux_real w[UX_MAX_ETA];
@@ -35,15 +35,13 @@ typedef struct {
  * each atom (one byte), per cell of the finest level W, S[dim], lo[dim], hi[dim], per cell of the level
  * above its mean[dim], variance sum[dim] and chosen axis (one byte), and the whole set's variance[dim].
  */
-#define UX_JOINT_TTR_WORKSPACE_BYTES(count, dim, eta)                                                  \
-    (UX_WS_ROUND(count) + UX_WS_REALS((size_t)(eta) * (1u + 3u * (size_t)(dim))) +                     \
-     2u * UX_WS_REALS((size_t)(eta) / 2u * (size_t)(dim)) + UX_WS_ROUND((size_t)(eta) / 2u) +          \
-     UX_WS_REALS(dim))
+#define UX_JOINT_TTR_WORKSPACE_BYTES(count, dim, eta)                                                                  \
+    (UX_WS_ROUND(count) + UX_WS_REALS((size_t)(eta) * (1u + 3u * (size_t)(dim))) +                                     \
+     2u * UX_WS_REALS((size_t)(eta) / 2u * (size_t)(dim)) + UX_WS_ROUND((size_t)(eta) / 2u) + UX_WS_REALS(dim))
 
 /* ux_joint_from_atoms and ux_joint_product of `count` atoms (points): a working copy plus the reduction. */
-#define UX_JOINT_FROM_ATOMS_WORKSPACE_BYTES(count, dim, eta)                                           \
-    (UX_WS_REALS((size_t)(count) * (size_t)(dim)) + UX_WS_REALS(count) +                               \
-     UX_JOINT_TTR_WORKSPACE_BYTES(count, dim, eta))
+#define UX_JOINT_FROM_ATOMS_WORKSPACE_BYTES(count, dim, eta)                                                           \
+    (UX_WS_REALS((size_t)(count) * (size_t)(dim)) + UX_WS_REALS(count) + UX_JOINT_TTR_WORKSPACE_BYTES(count, dim, eta))
 
 /*
  * The joint TTR(n) of `count` ≥ 1 atoms (rows of x, packed with stride dim) with weights w > 0, in any
@@ -85,8 +83,7 @@ ux_status ux_joint_from_atoms(ux_joint *out, const ux_real *x, const ux_real *w,
  * Workspace: UX_JOINT_FROM_ATOMS_WORKSPACE_BYTES(points, dim, eta), points = the product of the distinct
  * parts' counts.
  */
-ux_status ux_joint_product(ux_joint *out, const ux_value *const *parts, unsigned dim, unsigned eta,
-                           ux_workspace *ws);
+ux_status ux_joint_product(ux_joint *out, const ux_value *const *parts, unsigned dim, unsigned eta, ux_workspace *ws);
 
 /* UX_OK when v satisfies the invariants above (two equal atoms included), else UX_ERR_ARG (sizes) or
  * UX_ERR_DOMAIN. */
@@ -105,7 +102,7 @@ ux_status ux_joint_marginal(ux_value *out, const ux_joint *v, unsigned k);
 /* Statistics of component k: those of its marginal (ux/stats.h). q outside [0, 1] is UX_ERR_DOMAIN. */
 ux_status ux_joint_quantile(const ux_joint *v, unsigned k, ux_real q, ux_real *out);
 ux_status ux_joint_cdf(const ux_joint *v, unsigned k, ux_real t, ux_real *out); /* P(X_k ≤ t) */
-ux_status ux_joint_sf(const ux_joint *v, unsigned k, ux_real t, ux_real *out);  /* P(X_k > t) */
+ux_status ux_joint_sf(const ux_joint *v, unsigned k, ux_real t, ux_real *out); /* P(X_k > t) */
 
 /*
  * A vector transition: out[0 .. dim_out) = f(x[0 .. dim), noise[0 .. n_noise); ctx). ctx is passed

@@ -18,21 +18,21 @@
 #include "workspace.h"
 
 typedef struct {
-    const void *ctx;         /* passed to kernel */
-    ux_law_kind family;      /* UX_LAW_GAUSSIAN, UX_LAW_LAPLACE or UX_LAW_UNIFORM */
+    const void *ctx; /* passed to kernel */
+    ux_law_kind family; /* UX_LAW_GAUSSIAN, UX_LAW_LAPLACE or UX_LAW_UNIFORM */
     ux_joint_kernel_fn kernel;
-    unsigned dim_obs;        /* 1..UX_JOINT_MAX_OBS */
+    unsigned dim_obs; /* 1..UX_JOINT_MAX_OBS */
 } ux_joint_observation;
 
 typedef struct {
-    const ux_real *z;        /* count rows of dim_obs components, packed */
-    const ux_real *omega;    /* their weights (NULL: equal, 1/count) */
-    unsigned count;          /* J, 1..UX_MAX_ETA */
-    unsigned m;              /* observations the evidence stands for, ≥ 1 */
+    const ux_real *z; /* count rows of dim_obs components, packed */
+    const ux_real *omega; /* their weights (NULL: equal, 1/count) */
+    unsigned count; /* J, 1..UX_MAX_ETA */
+    unsigned m; /* observations the evidence stands for, ≥ 1 */
 } ux_joint_evidence;
 
 /* Workspace of ux_joint_bayes_laplace for `count` prior atoms of dimension dim, output size eta. */
-#define UX_JOINT_BAYES_WORKSPACE_BYTES(count, dim, eta)                                                \
+#define UX_JOINT_BAYES_WORKSPACE_BYTES(count, dim, eta)                                                                \
     (UX_WS_REALS(count) + UX_JOINT_TTR_WORKSPACE_BYTES(count, dim, eta))
 
 /*
@@ -43,8 +43,8 @@ typedef struct {
  * is written only on UX_OK or UX_FALLBACK. `log_evidence` (NULL: not wanted) receives
  * L + log Σ_i w_i·exp(ℓ_i − L) − log Σ_i w_i (−∞ on a fallback), as the scalar update's.
  */
-ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
-                                 size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
-                                 uint64_t sources, ux_workspace *ws, ux_real *log_evidence);
+ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw, size_t count,
+                                 unsigned dim, const ux_joint_evidence *ev, unsigned eta, uint64_t sources,
+                                 ux_workspace *ws, ux_real *log_evidence);
 
 #endif /* UX_JOINT_BAYES_H */

@@ -31,16 +31,16 @@
 
 typedef struct {
     const ux_joint_model *model;
-    const double *params;  /* model->n_params values; NULL for the model's defaults */
-    unsigned eta;          /* power of two, 1..UX_MAX_ETA */
-    ux_mode mode;          /* refined (default) or paper, as the scalar filter's */
-    const ux_law *prior;   /* NULL: the model's default; else model->dim independent component laws */
+    const double *params; /* model->n_params values; NULL for the model's defaults */
+    unsigned eta; /* power of two, 1..UX_MAX_ETA */
+    ux_mode mode; /* refined (default) or paper, as the scalar filter's */
+    const ux_law *prior; /* NULL: the model's default; else model->dim independent component laws */
 } ux_joint_filter_config;
 
 /* Workspace a joint filter of state dimension dim needs at size eta: the staged η² predictive atoms and
  * the scratch of the larger of predict and update (an upper bound for every model of that dim). */
-#define UX_JOINT_FILTER_WORKSPACE_BYTES(eta, dim)                                                      \
-    (UX_WS_REALS((size_t)(eta) * (eta) * (dim)) + UX_WS_REALS((size_t)(eta) * (eta)) +                 \
+#define UX_JOINT_FILTER_WORKSPACE_BYTES(eta, dim)                                                                      \
+    (UX_WS_REALS((size_t)(eta) * (eta) * (dim)) + UX_WS_REALS((size_t)(eta) * (eta)) +                                 \
      UX_JOINT_BAYES_WORKSPACE_BYTES((size_t)(eta) * (eta), dim, eta))
 
 typedef struct {
@@ -48,17 +48,17 @@ typedef struct {
     ux_real params[UX_MODEL_MAX_PARAMS];
     unsigned eta;
     ux_mode mode;
-    ux_joint posterior;        /* the current belief */
-    ux_joint process;          /* the process noise's joint value */
-    ux_law prior[UX_MAX_DIM];  /* the prior's component laws (the first update reads them again) */
-    uint8_t fresh;             /* 1 until the first update */
+    ux_joint posterior; /* the current belief */
+    ux_joint process; /* the process noise's joint value */
+    ux_law prior[UX_MAX_DIM]; /* the prior's component laws (the first update reads them again) */
+    uint8_t fresh; /* 1 until the first update */
     ux_sources sources;
     ux_workspace ws;
     size_t ws_used;
-    size_t staged;             /* atoms of the staged prediction, 0: none */
-    ux_status last;            /* status of the last update */
-    ux_real log_evidence;      /* log p(z_k | z_0..k−1) of the last update */
-    double log_likelihood;     /* Σ of log_evidence since init */
+    size_t staged; /* atoms of the staged prediction, 0: none */
+    ux_status last; /* status of the last update */
+    ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
+    double log_likelihood; /* Σ of log_evidence since init */
 } ux_joint_filter;
 
 /*
@@ -89,8 +89,7 @@ ux_status ux_joint_filter_predict(ux_joint_filter *f, uint32_t k, double u);
  * to η). UX_OK, UX_FALLBACK (every likelihood zero: the prediction reduced) or an error, in which case
  * nothing changes.
  */
-ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J,
-                                 unsigned m);
+ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J, unsigned m);
 
 size_t ux_joint_filter_sizeof(void);
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f);

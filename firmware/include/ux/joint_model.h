@@ -20,19 +20,19 @@
 #include "model.h"
 
 #define UX_JOINT_MAX_NOISES UX_MAX_DIM /* process-noise components */
-#define UX_JOINT_MAX_OBS UX_MAX_DIM    /* observation components */
+#define UX_JOINT_MAX_OBS UX_MAX_DIM /* observation components */
 
 /* Kernel observation model: loc[c] and scale[c] (> 0) of observation component c < dim_obs given x. */
 typedef void (*ux_joint_kernel_fn)(const ux_real *x, const void *ctx, ux_real *loc, ux_real *scale);
 
 /* A joint system's mathematics: what its C file defines, as `const ux_joint_model_code ux_jcode_<name>`. */
 typedef struct {
-    unsigned dim_noise;                 /* process-noise components, 1..dim (the state's) */
-    unsigned dim_obs;                   /* observation components, 1..UX_JOINT_MAX_OBS */
-    ux_joint_fn transition;             /* out[dim] = f(x[dim], w[dim_noise]; ctx) */
+    unsigned dim_noise; /* process-noise components, 1..dim (the state's) */
+    unsigned dim_obs; /* observation components, 1..UX_JOINT_MAX_OBS */
+    ux_joint_fn transition; /* out[dim] = f(x[dim], w[dim_noise]; ctx) */
     /* The process-noise component laws (independent) for given parameters: process[0 .. dim_noise). */
     void (*noises)(const ux_real *params, ux_law *process);
-    ux_law_kind family;                 /* the kernel's outer family (Gaussian, Laplace or uniform) */
+    ux_law_kind family; /* the kernel's outer family (Gaussian, Laplace or uniform) */
     ux_joint_kernel_fn kernel;
     void (*prepare)(ux_model_ctx *ctx); /* optional per-step constants (NULL: none) */
     /* 1 when the noise enters additively and linearly, f(x, w) = f(x, 0) + A·w with the same matrix A at
@@ -49,9 +49,9 @@ typedef struct {
     uint8_t n_params;
     const char *const *param_names;
     const ux_real *defaults;
-    const uint8_t *domains;             /* n_params ux_param_domain values */
-    uint8_t dim;                        /* state components, 2..UX_MAX_DIM */
-    ux_law prior[UX_MAX_DIM];           /* default prior: independent component laws */
+    const uint8_t *domains; /* n_params ux_param_domain values */
+    uint8_t dim; /* state components, 2..UX_MAX_DIM */
+    ux_law prior[UX_MAX_DIM]; /* default prior: independent component laws */
     const ux_joint_model_code *code;
 } ux_joint_model;
 

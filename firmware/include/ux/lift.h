@@ -34,8 +34,8 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
  * points. Same dependency rule and errors as ux_lift. x and w must have room for the product of the
  * distinct inputs' counts. Needs no workspace.
  */
-ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                         const ux_value *const *in, unsigned k);
+ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx, const ux_value *const *in,
+                         unsigned k);
 
 /*
  * ux_lift and ux_lift_points for an f whose last argument enters additively, f(…, v) = f(…, 0) + v bit for
@@ -45,8 +45,8 @@ ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const v
  * input — the same points, weights and order as ux_lift / ux_lift_points, so the same result, at the cost
  * of additions for all but one point per row.
  */
-ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
-                           unsigned eta, ux_workspace *ws);
+ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
+                           ux_workspace *ws);
 ux_status ux_lift_points_additive(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
                                   const ux_value *const *in, unsigned k);
 

@@ -26,34 +26,34 @@
 /* What every model function receives as ctx. */
 typedef struct {
     const ux_real *params; /* the model's parameters, in its table order */
-    uint32_t k;            /* time index of the step */
-    ux_real u;             /* control input of the step */
+    uint32_t k; /* time index of the step */
+    ux_real u; /* control input of the step */
     ux_real step[UX_MODEL_STEP_CONSTANTS]; /* the model's per-step constants (its `prepare`), else 0 */
 } ux_model_ctx;
 
 /* The noise laws of a system for given parameters. */
 typedef struct {
-    ux_law process;                     /* process noise w */
-    unsigned n_inner;                   /* kernel form: 0 or 1 inner noise */
+    ux_law process; /* process noise w */
+    unsigned n_inner; /* kernel form: 0 or 1 inner noise */
     ux_law inner;
-    unsigned n_noise;                   /* sampler form: 1..UX_MODEL_MAX_NOISES noises */
+    unsigned n_noise; /* sampler form: 1..UX_MODEL_MAX_NOISES noises */
     ux_law noise[UX_MODEL_MAX_NOISES];
 } ux_model_noises;
 
 /* Where a parameter's value may lie, beyond being finite. */
 typedef enum {
-    UX_PARAM_REAL = 0,        /* any finite value */
-    UX_PARAM_POSITIVE = 1,    /* > 0 */
+    UX_PARAM_REAL = 0, /* any finite value */
+    UX_PARAM_POSITIVE = 1, /* > 0 */
     UX_PARAM_NONNEGATIVE = 2, /* ≥ 0 */
 } ux_param_domain;
 
 /* A system's mathematics: what its C file defines, as `const ux_model_code ux_code_<name>`. */
 typedef struct {
-    ux_fn transition;                     /* args {x, w} */
+    ux_fn transition; /* args {x, w} */
     void (*noises)(const ux_real *params, ux_model_noises *out);
-    ux_law_kind family;                   /* kernel form outer family */
-    ux_kernel_fn kernel;                  /* NULL when the system has no kernel form */
-    ux_fn sampler;                        /* args {x, noise_1, …} */
+    ux_law_kind family; /* kernel form outer family */
+    ux_kernel_fn kernel; /* NULL when the system has no kernel form */
+    ux_fn sampler; /* args {x, noise_1, …} */
     /* Optional: fill ctx->step from ctx->params, k and u, once per step, for constants the functions
      * above would otherwise compute at every point. NULL when the model has none. */
     void (*prepare)(ux_model_ctx *ctx);
@@ -71,14 +71,14 @@ typedef struct {
 /* A system: its identity from the system table (systems.toml, generated into systems_table.c) and its
  * code. */
 typedef struct {
-    uint8_t id;                           /* the id the link protocol knows it by */
-    const char *name;                     /* short name, a C identifier ("gss") */
-    const char *title;                    /* human name */
+    uint8_t id; /* the id the link protocol knows it by */
+    const char *name; /* short name, a C identifier ("gss") */
+    const char *title; /* human name */
     uint8_t n_params;
-    const char *const *param_names;       /* n_params names, in the order ctx->params has them */
-    const ux_real *defaults;              /* n_params default values */
-    const uint8_t *domains;               /* n_params ux_param_domain values */
-    ux_law prior;                         /* default prior law */
+    const char *const *param_names; /* n_params names, in the order ctx->params has them */
+    const ux_real *defaults; /* n_params default values */
+    const uint8_t *domains; /* n_params ux_param_domain values */
+    ux_law prior; /* default prior law */
     const ux_model_code *code;
 } ux_model;
 

@@ -10,12 +10,12 @@
 #include "config.h"
 #include "value.h"
 
-ux_real ux_mean(const ux_value *v);                       /* Σ w x */
-ux_real ux_var(const ux_value *v);                        /* Σ w (x − mean)² */
-ux_real ux_moment(const ux_value *v, unsigned k);         /* Σ w x^k */
+ux_real ux_mean(const ux_value *v); /* Σ w x */
+ux_real ux_var(const ux_value *v); /* Σ w (x − mean)² */
+ux_real ux_moment(const ux_value *v, unsigned k); /* Σ w x^k */
 ux_real ux_central_moment(const ux_value *v, unsigned k); /* Σ w (x − mean)^k */
-ux_real ux_cdf(const ux_value *v, ux_real t);             /* P(X ≤ t) = Σ_{x ≤ t} w */
-ux_real ux_sf(const ux_value *v, ux_real t);              /* P(X > t) = Σ_{x > t} w */
+ux_real ux_cdf(const ux_value *v, ux_real t); /* P(X ≤ t) = Σ_{x ≤ t} w */
+ux_real ux_sf(const ux_value *v, ux_real t); /* P(X > t) = Σ_{x > t} w */
 /* Smallest x[i] with Σ_{j ≤ i} w[j] ≥ q; q outside [0, 1] or NaN gives NaN. */
 ux_real ux_quantile(const ux_value *v, ux_real q);
 void ux_support(const ux_value *v, ux_real *lo, ux_real *hi); /* (x[0], x[count − 1]) */

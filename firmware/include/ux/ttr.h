@@ -33,8 +33,8 @@ size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell);
  * arguments; v, unless NULL, gets each cell's spread: the interpolant's variance within the cell, about
  * the cell's mean. `edges` is scratch for 2^n + 1 reals; x, w and v hold 2^n each. No other memory.
  */
-size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges,
-                     ux_real *x, ux_real *w, ux_real *v);
+size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges, ux_real *x,
+                     ux_real *w, ux_real *v);
 
 /* Normalise weights in place: total = Σ w sequentially, then w[i] /= total. */
 void ux_normalise(ux_real *w, size_t count);

@@ -13,8 +13,8 @@
 #include "workspace.h"
 
 typedef struct {
-    uint32_t count;   /* atoms in use, ≤ eta */
-    uint32_t eta;     /* the size the value was built for (a power of two): lifts of it reduce to this */
+    uint32_t count; /* atoms in use, ≤ eta */
+    uint32_t eta; /* the size the value was built for (a power of two): lifts of it reduce to this */
     uint64_t sources;
     ux_real x[UX_MAX_ETA];
     ux_real w[UX_MAX_ETA];
@@ -58,7 +58,6 @@ ux_status ux_from_samples(ux_value *out, const ux_real *x, const ux_real *w, siz
  * eta), normalise; fresh source. eta = 0 means the larger of the two values' eta. Needs no workspace:
  * the 2η atoms and their cells fit on the stack.
  */
-ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta,
-                     ux_sources *src);
+ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta, ux_sources *src);
 
 #endif /* UX_VALUE_H */

@@ -43,10 +43,10 @@ typedef struct {
  * UX_BAYES_WORKSPACE_BYTES covers both forms for the same count.
  */
 #define UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, inner) (UX_WS_REALS(prior_count) + 4u * UX_WS_REALS(inner))
-#define UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, points)                                          \
+#define UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, points)                                                          \
     (UX_WS_REALS(prior_count) + UX_LIFT_WORKSPACE_BYTES(points))
-#define UX_BAYES_WORKSPACE_BYTES(prior_count, noise_points)                                            \
-    UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, noise_points),                              \
+#define UX_BAYES_WORKSPACE_BYTES(prior_count, noise_points)                                                            \
+    UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(prior_count, noise_points),                                              \
               UX_BAYES_SAMPLER_WORKSPACE_BYTES(prior_count, noise_points))
 
 /* The filter density's quadrature (filter.h, docs/semantics.md "Filter density"): UX_DENSITY_INTERVALS
@@ -59,10 +59,9 @@ typedef struct {
  * space then holds the cells' edges of ux_ttr_linear), and the one-point log-likelihood the nodes are weighed with (kernel form: up to η inner-noise atoms;
  * sampler form: up to η² noise points).
  */
-#define UX_MIXTURE_WORKSPACE_BYTES(eta)                                                                \
-    (2u * UX_WS_REALS(UX_DENSITY_NODES) +                                                              \
-     UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(1, (eta)),                                              \
-               UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, (size_t)(eta) * (eta))))
+#define UX_MIXTURE_WORKSPACE_BYTES(eta)                                                                                \
+    (2u * UX_WS_REALS(UX_DENSITY_NODES) +                                                                              \
+     UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES(1, (eta)), UX_BAYES_SAMPLER_WORKSPACE_BYTES(1, (size_t)(eta) * (eta))))
 
 /*
  * The filter's posterior density: five areas of its mixture's components (up to 2η: a cell the transition bends
@@ -79,10 +78,10 @@ typedef struct {
  *  - update, sampler form: η² hypotheses, up to η² noise points (the cubic system's two noises);
  *  - mixture mode: the density's nodes (UX_MIXTURE_WORKSPACE_BYTES; the largest term only at η ≤ 8).
  */
-#define UX_WORKSPACE_BYTES(eta)                                                                        \
-    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + UX_FILTER_DENSITY_BYTES(eta) +                           \
-     UX_WS_MAX(UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)), UX_MIXTURE_WORKSPACE_BYTES(eta)), \
-               UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                \
+#define UX_WORKSPACE_BYTES(eta)                                                                                        \
+    (2u * UX_WS_REALS((size_t)(eta) * (eta)) + UX_FILTER_DENSITY_BYTES(eta) +                                          \
+     UX_WS_MAX(UX_WS_MAX(UX_LIFT_WORKSPACE_BYTES((size_t)(eta) * (eta)), UX_MIXTURE_WORKSPACE_BYTES(eta)),             \
+               UX_WS_MAX(UX_BAYES_KERNEL_WORKSPACE_BYTES((size_t)(eta) * (eta), (eta)),                                \
                          UX_BAYES_SAMPLER_WORKSPACE_BYTES((size_t)(eta) * (eta), (size_t)(eta) * (eta)))))
 
 /* The RAM budget the core promises for the double build (the float build needs half). */

@@ -53,8 +53,7 @@ static ux_status read_params(unsigned n, const ux_real *defaults, const uint8_t 
     return check_params(n, domains, out) >= 0 ? UX_ERR_DOMAIN : UX_OK;
 }
 
-static void context(void (*prepare)(ux_model_ctx *), const ux_real *params, uint32_t k, ux_real u,
-                    ux_model_ctx *ctx)
+static void context(void (*prepare)(ux_model_ctx *), const ux_real *params, uint32_t k, ux_real u, ux_model_ctx *ctx)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->params = params;

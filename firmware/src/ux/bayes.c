@@ -409,12 +409,11 @@ ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega)
     return UX_OK;
 }
 
-
 /* The linear-domain likelihood of one evidence point seen once (docs/semantics.md, "BayesLaplace"):
  * p_i = e^{g(u_i)}/scale_i without inner noise, Σ_j (ν_j·e^{g(u_ij)})/scale_ij with it (j order); a NaN
  * p_i (a model that cannot be evaluated there) is 0. */
-static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px, size_t count, ux_real z,
-                                   ux_real *lik, ux_arena *arena)
+static ux_status kernel_lik_linear(const ux_observation *obs, const ux_real *px, size_t count, ux_real z, ux_real *lik,
+                                   ux_arena *arena)
 {
     size_t i, j, J = obs->inner != NULL ? obs->inner->count : 1;
     ux_real *loc = ux_arena_reals(arena, J), *scale = ux_arena_reals(arena, J);
@@ -518,7 +517,7 @@ static ux_status check_observation(const ux_observation *obs)
 {
     if (obs->form == UX_LIK_KERNEL)
         return obs->kernel != NULL && ux_std_logpdf(obs->family, 0) == ux_std_logpdf(obs->family, 0) ? UX_OK
-                                                                                                      : UX_ERR_ARG;
+                                                                                                     : UX_ERR_ARG;
     return obs->form == UX_LIK_SAMPLER && obs->sampler != NULL ? UX_OK : UX_ERR_ARG;
 }
 
@@ -592,8 +591,8 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
         return UX_ERR_WORKSPACE;
     rest = ux_arena_rest(&arena);
     if (obs->form == UX_LIK_KERNEL && ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
-        st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence,
-                          ess, spread);
+        st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence, ess,
+                          spread);
         if (st != UX_FALLBACK)
             return st;
     }
@@ -603,8 +602,8 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
     return bayes_log_domain(out, px, pw, prior_count, ell, eta, (unsigned)n, src, log_evidence, ess, spread);
 }
 
-ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior,
-                                 const ux_evidence *ev, ux_sources *src, ux_workspace *ws)
+ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior, const ux_evidence *ev,
+                                 ux_sources *src, ux_workspace *ws)
 {
     ux_real x[UX_MAX_ETA], w[UX_MAX_ETA];
     if (prior == NULL || prior->count < 1 || prior->count > UX_MAX_ETA)

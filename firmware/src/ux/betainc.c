@@ -16,10 +16,7 @@
 #define BETACF_TINY UX_R(1e-30)
 
 /* Lentz keeps its running quotients away from zero. */
-static ux_real away_from_zero(ux_real v)
-{
-    return UX_FABS(v) < BETACF_TINY ? BETACF_TINY : v;
-}
+static ux_real away_from_zero(ux_real v) { return UX_FABS(v) < BETACF_TINY ? BETACF_TINY : v; }
 
 /* One modified-Lentz step with partial numerator aa: updates c and d, returns the factor for h. */
 static ux_real lentz_step(ux_real aa, ux_real *c, ux_real *d)

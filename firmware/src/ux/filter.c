@@ -16,7 +16,6 @@
 
 #include <string.h>
 
-
 /* Noise atoms per hypothesis of the update: inner-noise atoms (kernel) or the noises' outer product
  * (sampler). The counts depend only on the model's structure, not on its parameter values. */
 static size_t noise_points(const ux_model *model, unsigned eta, ux_likelihood lik)
@@ -41,8 +40,8 @@ size_t ux_filter_workspace_bytes(const ux_model *model, unsigned eta, ux_mode mo
     np = noise_points(model, eta, lik);
     staged = 2 * UX_WS_REALS(pred) + UX_FILTER_DENSITY_BYTES(eta);
     predict = UX_LIFT_WORKSPACE_BYTES(pred); /* paper mode too: it evaluates all η² points, then reduces */
-    update = lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np)
-                                  : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
+    update =
+        lik == UX_LIK_KERNEL ? UX_BAYES_KERNEL_WORKSPACE_BYTES(pred, np) : UX_BAYES_SAMPLER_WORKSPACE_BYTES(pred, np);
     /* The density's nodes and their likelihood's scratch: its quadrature (every mode), and the first update's
      * region (refined and mixture modes). */
     nodes = 2 * UX_WS_REALS(UX_DENSITY_NODES) +
@@ -193,8 +192,8 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     ux_sources_init(&f->sources);
     model->code->noises(f->params, &nz);
     prior = cfg->prior != NULL ? *cfg->prior : model->prior;
-    f->smooth = (uint8_t)(cfg->mode == UX_MODE_REFINED && model->code->additive_noise &&
-                          nz.process.kind == UX_LAW_GAUSSIAN);
+    f->smooth =
+        (uint8_t)(cfg->mode == UX_MODE_REFINED && model->code->additive_noise && nz.process.kind == UX_LAW_GAUSSIAN);
     if ((st = quantize_laws(f, &prior, &nz)) != UX_OK) {
         memset(f, 0, sizeof *f);
         return st == UX_ERR_ARG ? UX_ERR_DOMAIN : st; /* a bad prior law is a domain error */
@@ -208,8 +207,9 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
     f->info = UX_R(1.0); /* no kernel before an update has said how much it took */
-    filter_density_reset(&f->density, prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE ? UX_DENSITY_PRIOR
-                                                                                                 : UX_DENSITY_BINS, 0);
+    filter_density_reset(
+        &f->density, prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE ? UX_DENSITY_PRIOR : UX_DENSITY_BINS,
+        0);
     f->model = model; /* set last: a filter with a model is a configured filter */
     return UX_OK;
 }
@@ -254,8 +254,8 @@ static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux
  * not f at the mean, which on a curved f lies outside them — or, smooth refined at η ≥ 4 (mixture mode keeps one:
  * its log L stays smooth in the parameters a fit moves), for a cell f bends (cell_bends), the
  * two components f₋ + μ and f₊ + μ of scale σ and half the weight each. Writes at n; returns how many. */
-static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real x,
-                          ux_real r, ux_real w, size_t n)
+static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real x, ux_real r,
+                          ux_real w, size_t n)
 {
     ux_real args[2], up, down, mid, tau, sigma = process->b;
     args[1] = 0;
@@ -304,8 +304,8 @@ static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_
             made = spread_cell(f, &ctx, &nz.process, x[i], UX_SQRT(v[i]), w[i], n);
         } else {
             args[0] = x[i];
-            put_component(f, n, f->model->code->transition(args, &ctx) + nz.process.a, nz.process.b, w[i],
-                          log_sigma, 0);
+            put_component(f, n, f->model->code->transition(args, &ctx) + nz.process.a, nz.process.b, w[i], log_sigma,
+                          0);
             made = 1;
         }
         for (j = n; j < n + made; ++j)
@@ -531,7 +531,8 @@ static ux_status no_evidence(ux_filter *f)
     }
     /* Its density is the predictive mixture (or the prior's) without a likelihood factor. */
     if (f->staged > 0) {
-        size_t components = f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
+        size_t components =
+            f->smooth ? f->pending : mixture_components(f, f->posterior.x, f->posterior.w, f->posterior.count);
         filter_density_reset(&f->density, components > 0 ? UX_DENSITY_MIXTURE : UX_DENSITY_BINS, components);
     } else if (f->fresh && (f->prior.kind == UX_LAW_GAUSSIAN || f->prior.kind == UX_LAW_LAPLACE)) {
         filter_density_reset(&f->density, (ux_density_form)f->density.form, f->density.count);
@@ -584,8 +585,7 @@ void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
 /* The evidence as reals (omega NULL: equal weights), checked before the staged prior is touched, so that a
  * rejected update changes nothing: UX_ERR_ARG without z or with J outside 1..UX_MAX_ETA, UX_ERR_DOMAIN for
  * m = 0 or a value that is not finite (or a weight not > 0). */
-static ux_status read_evidence(const double *z, const double *omega, unsigned J, unsigned m, ux_real *zr,
-                               ux_real *wr)
+static ux_status read_evidence(const double *z, const double *omega, unsigned J, unsigned m, ux_real *zr, ux_real *wr)
 {
     unsigned k;
     if (z == NULL || J < 1 || J > UX_MAX_ETA)
@@ -664,8 +664,8 @@ static size_t update_components(ux_filter *f, int predicted, unsigned J)
 /* The innovation gate (ux_filter_set_gate) on the prior atoms: taken by BayesLaplace's own kernel calls where
  * the kernel has no inner noise and nothing waits on it (returns 1: *ratio is finished after BayesLaplace from
  * sums); else first, in a pass of its own (same sums, kept in *sums) into *ratio (returns 0). */
-static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *sums, size_t count,
-                      const ux_evidence *ev, ux_real *ratio)
+static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *sums, size_t count, const ux_evidence *ev,
+                      ux_real *ratio)
 {
     int fused = !f->gate_outliers && obs->form == UX_LIK_KERNEL && obs->inner == NULL;
     memset(sums, 0, sizeof *sums);
@@ -706,8 +706,7 @@ static int linear_applies(const ux_filter *f, const ux_observation *obs, const u
         return 0;
     if (ux_linear_update(obs, staged_x(f), staged_w(f), count, ev->z[0], mean, var, lin) != UX_OK)
         return 0;
-    return lin->same_scale &&
-           lin->residual <= UX_LINEAR_RESIDUAL * lin->noise + UX_LINEAR_ROUNDING * lin->loc_var &&
+    return lin->same_scale && lin->residual <= UX_LINEAR_RESIDUAL * lin->noise + UX_LINEAR_ROUNDING * lin->loc_var &&
            lin->bimodality <= UX_LINEAR_BIMODALITY && lin->var > 0 && ux_finite(lin->shift) &&
            ux_finite(lin->log_evidence);
 }
@@ -807,8 +806,8 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     st = linear ? linear_posterior(f, &lin, count, prior_mean, prior_var, &rest, &log_evidence, &ess, &spread)
                 /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in
                  * place (one value less on the stack). */
-                : ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta,
-                                       &f->sources, &rest, &log_evidence, &ess, f->smooth ? &spread : NULL);
+                : ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources,
+                                       &rest, &log_evidence, &ess, f->smooth ? &spread : NULL);
     if (st < 0)
         return update_failed(f, st, components, predicted, J);
     weighed = st == UX_OK;
@@ -827,10 +826,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
     if (f->smooth) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
-        f->last = track_departure(f, f->last, outlier,
-                                  linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev,
-                                                                                    prior_var),
-                                  prior_mean);
+        f->last = track_departure(
+            f, f->last, outlier,
+            linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev, prior_var), prior_mean);
     f->test_ratio = ratio;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;

@@ -47,7 +47,7 @@ static ux_real mixture_log_density(const ux_filter *f, ux_real t)
 /* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
  * the others). */
 static UX_ALWAYS_INLINE ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
-                                      const ux_workspace *rest)
+                                                       const ux_workspace *rest)
 {
     const ux_value *noise[UX_MODEL_MAX_NOISES];
     ux_observation obs;
@@ -130,8 +130,9 @@ static void density_support(const ux_filter *f, ux_real *lo, ux_real *hi)
         *lo = low;
         *hi = high;
     } else {
-        ux_real reach = (ux_real)(f->prior.kind == UX_LAW_GAUSSIAN ? UX_DENSITY_GAUSSIAN_REACH
-                                                                   : UX_DENSITY_LAPLACE_REACH) * f->prior.b;
+        ux_real reach =
+            (ux_real)(f->prior.kind == UX_LAW_GAUSSIAN ? UX_DENSITY_GAUSSIAN_REACH : UX_DENSITY_LAPLACE_REACH) *
+            f->prior.b;
         *lo = f->prior.a - reach;
         *hi = f->prior.a + reach;
     }
@@ -279,8 +280,8 @@ static void mixture_on_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real 
  * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (mixture_on_nodes) where
  * s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in every component's
  * tail). Not inlined: its frame stays off the one that evaluates the likelihood. */
-__attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h,
-                                                     const ux_real *ell, ux_real *e)
+__attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell,
+                                                      ux_real *e)
 {
     const int mixture = f->density.form == UX_DENSITY_MIXTURE;
     size_t k;

@@ -83,14 +83,14 @@ static inline int ux_finite(ux_real v) { return isfinite(v); }
 static inline ux_real ux_std_logpdf_inline(ux_law_kind family, ux_real t)
 {
     switch (family) {
-    case UX_LAW_GAUSSIAN:
-        return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG_2PI; /* a constant: log √(2π) */
-    case UX_LAW_LAPLACE:
-        return -UX_FABS(t) - UX_LOG_2;
-    case UX_LAW_UNIFORM:
-        return (t >= UX_R(-0.5) && t <= UX_R(0.5)) ? UX_R(0.0) : -UX_INF;
-    default:
-        return (ux_real)NAN;
+        case UX_LAW_GAUSSIAN:
+            return UX_R(-0.5) * t * t - UX_R(0.5) * UX_LOG_2PI; /* a constant: log √(2π) */
+        case UX_LAW_LAPLACE:
+            return -UX_FABS(t) - UX_LOG_2;
+        case UX_LAW_UNIFORM:
+            return (t >= UX_R(-0.5) && t <= UX_R(0.5)) ? UX_R(0.0) : -UX_INF;
+        default:
+            return (ux_real)NAN;
     }
 }
 

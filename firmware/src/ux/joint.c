@@ -169,8 +169,7 @@ ux_status ux_joint_ttr(ux_real *x, ux_real *w, size_t count, unsigned dim, unsig
     size_t i;
     unsigned level;
 
-    if (x == NULL || w == NULL || out_count == NULL || count == 0 || dim < 1 || dim > UX_MAX_DIM ||
-        n > UX_MAX_LOG2_ETA)
+    if (x == NULL || w == NULL || out_count == NULL || count == 0 || dim < 1 || dim > UX_MAX_DIM || n > UX_MAX_LOG2_ETA)
         return UX_ERR_ARG;
     *out_count = 0;
     if ((st = ttr_scratch(&s, count, dim, n, ws)) != UX_OK)
@@ -264,8 +263,7 @@ ux_status ux_joint_from_atoms(ux_joint *out, const ux_real *x, const ux_real *w,
     return UX_OK;
 }
 
-ux_status ux_joint_product(ux_joint *out, const ux_value *const *parts, unsigned dim, unsigned eta,
-                           ux_workspace *ws)
+ux_status ux_joint_product(ux_joint *out, const ux_value *const *parts, unsigned dim, unsigned eta, ux_workspace *ws)
 {
     const ux_value *distinct[UX_MAX_DIM];
     unsigned where[UX_MAX_DIM], idx[UX_MAX_DIM], nd = 0, j, k;
@@ -327,8 +325,7 @@ ux_status ux_joint_product(ux_joint *out, const ux_value *const *parts, unsigned
 ux_status ux_joint_check(const ux_joint *v)
 {
     uint32_t i, j, k;
-    if (v == NULL || v->dim < 1 || v->dim > UX_MAX_DIM || v->count < 1 || ux_log2_eta(v->eta) < 0 ||
-        v->count > v->eta)
+    if (v == NULL || v->dim < 1 || v->dim > UX_MAX_DIM || v->count < 1 || ux_log2_eta(v->eta) < 0 || v->count > v->eta)
         return UX_ERR_ARG;
     for (i = 0; i < v->count; ++i) {
         if (!ux_finite(v->w[i]) || !(v->w[i] > 0))

@@ -72,9 +72,9 @@ static void likelihoods_linear(const ux_joint_observation *obs, const ux_real *p
 /* One evidence point z seen once, weighed in the linear domain: w'_i = w_i·(p_i / P), P = max p_i, the
  * joint reduction into out, and the evidence log P + log Σ w'_i − log Σ w_i. Returns UX_FALLBACK, having
  * changed nothing but p, when P is below UX_LINEAR_MIN or not finite: the log domain decides then. */
-static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
-                              size_t count, unsigned dim, const ux_real *z, unsigned eta, uint64_t sources,
-                              ux_real *p, ux_workspace *rest, ux_real *log_evidence)
+static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw, size_t count,
+                              unsigned dim, const ux_real *z, unsigned eta, uint64_t sources, ux_real *p,
+                              ux_workspace *rest, ux_real *log_evidence)
 {
     ux_real top, prior_mass, mass = 0;
     ux_status st;
@@ -97,8 +97,8 @@ static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux
 /* UX_OK when the call's shapes are ones the core takes: an observation with a kernel of a family with a
  * standard density, 1..UX_JOINT_MAX_OBS components, a state of 1..UX_MAX_DIM, η a power of two; else
  * UX_ERR_ARG. */
-static ux_status check_call(const ux_joint *out, const ux_joint_observation *obs, const ux_real *px,
-                            const ux_real *pw, size_t count, unsigned dim, unsigned eta)
+static ux_status check_call(const ux_joint *out, const ux_joint_observation *obs, const ux_real *px, const ux_real *pw,
+                            size_t count, unsigned dim, unsigned eta)
 {
     if (out == NULL || obs == NULL || obs->kernel == NULL || px == NULL || pw == NULL || count == 0 || dim < 1 ||
         dim > UX_MAX_DIM || obs->dim_obs < 1 || obs->dim_obs > UX_JOINT_MAX_OBS || ux_log2_eta(eta) < 0)
@@ -140,9 +140,9 @@ static ux_status joint_log_domain(ux_joint *out, ux_real *px, ux_real *pw, size_
     return UX_OK;
 }
 
-ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw,
-                                 size_t count, unsigned dim, const ux_joint_evidence *ev, unsigned eta,
-                                 uint64_t sources, ux_workspace *ws, ux_real *log_evidence)
+ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs, ux_real *px, ux_real *pw, size_t count,
+                                 unsigned dim, const ux_joint_evidence *ev, unsigned eta, uint64_t sources,
+                                 ux_workspace *ws, ux_real *log_evidence)
 {
     ux_real omega[UX_MAX_ETA], *ell;
     ux_arena arena;

@@ -13,8 +13,7 @@
 static ux_real *staged_x(const ux_joint_filter *f) { return (ux_real *)f->ws.mem; }
 static ux_real *staged_w(const ux_joint_filter *f)
 {
-    return (ux_real *)(void *)((unsigned char *)f->ws.mem +
-                               UX_WS_REALS((size_t)f->eta * f->eta * f->model->dim));
+    return (ux_real *)(void *)((unsigned char *)f->ws.mem + UX_WS_REALS((size_t)f->eta * f->eta * f->model->dim));
 }
 static ux_workspace scratch(const ux_joint_filter *f)
 {
@@ -109,10 +108,9 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     if (f == NULL)
         return UX_ERR_ARG;
     memset(f, 0, sizeof *f);
-    if (cfg == NULL || (model = cfg->model) == NULL || model->n_params > UX_MODEL_MAX_PARAMS ||
-        model->dim < 1 || model->dim > UX_MAX_DIM || model->code->dim_noise < 1 ||
-        model->code->dim_noise > model->dim || model->code->dim_obs < 1 ||
-        model->code->dim_obs > UX_JOINT_MAX_OBS)
+    if (cfg == NULL || (model = cfg->model) == NULL || model->n_params > UX_MODEL_MAX_PARAMS || model->dim < 1 ||
+        model->dim > UX_MAX_DIM || model->code->dim_noise < 1 || model->code->dim_noise > model->dim ||
+        model->code->dim_obs < 1 || model->code->dim_obs > UX_JOINT_MAX_OBS)
         return UX_ERR_ARG;
     if (ux_log2_eta(cfg->eta) < 0 || (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER))
         return UX_ERR_ARG;
@@ -211,8 +209,7 @@ static size_t first_prior(ux_joint_filter *f)
     return product_points(f->prior, 2, f->eta, staged_x(f), staged_w(f), cap, (ux_real *)rest.mem);
 }
 
-ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J,
-                                 unsigned m)
+ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
     ux_real zr[UX_MAX_ETA * UX_JOINT_MAX_OBS], wr[UX_MAX_ETA], log_evidence;
     ux_joint_observation obs;

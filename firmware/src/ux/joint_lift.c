@@ -18,8 +18,7 @@ typedef struct {
     size_t rows; /* points of the distinct noises' outer product */
 } lift_inputs;
 
-static ux_status gather_inputs(lift_inputs *in, const ux_joint *state, const ux_value *const *noise,
-                               unsigned n_noise)
+static ux_status gather_inputs(lift_inputs *in, const ux_joint *state, const ux_value *const *noise, unsigned n_noise)
 {
     unsigned j, k;
     ux_status st;
@@ -45,8 +44,8 @@ static ux_status gather_inputs(lift_inputs *in, const ux_joint *state, const ux_
 
 /* f at every point of state × the distinct noises (state outermost, the last noise fastest) into px (dim_out
  * components each), the points' weights into pw, multiplied left to right. */
-static void lift_points(const lift_inputs *in, ux_joint_fn f, const void *ctx, unsigned dim_out,
-                        const ux_joint *state, unsigned n_noise, ux_real *px, ux_real *pw)
+static void lift_points(const lift_inputs *in, ux_joint_fn f, const void *ctx, unsigned dim_out, const ux_joint *state,
+                        unsigned n_noise, ux_real *px, ux_real *pw)
 {
     unsigned idx[UX_MAX_ARGS], j, k;
     ux_real args[UX_MAX_ARGS], y[UX_MAX_DIM];
@@ -83,8 +82,8 @@ ux_status ux_joint_lift(ux_joint *out, ux_joint_fn f, const void *ctx, unsigned 
     ux_workspace rest;
     ux_status st;
 
-    if (out == NULL || f == NULL || state == NULL || dim_out < 1 || dim_out > UX_MAX_DIM ||
-        n_noise > UX_MAX_ARGS || (n_noise > 0 && noise == NULL))
+    if (out == NULL || f == NULL || state == NULL || dim_out < 1 || dim_out > UX_MAX_DIM || n_noise > UX_MAX_ARGS ||
+        (n_noise > 0 && noise == NULL))
         return UX_ERR_ARG;
     if ((st = ux_joint_check(state)) != UX_OK || (st = gather_inputs(&in, state, noise, n_noise)) != UX_OK)
         return st;

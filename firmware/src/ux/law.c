@@ -26,13 +26,13 @@ static ux_real Q(ux_real t) { return UX_R(0.5) * UX_ERFC(t / SQRT2); }
 static ux_real lower_bound(const ux_law *l)
 {
     switch (l->kind) {
-    case UX_LAW_UNIFORM:
-        return l->a;
-    case UX_LAW_EXPONENTIAL:
-    case UX_LAW_LOGNORMAL:
-        return UX_R(0.0);
-    default:
-        return -UX_INF;
+        case UX_LAW_UNIFORM:
+            return l->a;
+        case UX_LAW_EXPONENTIAL:
+        case UX_LAW_LOGNORMAL:
+            return UX_R(0.0);
+        default:
+            return -UX_INF;
     }
 }
 
@@ -41,16 +41,16 @@ static ux_real upper_bound(const ux_law *l) { return l->kind == UX_LAW_UNIFORM ?
 static ux_real median(const ux_law *l)
 {
     switch (l->kind) {
-    case UX_LAW_UNIFORM:
-        return UX_R(0.5) * (l->a + l->b);
-    case UX_LAW_EXPONENTIAL:
-        return UX_LOG_2 * l->a;
-    case UX_LAW_STUDENT_T:
-        return l->b;
-    case UX_LAW_LOGNORMAL:
-        return UX_EXP(l->a);
-    default: /* Gaussian, Laplace */
-        return l->a;
+        case UX_LAW_UNIFORM:
+            return UX_R(0.5) * (l->a + l->b);
+        case UX_LAW_EXPONENTIAL:
+            return UX_LOG_2 * l->a;
+        case UX_LAW_STUDENT_T:
+            return l->b;
+        case UX_LAW_LOGNORMAL:
+            return UX_EXP(l->a);
+        default: /* Gaussian, Laplace */
+            return l->a;
     }
 }
 
@@ -68,8 +68,7 @@ static ux_real t_lower_tail(ux_real nu, ux_real z)
 /* Student-t standard density, and the antiderivative of z·f(z): −(ν + z²)/(ν − 1)·f(z). */
 static ux_real t_density(ux_real nu, ux_real z)
 {
-    ux_real logc = UX_LGAMMA(UX_R(0.5) * (nu + UX_R(1.0))) - UX_LGAMMA(UX_R(0.5) * nu) -
-                   UX_R(0.5) * UX_LOG(nu * UX_PI);
+    ux_real logc = UX_LGAMMA(UX_R(0.5) * (nu + UX_R(1.0))) - UX_LGAMMA(UX_R(0.5) * nu) - UX_R(0.5) * UX_LOG(nu * UX_PI);
     return UX_EXP(logc - UX_R(0.5) * (nu + UX_R(1.0)) * UX_LOG1P(z * z / nu));
 }
 
@@ -101,24 +100,24 @@ static ux_real cdf1(const ux_law *l, ux_real t)
 {
     ux_real z, v;
     switch (l->kind) {
-    case UX_LAW_GAUSSIAN:
-        return Phi((t - l->a) / l->b);
-    case UX_LAW_LAPLACE:
-        z = (t - l->a) / l->b;
-        return z < 0 ? UX_R(0.5) * UX_EXP(z) : UX_R(1.0) - UX_R(0.5) * UX_EXP(-z);
-    case UX_LAW_UNIFORM:
-        v = (t - l->a) / (l->b - l->a);
-        v = v > 0 ? v : UX_R(0.0);
-        return v < 1 ? v : UX_R(1.0);
-    case UX_LAW_EXPONENTIAL:
-        return t > 0 ? -UX_EXPM1(-t / l->a) : UX_R(0.0);
-    case UX_LAW_STUDENT_T:
-        z = (t - l->b) / l->c;
-        return z <= 0 ? t_lower_tail(l->a, z) : UX_R(1.0) - t_lower_tail(l->a, -z);
-    case UX_LAW_LOGNORMAL:
-        return Phi(lognormal_z(l, t));
-    default:
-        return (ux_real)NAN;
+        case UX_LAW_GAUSSIAN:
+            return Phi((t - l->a) / l->b);
+        case UX_LAW_LAPLACE:
+            z = (t - l->a) / l->b;
+            return z < 0 ? UX_R(0.5) * UX_EXP(z) : UX_R(1.0) - UX_R(0.5) * UX_EXP(-z);
+        case UX_LAW_UNIFORM:
+            v = (t - l->a) / (l->b - l->a);
+            v = v > 0 ? v : UX_R(0.0);
+            return v < 1 ? v : UX_R(1.0);
+        case UX_LAW_EXPONENTIAL:
+            return t > 0 ? -UX_EXPM1(-t / l->a) : UX_R(0.0);
+        case UX_LAW_STUDENT_T:
+            z = (t - l->b) / l->c;
+            return z <= 0 ? t_lower_tail(l->a, z) : UX_R(1.0) - t_lower_tail(l->a, -z);
+        case UX_LAW_LOGNORMAL:
+            return Phi(lognormal_z(l, t));
+        default:
+            return (ux_real)NAN;
     }
 }
 
@@ -126,24 +125,24 @@ static ux_real sf1(const ux_law *l, ux_real t)
 {
     ux_real z, v;
     switch (l->kind) {
-    case UX_LAW_GAUSSIAN:
-        return Q((t - l->a) / l->b);
-    case UX_LAW_LAPLACE:
-        z = (t - l->a) / l->b;
-        return z < 0 ? UX_R(1.0) - UX_R(0.5) * UX_EXP(z) : UX_R(0.5) * UX_EXP(-z);
-    case UX_LAW_UNIFORM:
-        v = (l->b - t) / (l->b - l->a);
-        v = v > 0 ? v : UX_R(0.0);
-        return v < 1 ? v : UX_R(1.0);
-    case UX_LAW_EXPONENTIAL:
-        return t > 0 ? UX_EXP(-t / l->a) : UX_R(1.0);
-    case UX_LAW_STUDENT_T:
-        z = (t - l->b) / l->c;
-        return z >= 0 ? t_lower_tail(l->a, -z) : UX_R(1.0) - t_lower_tail(l->a, z);
-    case UX_LAW_LOGNORMAL:
-        return Q(lognormal_z(l, t));
-    default:
-        return (ux_real)NAN;
+        case UX_LAW_GAUSSIAN:
+            return Q((t - l->a) / l->b);
+        case UX_LAW_LAPLACE:
+            z = (t - l->a) / l->b;
+            return z < 0 ? UX_R(1.0) - UX_R(0.5) * UX_EXP(z) : UX_R(0.5) * UX_EXP(-z);
+        case UX_LAW_UNIFORM:
+            v = (l->b - t) / (l->b - l->a);
+            v = v > 0 ? v : UX_R(0.0);
+            return v < 1 ? v : UX_R(1.0);
+        case UX_LAW_EXPONENTIAL:
+            return t > 0 ? UX_EXP(-t / l->a) : UX_R(1.0);
+        case UX_LAW_STUDENT_T:
+            z = (t - l->b) / l->c;
+            return z >= 0 ? t_lower_tail(l->a, -z) : UX_R(1.0) - t_lower_tail(l->a, z);
+        case UX_LAW_LOGNORMAL:
+            return Q(lognormal_z(l, t));
+        default:
+            return (ux_real)NAN;
     }
 }
 
@@ -159,40 +158,40 @@ static ux_real partial(const ux_law *l, ux_real a, ux_real b)
 {
     ux_real za, zb, lo, hi, scale, ea, eb;
     switch (l->kind) {
-    case UX_LAW_GAUSSIAN:
-        za = (a - l->a) / l->b;
-        zb = (b - l->a) / l->b;
-        return l->a * mass(l, a, b) + l->b * (phi(za) - phi(zb));
-    case UX_LAW_LAPLACE:
-        za = (a - l->a) / l->b;
-        zb = (b - l->a) / l->b;
-        return l->a * mass(l, a, b) + l->b * (laplace_H(zb) - laplace_H(za));
-    case UX_LAW_UNIFORM:
-        lo = l->a > a ? l->a : a;
-        hi = l->b < b ? l->b : b;
-        if (!(hi > lo))
-            return UX_R(0.0);
-        /* Factored: hi² − lo² would cancel away ~η|t|/(b − a) ulps on a narrow off-centre law. */
-        return (hi - lo) * (hi + lo) / (UX_R(2.0) * (l->b - l->a));
-    case UX_LAW_EXPONENTIAL:
-        lo = a > 0 ? a : UX_R(0.0);
-        /* H(t) = −e^{−t/scale}(t + scale), zero at +∞ */
-        eb = isinf(b) ? UX_R(0.0) : -UX_EXP(-b / l->a) * (b + l->a);
-        ea = isinf(lo) ? UX_R(0.0) : -UX_EXP(-lo / l->a) * (lo + l->a);
-        return eb - ea;
-    case UX_LAW_STUDENT_T:
-        za = (a - l->b) / l->c;
-        zb = (b - l->b) / l->c;
-        return l->b * mass(l, a, b) + l->c * (t_H(l->a, zb) - t_H(l->a, za));
-    case UX_LAW_LOGNORMAL:
-        za = lognormal_z(l, a);
-        zb = lognormal_z(l, b);
-        scale = UX_EXP(l->a + UX_R(0.5) * (l->b * l->b));
-        if (za < 0)
-            return scale * (Phi(zb - l->b) - Phi(za - l->b));
-        return scale * (Q(za - l->b) - Q(zb - l->b));
-    default:
-        return (ux_real)NAN;
+        case UX_LAW_GAUSSIAN:
+            za = (a - l->a) / l->b;
+            zb = (b - l->a) / l->b;
+            return l->a * mass(l, a, b) + l->b * (phi(za) - phi(zb));
+        case UX_LAW_LAPLACE:
+            za = (a - l->a) / l->b;
+            zb = (b - l->a) / l->b;
+            return l->a * mass(l, a, b) + l->b * (laplace_H(zb) - laplace_H(za));
+        case UX_LAW_UNIFORM:
+            lo = l->a > a ? l->a : a;
+            hi = l->b < b ? l->b : b;
+            if (!(hi > lo))
+                return UX_R(0.0);
+            /* Factored: hi² − lo² would cancel away ~η|t|/(b − a) ulps on a narrow off-centre law. */
+            return (hi - lo) * (hi + lo) / (UX_R(2.0) * (l->b - l->a));
+        case UX_LAW_EXPONENTIAL:
+            lo = a > 0 ? a : UX_R(0.0);
+            /* H(t) = −e^{−t/scale}(t + scale), zero at +∞ */
+            eb = isinf(b) ? UX_R(0.0) : -UX_EXP(-b / l->a) * (b + l->a);
+            ea = isinf(lo) ? UX_R(0.0) : -UX_EXP(-lo / l->a) * (lo + l->a);
+            return eb - ea;
+        case UX_LAW_STUDENT_T:
+            za = (a - l->b) / l->c;
+            zb = (b - l->b) / l->c;
+            return l->b * mass(l, a, b) + l->c * (t_H(l->a, zb) - t_H(l->a, za));
+        case UX_LAW_LOGNORMAL:
+            za = lognormal_z(l, a);
+            zb = lognormal_z(l, b);
+            scale = UX_EXP(l->a + UX_R(0.5) * (l->b * l->b));
+            if (za < 0)
+                return scale * (Phi(zb - l->b) - Phi(za - l->b));
+            return scale * (Q(za - l->b) - Q(zb - l->b));
+        default:
+            return (ux_real)NAN;
     }
 }
 
@@ -201,22 +200,22 @@ ux_status ux_law_check(const ux_law *law)
     if (law == NULL)
         return UX_ERR_ARG;
     switch (law->kind) {
-    case UX_LAW_GAUSSIAN:
-    case UX_LAW_LAPLACE:
-    case UX_LAW_LOGNORMAL:
-        return ux_finite(law->a) && ux_finite(law->b) && law->b > 0 ? UX_OK : UX_ERR_DOMAIN;
-    case UX_LAW_UNIFORM:
-        return ux_finite(law->a) && ux_finite(law->b) && law->a < law->b ? UX_OK : UX_ERR_DOMAIN;
-    case UX_LAW_EXPONENTIAL:
-        return ux_finite(law->a) && law->a > 0 ? UX_OK : UX_ERR_DOMAIN;
-    case UX_LAW_STUDENT_T:
-        return ux_finite(law->a) && law->a > 1 && ux_finite(law->b) && ux_finite(law->c) && law->c > 0
-                   ? UX_OK
-                   : UX_ERR_DOMAIN;
-    case UX_LAW_POINT:
-        return ux_finite(law->a) ? UX_OK : UX_ERR_DOMAIN;
-    default:
-        return UX_ERR_ARG;
+        case UX_LAW_GAUSSIAN:
+        case UX_LAW_LAPLACE:
+        case UX_LAW_LOGNORMAL:
+            return ux_finite(law->a) && ux_finite(law->b) && law->b > 0 ? UX_OK : UX_ERR_DOMAIN;
+        case UX_LAW_UNIFORM:
+            return ux_finite(law->a) && ux_finite(law->b) && law->a < law->b ? UX_OK : UX_ERR_DOMAIN;
+        case UX_LAW_EXPONENTIAL:
+            return ux_finite(law->a) && law->a > 0 ? UX_OK : UX_ERR_DOMAIN;
+        case UX_LAW_STUDENT_T:
+            return ux_finite(law->a) && law->a > 1 && ux_finite(law->b) && ux_finite(law->c) && law->c > 0
+                       ? UX_OK
+                       : UX_ERR_DOMAIN;
+        case UX_LAW_POINT:
+            return ux_finite(law->a) ? UX_OK : UX_ERR_DOMAIN;
+        default:
+            return UX_ERR_ARG;
     }
 }
 
@@ -224,21 +223,21 @@ ux_status ux_law_check(const ux_law *law)
 static int location_scale(const ux_law *l, ux_real *loc, ux_real *scale)
 {
     switch (l->kind) {
-    case UX_LAW_GAUSSIAN:
-    case UX_LAW_LAPLACE:
-        *loc = l->a;
-        *scale = l->b;
-        return 1;
-    case UX_LAW_UNIFORM:
-        *loc = l->a;
-        *scale = l->b - l->a;
-        return 1;
-    case UX_LAW_EXPONENTIAL:
-        *loc = 0;
-        *scale = l->a;
-        return 1;
-    default:
-        return 0;
+        case UX_LAW_GAUSSIAN:
+        case UX_LAW_LAPLACE:
+            *loc = l->a;
+            *scale = l->b;
+            return 1;
+        case UX_LAW_UNIFORM:
+            *loc = l->a;
+            *scale = l->b - l->a;
+            return 1;
+        case UX_LAW_EXPONENTIAL:
+            *loc = 0;
+            *scale = l->a;
+            return 1;
+        default:
+            return 0;
     }
 }
 

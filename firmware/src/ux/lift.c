@@ -201,8 +201,8 @@ static UX_ALWAYS_INLINE ux_status every_point_row(const distinct_inputs *d, ux_f
 }
 
 /* The rows of the outer product, the inputs but the last advanced like an odometer (first slowest). */
-static ux_status odometer_rows(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x,
-                               ux_real *w, size_t *count, const ux_real lim[4], last_form form)
+static ux_status odometer_rows(const distinct_inputs *d, ux_fn f, const void *ctx, unsigned k, ux_real *x, ux_real *w,
+                               size_t *count, const ux_real lim[4], last_form form)
 {
     uint32_t idx[UX_MAX_ARGS] = {0};
     ux_real atom[UX_MAX_ARGS], args[UX_MAX_ARGS];
@@ -254,8 +254,8 @@ static ux_status evaluate(const distinct_inputs *d, ux_fn f, const void *ctx, un
     return odometer_rows(d, f, ctx, k, x, w, count, lim, form);
 }
 
-static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                             const ux_value *const *in, unsigned k, last_form form)
+static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx, const ux_value *const *in,
+                             unsigned k, last_form form)
 {
     distinct_inputs d;
     ux_status st;
@@ -267,8 +267,8 @@ static ux_status lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, con
     return evaluate(&d, f, ctx, k, x, w, count, form);
 }
 
-ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx,
-                         const ux_value *const *in, unsigned k)
+ux_status ux_lift_points(ux_real *x, ux_real *w, size_t *count, ux_fn f, const void *ctx, const ux_value *const *in,
+                         unsigned k)
 {
     return lift_points(x, w, count, f, ctx, in, k, EVERY_POINT);
 }
@@ -320,8 +320,8 @@ ux_status ux_lift(ux_value *out, ux_fn f, const void *ctx, const ux_value *const
     return lift(out, f, ctx, in, k, eta, ws, EVERY_POINT);
 }
 
-ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k,
-                           unsigned eta, ux_workspace *ws)
+ux_status ux_lift_additive(ux_value *out, ux_fn f, const void *ctx, const ux_value *const *in, unsigned k, unsigned eta,
+                           ux_workspace *ws)
 {
     return lift(out, f, ctx, in, k, eta, ws, ADDS);
 }

@@ -29,8 +29,8 @@ static ux_real linear_at(const ux_real *e, size_t k, ux_real t_k, ux_real t_next
  * node index ≤ a, at most nodes − 2); it is left at the interval holding b, where the next cell of the
  * same level starts.
  */
-static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h, ux_real a, ux_real b,
-                           size_t *k, ux_real *mass, ux_real *moment, ux_real *second)
+static void cell_integrals(const ux_real *e, size_t nodes, ux_real lo, ux_real h, ux_real a, ux_real b, size_t *k,
+                           ux_real *mass, ux_real *moment, ux_real *second)
 {
     ux_real s = a, m = 0, g = 0, m2 = 0;
     while (*k + 2 < nodes && lo + (ux_real)(*k + 1) * h <= a)
@@ -80,8 +80,8 @@ static ux_real cell_mean(ux_real a, ux_real b, ux_real mass, ux_real moment)
     return mu < a ? a : (mu > b ? b : mu);
 }
 
-size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges,
-                     ux_real *x, ux_real *w, ux_real *v)
+size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges, ux_real *x,
+                     ux_real *w, ux_real *v)
 {
     size_t cells = 1, i, k, out = 0;
     unsigned level;

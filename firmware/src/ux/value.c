@@ -151,8 +151,7 @@ ux_status ux_from_samples(ux_value *out, const ux_real *x, const ux_real *w, siz
     return st;
 }
 
-ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta,
-                     ux_sources *src)
+ux_status ux_mixture(ux_value *out, const ux_value *a, const ux_value *b, ux_real p, unsigned eta, ux_sources *src)
 {
     ux_real mx[2 * UX_MAX_ETA], mw[2 * UX_MAX_ETA];
     uint8_t cell[2 * UX_MAX_ETA];

@@ -3,6 +3,7 @@
 Modules are imported only to build the parser; heavy dependencies (matplotlib, the reference filter,
 QEMU handling) are imported inside `run`, so `uxhost --help` stays fast.
 """
+
 from __future__ import annotations
 
 import importlib

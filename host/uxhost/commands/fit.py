@@ -1,4 +1,5 @@
 """`uxhost fit`: a system's parameters from a trace, by maximising the filter's marginal likelihood."""
+
 from __future__ import annotations
 
 import json
@@ -15,34 +16,53 @@ DEFAULT_EVIDENCE = "update"
 
 def register(sub) -> None:
     parser = sub.add_parser(
-        "fit", help="fit a system's parameters to a trace (maximum of the filter's log-likelihood)",
+        "fit",
+        help="fit a system's parameters to a trace (maximum of the filter's log-likelihood)",
         description="Estimate the parameters named by --free from a trace CSV: the filter's log p(z | θ) is "
-                    "deterministic, so an ordinary optimiser (Nelder-Mead) climbs it; standard errors come "
-                    "from its curvature at the optimum. The other parameters stay at --params (default: the "
-                    "trace header's, else the system's defaults). The filter runs on the host, or with "
-                    "--port/--board on the device, whose own log-likelihood is climbed.")
+        "deterministic, so an ordinary optimiser (Nelder-Mead) climbs it; standard errors come "
+        "from its curvature at the optimum. The other parameters stay at --params (default: the "
+        "trace header's, else the system's defaults). The filter runs on the host, or with "
+        "--port/--board on the device, whose own log-likelihood is climbed.",
+    )
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
     add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True)
     add_device_arguments(parser, required=False, verb="fit on it (default: on the host)")
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
-    parser.add_argument("--start", metavar="NAME=V,…",
-                        help="where the search starts (default: the best of a scan of starts — the system table's "
-                             "defaults, whatever the trace header says (a --model's: its function's), and for each "
-                             "positive parameter levels from the trace's own scale, up to 25 filter runs for two)")
-    parser.add_argument("--bounds", metavar="NAME=LO:HI,…",
-                        help="limits of the search, per parameter (LO or HI may be empty); a --model's parameter "
-                             "bounded at 0 is positive, searched on a log scale")
-    parser.add_argument("--engine", choices=("auto", "native", "reference"), default="auto",
-                        help="native: the C core's host build (fast); reference: the Python twin (default: %(default)s)")
-    parser.add_argument("--evidence", choices=EVIDENCE, default=DEFAULT_EVIDENCE,
-                        help="which per-step evidence the log-likelihood sums: update (BayesLaplace's η²-point "
-                             "normaliser, what a device reports) or density (the filter density's quadrature: "
-                             "the exact evidence of the filter's predictive law) (default: %(default)s)")
-    parser.add_argument("--profile", action="store_true",
-                        help="also the profile-likelihood interval of each parameter: where log L, maximised over the "
-                             "others, falls by 2 nats (a quadratic's ± 2 standard errors); it follows a skewed log L's "
-                             "two sides and a parameter the trace cannot tell from 0 (two to seven times the fit's filter runs)")
+    parser.add_argument(
+        "--start",
+        metavar="NAME=V,…",
+        help="where the search starts (default: the best of a scan of starts — the system table's "
+        "defaults, whatever the trace header says (a --model's: its function's), and for each "
+        "positive parameter levels from the trace's own scale, up to 25 filter runs for two)",
+    )
+    parser.add_argument(
+        "--bounds",
+        metavar="NAME=LO:HI,…",
+        help="limits of the search, per parameter (LO or HI may be empty); a --model's parameter "
+        "bounded at 0 is positive, searched on a log scale",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "native", "reference"),
+        default="auto",
+        help="native: the C core's host build (fast); reference: the Python twin (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--evidence",
+        choices=EVIDENCE,
+        default=DEFAULT_EVIDENCE,
+        help="which per-step evidence the log-likelihood sums: update (BayesLaplace's η²-point "
+        "normaliser, what a device reports) or density (the filter density's quadrature: "
+        "the exact evidence of the filter's predictive law) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also the profile-likelihood interval of each parameter: where log L, maximised over the "
+        "others, falls by 2 nats (a quadratic's ± 2 standard errors); it follows a skewed log L's "
+        "two sides and a parameter the trace cannot tell from 0 (two to seven times the fit's filter runs)",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
     add_force_argument(parser, "the --json file")
     parser.set_defaults(run=run)
@@ -98,8 +118,17 @@ def run(args) -> int:
     system = spec.name if own is None else own.make
 
     def search(**options):
-        return fit.fit(system, trace, eta=config.eta, mode=config.mode, likelihood=config.likelihood, prior=prior,
-                       engine=args.engine, evidence=args.evidence, **options)
+        return fit.fit(
+            system,
+            trace,
+            eta=config.eta,
+            mode=config.mode,
+            likelihood=config.likelihood,
+            prior=prior,
+            engine=args.engine,
+            evidence=args.evidence,
+            **options,
+        )
 
     return fit_and_report(args, trace, spec, config, search)
 
@@ -115,12 +144,15 @@ def run_on_device(args, trace) -> int:
     from .stream import choose_system
 
     if args.model:  # refused before its file runs
-        raise InputError("--model is Python, fitted on the host; a device fits the systems its firmware has: "
-                        "drop --port/--board or --model")
+        raise InputError(
+            "--model is Python, fitted on the host; a device fits the systems its firmware has: "
+            "drop --port/--board or --model"
+        )
     for option, value, default in (("--engine", args.engine, "auto"), ("--evidence", args.evidence, DEFAULT_EVIDENCE)):
         if value != default:
-            raise InputError(f"{option} {value}: with --port/--board the device computes the log-likelihood "
-                            "(its update evidence)")
+            raise InputError(
+                f"{option} {value}: with --port/--board the device computes the log-likelihood " "(its update evidence)"
+            )
     choose_system(args, trace)
     scalar_only(args)
     if args.system in table_specs():  # checked before the device is opened; one only it has, against its own
@@ -131,8 +163,14 @@ def run_on_device(args, trace) -> int:
 
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         loglik = DeviceLogLikelihood(device, trace, config, qemu, args.board or args.expect_board)
-        return fit_and_report(args, trace, loglik.spec, loglik.config,
-                              lambda **options: fit.maximise(loglik, **options), largest_eta=loglik.info.max_eta)
+        return fit_and_report(
+            args,
+            trace,
+            loglik.spec,
+            loglik.config,
+            lambda **options: fit.maximise(loglik, **options),
+            largest_eta=loglik.info.max_eta,
+        )
 
 
 def scalar_only(args) -> None:
@@ -144,8 +182,10 @@ def scalar_only(args) -> None:
     from ..joint import is_joint
 
     if is_joint(args.system):
-        raise InputError(f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
-                        f"({', '.join(table_specs())}, or a device's own): {fit.JOINT_REFUSAL}")
+        raise InputError(
+            f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
+            f"({', '.join(table_specs())}, or a device's own): {fit.JOINT_REFUSAL}"
+        )
 
 
 def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = None) -> int:
@@ -160,6 +200,7 @@ def fit_and_report(args, trace, spec, config, search, largest_eta: int | None = 
     options = search_options(args, spec, config)
     # The bar names the part of the work under way (uxemu.fit.STAGES): a profile is most of a --profile fit.
     with tqdm(unit=" runs", file=sys.stderr, desc="fit", leave=False, disable=None) as bar:
+
         def progress(evaluations, value):
             bar.update()
             if math.isfinite(value):
@@ -184,8 +225,10 @@ def search_options(args, spec, config) -> dict:
     free = [n.strip() for n in args.free.split(",") if n.strip()]
     unknown = [n for n in free if n not in spec.param_names]
     if unknown or not free:
-        raise InputError(f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
-                        f"got {', '.join(unknown) or 'none'}")
+        raise InputError(
+            f"--free: system {spec.name} has parameters {', '.join(spec.param_names)}; "
+            f"got {', '.join(unknown) or 'none'}"
+        )
     # The free parameters start where the library starts them (its scan from the defaults and the trace's
     # scale), not at --params or the trace header's values.
     fixed = {n: v for n, v in zip(spec.param_names, config.params) if n not in free}
@@ -211,11 +254,16 @@ def parse_bound(name: str, text: str) -> tuple[float | None, float | None]:
 def print_result(args, trace, spec, config, result, elapsed: float | None) -> None:
     """The table of estimates and the line of the optimum (`elapsed`: said too, for a device's runs)."""
     simulated = simulated_values(trace, spec)
-    print(f"fit {', '.join(result.free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
-          f"η={config.eta}, {config.mode}, {config.likelihood} likelihood, {result.engine} engine, "
-          f"{result.evidence} evidence")
-    print(f"  {'parameter':<12}{'estimate':>12}{'std. error':>12}" + (f"{'profile interval':>26}" if args.profile else "")
-          + (f"{'simulated':>12}" if simulated else ""))
+    print(
+        f"fit {', '.join(result.free)} of {spec.name} to {args.trace} ({len(trace)} steps){args.system_source}: "
+        f"η={config.eta}, {config.mode}, {config.likelihood} likelihood, {result.engine} engine, "
+        f"{result.evidence} evidence"
+    )
+    print(
+        f"  {'parameter':<12}{'estimate':>12}{'std. error':>12}"
+        + (f"{'profile interval':>26}" if args.profile else "")
+        + (f"{'simulated':>12}" if simulated else "")
+    )
     for n in result.free:
         line = f"  {n:<12}{result.estimate[n]:>12.5g}{result.stderr[n]:>12.3g}"
         if args.profile:
@@ -228,10 +276,17 @@ def print_result(args, trace, spec, config, result, elapsed: float | None) -> No
                 line += " inside the interval" if low <= simulated[n] <= high else " outside the interval"
         print(line)
     # Never "converged" below a run the fit saw: the warning (print_notes) says where that run was.
-    state = ("converged" if result.converged else "NOT converged: a filter run was better (warning below)"
-             if result.better_seen is not None else f"NOT converged ({result.message})")
-    print(f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
-          f"{result.seconds:.1f} s CPU{'' if elapsed is None else f', {elapsed:.1f} s elapsed'}; {state}")
+    state = (
+        "converged"
+        if result.converged
+        else "NOT converged: a filter run was better (warning below)"
+        if result.better_seen is not None
+        else f"NOT converged ({result.message})"
+    )
+    print(
+        f"  log-likelihood {result.log_likelihood:.4f} at the optimum; {result.evaluations} filter runs, "
+        f"{result.seconds:.1f} s CPU{'' if elapsed is None else f', {elapsed:.1f} s elapsed'}; {state}"
+    )
 
 
 def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) -> None:
@@ -241,19 +296,27 @@ def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) 
 
     if result.stderr_reliable or result.smooth:  # a log L not smooth: the warning says why none of them holds
         for n, why in no_stderr.items():
-            print(f"  note: {n} has no standard error: {why}"
-                  + ("" if args.profile else "; --profile gives an interval that needs none"))
+            print(
+                f"  note: {n} has no standard error: {why}"
+                + ("" if args.profile else "; --profile gives an interval that needs none")
+            )
     if result.outliers:
         print(f"  warning: {outlier_warning(result.outliers, args.z_col)}")
     if result.better_seen is not None:
-        print(f"  warning: {result.why_not_best} (--start "
-              + ",".join(f"{n}={v:.6g}" for n, v in result.better_seen[0].items()) + ")")
+        print(
+            f"  warning: {result.why_not_best} (--start "
+            + ",".join(f"{n}={v:.6g}" for n, v in result.better_seen[0].items())
+            + ")"
+        )
     if not result.stderr_reliable:
         smoother = not result.smooth and config.mode != fit.DEFAULT_MODE
         follows = result.smooth and not args.profile
-        print(f"  warning: {result.why_unreliable}" + ("" if result.smooth else larger_eta_hint(config.eta, largest_eta))
-              + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else "")
-              + ("; --profile gives intervals that follow them" if follows else ""))
+        print(
+            f"  warning: {result.why_unreliable}"
+            + ("" if result.smooth else larger_eta_hint(config.eta, largest_eta))
+            + (f", as does --mode {fit.DEFAULT_MODE}" if smoother else "")
+            + ("; --profile gives intervals that follow them" if follows else "")
+        )
 
 
 def outlier_warning(ks, z_col: str, shown: int = 5) -> str:
@@ -262,28 +325,51 @@ def outlier_warning(ks, z_col: str, shown: int = 5) -> str:
     from uxemu.filter import OUTLIER_GATE
 
     named = ", ".join(f"k={k}" for k in ks[:shown]) + (f" and {len(ks) - shown} more" if len(ks) > shown else "")
-    return (f"{len(ks)} influential outlier(s) at the optimum: {named} (beyond the innovation gate, "
-            f"{OUTLIER_GATE:g} standard deviations, and {fit.OUTLIER_NATS:g} nats below the median step's evidence); "
-            f"an outlier can pull the estimate far off: check it, or leave its {z_col!r} empty (missing) and fit again")
+    return (
+        f"{len(ks)} influential outlier(s) at the optimum: {named} (beyond the innovation gate, "
+        f"{OUTLIER_GATE:g} standard deviations, and {fit.OUTLIER_NATS:g} nats below the median step's evidence); "
+        f"an outlier can pull the estimate far off: check it, or leave its {z_col!r} empty (missing) and fit again"
+    )
 
 
 def write_json(args, trace, spec, config, result, elapsed: float, no_stderr: dict) -> None:
     """--json FILE: the result, the options it was fitted with, and its notes' and warnings' data."""
     better = result.better_seen
-    args.json.write_text(json.dumps({
-        "system": spec.name, "model": args.model, "trace": str(args.trace), "steps": len(trace), "eta": config.eta,
-        "mode": config.mode, "likelihood": config.likelihood, "engine": result.engine, "evidence": result.evidence,
-        "estimate": result.estimate, "stderr": result.stderr, "no_stderr": no_stderr,
-        "params": dict(zip(spec.param_names, result.params)), "log_likelihood": result.log_likelihood,
-        "evaluations": result.evaluations, "cpu_seconds": result.seconds, "elapsed_seconds": elapsed,
-        "converged": result.converged,
-        # The run that beat the optimum (null where none did): the optimum is not the maximum.
-        "better_seen": None if better is None else {"params": better[0], "log_likelihood": better[1],
-                                                    "why": result.why_not_best},
-        "roughness": result.roughness, "jitter": result.jitter, "stderr_reliable": result.stderr_reliable,
-        "interval": {n: list(v) for n, v in result.interval.items()},
-        "outliers": list(result.outliers),  # k of the influential outliers at the optimum
-    }, indent=2) + "\n")
+    args.json.write_text(
+        json.dumps(
+            {
+                "system": spec.name,
+                "model": args.model,
+                "trace": str(args.trace),
+                "steps": len(trace),
+                "eta": config.eta,
+                "mode": config.mode,
+                "likelihood": config.likelihood,
+                "engine": result.engine,
+                "evidence": result.evidence,
+                "estimate": result.estimate,
+                "stderr": result.stderr,
+                "no_stderr": no_stderr,
+                "params": dict(zip(spec.param_names, result.params)),
+                "log_likelihood": result.log_likelihood,
+                "evaluations": result.evaluations,
+                "cpu_seconds": result.seconds,
+                "elapsed_seconds": elapsed,
+                "converged": result.converged,
+                # The run that beat the optimum (null where none did): the optimum is not the maximum.
+                "better_seen": None
+                if better is None
+                else {"params": better[0], "log_likelihood": better[1], "why": result.why_not_best},
+                "roughness": result.roughness,
+                "jitter": result.jitter,
+                "stderr_reliable": result.stderr_reliable,
+                "interval": {n: list(v) for n, v in result.interval.items()},
+                "outliers": list(result.outliers),  # k of the influential outliers at the optimum
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def larger_eta_hint(eta: int, largest_eta: int | None) -> str:
@@ -295,7 +381,9 @@ def larger_eta_hint(eta: int, largest_eta: int | None) -> str:
     if not larger:
         return f" (but {eta} is the largest η there is)"
     if largest_eta is not None and larger[0] > largest_eta:
-        return f" (this firmware takes η ≤ {largest_eta}: the host's fit, without --port/--board, takes --eta {larger[0]})"
+        return (
+            f" (this firmware takes η ≤ {largest_eta}: the host's fit, without --port/--board, takes --eta {larger[0]})"
+        )
     return f" (--eta {larger[0]})"
 
 

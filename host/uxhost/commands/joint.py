@@ -1,5 +1,6 @@
 """The joint (vector-state) systems' side of `uxhost stream`, `validate`, `plot` and `simulate`: each of
 those commands hands a joint system's trace or dump to the function of the same name here."""
+
 from __future__ import annotations
 
 from ..errors import UserError
@@ -30,8 +31,13 @@ def config_for(args, specs, where: str):
         raise UserError("--likelihood: a joint system has the kernel likelihood only")
     if args.mode not in (None, *JOINT_MODES):
         raise UserError(f"--mode {args.mode}: a joint system has the modes {', '.join(JOINT_MODES)} only")
-    return resolve(spec, args.params, args.prior, 16 if args.eta is None else args.eta,
-                   "refined" if args.mode is None else args.mode)
+    return resolve(
+        spec,
+        args.params,
+        args.prior,
+        16 if args.eta is None else args.eta,
+        "refined" if args.mode is None else args.mode,
+    )
 
 
 def stream(args) -> int:
@@ -54,8 +60,15 @@ def stream(args) -> int:
         raise UserError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
     check_output(args.output, args.force)
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
-        summary = stream_trace(device, trace, lambda specs, where: config_for(args, specs, where), args.output,
-                               trace_path=str(args.trace), qemu=qemu, expect_board=args.board or args.expect_board)
+        summary = stream_trace(
+            device,
+            trace,
+            lambda specs, where: config_for(args, specs, where),
+            args.output,
+            trace_path=str(args.trace),
+            qemu=qemu,
+            expect_board=args.board or args.expect_board,
+        )
     print(f"model: {summary.config.describe(summary.spec)}{source}")
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
     for line in summary.lines():
@@ -72,7 +85,7 @@ def _truth(args, dump):
     trace = load_trace(args.trace, dim_obs=cfg.dim_obs, dim=cfg.dim)
     if len(trace) < len(dump):
         raise UserError(f"{args.trace} has {len(trace)} rows, the dump {len(dump)} steps")
-    return None if trace.x is None else trace.x[:len(dump)]
+    return None if trace.x is None else trace.x[: len(dump)]
 
 
 def validate(args, dump) -> int:

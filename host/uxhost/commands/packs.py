@@ -1,14 +1,18 @@
 """`uxhost packs`: debug-probe targets and CMSIS packs, offline."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("packs", help="list pyOCD targets; add a local CMSIS pack (.pdsc/.pack), offline",
-                            description="pyOCD's built-in targets, and CMSIS packs added from local files: "
-                                        "each device's core, FPU, memory and flash algorithms, and the build "
-                                        "a board with it takes. Nothing is downloaded.")
+    parser = sub.add_parser(
+        "packs",
+        help="list pyOCD targets; add a local CMSIS pack (.pdsc/.pack), offline",
+        description="pyOCD's built-in targets, and CMSIS packs added from local files: "
+        "each device's core, FPU, memory and flash algorithms, and the build "
+        "a board with it takes. Nothing is downloaded.",
+    )
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     targets = verbs.add_parser("targets", help="pyOCD's built-in targets (with flash algorithms)")
     targets.add_argument("pattern", nargs="?", default="", help="only names containing this text")
@@ -32,7 +36,9 @@ def run(args) -> int:
         print("no packs added yet: uxhost packs add FILE.pdsc")
     for d in found:
         kind, flags = d.build()
-        print(f"{d.name}: {d.core}, FPU {d.fpu or 'none'}, flash {d.flash // 1024} KiB, RAM {d.ram // 1024} KiB, "
-              f"{len(d.algorithms)} flash algorithm(s) ({d.pack})")
+        print(
+            f"{d.name}: {d.core}, FPU {d.fpu or 'none'}, flash {d.flash // 1024} KiB, RAM {d.ram // 1024} KiB, "
+            f"{len(d.algorithms)} flash algorithm(s) ({d.pack})"
+        )
         print(f"  board.mk: BOARD_CPU := {flags}   ({kind} build)")
     return 0

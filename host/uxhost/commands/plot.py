@@ -1,4 +1,5 @@
 """`uxhost plot`: the posterior band of a dump against the truth and the observations, as PNG."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,16 +9,22 @@ from .common import InputError, add_force_argument
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("plot", help="draw a dump's posterior mean and 5-95%% band (PNG)",
-                            description="Draw the posterior mean and the 5–95 %% quantile band of each step "
-                                        "against the true state (from the dump or --trace), the observations "
-                                        "and the cycles per step.")
+    parser = sub.add_parser(
+        "plot",
+        help="draw a dump's posterior mean and 5-95%% band (PNG)",
+        description="Draw the posterior mean and the 5–95 %% quantile band of each step "
+        "against the true state (from the dump or --trace), the observations "
+        "and the cycles per step.",
+    )
     parser.add_argument("dump", type=Path, help="dump file (.jsonl or .npz)")
     parser.add_argument("--trace", type=Path, help="trace with the true state x, if the dump lacks it")
     parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
-    parser.add_argument("--at", metavar="I,J,…",
-                        help="joint systems: the step indices whose atoms are drawn as a 2-D scatter "
-                             "(default: the first, middle and last)")
+    parser.add_argument(
+        "--at",
+        metavar="I,J,…",
+        help="joint systems: the step indices whose atoms are drawn as a 2-D scatter "
+        "(default: the first, middle and last)",
+    )
     add_force_argument(parser, "the PNG")
     parser.set_defaults(run=run)
 

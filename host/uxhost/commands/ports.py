@@ -1,12 +1,16 @@
 """`uxhost ports`: the serial ports a board may be on, with the debug probe behind each USB port."""
+
 from __future__ import annotations
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("ports", help="list serial ports (and the debug probe behind each, where known)",
-                            description="List the serial ports pyserial finds, with their USB VID:PID and the "
-                                        "debug probe it belongs to where known (ST-LINK on Nucleo boards, "
-                                        "DAPLink, J-Link). Pass the first column to `uxhost stream --port`.")
+    parser = sub.add_parser(
+        "ports",
+        help="list serial ports (and the debug probe behind each, where known)",
+        description="List the serial ports pyserial finds, with their USB VID:PID and the "
+        "debug probe it belongs to where known (ST-LINK on Nucleo boards, "
+        "DAPLink, J-Link). Pass the first column to `uxhost stream --port`.",
+    )
     parser.set_defaults(run=run)
 
 

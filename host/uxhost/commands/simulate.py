@@ -1,5 +1,6 @@
 """`uxhost simulate`: seeded traces (k,u,z,x) of a benchmark system, as CSV: from its Python twin, or from the
 host build of its C model when it has none (or with --engine native)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,27 +14,50 @@ ENGINES = ("auto", "reference", "native")
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("simulate", help="write seeded traces of a benchmark system (CSV k,u,z,x)",
-                            description="Simulate a benchmark system (or a model of your own, --model) from its "
-                                        "prior and write the trace as CSV with columns k,u,z,x (x is the true state).")
+    parser = sub.add_parser(
+        "simulate",
+        help="write seeded traces of a benchmark system (CSV k,u,z,x)",
+        description="Simulate a benchmark system (or a model of your own, --model) from its "
+        "prior and write the trace as CSV with columns k,u,z,x (x is the true state).",
+    )
     add_model_arguments(parser, filter_options=False, own_model=True)
-    parser.add_argument("--steps", "-T", type=positive_int, required=True,
-                        help=f"steps per trace (at most {MAX_ROWS:,} rows in all: --steps × --traces)")
-    parser.add_argument("--seed", type=non_negative_int, required=True,
-                        help="the seed, a whole number ≥ 0: of numpy's SeedSequence on the reference, of the C "
-                             "core's generator on the native engine (below 2^64 there)")
-    parser.add_argument("--traces", type=positive_int, default=1,
-                        help="number of traces; with more than one, -o trace.csv becomes trace-000.csv, … "
-                             "(trace i is the same whatever the count)")
+    parser.add_argument(
+        "--steps",
+        "-T",
+        type=positive_int,
+        required=True,
+        help=f"steps per trace (at most {MAX_ROWS:,} rows in all: --steps × --traces)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=non_negative_int,
+        required=True,
+        help="the seed, a whole number ≥ 0: of numpy's SeedSequence on the reference, of the C "
+        "core's generator on the native engine (below 2^64 there)",
+    )
+    parser.add_argument(
+        "--traces",
+        type=positive_int,
+        default=1,
+        help="number of traces; with more than one, -o trace.csv becomes trace-000.csv, … "
+        "(trace i is the same whatever the count)",
+    )
     parser.add_argument("-o", "--output", type=Path, required=True, help="CSV file to write")
-    parser.add_argument("--engine", choices=ENGINES, default="auto",
-                        help="reference: the system's Python twin, numpy's generator; native: the host build of "
-                             "its C model (build/native/libux.so, `make native`), the C core's generator — the same "
-                             "seed gives another trace of the same law; auto: reference when the system has a "
-                             "Python twin, else native (default: %(default)s)")
-    parser.add_argument("--native-lib", type=Path, metavar="SO",
-                        help="host build of the C code the native engine runs (default: $UX_NATIVE_LIB, else "
-                             "build/native/libux.so)")
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="reference: the system's Python twin, numpy's generator; native: the host build of "
+        "its C model (build/native/libux.so, `make native`), the C core's generator — the same "
+        "seed gives another trace of the same law; auto: reference when the system has a "
+        "Python twin, else native (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--native-lib",
+        type=Path,
+        metavar="SO",
+        help="host build of the C code the native engine runs (default: $UX_NATIVE_LIB, else " "build/native/libux.so)",
+    )
     add_force_argument(parser, "the CSV file(s)")
     parser.set_defaults(run=run)
 
@@ -48,8 +72,10 @@ def output_paths(output: Path, count: int) -> list[Path]:
 def check_size(steps: int, traces: int) -> None:
     """Refuses a run above MAX_ROWS rows before anything is allocated."""
     if steps * traces > MAX_ROWS:
-        raise InputError(f"--steps {steps} × --traces {traces} is {steps * traces:,} rows; a run simulates at most "
-                        f"{MAX_ROWS:,} (ask for fewer)")
+        raise InputError(
+            f"--steps {steps} × --traces {traces} is {steps * traces:,} rows; a run simulates at most "
+            f"{MAX_ROWS:,} (ask for fewer)"
+        )
 
 
 def finite_or_refused(trace, name: str, index: int) -> None:
@@ -63,8 +89,10 @@ def finite_or_refused(trace, name: str, index: int) -> None:
         if column == "z":
             bad = [i for i in bad if not np.isnan(values[i])]  # NaN z: a missing observation a model may make
         if len(bad):
-            raise InputError(f"{name} with these parameters diverges: trace {index}'s {column} is {values[bad[0]]} "
-                            f"at k={int(trace.k[bad[0]])}")
+            raise InputError(
+                f"{name} with these parameters diverges: trace {index}'s {column} is {values[bad[0]]} "
+                f"at k={int(trace.k[bad[0]])}"
+            )
 
 
 def _model_of_run(args):
@@ -79,8 +107,9 @@ def _model_of_run(args):
     if own is None and not args.system:
         raise InputError("which system? pass --system NAME, or --model FILE.py:FUNCTION for a model of your own")
     if args.engine == "native" and own is not None:
-        raise InputError("--engine native runs a system of the C code; a model of your own (--model) runs on the "
-                        "reference")
+        raise InputError(
+            "--engine native runs a system of the C code; a model of your own (--model) runs on the " "reference"
+        )
     return own
 
 
@@ -92,8 +121,10 @@ def _simulate_joint(args) -> int:
 
     twin = args.system in joint_systems.TWINS
     if args.engine == "reference" and not twin:
-        raise InputError(f"joint system {args.system!r} exists only in C: it has no Python twin in "
-                        "uxemu.joint_systems (leave --engine out: the native engine simulates it)")
+        raise InputError(
+            f"joint system {args.system!r} exists only in C: it has no Python twin in "
+            "uxemu.joint_systems (leave --engine out: the native engine simulates it)"
+        )
     if args.engine == "native" or not twin:
         return native_joint(args)
     return joint.simulate(args)
@@ -156,8 +187,11 @@ def native_library(args, name: str):
     failure says: why the C model is being run."""
     from uxemu import native
 
-    why = ("--engine native runs the system's C model" if args.engine == "native"
-           else f"{name} has no Python twin, so its C model runs")
+    why = (
+        "--engine native runs the system's C model"
+        if args.engine == "native"
+        else f"{name} has no Python twin, so its C model runs"
+    )
     try:
         nat = native.Native(args.native_lib) if args.native_lib else native.load()
     except FileNotFoundError as exc:
@@ -182,8 +216,10 @@ def native_run(simulate, why: str, name: str):
 
 
 def wrong_library(nat, name: str, system_id: int) -> ToolError:
-    return ToolError(f"the host library {nat.path} has no system {name} with id {system_id}: pass --native-lib "
-                     "with the host build of this tree (`make native`)")
+    return ToolError(
+        f"the host library {nat.path} has no system {name} with id {system_id}: pass --native-lib "
+        "with the host build of this tree (`make native`)"
+    )
 
 
 def native_traces(args, spec, params) -> list:

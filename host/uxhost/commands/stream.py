@@ -1,30 +1,47 @@
 """`uxhost stream`: drive a device through a trace — HELLO, CONFIGURE, one STEP per row — and dump
 every posterior as it arrives."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from .common import (InputError, add_device_arguments, add_force_argument, add_model_arguments, given_model_options,
-                     model_config)
+from .common import (
+    InputError,
+    add_device_arguments,
+    add_force_argument,
+    add_model_arguments,
+    given_model_options,
+    model_config,
+)
 
 
 def register(sub) -> None:
     parser = sub.add_parser(
-        "stream", help="stream a trace to a device and dump the posteriors (JSONL or NPZ)",
+        "stream",
+        help="stream a trace to a device and dump the posteriors (JSONL or NPZ)",
         description="Stream a trace (CSV k,u,z[,x]) to a device: HELLO (checks the protocol version), "
-                    "CONFIGURE, then one STEP per row, predicting on all but the first. Each posterior is "
-                    "appended to the dump as it arrives.")
+        "CONFIGURE, then one STEP per row, predicting on all but the first. Each posterior is "
+        "appended to the dump as it arrives.",
+    )
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x] (other columns are ignored)")
-    parser.add_argument("--z-col", default="z", metavar="NAME",
-                        help="the trace column that holds the observation (default: %(default)s)")
+    parser.add_argument(
+        "--z-col",
+        default="z",
+        metavar="NAME",
+        help="the trace column that holds the observation (default: %(default)s)",
+    )
     add_device_arguments(parser, required=True, verb="stream to it")
     add_model_arguments(parser, system_required=False)
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("-o", "--output", type=Path, help="dump file to write (.jsonl or .npz)")
-    out.add_argument("--resume", type=Path, metavar="DUMP",
-                     help="continue the cut-short run DUMP of this trace on a fresh device: its steps are "
-                          "replayed and must come back bit for bit, then the run goes on and DUMP grows. "
-                          "The configuration is DUMP's own (no model options)")
+    out.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DUMP",
+        help="continue the cut-short run DUMP of this trace on a fresh device: its steps are "
+        "replayed and must come back bit for bit, then the run goes on and DUMP grows. "
+        "The configuration is DUMP's own (no model options)",
+    )
     add_force_argument(parser, "the -o dump (and a killed .npz run's journal beside it)")
     parser.set_defaults(run=run)
 
@@ -59,8 +76,16 @@ def run(args) -> int:
             return model_config(args, specs, where)
 
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
-        summary = stream_trace(device, trace, config, args.output, trace_path=str(args.trace), qemu=qemu,
-                               expect_board=args.board or args.expect_board, resume=resume)
+        summary = stream_trace(
+            device,
+            trace,
+            config,
+            args.output,
+            trace_path=str(args.trace),
+            qemu=qemu,
+            expect_board=args.board or args.expect_board,
+            resume=resume,
+        )
     print(f"model: {summary.config.describe(summary.spec)}{args.system_source}")
     print(f"streamed {args.trace} to {device.url}: dump {args.output}")
     for line in summary.lines():
@@ -101,8 +126,10 @@ def resumable(args, trace):
         raise InputError(f"--resume runs the configuration recorded in {args.resume}; drop {', '.join(given)}")
     dump = load_unfinished(args.resume)
     if dump.header.protocol != PROTOCOL_VERSION:
-        raise InputError(f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
-                        f"exactly only on the protocol it started with ({PROTOCOL_VERSION} here)")
+        raise InputError(
+            f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
+            f"exactly only on the protocol it started with ({PROTOCOL_VERSION} here)"
+        )
     check_trace(dump, trace, args.trace)
     if len(dump) >= len(trace):
         raise InputError(f"{args.resume} already holds all {len(trace)} steps of {args.trace}: nothing to resume")

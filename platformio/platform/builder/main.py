@@ -13,6 +13,7 @@ Sources: the project's src_dir (the serial-protocol app for the repository's own
 application in examples/), the ux core as the library of the repository's library.json (lib_deps), and
 the board's sources (BOARD_SRCS of its board.mk).
 """
+
 import importlib.util
 import os
 import shlex
@@ -37,9 +38,25 @@ def make_variables(*names):
     """The firmware Makefile's variables for this board, as make itself expands them."""
     # $(info) prints the raw value (no shell in between to reinterpret its quotes)
     rule = "ux-print-variables:\n" + "".join(f"\t$(info {n}=$({n}))\n" for n in names) + "\t@:\n"
-    out = subprocess.run(["make", "-s", "--no-print-directory", "-f", "Makefile", "-f", "-", "ux-print-variables",
-                          f"BOARD={BOARD}", f"BUILD={BUILD}"],
-                         cwd=FIRMWARE, input=rule, text=True, capture_output=True, check=True).stdout
+    out = subprocess.run(
+        [
+            "make",
+            "-s",
+            "--no-print-directory",
+            "-f",
+            "Makefile",
+            "-f",
+            "-",
+            "ux-print-variables",
+            f"BOARD={BOARD}",
+            f"BUILD={BUILD}",
+        ],
+        cwd=FIRMWARE,
+        input=rule,
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout
     return dict(line.split("=", 1) for line in out.splitlines())
 
 
@@ -59,24 +76,33 @@ def absolute(flags, base):
 
 v = make_variables("ARM_CFLAGS", "ARM_LDFLAGS", "BOARD_SRCS")
 env.Replace(
-    CC="arm-none-eabi-gcc", AS="arm-none-eabi-gcc", AR="arm-none-eabi-ar", RANLIB="arm-none-eabi-ranlib",
-    LINK="arm-none-eabi-gcc", OBJCOPY="arm-none-eabi-objcopy", SIZETOOL="arm-none-eabi-size",
-    PROGNAME="firmware", PROGSUFFIX=".elf",
+    CC="arm-none-eabi-gcc",
+    AS="arm-none-eabi-gcc",
+    AR="arm-none-eabi-ar",
+    RANLIB="arm-none-eabi-ranlib",
+    LINK="arm-none-eabi-gcc",
+    OBJCOPY="arm-none-eabi-objcopy",
+    SIZETOOL="arm-none-eabi-size",
+    PROGNAME="firmware",
+    PROGSUFFIX=".elf",
 )
 env.Append(CCFLAGS=absolute(v["ARM_CFLAGS"], FIRMWARE), LINKFLAGS=absolute(v["ARM_LDFLAGS"], FIRMWARE), LIBS=["m"])
-env.BuildSources(os.path.join("$BUILD_DIR", "board"), BOARDS,
-                 src_filter=["-<*>"] + [f"+<{src}>" for src in v["BOARD_SRCS"].split()])
+env.BuildSources(
+    os.path.join("$BUILD_DIR", "board"), BOARDS, src_filter=["-<*>"] + [f"+<{src}>" for src in v["BOARD_SRCS"].split()]
+)
 
 # Two links and the stack bound between them (see the docstring): the analysis of the first holds for the
 # second, whose code is the same; the final image is analysed again and checked.
 STACK_BOUND = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.join(FIRMWARE, 'tools', 'stack_bound.py'))}"
 LINK = "$LINK -o {out} $LINKFLAGS {stack} $__RPATH $SOURCES $_LIBDIRFLAGS $_LIBFLAGS"
-env.Replace(LINKCOM=[
-    LINK.format(out="${TARGET}.unsized", stack="-Wl,--defsym=STACK_SIZE=0"),
-    f"{STACK_BOUND} --size --name $PIOENV ${{TARGET}}.unsized $BUILD_DIR > ${{TARGET}}.stack_size",
-    LINK.format(out="$TARGET", stack="-Wl,--defsym=STACK_SIZE=$$(cat ${TARGET}.stack_size)"),
-    f"stack=$$({STACK_BOUND} --check --name $PIOENV $TARGET $BUILD_DIR) && echo \"$PIOENV: $$stack\"",
-])
+env.Replace(
+    LINKCOM=[
+        LINK.format(out="${TARGET}.unsized", stack="-Wl,--defsym=STACK_SIZE=0"),
+        f"{STACK_BOUND} --size --name $PIOENV ${{TARGET}}.unsized $BUILD_DIR > ${{TARGET}}.stack_size",
+        LINK.format(out="$TARGET", stack="-Wl,--defsym=STACK_SIZE=$$(cat ${TARGET}.stack_size)"),
+        f"stack=$$({STACK_BOUND} --check --name $PIOENV $TARGET $BUILD_DIR) && echo \"$PIOENV: $$stack\"",
+    ]
+)
 
 program = env.BuildProgram()
 binary = env.Command(os.path.join("$BUILD_DIR", "firmware.bin"), program, "$OBJCOPY -O binary $SOURCE $TARGET")
@@ -97,25 +123,38 @@ def upload_command(env):
     """The `uxhost flash` command line for this env, or a one-line reason why there is none."""
     protocol = env.subst("$UPLOAD_PROTOCOL") or "gdb"
     port = env.subst("$UPLOAD_PORT")
-    command = [sys.executable, "-m", "uxhost", "flash", env.subst("$BUILD_DIR/${PROGNAME}${PROGSUFFIX}"),
-               "--board", BOARD]
+    command = [
+        sys.executable,
+        "-m",
+        "uxhost",
+        "flash",
+        env.subst("$BUILD_DIR/${PROGNAME}${PROGSUFFIX}"),
+        "--board",
+        BOARD,
+    ]
     if protocol == "gdb":
         if not port:
-            return None, (f"upload_protocol = gdb needs the GDB server's address: set upload_port = HOST:PORT "
-                          f"(127.0.0.1:3333 for OpenOCD or pyOCD gdbserver) or pass --upload-port; for QEMU, "
-                          f"`uxhost qemu --board {BOARD} --gdb` prints it")
+            return None, (
+                f"upload_protocol = gdb needs the GDB server's address: set upload_port = HOST:PORT "
+                f"(127.0.0.1:3333 for OpenOCD or pyOCD gdbserver) or pass --upload-port; for QEMU, "
+                f"`uxhost qemu --board {BOARD} --gdb` prints it"
+            )
         command += ["--gdb", port]
     elif protocol == "pyocd":
         target = env.GetProjectOption("custom_ux_pyocd_target", "")
         if not target:
-            return None, ("upload_protocol = pyocd needs the part: set custom_ux_pyocd_target (e.g. stm32f767zi; "
-                          "`uxhost packs targets` lists them)")
+            return None, (
+                "upload_protocol = pyocd needs the part: set custom_ux_pyocd_target (e.g. stm32f767zi; "
+                "`uxhost packs targets` lists them)"
+            )
         command += ["--probe", "pyocd", "--target", target] + (["--probe-id", port] if port else [])
     else:
         return None, f"upload_protocol = {protocol}: this platform uploads with gdb or pyocd"
     if importlib.util.find_spec("uxhost") is None:
-        return None, (f"uploading runs `uxhost flash`, which is not installed in {sys.executable}: "
-                      "install the repository's host package there (`make venv` does)")
+        return None, (
+            f"uploading runs `uxhost flash`, which is not installed in {sys.executable}: "
+            "install the repository's host package there (`make venv` does)"
+        )
     return command + [str(flag) for flag in env.get("UPLOAD_FLAGS", [])], None
 
 
@@ -128,5 +167,10 @@ def upload(target, source, env):
     return subprocess.call(command)
 
 
-env.AddPlatformTarget("upload", program, env.VerboseAction(upload, "Uploading $SOURCE with uxhost flash"),
-                      "Upload", "Flash the image through a GDB server or a pyOCD probe (uxhost flash)")
+env.AddPlatformTarget(
+    "upload",
+    program,
+    env.VerboseAction(upload, "Uploading $SOURCE with uxhost flash"),
+    "Upload",
+    "Flash the image through a GDB server or a pyOCD probe (uxhost flash)",
+)

@@ -52,12 +52,12 @@ ux_status uxb_draw_n(const ux_law *law, ux_rng *rng, ux_real *out, size_t n);
  * uniform, the prior's — or UX_ERR_ARG (no kernel form, a prior kind that cannot be drawn, n = 0) or
  * UX_ERR_DOMAIN (evidence as ux_bayes_laplace refuses it).
  */
-ux_status uxb_is_posterior(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n,
-                           ux_rng *rng, ux_real *x, ux_real *w);
+ux_status uxb_is_posterior(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n, ux_rng *rng,
+                           ux_real *x, ux_real *w);
 
 /* `reps` importance-sampling runs back to back from one generator (the last one is left in x, w). */
-ux_status uxb_is_repeat(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n,
-                        ux_rng *rng, ux_real *x, ux_real *w, unsigned reps);
+ux_status uxb_is_repeat(const ux_observation *obs, const ux_law *prior, const ux_evidence *ev, size_t n, ux_rng *rng,
+                        ux_real *x, ux_real *w, unsigned reps);
 
 /*
  * `reps` BayesLaplace posteriors back to back, each from the continuous prior law: quantize it at eta

@@ -44,15 +44,15 @@ typedef enum {
 
 typedef struct {
     const ux_joint_model *model;
-    const double *params;  /* model->n_params values; NULL for the model's defaults */
-    const ux_law *prior;   /* NULL for the model's prior; else model->dim laws with finite variance */
+    const double *params; /* model->n_params values; NULL for the model's defaults */
+    const ux_law *prior; /* NULL for the model's prior; else model->dim laws with finite variance */
     uxb_joint_kf_method method;
 } uxb_joint_kf_config;
 
 /* Per-step outputs; any pointer may be NULL when not wanted (dim = model->dim). */
 typedef struct {
-    double *mean;     /* T·dim: posterior mean */
-    double *cov;      /* T·dim²: posterior covariance, row-major */
+    double *mean; /* T·dim: posterior mean */
+    double *cov; /* T·dim²: posterior covariance, row-major */
     uint8_t *skipped; /* T: 1 where the update was skipped */
 } uxb_joint_kf_output;
 

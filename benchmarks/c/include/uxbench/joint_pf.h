@@ -25,20 +25,20 @@
 
 typedef struct {
     const ux_joint_model *model;
-    const double *params;  /* model->n_params values; NULL for the model's defaults */
-    const ux_law *prior;   /* NULL for the model's prior; else model->dim independent component laws */
-    size_t n;              /* particles, ≥ 1 */
-    uint64_t seed;         /* seeds the run's xoshiro256** stream */
+    const double *params; /* model->n_params values; NULL for the model's defaults */
+    const ux_law *prior; /* NULL for the model's prior; else model->dim independent component laws */
+    size_t n; /* particles, ≥ 1 */
+    uint64_t seed; /* seeds the run's xoshiro256** stream */
 } uxb_joint_pf_config;
 
 /* Per-step outputs; any pointer may be NULL when not wanted (dim = model->dim). */
 typedef struct {
-    double *mean;         /* T·dim: Σ w x of the weighted set */
-    double *cov;          /* T·dim²: Σ w (x − mean)(x − mean)ᵀ, row-major */
-    double *ess;          /* T: 1 / Σ w² */
-    uint8_t *fallback;    /* T: 1 where every likelihood was zero or non-finite */
-    double *x;            /* T·n·dim: the weighted set's particles, step by step, rows of dim */
-    double *w;            /* T·n: their normalised weights */
+    double *mean; /* T·dim: Σ w x of the weighted set */
+    double *cov; /* T·dim²: Σ w (x − mean)(x − mean)ᵀ, row-major */
+    double *ess; /* T: 1 / Σ w² */
+    uint8_t *fallback; /* T: 1 where every likelihood was zero or non-finite */
+    double *x; /* T·n·dim: the weighted set's particles, step by step, rows of dim */
+    double *w; /* T·n: their normalised weights */
     double *log_evidence; /* T: log of the mean likelihood (the PF's estimate of log p(z_t | z_0..t−1)) */
 } uxb_joint_pf_output;
 

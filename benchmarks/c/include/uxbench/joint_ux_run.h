@@ -13,12 +13,12 @@
 
 /* Per-step outputs; any pointer may be NULL when not wanted (dim = model->dim). */
 typedef struct {
-    double *mean;     /* T·dim */
-    double *cov;      /* T·dim², row-major */
-    int8_t *status;   /* T: UX_OK or UX_FALLBACK of each update */
-    uint32_t *count;  /* T: atoms of each posterior */
-    double *x;        /* T·UX_MAX_ETA·dim, block per step: the posterior's atoms as rows (first count used) */
-    double *w;        /* T·UX_MAX_ETA: their weights */
+    double *mean; /* T·dim */
+    double *cov; /* T·dim², row-major */
+    int8_t *status; /* T: UX_OK or UX_FALLBACK of each update */
+    uint32_t *count; /* T: atoms of each posterior */
+    double *x; /* T·UX_MAX_ETA·dim, block per step: the posterior's atoms as rows (first count used) */
+    double *w; /* T·UX_MAX_ETA: their weights */
 } uxb_joint_ux_output;
 
 /*

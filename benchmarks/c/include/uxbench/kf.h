@@ -68,7 +68,7 @@
 #define UXB_UKF_BETA 2.0
 #define UXB_UKF_KAPPA_PLUS_N 3.0 /* κ = 3 − n */
 #define UXB_LOGCHI2_MEAN (-1.2703628454614782) /* ψ(½) + log 2 = −γ − log 2 */
-#define UXB_LOGCHI2_VAR 4.934802200544679      /* π²/2 */
+#define UXB_LOGCHI2_VAR 4.934802200544679 /* π²/2 */
 
 typedef enum {
     UXB_KF_EKF = 0,
@@ -78,16 +78,16 @@ typedef enum {
 
 typedef struct {
     const ux_model *model;
-    const double *params;  /* model->n_params values; NULL for the model's defaults */
-    const ux_law *prior;   /* NULL for the model's prior; any law with a finite variance */
+    const double *params; /* model->n_params values; NULL for the model's defaults */
+    const ux_law *prior; /* NULL for the model's prior; any law with a finite variance */
     uxb_kf_method method;
 } uxb_kf_config;
 
 /* Per-step outputs; any pointer may be NULL when not wanted. */
 typedef struct {
-    double *mean;      /* T: posterior mean */
-    double *var;       /* T: posterior variance */
-    uint8_t *skipped;  /* T: 1 where the update was skipped */
+    double *mean; /* T: posterior mean */
+    double *var; /* T: posterior variance */
+    uint8_t *skipped; /* T: 1 where the update was skipped */
 } uxb_kf_output;
 
 /*
@@ -97,6 +97,5 @@ typedef struct {
  */
 ux_status uxb_kf_run(const uxb_kf_config *cfg, const uint32_t *k, const double *u, const double *z, size_t T,
                      const uxb_kf_output *out);
-
 
 #endif /* UXBENCH_KF_H */

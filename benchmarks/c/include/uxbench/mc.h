@@ -27,9 +27,9 @@
 
 /* The six model functions the paper dissects; the argument order is the lift's input order. */
 typedef enum {
-    UXB_PROP_SV_TRANSITION = 0,   /* stochastic volatility transition(x, w) */
-    UXB_PROP_SV_OBSERVATION = 1,  /* stochastic volatility sampler(x, ε) = ε·exp(x/2) */
-    UXB_PROP_GSS_TRANSITION = 2,  /* Gordon–Salmond–Smith transition(x, υ) at step ctx.k */
+    UXB_PROP_SV_TRANSITION = 0, /* stochastic volatility transition(x, w) */
+    UXB_PROP_SV_OBSERVATION = 1, /* stochastic volatility sampler(x, ε) = ε·exp(x/2) */
+    UXB_PROP_GSS_TRANSITION = 2, /* Gordon–Salmond–Smith transition(x, υ) at step ctx.k */
     UXB_PROP_GSS_OBSERVATION = 3, /* Gordon–Salmond–Smith sampler(x, ν) = x²/20 + ν */
     UXB_PROP_CUBIC_TRANSITION = 4, /* cubic mean-reverting transition(x, υ) */
     /* (x, m, h) ↦ exp(−x)(1 + m) + h: the cubic system's kernel location with an additive noise h
@@ -40,10 +40,10 @@ typedef enum {
 #define UXB_PROP_MODELS 6
 
 typedef struct {
-    unsigned model;                       /* a uxb_prop_model */
-    ux_real params[UX_MODEL_MAX_PARAMS];  /* the system's parameters, in its table order */
-    uint32_t k;                           /* step index (the GSS transition's drive 8cos(1.2k)) */
-    ux_law in[UX_MAX_ARGS];               /* the laws of the inputs: Gaussian, Laplace or uniform */
+    unsigned model; /* a uxb_prop_model */
+    ux_real params[UX_MODEL_MAX_PARAMS]; /* the system's parameters, in its table order */
+    uint32_t k; /* step index (the GSS transition's drive 8cos(1.2k)) */
+    ux_law in[UX_MAX_ARGS]; /* the laws of the inputs: Gaussian, Laplace or uniform */
 } uxb_prop;
 
 /* Number of inputs of the problem's function (0 for an unknown model). */
@@ -54,9 +54,9 @@ size_t uxb_prop_ux_workspace_bytes(const uxb_prop *p, unsigned eta);
 
 /* How a problem's function takes its last input, which decides the lift uxb_prop_ux calls. */
 typedef enum {
-    UXB_LIFT_EVERY_POINT = 0,    /* ux_lift */
-    UXB_LIFT_ADDITIVE = 1,       /* f(…, v) = f(…, 0) + v: ux_lift_additive */
-    UXB_LIFT_MULTIPLICATIVE = 2  /* f(…, v) = f(…, 1)·v: ux_lift_multiplicative */
+    UXB_LIFT_EVERY_POINT = 0, /* ux_lift */
+    UXB_LIFT_ADDITIVE = 1, /* f(…, v) = f(…, 0) + v: ux_lift_additive */
+    UXB_LIFT_MULTIPLICATIVE = 2 /* f(…, v) = f(…, 1)·v: ux_lift_multiplicative */
 } uxb_lift_form;
 
 /*
@@ -86,8 +86,7 @@ ux_status uxb_prop_ux_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_
 ux_status uxb_prop_ux_chained(const uxb_prop *p, unsigned eta, ux_value *out, ux_workspace ws);
 
 /* `reps` chained propagations back to back. */
-ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out,
-                                     ux_workspace ws);
+ux_status uxb_prop_ux_chained_repeat(const uxb_prop *p, unsigned eta, unsigned reps, ux_value *out, ux_workspace ws);
 
 /*
  * n Monte Carlo outputs of the stream seeded by `seed`: draw i takes the inputs in argument order, one

@@ -26,21 +26,21 @@
 
 typedef struct {
     const ux_model *model;
-    const double *params;  /* model->n_params values; NULL for the model's defaults */
-    const ux_law *prior;   /* NULL for the model's prior */
-    size_t n;              /* particles, ≥ 1 */
-    uint64_t seed;         /* seeds the run's xoshiro256** stream */
-    unsigned inner_eta;    /* atoms of the inner-noise quantization (power of two ≤ UX_MAX_ETA; 0: 64) */
+    const double *params; /* model->n_params values; NULL for the model's defaults */
+    const ux_law *prior; /* NULL for the model's prior */
+    size_t n; /* particles, ≥ 1 */
+    uint64_t seed; /* seeds the run's xoshiro256** stream */
+    unsigned inner_eta; /* atoms of the inner-noise quantization (power of two ≤ UX_MAX_ETA; 0: 64) */
 } uxb_pf_config;
 
 /* Per-step outputs; any pointer may be NULL when not wanted. */
 typedef struct {
-    double *mean;       /* T: Σ w x of the weighted set */
-    double *var;        /* T: Σ w (x − mean)² */
-    double *ess;        /* T: 1 / Σ w² */
-    uint8_t *fallback;  /* T: 1 where every likelihood was zero or non-finite */
-    double *x;          /* T·n, row per step: particle positions of the weighted set */
-    double *w;          /* T·n: their normalised weights */
+    double *mean; /* T: Σ w x of the weighted set */
+    double *var; /* T: Σ w (x − mean)² */
+    double *ess; /* T: 1 / Σ w² */
+    uint8_t *fallback; /* T: 1 where every likelihood was zero or non-finite */
+    double *x; /* T·n, row per step: particle positions of the weighted set */
+    double *w; /* T·n: their normalised weights */
     double *log_evidence; /* T: log of the mean likelihood, the PF's estimate of log p(z_t | z_0..t−1) */
 } uxb_pf_output;
 
