@@ -1,6 +1,7 @@
 """`python3 -m style [--fix]` from scripts/ (make lint, make format): ruff's lint and format check over the
 tracked Python, clang-format over the tracked C, each skipping the files scripts/codegen writes (their
 generator owns their layout, and a drift test holds them to it). --fix formats instead of checking."""
+
 from __future__ import annotations
 
 import importlib
