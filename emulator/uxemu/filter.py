@@ -102,8 +102,8 @@ def cell_components(model: StateSpaceModel, belief, k: int, u: float, spreads=No
     f(x_i, 0) + μ, scale the process noise's σ; where the belief's atoms carry cell spreads v_i each cell goes
     through f as its two points x_i ± √v_i: centre (f₊ + f₋)/2 + μ, scale sqrt(σ² + τ_i²), τ_i = (f₊ − f₋)/2 —
     or, with `split` (smooth refined at η ≥ 4), for a cell f bends (`bends`), the two components f₋ + μ and
-    f₊ + μ of scale σ and half its weight each, marked in the fourth array. None when the model does not declare additive Gaussian process noise or a centre or scale
-    is not finite."""
+    f₊ + μ of scale σ and half its weight each, marked in the fourth array. None when the model does not
+    declare additive Gaussian process noise or a centre or scale is not finite."""
     law = model.process_noise
     if not (model.additive_noise and isinstance(law, Normal)):
         return None

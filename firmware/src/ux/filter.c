@@ -253,9 +253,10 @@ static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux
  * centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ²), τ = (f₊ − f₋)/2 — the mean and spread of those two images,
  * not f at the mean, which on a curved f lies outside them — or, smooth refined at η ≥ 4 (mixture mode keeps one:
  * its log L stays smooth in the parameters a fit moves), for a cell f bends (cell_bends), the
- * two components f₋ + μ and f₊ + μ of scale σ and half the weight each. Writes at n; returns how many. */
-static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real x, ux_real r,
-                          ux_real w, size_t n)
+ * two components f₋ + μ and f₊ + μ of scale σ and half the weight each (log_sigma: log σ, taken once per
+ * predict). Writes at n; returns how many. */
+static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real log_sigma,
+                          ux_real x, ux_real r, ux_real w, size_t n)
 {
     ux_real args[2], up, down, mid, tau, sigma = process->b;
     args[1] = 0;
@@ -266,7 +267,7 @@ static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_
     mid = (up + down) * UX_R(0.5);
     tau = (up - down) * UX_R(0.5);
     if (f->smooth && f->eta >= 4 && cell_bends(f, ctx, x, mid, tau, sigma)) {
-        ux_real half = w * UX_R(0.5), log_sigma = UX_LOG(sigma);
+        ux_real half = w * UX_R(0.5);
         put_component(f, n, down + process->a, sigma, half, log_sigma, 1);
         put_component(f, n + 1, up + process->a, sigma, half, log_sigma, 1);
         return 2;
@@ -301,7 +302,7 @@ static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_
     for (i = 0; i < count; ++i) {
         size_t made;
         if (f->spread) {
-            made = spread_cell(f, &ctx, &nz.process, x[i], UX_SQRT(v[i]), w[i], n);
+            made = spread_cell(f, &ctx, &nz.process, log_sigma, x[i], UX_SQRT(v[i]), w[i], n);
         } else {
             args[0] = x[i];
             put_component(f, n, f->model->code->transition(args, &ctx) + nz.process.a, nz.process.b, w[i], log_sigma,
