@@ -345,7 +345,9 @@ def validate(dump: Path) -> tuple[bool, str]:
     command = [sys.executable, "-m", "uxhost", "validate", "--exact", str(dump)]
     proc = subprocess.run(command, capture_output=True, text=True)
     lines = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
-    verdict = next((line for line in lines if "bit for bit" in line or "FAILED" in line), lines[-1] if lines else "no output")
+    verdict = next(
+        (line for line in lines if "bit for bit" in line or "FAILED" in line), lines[-1] if lines else "no output"
+    )
     return proc.returncode == 0, verdict
 
 
