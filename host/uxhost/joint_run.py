@@ -27,12 +27,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .dump import DumpError
 from .errors import UserError
 from .joint import JointDump, JointStep
 
 QUANTITIES = ("mean", "cov", "atoms_x", "atoms_w", "log_evidence")
 DOUBLE = ({q: 1e-9 for q in ("count",) + QUANTITIES}, "run")
 FLOAT = ({"mean": 1e-3}, "native")
+# --exact: every quantity equal bit for bit to the reference's own run; a float build's is the host float
+# build of the same C code (both use the core's own elementary functions, ux/uxm.h).
+EXACT = {
+    8: (dict.fromkeys(("count",) + QUANTITIES, 0.0), "run"),
+    4: (dict.fromkeys(("count",) + QUANTITIES, 0.0), "native"),
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -117,13 +124,16 @@ class _NativeFloat:
 
 
 def compare(
-    dump: JointDump, rtol: float | None = None, reference: str | None = None, native_lib=None
+    dump: JointDump, rtol: float | None = None, reference: str | None = None, native_lib=None, exact: bool = False
 ) -> JointComparison:
-    """Every step of `dump` against the reference joint filter of its configuration."""
+    """Every step of `dump` against the reference joint filter of its configuration (`exact`: bit for bit)."""
     from uxemu.joint import JointValue
     from uxemu.joint_filter import JointFilter
 
-    tolerance, default_reference = DOUBLE if dump.header.real_bytes >= 8 else FLOAT
+    if exact and (rtol is not None or reference is not None):
+        raise DumpError("--exact compares every bit of the reference's own run: no --rtol or --reference with it")
+    double = dump.header.real_bytes >= 8
+    tolerance, default_reference = EXACT[8 if double else 4] if exact else DOUBLE if double else FLOAT
     if rtol is not None:
         tolerance = dict.fromkeys(tolerance, rtol)
     reference = reference or default_reference
@@ -155,12 +165,12 @@ ENGINES = {
 
 
 def report(
-    dump: JointDump, name: str, rtol=None, reference=None, truth=None, native_lib=None, out=None
+    dump: JointDump, name: str, rtol=None, reference=None, truth=None, native_lib=None, out=None, exact=False
 ) -> JointComparison:
     """Compares and prints the report in the layout of a scalar system's (commands/validate.py report)."""
     out = sys.stdout if out is None else out
     h, cfg = dump.header, dump.header.config
-    cmp = compare(dump, rtol, reference, native_lib)
+    cmp = compare(dump, rtol, reference, native_lib, exact)
     source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
     print(
         f"{name}: {len(dump)} steps of {cfg.system} (dim {cfg.dim}), η={cfg.eta}, {cfg.mode}, kernel likelihood "
@@ -174,7 +184,9 @@ def report(
         held = "" if q in cmp.tolerance else "   (reported, not held to the tolerance)"
         k = dump.steps[i].k if dump.steps else 0
         print(f"    {q:<15} {d:.3e}  (step k={k}){held}", file=out)
-    if cmp.ok:
+    if cmp.ok and exact:
+        print("  every mean, covariance, atom, weight and log evidence equal bit for bit on every step: OK", file=out)
+    elif cmp.ok:
         print(f"  within tolerance {cmp.describe()} on every step: OK", file=out)
     else:
         k, q, d, tol = cmp.first

@@ -1,7 +1,7 @@
 """Joint (vector-state) systems through the firmware in QEMU, in the messages every system shares: a short
 pendulum and cvrange trace streamed (STEP, a missing observation among them) and validated against the
-reference as `uxhost validate` does it (double build: the Python reference's own run to 1e-9; float build:
-the host float build of the same C code), the error paths of a 2-D system's CONFIGURE and STEP, and a board
+reference as `uxhost validate --exact` does it (every bit of the reference's own run: the Python reference's
+for a double build, the host float build of the same C code for a float build), the error paths of a 2-D system's CONFIGURE and STEP, and a board
 built without joint systems (microbit: DESCRIBE does not list them, CONFIGURE refuses them)."""
 
 import math
@@ -51,10 +51,9 @@ def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta
     assert [s.status for s in dump.steps].count(p.Status.NO_EVIDENCE) == 1
     assert all(len(s.atoms_w) <= eta and len(s.mean) == 2 and len(s.cov) == 4 for s in dump.steps)
     assert all(math.isclose(sum(s.atoms_w), 1.0, rel_tol=1e-5) for s in dump.steps)
-    cmp = compare(dump)
+    cmp = compare(dump, exact=True)
     assert cmp.ok, cmp.reasons
-    if dump.header.real_bytes == 8:  # the double build's contract: every quantity to 1e-9
-        assert max(d for d, _ in cmp.worst.values()) <= 1e-9
+    assert max(d for d, _ in cmp.worst.values()) == 0.0
 
 
 def test_joint_systems_are_described(dev, board):

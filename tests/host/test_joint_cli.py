@@ -2,6 +2,7 @@
 its errors, a dump the reference made itself validating exactly (and a perturbed one failing), the plot,
 and the whole chain through the firmware in QEMU."""
 
+import math
 import json
 
 import numpy as np
@@ -94,6 +95,25 @@ def test_validate_a_reference_dump_and_a_perturbed_one(tmp_path, capsys):
     assert "FAILED: step k=6 is the first outside tolerance 1e-09 (mean: 1.000e-07)" in capsys.readouterr().out
 
 
+def test_validate_exact_holds_a_joint_dump_to_every_bit(tmp_path, capsys):
+    dump = reference_dump()
+    path = tmp_path / "ref.jsonl"
+    save_dump(dump, path)
+    assert main(["validate", str(path), "--exact"]) == 0
+    assert "equal bit for bit on every step: OK" in capsys.readouterr().out
+    s = dump.steps[4]  # one atom's weight one ulp off: within 1e-9, not equal
+    w = list(s.atoms_w)
+    w[0] = math.nextafter(w[0], 1.0)
+    dump.steps[4] = joint.JointStep(**{**s.__dict__, "atoms_w": tuple(w)})
+    save_dump(dump, path)
+    assert main(["validate", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(path), "--exact"]) == 1
+    assert "FAILED: step k=4 is the first outside tolerance 0 (atoms_w" in capsys.readouterr().out
+    assert main(["validate", str(path), "--exact", "--rtol", "1e-6"]) == 2
+    assert "--exact" in capsys.readouterr().err
+
+
 def test_dump_reads_back_bit_for_bit(tmp_path):
     dump = reference_dump("cvrange", mode="paper")
     path = tmp_path / "d.jsonl"
@@ -150,6 +170,7 @@ def test_stream_and_validate_through_qemu(tmp_path, capsys):
     assert "6 steps, 0 fallback(s)" in capsys.readouterr().out
     assert main(["validate", str(dump), "--trace", str(trace)]) == 0
     assert "on every step: OK" in capsys.readouterr().out
+    assert main(["validate", str(dump), "--exact"]) == 0, capsys.readouterr().out
     assert main(["stream", str(trace), "--board", "mps2-an500", "-o", str(tmp_path / "c.npz")]) == 2
     assert "JSONL" in capsys.readouterr().err
 

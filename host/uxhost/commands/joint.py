@@ -91,7 +91,8 @@ def _truth(args, dump):
 def validate(args, dump) -> int:
     from ..joint_run import report
 
-    cmp = report(dump, str(args.dump), args.rtol, args.reference, _truth(args, dump), args.native_lib)
+    truth = _truth(args, dump)
+    cmp = report(dump, str(args.dump), args.rtol, args.reference, truth, args.native_lib, exact=args.exact)
     return 0 if cmp.ok else 1
 
 
