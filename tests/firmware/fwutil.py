@@ -116,7 +116,11 @@ def build_image(board: str):
 
 
 def resync(device: link.Device) -> None:
-    """End any partial frame, drop unread answers, forget the configuration."""
+    """End any partial frame, drop unread answers, forget the configuration.
+
+    The quiet period alone is no proof under load: the frame error for a partial frame may arrive after
+    it, make reset() resend RESET, and leave the first attempt's answer unread. The closing HELLO's answer
+    comes after every earlier one (the device answers in order) and request() skips those on the way."""
     device.send_raw(b"\x00")
     while True:
         try:
@@ -124,3 +128,4 @@ def resync(device: link.Device) -> None:
         except link.DeviceTimeout:
             break
     device.reset()
+    device.hello()
