@@ -287,20 +287,24 @@ def _run_scalar(device, spec, eta: int, dump_path: Path, qemu, steps: int):
     from .config import resolve
     from .dump import load_dump
     from .streaming import stream_trace
-    from .validate import compare
 
     trace = uxemu.simulate_many(uxemu.systems.get(spec.name), 1, steps, SEED)[0]
     config = resolve(spec, eta=eta)  # the device's own defaults (its precision), as `uxhost stream` sends them
     summary = stream_trace(device, trace, config, dump_path, qemu=qemu, progress=False)
-    cmp = compare(load_dump(dump_path))
+    return _cycles(summary), *_verdict(load_dump(dump_path))
+
+
+def _verdict(dump) -> tuple[bool, str]:
+    """`uxhost validate`'s verdict on a dump, scalar or joint: (ok, the largest difference or the first step off)."""
+    from .validate import compare, is_joint
+
+    cmp = compare(dump)
     if cmp.ok:
-        detail = f"largest relative difference {cmp.largest:.2g} ({_tolerance(cmp.policy.describe())})"
-    else:
-        k, quantity, diff, tol = cmp.first_bad
-        detail = f"step k={k}: {quantity} differs by {diff:.3g} (tolerance {tol:g})"
-        if quantity == "status":
-            detail = _status_difference(load_dump(dump_path), cmp.policy, k)
-    return _cycles(summary), cmp.ok, detail
+        return True, f"largest relative difference {cmp.largest:.2g} ({_tolerance(cmp.policy.describe())})"
+    k, quantity, diff, tol = cmp.first_bad
+    if quantity == "status" and not is_joint(dump):
+        return False, _status_difference(dump, cmp.policy, k)
+    return False, f"step k={k}: {quantity} differs by {diff:.3g} (tolerance {tol:g})"
 
 
 def _status_difference(dump, policy, k: int) -> str:
@@ -329,19 +333,12 @@ def _status_difference(dump, policy, k: int) -> str:
 def _run_joint(device, spec, eta: int, dump_path: Path, qemu, steps: int):
     from .dump import load_dump
     from .joint import resolve, simulate
-    from .joint_run import compare
     from .streaming import stream_trace
 
     config = resolve(spec, eta=eta)
     trace = simulate(spec, config.params, steps, SEED)
     summary = stream_trace(device, trace, config, dump_path, qemu=qemu, progress=False)
-    cmp = compare(load_dump(dump_path))
-    if cmp.ok:
-        largest = max((d for q, (d, _) in cmp.worst.items() if q in cmp.tolerance), default=0.0)
-        detail = f"largest relative difference {largest:.2g} ({_tolerance(cmp.describe())})"
-    else:
-        detail = cmp.reasons[0]
-    return _cycles(summary), cmp.ok, detail
+    return _cycles(summary), *_verdict(load_dump(dump_path))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -214,28 +214,9 @@ def _bits(v: float) -> bytes:
     return struct.pack("<d", v)
 
 
-@dataclass
-class Dump:
-    header: Header
-    steps: list[StepRecord] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    def column(self, name: str) -> np.ndarray:
-        return np.array([getattr(s, name) for s in self.steps])
-
-    @property
-    def truth(self) -> np.ndarray | None:
-        """The true states, when every record has one."""
-        if not self.steps or any(s.x is None for s in self.steps):
-            return None
-        return self.column("x").astype(np.float64)
-
-    @property
-    def missing(self) -> int:
-        """Steps without observation (predict only)."""
-        return sum(math.isnan(s.z) for s in self.steps)
+class StatusCounts:
+    """What a run's statuses say, for every dump (a scalar state's, uxhost.joint.JointDump's): `steps` with
+    a `status`, `header.trace_steps`."""
 
     @property
     def refocused(self) -> int:
@@ -256,6 +237,30 @@ class Dump:
     @property
     def complete(self) -> bool:
         return self.header.trace_steps is None or len(self.steps) >= self.header.trace_steps
+
+
+@dataclass
+class Dump(StatusCounts):
+    header: Header
+    steps: list[StepRecord] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def column(self, name: str) -> np.ndarray:
+        return np.array([getattr(s, name) for s in self.steps])
+
+    @property
+    def truth(self) -> np.ndarray | None:
+        """The true states, when every record has one."""
+        if not self.steps or any(s.x is None for s in self.steps):
+            return None
+        return self.column("x").astype(np.float64)
+
+    @property
+    def missing(self) -> int:
+        """Steps without observation (predict only)."""
+        return sum(math.isnan(s.z) for s in self.steps)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import numpy as np
 from uxemu.joint_systems import JointSpec
 
 from . import __version__
-from .dump import DumpError
+from .dump import DumpError, StatusCounts
 from .errors import UserError
 
 FORMAT = "uxhost-joint-dump"
@@ -272,7 +272,7 @@ class JointStep:
 
 
 @dataclass
-class JointDump:
+class JointDump(StatusCounts):
     header: JointHeader
     steps: list[JointStep] = field(default_factory=list)
 

@@ -52,9 +52,11 @@ from .config import ModelConfig
 from .dump import Dump, DumpError, Header, StepRecord
 
 QUANTITIES = ("mean", "var", "law", "atoms_x", "atoms_w", "log_evidence")
+JOINT_QUANTITIES = ("mean", "cov", "atoms_x", "atoms_w", "log_evidence")  # a vector state's (uxhost.joint_run)
 LABELS = {
     "mean": "mean",
     "var": "variance",
+    "cov": "covariance",
     "law": "law (W1)",
     "atoms_x": "atom positions",
     "atoms_w": "atom weights",
@@ -67,7 +69,7 @@ LABELS = {
 @dataclass(frozen=True)
 class Policy:
     tolerance: dict  # quantity -> largest relative difference allowed; the status must always match
-    reference: str  # 'run' or 'step'
+    reference: str  # 'run', 'step' or 'native' (the host float build's own run)
 
     def with_rtol(self, rtol: float) -> "Policy":
         """The same quantities, all held to `rtol`."""
@@ -88,10 +90,46 @@ FLOAT = Policy({"mean": FLOAT_RTOL, "law": 10 * FLOAT_RTOL}, "step")
 # reference's own run, a float dump's to the host float build's (libux_float.so): every target computes the
 # same bits (docs/semantics.md). The mean and variance follow from the atoms and are reported only.
 EXACT = Policy(dict.fromkeys(("count", "atoms_x", "atoms_w", "log_evidence"), 0.0), "run")
+# A vector state's (uxhost.joint_run says why a float build's reference is the host float build).
+JOINT_DOUBLE = Policy(dict.fromkeys(("count",) + JOINT_QUANTITIES, DOUBLE_RTOL), "run")
+JOINT_FLOAT = Policy({"mean": FLOAT_RTOL}, "native")
+JOINT_EXACT = Policy(dict.fromkeys(("count",) + JOINT_QUANTITIES, 0.0), "run")
+# The most specific failure first: a moved atom also moves the mean and the law.
+FAILURE_ORDER = ("status", "count", "atoms_x", "atoms_w", "mean", "cov", "var", "law", "log_evidence")
+REFERENCES = {
+    "run": "the reference's own run of the trace",
+    "step": "one reference step from each previous device posterior",
+    "native": "the host float build's own run of the trace",
+}
 
 
 def default_policy(header: Header) -> Policy:
     return DOUBLE if header.real_bytes >= 8 else FLOAT
+
+
+def is_joint(dump) -> bool:
+    """Whether a dump is a vector-state system's run (uxhost.joint.JointDump)."""
+    from .joint import JointDump
+
+    return isinstance(dump, JointDump)
+
+
+def policy_for(dump, rtol: float | None, reference: str | None, exact: bool) -> Policy:
+    """The build's policy (--exact's, else the default), with --rtol and --reference applied."""
+    if exact and (rtol is not None or reference is not None):
+        raise DumpError("--exact compares every bit of the reference's own run: no --rtol or --reference with it")
+    double = dump.header.real_bytes >= 8
+    if is_joint(dump):
+        policy = JOINT_EXACT if exact else JOINT_DOUBLE if double else JOINT_FLOAT
+        if not double:  # a float build's own run is the host float build's (uxhost.joint_run)
+            policy = Policy(policy.tolerance, "native")
+    else:
+        policy = EXACT if exact else default_policy(dump.header)
+    if rtol is not None:
+        policy = policy.with_rtol(rtol)
+    if reference is not None:
+        policy = Policy(policy.tolerance, reference)
+    return policy
 
 
 # --------------------------------------------------------------------------------------------------
@@ -254,12 +292,17 @@ def _law_distance(ax, aw, bx, bw) -> float:
 @dataclass
 class Comparison:
     policy: Policy
+    quantities: tuple = QUANTITIES  # what is compared and reported (a vector state's: JOINT_QUANTITIES)
     steps: int = 0
-    max_rel: dict[str, float] = field(default_factory=lambda: dict.fromkeys(QUANTITIES, 0.0))
-    worst_k: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(QUANTITIES))
+    max_rel: dict[str, float] = field(default_factory=dict)
+    worst_k: dict[str, int | None] = field(default_factory=dict)
     first_bad: tuple[int, str, float, float] | None = None  # (k, quantity, relative difference, tolerance)
     log_likelihood: float | None = None  # log p(z_0..T−1): the dump's log evidence summed (None: not recorded)
     reference_log_likelihood: float | None = None  # the same sum of the reference's
+
+    def __post_init__(self):
+        self.max_rel = self.max_rel or dict.fromkeys(self.quantities, 0.0)
+        self.worst_k = self.worst_k or dict.fromkeys(self.quantities)
 
     @property
     def ok(self) -> bool:
@@ -270,53 +313,59 @@ class Comparison:
         """The largest difference among the quantities the policy holds to its tolerance."""
         return max((v for q, v in self.max_rel.items() if q in self.policy.tolerance), default=0.0)
 
+    def tally(self, k: int, diffs: dict, log_evidence: float | None, reference_log_evidence: float | None) -> None:
+        """One step's differences: the largest so far, the first outside its tolerance, the log evidence."""
+        self.steps += 1
+        if self.log_likelihood is not None:
+            self.log_likelihood += log_evidence
+            self.reference_log_likelihood += reference_log_evidence
+        for q in self.quantities:
+            if diffs[q] > self.max_rel[q] or self.worst_k[q] is None:
+                self.max_rel[q], self.worst_k[q] = diffs[q], k
+        if self.first_bad is None:
+            limits = {"status": 0.0, **self.policy.tolerance}
+            for q in (q for q in FAILURE_ORDER if q in limits):
+                if not diffs[q] <= limits[q]:
+                    self.first_bad = (k, q, diffs[q], limits[q])
+                    break
+
 
 def compare(
-    dump: Dump, rtol: float | None = None, reference: str | None = None, native_lib=None, exact: bool = False
+    dump, rtol: float | None = None, reference: str | None = None, native_lib=None, exact: bool = False
 ) -> Comparison:
-    """Every step of the dump against the reference; `rtol` and `reference` ('run' or 'step') override
-    the build's policy; `native_lib` is the host build that runs a system with no Python twin; `exact`
-    holds the posterior to equality of every bit (EXACT)."""
+    """Every step of the dump (a scalar or a vector state's) against the reference; `rtol` and `reference`
+    ('run' or 'step') override the build's policy; `native_lib` is the host build that runs a system with no
+    Python twin (or a float build's reference); `exact` holds the posterior to equality of every bit."""
     if not dump.steps:
         raise DumpError("the dump has no step records: nothing to validate")
-    if exact and (rtol is not None or reference is not None):
-        raise DumpError("--exact compares every bit of the reference's own run: no --rtol or --reference with it")
-    float_build = dump.header.real_bytes < 8
-    policy = EXACT if exact else default_policy(dump.header)
-    if rtol is not None:
-        policy = policy.with_rtol(rtol)
-    if reference is not None:
-        policy = Policy(policy.tolerance, reference)
-    cmp = Comparison(policy)
-    k, u, z = dump.column("k"), dump.column("u"), dump.column("z")
-    given = dump.steps if policy.reference == "step" else None
-    # The most specific failure first: a moved atom also moves the mean and the law.
-    limits = {"status": 0.0, **policy.tolerance}
-    order = [q for q in ("status", "count", "atoms_x", "atoms_w", "mean", "var", "law", "log_evidence") if q in limits]
+    policy = policy_for(dump, rtol, reference, exact)
     recorded = not all(math.isnan(s.log_evidence) for s in dump.steps)  # a version 1 dump has none
+    if is_joint(dump):
+        from .joint_run import joint_differences
+
+        cmp, steps = Comparison(policy, JOINT_QUANTITIES), joint_differences(dump, policy.reference, native_lib)
+    else:
+        cmp, steps = Comparison(policy), _scalar_differences(dump, policy, native_lib, exact, recorded)
     if recorded:
         cmp.log_likelihood = cmp.reference_log_likelihood = 0.0
     try:
-        posteriors = reference_posteriors(
-            dump.header.config, k, u, z, given, native_lib, float_build=float_build, host_build=exact and float_build
-        )
-        for rec, (status, ref, log_evidence, var) in zip(dump.steps, posteriors):
-            diffs = step_differences(rec, status, ref, log_evidence if recorded else None, var)
-            cmp.steps += 1
-            if recorded:
-                cmp.log_likelihood += rec.log_evidence
-                cmp.reference_log_likelihood += log_evidence
-            for q in QUANTITIES:
-                if diffs[q] > cmp.max_rel[q] or cmp.worst_k[q] is None:
-                    cmp.max_rel[q], cmp.worst_k[q] = diffs[q], rec.k
-            if cmp.first_bad is None:
-                for q in order:
-                    if not diffs[q] <= limits[q]:
-                        cmp.first_bad = (rec.k, q, diffs[q], limits[q])
-                        break
+        for rec, diffs, reference_log_evidence in steps:
+            cmp.tally(rec.k, diffs, rec.log_evidence, reference_log_evidence)
     except ValueError as exc:  # the reference refuses the configuration or an observation
         raise DumpError(f"the reference cannot run this dump's configuration: {exc}") from None
     return cmp
+
+
+def _scalar_differences(dump: Dump, policy: Policy, native_lib, exact: bool, recorded: bool):
+    """(step record, its differences, the reference's log evidence) per step of a scalar system's dump."""
+    float_build = dump.header.real_bytes < 8
+    k, u, z = dump.column("k"), dump.column("u"), dump.column("z")
+    given = dump.steps if policy.reference == "step" else None
+    posteriors = reference_posteriors(
+        dump.header.config, k, u, z, given, native_lib, float_build=float_build, host_build=exact and float_build
+    )
+    for rec, (status, ref, log_evidence, var) in zip(dump.steps, posteriors):
+        yield rec, step_differences(rec, status, ref, log_evidence if recorded else None, var), log_evidence
 
 
 def check_trace(dump: Dump, trace, trace_path) -> None:
@@ -324,12 +373,18 @@ def check_trace(dump: Dump, trace, trace_path) -> None:
     if len(trace) < len(dump):
         raise DumpError(f"{trace_path} has {len(trace)} rows but the dump has {len(dump)} steps")
     for i, rec in enumerate(dump.steps):
-        same_z = rec.z == float(trace.z[i]) or (math.isnan(rec.z) and math.isnan(float(trace.z[i])))
-        if (rec.k, rec.u) != (int(trace.k[i]), float(trace.u[i])) or not same_z:
+        if (rec.k, rec.u) != (int(trace.k[i]), float(trace.u[i])) or not _same_reading(rec.z, trace.z[i]):
             raise DumpError(
                 f"{trace_path}: row {i + 1} (k={int(trace.k[i])}) does not match the dump's step "
                 f"k={rec.k}: not the trace this dump was made from"
             )
+
+
+def _same_reading(recorded, row) -> bool:
+    """A dump's z (a number, a vector, or None / NaN for no observation) against the trace's row."""
+    b = np.asarray(row, dtype=np.float64)
+    a = np.full(b.shape, np.nan) if recorded is None else np.asarray(recorded, dtype=np.float64)
+    return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ from uxemu import joint_systems
 from uxhost import joint
 from uxhost.dump import load_dump
 from uxhost import protocol as p
-from uxhost.joint_run import compare
 from uxhost.streaming import stream_trace
+from uxhost.validate import compare
 
 pytestmark = pytest.mark.qemu
 
@@ -52,8 +52,8 @@ def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta
     assert all(len(s.atoms_w) <= eta and len(s.mean) == 2 and len(s.cov) == 4 for s in dump.steps)
     assert all(math.isclose(sum(s.atoms_w), 1.0, rel_tol=1e-5) for s in dump.steps)
     cmp = compare(dump, exact=True)
-    assert cmp.ok, cmp.reasons
-    assert max(d for d, _ in cmp.worst.values()) == 0.0
+    assert cmp.ok, cmp.first_bad
+    assert max(cmp.max_rel.values()) == 0.0
 
 
 def test_joint_systems_are_described(dev, board):

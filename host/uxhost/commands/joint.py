@@ -88,14 +88,6 @@ def _truth(args, dump):
     return None if trace.x is None else trace.x[: len(dump)]
 
 
-def validate(args, dump) -> int:
-    from ..joint_run import report
-
-    truth = _truth(args, dump)
-    cmp = report(dump, str(args.dump), args.rtol, args.reference, truth, args.native_lib, exact=args.exact)
-    return 0 if cmp.ok else 1
-
-
 def plot(args, dump) -> int:
     from ..plot import plot_dump
 
@@ -128,4 +120,4 @@ def simulate(args) -> int:
     return 0
 
 
-__all__ = ["is_joint", "is_joint_dump", "plot", "simulate", "stream", "validate", "wants_joint_trace"]
+__all__ = ["is_joint", "is_joint_dump", "plot", "simulate", "stream", "wants_joint_trace"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ..traces import load_trace
 from .common import positive_float
 
@@ -53,53 +55,41 @@ def register(sub) -> None:
 def run(args) -> int:
     from ..dump import load_dump
     from ..validate import check_trace
-    from . import joint
 
     dump = load_dump(args.dump)
-    if joint.is_joint_dump(dump):
-        return joint.validate(args, dump)
     truth = dump.truth
     if args.trace is not None:
-        trace = load_trace(args.trace)
+        trace = _trace_of(dump, args.trace)
         check_trace(dump, trace, args.trace)
         if trace.x is not None:
-            truth = trace.x
+            truth = trace.x[: len(dump)]
     result = report(dump, truth, str(args.dump), args.rtol, args.reference, args.native_lib, args.exact)
     return 0 if result.ok else 1
 
 
-def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None, exact: bool = False):
-    """Compares, prints the report on stdout and returns the Comparison."""
-    from ..validate import LABELS, QUANTITIES, accuracy, compare
+def _trace_of(dump, path):
+    """The trace --trace names, read with the dump's dimensions."""
+    from ..validate import is_joint
 
-    h, cfg = dump.header, dump.header.config
+    if not is_joint(dump):
+        return load_trace(path)
+    cfg = dump.header.config
+    return load_trace(path, dim_obs=cfg.dim_obs, dim=cfg.dim)
+
+
+def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None, exact: bool = False):
+    """Compares, prints the report on stdout and returns the Comparison (a scalar or a vector state's)."""
+    from ..validate import LABELS, REFERENCES, compare
+
     cmp = compare(dump, rtol, reference, native_lib, exact)
-    source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
-    print(
-        f"{name}: {len(dump)} steps of {cfg.system}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
-        f"({source}, {h.real_bytes}-byte reals)"
-    )
-    if dump.missing:
-        print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)")
-    if dump.refocused:
-        print(f"  {dump.refocused} update(s) refocused onto the likelihood's region (status REFOCUSED)")
-    if dump.outliers:
-        print(f"  {dump.outliers} observation(s) failed the innovation gate (status OUTLIER)")
-    if dump.departed:
-        print(f"  {dump.departed} posterior(s) departed from the model's own after an outlier (status DEPARTED)")
-    if not dump.complete:
-        print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
-    how = (
-        "the reference's own run of the trace"
-        if cmp.policy.reference == "run"
-        else "one reference step from each previous device posterior"
-    )
-    print(f"  largest relative difference to {how}:")
-    for q in QUANTITIES:
+    _describe_dump(dump, name)
+    print(f"  largest relative difference to {REFERENCES[cmp.policy.reference]}:")
+    for q in cmp.quantities:
         held = "" if q in cmp.policy.tolerance else "   (reported, not held to the tolerance)"
         print(f"    {LABELS[q]:<15} {cmp.max_rel[q]:.3e}  (step k={cmp.worst_k[q]}){held}")
     if cmp.ok and exact:
-        print("  every atom, weight and log evidence equal bit for bit on every step: OK")
+        held = "mean, covariance, atom, weight" if "cov" in cmp.quantities else "atom, weight"
+        print(f"  every {held} and log evidence equal bit for bit on every step: OK")
     elif cmp.ok:
         print(f"  within tolerance {cmp.policy.describe()} on every step: OK")
     else:
@@ -114,10 +104,41 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None, e
             f"(reference {cmp.reference_log_likelihood:.6f})"
         )
     if truth is not None:
-        acc = accuracy(dump, truth)
-        floored = f", log p clamped to {acc.log_pdf_floor:g} on {acc.floored} step(s)" if acc.floored else ""
-        print(
-            f"  against the true state: RMSE {acc.rmse:.4g}, NLL {acc.nll:.4g} "
-            f"(TTR-binned density{floored}), CRPS {acc.crps:.4g}"
-        )
+        print("  against the true state: " + _accuracy(dump, truth))
     return cmp
+
+
+def _describe_dump(dump, name: str) -> None:
+    """The report's head: what ran where, and the steps whose status says something."""
+    from ..validate import is_joint
+
+    h, cfg = dump.header, dump.header.config
+    source = f"board {h.board}, firmware {h.firmware_version}" if h.board else "made by the reference"
+    dim = f" (dim {cfg.dim})" if is_joint(dump) else ""
+    print(
+        f"{name}: {len(dump)} steps of {cfg.system}{dim}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
+        f"({source}, {h.real_bytes}-byte reals)"
+    )
+    if dump.missing:
+        print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)")
+    if dump.refocused:
+        print(f"  {dump.refocused} update(s) refocused onto the likelihood's region (status REFOCUSED)")
+    if dump.outliers:
+        print(f"  {dump.outliers} observation(s) failed the innovation gate (status OUTLIER)")
+    if dump.departed:
+        print(f"  {dump.departed} posterior(s) departed from the model's own after an outlier (status DEPARTED)")
+    if not dump.complete:
+        print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
+
+
+def _accuracy(dump, truth) -> str:
+    """RMSE, NLL and CRPS of a scalar state's posteriors; RMSE per component of a vector state's."""
+    from ..validate import accuracy, is_joint
+
+    if is_joint(dump):
+        mean = np.array([s.mean for s in dump.steps])
+        rmse = np.sqrt(np.mean((mean - np.asarray(truth)[: len(dump)]) ** 2, axis=0))
+        return "RMSE " + ", ".join(f"x{c} {v:.4g}" for c, v in enumerate(rmse))
+    acc = accuracy(dump, truth)
+    floored = f", log p clamped to {acc.log_pdf_floor:g} on {acc.floored} step(s)" if acc.floored else ""
+    return f"RMSE {acc.rmse:.4g}, NLL {acc.nll:.4g} (TTR-binned density{floored}), CRPS {acc.crps:.4g}"
