@@ -82,6 +82,14 @@ def test_plot_needs_a_png_name_and_steps(dump, tmp_path, capsys):
     assert not (tmp_path / "p.png").exists()
 
 
+def test_at_is_refused_for_a_scalar_dump(dump, tmp_path, capsys):
+    # the atoms' scatter is a vector state's: a scalar dump says so rather than ignore the option
+    save_dump(dump, tmp_path / "d.jsonl")
+    assert main(["plot", str(tmp_path / "d.jsonl"), "-o", str(tmp_path / "p.png"), "--at", "0"]) == 2
+    assert "--at: the atoms' scatter is drawn for a joint system's dump only" in capsys.readouterr().err
+    assert not (tmp_path / "p.png").exists()
+
+
 def test_a_scalar_dump_has_one_state_panel_and_no_atoms_row(dump, tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 

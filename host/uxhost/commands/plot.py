@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..traces import load_trace
 from .common import InputError, add_force_argument
 
 
@@ -33,23 +32,33 @@ def run(args) -> int:
     from ..dump import load_dump
     from ..outputs import check_output
     from ..plot import plot_dump
-    from ..validate import check_trace
+    from ..validate import is_joint, trace_of_dump
 
     if args.output.suffix.lower() != ".png":
         raise InputError(f"{args.output}: the plot is written as PNG; name the file *.png")
     check_output(args.output, args.force)
-    from . import joint
-
     dump = load_dump(args.dump)
-    if joint.is_joint_dump(dump):
-        return joint.plot(args, dump)
     if not dump.steps:
         raise InputError(f"{args.dump}: the dump has no step records: nothing to plot")
+    if args.at and not is_joint(dump):
+        raise InputError("--at: the atoms' scatter is drawn for a joint system's dump only")
+    at = _steps_at(args.at, len(dump)) if args.at else None
     truth = None
     if args.trace is not None:
-        trace = load_trace(args.trace)
-        check_trace(dump, trace, args.trace)
-        truth = trace.x
-    out = plot_dump(dump, args.output, truth=truth)
+        trace = trace_of_dump(dump, args.trace)
+        truth = None if trace.x is None else trace.x[: len(dump)]
+    out = plot_dump(dump, args.output, truth=truth, at_steps=at)
     print(f"wrote {out}")
     return 0
+
+
+def _steps_at(text: str, steps: int) -> list[int]:
+    """--at: step indices, each in the dump."""
+    try:
+        at = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"--at {text!r}: step indices separated by commas") from None
+    outside = [i for i in at if not 0 <= i < steps]
+    if outside:
+        raise InputError(f"--at {outside[0]}: the dump has steps 0 … {steps - 1}")
+    return at

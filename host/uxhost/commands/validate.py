@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..traces import load_trace
 from .common import positive_float
 
 
@@ -54,27 +53,16 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from ..dump import load_dump
-    from ..validate import check_trace
+    from ..validate import trace_of_dump
 
     dump = load_dump(args.dump)
     truth = dump.truth
     if args.trace is not None:
-        trace = _trace_of(dump, args.trace)
-        check_trace(dump, trace, args.trace)
+        trace = trace_of_dump(dump, args.trace)
         if trace.x is not None:
             truth = trace.x[: len(dump)]
     result = report(dump, truth, str(args.dump), args.rtol, args.reference, args.native_lib, args.exact)
     return 0 if result.ok else 1
-
-
-def _trace_of(dump, path):
-    """The trace --trace names, read with the dump's dimensions."""
-    from ..validate import is_joint
-
-    if not is_joint(dump):
-        return load_trace(path)
-    cfg = dump.header.config
-    return load_trace(path, dim_obs=cfg.dim_obs, dim=cfg.dim)
 
 
 def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None, exact: bool = False):
