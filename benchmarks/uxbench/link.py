@@ -30,7 +30,7 @@ from uxhost import link, qemu
 from uxhost.config import ModelConfig
 from uxhost.damaging_proxy import DamagingProxy
 from uxhost.dump import load_dump
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 from uxhost.streaming import stream_trace
 
 from . import environment
@@ -71,7 +71,7 @@ def one_run(
                 try:
                     stream_trace(device, trace, config, out, progress=False, qemu=instance)
                     run["completed"], run["message"] = True, ""
-                except (UserError, link.LinkError) as exc:
+                except (InputError, link.LinkError) as exc:
                     run["completed"], run["message"] = False, str(exc)
                 run["wall_s"] = round(time.monotonic() - t0, 2)
                 run["link"] = dict(

@@ -48,7 +48,7 @@ from uxhost.config import ModelConfig
 from uxhost.damaging_proxy import DamagingProxy
 from uxhost.dump import StepRecord
 from uxhost.elf import check_board
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 from uxhost.protocol import PriorKind
 from uxhost.streaming import stream_trace
 from uxhost.validate import DOUBLE_RTOL, NativeReference, step_differences
@@ -297,7 +297,7 @@ def run(args) -> Soak:
         args.dump.parent.mkdir(parents=True, exist_ok=True)
         try:
             stream_trace(checked, trace, config, args.dump, progress=False, qemu=instance)
-        except (UserError, KeyboardInterrupt) as exc:
+        except (InputError, KeyboardInterrupt) as exc:
             soak.status = f"stopped after {soak.steps:,} steps: {exc or type(exc).__name__}"
             soak.wall_s = time.monotonic() - t0
             write(soak, out)

@@ -15,7 +15,3 @@ class InputError(ValueError):
 class ToolError(OSError):
     """Something the program needs from outside is missing or failed (GDB, pyOCD, QEMU, a firmware image not
     built, a device that does not answer as ours): the message says what to do."""
-
-
-# The older name of InputError, still imported by the joint modules.
-UserError = InputError

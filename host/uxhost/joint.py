@@ -22,7 +22,7 @@ from uxemu.joint_systems import JointSpec
 
 from . import __version__
 from .dump import DumpError, StatusCounts
-from .errors import UserError
+from .errors import InputError
 
 FORMAT = "uxhost-joint-dump"
 FORMAT_VERSION = 1
@@ -124,7 +124,7 @@ def parse_priors(spec, text: str | None) -> tuple[tuple[str, float, float], ...]
         return tuple((kind, float(a), float(b)) for kind, a, b in spec.prior)
     items = [item for item in text.split(";") if item.strip()]
     if len(items) != spec.dim:
-        raise UserError(
+        raise InputError(
             f"--prior: system {spec.name} has {spec.dim} state components; give one KIND:A,B each, "
             f"separated by ';' (got {len(items)})"
         )

@@ -14,7 +14,7 @@ from uxhost import joint
 from uxhost.dump import DumpError, load_dump, save_dump
 from uxhost.traces import load_trace
 from uxhost.cli import main
-from uxhost.errors import UserError
+from uxhost.errors import InputError
 
 
 def reference_dump(name="pendulum", T=10, eta=8, mode="refined", missing=(4,)) -> joint.JointDump:
@@ -60,13 +60,13 @@ def test_trace_missing_observation_and_errors(tmp_path):
     assert trace.observation(0).tolist() == [1.0, 2.0] and trace.observation(1) is None
     half = tmp_path / "half.csv"
     half.write_text("k,u,z0,z1\n0,0,1.0,\n")
-    with pytest.raises(UserError, match=r"half.csv:2: some observation components are empty"):
+    with pytest.raises(InputError, match=r"half.csv:2: some observation components are empty"):
         load_trace(half)
-    with pytest.raises(UserError, match="2 observation column"):
+    with pytest.raises(InputError, match="2 observation column"):
         load_trace(good, dim_obs=1)
     inf = tmp_path / "inf.csv"
     inf.write_text("k,u,z0\n0,0,inf\n")
-    with pytest.raises(UserError, match=r"inf.csv:2: column 'z0' is not finite"):
+    with pytest.raises(InputError, match=r"inf.csv:2: column 'z0' is not finite"):
         load_trace(inf)
 
 
@@ -75,7 +75,7 @@ def test_joint_prior_option():
     cfg = joint.resolve(spec, "q=0.1", "gaussian:-5,1;laplace:0.5,0.25", eta=8)
     assert cfg.priors == (("gaussian", -5.0, 1.0), ("laplace", 0.5, 0.25)) and cfg.params[1] == 0.1
     assert cfg.model().prior[1].scale == 0.25  # the reference runs the laws asked for
-    with pytest.raises(UserError, match="cvrange has 2 state components; give one KIND:A,B each"):
+    with pytest.raises(InputError, match="cvrange has 2 state components; give one KIND:A,B each"):
         joint.resolve(spec, None, "gaussian:0,1")
 
 
@@ -204,7 +204,7 @@ def test_one_reader_reads_a_scalar_and_a_vector_trace_by_the_same_rules(tmp_path
     assert load_trace(scalar, dim_obs=1).z.shape == (2, 1)
     for path, z in ((scalar, "9"), (rows, "9,9")):  # k must grow, in either layout
         path.write_text(path.read_text() + f"1,0,{z}\n")
-        with pytest.raises(UserError, match=rf"{path.name}:4: step index k=1 does not follow k=1"):
+        with pytest.raises(InputError, match=rf"{path.name}:4: step index k=1 does not follow k=1"):
             load_trace(path)
 
 
@@ -216,5 +216,5 @@ def test_a_joint_trace_header_is_read_as_written(tmp_path):
     assert load_trace(bom).k.tolist() == [7, 8]
     twice = tmp_path / "twice.csv"
     twice.write_text("k,u,z0,k\n0,0,1.0,7\n")
-    with pytest.raises(UserError, match=r"twice.csv:1: the header names column 'k' more than once"):
+    with pytest.raises(InputError, match=r"twice.csv:1: the header names column 'k' more than once"):
         load_trace(twice)
