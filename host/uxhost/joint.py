@@ -170,6 +170,7 @@ class JointHeader:
     trace: str | None = None
     trace_steps: int | None = None
     uxhost_version: str = __version__
+    resumed_at: tuple[int, ...] = ()  # record indices at which a cut-short run was resumed (stream --resume)
 
     @property
     def cycle_unit(self) -> str:
@@ -198,7 +199,9 @@ class JointHeader:
                 "trace_steps",
                 "uxhost_version",
             )
-            return cls(JointConfig.from_json(obj), **{n: obj[n] for n in names if n in obj})
+            header = cls(JointConfig.from_json(obj), **{n: obj[n] for n in names if n in obj})
+            header.resumed_at = tuple(int(i) for i in obj.get("resumed_at", ()))
+            return header
         except (KeyError, TypeError, ValueError, OverflowError) as exc:  # int(1e999): an infinite count
             raise DumpError(f"{where}: header lacks or garbles {exc}") from None
 

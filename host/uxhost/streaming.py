@@ -208,7 +208,7 @@ class _Tally:
 
 
 def _header(config, info, trace_path: str | None, steps: int, resume):
-    """The dump's header of this run: a vector-state system's (JointHeader, never resumed) or a scalar one's."""
+    """The dump's header of this run: a vector-state system's (JointHeader) or a scalar one's."""
     from .dump import CYCLE_SOURCES, Header, reset_cause_name
     from .joint import JointConfig, JointHeader
 
@@ -222,10 +222,8 @@ def _header(config, info, trace_path: str | None, steps: int, resume):
         trace=trace_path,
         trace_steps=steps,
     )
-    if isinstance(config, JointConfig):
-        return JointHeader(config, **fields)
     resumed_at = (resume.header.resumed_at + (len(resume.steps),)) if resume is not None else ()
-    return Header(config, **fields, resumed_at=resumed_at)
+    return (JointHeader if isinstance(config, JointConfig) else Header)(config, **fields, resumed_at=resumed_at)
 
 
 def greet(device, expect_board: str | None = None):

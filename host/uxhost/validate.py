@@ -368,16 +368,16 @@ def _scalar_differences(dump: Dump, policy: Policy, native_lib, exact: bool, rec
         yield rec, step_differences(rec, status, ref, log_evidence if recorded else None, var), log_evidence
 
 
-def trace_of_dump(dump, trace_path):
-    """The trace `trace_path` names, read with the dump's dimensions and checked to be the one the dump was
-    made from (check_trace)."""
+def trace_of_dump(dump, trace_path, z_col: str | None = None):
+    """The trace `trace_path` names (a scalar one's observations from `z_col`, default z), read with the
+    dump's dimensions and checked to be the one the dump was made from (check_trace)."""
     from .traces import load_trace
 
     if is_joint(dump):
         cfg = dump.header.config
         trace = load_trace(trace_path, dim_obs=cfg.dim_obs, dim=cfg.dim)
     else:
-        trace = load_trace(trace_path)
+        trace = load_trace(trace_path) if z_col is None else load_trace(trace_path, z_col)
     check_trace(dump, trace, trace_path)
     return trace
 

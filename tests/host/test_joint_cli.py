@@ -193,6 +193,33 @@ def test_stream_and_validate_through_qemu(tmp_path, capsys):
     assert "JSONL" in capsys.readouterr().err
 
 
+@pytest.mark.qemu
+def test_a_cut_short_joint_run_resumes_bit_for_bit(tmp_path, capsys):
+    # The first 4 records of a 9-step run (what a killed run leaves) are replayed on a fresh device, every
+    # answer equal bit for bit, and the run goes on: the dump then equals the uninterrupted run's.
+    trace = tmp_path / "c.csv"
+    assert main(["simulate", "--system", "cvrange", "--steps", "9", "--seed", "3", "-o", str(trace)]) == 0
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    assert main(["stream", str(trace), "--board", "mps2-an500", "--eta", "8", "-o", str(whole)]) == 0
+    lines = whole.read_text().splitlines(keepends=True)
+    cut.write_text("".join(lines[:5]))  # the header and 4 steps
+    assert main(["stream", str(trace), "--board", "mps2-an500", "-o", str(cut)]) == 2
+    assert f"--resume {cut} to continue it" in capsys.readouterr().err
+    assert main(["stream", str(trace), "--board", "mps2-an500", "--resume", str(cut)]) == 0
+    assert "resumed: 4 recorded step(s) replayed" in capsys.readouterr().out
+    resumed, reference = load_dump(cut), load_dump(whole)
+    assert resumed.header.resumed_at == (4,) and len(resumed) == 9
+    assert [s.posterior() for s in resumed.steps] == [s.posterior() for s in reference.steps]
+    # a recorded posterior the device does not give back: refused, the file untouched
+    step = json.loads(lines[3])
+    step["mean"][0] = math.nextafter(step["mean"][0], math.inf)
+    before = "".join(lines[:3]) + json.dumps(step) + "\n"
+    cut.write_text(before)
+    assert main(["stream", str(trace), "--board", "mps2-an500", "--resume", str(cut)]) == 2
+    assert "answers step k=2 of the replay differently from the dump" in capsys.readouterr().err
+    assert cut.read_text() == before
+
+
 def test_one_reader_reads_a_scalar_and_a_vector_trace_by_the_same_rules(tmp_path):
     scalar, rows = tmp_path / "s.csv", tmp_path / "v.csv"
     scalar.write_text("k,u,z\n0,0,1.5\n1,0,\n")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from .common import InputError
 from ..joint import is_joint, trace_meta
-from ..outputs import check_output
 
 
 def wants_joint_trace(args) -> bool:
@@ -39,9 +38,8 @@ def stream(args) -> int:
     from ..joint import dim_obs_of, joint_specs
     from ..streaming import device_for, stream_trace
     from ..traces import load_trace
+    from .stream import check_new_dump
 
-    if args.resume is not None:
-        raise InputError("--resume: a joint system's run cannot be resumed; stream it again")
     meta = trace_meta(args.trace)
     source = ""
     if not args.system:
@@ -53,7 +51,7 @@ def stream(args) -> int:
     config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
     if not str(args.output).lower().endswith(".jsonl"):
         raise InputError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
-    check_output(args.output, args.force)
+    check_new_dump(args.output, args.force)  # names --resume where the file is a run cut short
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         summary = stream_trace(
             device,

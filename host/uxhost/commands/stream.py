@@ -60,13 +60,13 @@ def run(args) -> int:
     # Everything that can be checked without the device is checked before it is opened (or booted): the
     # trace, the dump's format, and the model options of a system the system table knows. A system only
     # the device knows is resolved against the device's own description of it.
-    trace = load_trace(args.trace, args.z_col)
     resume = None
     if args.resume is not None:
-        resume = resumable(args, trace)
+        resume, trace = resumable(args)
         args.output, args.system_source = args.resume, f" (from {args.resume})"
         config = resume.header.config
     else:
+        trace = load_trace(args.trace, args.z_col)
         check_new_dump(args.output, args.force)
         choose_system(args, trace)
         if args.system in table_specs():
@@ -115,11 +115,11 @@ def cut_short(path: Path) -> bool:
         return False
 
 
-def resumable(args, trace):
-    """The dump --resume names, checked against the trace before any device is opened."""
+def resumable(args):
+    """(the dump --resume names, the trace), checked against each other before any device is opened."""
     from ..dump import load_unfinished
     from ..protocol import PROTOCOL_VERSION
-    from ..validate import check_trace
+    from ..validate import trace_of_dump
 
     given = given_model_options(args)
     if given:
@@ -130,10 +130,10 @@ def resumable(args, trace):
             f"{args.resume} was recorded over protocol {dump.header.protocol}; a run continues "
             f"exactly only on the protocol it started with ({PROTOCOL_VERSION} here)"
         )
-    check_trace(dump, trace, args.trace)
+    trace = trace_of_dump(dump, args.trace, args.z_col)
     if len(dump) >= len(trace):
         raise InputError(f"{args.resume} already holds all {len(trace)} steps of {args.trace}: nothing to resume")
-    return dump
+    return dump, trace
 
 
 def choose_system(args, trace) -> None:
