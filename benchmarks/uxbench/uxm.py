@@ -28,6 +28,7 @@ from uxemu._library import uxm_library_path
 from uxemu.libm import FUNCTIONS
 
 from . import clib
+from .environment import REPO as ROOT
 
 RANGES = {  # function -> [(kind, lo, hi)] per range, double
     "exp": [("uniform", -745.0, 709.7), ("uniform", -0.35, 0.35)],
@@ -162,24 +163,38 @@ def speed(size: dict) -> list[dict]:
 # (uxm_exp.c's exp; sin and cos would need the integer reduction as well). Timed against uxemu.libm.exp.
 _LN2_HI, _LN2_LO = float.fromhex("0x1.62e42feep-1"), float.fromhex("0x1.a39ef35793c76p-33")
 _INV_LN2, _SHIFT = float.fromhex("0x1.71547652b82fep0"), float.fromhex("0x1.8p52")
-_TAYLOR = [1.0 / math.factorial(n) for n in range(13, 1, -1)]  # 1/13! … 1/2!
+_TAYLOR = [1.0 / math.factorial(n) for n in range(6, 1, -1)]  # 1/6! … 1/2!
+_EXP_TABLE = ROOT / "firmware" / "src" / "ux" / "uxm_exp_table.h"  # 2^(j/64) as hi, lo (scripts/codegen)
+
+
+def _exp2_table() -> np.ndarray:
+    """The core's table of 2^(j/64), read from its generated header: rows (hi, lo)."""
+    import re
+
+    words = re.findall(r"-?0x[0-9a-f]\.[0-9a-f]+p[+-]\d+", _EXP_TABLE.read_text())
+    return np.array([float.fromhex(w) for w in words]).reshape(-1, 2)
 
 
 def numpy_exp(x: np.ndarray) -> np.ndarray:
     """uxm_exp for −700 < x < 709, where the result is normal: its subnormal rounding and its special
     arguments are left out (a complete transcription would carry them too)."""
+    table = _exp2_table()
+    size = len(table)
     x = np.asarray(x, dtype=np.float64)
-    kd = (x * _INV_LN2 + _SHIFT) - _SHIFT
-    hi, lo = x - kd * _LN2_HI, kd * _LN2_LO
+    nd = (x * (_INV_LN2 * size) + _SHIFT) - _SHIFT
+    hi, lo = x - nd * (_LN2_HI / size), nd * (_LN2_LO / size)
     r = hi - lo
     c = (hi - r) - lo
     p = np.full_like(r, _TAYLOR[0])
     for coefficient in _TAYLOR[1:]:
         p = coefficient + r * p
     v = hi + (((r * r) * p + c * r) - lo)
-    k = kd.astype(np.int64)
+    n = nd.astype(np.int64)
+    j = n & (size - 1)
+    k = (n - j) // size
+    m = table[j, 0] + (table[j, 0] * v + table[j, 1])
     shift = np.where(k > 1000, 1000, np.where(k < -1000, -1000, 0))
-    return np.ldexp(np.ldexp(1.0 + v, k - shift), shift)  # two exact steps, as uxm_scale
+    return np.ldexp(np.ldexp(m, k - shift), shift)  # two exact steps, as uxm_scale
 
 
 def reference_speed() -> list[dict]:

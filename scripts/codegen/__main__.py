@@ -8,7 +8,7 @@ import sys
 from .common import ROOT, emit
 
 # One module per source of truth; each exposes outputs() -> {path: text}.
-GENERATORS: tuple[str, ...] = ("facts", "layouts", "systems", "protocol", "std_atoms")
+GENERATORS: tuple[str, ...] = ("facts", "layouts", "systems", "protocol", "std_atoms", "uxm_tables")
 
 
 def main(argv: list[str]) -> int:
