@@ -349,12 +349,8 @@ def open_writer(path, header: Header, kept=()):
 
 
 def _format_for(path: Path, header) -> str:
-    """The format of a dump of `header`'s run at `path`: a joint system's (no scalar Header) is JSONL only,
-    its steps having no array layout."""
-    kind = dump_format(path)
-    if kind == "npz" and not isinstance(header, Header):
-        raise DumpError(f"{path}: a joint system's dump is JSONL: name it *.jsonl")
-    return kind
+    """The format of a dump at `path`, by its suffix (every kind of run has both)."""
+    return dump_format(path)
 
 
 def save_dump(dump, path) -> None:
@@ -368,8 +364,21 @@ def save_dump(dump, path) -> None:
             out.write(step)
 
 
-def save_npz(dump: Dump, path: Path) -> None:
-    steps = dump.steps
+def save_npz(dump, path: Path) -> None:
+    """An archive of arrays, one row per step: a scalar state's (scalar_arrays) or a vector state's
+    (uxhost.joint.joint_arrays), with the header as JSON text."""
+    from .joint import JointDump, joint_arrays
+
+    steps = joint_arrays(dump.steps) if isinstance(dump, JointDump) else scalar_arrays(dump.steps)
+    arrays = {"header": np.array(json.dumps(dump.header.to_json())), **steps}
+    # Written beside the target and renamed, so a reader never sees half an archive.
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def scalar_arrays(steps: list[StepRecord]) -> dict:
+    """A scalar state's steps as arrays: atoms padded to the widest step (NaN positions, 0 weights)."""
     T = len(steps)
     width = max((len(s.atoms_x) for s in steps), default=0)
     atoms_x = np.full((T, width), np.nan)
@@ -377,8 +386,7 @@ def save_npz(dump: Dump, path: Path) -> None:
     for i, s in enumerate(steps):
         atoms_x[i, : len(s.atoms_x)] = s.atoms_x
         atoms_w[i, : len(s.atoms_w)] = s.atoms_w
-    arrays = {
-        "header": np.array(json.dumps(dump.header.to_json())),
+    return {
         "k": np.array([s.k for s in steps], dtype=np.int64),
         "u": np.array([s.u for s in steps], dtype=np.float64),
         "z": np.array([s.z for s in steps], dtype=np.float64),
@@ -393,10 +401,6 @@ def save_npz(dump: Dump, path: Path) -> None:
         "atoms_x": atoms_x,
         "atoms_w": atoms_w,
     }
-    # Written beside the target and renamed, so a reader never sees half an archive.
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -487,8 +491,14 @@ def load_npz(path: Path) -> Dump:
     header = json_value(str(arrays["header"]), f"{path} (header)")
     if not isinstance(header, dict):
         raise DumpError(f"{path}: the header is not a JSON object")
+    header_cls, _, dump_cls = _kinds(header)
     try:
-        return Dump(Header.from_json(header, str(path)), _npz_steps(arrays, path))
+        head = header_cls.from_json(header, str(path))
+        if dump_cls is Dump:
+            return Dump(head, _npz_steps(arrays, path))
+        from .joint import joint_steps_from_arrays
+
+        return dump_cls(head, joint_steps_from_arrays(arrays, head.config.dim, path))
     except KeyError as exc:
         raise DumpError(f"{path}: archive lacks the array {exc}") from None
     except (IndexError, TypeError, ValueError, OverflowError) as exc:  # arrays of the wrong shape or kind

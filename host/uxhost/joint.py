@@ -293,6 +293,71 @@ class JointDump(StatusCounts):
         return sum(s.z is None for s in self.steps)
 
 
+def joint_arrays(steps: list[JointStep]) -> dict:
+    """A vector state's steps as the arrays of an .npz dump (uxhost.dump.save_npz): z (T × dim_obs, NaN rows
+    for steps without observation), x (T × dim, NaN where unknown), mean (T × dim), cov (T × dim², row-major),
+    atoms_x (T × width × dim, NaN-padded) and atoms_w (T × width, 0-padded), count of atoms per step."""
+    T = len(steps)
+    dim = steps[0].dim if steps else 0
+    dim_obs = max((len(s.z) for s in steps if s.z is not None), default=0)
+    width = max((len(s.atoms_w) for s in steps), default=0)
+    z, x = np.full((T, dim_obs), np.nan), np.full((T, dim), np.nan)
+    atoms_x, atoms_w = np.full((T, width, dim), np.nan), np.zeros((T, width))
+    for i, s in enumerate(steps):
+        if s.z is not None:
+            z[i] = s.z
+        if s.x is not None:
+            x[i] = s.x
+        atoms_x[i, : len(s.atoms_w)] = s.rows()
+        atoms_w[i, : len(s.atoms_w)] = s.atoms_w
+    return {
+        "k": np.array([s.k for s in steps], dtype=np.int64),
+        "u": np.array([s.u for s in steps], dtype=np.float64),
+        "z": z,
+        "x": x,
+        "status": np.array([s.status for s in steps], dtype=np.int64),
+        "mean": np.array([s.mean for s in steps], dtype=np.float64).reshape(T, dim),
+        "cov": np.array([s.cov for s in steps], dtype=np.float64).reshape(T, dim * dim),
+        "log_evidence": np.array([s.log_evidence for s in steps], dtype=np.float64),
+        "cycles_predict": np.array([s.cycles_predict for s in steps], dtype=np.int64),
+        "cycles_update": np.array([s.cycles_update for s in steps], dtype=np.int64),
+        "count": np.array([len(s.atoms_w) for s in steps], dtype=np.int64),
+        "atoms_x": atoms_x,
+        "atoms_w": atoms_w,
+    }
+
+
+def joint_steps_from_arrays(arrays: dict, dim: int, path) -> list[JointStep]:
+    """The step records of an .npz dump's arrays (joint_arrays), each checked as a JSONL record is."""
+
+    def row(a, i) -> tuple | None:
+        v = np.asarray(a[i], dtype=np.float64).ravel()
+        return None if v.size == 0 or np.isnan(v).all() else tuple(float(e) for e in v)
+
+    steps = []
+    for i in range(arrays["count"].size):
+        n = int(arrays["count"][i])
+        rows = np.asarray(arrays["atoms_x"][i, :n], dtype=np.float64).reshape(n, dim)
+        step = JointStep(
+            int(arrays["k"][i]),
+            float(arrays["u"][i]),
+            row(arrays["z"], i),
+            row(arrays["x"], i),
+            int(arrays["status"][i]),
+            tuple(float(v) for v in np.asarray(arrays["mean"][i], dtype=np.float64).ravel()),
+            tuple(float(v) for v in np.asarray(arrays["cov"][i], dtype=np.float64).ravel()),
+            float(arrays["log_evidence"][i]),
+            tuple(float(v) for v in arrays["atoms_w"][i, :n]),
+            tuple(float(v) for v in rows.ravel()),
+            int(arrays["cycles_predict"][i]),
+            int(arrays["cycles_update"][i]),
+        )
+        if len(step.mean) != dim or len(step.cov) != dim * dim or not step.atoms_w:
+            raise DumpError(f"{path}: step {i} is not a {dim}-component posterior with atoms")
+        steps.append(step)
+    return steps
+
+
 def trace_meta(path) -> dict[str, str]:
     """The `# key: value` lines a trace CSV starts with (empty for a file that is missing or not text:
     the trace loader says what is wrong with it)."""

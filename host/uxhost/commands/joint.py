@@ -49,8 +49,6 @@ def stream(args) -> int:
     spec = joint_specs()[args.system]
     trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
     config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
-    if not str(args.output).lower().endswith(".jsonl"):
-        raise InputError(f"{args.output}: a joint system's dump is JSONL: name it *.jsonl")
     check_new_dump(args.output, args.force)  # names --resume where the file is a run cut short
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         summary = stream_trace(
