@@ -19,6 +19,7 @@ first range of each function.
 from __future__ import annotations
 
 import ctypes as C
+import functools
 import math
 
 import mpmath
@@ -167,8 +168,9 @@ _TAYLOR = [1.0 / math.factorial(n) for n in range(6, 1, -1)]  # 1/6! … 1/2!
 _EXP_TABLE = ROOT / "firmware" / "src" / "ux" / "uxm_exp_table.h"  # 2^(j/64) as hi, lo (scripts/codegen)
 
 
+@functools.cache
 def _exp2_table() -> np.ndarray:
-    """The core's table of 2^(j/64), read from its generated header: rows (hi, lo)."""
+    """The core's table of 2^(j/64), read once from its generated header: rows (hi, lo)."""
     import re
 
     words = re.findall(r"-?0x[0-9a-f]\.[0-9a-f]+p[+-]\d+", _EXP_TABLE.read_text())
