@@ -106,7 +106,7 @@ def run(args) -> int:
         return run_on_device(args, trace)
     own = from_arguments(args)
     if own is None:
-        choose_system(args, trace)
+        choose_system(args, trace.meta)
         scalar_only(args)
         config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
         spec = find_spec(table_specs(), config.system)
@@ -153,7 +153,7 @@ def run_on_device(args, trace) -> int:
             raise InputError(
                 f"{option} {value}: with --port/--board the device computes the log-likelihood " "(its update evidence)"
             )
-    choose_system(args, trace)
+    choose_system(args, trace.meta)
     scalar_only(args)
     if args.system in table_specs():  # checked before the device is opened; one only it has, against its own
         model_config(args, defaults=fit_defaults())

@@ -1,15 +1,10 @@
-"""The joint (vector-state) systems' side of `uxhost stream` and `simulate`: their options (several priors, the
-kernel likelihood only) and their trace's header. `validate` and `plot` take every dump alike."""
+"""What differs for a joint (vector-state) system in `uxhost stream` and `simulate`: its options (several
+priors, the kernel likelihood only). Every command streams, validates and plots every system by one path."""
 
 from __future__ import annotations
 
 from .common import InputError
-from ..joint import is_joint, trace_meta
-
-
-def wants_joint_trace(args) -> bool:
-    """Whether `stream` runs a joint system: --system names one, or the trace's header does."""
-    return is_joint(args.system or trace_meta(args.trace).get("system"))
+from ..joint import is_joint
 
 
 def config_for(args, specs, where: str):
@@ -34,39 +29,6 @@ def config_for(args, specs, where: str):
     )
 
 
-def stream(args) -> int:
-    from ..joint import dim_obs_of, joint_specs
-    from ..streaming import device_for, stream_trace
-    from ..traces import load_trace
-    from .stream import check_new_dump
-
-    meta = trace_meta(args.trace)
-    source = ""
-    if not args.system:
-        args.system, source = meta["system"], f" (system from {args.trace}'s header)"
-        if args.params is None and meta.get("params"):
-            args.params, source = meta["params"], f" (system and parameters from {args.trace}'s header)"
-    spec = joint_specs()[args.system]
-    trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
-    config_for(args, joint_specs(), "the system table")  # the options checked before a device is opened
-    check_new_dump(args.output, args.force)  # names --resume where the file is a run cut short
-    with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
-        summary = stream_trace(
-            device,
-            trace,
-            lambda specs, where: config_for(args, specs, where),
-            args.output,
-            trace_path=str(args.trace),
-            qemu=qemu,
-            expect_board=args.board or args.expect_board,
-        )
-    print(f"model: {summary.config.describe(summary.spec)}{source}")
-    print(f"streamed {args.trace} to {device.url}: dump {args.output}")
-    for line in summary.lines():
-        print("  " + line)
-    return 0
-
-
 def simulate(args) -> int:
     from ..config import parse_params
     from ..joint import joint_specs, simulate as simulate_joint
@@ -80,4 +42,4 @@ def simulate(args) -> int:
     return 0
 
 
-__all__ = ["is_joint", "simulate", "stream", "wants_joint_trace"]
+__all__ = ["config_for", "is_joint", "simulate"]

@@ -47,34 +47,19 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from . import joint
+    from ..streaming import device_for, stream_trace
 
     if args.resume is not None and args.force:
         raise InputError("--force replaces an -o dump; --resume continues DUMP: pass one of them")
-    if args.resume is None and joint.wants_joint_trace(args):
-        return joint.stream(args)
-    from ..config import table_specs
-    from ..streaming import device_for, stream_trace
-    from ..traces import load_trace
-
     # Everything that can be checked without the device is checked before it is opened (or booted): the
     # trace, the dump's format, and the model options of a system the system table knows. A system only
     # the device knows is resolved against the device's own description of it.
-    resume = None
     if args.resume is not None:
         resume, trace = resumable(args)
         args.output, args.system_source = args.resume, f" (from {args.resume})"
         config = resume.header.config
     else:
-        trace = load_trace(args.trace, args.z_col)
-        check_new_dump(args.output, args.force)
-        choose_system(args, trace)
-        if args.system in table_specs():
-            model_config(args)
-
-        def config(specs, where):
-            return model_config(args, specs, where)
-
+        resume, (trace, config) = None, new_run(args)
     with device_for(args.port, args.board, args.elf, args.timeout, args.baud, args.retries) as (device, qemu):
         summary = stream_trace(
             device,
@@ -91,6 +76,30 @@ def run(args) -> int:
     for line in summary.lines():
         print("  " + line)
     return 0
+
+
+def new_run(args):
+    """(the trace, the configuration or the function of the device's systems that gives it) of a run to -o:
+    the system from --system or the trace's header, the trace read with that system's dimensions."""
+    from ..config import table_specs
+    from ..joint import dim_obs_of, is_joint, joint_specs, trace_meta
+    from ..traces import load_trace
+    from .joint import config_for
+
+    meta = trace_meta(args.trace)
+    if is_joint(args.system or meta.get("system")):  # its trace is read with its dimensions
+        choose_system(args, meta)
+        spec = joint_specs()[args.system]
+        trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
+        config_for(args, joint_specs(), "the system table")
+        check_new_dump(args.output, args.force)
+        return trace, lambda specs, where: config_for(args, specs, where)
+    trace = load_trace(args.trace, args.z_col)
+    check_new_dump(args.output, args.force)
+    choose_system(args, trace.meta)
+    if args.system in table_specs():
+        model_config(args)
+    return trace, lambda specs, where: model_config(args, specs, where)
 
 
 def check_new_dump(path: Path, force: bool) -> None:
@@ -136,18 +145,16 @@ def resumable(args):
     return dump, trace
 
 
-def choose_system(args, trace) -> None:
+def choose_system(args, meta: dict) -> None:
     """--system as given, else the system (and, unless --params, the parameters) the trace's header
-    names; a run never falls back to a system the user did not ask for."""
-    from ..errors import InputError
-
+    (`meta`, its `# key: value` lines) names; a run never falls back to a system the user did not ask for."""
     args.system_source = ""
     if args.system:
         return
-    named = trace.meta.get("system")
+    named = meta.get("system")
     if not named:
         raise InputError(f"which system? {args.trace} has no '# system: NAME' header line: pass --system NAME")
     args.system, args.system_source = named, f" (system from {args.trace}'s header)"
-    if args.params is None and trace.meta.get("params"):
-        args.params = trace.meta["params"]
+    if args.params is None and meta.get("params"):
+        args.params = meta["params"]
         args.system_source = f" (system and parameters from {args.trace}'s header)"
