@@ -387,19 +387,26 @@ def scalar_arrays(steps: list[StepRecord]) -> dict:
         atoms_x[i, : len(s.atoms_x)] = s.atoms_x
         atoms_w[i, : len(s.atoms_w)] = s.atoms_w
     return {
-        "k": np.array([s.k for s in steps], dtype=np.int64),
-        "u": np.array([s.u for s in steps], dtype=np.float64),
+        **step_columns(steps),
         "z": np.array([s.z for s in steps], dtype=np.float64),
         "x": np.array([np.nan if s.x is None else s.x for s in steps], dtype=np.float64),
-        "status": np.array([s.status for s in steps], dtype=np.int64),
         "mean": np.array([s.mean for s in steps], dtype=np.float64),
         "var": np.array([s.var for s in steps], dtype=np.float64),
+        "atoms_x": atoms_x,
+        "atoms_w": atoms_w,
+    }
+
+
+def step_columns(steps) -> dict:
+    """The arrays every kind of step record has: k, u, status, log evidence, cycles and atom count."""
+    return {
+        "k": np.array([s.k for s in steps], dtype=np.int64),
+        "u": np.array([s.u for s in steps], dtype=np.float64),
+        "status": np.array([s.status for s in steps], dtype=np.int64),
         "log_evidence": np.array([s.log_evidence for s in steps], dtype=np.float64),
         "cycles_predict": np.array([s.cycles_predict for s in steps], dtype=np.int64),
         "cycles_update": np.array([s.cycles_update for s in steps], dtype=np.int64),
-        "count": np.array([len(s.atoms_x) for s in steps], dtype=np.int64),
-        "atoms_x": atoms_x,
-        "atoms_w": atoms_w,
+        "count": np.array([len(s.atoms_w) for s in steps], dtype=np.int64),
     }
 
 

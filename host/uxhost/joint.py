@@ -21,7 +21,7 @@ import numpy as np
 from uxemu.joint_systems import JointSpec
 
 from . import __version__
-from .dump import DumpError, StatusCounts
+from .dump import DumpError, StatusCounts, step_columns
 from .errors import InputError
 
 FORMAT = "uxhost-joint-dump"
@@ -311,17 +311,11 @@ def joint_arrays(steps: list[JointStep]) -> dict:
         atoms_x[i, : len(s.atoms_w)] = s.rows()
         atoms_w[i, : len(s.atoms_w)] = s.atoms_w
     return {
-        "k": np.array([s.k for s in steps], dtype=np.int64),
-        "u": np.array([s.u for s in steps], dtype=np.float64),
+        **step_columns(steps),
         "z": z,
         "x": x,
-        "status": np.array([s.status for s in steps], dtype=np.int64),
         "mean": np.array([s.mean for s in steps], dtype=np.float64).reshape(T, dim),
         "cov": np.array([s.cov for s in steps], dtype=np.float64).reshape(T, dim * dim),
-        "log_evidence": np.array([s.log_evidence for s in steps], dtype=np.float64),
-        "cycles_predict": np.array([s.cycles_predict for s in steps], dtype=np.int64),
-        "cycles_update": np.array([s.cycles_update for s in steps], dtype=np.int64),
-        "count": np.array([len(s.atoms_w) for s in steps], dtype=np.int64),
         "atoms_x": atoms_x,
         "atoms_w": atoms_w,
     }
