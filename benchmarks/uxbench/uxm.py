@@ -173,7 +173,8 @@ def _exp2_table() -> np.ndarray:
     """The core's table of 2^(j/64), read once from its generated header: rows (hi, lo)."""
     import re
 
-    words = re.findall(r"-?0x[0-9a-f]\.[0-9a-f]+p[+-]\d+", _EXP_TABLE.read_text())
+    block = _EXP_TABLE.read_text().split("UXM_EXP2[", 1)[1].split("};", 1)[0]  # the double table only
+    words = re.findall(r"-?0x[0-9a-f]\.[0-9a-f]+p[+-]\d+", block)
     return np.array([float.fromhex(w) for w in words]).reshape(-1, 2)
 
 

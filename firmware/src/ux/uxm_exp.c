@@ -2,8 +2,8 @@
  * exp and expm1 (ux/uxm.h). x = k·ln2 + r, |r| ≤ ln2/2, with k·ln2 split in two parts (hi exact, lo small)
  * so r carries no error from the reduction; e^r − 1 is a Taylor polynomial (its truncation error is below
  * 2^-57 of the result on that interval: degree 13 for double, 8 for float); then scaling by 2^k.
- * The double exp reduces further, by ln2/64 with a table of 2^(j/64) (uxm_exp_table.h), so that a degree-6
- * polynomial does: half the dependent operations of degree 13, for the function the filter calls most.
+ * exp reduces further, by ln2/64 with a table of 2^(j/64) (float: ln2/32, 2^(j/32); uxm_exp_table.h), so that a
+ * degree-6 polynomial does (float: 4): half the dependent operations, for the function the filter calls most.
  */
 #include "ux/uxm.h"
 
@@ -68,6 +68,15 @@ static double tail(double hi, double lo)
     return expm1_tail(r) + c * r;
 }
 
+/* e^r − 1 − r for |r| ≤ ln2/64 (float): r²·(1/2! + r/3! + r²/4!); the next term is below 2^-39 of e^r. */
+static float expm1_tail_smallf(float r)
+{
+    float p = 1.0f / 24.0f;
+    p = 1.0f / 6.0f + r * p;
+    p = 0.5f + r * p;
+    return (r * r) * p;
+}
+
 static float tailf(float hi, float lo)
 {
     float r = hi - lo, c = (hi - r) - lo;
@@ -124,10 +133,18 @@ float uxm_expf(float x)
         return x * 0x1p127f;
     if (x < -104.0f)
         return 0.0f;
-    float kd = uxm_roundf(x * INV_LN2F);
-    float hi = x - kd * LN2_HIF, lo = kd * LN2_LOF;
-    float v = hi + (tailf(hi, lo) - lo);
-    return kd < -126.0f || (kd == -126.0f && v < 0.0f) ? subnormalf(v, (int)kd) : uxm_scalef(1.0f + v, (int)kd);
+    /* x = n·ln2/32 + r = (32k + j)·ln2/32 + r, as the double exp with the float table; n·UXM_LN2_32_HIF is
+     * exact (11 bits times |n| < 2^13), so hi is too (Sterbenz) */
+    float nd = uxm_roundf(x * UXM_INV_LN2_32F);
+    int n = (int)nd, j = n & ((1 << UXM_EXPF_TABLE_BITS) - 1), k = (n - j) / (1 << UXM_EXPF_TABLE_BITS);
+    float hi = x - nd * UXM_LN2_32_HIF, lo = nd * UXM_LN2_32_LOF;
+    float r = hi - lo, c = (hi - r) - lo;
+    float v = hi + ((expm1_tail_smallf(r) + c * r) - lo);
+    float t_hi = UXM_EXP2F[2 * j], t_lo = UXM_EXP2F[2 * j + 1];
+    float s = t_hi * v + t_lo;
+    if (k < -126 || (k == -126 && j == 0 && v < 0.0f))
+        return subnormalf((t_hi - 1.0f) + s, k);
+    return uxm_scalef(t_hi + s, k);
 }
 
 /* 2^k·(1 + hi + (p − lo)) − 1 for k ≥ −53 (float −24): 1 − 2^-k is exact up to k = 53 (24) and taken as
