@@ -1,7 +1,7 @@
 /*
- * exp and expm1 (ux/uxm.h). x = k·ln2 + r, |r| ≤ ln2/2, with k·ln2 split in two parts (hi exact, lo small)
- * so r carries no error from the reduction; e^r − 1 is a Taylor polynomial (its truncation error is below
- * 2^-57 of the result on that interval: degree 13 for double, 8 for float); then scaling by 2^k.
+ * exp and expm1 (ux/uxm.h). expm1: x = k·ln2 + r, |r| ≤ ln2/2, with k·ln2 split in two parts (hi exact, lo
+ * small) so r carries no error from the reduction; e^r − 1 is a Taylor polynomial (its truncation error is
+ * below 2^-57 of the result on that interval: degree 13 for double, 8 for float); then scaling by 2^k.
  * exp reduces further, by ln2/64 with a table of 2^(j/64) (float: ln2/32, 2^(j/32); uxm_exp_table.h), so that a
  * degree-6 polynomial does (float: 4): half the dependent operations, for the function the filter calls most.
  */
