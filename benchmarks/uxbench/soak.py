@@ -24,7 +24,7 @@ the clean round trip's tail on this shared machine reaches 0.5–1.1 s, and two 
 (1.1 s and 4.1 s) were ended at steps 2,845 and 16,358 by a silence that long, QEMU still running — a
 run of damaged attempts (each ~13 % likely at 10 % damage both ways) is far rarer.
 
-    .venv/bin/python -m uxbench soak                 # the full soak (1–2 h); results → benchmarks/results/soak.*
+    .venv/bin/python -m uxbench soak                 # the full soak (20 min idle, over 1 h busy); results → benchmarks/results/soak.*
     .venv/bin/python -m uxbench soak --steps 300 --out /tmp/soak   # a quick look
 """
 
