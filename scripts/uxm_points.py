@@ -10,16 +10,10 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
+from uxemu.libm import FUNCTIONS  # the core's names, which mpmath shares
+
 OUTPUT = Path(__file__).resolve().parents[1] / "firmware" / "tests" / "uxm_points.h"
 PER_RANGE = 250
-EXACT = {
-    "exp": mpmath.exp,
-    "expm1": mpmath.expm1,
-    "log": mpmath.log,
-    "log1p": mpmath.log1p,
-    "sin": mpmath.sin,
-    "cos": mpmath.cos,
-}
 
 
 def ranges(float_build: bool) -> dict[str, list[tuple[str, float, float]]]:
@@ -37,7 +31,7 @@ def ranges(float_build: bool) -> dict[str, list[tuple[str, float, float]]]:
 
 def correctly_rounded(name: str, x: float, float_build: bool) -> float:
     with mpmath.workprec(200):
-        exact = EXACT[name](mpmath.mpf(x))
+        exact = getattr(mpmath, name)(mpmath.mpf(x))
     with mpmath.workprec(24 if float_build else 53):
         return float(+exact)  # unary plus rounds to the working precision, to nearest
 
@@ -63,7 +57,7 @@ def main():
     ]
     for float_build, ctype, suffix, tag in ((False, "double", "", "D"), (True, "float", "f", "F")):
         lines.append(f"static const struct {{ int fn; {ctype} x, y; }} UXM_POINTS_{tag}[] = {{")
-        names = list(EXACT)
+        names = list(FUNCTIONS)
         for name, x, y in points(float_build):
             lines.append(f"    {{{names.index(name)}, {x.hex()}{suffix}, {y.hex()}{suffix}}},")
         lines.append("};")
