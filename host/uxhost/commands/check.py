@@ -9,13 +9,12 @@ import shlex
 import sys
 from pathlib import Path
 
-from .common import InputError, add_force_argument, non_negative_int, positive_float, positive_int
+from .common import InputError, add_force_argument, add_link_arguments, positive_int
 
 
 def register(sub) -> None:
     from ..check import ETA, STEPS
     from ..config import etas
-    from ..link import DEFAULT_RETRIES
     from ..qemu import all_boards, boards
 
     parser = sub.add_parser(
@@ -80,24 +79,7 @@ def register(sub) -> None:
         "in an existing folder (default: the dumps are deleted)",
     )
     add_force_argument(parser, "the -o report and the dumps already in --dumps DIR")
-    parser.add_argument(
-        "--baud",
-        type=int,
-        default=115200,
-        help="UART speed for --port on a real board (default: %(default)s; ignored by sockets)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=10.0,
-        help="the longest wait, in seconds, for an answer before a request is resent (default: " "%(default)s)",
-    )
-    parser.add_argument(
-        "--retries",
-        type=non_negative_int,
-        default=DEFAULT_RETRIES,
-        help="resends of a request that got no answer before the check fails (default: %(default)s)",
-    )
+    add_link_arguments(parser, "the check fails")
     parser.set_defaults(run=run)
 
 

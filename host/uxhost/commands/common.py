@@ -113,7 +113,6 @@ def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: 
     help ("boot this QEMU board and …")."""
     from pathlib import Path
 
-    from ..link import DEFAULT_RETRIES
     from ..qemu import all_boards, boards
 
     where = parser.add_mutually_exclusive_group(required=required)
@@ -134,6 +133,14 @@ def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: 
         help="with --port: refuse a device that reports another board in INFO (checked "
         "before anything is configured)",
     )
+    add_link_arguments(parser, "the run stops")
+
+
+def add_link_arguments(parser: argparse.ArgumentParser, given_up: str) -> None:
+    """How the link talks to a device: --baud, --timeout, --retries; `given_up` ends --retries' help (what
+    happens when a request is given up)."""
+    from ..link import DEFAULT_RETRIES
+
     parser.add_argument(
         "--baud",
         type=int,
@@ -153,7 +160,7 @@ def add_device_arguments(parser: argparse.ArgumentParser, required: bool, verb: 
         "--retries",
         type=non_negative_int,
         default=DEFAULT_RETRIES,
-        help="resends of a request that got no answer before the run stops (default: "
+        help=f"resends of a request that got no answer before {given_up} (default: "
         "%(default)s; a noisy link may need more)",
     )
 
