@@ -50,6 +50,7 @@ import numpy as np
 
 from uxemu import joint_systems, systems, traces
 from uxhost import joint, link, qemu
+from uxhost.streaming import send_configure
 from uxhost import protocol as p
 
 from . import environment
@@ -440,14 +441,7 @@ def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, s
                 for mode in MODES.values():
                     cfg = joint.resolve(spec, eta=eta, mode=mode)
                     device.reset()
-                    configured = device.configure(
-                        cfg.system_id,
-                        eta,
-                        p.Mode[mode.upper()],
-                        p.Likelihood.KERNEL,
-                        cfg.params,
-                        [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors],
-                    )
+                    configured = send_configure(device, cfg)  # a joint system's: the kernel likelihood
                     posts = [
                         device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
                         for i in range(steps)

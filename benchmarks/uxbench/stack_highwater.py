@@ -24,7 +24,7 @@ import numpy as np
 from uxemu import systems, traces
 from uxhost import elf as elf_info
 from uxhost import joint, link, qemu
-from uxhost import protocol as p
+from uxhost.streaming import send_configure
 
 from .firmware_costs import LIKELIHOODS, MODES, measure  # the cost run's configure-and-stream, run beside this
 
@@ -67,14 +67,7 @@ def joint_workload(device: link.Device, spec, etas: list[int]) -> None:
         for mode in MODES.values():
             cfg = joint.resolve(spec, eta=eta, mode=mode)
             device.reset()
-            device.configure(
-                cfg.system_id,
-                eta,
-                p.Mode[mode.upper()],
-                p.Likelihood.KERNEL,
-                cfg.params,
-                [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors],
-            )
+            send_configure(device, cfg)  # a joint system's: the kernel likelihood
             for i in range(STEPS):
                 device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
 

@@ -246,8 +246,6 @@ def greet(device, expect_board: str | None = None):
 def configure_device(device, info, specs, config, where):
     """Checks `config` (a ModelConfig or a JointConfig) against the device's description of its system and
     sends CONFIGURE; the spec."""
-    from .protocol import Likelihood, Mode, PriorKind
-
     spec = specs.get(config.system)
     if spec is None or spec.id != config.system_id:
         raise InputError(f"{where} has no system {config.system!r} (it has: {', '.join(specs) or 'none'})")
@@ -264,7 +262,15 @@ def configure_device(device, info, specs, config, where):
         )
     if config.eta > info.max_eta:
         raise InputError(f"η={config.eta} is larger than the {info.max_eta} this firmware was built for")
-    device.configure(
+    send_configure(device, config)
+    return spec
+
+
+def send_configure(device, config):
+    """CONFIGURE of `config` (a ModelConfig or a JointConfig) as it stands, unchecked; the device's answer."""
+    from .protocol import Likelihood, Mode, PriorKind
+
+    return device.configure(
         config.system_id,
         config.eta,
         Mode[config.mode.upper()],
@@ -272,7 +278,6 @@ def configure_device(device, info, specs, config, where):
         config.params,
         [(PriorKind[kind.upper()], a, b) for kind, a, b in config.priors],
     )
-    return spec
 
 
 def step_row(device, trace, i: int, qemu, kept: str):
