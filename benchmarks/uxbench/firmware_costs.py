@@ -179,8 +179,6 @@ def measure(
         system, eta, mode, likelihood, model.params, [(p.PriorKind.GAUSSIAN, model.prior.mu, model.prior.sigma)]
     )
     posts = [device.step(int(trace.k[i]), i > 0, float(trace.u[i]), float(trace.z[i])) for i in range(steps)]
-    predict = [s.cycles_predict for s in posts[1:]]
-    update = [s.cycles_update for s in posts[1:]]
     return Costs(
         board,
         SYSTEMS[system],
@@ -189,6 +187,16 @@ def measure(
         LIKELIHOODS[likelihood],
         len(posts) - 1,
         configured.workspace_bytes,
+        *cycle_summary(posts),
+    )
+
+
+def cycle_summary(posts) -> tuple:
+    """(predict median, predict max, update median, update max, step 0's update, fallbacks) of a run's
+    POSTERIOR answers; step 0 only updates, so its counts stay out of the medians and maxima."""
+    predict = [s.cycles_predict for s in posts[1:]]
+    update = [s.cycles_update for s in posts[1:]]
+    return (
         statistics.median(predict),
         max(predict),
         statistics.median(update),
@@ -446,22 +454,7 @@ def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, s
                         device.step(int(trace.k[i]), i > 0, 0.0, trace.observation(i), dim_obs=cfg.dim_obs)
                         for i in range(steps)
                     ]
-                    predict = [s.cycles_predict for s in posts[1:]]
-                    update = [s.cycles_update for s in posts[1:]]
-                    c = JointCosts(
-                        board,
-                        name,
-                        eta,
-                        mode,
-                        steps - 1,
-                        configured.workspace_bytes,
-                        statistics.median(predict),
-                        max(predict),
-                        statistics.median(update),
-                        max(update),
-                        posts[0].cycles_update,
-                        sum(s.fallback for s in posts),
-                    )
+                    c = JointCosts(board, name, eta, mode, steps - 1, configured.workspace_bytes, *cycle_summary(posts))
                     out.append(c)
                     log(
                         f"{board} {name} η={eta} {mode}: predict {human(c.predict_median)}, update "
