@@ -86,6 +86,8 @@ FLASH_HEADING, STACK_HEADING, CYCLES_HEADING = (
 )
 JOINT_HEADING = "## Joint systems"
 JOINT_BOARD, JOINT_BUILD_ETA, JOINT_ETAS = "mps2-an500", 32, [8, 16, 32]
+# Builds other than the shipped one: without joint systems; with the platform's libm (ux/uxm.h, uxbench.libm_cycles).
+VARIANTS = {"nojoint": "-DAPP_JOINT=0", "platform-libm": "-DUX_PLATFORM_LIBM"}
 
 
 @dataclass
@@ -130,11 +132,11 @@ def log(message: str, started: float) -> None:
     print(f"[{time.monotonic() - started:6.1f} s] {message}", file=sys.stderr, flush=True)
 
 
-def build(board: str, max_eta: int, scratch: Path, no_joint: bool = False) -> tuple[Build, Path]:
-    """Builds `board` for η ≤ `max_eta` (`no_joint`: without joint systems, -DAPP_JOINT=0) and returns its
-    sizes and the image's path."""
-    out = scratch / f"{board}-eta{max_eta}{'-nojoint' if no_joint else ''}"
-    defs = [f"BOARD_DEFS={qemu.board_var(board, 'BOARD_DEFS') or ''} -DAPP_JOINT=0"] if no_joint else []
+def build(board: str, max_eta: int, scratch: Path, variant: str | None = None) -> tuple[Build, Path]:
+    """Builds `board` for η ≤ `max_eta` and returns its sizes and the image's path; `variant` (a key of
+    VARIANTS) adds its defines to the board's own, in a build directory of its own."""
+    out = scratch / f"{board}-eta{max_eta}{'-' + variant if variant else ''}"
+    defs = [f"BOARD_DEFS={qemu.board_var(board, 'BOARD_DEFS') or ''} {VARIANTS[variant]}"] if variant else []
     proc = subprocess.run(
         [
             "make",
@@ -513,7 +515,7 @@ def joint_part(scratch: Path, steps: int, seed: int, started: float, meta: dict)
     """Builds, measures and writes up the joint systems' part; (markdown lines, JSON record)."""
     builds, images = [], []
     for no_joint in (False, True):
-        b, elf = build(JOINT_BOARD, JOINT_BUILD_ETA, scratch, no_joint)
+        b, elf = build(JOINT_BOARD, JOINT_BUILD_ETA, scratch, "nojoint" if no_joint else None)
         builds.append(b)
         images.append(elf)
         log(

@@ -25,6 +25,7 @@ STUDIES = (
     "ab_cost",
     "fit_starts",
     "firmware_costs",
+    "libm_cycles",
     "stack_highwater",
     "link",
     "soak",

@@ -26,4 +26,23 @@ float uxm_log1pf(float x);
 float uxm_sinf(float x);
 float uxm_cosf(float x);
 
+/* Measurement only: a build with -DUX_PLATFORM_LIBM calls the platform's libm in place of these
+ * (the core and ux/rmath.h alike), so that `python -m uxbench libm_cycles` can price them on the same
+ * commit. Such a build gives up "same bits on every target"; no shipped build defines it. */
+#if defined(UX_PLATFORM_LIBM) && !defined(UXM_IMPLEMENTATION)
+#include <math.h>
+#define uxm_exp exp
+#define uxm_expm1 expm1
+#define uxm_log log
+#define uxm_log1p log1p
+#define uxm_sin sin
+#define uxm_cos cos
+#define uxm_expf expf
+#define uxm_expm1f expm1f
+#define uxm_logf logf
+#define uxm_log1pf log1pf
+#define uxm_sinf sinf
+#define uxm_cosf cosf
+#endif
+
 #endif /* UX_UXM_H */

@@ -5,6 +5,7 @@
  * exp reduces further, by ln2/64 with a table of 2^(j/64) (float: ln2/32, 2^(j/32); uxm_exp_table.h), so that a
  * degree-6 polynomial does (float: 4): half the dependent operations, for the function the filter calls most.
  */
+#define UXM_IMPLEMENTATION /* the definitions below, whatever UX_PLATFORM_LIBM says */
 #include "ux/uxm.h"
 
 #include "uxm_bits.h"

@@ -4,6 +4,7 @@
  * 2^-60 of the result: n ≤ 10, float n ≤ 5); written f − (f²/2 − s·(f²/2 + R)) so the large part f is
  * added last and exactly. k·ln2 is split as in uxm_exp.c.
  */
+#define UXM_IMPLEMENTATION /* the definitions below, whatever UX_PLATFORM_LIBM says */
 #include <math.h>
 
 #include "ux/uxm.h"

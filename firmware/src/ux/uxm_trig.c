@@ -4,6 +4,7 @@
  * n picks ±sin or ±cos of y0 + y1. The kernels are Taylor polynomials whose truncation error is below
  * 2^-58 of the result on |y| ≤ π/4 (sin to y^17, cos to y^18; float y^9, y^10).
  */
+#define UXM_IMPLEMENTATION /* the definitions below, whatever UX_PLATFORM_LIBM says */
 #include <math.h>
 
 #include "ux/uxm.h"
