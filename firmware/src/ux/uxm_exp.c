@@ -105,7 +105,30 @@ static float subnormalf(float v, int k)
     return ((one + e) - 1.0f) * 0x1p-126f;
 }
 
-double uxm_exp(double x)
+/* x = n·ln2/64 + r = (64k + j)·ln2/64 + r: e^x = 2^k · 2^(j/64) · (1 + v), v = e^r − 1, and
+ * 2^(j/64)·(1 + v) = t_hi + s to well below t_hi's last place. */
+struct exp_parts {
+    double t_hi, s, v;
+    int k, j;
+};
+
+static inline struct exp_parts exp_parts(double x)
+{
+    struct exp_parts p;
+    double nd = uxm_round(x * INV_LN2_64);
+    int n = (int)nd;
+    p.j = n & (EXP_TABLE_N - 1);
+    p.k = (n - p.j) / EXP_TABLE_N;
+    double hi = x - nd * LN2_64_HI, lo = nd * LN2_64_LO; /* hi exact (Sterbenz) */
+    double r = hi - lo, c = (hi - r) - lo;
+    p.v = hi + ((expm1_tail_small(r) + c * r) - lo);
+    p.t_hi = UXM_EXP2[2 * p.j];
+    p.s = p.t_hi * p.v + UXM_EXP2[2 * p.j + 1];
+    return p;
+}
+
+/* NaN, overflow, underflow and the results near the subnormals: what uxm_exp's range test sends here. */
+static double exp_edge(double x)
 {
     if (x != x)
         return x + x;
@@ -113,20 +136,45 @@ double uxm_exp(double x)
         return x * 0x1p1023; /* +inf */
     if (x < -746.0)
         return 0.0; /* e^x < 2^-1076: rounds to 0 */
-    /* x = n·ln2/64 + r = (64k + j)·ln2/64 + r: e^x = 2^k · 2^(j/64) · (1 + v), v = e^r − 1 */
-    double nd = uxm_round(x * INV_LN2_64);
-    int n = (int)nd, j = n & (EXP_TABLE_N - 1), k = (n - j) / EXP_TABLE_N;
-    double hi = x - nd * LN2_64_HI, lo = nd * LN2_64_LO; /* hi exact (Sterbenz) */
-    double r = hi - lo, c = (hi - r) - lo;
-    double v = hi + ((expm1_tail_small(r) + c * r) - lo);
-    double t_hi = UXM_EXP2[2 * j], t_lo = UXM_EXP2[2 * j + 1];
-    double s = t_hi * v + t_lo; /* 2^(j/64)·(1 + v) = t_hi + s, to well below t_hi's last place */
-    if (k < -1022 || (k == -1022 && j == 0 && v < 0.0))
-        return subnormal((t_hi - 1.0) + s, k); /* t_hi − 1 exact; one more rounding, far below the result's */
-    return uxm_scale(t_hi + s, k);
+    struct exp_parts p = exp_parts(x);
+    if (p.k < -1022 || (p.k == -1022 && p.j == 0 && p.v < 0.0))
+        return subnormal((p.t_hi - 1.0) + p.s, p.k); /* t_hi − 1 exact; one more rounding, far below the result's */
+    return uxm_scale(p.t_hi + p.s, p.k);
 }
 
-float uxm_expf(float x)
+double uxm_exp(double x)
+{
+    /* On [−708, 709] (NaN fails the test) e^x is normal and finite and −1022 ≤ k ≤ 1022: one exact scaling,
+     * the same bits as exp_edge's, for the arguments the filter takes without its tests. */
+    if (!(x >= -708.0 && x <= 709.0))
+        return exp_edge(x);
+    struct exp_parts p = exp_parts(x);
+    return (p.t_hi + p.s) * uxm_pow2(p.k);
+}
+
+/* As exp_parts, with the float table of 2^(j/32); n·UXM_LN2_32_HIF is exact (11 bits times |n| < 2^13), so
+ * hi is too (Sterbenz). */
+struct expf_parts {
+    float t_hi, s, v;
+    int k, j;
+};
+
+static inline struct expf_parts expf_parts(float x)
+{
+    struct expf_parts p;
+    float nd = uxm_roundf(x * UXM_INV_LN2_32F);
+    int n = (int)nd;
+    p.j = n & ((1 << UXM_EXPF_TABLE_BITS) - 1);
+    p.k = (n - p.j) / (1 << UXM_EXPF_TABLE_BITS);
+    float hi = x - nd * UXM_LN2_32_HIF, lo = nd * UXM_LN2_32_LOF;
+    float r = hi - lo, c = (hi - r) - lo;
+    p.v = hi + ((expm1_tail_smallf(r) + c * r) - lo);
+    p.t_hi = UXM_EXP2F[2 * p.j];
+    p.s = p.t_hi * p.v + UXM_EXP2F[2 * p.j + 1];
+    return p;
+}
+
+static float expf_edge(float x)
 {
     if (x != x)
         return x + x;
@@ -134,18 +182,19 @@ float uxm_expf(float x)
         return x * 0x1p127f;
     if (x < -104.0f)
         return 0.0f;
-    /* x = n·ln2/32 + r = (32k + j)·ln2/32 + r, as the double exp with the float table; n·UXM_LN2_32_HIF is
-     * exact (11 bits times |n| < 2^13), so hi is too (Sterbenz) */
-    float nd = uxm_roundf(x * UXM_INV_LN2_32F);
-    int n = (int)nd, j = n & ((1 << UXM_EXPF_TABLE_BITS) - 1), k = (n - j) / (1 << UXM_EXPF_TABLE_BITS);
-    float hi = x - nd * UXM_LN2_32_HIF, lo = nd * UXM_LN2_32_LOF;
-    float r = hi - lo, c = (hi - r) - lo;
-    float v = hi + ((expm1_tail_smallf(r) + c * r) - lo);
-    float t_hi = UXM_EXP2F[2 * j], t_lo = UXM_EXP2F[2 * j + 1];
-    float s = t_hi * v + t_lo;
-    if (k < -126 || (k == -126 && j == 0 && v < 0.0f))
-        return subnormalf((t_hi - 1.0f) + s, k);
-    return uxm_scalef(t_hi + s, k);
+    struct expf_parts p = expf_parts(x);
+    if (p.k < -126 || (p.k == -126 && p.j == 0 && p.v < 0.0f))
+        return subnormalf((p.t_hi - 1.0f) + p.s, p.k);
+    return uxm_scalef(p.t_hi + p.s, p.k);
+}
+
+float uxm_expf(float x)
+{
+    /* On [−87, 88]: a normal finite result, −126 ≤ k ≤ 126 (as uxm_exp) */
+    if (!(x >= -87.0f && x <= 88.0f))
+        return expf_edge(x);
+    struct expf_parts p = expf_parts(x);
+    return (p.t_hi + p.s) * uxm_pow2f(p.k);
 }
 
 /* 2^k·(1 + hi + (p − lo)) − 1 for k ≥ −53 (float −24): 1 − 2^-k is exact up to k = 53 (24) and taken as

@@ -46,16 +46,11 @@ static float log_partsf(int k, float f, float c)
     return dk * LN2_HIF - ((hfsq - (s * (hfsq + R) + (dk * LN2_LOF + c))) - f);
 }
 
-/* x = 2^k·m, √2/2 ≤ m < √2, for a positive finite x: returns m, writes k. */
+/* x = 2^k·m, √2/2 ≤ m < √2, for a positive normal finite x: returns m, writes k. */
 static double split(double x, int *k)
 {
-    int shift = 0;
-    if (x < 0x1p-1022) { /* subnormal: make it normal first */
-        x *= 0x1p54;
-        shift = 54;
-    }
     uint64_t u = uxm_bits(x);
-    *k = (int)(u >> 52) - 1023 - shift;
+    *k = (int)(u >> 52) - 1023;
     double m = uxm_from_bits((u & 0x000fffffffffffffu) | 0x3ff0000000000000u);
     if (m >= SQRT2) {
         m = 0.5 * m;
@@ -66,13 +61,8 @@ static double split(double x, int *k)
 
 static float splitf(float x, int *k)
 {
-    int shift = 0;
-    if (x < 0x1p-126f) {
-        x *= 0x1p25f;
-        shift = 25;
-    }
     uint32_t u = uxm_bitsf(x);
-    *k = (int)(u >> 23) - 127 - shift;
+    *k = (int)(u >> 23) - 127;
     float m = uxm_from_bitsf((u & 0x007fffffu) | 0x3f800000u);
     if (m >= SQRT2F) {
         m = 0.5f * m;
@@ -81,7 +71,9 @@ static float splitf(float x, int *k)
     return m;
 }
 
-double uxm_log(double x)
+/* NaN, ±inf, 0, x < 0 and the subnormals (made normal by 2^54, float 2^25): what uxm_log's range test sends
+ * here. */
+static double log_edge(double x)
 {
     if (x != x || x == INFINITY)
         return x + x;
@@ -90,11 +82,11 @@ double uxm_log(double x)
     if (x < 0.0)
         return NAN;
     int k;
-    double m = split(x, &k);
-    return log_parts(k, m - 1.0, 0.0); /* m − 1 exact (Sterbenz) */
+    double m = split(x * 0x1p54, &k);
+    return log_parts(k - 54, m - 1.0, 0.0);
 }
 
-float uxm_logf(float x)
+static float logf_edge(float x)
 {
     if (x != x || x == INFINITY)
         return x + x;
@@ -102,6 +94,24 @@ float uxm_logf(float x)
         return -INFINITY;
     if (x < 0.0f)
         return NAN;
+    int k;
+    float m = splitf(x * 0x1p25f, &k);
+    return log_partsf(k - 25, m - 1.0f, 0.0f);
+}
+
+double uxm_log(double x)
+{
+    if (!(x >= 0x1p-1022 && x < INFINITY)) /* NaN fails it too */
+        return log_edge(x);
+    int k;
+    double m = split(x, &k);
+    return log_parts(k, m - 1.0, 0.0); /* m − 1 exact (Sterbenz) */
+}
+
+float uxm_logf(float x)
+{
+    if (!(x >= 0x1p-126f && x < INFINITY))
+        return logf_edge(x);
     int k;
     float m = splitf(x, &k);
     return log_partsf(k, m - 1.0f, 0.0f);
@@ -117,7 +127,7 @@ double uxm_log1p(double x)
         return NAN;
     if (x > -0x1p-54 && x < 0x1p-54)
         return x; /* keeps −0 */
-    double u = 1.0 + x;
+    double u = 1.0 + x; /* at least 2^-53: normal, as split needs */
     int k;
     double m = split(u, &k);
     if (k == 0)

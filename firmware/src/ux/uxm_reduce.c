@@ -62,13 +62,22 @@ static void clear_from(uint32_t *p, int n, int s)
         p[i] &= i == s / 32 ? (1u << (s % 32)) - 1u : 0u;
 }
 
+/* The position of the highest set bit of a nonzero w: a binary search, five steps whatever w. */
+static int top_of_word(uint32_t w)
+{
+    int b = 0;
+    for (int half = 16; half > 0; half >>= 1)
+        if (w >> (b + half))
+            b += half;
+    return b;
+}
+
 /* The position of p's highest set bit, or −1 for p = 0. */
 static int top_bit(const uint32_t *p, int n)
 {
     for (int i = n - 1; i >= 0; i--)
-        for (int b = 31; p[i] != 0 && b >= 0; b--)
-            if ((p[i] >> b) & 1u)
-                return 32 * i + b;
+        if (p[i] != 0)
+            return 32 * i + top_of_word(p[i]);
     return -1;
 }
 
@@ -91,7 +100,9 @@ int uxm_reduce_pio2(uint64_t m, int e, uint64_t mant[2], int *exp2, int *neg)
     uint32_t mw[2] = {(uint32_t)m, (uint32_t)(m >> 32)}, win[WINDOW], p[PWORDS];
     for (int i = 0; i < WINDOW; i++)
         win[i] = TWO_OVER_PI[j0 + WINDOW - 1 - i];
-    mul_words(mw, 2, win, WINDOW, p);
+    mul_words(mw, mw[1] ? 2 : 1, win, WINDOW, p); /* a float's mantissa is one word */
+    if (!mw[1])
+        p[PWORDS - 1] = 0;
     int s = 32 * (j0 + WINDOW) - e; /* p's bit s is the units bit of x·2/π */
     int n = bit_at(p, s) + 2 * bit_at(p, s + 1);
     clear_from(p, PWORDS, s);
