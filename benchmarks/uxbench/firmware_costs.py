@@ -126,6 +126,7 @@ class Costs:
     update_max: int
     update_step0: int  # the first update, on the prior alone
     fallbacks: int
+    step_mean: float = float("nan")  # predict + update, mean over steps 1…T−1 (records before it: NaN)
 
 
 def log(message: str, started: float) -> None:
@@ -194,8 +195,9 @@ def measure(
 
 
 def cycle_summary(posts) -> tuple:
-    """(predict median, predict max, update median, update max, step 0's update, fallbacks) of a run's
-    POSTERIOR answers; step 0 only updates, so its counts stay out of the medians and maxima."""
+    """(predict median, predict max, update median, update max, step 0's update, fallbacks, mean of predict +
+    update) of a run's POSTERIOR answers; step 0 only updates, so its counts stay out of the medians, maxima
+    and mean."""
     predict = [s.cycles_predict for s in posts[1:]]
     update = [s.cycles_update for s in posts[1:]]
     return (
@@ -205,6 +207,7 @@ def cycle_summary(posts) -> tuple:
         max(update),
         posts[0].cycles_update,
         sum(s.fallback for s in posts),
+        statistics.fmean(p + u for p, u in zip(predict, update)),
     )
 
 
@@ -435,6 +438,7 @@ class JointCosts:
     update_max: int
     update_step0: int
     fallbacks: int
+    step_mean: float = float("nan")
 
 
 def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, started: float) -> list[JointCosts]:

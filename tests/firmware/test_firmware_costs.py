@@ -84,6 +84,7 @@ def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
         assert gss["update_max"] == max(s.cycles_update for s in steps[1:])
         assert gss["predict_max"] == max(s.cycles_predict for s in steps[1:])
         assert gss["update_step0"] == steps[0].cycles_update
+        assert gss["step_mean"] == sum(s.cycles_predict + s.cycles_update for s in steps[1:]) / 2
 
 
 def test_sizes_only_replaces_the_sizes_and_keeps_the_cycles(costs, tmp_path):

@@ -34,8 +34,10 @@ def test_small_run_compares_the_two_libms(tmp_path):
     rows = read_json_gz(out.with_suffix(".json.gz"))["rows"]
     assert len(rows) == len(firmware_costs.SYSTEMS) * 2 * 2  # systems × modes × likelihoods at one η
     for r in rows:
-        assert r["own"] == r["own_costs"]["predict_median"] + r["own_costs"]["update_median"] > 0
-        assert r["platform"] == r["platform_costs"]["predict_median"] + r["platform_costs"]["update_median"] > 0
+        for build in ("own", "platform"):
+            c = r[f"{build}_costs"]
+            assert r[build] == c["step_mean"] and c["predict_median"] + c["update_median"] > 0
+            assert c["predict_median"] + c["update_median"] <= c["predict_max"] + c["update_max"]
         assert r["ratio"] == r["own"] / r["platform"]
     assert any(r["ratio"] != 1 for r in rows)  # the functions differ, so some count does
     assert "| mps2-an500 | 16 |" in out.read_text()
