@@ -1,4 +1,4 @@
-"""The tables of the core's exp (ux/uxm.h): 2^(j/N) for j = 0 … N − 1 as a pair of reals each, hi + lo.
+"""The tables of the core's exp and float sin/cos (ux/uxm.h): 2^(j/N) for j = 0 … N − 1 as a pair of reals each, hi + lo;
 
 exp reduces x = (N·k + j)·ln2/N + r, |r| ≤ ln2/(2N), and returns 2^k · 2^(j/N) · e^r: the table holds
 2^(j/N) to about twice its precision (hi the nearest real, lo the nearest real to what is left), so the
@@ -16,6 +16,10 @@ OUTPUT = ROOT / "firmware/src/ux/uxm_exp_table.h"
 LOG2_N = 6  # the double table's size N = 2^LOG2_N: |r| ≤ ln2/(2N), so a degree-6 polynomial suffices
 LOG2_NF = 5  # the float table's: a degree-4 polynomial
 LN2_HI_BITS_F = 11  # significant bits of ln2/32's first part: n·hi exact for |n| < 2^13 (|x| ≤ 104)
+SOURCE_TRIG = "scripts/codegen/uxm_tables.py (π/2 in float pieces with mpmath)"
+OUTPUT_TRIG = ROOT / "firmware/src/ux/uxm_trig_table.h"
+PIO2F_PIECES = 8  # the float sin/cos reduction's pieces of π/2: the last leaves less than 2^-92
+PIO2F_PIECE_BITS = 8  # k·piece exact for |k| < 2^16, the float reduction's medium range
 
 
 def _round(value, bits: int) -> float:
@@ -50,6 +54,40 @@ def ln2_parts_float() -> tuple[float, float, float]:
         return hi, _round(exact - hi, 24), _round(1 / exact, 24)
 
 
+def pio2_pieces_float() -> list[float]:
+    """π/2 as PIO2F_PIECES floats, each rounded to PIO2F_PIECE_BITS significant bits from what the ones
+    before it leave, but the last, rounded to 24: k·piece is exact for |k| < 2^(24 − PIO2F_PIECE_BITS)."""
+    import mpmath
+
+    out = []
+    with mpmath.workprec(300):
+        rest = mpmath.pi / 2
+        for i in range(PIO2F_PIECES):
+            out.append(_round(rest, 24 if i == PIO2F_PIECES - 1 else PIO2F_PIECE_BITS))
+            rest -= mpmath.mpf(out[-1])
+    return out
+
+
+def two_over_pi_float() -> float:
+    import mpmath
+
+    with mpmath.workprec(200):
+        return _round(2 / mpmath.pi, 24)
+
+
+def trig_header() -> str:
+    pieces = ", ".join(f"{p.hex()}f" for p in pio2_pieces_float())
+    return (
+        banner(SOURCE_TRIG, "//")
+        + "#ifndef UX_UXM_TRIG_TABLE_H\n#define UX_UXM_TRIG_TABLE_H\n\n"
+        + f"#define UXM_PIO2F_PIECES {PIO2F_PIECES}\n\n"
+        + f"/* π/2 = Σ UXM_PIO2F[i] + O(2^-92); each piece but the last has at most {PIO2F_PIECE_BITS} significant bits. */\n"
+        + f"static const float UXM_PIO2F[UXM_PIO2F_PIECES] = {{{pieces}}};\n"
+        + f"static const float UXM_TWO_OVER_PIF = {two_over_pi_float().hex()}f; /* 2/π rounded */\n\n"
+        + "#endif /* UX_UXM_TRIG_TABLE_H */\n"
+    )
+
+
 def header() -> str:
     rows = ",\n".join(f"    {hi.hex()}, {lo.hex()}" for hi, lo in exp2_table())
     rows_f = ",\n".join(f"    {hi.hex()}f, {lo.hex()}f" for hi, lo in exp2_table(LOG2_NF, 24))
@@ -70,4 +108,4 @@ def header() -> str:
 
 
 def outputs() -> dict:
-    return {OUTPUT: header()}
+    return {OUTPUT: header(), OUTPUT_TRIG: trig_header()}

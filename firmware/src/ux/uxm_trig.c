@@ -11,6 +11,7 @@
 
 #include "uxm_bits.h"
 #include "uxm_reduce.h"
+#include "uxm_trig_table.h"
 
 static const double PIO4 = 0x1.921fb54442d18p-1;
 static const float PIO4F = 0x1.921fb6p-1f;
@@ -73,6 +74,7 @@ static float kcosf(float y0, float y1)
 static const double PIO2_1 = 0x1.921fb544p0, PIO2_2 = 0x1.0b4611a6p-34, PIO2_3 = 0x1.3198a2ep-69,
                     PIO2_4 = 0x1.b839a252049c1p-104, TWO_OVER_PI = 0x1.45f306dc9c883p-1;
 #define MEDIUM 0x1p19 /* |x| below it: k < 2^19 */
+#define MEDIUMF 0x1p16f /* float: k < 2^16 */
 
 /* s + e = a + b exactly (Knuth's two-sum). */
 static double two_sum(double a, double b, double *e)
@@ -114,8 +116,33 @@ static int reduce(double x, double *y0, double *y1)
     return x < 0 ? (4 - n) & 3 : n;
 }
 
+static float two_sumf(float a, float b, float *e)
+{
+    float s = a + b, bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+/* The reduction of reducef() for π/4 < |x| < MEDIUMF, in floats: π/2 = Σ UXM_PIO2F[i], pieces of at most 8
+ * significant bits but the last (uxm_trig_table.h), so k·UXM_PIO2F[i] is exact for |k| < 2^16. The first two
+ * differences are exact (their operands share a grid fine enough); the rest are two-sums whose errors are
+ * summed apart, and π/2 − Σ pieces is below 2^-92. */
+static int reduce_mediumf(float x, float *y0, float *y1)
+{
+    float kf = uxm_roundf(x * UXM_TWO_OVER_PIF);
+    float s = (x - kf * UXM_PIO2F[0]) - kf * UXM_PIO2F[1], e = 0.0f, err;
+    for (int i = 2; i < UXM_PIO2F_PIECES; i++) {
+        s = two_sumf(s, -(kf * UXM_PIO2F[i]), &err);
+        e += err;
+    }
+    *y0 = two_sumf(s, e, y1);
+    return (int)kf & 3;
+}
+
 static int reducef(float x, float *y0, float *y1)
 {
+    if (x > -MEDIUMF && x < MEDIUMF)
+        return reduce_mediumf(x, y0, y1);
     uint32_t u = uxm_bitsf(x);
     uint64_t mant[2];
     int e = (int)((u >> 23) & 0xff) - 150, exp2, neg;
