@@ -18,7 +18,7 @@ LOG2_NF = 5  # the float table's: a degree-4 polynomial
 LN2_HI_BITS_F = 11  # significant bits of ln2/32's first part: n·hi exact for |n| < 2^13 (|x| ≤ 104)
 SOURCE_TRIG = "scripts/codegen/uxm_tables.py (π/2 in float pieces with mpmath)"
 OUTPUT_TRIG = ROOT / "firmware/src/ux/uxm_trig_table.h"
-PIO2F_PIECES = 8  # the float sin/cos reduction's pieces of π/2: the last leaves less than 2^-92
+PIO2F_PIECES = 6  # the float sin/cos reduction's pieces of π/2: the last leaves less than 2^-72
 PIO2F_PIECE_BITS = 8  # k·piece exact for |k| < 2^16, the float reduction's medium range
 
 
@@ -81,7 +81,7 @@ def trig_header() -> str:
         banner(SOURCE_TRIG, "//")
         + "#ifndef UX_UXM_TRIG_TABLE_H\n#define UX_UXM_TRIG_TABLE_H\n\n"
         + f"#define UXM_PIO2F_PIECES {PIO2F_PIECES}\n\n"
-        + f"/* π/2 = Σ UXM_PIO2F[i] + O(2^-92); each piece but the last has at most {PIO2F_PIECE_BITS} significant bits. */\n"
+        + f"/* π/2 = Σ UXM_PIO2F[i] + O(2^-73); each piece but the last has at most {PIO2F_PIECE_BITS} significant bits. */\n"
         + f"static const float UXM_PIO2F[UXM_PIO2F_PIECES] = {{{pieces}}};\n"
         + f"static const float UXM_TWO_OVER_PIF = {two_over_pi_float().hex()}f; /* 2/π rounded */\n\n"
         + "#endif /* UX_UXM_TRIG_TABLE_H */\n"

@@ -126,7 +126,8 @@ static float two_sumf(float a, float b, float *e)
 /* The reduction of reducef() for π/4 < |x| < MEDIUMF, in floats: π/2 = Σ UXM_PIO2F[i], pieces of at most 8
  * significant bits but the last (uxm_trig_table.h), so k·UXM_PIO2F[i] is exact for |k| < 2^16. The first two
  * differences are exact (their operands share a grid fine enough); the rest are two-sums whose errors are
- * summed apart, and π/2 − Σ pieces is below 2^-92. */
+ * summed apart; π/2 − Σ pieces is below 2^-73, which every float of the range (tried, each one) leaves
+ * within the ulp bound. */
 static int reduce_mediumf(float x, float *y0, float *y1)
 {
     float kf = uxm_roundf(x * UXM_TWO_OVER_PIF);
