@@ -47,10 +47,13 @@ SIZES = {
 }
 RESULTS_FOLDERS = {"full": "."}  # the committed full run: benchmarks/results/joint_filtering.*
 COMPONENTS = {"pendulum": ("θ", "ω"), "cvrange": ("p", "v")}
+# The 2-D systems: their exact answer is the grid filter and their density is scored on a 2-D grid. The 4-D
+# bearings system needs a large-PF reference and 4-D scores first; it is not in this sweep yet.
+SYSTEMS = tuple(name for name in joint_systems.names() if joint_systems.spec(name).dim == 2)
 
 
 def tasks(size: dict) -> list[dict]:
-    return [dict(system=name, trace=i, size=size) for name in joint_systems.names() for i in range(size["traces"])]
+    return [dict(system=name, trace=i, size=size) for name in SYSTEMS for i in range(size["traces"])]
 
 
 def run_task(task: dict) -> list[dict]:
@@ -68,7 +71,7 @@ def settings(size: dict, meta: dict | None) -> dict:
     """The results file's opening: how the numbers were taken (uxbench.report.statement), then the settings."""
     header = statement(meta, size.get("name"), "joint_filtering", "Joint filtering benchmark.").strip()
     lines = [
-        f"Systems {', '.join(joint_systems.names())} (table defaults); traces from `joint_systems.simulate` with "
+        f"Systems {', '.join(SYSTEMS)} (table defaults); traces from `joint_systems.simulate` with "
         f"seeds {TRACE_SEED} + 1000·id + i, i < {size['traces']}, {size['steps']} steps each; every method filters "
         "the same observations.",
         "",

@@ -117,9 +117,11 @@ def joint_bayes_laplace(model: JointModel, x, w, z, omega=None, m: int = 1, eta:
 
 
 def independent_laws(laws, eta: int) -> JointValue:
-    """The joint value of independent laws, each quantized at eta, their product reduced to eta; one law is its
+    """The joint value of independent laws, each quantized at eta: the first two laws' product reduced to eta,
+    then each further law's product with it (the atom varying slowest, weights multiplied left to right)
+    reduced to eta again, so that no product exceeds η² points (ux_joint_filter_init's rule); one law is its
     quantized value as it is (a reduction would renormalise its weights, changing their last bits). The laws
-    must have a location–scale form (ux_joint_filter_init's rule: their quantization needs no stack)."""
+    must have a location–scale form (their quantization needs no stack)."""
     for law in laws:
         if law.location_scale() is None:
             raise ValueError(
@@ -129,7 +131,13 @@ def independent_laws(laws, eta: int) -> JointValue:
     if len(laws) == 1:
         v = laws[0].quantize(eta)
         return JointValue(v.x[:, None], v.w, eta, v.sources)
-    return product(*[law.quantize(eta) for law in laws], eta=eta)
+    out = product(*[law.quantize(eta) for law in laws[:2]], eta=eta)
+    for law in laws[2:]:
+        q = law.quantize(eta)
+        n = q.x.size
+        x = np.concatenate([np.repeat(out.x, n, axis=0), np.tile(q.x, out.w.size)[:, None]], axis=1)
+        out = JointValue.from_atoms(x, np.repeat(out.w, n) * np.tile(q.w, out.w.size), eta, out.sources | q.sources)
+    return out
 
 
 class JointFilter:

@@ -163,7 +163,31 @@ def _cvrange(dt, q, h, r):
     )
 
 
-TWINS = {"pendulum": _pendulum, "cvrange": _cvrange}
+def _bearings(dt, q, speed, leg, r):
+    """(x, y) relative to a zig-zag observer, (vx, vy) the target's: x' = x + vx·dt, y' = y + (vy − vo(k))·dt,
+    v' = v + s·w, s = sqrt(q·dt), vo(k) = ±speed as floor(k/leg) is even or odd;  z = y/x + N(0, r²)."""
+    s = math.sqrt(q * dt)
+
+    def transition(x, w, k, u):
+        vo = speed if int(float(k) / leg) % 2 == 0 else -speed
+        return np.stack(
+            [x[:, 0] + x[:, 2] * dt, x[:, 1] + (x[:, 3] - vo) * dt, x[:, 2] + s * w[:, 0], x[:, 3] + s * w[:, 1]],
+            axis=1,
+        )
+
+    def loc_scale(x):
+        return (x[:, 1] / x[:, 0])[:, None], np.full((x.shape[0], 1), float(r))
+
+    return dict(
+        transition=transition,
+        process_noise=(Normal(0.0, 1.0), Normal(0.0, 1.0)),
+        family="gaussian",
+        loc_scale=loc_scale,
+        additive_noise=True,
+    )
+
+
+TWINS = {"pendulum": _pendulum, "cvrange": _cvrange, "bearings": _bearings}
 
 
 def names() -> list[str]:

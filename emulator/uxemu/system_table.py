@@ -24,4 +24,7 @@ JOINT_TABLE = (
     {"id": 6, "name": 'cvrange', "title": 'constant-velocity target, range-only sensor', "dim": 2,
      "params": (('dt', 0.2, 'positive'), ('q', 0.05, 'positive'), ('h', 2.0, 'positive'), ('r', 0.5, 'positive'),),
      "prior": (('gaussian', -10.0, 2.0), ('gaussian', 1.0, 0.5),)},
+    {"id": 7, "name": 'bearings', "title": 'bearings-only tracking, zig-zag observer', "dim": 4,
+     "params": (('dt', 0.5, 'positive'), ('q', 0.01, 'positive'), ('speed', 1.0, 'positive'), ('leg', 20.0, 'positive'), ('r', 0.02, 'positive'),),
+     "prior": (('gaussian', 20.0, 4.0), ('gaussian', 0.0, 2.0), ('gaussian', 0.0, 0.25), ('gaussian', 0.0, 0.25),)},
 )

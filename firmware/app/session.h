@@ -14,6 +14,7 @@
 #include "ux/config.h"
 #include "ux/joint.h"
 #include "ux/joint_model.h"
+#include "ux/systems_limits.h"
 
 #ifndef APP_MAX_ETA
 #define APP_MAX_ETA UX_MAX_ETA /* a board with little RAM lowers it in its board.mk */
@@ -25,10 +26,11 @@
 #define APP_JOINT 1
 #endif
 
-/* The largest state dimension the shared workspace is sized for: the built-in joint systems' (a joint
- * system of a larger dim is not served). Each unit costs η² reals of workspace at the board's η. */
+/* The largest state dimension the shared workspace is sized for: by default the built-in joint systems'
+ * (generated from the system table); a board short of RAM may set less, and a joint system of a larger dim
+ * is then not served. Each unit costs η² reals of workspace at the board's η. */
 #ifndef APP_JOINT_MAX_DIM
-#define APP_JOINT_MAX_DIM 2
+#define APP_JOINT_MAX_DIM UX_JOINT_SYSTEMS_MAX_DIM
 #endif
 
 #define SESSION_MAX_PARAMS 8u

@@ -141,6 +141,18 @@ def doc_table(systems: list[dict], joint: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def limits_header(joint: list[dict]) -> str:
+    largest = max((s["dim"] for s in joint), default=1)
+    return (
+        banner(SOURCE, "//")
+        + "#ifndef UX_SYSTEMS_LIMITS_H\n#define UX_SYSTEMS_LIMITS_H\n\n"
+        + "/* The largest state dimension of the table's joint systems: what a firmware sizes its joint workspace\n"
+        + " * for unless its board says otherwise (APP_JOINT_MAX_DIM). */\n"
+        + f"#define UX_JOINT_SYSTEMS_MAX_DIM {largest}\n\n"
+        + "#endif /* UX_SYSTEMS_LIMITS_H */\n"
+    )
+
+
 def outputs() -> dict[Path, str]:
     systems, joint = load()
     doc = ROOT / "docs/semantics.md"
@@ -149,5 +161,6 @@ def outputs() -> dict[Path, str]:
     return {
         ROOT / "firmware/src/models/systems_table.c": c_table(systems, joint),
         ROOT / "emulator/uxemu/system_table.py": py_table(systems, joint),
+        ROOT / "firmware/include/ux/systems_limits.h": limits_header(joint),
         doc: text,
     }

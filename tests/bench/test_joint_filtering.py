@@ -5,14 +5,13 @@ import csv
 
 from uxbench import joint_filtering as jf
 from uxbench import report
-from uxemu import joint_systems
 
 TINY = dict(name=None, traces=1, steps=4, pf_runs=2, grid_points=24, conv_traces=1)
 
 
 def test_a_tiny_run_scores_every_method_and_renders_the_same_from_its_raw_results(tmp_path, benchlib):
     tasks = jf.tasks(TINY)
-    assert [(t["system"], t["trace"]) for t in tasks] == [(s, 0) for s in joint_systems.names()]
+    assert [(t["system"], t["trace"]) for t in tasks] == [(s, 0) for s in jf.SYSTEMS]
     results = [jf.run_task(t) for t in tasks]
     for records in results:
         assert not [r for r in records if "error" in r]
@@ -27,7 +26,7 @@ def test_a_tiny_run_scores_every_method_and_renders_the_same_from_its_raw_result
     md = (tmp_path / "a" / "joint_filtering.md").read_text()
     assert md == (tmp_path / "b" / "joint_filtering.md").read_text()
     assert md.startswith("Joint filtering benchmark. Measured on ") and "custom size" in md.splitlines()[0]
-    for system in joint_systems.names():
+    for system in jf.SYSTEMS:
         assert f"## {system}" in md and (tmp_path / "a" / f"joint_filtering_{system}.png").exists()
     rows = list(csv.DictReader((tmp_path / "a" / "joint_filtering.csv").open()))
-    assert len(rows) == len(joint_systems.names()) * (len(jf.ETAS) + len(jf.PAPER_ETAS) + len(jf.PARTICLES) + 4)
+    assert len(rows) == len(jf.SYSTEMS) * (len(jf.ETAS) + len(jf.PAPER_ETAS) + len(jf.PARTICLES) + 4)

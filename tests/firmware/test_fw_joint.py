@@ -39,7 +39,9 @@ def priors_of(cfg):
     return [(p.PriorKind[kind.upper()], a, b) for kind, a, b in cfg.priors]
 
 
-@pytest.mark.parametrize("name, eta, mode", [("pendulum", 8, "refined"), ("cvrange", 16, "paper")])
+@pytest.mark.parametrize(
+    "name, eta, mode", [("pendulum", 8, "refined"), ("cvrange", 16, "paper"), ("bearings", 16, "refined")]
+)
 def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta, mode):
     cfg = config(name, eta, mode)
     trace = joint.simulate(joint_systems.spec(name), cfg.params, T, seed=7)
@@ -49,7 +51,8 @@ def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta
     assert summary.steps == T and summary.missing == 1
     dump = load_dump(out)
     assert [s.status for s in dump.steps].count(p.Status.NO_EVIDENCE) == 1
-    assert all(len(s.atoms_w) <= eta and len(s.mean) == 2 and len(s.cov) == 4 for s in dump.steps)
+    d = joint_systems.spec(name).dim
+    assert all(len(s.atoms_w) <= eta and len(s.mean) == d and len(s.cov) == d * d for s in dump.steps)
     assert all(math.isclose(sum(s.atoms_w), 1.0, rel_tol=1e-5) for s in dump.steps)
     cmp = compare(dump, exact=True)
     assert cmp.ok, cmp.first_bad

@@ -118,10 +118,12 @@ def test_the_c_models_are_the_twins(nat):
     """A one-step filter from a point-like prior moves the atoms by the C transition; its mean equals the
     twin's transition of the prior mean (additive noise with mean 0, a linear map of the noise atoms)."""
     for name in SYSTEMS:
-        model = joint_systems.get(name, prior=((0.7, 1e-9), (0.3, 1e-9)))
-        f = nat.joint_filter(model.system_id, 8, prior=[("gaussian", 0.7, 1e-9), ("gaussian", 0.3, 1e-9)])
+        spec = joint_systems.spec(name)
+        start = [0.7, 0.3, 0.2, -0.1][: spec.dim]
+        model = joint_systems.get(name, prior=[(c, 1e-9) for c in start])
+        f = nat.joint_filter(model.system_id, 8, prior=[("gaussian", c, 1e-9) for c in start])
         f.predict(1)
         f.update(None)
-        expect = model.transition(np.array([[0.7, 0.3]]), np.zeros((1, 2)), 1, 0.0)[0]
+        expect = model.transition(np.array([start]), np.zeros((1, model.dim_noise)), 1, 0.0)[0]
         np.testing.assert_allclose(f.mean(), expect, rtol=1e-9, atol=1e-9)
     assert isinstance(model.process_noise[0], Normal)

@@ -68,22 +68,40 @@ static size_t product_points(const ux_law *laws, unsigned dim, unsigned eta, ux_
     return points;
 }
 
-/* The joint value of independent location–scale laws, each quantized at eta, their product reduced to eta
- * atoms (a fresh source); one law is its quantized value as it is (reducing it again would only
- * renormalise its weights, which changes their last bits: d = 1 must be the scalar filter's bit for bit).
- * The points are built in the staged area and reduced in scratch, both free at init. UX_ERR_DOMAIN for a
- * law without a location–scale form or out of domain; UX_ERR_WORKSPACE when the product has more than η²
- * points (d > 2). */
+/* The points of `in`'s atoms times `law`'s eta-atom quantization, one component more: the atom varying
+ * slowest, weights multiplied left to right, into x (rows of in->dim + 1) and w; the law's atoms are kept in
+ * `tmp` (2·eta reals). The number of points, in->count·eta ≤ η². */
+static size_t append_component(const ux_joint *in, const ux_law *law, unsigned eta, ux_real *x, ux_real *w,
+                               ux_real *tmp)
+{
+    size_t n = ux_quantize_scaled(law, eta, tmp, tmp + eta), p = 0, i, j;
+    unsigned d = in->dim, k;
+    for (i = 0; i < in->count; ++i)
+        for (j = 0; j < n; ++j, ++p) {
+            for (k = 0; k < d; ++k)
+                x[p * (d + 1u) + k] = in->x[i * d + k];
+            x[p * (d + 1u) + d] = tmp[j];
+            w[p] = in->w[i] * tmp[eta + j];
+        }
+    return p;
+}
+
+/* The joint value of independent location–scale laws, each quantized at eta: the first two laws' product
+ * reduced to eta, then each further law's product with it reduced to eta again (so no product exceeds η²
+ * points, whatever d); one law is its quantized value as it is (a reduction would renormalise its weights,
+ * changing their last bits). The points are built in the staged area and reduced in scratch, both free at
+ * init. UX_ERR_DOMAIN for a law without a location–scale form or out of domain. */
 static ux_status independent_laws(ux_joint_filter *f, ux_joint *out, const ux_law *laws, unsigned dim)
 {
     ux_workspace rest = scratch(f);
     ux_real *x = staged_x(f), *w = staged_w(f), *tmp = (ux_real *)rest.mem;
     size_t cap = (size_t)f->eta * f->eta, points;
-    unsigned k;
+    unsigned first = dim < 2u ? dim : 2u, k;
+    ux_status st;
     for (k = 0; k < dim; ++k)
         if (ux_quantize_scaled(&laws[k], f->eta, tmp, tmp + f->eta) == 0)
             return UX_ERR_DOMAIN;
-    if ((points = product_points(laws, dim, f->eta, x, w, cap, tmp)) == 0)
+    if ((points = product_points(laws, first, f->eta, x, w, cap, tmp)) == 0)
         return UX_ERR_WORKSPACE;
     if (dim == 1) {
         memcpy(out->x, x, points * sizeof(ux_real));
@@ -94,7 +112,12 @@ static ux_status independent_laws(ux_joint_filter *f, ux_joint *out, const ux_la
         out->sources = ux_sources_fresh(&f->sources);
         return UX_OK;
     }
-    return ux_joint_reduce(out, x, w, points, dim, f->eta, ux_sources_fresh(&f->sources), &rest);
+    st = ux_joint_reduce(out, x, w, points, first, f->eta, ux_sources_fresh(&f->sources), &rest);
+    for (k = first; k < dim && st == UX_OK; ++k) {
+        points = append_component(out, &laws[k], f->eta, x, w, (ux_real *)rest.mem);
+        st = ux_joint_reduce(out, x, w, points, k + 1u, f->eta, ux_sources_fresh(&f->sources), &rest);
+    }
+    return st;
 }
 
 ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config *cfg, ux_workspace ws)
