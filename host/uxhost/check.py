@@ -265,13 +265,12 @@ def _host_spec(spec, joint: bool):
 
 def _eta(eta: int, info, joint_spec=None) -> int:
     """`eta`, lowered to the firmware's largest and, for a joint system, to what one POSTERIOR holds
-    (31 + 8·(dim + dim²) + 8·η·(dim + 1) bytes ≤ MAX_PAYLOAD, docs/protocol.md)."""
-    from .protocol_spec import MAX_PAYLOAD
+    (uxhost.joint.posterior_fits)."""
+    from .joint import posterior_fits
 
     eta = min(eta, info.max_eta)
     if joint_spec is not None:
-        d = joint_spec.dim
-        while eta > 1 and 31 + 8 * (d + d * d) + 8 * eta * (d + 1) > MAX_PAYLOAD:
+        while eta > 1 and not posterior_fits(joint_spec.dim, eta):
             eta //= 2
     return eta
 

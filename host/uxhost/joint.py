@@ -46,6 +46,15 @@ def joint_specs() -> dict:
     return dict(joint_systems.SPECS)
 
 
+def posterior_fits(dim: int, eta: int) -> bool:
+    """Whether one POSTERIOR of a `dim`-component state at η fits a frame: 31 + 8·(dim + dim²) +
+    8·η·(dim + 1) bytes ≤ MAX_PAYLOAD (docs/protocol.md); the firmware refuses a CONFIGURE whose answers
+    would not (ERR_CONFIG, the η field)."""
+    from .protocol_spec import MAX_PAYLOAD
+
+    return 31 + 8 * (dim + dim * dim) + 8 * eta * (dim + 1) <= MAX_PAYLOAD
+
+
 def is_joint(name: str | None) -> bool:
     return name is not None and name in joint_specs()
 
