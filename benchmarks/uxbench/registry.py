@@ -20,6 +20,7 @@ STUDIES = (
     "evidence",
     "stderr_calibration",
     "joint_loglik",
+    "joint_bearings",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",
