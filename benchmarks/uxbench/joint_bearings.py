@@ -52,7 +52,9 @@ def methods() -> list[tuple[str, dict]]:
     """(label, how to run it) of every method, in table order."""
     out = [(f"PF {n}", dict(kind="pf", n=n)) for n in PARTICLES]
     out += [("EKF", dict(kind="kf", method="ekf")), ("UKF", dict(kind="kf", method="ukf"))]
-    out += [(f"ux {mode} η={eta}", dict(kind="ux", eta=eta, mode=mode)) for mode in ("refined", "paper") for eta in ETAS]
+    out += [
+        (f"ux {mode} η={eta}", dict(kind="ux", eta=eta, mode=mode)) for mode in ("refined", "paper") for eta in ETAS
+    ]
     return out
 
 

@@ -1,10 +1,15 @@
-"""The tables of the core's exp and float sin/cos (ux/uxm.h): 2^(j/N) for j = 0 … N − 1 as a pair of reals each, hi + lo;
+"""The tables of the core's exp and of its float sin/cos (ux/uxm.h).
+
+exp: 2^(j/N) for j = 0 … N − 1 as a pair of reals each, hi + lo.
 
 exp reduces x = (N·k + j)·ln2/N + r, |r| ≤ ln2/(2N), and returns 2^k · 2^(j/N) · e^r: the table holds
 2^(j/N) to about twice its precision (hi the nearest real, lo the nearest real to what is left), so the
 reduction to a short polynomial costs no accuracy. Double: N = 64; float: N = 32, whose reduction also
 needs ln2/32 in two parts, the first short enough that n·hi is exact for every n (|n| < 2^13). Computed
 with mpmath at 200 bits.
+
+Float sin/cos: π/2 in PIO2F_PIECES floats (uxm_trig_table.h), each but the last of PIO2F_PIECE_BITS bits, for
+the reduction of an argument below 2^16 in floats; with mpmath at 300 bits.
 """
 
 from __future__ import annotations
