@@ -57,9 +57,15 @@ def run(args) -> dict:
     etas = sorted(int(e) for e in args.etas.split(","))
     if args.steps < 2:
         raise SystemExit("uxbench libm_cycles: a trace needs at least 2 steps (step 0 has no predict)")
+    boards = args.boards.split(",")
+    unknown = [b for b in boards if b not in qemu.boards()]
+    if unknown:
+        raise SystemExit(
+            f"uxbench libm_cycles: not a QEMU board: {', '.join(unknown)} (QEMU boards: {', '.join(qemu.boards())})"
+        )
     env = environment.block({"steps": args.steps, "seed": args.seed, "etas": etas})
     rows = []
-    for board in args.boards.split(","):
+    for board in boards:
         board_etas = firmware_costs.board_etas(board, etas)
         costs = {}
         for variant in BUILDS:

@@ -41,3 +41,9 @@ def test_small_run_compares_the_two_libms(tmp_path):
         assert r["ratio"] == r["own"] / r["platform"]
     assert any(r["ratio"] != 1 for r in rows)  # the functions differ, so some count does
     assert "| mps2-an500 | 16 |" in out.read_text()
+
+
+def test_a_board_qemu_cannot_run_is_one_line_and_builds_nothing(tmp_path):
+    with pytest.raises(SystemExit, match="not a QEMU board: nucleo-f446re"):
+        uxbench(["libm_cycles", "--boards", "nucleo-f446re", "--scratch", str(tmp_path / "build")])
+    assert not (tmp_path / "build").exists()
