@@ -180,7 +180,7 @@ def _bearings(dt, q, speed, leg, r):
 
     return dict(
         transition=transition,
-        process_noise=(Normal(0.0, 1.0), Normal(0.0, 1.0)),
+        process_noise=_WNA_NOISE,  # the same two standard normals, taken as a velocity random walk
         family="gaussian",
         loc_scale=loc_scale,
         additive_noise=True,

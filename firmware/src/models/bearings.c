@@ -10,6 +10,7 @@
  */
 #include "ux/joint_model.h"
 #include "ux/rmath.h"
+#include "wna.h" /* its two standard normal noises; the velocity takes them as a random walk, not as WNA */
 
 /* step[0] = s, step[1] = the observer's velocity across the line of sight at step k. */
 static void prepare(ux_model_ctx *c)
@@ -36,18 +37,11 @@ static void kernel(const ux_real *x, const void *ctx, ux_real *loc, ux_real *sca
     scale[0] = c->params[4];
 }
 
-static void noises(const ux_real *params, ux_law *process)
-{
-    (void)params;
-    process[0] = (ux_law){UX_LAW_GAUSSIAN, 0, 1, 0};
-    process[1] = (ux_law){UX_LAW_GAUSSIAN, 0, 1, 0};
-}
-
 const ux_joint_model_code ux_jcode_bearings = {
     .dim_noise = 2,
     .dim_obs = 1,
     .transition = transition,
-    .noises = noises,
+    .noises = ux_wna_noises,
     .family = UX_LAW_GAUSSIAN,
     .kernel = kernel,
     .prepare = prepare,
