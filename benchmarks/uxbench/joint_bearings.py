@@ -71,8 +71,38 @@ def rmse(a, b) -> float:
     return float(np.sqrt(np.mean(np.sum((np.asarray(a) - np.asarray(b)) ** 2, axis=1))))
 
 
-def cpu_per_step(lib, how: dict, z, rounds: int) -> float:
-    return statistics.median(run_method(lib, how, z, seed=1).cpu_ns for _ in range(rounds)) / len(z) / 1e3
+def cpu_per_step(lib, how: dict, z) -> float:
+    """Thread CPU µs per step of one whole-trace call."""
+    return run_method(lib, how, z, seed=1).cpu_ns / len(z) / 1e3
+
+
+def score_traces(lib, model, table, traces: int, steps: int, started: float) -> tuple[dict, np.ndarray]:
+    """Each method's per-trace scores ({label: {position, velocity, to_reference}}, the reference PF first)
+    and the first trace's observations."""
+    methods_ = [("reference PF", None), *table]
+    scores = {label: dict(position=[], velocity=[], to_reference=[]) for label, _ in methods_}
+    first_z = None
+    for i in range(traces):
+        x, z = joint_systems.simulate(model, steps, SEED + i)
+        first_z = z if i == 0 else first_z
+        ref = lib.run_pf(SYSTEM, z, REFERENCE_PARTICLES, seed=SEED + i, particles=False).mean
+        for label, how in methods_:
+            mean = ref if how is None else run_method(lib, how, z, seed=7 * (SEED + i) + 1).mean
+            scores[label]["position"].append(rmse(mean[:, :2], x[:, :2]))
+            scores[label]["velocity"].append(rmse(mean[:, 2:], x[:, 2:]))
+            scores[label]["to_reference"].append(rmse(mean[:, :2], ref[:, :2]))
+        print(f"[{time.monotonic() - started:6.1f} s] trace {i + 1}/{traces}", file=sys.stderr, flush=True)
+    return scores, first_z
+
+
+def time_methods(lib, table, z) -> dict:
+    """{label: median CPU µs per step} over TIMING_ROUNDS rounds in rotating order, one call of every method
+    a round."""
+    cpu = {label: [] for label, _ in table}
+    for _ in range(TIMING_ROUNDS):
+        for label, how in table:
+            cpu[label].append(cpu_per_step(lib, how, z))
+    return {label: statistics.median(times) for label, times in cpu.items()}
 
 
 def run(args) -> dict:
@@ -82,30 +112,15 @@ def run(args) -> dict:
     env = environment.block({"traces": args.traces, "steps": args.steps})
     lib, model = joint_native.load(), joint_systems.get(SYSTEM)
     table = methods()
-    scores = {label: dict(position=[], velocity=[], to_reference=[]) for label, _ in [("reference PF", None), *table]}
-    first_z = None
-    for i in range(args.traces):
-        x, z = joint_systems.simulate(model, args.steps, SEED + i)
-        first_z = z if first_z is None else first_z
-        ref = lib.run_pf(SYSTEM, z, REFERENCE_PARTICLES, seed=SEED + i, particles=False).mean
-        for label, how in [("reference PF", None), *table]:
-            mean = ref if how is None else run_method(lib, how, z, seed=7 * (SEED + i) + 1).mean
-            scores[label]["position"].append(rmse(mean[:, :2], x[:, :2]))
-            scores[label]["velocity"].append(rmse(mean[:, 2:], x[:, 2:]))
-            scores[label]["to_reference"].append(rmse(mean[:, :2], ref[:, :2]))
-        print(f"[{time.monotonic() - started:6.1f} s] trace {i + 1}/{args.traces}", file=sys.stderr, flush=True)
-    cpu = {label: None for label, _ in table}
-    for _ in range(TIMING_ROUNDS):  # rotating order, one round of every method at a time
-        for label, how in table:
-            t = cpu_per_step(lib, how, first_z, 1)
-            cpu[label] = [t] if cpu[label] is None else cpu[label] + [t]
+    scores, first_z = score_traces(lib, model, table, args.traces, args.steps, started)
+    cpu = time_methods(lib, table, first_z)
     rows = [
         dict(
             method=label,
             position=float(np.mean(s["position"])),
             velocity=float(np.mean(s["velocity"])),
             to_reference=float(np.mean(s["to_reference"])),
-            cpu_us=None if label == "reference PF" else statistics.median(cpu[label]),
+            cpu_us=cpu.get(label),  # None for the reference PF, which is not timed
         )
         for label, s in scores.items()
     ]
