@@ -106,6 +106,28 @@ class _UXOutput(C.Structure):
     ]
 
 
+class _CellsOutput(C.Structure):
+    _fields_ = [
+        ("mean", C.c_void_p),
+        ("cov", C.c_void_p),
+        ("status", C.c_void_p),
+        ("count", C.c_void_p),
+        ("at", C.c_void_p),
+        ("logpdf", C.c_void_p),
+    ]
+
+
+@dataclass
+class JointCellsRun:
+    mean: np.ndarray  # (T, dim)
+    cov: np.ndarray  # (T, dim, dim)
+    status: np.ndarray  # (T,) int8: 0 OK, 1 fallback
+    count: np.ndarray  # (T,) cells after each update
+    logpdf: np.ndarray | None = None  # (T,) the belief's log-density at the given points
+    elapsed_ns: int = 0
+    cpu_ns: int = 0
+
+
 _ptr = pf_native._ptr
 
 
@@ -154,6 +176,20 @@ class JointBenchLib:
             C.c_void_p,
             C.c_size_t,
             C.POINTER(_UXOutput),
+        ]
+        lib.ux_joint_cells_workspace_bytes.restype = C.c_size_t
+        lib.ux_joint_cells_workspace_bytes.argtypes = [C.c_void_p, C.c_uint]
+        lib.ux_joint_cells_sizeof.restype, lib.ux_joint_cells_sizeof.argtypes = C.c_size_t, []
+        lib.uxb_joint_cells_run.restype = C.c_int
+        lib.uxb_joint_cells_run.argtypes = [
+            C.c_void_p,
+            C.POINTER(_UXConfig),
+            self.nat.Workspace,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_void_p,
+            C.c_size_t,
+            C.POINTER(_CellsOutput),
         ]
         self.lib = lib
 
@@ -281,6 +317,37 @@ class JointBenchLib:
         )
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
         self.nat._check(st, "uxb_joint_ux_run")
+        return run
+
+    def run_cells(self, system, z, eta: int, at=None, k=None, u=None, params=None, prior=None) -> JointCellsRun:
+        """The cell filter (ux/joint_cells.h) over a whole trace in one C call; `at` (T × dim): points at which
+        to read each step's log-density (the truth, for an NLL)."""
+        model = self.model(system)
+        dim, T, k, u, z = self._trace(model, k, u, z)
+        keep_p, cparams = self._params(params)
+        keep_l, plaw = self._prior(prior)
+        cfg = _UXConfig(model, cparams, int(eta), native.MODES["refined"], plaw)
+        nbytes = int(self.lib.ux_joint_cells_workspace_bytes(model, int(eta)))
+        if nbytes == 0:
+            raise ValueError(f"eta must be a power of two ≤ {MAX_ETA}, got {eta}")
+        buf = (C.c_uint64 * ((nbytes + 7) // 8))()
+        ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
+        state = (C.c_uint64 * ((self.lib.ux_joint_cells_sizeof() + 7) // 8))()
+        run = JointCellsRun(
+            np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.int8), np.zeros(T, np.uint32)
+        )
+        points = None if at is None else np.ascontiguousarray(at, dtype=np.float64).reshape(T, dim)
+        if points is not None:
+            run.logpdf = np.empty(T)
+        out = _CellsOutput(
+            _ptr(run.mean), _ptr(run.cov), _ptr(run.status), _ptr(run.count), _ptr(points), _ptr(run.logpdf)
+        )
+        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
+        st = self.lib.uxb_joint_cells_run(
+            C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out)
+        )
+        run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
+        self.nat._check(st, "uxb_joint_cells_run")
         return run
 
 

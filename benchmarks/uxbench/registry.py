@@ -21,6 +21,7 @@ STUDIES = (
     "stderr_calibration",
     "joint_loglik",
     "joint_bearings",
+    "joint_cells",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",

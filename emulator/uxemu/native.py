@@ -285,6 +285,24 @@ class Native:
                 [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint, C.c_uint],
             ),
             "ux_joint_filter_sizeof": (C.c_size_t, []),
+            "ux_joint_cells_workspace_bytes": (C.c_size_t, [C.c_void_p, C.c_uint]),
+            "ux_joint_cells_init": (C.c_int, [C.c_void_p, C.POINTER(JointFilterConfig), Workspace]),
+            "ux_joint_cells_predict": (C.c_int, [C.c_void_p, C.c_uint32, C.c_double]),
+            "ux_joint_cells_update": (
+                C.c_int,
+                [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint, C.c_uint],
+            ),
+            "ux_joint_cells_sizeof": (C.c_size_t, []),
+            "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
+            "ux_joint_cells_cell": (
+                C.c_int,
+                [C.c_void_p, C.c_uint, C.POINTER(C.c_double), C.POINTER(C.c_double), C.POINTER(C.c_double)],
+            ),
+            "ux_joint_cells_mean": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
+            "ux_joint_cells_cov": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
+            "ux_joint_cells_logpdf": (C.c_double, [C.c_void_p, C.POINTER(C.c_double)]),
+            "ux_joint_cells_log_evidence": (C.c_double, [C.c_void_p]),
+            "ux_joint_cells_log_likelihood": (C.c_double, [C.c_void_p]),
             "ux_joint_filter_posterior": (PJ, [C.c_void_p]),
             "ux_joint_filter_mean": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
             "ux_joint_filter_cov": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
@@ -802,6 +820,17 @@ class Native:
             f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim, z, k, u
         )
 
+    def joint_cells(self, system_id: int, eta: int = 16, params=None, prior=None) -> "NativeJointCells":
+        """A ux_joint_cells; prior: None, or one (kind, a, b) per component."""
+        return NativeJointCells(self, system_id, eta, params, prior)
+
+    def run_joint_cells(self, system_id: int, z, eta: int = 16, k=None, u=None, params=None, prior=None):
+        """uxemu.joint_cells.run_joint_cells through the C core: a JointRun whose posteriors are the cells."""
+        from .joint_filter import run_trace
+
+        f = self.joint_cells(system_id, eta, params, prior)
+        return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.cells()), f.dim, z, k, u)
+
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
         return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode], LIKELIHOODS[likelihood]))
 
@@ -1208,6 +1237,87 @@ class NativeJointFilter:
 
     def log_likelihood(self) -> float:
         return float(self.nat.lib.ux_joint_filter_log_likelihood(self._state))
+
+
+class NativeJointCells:
+    """One ux_joint_cells with its own workspace, driven step by step."""
+
+    def __init__(self, nat: Native, system_id: int, eta: int, params, prior):
+        self.nat = nat
+        model = nat.joint_model(system_id)
+        n = len(params) if params is not None else 0
+        self._params = (C.c_double * max(n, 1))(*(params or []))
+        self._state = (C.c_uint64 * ((nat.lib.ux_joint_cells_sizeof() + 7) // 8))()
+        nbytes = int(nat.lib.ux_joint_cells_workspace_bytes(model, eta))
+        self._ws = (C.c_uint64 * ((max(nbytes, 8) + 7) // 8))()
+        law_p = None
+        if prior is not None:
+            self._prior = (nat.Law * len(prior))(*[nat.Law(LAW_KINDS[kind], a, b, 0.0) for kind, a, b in prior])
+            law_p = C.cast(self._prior, C.POINTER(nat.Law))
+        cfg = nat.JointFilterConfig(model, self._params if params is not None else None, eta, MODES["refined"], law_p)
+        nat._check(
+            nat.lib.ux_joint_cells_init(self._state, C.byref(cfg), nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)),
+            "ux_joint_cells_init",
+        )
+        from . import joint_systems
+
+        self.dim = joint_systems.spec(system_id).dim
+        self.workspace_bytes = nbytes
+
+    def predict(self, k: int, u: float = 0.0) -> int:
+        return self.nat._check(self.nat.lib.ux_joint_cells_predict(self._state, k, u), "ux_joint_cells_predict")
+
+    def update(self, z, omega=None, m: int = 1) -> int:
+        """One observation z (dim_obs values); None: a step without observation."""
+        if z is None:
+            return self.nat._check(
+                self.nat.lib.ux_joint_cells_update(self._state, None, None, 0, 0), "ux_joint_cells_update"
+            )
+        zs = np.ascontiguousarray(np.asarray(z, dtype=np.float64))
+        J = 1 if zs.ndim <= 1 else zs.shape[0]
+        po = None
+        if omega is not None:
+            self._om = np.ascontiguousarray(np.atleast_1d(omega), dtype=np.float64)
+            po = self._om.ctypes.data_as(C.POINTER(C.c_double))
+        st = self.nat.lib.ux_joint_cells_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, J, m)
+        return self.nat._check(st, "ux_joint_cells_update")
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(weights, means, covariances) of the cells."""
+        n = int(self.nat.lib.ux_joint_cells_count(self._state))
+        w, m, P = C.c_double(), (C.c_double * MAX_DIM)(), (C.c_double * (MAX_DIM * MAX_DIM))()
+        ws, ms, Ps = [], [], []
+        for i in range(n):
+            self.nat._check(self.nat.lib.ux_joint_cells_cell(self._state, i, C.byref(w), m, P), "ux_joint_cells_cell")
+            ws.append(w.value)
+            ms.append(list(m))
+            Ps.append(list(P))
+        d = self.dim
+        return (
+            np.array(ws),
+            np.array(ms).reshape(n, MAX_DIM)[:, :d],
+            np.array(Ps).reshape(n, -1)[:, : d * d].reshape(n, d, d),
+        )
+
+    def mean(self) -> np.ndarray:
+        out = (C.c_double * MAX_DIM)()
+        self.nat._check(self.nat.lib.ux_joint_cells_mean(self._state, out), "ux_joint_cells_mean")
+        return np.array(out[: self.dim])
+
+    def cov(self) -> np.ndarray:
+        out = (C.c_double * (MAX_DIM * MAX_DIM))()
+        self.nat._check(self.nat.lib.ux_joint_cells_cov(self._state, out), "ux_joint_cells_cov")
+        return np.array(out[: self.dim * self.dim]).reshape(self.dim, self.dim)
+
+    def logpdf(self, x) -> float:
+        xs = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+        return float(self.nat.lib.ux_joint_cells_logpdf(self._state, xs.ctypes.data_as(C.POINTER(C.c_double))))
+
+    def log_evidence(self) -> float:
+        return float(self.nat.lib.ux_joint_cells_log_evidence(self._state))
+
+    def log_likelihood(self) -> float:
+        return float(self.nat.lib.ux_joint_cells_log_likelihood(self._state))
 
 
 _loaded: dict = {}

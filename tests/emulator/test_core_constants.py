@@ -1,5 +1,6 @@
-"""The filter's tuning constants are written twice, in ux/filter.h for the C core and in uxemu.filter for the
-reference; C = reference bit for bit holds only while they agree, so this reads the header and compares."""
+"""The filters' tuning constants are written twice, in ux/filter.h and ux/joint_cells.h for the C core and in
+uxemu.filter and uxemu.joint_cells for the reference; C = reference bit for bit holds only while they agree, so
+this reads the headers and compares."""
 
 import re
 from pathlib import Path
@@ -7,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from uxemu import filter as uxfilter
+from uxemu import joint_cells
 
-HEADER = Path(__file__).resolve().parents[2] / "firmware" / "include" / "ux" / "filter.h"
+HEADERS = Path(__file__).resolve().parents[2] / "firmware" / "include" / "ux"
 PAIRS = {  # C macro -> reference constant
     "UX_OUTLIER_GATE": "OUTLIER_GATE",
     "UX_REFOCUS_ESS": "REFOCUS_ESS",
@@ -26,14 +28,25 @@ PAIRS = {  # C macro -> reference constant
     "UX_NODE_RESOLUTION": "NODE_RESOLUTION",
     "UX_COMPONENT_SPAN": "COMPONENT_SPAN",
 }
+CELL_PAIRS = {
+    "UX_CELLS_MERGE_WEIGHT": "MERGE_WEIGHT",
+    "UX_CELLS_BEND": "BEND",
+    "UX_CELLS_SPLIT_ITERATIONS": "SPLIT_ITERATIONS",
+}
 
 
-def header_value(name: str) -> float:
-    m = re.search(rf"^#define {name} +(?:UX_R\()?([-+0-9.eE]+)\)?", HEADER.read_text(), re.MULTILINE)
-    assert m, f"{name} is not defined as a number in {HEADER}"
+def header_value(header: str, name: str) -> float:
+    path = HEADERS / header
+    m = re.search(rf"^#define {name} +(?:UX_R\()?([-+0-9.eE]+)\)?", path.read_text(), re.MULTILINE)
+    assert m, f"{name} is not defined as a number in {path}"
     return float(m.group(1))
 
 
 @pytest.mark.parametrize("c_name, py_name", PAIRS.items())
 def test_the_reference_uses_the_cores_constant(c_name, py_name):
-    assert header_value(c_name) == getattr(uxfilter, py_name)
+    assert header_value("filter.h", c_name) == getattr(uxfilter, py_name)
+
+
+@pytest.mark.parametrize("c_name, py_name", CELL_PAIRS.items())
+def test_the_cell_filter_reference_uses_the_cores_constant(c_name, py_name):
+    assert header_value("joint_cells.h", c_name) == getattr(joint_cells, py_name)

@@ -7,6 +7,7 @@
 #include "filter.h"
 #include "joint.h"
 #include "joint_bayes.h"
+#include "joint_cells.h"
 #include "joint_filter.h"
 #include "joint_model.h"
 #include "law.h"

@@ -1,0 +1,247 @@
+"""The cell filter (ux/joint_cells.h) against the joint atom filter, the particle filter, the EKF and the UKF.
+
+Every method runs in C (libuxbench.so) on the same simulated traces of each joint system at its table
+defaults — pendulum and cvrange as the joint filtering sweep draws them, bearings as the bearings study does —
+and is scored against the simulated state and against the model's own answer: the 2-D grid filter
+(uxbench.baselines.joint_grid, 256² points) for pendulum and cvrange, a REFERENCE_PARTICLES-particle PF for
+bearings (its mean only: no density).
+
+- RMSE per state component over every step, per trace, then the mean over traces;
+- NLL: the mean over steps of −log p(x_true), clamped at uxemu.metrics' floor — the cells' Gaussian mixture,
+  the EKF's and UKF's Gaussian, the PF's weighted KDE (uxbench.joint_metrics), the grid's own; the atom
+  filter's is in joint_filtering.md;
+- CPU: thread time per step of one whole-trace call, the median of TIMING_ROUNDS rounds in rotating order on
+  the first trace (only ratios between methods mean anything on a shared machine).
+
+    .venv/bin/python -m uxbench joint_cells                      # 20 traces per system (~8 minutes)
+    .venv/bin/python -m uxbench joint_cells --traces 2 --out /tmp/c.md
+
+Writes benchmarks/results/joint_cells.md and joint_cells.json.gz beside it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import joint_systems
+from uxemu.metrics import nll
+
+from . import environment, joint_bearings, joint_filtering, joint_native
+from . import joint_metrics as jm
+from .baselines.joint_grid import joint_grid_filter
+from .report import RESULTS, write_json_gz
+
+OUT = RESULTS / "joint_cells.md"
+CELL_ETAS = (1, 2, 4, 8, 16, 32, 64)
+ATOM_ETAS = (16, 64)  # the joint atom filter, refined: what a vector state ran on before the cells
+PARTICLES = (100, 200, 1000)
+DEFAULT_ETA = 16  # the library's default size (facts DEFAULT_ETA): the NLL target's η
+GRID_POINTS = 256
+REFERENCE_PARTICLES = joint_bearings.REFERENCE_PARTICLES
+TIMING_ROUNDS = 5
+STEPS = {"pendulum": 100, "cvrange": 100, "bearings": 80}
+COMPONENTS = {**joint_filtering.COMPONENTS, "bearings": ("x", "y", "vx", "vy")}
+
+
+def trace_seed(model, i: int) -> int:
+    """The seeds of the sweep and the study each system's traces come from."""
+    return joint_bearings.SEED + i if model.name == "bearings" else joint_filtering.trace_seed(model, i)
+
+
+def arguments(ap) -> None:
+    ap.add_argument("--traces", type=int, default=20, help="traces per system")
+    ap.add_argument("--steps", type=int, default=None, help="steps per trace (default: each system's, STEPS)")
+    ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
+
+
+def methods(model) -> list[tuple[str, dict]]:
+    """(label, how to run it) of every timed method, in table order."""
+    out = [(f"cells η={eta}", dict(kind="cells", eta=eta)) for eta in CELL_ETAS]
+    out += [(f"atoms η={eta}", dict(kind="atoms", eta=eta)) for eta in ATOM_ETAS]
+    out += [(f"PF {n}", dict(kind="pf", n=n)) for n in PARTICLES]
+    return out + [("EKF", dict(kind="kf", method="ekf")), ("UKF", dict(kind="kf", method="ukf"))]
+
+
+def run_method(lib, model, how: dict, x, z, seed: int, timing: bool = False):
+    """(posterior means, log-densities at x or None, the C call's CPU ns)."""
+    name = model.name
+    if how["kind"] == "cells":
+        r = lib.run_cells(name, z, how["eta"], at=None if timing else x)
+        return r.mean, r.logpdf, r.cpu_ns
+    if how["kind"] == "atoms":
+        r = lib.run_ux(name, z, how["eta"], mode="refined", atoms=False)
+        return r.mean, None, r.cpu_ns
+    if how["kind"] == "pf":
+        r = lib.run_pf(name, z, how["n"], seed=seed, particles=not timing)
+        logp = None if timing else [jm.kde_logpdf(r.x[t], r.w[t], x[t]) for t in range(len(z))]
+        return r.mean, logp, r.cpu_ns
+    r = lib.run_kf(name, z, how["method"])
+    logp = None if timing else [jm.gaussian_logpdf(r.mean[t], r.cov[t], x[t]) for t in range(len(z))]
+    return r.mean, logp, r.cpu_ns
+
+
+def reference(lib, model, x, z, seed: int):
+    """The model's own answer on one trace: (label, means, log-densities or None)."""
+    if model.dim == 2:
+        r = joint_grid_filter(model, z, GRID_POINTS, truth=x)
+        return f"grid {GRID_POINTS}²", r.mean, r.logpdf
+    r = lib.run_pf(model.name, z, REFERENCE_PARTICLES, seed=seed, particles=False)
+    return f"PF {REFERENCE_PARTICLES:,}", r.mean, None
+
+
+def score(mean, logp, x) -> dict:
+    out = dict(rmse=np.sqrt(np.mean((np.asarray(mean) - x) ** 2, axis=0)).tolist())
+    out["nll"] = None if logp is None else nll(logp).mean
+    return out
+
+
+def score_system(lib, model, traces: int, steps: int, started: float) -> tuple[dict, np.ndarray]:
+    """Every method's and the reference's per-trace scores, and the first trace's observations (for timing)."""
+    table = methods(model)
+    scores, first = {}, None
+    for i in range(traces):
+        x, z = joint_systems.simulate(model, steps, trace_seed(model, i))
+        first = z if first is None else first
+        label, mean, logp = reference(lib, model, x, z, seed=10_000 + i)
+        scores.setdefault(f"reference: {label}", []).append(score(mean, logp, x))
+        for label, how in table:
+            mean, logp, _ = run_method(lib, model, how, x, z, seed=i)
+            scores.setdefault(label, []).append(score(mean, logp, x))
+        print(f"joint_cells: {model.name} trace {i + 1}/{traces} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+    return scores, first
+
+
+def time_methods(lib, model, z) -> dict:
+    """Median CPU µs per step of each method over TIMING_ROUNDS rounds, the order rotated by one each round."""
+    table = methods(model)
+    cpu = {label: [] for label, _ in table}
+    for r in range(TIMING_ROUNDS):
+        for label, how in table[r % len(table) :] + table[: r % len(table)]:
+            cpu[label].append(run_method(lib, model, how, None, z, seed=1, timing=True)[2] / len(z) / 1e3)
+    return {label: statistics.median(times) for label, times in cpu.items()}
+
+
+def system_rows(lib, model, traces: int, steps: int, started: float) -> list[dict]:
+    scores, first = score_system(lib, model, traces, steps, started)
+    cpu = time_methods(lib, model, first)
+    rows = []
+    for label, per_trace in scores.items():
+        nlls = [s["nll"] for s in per_trace]
+        rows.append(
+            dict(
+                method=label,
+                rmse=np.mean([s["rmse"] for s in per_trace], axis=0).tolist(),
+                nll=None if None in nlls else float(np.mean(nlls)),
+                cpu_us=cpu.get(label),
+            )
+        )
+    return rows
+
+
+def run(args) -> dict:
+    started = time.monotonic()
+    if args.traces < 1 or (args.steps is not None and args.steps < 2):
+        raise SystemExit("uxbench joint_cells: at least 1 trace of 2 steps")
+    steps = {name: args.steps or n for name, n in STEPS.items()}
+    lib = joint_native.load()
+    env = environment.block({"traces": args.traces, "steps": steps})
+    systems = {name: system_rows(lib, joint_systems.get(name), args.traces, n, started) for name, n in steps.items()}
+    record = dict(meta={**env, "command": args.command, "wall_s": time.monotonic() - started}, systems=systems)
+    return dict(markdown=markdown(record), record=record)
+
+
+# -- the report -----------------------------------------------------------------------------------------------
+def _by_label(rows) -> dict:
+    return {r["method"]: r for r in rows}
+
+
+def _as_accurate(a: dict, b: dict) -> bool:
+    """a's RMSE at most b's in every component."""
+    return all(x <= y for x, y in zip(a["rmse"], b["rmse"]))
+
+
+def verdicts(name: str, rows: list[dict]) -> list[str]:
+    """Issue 41's done-when items, read off the table."""
+    by = _by_label(rows)
+    cells = [r for r in rows if r["method"].startswith("cells")]
+    out = []
+    pf200, pf1000 = by["PF 200"], by["PF 1000"]
+    hits = [c["method"] for c in cells if _as_accurate(c, pf1000) and c["cpu_us"] <= pf200["cpu_us"]]
+    out.append(
+        f"- As accurate as PF 1000 in every component and at most PF 200's cost: {', '.join(hits) or 'none'}."
+    )
+    for n in PARTICLES:
+        pf = by[f"PF {n}"]
+        dom = [c["method"] for c in cells if _as_accurate(c, pf) and c["cpu_us"] <= pf["cpu_us"]]
+        out.append(f"- PF {n} dominated (RMSE every component and CPU) by: {', '.join(dom) or 'none'}.")
+    default = by[f"cells η={DEFAULT_ETA}"]
+    rivals = {k: by[k]["nll"] for k in ("UKF", "PF 1000") if by[k]["nll"] is not None}
+    rivals.update({r["method"]: r["nll"] for r in rows if r["method"].startswith("reference") and r["nll"] is not None})
+    best = min(rivals, key=rivals.get)
+    out.append(
+        f"- NLL at η = {DEFAULT_ETA}: {default['nll']:.4f}; best of UKF, PF 1000 and the reference: {best} "
+        f"{rivals[best]:.4f} (difference {default['nll'] - rivals[best]:+.4f} nats; target ≤ +0.1)."
+    )
+    wins = [
+        c["method"]
+        for c in cells
+        if all(_as_accurate(c, by[k]) and c["nll"] < by[k]["nll"] for k in ("EKF", "UKF"))
+    ]
+    out.append(f"- Lower RMSE in every component and lower NLL than both EKF and UKF: {', '.join(wins) or 'none'}.")
+    for eta in ATOM_ETAS:
+        a, c = by[f"atoms η={eta}"], by[f"cells η={eta}"]
+        ratio = " / ".join(f"{x / y:.3f}" for x, y in zip(c["rmse"], a["rmse"]))
+        out.append(
+            f"- Cells against the atom filter at η = {eta}: RMSE ratio {ratio}, CPU ratio "
+            f"{c['cpu_us'] / a['cpu_us']:.3f}."
+        )
+    return out
+
+
+def system_markdown(name: str, rows: list[dict]) -> list[str]:
+    comps = ", ".join(COMPONENTS[name])
+    lines = [
+        f"## {name}",
+        "",
+        f"| method | RMSE ({comps}) | NLL | CPU µs/step |",
+        "|---|---|---:|---:|",
+    ]
+    for r in rows:
+        rmse = " / ".join(f"{v:.4f}" for v in r["rmse"])
+        nll_s = "—" if r["nll"] is None else f"{r['nll']:.4f}"
+        cpu = "—" if r["cpu_us"] is None else f"{r['cpu_us']:,.2f}"
+        lines.append(f"| {r['method']} | {rmse} | {nll_s} | {cpu} |")
+    return lines + [""] + verdicts(name, rows) + [""]
+
+
+def markdown(record: dict) -> str:
+    meta = record["meta"]
+    lines = [
+        "# The cell filter: cells against atoms, particles, EKF and UKF",
+        "",
+        f"`python -m uxbench joint_cells` at commit {meta['commit']} ({meta['cpu']}, {meta['cpus']} CPUs, load "
+        f"average {float(meta['load_avg']):.2f}, {meta['wall_s']:.0f} s): {meta['sizes']['traces']} traces per "
+        f"system ({', '.join(f'{k} {v} steps' for k, v in meta['sizes']['steps'].items())}: pendulum and cvrange as "
+        f"in joint_filtering.md, bearings as in joint_bearings.md), "
+        f"every method in C. RMSE per component against the simulated state (per trace, then the mean); NLL the "
+        f"mean over steps of −log p(x_true) (cells: their Gaussian mixture; EKF, UKF: their Gaussian; PF: weighted "
+        f"KDE; grid: its own density); the reference is the {GRID_POINTS}² grid filter (2-D) or a "
+        f"{REFERENCE_PARTICLES:,}-particle PF's mean (bearings). CPU: thread time per step of one whole-trace "
+        f"call, median of {TIMING_ROUNDS} rotating rounds on the first trace. PF seeds: the trace's index.",
+        "",
+    ]
+    for name, rows in record["systems"].items():
+        lines += system_markdown(name, rows)
+    return "\n".join(lines)
+
+
+def report(results: dict, args) -> None:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(results["markdown"])
+    write_json_gz(args.out.with_suffix(".json.gz"), results["record"])
+    print(f"wrote {args.out} (+ {args.out.with_suffix('.json.gz').name})", file=sys.stderr)

@@ -1,0 +1,148 @@
+"""The reference cell filter (uxemu.joint_cells): on a linear-Gaussian model it is the Kalman filter at every η
+(nothing bends, nothing splits); the bend sees cross terms; splits, exchanges and merges keep the belief's mean and covariance; cells stay at most η,
+weights sum to 1 and every covariance is positive definite; bad input is refused."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from test_joint_filter import cv_linear, kalman
+
+from uxemu import joint_systems
+from uxemu.bayes import Status
+from uxemu.joint_cells import JointCellsFilter, cholesky, run_joint_cells
+from uxemu.laws import LogNormal
+
+
+def linear_trace(model, steps: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x, z = model.sample_prior(rng, 1), []
+    for k in range(steps):
+        if k > 0:
+            x = model.sample_transition(x, k, 0.0, rng)
+        z.append(model.sample_observation(x, rng)[0])
+    return np.array(z)
+
+
+def test_one_cell_is_the_kalman_filter():
+    """η = 1 never splits: the unscented transform is exact for linear maps, so each step is Kalman's."""
+    model = cv_linear()
+    z = linear_trace(model, 60, seed=11)
+    run = run_joint_cells(model, z, eta=1)
+    km, kc, kev = kalman(model, z)
+    np.testing.assert_allclose(run.mean, km, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(run.cov, kc, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(run.log_evidence, kev, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("eta", [2, 8, 64])
+def test_a_linear_model_never_splits_so_every_eta_is_the_kalman_filter(eta):
+    """Nothing bends over a cell of a linear-Gaussian model (UX_CELLS_BEND): no split, so no split's shape error —
+    one cell, bit for bit the run at η = 1."""
+    model = cv_linear()
+    z = linear_trace(model, 60, seed=12)
+    run, one = run_joint_cells(model, z, eta=eta), run_joint_cells(model, z, eta=1)
+    assert all(w.size == 1 for w, _, _ in run.posteriors)
+    np.testing.assert_array_equal(run.mean, one.mean)
+    np.testing.assert_array_equal(run.cov, one.cov)
+
+
+def test_the_bend_sees_cross_terms():
+    """bearings' sensor y/x at a prior centred on y = 0 is flat along each axis of the prior's cell and bends
+    only across them: the corners' term makes the first update split."""
+    model = joint_systems.get("bearings")
+    f = JointCellsFilter(model, eta=16)
+    assert f.m[0, 1] == 0.0
+    _, z = joint_systems.simulate(model, 1, seed=2)
+    f.update(z[0])
+    assert f.cells()[0].size == 16
+
+
+def moments(f):
+    return f.mean(), f.cov()
+
+
+@pytest.mark.parametrize("name", joint_systems.names())
+def test_split_exchange_and_merge_keep_the_beliefs_moments(name):
+    model = joint_systems.get(name)
+    _, z = joint_systems.simulate(model, 12, seed=4)
+    f = JointCellsFilter(model, eta=16)
+    for k in range(12):
+        if k > 0:
+            f.predict(k)
+        before = moments(f)
+        f.split()
+        after = moments(f)
+        scale = np.sqrt(np.diag(before[1]))
+        np.testing.assert_allclose(after[0] / scale, before[0] / scale, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(after[1] / np.outer(scale, scale), before[1] / np.outer(scale, scale), atol=1e-12)
+        f.update(z[k])
+        before = moments(f)
+        f.merge()
+        np.testing.assert_allclose(moments(f)[0] / scale, before[0] / scale, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", joint_systems.names())
+@pytest.mark.parametrize("eta", [1, 4, 64])
+def test_cells_stay_valid(name, eta):
+    """At most η cells, weights positive and summing to 1, every covariance positive definite, every step."""
+    model = joint_systems.get(name)
+    _, z = joint_systems.simulate(model, 30, seed=eta)
+    f = JointCellsFilter(model, eta=eta)
+    for k in range(30):
+        if k > 0:
+            f.predict(k)
+        assert f.update(z[k]) == Status.OK
+        w, m, P = f.cells()
+        assert 1 <= w.size <= eta
+        assert np.all(w > 0) and abs(w.sum() - 1) < 1e-12
+        assert cholesky(P)[1].all()
+
+
+def test_the_first_update_splits_the_prior_to_eta_cells():
+    model = joint_systems.get("pendulum")
+    _, z = joint_systems.simulate(model, 1, seed=1)
+    f = JointCellsFilter(model, eta=16)
+    assert f.cells()[0].size == 1
+    f.update(z[0])
+    assert f.cells()[0].size == 16
+
+
+def test_an_observation_no_cell_can_explain_falls_back_and_keeps_the_belief():
+    model = joint_systems.get("cvrange")
+    f = JointCellsFilter(model, eta=8)
+    mean, cov = moments(f)
+    assert f.update(np.array([1e200])) == Status.FALLBACK
+    assert f.log_likelihood == -math.inf
+    np.testing.assert_allclose(f.mean(), mean, atol=1e-12)
+    np.testing.assert_allclose(f.cov(), cov, rtol=1e-12)
+
+
+def test_a_step_without_observation_changes_nothing():
+    model = joint_systems.get("cvrange")
+    f = JointCellsFilter(model, eta=8)
+    f.update(np.array([3.0]))
+    f.predict(1)
+    cells = f.cells()
+    assert f.update(None) == Status.NO_EVIDENCE and f.log_evidence == 0.0
+    for a, b in zip(cells, f.cells()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bad_input_is_refused():
+    model = joint_systems.get("pendulum")
+    f = JointCellsFilter(model, eta=8)
+    with pytest.raises(ValueError, match="one observation per update"):
+        f.update(np.array([[0.1], [0.2]]))
+    with pytest.raises(ValueError, match="one observation per update"):
+        f.update(np.array([0.1]), m=2)
+    with pytest.raises(ValueError):
+        f.update(np.array([math.nan]))
+    assert f.cells()[0].size == 1  # nothing changed
+    with pytest.raises(ValueError, match="power of two"):
+        JointCellsFilter(model, eta=12)
+    with pytest.raises(ValueError, match="additively"):
+        JointCellsFilter(dataclasses.replace(model, additive_noise=False), eta=8)
+    with pytest.raises(ValueError, match="mean and a variance"):
+        JointCellsFilter(model, eta=8, prior=(LogNormal(0.0, 1.0), model.prior[1]))
