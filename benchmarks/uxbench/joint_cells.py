@@ -6,7 +6,8 @@ and is scored against the simulated state and against the model's own answer: th
 (uxbench.baselines.joint_grid, 256² points) for pendulum and cvrange, a REFERENCE_PARTICLES-particle PF for
 bearings (its mean only: no density).
 
-- RMSE per state component over every step, per trace, then the mean over traces;
+- RMSE per state component over every step, per trace, then the mean over traces (a PF point: the mean over
+  PF_RUNS seeds per trace); "PF n" is the tuned PF (joint_pf_fast.c), "PF plain n" the plain one (joint_pf.c);
 - NLL: the mean over steps of −log p(x_true), clamped at uxemu.metrics' floor — the cells' Gaussian mixture,
   the EKF's and UKF's Gaussian, the PF's weighted KDE (uxbench.joint_metrics), the grid's own; the atom
   filter's is in joint_filtering.md;
@@ -39,7 +40,9 @@ from .report import RESULTS, write_json_gz
 OUT = RESULTS / "joint_cells.md"
 CELL_ETAS = (1, 2, 4, 8, 16, 32, 64)
 ATOM_ETAS = (16, 64)  # the joint atom filter, refined: what a vector state ran on before the cells
-PARTICLES = (100, 200, 1000)
+PARTICLES = (100, 200, 1000)  # the tuned PF (joint_pf_fast.c): the baseline the verdicts use
+PLAIN_PARTICLES = (200, 1000)  # the plain PF (joint_pf.c), for the tuned one's speed-up
+PF_RUNS = 3  # seeds per trace of each PF point: its scores are their mean
 DEFAULT_ETA = 16  # the library's default size (facts DEFAULT_ETA): the NLL target's η
 GRID_POINTS = 256
 REFERENCE_PARTICLES = joint_bearings.REFERENCE_PARTICLES
@@ -63,7 +66,8 @@ def methods(model) -> list[tuple[str, dict]]:
     """(label, how to run it) of every timed method, in table order."""
     out = [(f"cells η={eta}", dict(kind="cells", eta=eta)) for eta in CELL_ETAS]
     out += [(f"atoms η={eta}", dict(kind="atoms", eta=eta)) for eta in ATOM_ETAS]
-    out += [(f"PF {n}", dict(kind="pf", n=n)) for n in PARTICLES]
+    out += [(f"PF {n}", dict(kind="pf", n=n, tuned=True)) for n in PARTICLES]
+    out += [(f"PF plain {n}", dict(kind="pf", n=n, tuned=False)) for n in PLAIN_PARTICLES]
     return out + [("EKF", dict(kind="kf", method="ekf")), ("UKF", dict(kind="kf", method="ukf"))]
 
 
@@ -77,7 +81,7 @@ def run_method(lib, model, how: dict, x, z, seed: int, timing: bool = False):
         r = lib.run_ux(name, z, how["eta"], mode="refined", atoms=False)
         return r.mean, None, r.cpu_ns
     if how["kind"] == "pf":
-        r = lib.run_pf(name, z, how["n"], seed=seed, particles=not timing)
+        r = lib.run_pf(name, z, how["n"], seed=seed, particles=not timing, tuned=how["tuned"])
         logp = None if timing else [jm.kde_logpdf(r.x[t], r.w[t], x[t]) for t in range(len(z))]
         return r.mean, logp, r.cpu_ns
     r = lib.run_kf(name, z, how["method"])
@@ -110,8 +114,14 @@ def score_system(lib, model, traces: int, steps: int, started: float) -> tuple[d
         label, mean, logp = reference(lib, model, x, z, seed=10_000 + i)
         scores.setdefault(f"reference: {label}", []).append(score(mean, logp, x))
         for label, how in table:
-            mean, logp, _ = run_method(lib, model, how, x, z, seed=i)
-            scores.setdefault(label, []).append(score(mean, logp, x))
+            runs = PF_RUNS if how["kind"] == "pf" else 1
+            each = [score(*run_method(lib, model, how, x, z, seed=1000 * i + s)[:2], x) for s in range(runs)]
+            scores.setdefault(label, []).append(
+                dict(
+                    rmse=np.mean([e["rmse"] for e in each], axis=0).tolist(),
+                    nll=None if each[0]["nll"] is None else float(np.mean([e["nll"] for e in each])),
+                )
+            )
         print(f"joint_cells: {model.name} trace {i + 1}/{traces} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
     return scores, first
 
@@ -172,9 +182,7 @@ def verdicts(name: str, rows: list[dict]) -> list[str]:
     out = []
     pf200, pf1000 = by["PF 200"], by["PF 1000"]
     hits = [c["method"] for c in cells if _as_accurate(c, pf1000) and c["cpu_us"] <= pf200["cpu_us"]]
-    out.append(
-        f"- As accurate as PF 1000 in every component and at most PF 200's cost: {', '.join(hits) or 'none'}."
-    )
+    out.append(f"- As accurate as PF 1000 in every component and at most PF 200's cost: {', '.join(hits) or 'none'}.")
     for n in PARTICLES:
         pf = by[f"PF {n}"]
         dom = [c["method"] for c in cells if _as_accurate(c, pf) and c["cpu_us"] <= pf["cpu_us"]]
@@ -188,11 +196,14 @@ def verdicts(name: str, rows: list[dict]) -> list[str]:
         f"{rivals[best]:.4f} (difference {default['nll'] - rivals[best]:+.4f} nats; target ≤ +0.1)."
     )
     wins = [
-        c["method"]
-        for c in cells
-        if all(_as_accurate(c, by[k]) and c["nll"] < by[k]["nll"] for k in ("EKF", "UKF"))
+        c["method"] for c in cells if all(_as_accurate(c, by[k]) and c["nll"] < by[k]["nll"] for k in ("EKF", "UKF"))
     ]
     out.append(f"- Lower RMSE in every component and lower NLL than both EKF and UKF: {', '.join(wins) or 'none'}.")
+    for n in PLAIN_PARTICLES:
+        out.append(
+            f"- The tuned PF {n} against the plain one: CPU {by[f'PF plain {n}']['cpu_us'] / by[f'PF {n}']['cpu_us']:.2f}× "
+            f"faster, RMSE ratio {' / '.join(f'{t / p:.3f}' for t, p in zip(by[f'PF {n}']['rmse'], by[f'PF plain {n}']['rmse']))}."
+        )
     for eta in ATOM_ETAS:
         a, c = by[f"atoms η={eta}"], by[f"cells η={eta}"]
         ratio = " / ".join(f"{x / y:.3f}" for x, y in zip(c["rmse"], a["rmse"]))
@@ -232,7 +243,8 @@ def markdown(record: dict) -> str:
         f"mean over steps of −log p(x_true) (cells: their Gaussian mixture; EKF, UKF: their Gaussian; PF: weighted "
         f"KDE; grid: its own density); the reference is the {GRID_POINTS}² grid filter (2-D) or a "
         f"{REFERENCE_PARTICLES:,}-particle PF's mean (bearings). CPU: thread time per step of one whole-trace "
-        f"call, median of {TIMING_ROUNDS} rotating rounds on the first trace. PF seeds: the trace's index.",
+        f"call, median of {TIMING_ROUNDS} rotating rounds on the first trace. PF: {PF_RUNS} seeds per trace, scores "
+        f"their mean; \"PF n\" the tuned loop per system (joint_pf_fast.c), \"PF plain n\" the generic one (joint_pf.c).",
         "",
     ]
     for name, rows in record["systems"].items():

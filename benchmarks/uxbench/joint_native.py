@@ -154,6 +154,10 @@ class JointBenchLib:
             C.POINTER(_PFOutput),
             self.nat.Workspace,
         ]
+        lib.uxb_joint_pf_fast_workspace_bytes.restype = C.c_size_t
+        lib.uxb_joint_pf_fast_workspace_bytes.argtypes = [C.c_size_t, C.c_uint]
+        lib.uxb_joint_pf_fast_run.restype = C.c_int
+        lib.uxb_joint_pf_fast_run.argtypes = lib.uxb_joint_pf_run.argtypes
         lib.uxb_joint_kf_run.restype = C.c_int
         lib.uxb_joint_kf_run.argtypes = [
             C.POINTER(_KFConfig),
@@ -236,9 +240,20 @@ class JointBenchLib:
 
     # -- the runs ------------------------------------------------------------------------------------------
     def run_pf(
-        self, system, z, n: int, seed: int, particles: bool = True, k=None, u=None, params=None, prior=None
+        self,
+        system,
+        z,
+        n: int,
+        seed: int,
+        particles: bool = True,
+        k=None,
+        u=None,
+        params=None,
+        prior=None,
+        tuned: bool = False,
     ) -> JointPFRun:
-        """The joint bootstrap PF with n particles; `particles=False` skips the (T, n, dim) sets."""
+        """The joint bootstrap PF with n particles; `particles=False` skips the (T, n, dim) sets; `tuned`: the
+        tuned loop per system (joint_pf_fast.c), the same filter at its fastest."""
         model = self.model(system)
         dim, T, k, u, z = self._trace(model, k, u, z)
         keep_p, cparams = self._params(params)
@@ -262,13 +277,15 @@ class JointBenchLib:
             _ptr(run.w),
             _ptr(run.log_evidence),
         )
-        nbytes = int(self.lib.uxb_joint_pf_workspace_bytes(n, dim))
+        name = "uxb_joint_pf_fast" if tuned else "uxb_joint_pf"
+        nbytes = int(getattr(self.lib, f"{name}_workspace_bytes")(n, dim))
         buf = (C.c_uint64 * ((nbytes + 7) // 8))()
         ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
+        runner = getattr(self.lib, f"{name}_run")
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_joint_pf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
+        st = runner(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out), ws)
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
-        self.nat._check(st, "uxb_joint_pf_run")
+        self.nat._check(st, f"{name}_run")
         run.fallback = run.fallback.astype(bool)
         return run
 

@@ -46,7 +46,9 @@ def law_moments(law) -> tuple[float, float]:
         return 0.5 * (law.low + law.high), (law.high - law.low) * (law.high - law.low) / 12.0
     if isinstance(law, Exponential):
         return law.scale, law.scale * law.scale
-    raise ValueError(f"{law}: a cell filter's prior and noise laws need a mean and a variance (Gaussian, Laplace, uniform, exponential)")
+    raise ValueError(
+        f"{law}: a cell filter's prior and noise laws need a mean and a variance (Gaussian, Laplace, uniform, exponential)"
+    )
 
 
 def cholesky(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,9 +146,7 @@ class JointCellsFilter:
         return X
 
     def points_mean(self, Y: np.ndarray) -> np.ndarray:
-        return np.stack(
-            [_sum(self._weight(p) * Y[:, p, a] for p in self._points()) for a in range(Y.shape[2])], axis=1
-        )
+        return np.stack([_sum(self._weight(p) * Y[:, p, a] for p in self._points()) for a in range(Y.shape[2])], axis=1)
 
     def points_cross(self, X, mx, Y, my) -> np.ndarray:
         out = np.empty((X.shape[0], X.shape[2], Y.shape[2]))
@@ -214,7 +214,8 @@ class JointCellsFilter:
         for a in range(d):
             for b in range(d):
                 cov[a, b] = _sum(
-                    self.w[i] * (self.P[i, a, b] + (self.m[i, a] - mean[a]) * (self.m[i, b] - mean[b])) for i in range(n)
+                    self.w[i] * (self.P[i, a, b] + (self.m[i, a] - mean[a]) * (self.m[i, b] - mean[b]))
+                    for i in range(n)
                 )
         return mean, cov
 

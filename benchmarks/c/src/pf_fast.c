@@ -7,9 +7,9 @@
  * then one pass of exp(log-weight − max) accumulating the weight sums and the shifted moments.
  */
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
 
+#include "uxbench/fast_random.h"
 #include "uxbench/pf_fast.h"
 #include "uxbench/sampling.h"
 
@@ -29,77 +29,6 @@ static enum system system_of(const ux_model *model)
 
 int uxb_pf_fast_supports(const ux_model *model) { return system_of(model) != SYS_NONE; }
 
-/* -- xoshiro256** inlined (the core's ux_rng state and seeding, so one seed means one stream) ------------- */
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static inline uint64_t next(ux_rng *r)
-{
-    uint64_t *s = r->s, result = rotl(s[1] * 5u, 7) * 9u, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-static inline double uniform(ux_rng *r) { return (double)(next(r) >> 11) * 0x1p-53; } /* [0, 1) */
-
-static inline double open_uniform(ux_rng *r) { return ((double)(next(r) >> 11) + 0.5) * 0x1p-53; } /* (0, 1) */
-
-/* -- standard normal: 256-layer ziggurat (Marsaglia & Tsang 2000; tables as in Doornik's ZIGNOR) ------ */
-#define ZIG_R 3.6541528853610088
-#define ZIG_V 4.92867323399e-3
-static double zx[257], zf[257]; /* layer edges x_0 > x_1 = R > … > x_256 = 0 and exp(−x²/2) there */
-static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
-
-static void zig_build(void)
-{
-    int i;
-    zx[0] = ZIG_V / exp(-0.5 * ZIG_R * ZIG_R);
-    zx[1] = ZIG_R;
-    for (i = 2; i < 256; ++i) {
-        double y = ZIG_V / zx[i - 1] + exp(-0.5 * zx[i - 1] * zx[i - 1]);
-        zx[i] = y < 1.0 ? sqrt(-2.0 * log(y)) : 0.0;
-    }
-    zx[256] = 0.0;
-    for (i = 0; i <= 256; ++i)
-        zf[i] = exp(-0.5 * zx[i] * zx[i]);
-}
-
-static double zig_slow(ux_rng *r, unsigned i, double u, double x)
-{
-    for (;;) {
-        uint64_t b;
-        if (i == 0) { /* the tail beyond R (Marsaglia 1964) */
-            double a, e;
-            do {
-                a = -log(open_uniform(r)) / ZIG_R;
-                e = -log(open_uniform(r));
-            } while (e + e < a * a);
-            return u < 0 ? -(ZIG_R + a) : ZIG_R + a;
-        }
-        if (zf[i + 1] + (zf[i] - zf[i + 1]) * uniform(r) < exp(-0.5 * x * x))
-            return x;
-        b = next(r);
-        i = (unsigned)(b & 0xffu);
-        u = (double)(b >> 11) * 0x1p-52 - 1.0;
-        x = u * zx[i];
-        if (fabs(x) < zx[i + 1])
-            return x;
-    }
-}
-
-/* One draw: 8 bits pick the layer, the top 53 a signed uniform; ~99 % return after one comparison. */
-static inline double normal(ux_rng *r)
-{
-    uint64_t b = next(r);
-    unsigned i = (unsigned)(b & 0xffu);
-    double u = (double)(b >> 11) * 0x1p-52 - 1.0, x = u * zx[i];
-    return fabs(x) < zx[i + 1] ? x : zig_slow(r, i, u, x);
-}
-
 /* -- the systems, inlined ---------------------------------------------------------------------------------- */
 typedef struct {
     double p[UX_MODEL_MAX_PARAMS];
@@ -112,7 +41,7 @@ typedef struct {
 static inline __attribute__((always_inline)) double propagate(enum system s, const sys_consts *m, double x,
                                                               double drive, ux_rng *r)
 {
-    double w = m->sigma * normal(r);
+    double w = m->sigma * uxb_fast_normal(r);
     switch (s) {
         case SYS_SV: /* φx + c(1 − φ) + w */
             return m->a * x + m->b + w;
@@ -139,7 +68,7 @@ static inline __attribute__((always_inline)) double log_weight(enum system s, co
             return -m->d * e * e;
         }
         case SYS_CUBIC: { /* Laplace(z; g, s), g = e^{−x}(1 + m), s = √(σ_base² + max(g, 0)) */
-            double g = exp(-x) * (1.0 + m->p[4] * normal(r));
+            double g = exp(-x) * (1.0 + m->p[4] * uxb_fast_normal(r));
             double s2 = m->d + ((g > 0 || isnan(g)) ? g : 0.0);
             return -fabs(z - g) / sqrt(s2) - 0.5 * log(s2);
         }
@@ -272,14 +201,15 @@ static inline __attribute__((always_inline)) void run_system(enum system s, cons
     double top = -INFINITY, sum;
     for (i = 0; i < n; ++i) {
         double lw;
-        x[i] = prior->kind == UX_LAW_GAUSSIAN ? prior->a + prior->b * normal(r) : uxb_sample_law(prior, prior_gen);
+        x[i] = prior->kind == UX_LAW_GAUSSIAN ? prior->a + prior->b * uxb_fast_normal(r)
+                                              : uxb_sample_law(prior, prior_gen);
         lw = log_weight(s, m, x[i], z[0], z[0] * z[0] * m->d, r);
         w[i] = lw;
         top = lw > top ? lw : top;
     }
     sum = finish_step(x, w, n, top, m->log_norm, 0, out);
     for (t = 1; t < T; ++t) {
-        double step = sum / (double)n, point = uniform(r) * step, cum = w[0], zt = z[t], zz = zt * zt * m->d;
+        double step = sum / (double)n, point = uxb_fast_uniform(r) * step, cum = w[0], zt = z[t], zz = zt * zt * m->d;
         double drive = s == SYS_GSS ? 8.0 * cos(1.2 * (double)k[t]) : 0.0, *swap;
         /* the new log-weights go to lws: w is read ahead of j (an ancestor index may trail j) */
         top = -INFINITY;
@@ -338,7 +268,7 @@ ux_status uxb_pf_fast_run(const uxb_pf_config *cfg, const uint32_t *k, const dou
     moved = x + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
     w = moved + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
     lws = w + UX_WS_ROUND(n * sizeof(double)) / sizeof(double);
-    pthread_once(&zig_once, zig_build);
+    uxb_zig_init();
     setup_consts(s, params, &m);
     ux_rng_seed(&r, cfg->seed);
     uxb_gen_seed(&prior_gen, cfg->seed ^ 0x9e3779b97f4a7c15u);

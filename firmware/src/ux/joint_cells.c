@@ -317,7 +317,8 @@ static void belief_moments(const ux_joint_cells *f, ux_real *mean, ux_real *cov)
             ux_real acc = 0;
             for (i = 0; i < f->count; ++i) {
                 const ux_real *m = f->cur.m + i * d;
-                acc = acc + f->cur.w[i] * (f->cur.P[(size_t)i * d * d + a * d + b] + (m[a] - mean[a]) * (m[b] - mean[b]));
+                acc =
+                    acc + f->cur.w[i] * (f->cur.P[(size_t)i * d * d + a * d + b] + (m[a] - mean[a]) * (m[b] - mean[b]));
             }
             cov[a * d + b] = acc;
         }
