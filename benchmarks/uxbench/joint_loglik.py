@@ -6,8 +6,8 @@ with Nelder–Mead: both need log L smooth in θ on the scale of a few per cent 
 filter's mixture mode (a fit's default) is (benchmarks/results/evidence.md); the joint filter has refined and
 paper modes only (uxemu.joint_filter.JOINT_MODES). Here, on five simulated 500-step traces of each joint
 system at its table defaults: log L at 13 values of q and of r from 0.85 to 1.15 times the default (steps
-of 2.5 %), with the C joint filter (refined) at η = 16, 32, 64 — the largest |second difference| of log L
-along the parameter and its range. A smooth log L whose standard error is about a tenth of the parameter
+of 2.5 %), with the C joint filter (refined) at η = 16, 32, 64 and the cell filter (ux/joint_cells.h) at
+η = 16, 64 — the largest |second difference| of log L along the parameter and its range. A smooth log L whose standard error is about a tenth of the parameter
 has second differences of about (0.025 / 0.1)² = 0.06 nats at this step; sv's row (the scalar filter, its
 default fit's mixture mode, and refined) shows the scale.
 
@@ -29,6 +29,7 @@ from .report import RESULTS
 TRACES, STEPS, SEED = 5, 500, 2041
 SCALES = np.linspace(0.85, 1.15, 13)
 ETAS = (16, 32, 64)
+CELL_ETAS = (16, 64)
 SCALAR = ("sv", "sigma_eta", 16, (fit.DEFAULT_MODE, "refined"))  # the reference row: system, parameter, η, modes
 
 
@@ -48,14 +49,16 @@ def joint_rows(nat) -> list[dict]:
         spec, model = joint_systems.spec(name), joint_systems.get(name)
         for i in range(TRACES):
             _, z = joint_systems.simulate(model, STEPS, SEED + i)
-            for eta in ETAS:
+            runs = [("refined", eta, nat.run_joint_filter, ("refined",)) for eta in ETAS]
+            runs += [("cells", eta, nat.run_joint_cells, ()) for eta in CELL_ETAS]
+            for mode, eta, runner, extra in runs:
                 for param in ("q", "r"):
                     curve = along(
-                        lambda p: nat.run_joint_filter(spec.id, z, eta, "refined", params=p).log_likelihood,
+                        lambda p: runner(spec.id, z, eta, *extra, params=p).log_likelihood,
                         spec.defaults,
                         spec.param_names.index(param),
                     )
-                    rows.append(dict(system=name, mode="refined", eta=eta, param=param, trace=i, curve=curve))
+                    rows.append(dict(system=name, mode=mode, eta=eta, param=param, trace=i, curve=curve))
     return rows
 
 
