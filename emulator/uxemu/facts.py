@@ -33,7 +33,7 @@ ERR_WORKSPACE = -4
 LAW_KINDS = {"gaussian": 0, "laplace": 1, "uniform": 2, "exponential": 3, "student_t": 4, "lognormal": 5, "point": 6}
 
 # ux_mode by the reference's lower-case names, in the C numbering.
-MODES = {"refined": 0, "paper": 1, "mixture": 2}
+MODES = {"refined": 0, "paper": 1, "mixture": 2, "cells": 3}
 
 # ux_likelihood by the reference's lower-case names, in the C numbering.
 LIKELIHOODS = {"kernel": 0, "sampler": 1}

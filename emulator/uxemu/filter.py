@@ -33,7 +33,8 @@ from .lift import evaluate
 from .model import StateSpaceModel
 from .value import Value, normalise
 
-MODES = tuple(facts.MODES)  # in the numbering of the C core's ux_mode
+# In the numbering of the C core's ux_mode; "cells" is the vector state's cell filter (uxemu.joint_cells).
+MODES = tuple(m for m in facts.MODES if m != "cells")
 DENSITY_FORMS = ("bins", "prior", "mixture")  # numbering of the C core's ux_density_form
 # The density's normaliser (ux/filter.h): trapezoid intervals, and the base law's support in its scales.
 DENSITY_INTERVALS = 128

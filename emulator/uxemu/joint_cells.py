@@ -19,6 +19,7 @@ every cell at once and each operation runs element by element in the C core's or
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +28,15 @@ from .bayes import Status
 from .joint_filter import JointRun, check_evidence, run_trace
 from .joint_systems import JointModel
 from .laws import Exponential, Laplace, Normal, Uniform
+
+
+@dataclass(frozen=True)
+class CellAtoms:
+    """The cells' means (rows) and weights: what the link's POSTERIOR carries as a cell filter's atoms."""
+
+    x: np.ndarray
+    w: np.ndarray
+
 
 MERGE_WEIGHT = 1e-3  # ux/joint_cells.h UX_CELLS_MERGE_WEIGHT
 BEND = 1e-2  # ux/joint_cells.h UX_CELLS_BEND
@@ -484,6 +494,10 @@ class JointCellsFilter:
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weights, means, covariances) of the cells."""
         return self.w.copy(), self.m.copy(), self.P.copy()
+
+    @property
+    def posterior(self) -> CellAtoms:
+        return CellAtoms(self.m.copy(), self.w.copy())
 
 
 def run_joint_cells(model: JointModel, z, eta: int = 16, k=None, u=None, prior=None) -> JointRun:

@@ -24,7 +24,9 @@ from .filter import sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
 
-JOINT_MODES = ("refined", "paper")  # the scalar filter's mixture mode has no joint form
+JOINT_MODES = ("refined", "paper")  # the atom filter's; the scalar filter's mixture mode has no joint form
+# Every mode a vector state runs in: the atom filter's and the cell filter's (uxemu.joint_cells, "cells").
+VECTOR_MODES = JOINT_MODES + ("cells",)
 
 
 def _weights(J: int, omega) -> np.ndarray:

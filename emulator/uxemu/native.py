@@ -1282,6 +1282,13 @@ class NativeJointCells:
         st = self.nat.lib.ux_joint_cells_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, J, m)
         return self.nat._check(st, "ux_joint_cells_update")
 
+    def posterior(self):
+        """The cells' means and weights (uxemu.joint_cells.CellAtoms), as the link carries them."""
+        from .joint_cells import CellAtoms
+
+        w, m, _ = self.cells()
+        return CellAtoms(m, w)
+
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weights, means, covariances) of the cells."""
         n = int(self.nat.lib.ux_joint_cells_count(self._state))

@@ -4,8 +4,8 @@ dim_obs numbers for a vector-state one; k = 0, 1, … and u = 0) or, when k or u
 arrays k, u and z (a `Trace`). A NaN observation (a row with a NaN) is a step that only predicts.
 
 A scalar system (StateSpaceModel) runs on the BayesLaplace filter (uxemu.filter) and gives a FilterRun;
-a vector-state one (joint_systems.JointModel) on the joint filter (uxemu.joint_filter) and gives a
-JointRun (means as rows, covariances).
+a vector-state one (joint_systems.JointModel) on the joint filter (uxemu.joint_filter; mode "cells": the cell
+filter, uxemu.joint_cells) and gives a JointRun (means as rows, covariances).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import filter as scalar
+from .joint_cells import run_joint_cells
 from .joint_filter import run_joint_filter
 from .joint_systems import JointModel
 
@@ -44,6 +45,8 @@ def run_filter(
             f"system {model.name!r} observes {model.dim_obs} component(s) per step: the observations "
             f"must be {model.dim_obs} column(s), one row per step (got shape {z.shape})"
         )
+    if mode == "cells":
+        return run_joint_cells(model, z, eta, k, u, prior)
     return run_joint_filter(model, z, eta, mode, k, u, prior)
 
 

@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 11u
+#define PROTO_VERSION 12u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -64,6 +64,7 @@
 #define MODE_REFINED 0u
 #define MODE_PAPER 1u
 #define MODE_MIXTURE 2u
+#define MODE_CELLS 3u
 
 /* likelihood */
 #define LIKELIHOOD_KERNEL 0u

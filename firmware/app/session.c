@@ -11,7 +11,8 @@
 #include "ux/ux.h"
 
 /* The wire's values are the core's: CONFIGURE's mode and likelihood reach the core unchanged. */
-_Static_assert(MODE_REFINED == UX_MODE_REFINED && MODE_PAPER == UX_MODE_PAPER && MODE_MIXTURE == UX_MODE_MIXTURE,
+_Static_assert(MODE_REFINED == UX_MODE_REFINED && MODE_PAPER == UX_MODE_PAPER && MODE_MIXTURE == UX_MODE_MIXTURE &&
+                   MODE_CELLS == UX_MODE_CELLS,
                "mode values");
 _Static_assert(LIKELIHOOD_KERNEL == UX_LIK_KERNEL && LIKELIHOOD_SAMPLER == UX_LIK_SAMPLER, "likelihood values");
 
@@ -22,6 +23,10 @@ _Static_assert(SESSION_MAX_PARAMS == UX_MODEL_MAX_PARAMS, "the wire carries what
 /* The joint filter's workspace at the board's η for the largest dim served; the scalar filter's at the
  * same η is larger for dim 2, so serving joint systems costs no workspace there. */
 #define JOINT_WORKSPACE_BYTES UX_JOINT_FILTER_WORKSPACE_BYTES(APP_MAX_ETA, APP_JOINT_MAX_DIM)
+/* The cell filter keeps its cells in the workspace, and needs less of it than the atom filter at any η ≥ 2. */
+_Static_assert(APP_MAX_ETA < 2 ||
+                   UX_JOINT_CELLS_WORKSPACE_BYTES(APP_MAX_ETA, APP_JOINT_MAX_DIM) <= JOINT_WORKSPACE_BYTES,
+               "the cell filter fits the joint workspace");
 _Static_assert(APP_JOINT_MAX_DIM >= 1 && APP_JOINT_MAX_DIM <= UX_MAX_DIM, "APP_JOINT_MAX_DIM must be in 1..UX_MAX_DIM");
 #else
 #define JOINT_WORKSPACE_BYTES 0u
@@ -34,18 +39,23 @@ static uint64_t workspace[UX_WORDS(UX_WS_MAX(UX_WORKSPACE_BYTES(APP_MAX_ETA), JO
  * Two filter slots: the live one and a spare, each holding a scalar or a joint filter. CONFIGURE builds
  * into the spare and swaps only on success (the slots do not overlap, so the live filter of either kind
  * survives a failed CONFIGURE of either kind); STEP copies the live slot to the spare first and restores
- * it on failure. A filter keeps nothing in the workspace between messages (a STEP always ends with an
- * update), so the copy is complete.
+ * it on failure. The scalar and the atom filter keep nothing in the workspace between messages (a STEP
+ * always ends with an update), so the copy is complete for them. The cell filter keeps its cells there, in
+ * two banks: a step builds in the free one and swaps the slot's pointers only on success, so the copied
+ * slot still points at the untouched bank. A CONFIGURE whose core init fails after the session's checks
+ * (not reached: they cover what init checks) could have written the workspace: a live cell filter is then
+ * unconfigured rather than kept with cells of unknown content.
  */
 typedef union {
     ux_filter scalar;
 #if APP_JOINT
     ux_joint_filter joint;
+    ux_joint_cells cells;
 #endif
 } filter_slot;
 
 /* Which core's filter the live slot holds. */
-typedef enum { SESSION_NONE = 0, SESSION_SCALAR = 1, SESSION_JOINT = 2 } session_kind;
+typedef enum { SESSION_NONE = 0, SESSION_SCALAR = 1, SESSION_JOINT = 2, SESSION_CELLS = 3 } session_kind;
 
 static filter_slot slots[2];
 static filter_slot *live;
@@ -202,26 +212,30 @@ static ux_law wire_law(uint8_t kind, double a, double b, int *bad)
 
 /* η: a power of two the board was built for, whose posterior fits one POSTERIOR and whose joint filter
  * fits the workspace (sized for the board's η at APP_JOINT_MAX_DIM). */
-static bool eta_fits(unsigned eta, const session_system *s, const ux_joint_model *joint)
+static bool eta_fits(unsigned eta, const session_system *s, const ux_joint_model *joint, uint8_t mode)
 {
     if (!valid_eta(eta) || POSTERIOR_BYTES((size_t)s->dim, (size_t)eta) > PROTO_MAX_PAYLOAD) {
         return false;
     }
 #if APP_JOINT
-    if (joint != NULL && ux_joint_filter_workspace_bytes(joint, eta) > sizeof workspace) {
+    size_t need = mode == UX_MODE_CELLS ? ux_joint_cells_workspace_bytes(joint, eta)
+                                        : ux_joint_filter_workspace_bytes(joint, eta);
+    if (joint != NULL && need > sizeof workspace) {
         return false;
     }
 #else
     (void)joint;
+    (void)mode;
 #endif
     return true;
 }
 
-/* Mode and likelihood: the mixture mode and the sampler are the scalar core's only. */
+/* Mode and likelihood: the mixture mode and the sampler are the scalar core's only, the cells the joint one's. */
 static int bad_mode_or_likelihood(const session_config *cfg, const ux_model *scalar)
 {
-    bool mixture_ok = scalar != NULL;
-    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER && !(cfg->mode == UX_MODE_MIXTURE && mixture_ok)) {
+    bool scalar_mode = cfg->mode == UX_MODE_MIXTURE && scalar != NULL;
+    bool joint_mode = cfg->mode == UX_MODE_CELLS && scalar == NULL;
+    if (cfg->mode != UX_MODE_REFINED && cfg->mode != UX_MODE_PAPER && !scalar_mode && !joint_mode) {
         return CONFIGURE_FIELD_MODE;
     }
     bool kernel = scalar == NULL || scalar->code->kernel != NULL;
@@ -253,7 +267,8 @@ static ux_status init_spare(const session_config *cfg, const ux_model *scalar, c
 #if APP_JOINT
     if (joint != NULL) {
         ux_joint_filter_config fc = {joint, cfg->params, cfg->eta, (ux_mode)cfg->mode, priors};
-        return ux_joint_filter_init(&spare->joint, &fc, ws);
+        return cfg->mode == UX_MODE_CELLS ? ux_joint_cells_init(&spare->cells, &fc, ws)
+                                          : ux_joint_filter_init(&spare->joint, &fc, ws);
     }
 #else
     (void)joint;
@@ -272,6 +287,11 @@ static void configured_sizes(unsigned eta, uint8_t *count, uint32_t *workspace_b
         *workspace_bytes = (uint32_t)ux_joint_filter_workspace_bytes(live->joint.model, eta);
         return;
     }
+    if (configured == SESSION_CELLS) {
+        *count = (uint8_t)ux_joint_cells_count(&live->cells);
+        *workspace_bytes = (uint32_t)ux_joint_cells_workspace_bytes(live->cells.model, eta);
+        return;
+    }
 #endif
     (void)eta;
     *count = (uint8_t)ux_filter_posterior(&live->scalar)->count;
@@ -286,7 +306,7 @@ session_error session_configure(const session_config *cfg, uint8_t *count, uint3
     if (!find_system(cfg->system, &scalar, &joint, &sys)) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_SYSTEM);
     }
-    if (!eta_fits(cfg->eta, &sys, joint)) {
+    if (!eta_fits(cfg->eta, &sys, joint, cfg->mode)) {
         return fail(ERR_CONFIG, CONFIGURE_FIELD_ETA);
     }
     int bad = bad_mode_or_likelihood(cfg, scalar);
@@ -313,9 +333,10 @@ session_error session_configure(const session_config *cfg, uint8_t *count, uint3
     }
     ux_status st = init_spare(cfg, scalar, joint, priors);
     if (st < 0) {
+        configured = configured == SESSION_CELLS ? SESSION_NONE : configured; /* its cells may be overwritten */
         return internal(st);
     }
-    swap_in(joint != NULL ? SESSION_JOINT : SESSION_SCALAR);
+    swap_in(joint == NULL ? SESSION_SCALAR : cfg->mode == UX_MODE_CELLS ? SESSION_CELLS : SESSION_JOINT);
     configured_sizes(cfg->eta, count, workspace_bytes);
     return ok();
 }
@@ -325,6 +346,9 @@ unsigned session_dim_obs(void)
 #if APP_JOINT
     if (configured == SESSION_JOINT) {
         return live->joint.model->code->dim_obs;
+    }
+    if (configured == SESSION_CELLS) {
+        return live->cells.model->code->dim_obs;
     }
 #endif
     return configured == SESSION_SCALAR ? 1u : 0u;
@@ -336,6 +360,9 @@ static ux_status core_predict(uint32_t k, double u)
     if (configured == SESSION_JOINT) {
         return ux_joint_filter_predict(&live->joint, k, u);
     }
+    if (configured == SESSION_CELLS) {
+        return ux_joint_cells_predict(&live->cells, k, u);
+    }
 #endif
     return ux_filter_predict(&live->scalar, k, u);
 }
@@ -345,6 +372,9 @@ static ux_status core_update(const session_step_in *in)
 #if APP_JOINT
     if (configured == SESSION_JOINT) {
         return ux_joint_filter_update(&live->joint, in->z, in->omega, in->n_evidence, in->m);
+    }
+    if (configured == SESSION_CELLS) {
+        return ux_joint_cells_update(&live->cells, in->z, in->omega, in->n_evidence, in->m);
     }
 #endif
     return ux_filter_update(&live->scalar, in->z, in->omega, in->n_evidence, in->m);
@@ -365,6 +395,17 @@ static ux_status read_posterior(session_posterior *out)
         out->count = atoms->count;
         out->x = atoms->x;
         out->w = atoms->w;
+        return sm < 0 ? sm : sc;
+    }
+    if (configured == SESSION_CELLS) { /* the cells' means and weights stand as the atoms */
+        const ux_joint_cells *f = &live->cells;
+        ux_status sm = ux_joint_cells_mean(f, out->mean);
+        ux_status sc = ux_joint_cells_cov(f, out->cov);
+        out->log_evidence = ux_joint_cells_log_evidence(f);
+        out->dim = (uint8_t)f->dim;
+        out->count = f->count;
+        out->x = f->cur.m;
+        out->w = f->cur.w;
         return sm < 0 ? sm : sc;
     }
 #endif

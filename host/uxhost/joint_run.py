@@ -4,7 +4,8 @@ system's).
 
 Validation re-runs the dump's configuration on the dump's own (k, u, z), predicting on every record but
 the first, and holds a double build's every quantity to 1e-9 of the reference's own run: uxemu.joint_filter,
-the Python reference (the C core agrees with it bit for bit on the host). A float build is run against
+the Python reference (the C core agrees with it bit for bit on the host), or uxemu.joint_cells for mode
+"cells", whose atoms are the cells' means and weights. A float build is run against
 the host build of the same C code in float (libux_float.so through uxemu.native), its mean held to 1e-3:
 a double reference is no reference for it, because the prior and the process noise are products of
 independent quantized laws whose cells have equal spreads along both axes up to rounding, so the float
@@ -69,7 +70,11 @@ class _NativeFloat:
                 f"the float build's reference is the host float build of the C core, which is "
                 f"missing ({exc}): `make native` builds it"
             ) from None
-        self.f = nat.joint_filter(cfg.system_id, cfg.eta, cfg.mode, cfg.params, list(cfg.priors))
+        self.f = (
+            nat.joint_cells(cfg.system_id, cfg.eta, cfg.params, list(cfg.priors))
+            if cfg.mode == "cells"
+            else nat.joint_filter(cfg.system_id, cfg.eta, cfg.mode, cfg.params, list(cfg.priors))
+        )
         self.log_evidence = 0.0
 
     def predict(self, k, u):
@@ -92,10 +97,21 @@ def joint_differences(dump: JointDump, reference: str, native_lib=None):
     the reference's own run ('run'), its steps from the device's posteriors ('step') or the host float
     build's own run ('native'): uxhost.validate.compare's steps."""
     from uxemu.joint import JointValue
+    from uxemu.joint_cells import JointCellsFilter
     from uxemu.joint_filter import JointFilter
 
     cfg = dump.header.config
-    f = _NativeFloat(cfg, native_lib) if reference == "native" else JointFilter(cfg.model(), cfg.eta, cfg.mode)
+    if reference == "step" and cfg.mode == "cells":
+        raise DumpError(
+            "--reference step: a cell filter's dump holds its cells' means and weights, not their covariances, "
+            "so no step can start from the device's posterior; validate against the reference's own run"
+        )
+    if reference == "native":
+        f = _NativeFloat(cfg, native_lib)
+    elif cfg.mode == "cells":
+        f = JointCellsFilter(cfg.model(), cfg.eta)
+    else:
+        f = JointFilter(cfg.model(), cfg.eta, cfg.mode)
     for i, s in enumerate(dump.steps):
         if i > 0:
             if reference == "step":  # start from the device's previous posterior

@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 11
+PROTOCOL_VERSION = 12
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -38,7 +38,7 @@ class ErrorCode(enum.IntEnum):
     TYPE = 4  # unknown message type
     VERSION = 5  # header version ≠ the protocol's version
     NOT_CONFIGURED = 6  # STEP before CONFIGURE
-    CONFIG = 7  # unknown system, η not a power of two ≤ max (nor so large that POSTERIOR outgrows `MAX_PAYLOAD`), bad mode/likelihood/prior (mixture mode and the sampler: systems of `dim` 1 only), wrong `n_params` or `dim`, non-finite or out-of-domain parameter
+    CONFIG = 7  # unknown system, η not a power of two ≤ max (nor so large that POSTERIOR outgrows `MAX_PAYLOAD`), bad mode/likelihood/prior (mixture mode and the sampler: systems of `dim` 1 only; cells mode: `dim` > 1 only), wrong `n_params` or `dim`, non-finite or out-of-domain parameter
     EVIDENCE = 8  # non-finite `u` or observation, weight ω not finite and > 0, `m = 0` with evidence or `m ≠ 0` without, `n_evidence` > max, bad flags, `dim_obs` ≠ the system's, `n_evidence`·(`dim_obs` + 1) > 2·`MAX_EVIDENCE`
     COBS = 9  # COBS decoding failed
     INTERNAL = 10  # the core returned an error (workspace, domain); a system whose description does not fit one frame
@@ -63,6 +63,7 @@ class Mode(enum.IntEnum):
     REFINED = 0  # refined (default)
     PAPER = 1  # paper
     MIXTURE = 2  # mixture (systems of `dim` 1 only; version 6)
+    CELLS = 3  # cells: the cell filter (systems of `dim` > 1 only; POSTERIOR's atoms are the cells' means and weights; version 12)
 
 
 class Likelihood(enum.IntEnum):

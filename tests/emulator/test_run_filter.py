@@ -33,6 +33,17 @@ def test_a_plain_array_runs_a_vector_state_system_as_its_joint_filter():
     assert run.log_likelihood == want.log_likelihood
 
 
+def test_mode_cells_runs_the_cell_filter_and_a_scalar_system_refuses_it():
+    from uxemu.joint_cells import run_joint_cells
+
+    model, _, z = joint_case("bearings", seed=3)
+    run, want = ux.run_filter(model, z, eta=8, mode="cells"), run_joint_cells(model, z, eta=8)
+    np.testing.assert_array_equal(run.mean, want.mean)
+    np.testing.assert_array_equal(run.cov, want.cov)
+    with pytest.raises(ValueError, match="unknown mode 'cells'"):
+        ux.run_filter(systems.get("lg"), np.zeros(5), eta=8, mode="cells")
+
+
 def test_a_trace_gives_k_and_u_to_a_vector_state_system():
     model, _, z = joint_case("cvrange", seed=2)
     # the table's systems ignore k and u: this one's position moves by u·k at each predict

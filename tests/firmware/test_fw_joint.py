@@ -1,5 +1,5 @@
 """Joint (vector-state) systems through the firmware in QEMU, in the messages every system shares: a short
-pendulum and cvrange trace streamed (STEP, a missing observation among them) and validated against the
+pendulum, cvrange and bearings trace streamed, by the atom filter and by the cell filter, (STEP, a missing observation among them) and validated against the
 reference as `uxhost validate --exact` does it (every bit of the reference's own run: the Python reference's
 for a double build, the host float build of the same C code for a float build), the error paths of a 2-D system's CONFIGURE and STEP, and a board
 built without joint systems (microbit: DESCRIBE does not list them, CONFIGURE refuses them)."""
@@ -40,7 +40,14 @@ def priors_of(cfg):
 
 
 @pytest.mark.parametrize(
-    "name, eta, mode", [("pendulum", 8, "refined"), ("cvrange", 16, "paper"), ("bearings", 16, "refined")]
+    "name, eta, mode",
+    [
+        ("pendulum", 8, "refined"),
+        ("cvrange", 16, "paper"),
+        ("bearings", 16, "refined"),
+        ("pendulum", 16, "cells"),
+        ("bearings", 8, "cells"),
+    ],
 )
 def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta, mode):
     cfg = config(name, eta, mode)
@@ -100,6 +107,11 @@ def test_joint_step_errors(dev, joint_board):
             priors=tuple(priors_of(cfg)),
         )
         expect_error(dev, p.encode(msg, 314 + field), E.CONFIG, detail=field)
+    # the cells mode is the joint core's: a scalar system (sv) refuses it at field 2
+    sv = p.Configure(
+        1, 8, p.Mode.CELLS, p.Likelihood.KERNEL, (0.98, 0.0, 0.2, 1.0), ((p.PriorKind.GAUSSIAN, 0.0, 1.0),)
+    )
+    expect_error(dev, p.encode(sv, 317), E.CONFIG, detail=2)
     # none of them changed the filter: the first step still runs, and runs as on a fresh configuration
     first = dev.step(0, False, 0.0, (0.5,))
     assert first.dim == 2 and len(first.x) == 2 * first.count

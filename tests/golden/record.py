@@ -68,6 +68,7 @@ CUBIC_SAMPLER = configure("cubic", 4, likelihood=1)
 LG_DIFFUSE = with_prior(configure("lg", 8, mode=p.Mode.MIXTURE), b=1000.0)
 PENDULUM = configure_joint("pendulum", 8)
 CVRANGE_PAPER = configure_joint("cvrange", 4, mode=1)
+PENDULUM_CELLS = configure_joint("pendulum", 4, mode=p.Mode.CELLS)
 INFO = p.Info(
     p.PROTOCOL_VERSION,
     64,
@@ -331,12 +332,24 @@ CASES = [
         ],
     ),
     (
+        "session_pendulum_cells",
+        "the cell filter: its cells' means and weights as the atoms, a step without observation among them",
+        [
+            (message(PENDULUM_CELLS, 84), None),
+            (message(p.Step(0, False, 0.0, (0.9,), (1.0,)), 85), None),
+            (message(p.Step(1, True, 0.0, (0.95,), (1.0,)), 86), None),
+            (message(p.Step(2, True, 0.0, (), (), m=0), 87), None),
+            (message(p.Step(3, True, 0.0, (0.85,), (1.0,)), 88), None),
+        ],
+    ),
+    (
         "err_joint",
         "bad CONFIGURE and STEP fields of a 2-D system, and a configuration of the other dim",
         [
             (message(dataclasses.replace(GSS, priors=PENDULUM.priors), 90), err(E.CONFIG, 7, 90)),
             (message(dataclasses.replace(PENDULUM, eta=64), 92), err(E.CONFIG, 1, 92)),
             (message(dataclasses.replace(PENDULUM, mode=p.Mode.MIXTURE), 105), err(E.CONFIG, 2, 105)),
+            (message(dataclasses.replace(GSS, mode=p.Mode.CELLS), 107), err(E.CONFIG, 2, 107)),
             (message(dataclasses.replace(PENDULUM, likelihood=p.Likelihood.SAMPLER), 106), err(E.CONFIG, 3, 106)),
             (message(dataclasses.replace(PENDULUM, params=(0.05, 9.81, 0.5, -0.3)), 93), err(E.CONFIG, 8, 93)),
             (message(dataclasses.replace(PENDULUM, priors=PENDULUM.priors[:1]), 94), err(E.CONFIG, 9, 94)),

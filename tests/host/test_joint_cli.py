@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from uxemu import joint_systems
+from uxemu.joint_cells import run_joint_cells
 from uxemu.joint_filter import run_joint_filter
 from uxhost import joint
 from uxhost.dump import DumpError, load_dump, save_dump
@@ -24,7 +25,13 @@ def reference_dump(name="pendulum", T=10, eta=8, mode="refined", missing=(4,)) -
     trace = joint.simulate(spec, cfg.params, T, seed=5)
     for i in missing:
         trace.z[i] = np.nan
-    run = run_joint_filter(cfg.model(), trace.z, eta, mode)
+    run = (
+        run_joint_cells(cfg.model(), trace.z, eta)
+        if mode == "cells"
+        else run_joint_filter(cfg.model(), trace.z, eta, mode)
+    )
+    # (rows, weights) per step: the atom filter's atoms, or the cell filter's cells' means and weights
+    atoms = [(c[1], c[0]) if mode == "cells" else (c.x, c.w) for c in run.posteriors]
     steps = [
         joint.JointStep(
             int(trace.k[i]),
@@ -35,8 +42,8 @@ def reference_dump(name="pendulum", T=10, eta=8, mode="refined", missing=(4,)) -
             tuple(run.mean[i]),
             tuple(run.cov[i].ravel()),
             float(run.log_evidence[i]),
-            tuple(run.posteriors[i].w),
-            tuple(run.posteriors[i].x.ravel()),
+            tuple(atoms[i][1]),
+            tuple(atoms[i][0].ravel()),
         )
         for i in range(T)
     ]
@@ -130,6 +137,49 @@ def test_validate_exact_holds_a_joint_dump_to_every_bit(tmp_path, capsys):
     assert "FAILED: step k=4 is the first outside tolerance 0 (atom weights:" in capsys.readouterr().out
     assert main(["validate", str(path), "--exact", "--rtol", "1e-6"]) == 2
     assert "--exact" in capsys.readouterr().err
+
+
+def test_a_cell_filter_dump_validates_against_its_own_reference(tmp_path, capsys):
+    """mode cells: the dump's atoms are the cells' means and weights; validate runs the cell filter's reference,
+    and refuses --reference step, which would need the cells' covariances, in one line."""
+    dump = reference_dump("bearings", eta=8, mode="cells")
+    path = tmp_path / "cells.jsonl"
+    save_dump(dump, path)
+    assert main(["validate", str(path), "--exact"]) == 0
+    assert "equal bit for bit on every step: OK" in capsys.readouterr().out
+    assert main(["validate", str(path), "--reference", "step"]) == 2
+    err = capsys.readouterr().err
+    assert "covariances" in err and len(err.strip().splitlines()) == 1
+    # the atom filter's dump of the same trace is another run: a cells configuration does not validate it
+    other = reference_dump("bearings", eta=8, mode="refined")
+    save_dump(joint.JointDump(dump.header, other.steps), path)
+    assert main(["validate", str(path)]) == 1
+
+
+def test_mode_cells_is_refused_for_a_scalar_system(tmp_path, capsys):
+    assert main(["simulate", "--system", "lg", "--steps", "5", "--seed", "1", "-o", str(tmp_path / "lg.csv")]) == 0
+    capsys.readouterr()
+    out = tmp_path / "out.jsonl"
+    assert (
+        main(
+            [
+                "stream",
+                str(tmp_path / "lg.csv"),
+                "--system",
+                "lg",
+                "--mode",
+                "cells",
+                "--port",
+                "loop://",
+                "-o",
+                str(out),
+            ]
+        )
+        == 2
+    )
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert "--mode cells" in err and "joint" in err and len(err.strip().splitlines()) == 1
 
 
 def test_an_npz_dump_reads_back_bit_for_bit_and_refuses_a_wrong_shape(tmp_path):

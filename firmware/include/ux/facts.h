@@ -37,7 +37,8 @@ typedef enum {
 typedef enum {
     UX_MODE_REFINED = 0, /* the update weighs all η² predictive atoms and reduces once (the default) */
     UX_MODE_PAPER = 1, /* the prediction is reduced to η atoms first */
-    UX_MODE_MIXTURE = 2 /* refined, the posterior taken from its quadrature density where it has one */
+    UX_MODE_MIXTURE = 2, /* refined, the posterior taken from its quadrature density where it has one */
+    UX_MODE_CELLS = 3 /* joint systems: the cell filter, at most η Gaussian cells moved by sigma points (ux/joint_cells.h) */
 } ux_mode;
 
 /* The observation model's forms. */

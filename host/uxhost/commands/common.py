@@ -91,7 +91,8 @@ def add_model_arguments(
         "--mode",
         choices=MODES,
         help="refined: weight all η² predictive atoms; paper: reduce to η first; mixture: refined, then the "
-        "posterior atoms from the filter density's quadrature nodes (scalar systems) "
+        "posterior atoms from the filter density's quadrature nodes (scalar systems); cells: at most η Gaussian "
+        "cells moved by sigma points (joint systems) "
         f"(default: {d['mode']})",
     )
     parser.add_argument(
@@ -174,6 +175,10 @@ def model_config(args, specs=None, where: str = "the system table", defaults: di
     """The configuration the command-line options ask for, among `specs` (default: the system table);
     `defaults` as add_model_arguments was given them."""
     spec = find_spec(table_specs() if specs is None else specs, args.system, where)
+    if getattr(args, "mode", None) == "cells":
+        raise InputError(
+            "--mode cells: the cell filter is for joint (vector-state) systems; a scalar one has refined, paper and mixture"
+        )
     d = filter_defaults(defaults)
     chosen = {name: getattr(args, name, None) for name in FILTER_DEFAULTS}
     filt = {name: d[name] if value is None else value for name, value in chosen.items()}

@@ -9,7 +9,7 @@ from ..joint import is_joint
 
 def config_for(args, specs, where: str):
     """The JointConfig the options ask for, among the specs a device (or the table) gives."""
-    from uxemu.joint_filter import JOINT_MODES
+    from uxemu.joint_filter import VECTOR_MODES
 
     from ..joint import resolve
 
@@ -18,8 +18,8 @@ def config_for(args, specs, where: str):
         raise InputError(f"no joint system {args.system!r} in {where}")
     if args.likelihood not in (None, "kernel"):
         raise InputError("--likelihood: a joint system has the kernel likelihood only")
-    if args.mode not in (None, *JOINT_MODES):
-        raise InputError(f"--mode {args.mode}: a joint system has the modes {', '.join(JOINT_MODES)} only")
+    if args.mode not in (None, *VECTOR_MODES):
+        raise InputError(f"--mode {args.mode}: a joint system has the modes {', '.join(VECTOR_MODES)} only")
     return resolve(
         spec,
         args.params,
