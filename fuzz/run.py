@@ -38,7 +38,11 @@ FINDINGS = ROOT / "tests" / "fuzz" / "findings"  # the replayed set: moved here 
 SCRATCH = BUILD / "findings"  # where a campaign writes its findings
 CORE = sorted(str(p) for d in ("ux", "models") for p in (FIRMWARE / "src" / d).glob("*.c"))
 APP = sorted(str(p) for p in (FIRMWARE / "app").glob("*.c") if p.name != "main.c")
-SOURCES = {"frames": APP + CORE + [str(HERE / "frames_fuzz.c")], "core": CORE + [str(HERE / "core_fuzz.c")]}
+SOURCES = {
+    "frames": APP + CORE + [str(HERE / "frames_fuzz.c")],
+    "core": CORE + [str(HERE / "core_fuzz.c")],
+    "cells": CORE + [str(HERE / "cells_fuzz.c")],
+}
 INCLUDES = [f"-I{FIRMWARE / 'include'}", f"-I{FIRMWARE / 'src' / 'ux'}", f"-I{FIRMWARE / 'app'}"]
 FLAGS = ["-std=c11", "-g", "-O1", "-ffp-contract=off", "-fno-omit-frame-pointer", '-DAPP_FW_VERSION="fuzz"']
 

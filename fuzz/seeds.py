@@ -1,7 +1,7 @@
 """Seed inputs of the fuzz harnesses, written as files: the golden frames' requests for the link (each
 case's requests in sequence, as a device receives them), and for the core one input per law kind and per
 system × likelihood × mode with the table's own numbers, and one per answered status of an update (the
-shapes of core_fuzz.c's input)."""
+shapes of core_fuzz.c's input), and for the cell filter one per joint system and η (cells_fuzz.c)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,30 @@ def core() -> dict[str, bytes]:
     return out
 
 
-SEEDS = {"frames": frames, "core": core}
+def cells() -> dict[str, bytes]:
+    """cells_fuzz.c's input: (system, log2 η, a flag per parameter — 0: its default —, a prior flag, steps),
+    each step (J, m, ω flag, predict flag) then u, or z's dim_obs components; one seed per joint system and η,
+    and one whose observation no cell can explain (FALLBACK)."""
+    from uxemu import joint_systems
+
+    def obs(*z: float) -> bytes:
+        return bytes([1, 1, 0, 0]) + struct.pack(f"<{len(z)}d", *z)
+
+    predict = bytes([0, 0, 0, 1]) + struct.pack("<d", 0.0)
+    out = {}
+    for index, name in enumerate(joint_systems.names()):
+        spec = joint_systems.spec(name)
+        _, z = joint_systems.simulate(joint_systems.get(name), 3, seed=1)
+        for log2 in (0, 2, 4):
+            steps = [obs(*z[0]), predict, obs(*z[1]), predict, bytes([0, 0, 0, 0]), predict, obs(*z[2])]
+            head = bytes([index, log2]) + bytes(len(spec.params)) + bytes([0])
+            out[f"{name}-eta{1 << log2}"] = head + bytes([len(steps)]) + b"".join(steps)
+    head = bytes([1, 3]) + bytes(len(joint_systems.spec(joint_systems.names()[1]).params)) + bytes([0])
+    out["fallback"] = head + bytes([1]) + obs(1e200)
+    return out
+
+
+SEEDS = {"frames": frames, "core": core, "cells": cells}
 
 
 def write(harness: str, directory: Path) -> list[Path]:

@@ -47,7 +47,19 @@ FAMILY_VAR = {"gaussian": 1.0, "laplace": 2.0, "uniform": 1.0 / 12.0}
 
 
 def law_moments(law) -> tuple[float, float]:
-    """(mean, variance) of a law with a location–scale form, as ux/joint_cells.c computes them."""
+    """(mean, variance) of a law with a location–scale form, as ux/joint_cells.c computes them; a variance
+    that overflows is none."""
+    moments = _moments(law)
+    if moments is not None and not all(math.isfinite(v) for v in moments):
+        raise ValueError(f"{law}: its variance overflows a double")
+    if moments is not None:
+        return moments
+    raise ValueError(
+        f"{law}: a cell filter's prior and noise laws need a mean and a variance (Gaussian, Laplace, uniform, exponential)"
+    )
+
+
+def _moments(law):
     if isinstance(law, Normal):
         return law.mu, law.sigma * law.sigma
     if isinstance(law, Laplace):
@@ -56,9 +68,7 @@ def law_moments(law) -> tuple[float, float]:
         return 0.5 * (law.low + law.high), (law.high - law.low) * (law.high - law.low) / 12.0
     if isinstance(law, Exponential):
         return law.scale, law.scale * law.scale
-    raise ValueError(
-        f"{law}: a cell filter's prior and noise laws need a mean and a variance (Gaussian, Laplace, uniform, exponential)"
-    )
+    return None
 
 
 def cholesky(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,6 +206,8 @@ class JointCellsFilter:
             raise ValueError(f"the transition of {self.model.name} gave a non-finite value at step {k}")
         m = self.points_mean(Y)
         P = self.points_cross(Y, m, Y, m) + Q[None]
+        if not np.isfinite(P).all():
+            raise ValueError(f"the transition of {self.model.name} gave a cell of non-finite spread at step {k}")
         centre = Y[:, 0] if self.first == 0 else self._transition(self.m, k, u)
         self.bend = self._bend(Y, centre, np.stack([P[:, a, a] for a in range(d)], axis=1))
         self.P, self.m = P, m

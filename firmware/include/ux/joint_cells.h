@@ -76,7 +76,8 @@ typedef struct {
 ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *cfg, ux_workspace ws);
 
 /* Predict step k with control input u: each cell's sigma points through the transition at the noise's mean,
- * their moments plus the process covariance. UX_ERR_DOMAIN (the belief unchanged) for a non-finite point. */
+ * their moments plus the process covariance. UX_ERR_DOMAIN (the belief unchanged) for a non-finite point or
+ * covariance. */
 ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u);
 
 /*

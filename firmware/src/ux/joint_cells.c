@@ -167,8 +167,9 @@ static ux_status prior_cell(ux_joint_cells *f, const ux_law *prior)
     unsigned d = f->dim, a;
     memset(f->cur.P, 0, (size_t)d * d * sizeof(ux_real));
     for (a = 0; a < d; ++a)
-        if (ux_law_check(&prior[a]) != UX_OK || !law_moments(&prior[a], &f->cur.m[a], &f->cur.P[a * d + a]))
-            return UX_ERR_DOMAIN;
+        if (ux_law_check(&prior[a]) != UX_OK || !law_moments(&prior[a], &f->cur.m[a], &f->cur.P[a * d + a]) ||
+            !ux_finite(f->cur.m[a]) || !ux_finite(f->cur.P[a * d + a]))
+            return UX_ERR_DOMAIN; /* a law whose variance overflows has none */
     f->cur.w[0] = 1;
     f->cur.b[0] = 0;
     f->count = 1;
@@ -203,7 +204,8 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
         return UX_ERR_WORKSPACE;
     cfg->model->code->noises(f->params, process);
     for (j = 0; j < cfg->model->code->dim_noise; ++j)
-        if (ux_law_check(&process[j]) != UX_OK || !law_moments(&process[j], &f->noise_mean[j], &f->noise_var[j]))
+        if (ux_law_check(&process[j]) != UX_OK || !law_moments(&process[j], &f->noise_mean[j], &f->noise_var[j]) ||
+            !ux_finite(f->noise_mean[j]) || !ux_finite(f->noise_var[j]))
             st = UX_ERR_DOMAIN;
     if (st == UX_OK)
         st = prior_cell(f, cfg->prior != NULL ? cfg->prior : cfg->model->prior);
@@ -293,8 +295,11 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u)
         }
         points_mean(f, Y, d, m);
         points_cross(f, Y, m, d, Y, m, d, P);
-        for (a = 0; a < d * d; ++a)
+        for (a = 0; a < d * d; ++a) {
             P[a] = P[a] + Q[a];
+            if (!ux_finite(P[a]))
+                return UX_ERR_DOMAIN; /* finite points whose spread overflows: refused as a non-finite point */
+        }
         transition_bend(f, i, X, Y, P, &ctx);
         f->next.w[i] = f->cur.w[i];
     }
