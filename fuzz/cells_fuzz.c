@@ -5,7 +5,8 @@
  *
  * The oracle beyond the sanitizers: every call returns one of its documented statuses, and after every call
  * that succeeds the cells are a belief — 1…η of them, weights positive and summing to 1, means and
- * covariances finite, the belief's mean finite; a refused call changes nothing (the filter and its cells).
+ * covariances finite, the belief's mean finite; a refused call changes nothing (the filter's struct and its
+ * cells; the workspace's other bank is the step's scratch).
  * Otherwise the harness says why on stderr and aborts (a finding).
  */
 #include <math.h>
@@ -44,8 +45,30 @@ static double take_f64(input *in)
 }
 
 static uint64_t workspace[UX_WORDS(UX_JOINT_CELLS_WORKSPACE_BYTES(MAX_FUZZ_ETA, UX_MAX_DIM))];
-static uint64_t saved[sizeof workspace / sizeof workspace[0]];
 static ux_joint_cells filter, before;
+/* The belief's cells as `before` held them (the other bank and the spreads are scratch a refused step may use). */
+static double saved_w[MAX_FUZZ_ETA], saved_m[MAX_FUZZ_ETA * UX_MAX_DIM],
+    saved_P[MAX_FUZZ_ETA * UX_MAX_DIM * UX_MAX_DIM];
+
+static void save_cells(const ux_joint_cells *f)
+{
+    unsigned i, d = f->dim;
+    for (i = 0; i < ux_joint_cells_count(f); ++i)
+        ux_joint_cells_cell(f, i, &saved_w[i], &saved_m[i * d], &saved_P[i * d * d]);
+}
+
+static int cells_equal(const ux_joint_cells *f)
+{
+    double w, m[UX_MAX_DIM], P[UX_MAX_DIM * UX_MAX_DIM];
+    unsigned i, d = f->dim;
+    for (i = 0; i < ux_joint_cells_count(f); ++i) {
+        ux_joint_cells_cell(f, i, &w, m, P);
+        if (memcmp(&w, &saved_w[i], sizeof w) != 0 || memcmp(m, &saved_m[i * d], d * sizeof(double)) != 0 ||
+            memcmp(P, &saved_P[i * d * d], d * d * sizeof(double)) != 0)
+            return 0;
+    }
+    return 1;
+}
 
 static void check_cells(const ux_joint_cells *f)
 {
@@ -70,10 +93,10 @@ static void check_cells(const ux_joint_cells *f)
             FINDING("the belief's mean is not finite");
 }
 
-/* The filter and its cells unchanged since `before` and `saved` were taken. */
+/* The filter and its cells unchanged since `before` and the saved cells were taken. */
 static void check_unchanged(const char *what, ux_status st)
 {
-    if (memcmp(&before, &filter, sizeof filter) != 0 || memcmp(saved, workspace, sizeof workspace) != 0)
+    if (memcmp(&before, &filter, sizeof filter) != 0 || !cells_equal(&filter))
         FINDING("a refused %s (status %d) changed the filter", what, (int)st);
 }
 
@@ -107,7 +130,7 @@ static void fuzz_step(input *in, unsigned i)
     int with_omega = take_u8(in) & 1;
     ux_status st;
     memcpy(&before, &filter, sizeof before);
-    memcpy(saved, workspace, sizeof workspace);
+    save_cells(&filter);
     if (take_u8(in) & 1) {
         st = ux_joint_cells_predict(&filter, i + 1u, take_f64(in));
         if (st == UX_OK)

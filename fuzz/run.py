@@ -159,6 +159,7 @@ def report(results: list[dict], runs: int, cc: str, old: str = "") -> str:
     what = {
         "frames": "any byte stream into the firmware's frame decoder and dispatch (answers must be valid frames)",
         "core": "laws, filter configurations and steps with raw doubles into the core's entry points",
+        "cells": "cell-filter configurations (joint systems) and predicts and updates with raw doubles",
     }
     rows, notes = {}, {}
     for line in old.splitlines():  # rows (and notes) of harnesses not run now, if the table has today's columns

@@ -294,40 +294,47 @@ class JointCellsFilter:
             v = u / norm
         return float(lam), v
 
-    def _split_cell(self, i: int, lam: float, v: np.ndarray, L: np.ndarray):
+    def _split_cell(self, i: int, lam: float, v: np.ndarray, L: np.ndarray) -> bool:
+        """Split cell i into its two half-spaces' moments (ux/joint_cells.c split_cell); False (nothing changed)
+        when a half would not be finite."""
         d = self.dim
         s = SPLIT_OFFSET * math.sqrt(lam)
-        delta = np.array([s * _sum(L[a, b] * v[b] for b in range(a + 1)) for a in range(d)])
-        P = self.P[i] - delta[:, None] * delta[None, :]
+        with np.errstate(all="ignore"):
+            delta = np.array([s * _sum(L[a, b] * v[b] for b in range(a + 1)) for a in range(d)])
+            lo, hi = self.m[i] - delta, self.m[i] + delta
+            P = self.P[i] - delta[:, None] * delta[None, :]
+        if not (np.isfinite(P).all() and np.isfinite(lo).all() and np.isfinite(hi).all()):
+            return False
         self.w[i] = self.w[i] * 0.5
         self.P[i] = P
-        m = self.m[i].copy()
         self.w = np.append(self.w, self.w[i])
         self.bend = np.append(self.bend, self.bend[i])
-        self.m = np.vstack([self.m, m + delta])
+        self.m = np.vstack([self.m, hi])
         self.P = np.concatenate([self.P, P[None]])
-        self.m[i] = m - delta
+        self.m[i] = lo
+        return True
 
     def _observation_bend(self, i: int) -> float:
         """Cell i's bend: its transition bend plus the kernel's, Σ_c over the observation components of
         (Σ_j (½(h(m + sL_j) + h(m − sL_j)) − h(m))² + Σ_{j<k} (h(m + sL_j + sL_k) − h(m + sL_j) − h(m + sL_k) +
-        h(m))²) / var_c, var_c the kernel's variance at the mean (ux/joint_cells.c observation_bend)."""
+        h(m))²) / var_c, var_c the kernel's variance at the mean (ux/joint_cells.c cell_bend)."""
         d = self.dim
         X = self.sigma_points(self.m[i : i + 1], self.P[i : i + 1])[0]
         pairs = [(j, k) for j in range(d) for k in range(j + 1, d)]
         corners = np.array([X[1 + j] + (X[1 + k] - X[0]) for j, k in pairs]).reshape(-1, d)
-        loc, scale = self.model.loc_scale(np.vstack([X, corners]))
-        loc, scale = np.asarray(loc, dtype=np.float64), np.asarray(scale, dtype=np.float64)
-        terms = []
-        for c in range(loc.shape[1]):
-            var = (scale[0, c] * scale[0, c]) * FAMILY_VAR[self.model.family]
-            for j in range(d):
-                t = 0.5 * (loc[1 + j, c] + loc[1 + d + j, c]) - loc[0, c]
-                terms.append((t * t) / var)
-            for n, (j, k) in enumerate(pairs):
-                t = ((loc[2 * d + 1 + n, c] - loc[1 + j, c]) - loc[1 + k, c]) + loc[0, c]
-                terms.append((t * t) / var)
-        return float(_sum(terms)) + float(self.bend[i])
+        with np.errstate(all="ignore"):
+            loc, scale = self.model.loc_scale(np.vstack([X, corners]))
+            loc, scale = np.asarray(loc, dtype=np.float64), np.asarray(scale, dtype=np.float64)
+            terms = []
+            for c in range(loc.shape[1]):
+                var = (scale[0, c] * scale[0, c]) * FAMILY_VAR[self.model.family]
+                for j in range(d):
+                    t = 0.5 * (loc[1 + j, c] + loc[1 + d + j, c]) - loc[0, c]
+                    terms.append((t * t) / var)
+                for n, (j, k) in enumerate(pairs):
+                    t = ((loc[2 * d + 1 + n, c] - loc[1 + j, c]) - loc[1 + k, c]) + loc[0, c]
+                    terms.append((t * t) / var)
+            return float(_sum(terms)) + float(self.bend[i])
 
     def _spread_bent(self, i: int, L: np.ndarray) -> tuple[float, np.ndarray]:
         """_spread, its eigenvalue 0 for a cell the model does not bend over (no split gains there)."""
@@ -360,16 +367,18 @@ class JointCellsFilter:
                 cost = (self.w[i] * self.w[j] / (self.w[i] + self.w[j])) * dist
                 if cost < best:
                     best, bi, bj = cost, i, j
-        if not best < gain:
+        if not best < gain or not self._merge_pair(bi, bj):
             return
-        self._merge_pair(bi, bj)
         self._remove(bi)
         del spread[bi]
         spread[bj - 1] = self._spread_bent(bj - 1, L)
 
     def split(self):
         """One exchange, then while fewer than η cells, split the widest (ux/joint_cells.c split_cells)."""
-        _, T = self._moments()
+        with np.errstate(all="ignore"):
+            _, T = self._moments()
+        if not np.isfinite(T).all():
+            return  # an overflowing belief has no scale to split on
         L, full = cholesky(T[None])
         if not full[0]:
             return
@@ -378,9 +387,8 @@ class JointCellsFilter:
         self._exchange(spread, L)
         while self.w.size < self.eta:
             best, top = self._widest(self.w, spread)
-            if not top > 0:
+            if not top > 0 or not self._split_cell(best, *spread[best], L):
                 return
-            self._split_cell(best, *spread[best], L)
             spread[best] = self._spread_bent(best, L)
             spread.append(self._spread_bent(self.w.size - 1, L))
 
@@ -388,15 +396,20 @@ class JointCellsFilter:
         keep = np.arange(self.w.size) != i
         self.w, self.m, self.P, self.bend = self.w[keep], self.m[keep], self.P[keep], self.bend[keep]
 
-    def _merge_pair(self, i: int, j: int):
+    def _merge_pair(self, i: int, j: int) -> bool:
+        """Cell j becomes the moment-preserving merge of cells i and j; False (nothing changed) when the merge's
+        spread would not be finite."""
         wi, wj = self.w[i], self.w[j]
         w = wi + wj
-        m = (wi * self.m[i] + wj * self.m[j]) / w
-        di, dj = self.m[i] - m, self.m[j] - m
-        self.P[j] = (wi * (self.P[i] + di[:, None] * di[None, :]) + wj * (self.P[j] + dj[:, None] * dj[None, :])) / w
-        self.m[j] = m
-        self.w[j] = w
+        with np.errstate(all="ignore"):
+            m = (wi * self.m[i] + wj * self.m[j]) / w
+            di, dj = self.m[i] - m, self.m[j] - m
+            P = (wi * (self.P[i] + di[:, None] * di[None, :]) + wj * (self.P[j] + dj[:, None] * dj[None, :])) / w
+        if not (np.isfinite(P).all() and np.isfinite(m).all()):
+            return False
+        self.P[j], self.m[j], self.w[j] = P, m, w
         self.bend[j] = max(self.bend[i], self.bend[j])
+        return True
 
     def _nearest(self, i: int, L: np.ndarray) -> int:
         d = self.dim
@@ -422,12 +435,14 @@ class JointCellsFilter:
                 self._remove(i)
                 continue
             if L is None:
-                _, T = self._moments()
+                with np.errstate(all="ignore"):
+                    _, T = self._moments()
                 factor, full = cholesky(T[None])
-                if not full[0]:
+                if not (np.isfinite(T).all() and full[0]):
                     return
                 L = factor[0]
-            self._merge_pair(i, self._nearest(i, L))
+            if not self._merge_pair(i, self._nearest(i, L)):
+                return  # the light cell stays: merging it would not give a finite cell
             self._remove(i)
 
     # -- update ------------------------------------------------------------------------------------------

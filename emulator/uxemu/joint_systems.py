@@ -169,7 +169,8 @@ def _bearings(dt, q, speed, leg, r):
     s = math.sqrt(q * dt)
 
     def transition(x, w, k, u):
-        vo = speed if int(float(k) / leg) % 2 == 0 else -speed
+        q = float(k) / leg  # the leg's parity as the C model takes it: floor(q) mod 2, even when q is not finite
+        vo = -speed if math.isfinite(q) and math.fmod(float(math.floor(q)), 2.0) != 0.0 else speed
         return np.stack(
             [x[:, 0] + x[:, 2] * dt, x[:, 1] + (x[:, 3] - vo) * dt, x[:, 2] + s * w[:, 0], x[:, 3] + s * w[:, 1]],
             axis=1,

@@ -12,7 +12,7 @@ from test_joint_filter import cv_linear, kalman
 from uxemu import joint_systems
 from uxemu.bayes import Status
 from uxemu.joint_cells import JointCellsFilter, cholesky, run_joint_cells
-from uxemu.laws import LogNormal
+from uxemu.laws import LogNormal, Normal
 
 
 def linear_trace(model, steps: int, seed: int) -> np.ndarray:
@@ -146,3 +146,22 @@ def test_bad_input_is_refused():
         JointCellsFilter(dataclasses.replace(model, additive_noise=False), eta=8)
     with pytest.raises(ValueError, match="mean and a variance"):
         JointCellsFilter(model, eta=8, prior=(LogNormal(0.0, 1.0), model.prior[1]))
+
+
+def test_cells_near_the_largest_real_stay_finite():
+    """A model whose numbers approach the largest double (pendulum with g = 6.5e150, q = 3.5e30, a fuzzing
+    find): a split or merge whose result would overflow is not made, so every cell stays finite (before the
+    guard, the second update merged two cells into one of infinite spread and fell back onto it)."""
+    model = joint_systems.get("pendulum", g=6.546781264569233e150, q=3.529673470536386e30)
+    f = JointCellsFilter(model, eta=4)
+    f.predict(1, 1.8e-130)
+    statuses = [f.update(np.array([3.486828033985999e30])), f.update(np.array([5e-324]))]
+    assert set(statuses) <= {Status.OK, Status.FALLBACK}
+    w, m, P = f.cells()
+    assert np.isfinite(m).all() and np.isfinite(P).all() and abs(w.sum() - 1) < 1e-12
+
+
+def test_a_prior_whose_variance_overflows_is_refused():
+    model = joint_systems.get("pendulum")
+    with pytest.raises(ValueError, match="overflows"):
+        JointCellsFilter(model, eta=4, prior=(Normal(0.0, 1e200), model.prior[1]))

@@ -8,16 +8,25 @@
  * no atan). Parameters (systems.toml, in this order): dt, q, speed, leg, r. Same operation order as the
  * reference twin.
  */
+#include <math.h>
+
 #include "ux/joint_model.h"
 #include "ux/rmath.h"
 #include "wna.h" /* its two standard normal noises; the velocity takes them as a random walk, not as WNA */
 
+/* 1 when step k is on an odd leg: floor(k/leg) mod 2, in doubles (floor and fmod are exact, so every target
+ * agrees; a quotient no integer type holds stays defined; one that is not finite counts as even). */
+static int odd_leg(ux_real k, ux_real leg)
+{
+    double q = (double)(k / leg);
+    return isfinite(q) && fmod(floor(q), 2.0) != 0.0;
+}
+
 /* step[0] = s, step[1] = the observer's velocity across the line of sight at step k. */
 static void prepare(ux_model_ctx *c)
 {
-    long legs = (long)((ux_real)c->k / c->params[3]);
     c->step[0] = ux_rsqrt(c->params[1] * c->params[0]);
-    c->step[1] = legs % 2 == 0 ? c->params[2] : -c->params[2];
+    c->step[1] = odd_leg((ux_real)c->k, c->params[3]) ? -c->params[2] : c->params[2];
 }
 
 static void transition(ux_real *out, const ux_real *x, const ux_real *w, const void *ctx)

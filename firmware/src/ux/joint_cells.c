@@ -14,6 +14,15 @@
 /* Half a sigma-point split: each half-space's conditional mean lies √(2/π) sd from the centre. */
 #define SPLIT_OFFSET UX_R(0.79788456080286535588)
 
+static int all_finite(const ux_real *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (!ux_finite(v[i]))
+            return 0;
+    return 1;
+}
+
 /* Lower Cholesky factor L of the symmetric P (its lower triangle read): 1 when every pivot is positive; a
  * pivot that is not leaves its column 0 (a flat direction), and 0 is returned. */
 static int cholesky(const ux_real *P, unsigned d, ux_real *L)
@@ -410,29 +419,34 @@ static void cell_spread(ux_joint_cells *f, unsigned i, const ux_real *L, const u
 }
 
 /* Split cell i along its spread direction s = L·v·√λ: cells i and `count` at m ∓ c·s, each of half the weight
- * and covariance P − c²·s·sᵀ (c = √(2/π)): the two half-spaces' conditional moments of a Gaussian cell. */
-static void split_cell(ux_joint_cells *f, unsigned i, const ux_real *L)
+ * and covariance P − c²·s·sᵀ (c = √(2/π)): the two half-spaces' conditional moments of a Gaussian cell.
+ * 0 (nothing changed) when a half would not be finite. */
+static int split_cell(ux_joint_cells *f, unsigned i, const ux_real *L)
 {
     const ux_real *v = f->spread + i * (f->dim + 1u) + 1;
     unsigned d = f->dim, n = f->count, a, b;
-    ux_real delta[D], s = SPLIT_OFFSET * UX_SQRT(f->spread[i * (d + 1u)]);
-    ux_real *m = f->cur.m + i * d, *P = f->cur.P + (size_t)i * d * d;
+    ux_real delta[D], P[D * D], lo[D], hi[D], s = SPLIT_OFFSET * UX_SQRT(f->spread[i * (d + 1u)]);
+    ux_real *m = f->cur.m + i * d;
     for (a = 0; a < d; ++a) {
         ux_real acc = 0;
         for (b = 0; b <= a; ++b)
             acc = acc + L[a * d + b] * v[b];
         delta[a] = s * acc;
+        lo[a] = m[a] - delta[a];
+        hi[a] = m[a] + delta[a];
     }
     for (a = 0; a < d; ++a)
         for (b = 0; b < d; ++b)
-            P[a * d + b] = P[a * d + b] - delta[a] * delta[b];
+            P[a * d + b] = f->cur.P[(size_t)i * d * d + a * d + b] - delta[a] * delta[b];
+    if (!all_finite(P, (size_t)d * d) || !all_finite(lo, d) || !all_finite(hi, d))
+        return 0;
+    memcpy(f->cur.P + (size_t)i * d * d, P, (size_t)d * d * sizeof(ux_real));
     f->cur.w[i] = f->cur.w[i] * UX_R(0.5);
     bank_copy(&f->cur, n, &f->cur, i, d);
-    for (a = 0; a < d; ++a) {
-        f->cur.m[n * d + a] = m[a] + delta[a];
-        m[a] = m[a] - delta[a];
-    }
+    memcpy(f->cur.m + n * d, hi, d * sizeof(ux_real));
+    memcpy(m, lo, d * sizeof(ux_real));
     f->count = n + 1;
+    return 1;
 }
 
 /* Remove cell i, the later ones (and their spreads) moving down (order kept). */
@@ -446,24 +460,30 @@ static void remove_cell(ux_joint_cells *f, unsigned i)
     f->count -= 1;
 }
 
-/* Cell j becomes the moment-preserving merge of cells i and j. */
-static void merge_pair(ux_joint_cells *f, unsigned i, unsigned j)
+/* Cell j becomes the moment-preserving merge of cells i and j: 1, or 0 (nothing changed) when the merge's
+ * spread would not be finite (cells far apart on a scale near the largest real). */
+static int merge_pair(ux_joint_cells *f, unsigned i, unsigned j)
 {
     unsigned d = f->dim, a, b;
-    ux_real wi = f->cur.w[i], wj = f->cur.w[j], w = wi + wj, m[D], di[D], dj[D];
-    ux_real *mi = f->cur.m + i * d, *mj = f->cur.m + j * d, *Pi = f->cur.P + (size_t)i * d * d;
-    ux_real *Pj = f->cur.P + (size_t)j * d * d;
+    ux_real wi = f->cur.w[i], wj = f->cur.w[j], w = wi + wj, m[D], di[D], dj[D], P[D * D];
+    const ux_real *mi = f->cur.m + i * d, *mj = f->cur.m + j * d, *Pi = f->cur.P + (size_t)i * d * d;
+    const ux_real *Pj = f->cur.P + (size_t)j * d * d;
     for (a = 0; a < d; ++a) {
         m[a] = (wi * mi[a] + wj * mj[a]) / w;
         di[a] = mi[a] - m[a];
         dj[a] = mj[a] - m[a];
     }
     for (a = 0; a < d; ++a)
-        for (b = 0; b < d; ++b)
-            Pj[a * d + b] = (wi * (Pi[a * d + b] + di[a] * di[b]) + wj * (Pj[a * d + b] + dj[a] * dj[b])) / w;
-    memcpy(mj, m, d * sizeof(ux_real));
+        for (b = 0; b < d; ++b) {
+            P[a * d + b] = (wi * (Pi[a * d + b] + di[a] * di[b]) + wj * (Pj[a * d + b] + dj[a] * dj[b])) / w;
+            if (!ux_finite(P[a * d + b]) || !ux_finite(m[a]))
+                return 0;
+        }
+    memcpy(f->cur.m + j * d, m, d * sizeof(ux_real));
+    memcpy(f->cur.P + (size_t)j * d * d, P, (size_t)d * d * sizeof(ux_real));
     f->cur.w[j] = w;
     f->cur.b[j] = f->cur.b[j] > f->cur.b[i] ? f->cur.b[j] : f->cur.b[i];
+    return 1;
 }
 
 /* The cell of largest weight × spread (the first on a tie) and that product (0: none is positive). */
@@ -507,9 +527,8 @@ static void exchange_cells(ux_joint_cells *f, const ux_real *L, const ux_model_c
                 bj = j;
             }
         }
-    if (!(best < gain))
+    if (!(best < gain) || !merge_pair(f, bi, bj))
         return;
-    merge_pair(f, bi, bj);
     remove_cell(f, bi);
     cell_spread(f, bj - 1, L, ctx);
 }
@@ -520,16 +539,15 @@ static void split_cells(ux_joint_cells *f, const ux_model_ctx *ctx)
     ux_real mean[D], T[D * D], L[D * D], top;
     unsigned i, d = f->dim;
     belief_moments(f, mean, T);
-    if (!cholesky(T, d, L))
-        return; /* a flat belief has no direction to split along */
+    if (!all_finite(T, (size_t)d * d) || !cholesky(T, d, L))
+        return; /* a flat belief has no direction to split along, an overflowing one no scale */
     for (i = 0; i < f->count; ++i)
         cell_spread(f, i, L, ctx);
     exchange_cells(f, L, ctx);
     while (f->count < f->eta) {
         unsigned best = widest_cell(f, &top);
-        if (!(top > 0))
+        if (!(top > 0) || !split_cell(f, best, L))
             return;
-        split_cell(f, best, L);
         cell_spread(f, best, L, ctx);
         cell_spread(f, f->count - 1, L, ctx);
     }
@@ -648,11 +666,12 @@ static void merge_cells(ux_joint_cells *f)
         }
         if (!have_metric) { /* merges keep the belief's covariance: one metric serves them all */
             belief_moments(f, mean, T);
-            if (!cholesky(T, f->dim, L))
+            if (!all_finite(T, (size_t)f->dim * f->dim) || !cholesky(T, f->dim, L))
                 return;
             have_metric = 1;
         }
-        merge_pair(f, lightest, nearest_cell(f, lightest, L));
+        if (!merge_pair(f, lightest, nearest_cell(f, lightest, L)))
+            return; /* the light cell stays: merging it would not give a finite cell */
         remove_cell(f, lightest);
     }
 }
