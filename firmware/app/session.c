@@ -20,13 +20,12 @@ _Static_assert(APP_MAX_ETA >= 1 && APP_MAX_ETA <= UX_MAX_ETA, "APP_MAX_ETA must 
 _Static_assert(SESSION_MAX_PARAMS == UX_MODEL_MAX_PARAMS, "the wire carries what a model can take");
 
 #if APP_JOINT
-/* The joint filter's workspace at the board's η for the largest dim served; the scalar filter's at the
- * same η is larger for dim 2, so serving joint systems costs no workspace there. */
-#define JOINT_WORKSPACE_BYTES UX_JOINT_FILTER_WORKSPACE_BYTES(APP_MAX_ETA, APP_JOINT_MAX_DIM)
-/* The cell filter keeps its cells in the workspace, and needs less of it than the atom filter at any η ≥ 2. */
-_Static_assert(APP_MAX_ETA < 2 ||
-                   UX_JOINT_CELLS_WORKSPACE_BYTES(APP_MAX_ETA, APP_JOINT_MAX_DIM) <= JOINT_WORKSPACE_BYTES,
-               "the cell filter fits the joint workspace");
+/* The joint filters' workspace at the board's η for the largest dim served: the larger of the atom filter's
+ * and the cell filter's (which keeps its cells there; it is the larger only at the smallest η). The scalar
+ * filter's at the same η is larger for dim 2, so serving joint systems costs no workspace there. */
+#define JOINT_WORKSPACE_BYTES                                                                                          \
+    UX_WS_MAX(UX_JOINT_FILTER_WORKSPACE_BYTES(APP_MAX_ETA, APP_JOINT_MAX_DIM),                                         \
+              UX_JOINT_CELLS_WORKSPACE_BYTES(APP_MAX_ETA, APP_JOINT_MAX_DIM))
 _Static_assert(APP_JOINT_MAX_DIM >= 1 && APP_JOINT_MAX_DIM <= UX_MAX_DIM, "APP_JOINT_MAX_DIM must be in 1..UX_MAX_DIM");
 #else
 #define JOINT_WORKSPACE_BYTES 0u
