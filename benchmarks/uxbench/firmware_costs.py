@@ -14,7 +14,7 @@
 4. Joint (vector-state) systems (`--joint-only` runs this part alone and replaces its section of --out):
    mps2-an500 built at BOARD_MAX_ETA = 32 with joint support and without it (-DAPP_JOINT=0), their flash,
    RAM and stack side by side; then one simulated trace per joint system streamed through the image with
-   joint support at η = 8, 16, 32 in both modes, its virtual cycles per step as in 2.
+   joint support at η = 8, 16, 32 in each mode (refined, paper, cells), its virtual cycles per step as in 2.
 
 3. Measures each emulated board's stack high-water mark on its largest image (uxbench.stack_highwater)
    beside the static worst case the build reserves (firmware/tools/stack_bound.py, printed by `make arm`).
@@ -441,8 +441,12 @@ class JointCosts:
     step_mean: float = float("nan")
 
 
+# The joint filters: the atom filter's modes, and the cell filter (ux/joint_cells.h).
+JOINT_MODES = ("refined", "paper", "cells")
+
+
 def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, started: float) -> list[JointCosts]:
-    """Every joint system at every η of `etas` in both modes on one booted board."""
+    """Every joint system at every η of `etas` in each of JOINT_MODES on one booted board."""
     out = []
     with qemu.boot(board, image) as instance, link.Device.open(instance.url, timeout=600) as device:
         info = device.hello(timeout=link.BOOT_HELLO_TIMEOUT)
@@ -452,7 +456,7 @@ def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, s
             spec = joint_systems.spec(name)
             trace = joint.simulate(spec, spec.defaults, steps, seed)
             for eta in (e for e in etas if joint.posterior_fits(spec.dim, e)):  # else no answer fits a frame
-                for mode in MODES.values():
+                for mode in JOINT_MODES:
                     cfg = joint.resolve(spec, eta=eta, mode=mode)
                     device.reset()
                     configured = send_configure(device, cfg)  # a joint system's: the kernel likelihood
@@ -493,7 +497,7 @@ def joint_markdown(builds: list[Build], costs: list[JointCosts], meta: dict) -> 
     lines += [
         "",
         f"Cycles: one simulated trace per joint system, T = {meta['joint_steps']} steps (seed {meta['seed']}, "
-        f"the same observations at every η and mode), streamed to the image with joint systems; median and "
+        f"the same observations at every η and mode; cells: the cell filter), streamed to the image with joint systems; median and "
         "maximum over steps 1…T−1 (predict then update), virtual cycles as above (-icount shift="
         f"{shift}). An η whose POSTERIOR would exceed MAX_PAYLOAD is refused and not measured (d = 2: η = 64; "
         "d = 4: η ≥ 32). \"workspace\" "
