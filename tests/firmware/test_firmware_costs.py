@@ -60,7 +60,8 @@ def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
     assert 1024 < mark["high_water"] <= mark["stack_bound"] == build["stack_bound"]
     assert f"| mps2-an500 | 8 | {build['stack']:,} | {build['stack_bound']:,} | {mark['high_water']:,} (8) |" in md
     assert "uxbench firmware_costs --boards mps2-an500 --etas 4,8" in md and "-icount shift=6" in md
-    assert costs.JOINT_HEADING in md and len(record["joint_cycles"]) == 2 * 3 * 2 + 2 * 2  # bearings: η = 8, 16
+    # 2-D systems × η 8, 16, 32 and bearings × η 8, 16, each in the joint modes (refined, paper, cells)
+    assert costs.JOINT_HEADING in md and len(record["joint_cycles"]) == (2 * 3 + 2) * len(costs.JOINT_MODES)
 
     # systems × η × modes × likelihoods
     assert len(record["cycles"]) == len(rows) == len(costs.SYSTEMS) * 2 * 2 * 2
@@ -136,7 +137,7 @@ def test_sizes_only_replaces_the_sizes_and_keeps_the_cycles(costs, tmp_path):
 
 def test_joint_only_appends_the_joint_section(costs, tmp_path):
     """--joint-only: the image with and without joint systems, and STEP cycles of every joint system
-    at η = 8, 16, 32 in both modes, appended to --out (a second run replaces the section, not repeats it)."""
+    at η = 8, 16, 32 in each joint mode (refined, paper, cells), appended to --out (a second run replaces the section, not repeats it)."""
     out = tmp_path / "firmware.md"
     out.write_text("# Firmware costs per board\n\n## Virtual cycles per step\n\nscalar tables\n")
     argv = ["--joint-only", "--joint-steps", "3", "--seed", "4", "--out", str(out)]
@@ -156,7 +157,7 @@ def test_joint_only_appends_the_joint_section(costs, tmp_path):
         for s in costs.joint_systems.names()
         for e in (8, 16, 32)
         if costs.joint.posterior_fits(costs.joint_systems.spec(s).dim, e)  # bearings (d = 4): η ≤ 16
-        for m in ("refined", "paper")
+        for m in ("refined", "paper", "cells")
     }
     assert all(c["steps"] == 2 and c["update_max"] >= c["update_median"] > 0 for c in rows)
     md = out.read_text()
