@@ -27,6 +27,9 @@ from .joint_systems import JointModel
 JOINT_MODES = ("refined", "paper")  # the atom filter's; the scalar filter's mixture mode has no joint form
 # Every mode a vector state runs in: the atom filter's and the cell filter's (uxemu.joint_cells, "cells").
 VECTOR_MODES = JOINT_MODES + ("cells",)
+# A vector state's mode when none is asked for (uxemu.run_filter, uxhost): the cell filter, which is more
+# accurate than the atom filter at a fraction of its cost (benchmarks/results/joint_cells.md).
+DEFAULT_VECTOR_MODE = "cells"
 
 
 def _weights(J: int, omega) -> np.ndarray:

@@ -4,8 +4,8 @@ dim_obs numbers for a vector-state one; k = 0, 1, … and u = 0) or, when k or u
 arrays k, u and z (a `Trace`). A NaN observation (a row with a NaN) is a step that only predicts.
 
 A scalar system (StateSpaceModel) runs on the BayesLaplace filter (uxemu.filter) and gives a FilterRun;
-a vector-state one (joint_systems.JointModel) on the joint filter (uxemu.joint_filter; mode "cells": the cell
-filter, uxemu.joint_cells) and gives a JointRun (means as rows, covariances).
+a vector-state one (joint_systems.JointModel) on the cell filter (uxemu.joint_cells; mode "cells", its default)
+or the atom filter (uxemu.joint_filter; "refined", "paper") and gives a JointRun (means as rows, covariances).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from . import filter as scalar
 from .joint_cells import run_joint_cells
-from .joint_filter import run_joint_filter
+from .joint_filter import DEFAULT_VECTOR_MODE, run_joint_filter
 from .joint_systems import JointModel
 
 
@@ -22,15 +22,17 @@ def run_filter(
     model,
     data,
     eta: int = 16,
-    mode: str = "refined",
+    mode: str | None = None,
     likelihood: str = "kernel",
     prior=None,
     gate: float = scalar.OUTLIER_GATE,
     gate_outliers: bool = False,
 ):
-    """Filters every step of `data` (module docstring) with `model`'s filter; returns its run."""
+    """Filters every step of `data` (module docstring) with `model`'s filter; returns its run. `mode`: None for
+    the default (a scalar system's "refined", a vector state's DEFAULT_VECTOR_MODE)."""
     if not isinstance(model, JointModel):
-        return scalar.run_filter(model, data, eta, mode, likelihood, prior, gate, gate_outliers)
+        return scalar.run_filter(model, data, eta, mode or "refined", likelihood, prior, gate, gate_outliers)
+    mode = mode or DEFAULT_VECTOR_MODE
     # The joint filter has the kernel likelihood and no innovation gate: refuse what it would ignore.
     if likelihood != "kernel":
         raise ValueError(

@@ -517,8 +517,9 @@ def _systems_section(r: CheckReport) -> list[str]:
         "## Systems",
         "",
         f"Each system's standard trace: {r.steps} steps simulated with seed {SEED} from the system table's "
-        "model, streamed with the device's default parameters and prior, refined mode (kernel likelihood), "
-        "every posterior validated against the reference. Cost: predict + update of each step after the "
+        "model, streamed with the device's default parameters and prior and the default mode (kernel likelihood; "
+        "refined for a scalar system, the cell filter for a joint one), every posterior validated against the "
+        "reference. Cost: predict + update of each step after the "
         "first (step 0 only updates), median and largest.",
         "",
     ]

@@ -140,9 +140,14 @@ def parse_priors(spec, text: str | None) -> tuple[tuple[str, float, float], ...]
     return tuple(parse_prior(item) for item in items)
 
 
-def resolve(spec, params_text=None, prior_text=None, eta: int = 16, mode: str = "refined") -> JointConfig:
+def resolve(spec, params_text=None, prior_text=None, eta: int = 16, mode: str | None = None) -> JointConfig:
+    """The configuration of joint system `spec` for the texts a user typed; mode None: the default
+    (uxemu.joint_filter.DEFAULT_VECTOR_MODE)."""
+    from uxemu.joint_filter import DEFAULT_VECTOR_MODE
+
     from .config import parse_params
 
+    mode = mode or DEFAULT_VECTOR_MODE
     return JointConfig(
         spec.name, parse_params(spec, params_text), eta, mode, parse_priors(spec, prior_text), spec.id, dim_obs_of(spec)
     )

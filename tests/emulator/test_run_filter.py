@@ -23,7 +23,7 @@ def test_a_plain_array_runs_a_vector_state_system_as_its_joint_filter():
     model, _, z = joint_case()
     z = z.copy()
     z[5] = np.nan  # a missing observation: the step only predicts
-    run = ux.run_filter(model, z[:, 0], eta=8)  # one component per step: a 1-D array is its column
+    run = ux.run_filter(model, z[:, 0], eta=8, mode="refined")  # one component per step: a 1-D array is its column
     want = run_joint_filter(model, z, eta=8)
     assert run.mean.shape == (T, model.dim) and run.cov.shape == (T, model.dim, model.dim)
     np.testing.assert_array_equal(run.mean, want.mean)
@@ -33,11 +33,11 @@ def test_a_plain_array_runs_a_vector_state_system_as_its_joint_filter():
     assert run.log_likelihood == want.log_likelihood
 
 
-def test_mode_cells_runs_the_cell_filter_and_a_scalar_system_refuses_it():
+def test_a_vector_state_runs_the_cell_filter_by_default_and_a_scalar_system_refuses_it():
     from uxemu.joint_cells import run_joint_cells
 
     model, _, z = joint_case("bearings", seed=3)
-    run, want = ux.run_filter(model, z, eta=8, mode="cells"), run_joint_cells(model, z, eta=8)
+    run, want = ux.run_filter(model, z, eta=8), run_joint_cells(model, z, eta=8)
     np.testing.assert_array_equal(run.mean, want.mean)
     np.testing.assert_array_equal(run.cov, want.cov)
     with pytest.raises(ValueError, match="unknown mode 'cells'"):

@@ -156,6 +156,15 @@ def test_a_cell_filter_dump_validates_against_its_own_reference(tmp_path, capsys
     assert main(["validate", str(path)]) == 1
 
 
+def test_a_joint_system_streams_the_cell_filter_unless_told_otherwise():
+    from uxemu.joint_filter import DEFAULT_VECTOR_MODE
+    from uxhost.commands import common
+
+    assert common.DEFAULT_VECTOR_MODE == DEFAULT_VECTOR_MODE == "cells"
+    spec = joint_systems.spec("bearings")
+    assert joint.resolve(spec).mode == "cells" and joint.resolve(spec, mode="paper").mode == "paper"
+
+
 def test_mode_cells_is_refused_for_a_scalar_system(tmp_path, capsys):
     assert main(["simulate", "--system", "lg", "--steps", "5", "--seed", "1", "-o", str(tmp_path / "lg.csv")]) == 0
     capsys.readouterr()

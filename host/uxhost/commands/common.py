@@ -9,6 +9,9 @@ import dataclasses
 import math
 
 from ..config import LIKELIHOODS, MODES, ModelConfig, etas, find_spec, resolve, table_specs
+
+# uxemu.joint_filter.DEFAULT_VECTOR_MODE, stated here so that building the parser needs no numpy (a test checks).
+DEFAULT_VECTOR_MODE = "cells"
 from ..errors import InputError, ToolError
 
 
@@ -93,7 +96,7 @@ def add_model_arguments(
         help="refined: weight all η² predictive atoms; paper: reduce to η first; mixture: refined, then the "
         "posterior atoms from the filter density's quadrature nodes (scalar systems); cells: at most η Gaussian "
         "cells moved by sigma points (joint systems) "
-        f"(default: {d['mode']})",
+        f"(default: {d['mode']}; a joint system: {DEFAULT_VECTOR_MODE})",
     )
     parser.add_argument(
         "--likelihood",

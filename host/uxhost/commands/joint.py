@@ -25,7 +25,7 @@ def config_for(args, specs, where: str):
         args.params,
         args.prior,
         16 if args.eta is None else args.eta,
-        "refined" if args.mode is None else args.mode,
+        args.mode,  # None: the vector state's default
     )
 
 
