@@ -15,34 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "ux/ux.h"
 
 #define FINDING(...) (fprintf(stderr, "cells_fuzz: " __VA_ARGS__), fputc('\n', stderr), abort())
 #define MAX_FUZZ_ETA 16 /* a step costs O(η·d) model calls; the code paths are the same at every η */
-
-typedef struct {
-    const uint8_t *p;
-    size_t left;
-} input;
-
-static uint8_t take_u8(input *in)
-{
-    if (in->left == 0)
-        return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static double take_f64(input *in)
-{
-    double v = 0;
-    if (in->left >= sizeof v) {
-        memcpy(&v, in->p, sizeof v);
-        in->p += sizeof v;
-        in->left -= sizeof v;
-    }
-    return v;
-}
 
 static uint64_t workspace[UX_WORDS(UX_JOINT_CELLS_WORKSPACE_BYTES(MAX_FUZZ_ETA, UX_MAX_DIM))];
 static ux_joint_cells filter, before;

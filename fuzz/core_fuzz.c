@@ -17,34 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "oracle.h"
 #include "ux/ux.h"
 
 #define FINDING(...) (fprintf(stderr, "core_fuzz: " __VA_ARGS__), fputc('\n', stderr), abort())
-
-typedef struct {
-    const uint8_t *p;
-    size_t left;
-} input;
-
-static uint8_t take_u8(input *in)
-{
-    if (in->left == 0)
-        return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static double take_f64(input *in)
-{
-    double v = 0;
-    if (in->left >= sizeof v) {
-        memcpy(&v, in->p, sizeof v);
-        in->p += sizeof v;
-        in->left -= sizeof v;
-    }
-    return v;
-}
 
 static uint64_t workspace[UX_WORDS(UX_WORKSPACE_BYTES(UX_MAX_ETA))];
 static ux_filter filter, before;

@@ -170,31 +170,15 @@ class JointBenchLib:
         lib.ux_joint_filter_workspace_bytes.restype = C.c_size_t
         lib.ux_joint_filter_workspace_bytes.argtypes = [C.c_void_p, C.c_uint]
         lib.ux_joint_filter_sizeof.restype, lib.ux_joint_filter_sizeof.argtypes = C.c_size_t, []
-        lib.uxb_joint_ux_run.restype = C.c_int
-        lib.uxb_joint_ux_run.argtypes = [
-            C.c_void_p,
-            C.POINTER(_UXConfig),
-            self.nat.Workspace,
-            C.c_void_p,
-            C.c_void_p,
-            C.c_void_p,
-            C.c_size_t,
-            C.POINTER(_UXOutput),
-        ]
+        # uxb_joint_ux_run and uxb_joint_cells_run: (state, config, workspace, k, u, z, T, outputs)
+        for runner, output in (("uxb_joint_ux_run", _UXOutput), ("uxb_joint_cells_run", _CellsOutput)):
+            fn = getattr(lib, runner)
+            fn.restype = C.c_int
+            fn.argtypes = [C.c_void_p, C.POINTER(_UXConfig), self.nat.Workspace, *[C.c_void_p] * 3, C.c_size_t]
+            fn.argtypes += [C.POINTER(output)]
         lib.ux_joint_cells_workspace_bytes.restype = C.c_size_t
         lib.ux_joint_cells_workspace_bytes.argtypes = [C.c_void_p, C.c_uint]
         lib.ux_joint_cells_sizeof.restype, lib.ux_joint_cells_sizeof.argtypes = C.c_size_t, []
-        lib.uxb_joint_cells_run.restype = C.c_int
-        lib.uxb_joint_cells_run.argtypes = [
-            C.c_void_p,
-            C.POINTER(_UXConfig),
-            self.nat.Workspace,
-            C.c_void_p,
-            C.c_void_p,
-            C.c_void_p,
-            C.c_size_t,
-            C.POINTER(_CellsOutput),
-        ]
         self.lib = lib
 
     # -- the model, its parameters, prior and trace -------------------------------------------------------
@@ -313,27 +297,13 @@ class JointBenchLib:
         """The joint ux filter over a whole trace in one C call; `atoms=False` skips the posteriors' atoms."""
         model = self.model(system)
         dim, T, k, u, z = self._trace(model, k, u, z)
-        keep_p, cparams = self._params(params)
-        keep_l, plaw = self._prior(prior)
-        cfg = _UXConfig(model, cparams, int(eta), native.MODES[mode], plaw)
-        nbytes = int(self.lib.ux_joint_filter_workspace_bytes(model, int(eta)))
-        if nbytes == 0:
-            raise ValueError(f"eta must be a power of two ≤ {MAX_ETA}, got {eta}")
-        buf = (C.c_uint64 * ((nbytes + 7) // 8))()
-        ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
-        state = (C.c_uint64 * ((self.lib.ux_joint_filter_sizeof() + 7) // 8))()
         run = JointUXRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.int8))
         if atoms:
             run.count = np.zeros(T, dtype=np.uint32)
             run.x = np.zeros((T, MAX_ETA, dim))
             run.w = np.zeros((T, MAX_ETA))
         out = _UXOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.status), _ptr(run.count), _ptr(run.x), _ptr(run.w))
-        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_joint_ux_run(
-            C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out)
-        )
-        run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
-        self.nat._check(st, "uxb_joint_ux_run")
+        self._run_whole("ux_joint_filter", "uxb_joint_ux_run", model, eta, mode, params, prior, (k, u, z), out, run)
         return run
 
     def run_cells(self, system, z, eta: int, at=None, k=None, u=None, params=None, prior=None) -> JointCellsRun:
@@ -341,15 +311,6 @@ class JointBenchLib:
         to read each step's log-density (the truth, for an NLL)."""
         model = self.model(system)
         dim, T, k, u, z = self._trace(model, k, u, z)
-        keep_p, cparams = self._params(params)
-        keep_l, plaw = self._prior(prior)
-        cfg = _UXConfig(model, cparams, int(eta), native.MODES["refined"], plaw)
-        nbytes = int(self.lib.ux_joint_cells_workspace_bytes(model, int(eta)))
-        if nbytes == 0:
-            raise ValueError(f"eta must be a power of two ≤ {MAX_ETA}, got {eta}")
-        buf = (C.c_uint64 * ((nbytes + 7) // 8))()
-        ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
-        state = (C.c_uint64 * ((self.lib.ux_joint_cells_sizeof() + 7) // 8))()
         run = JointCellsRun(
             np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.int8), np.zeros(T, np.uint32)
         )
@@ -359,13 +320,37 @@ class JointBenchLib:
         out = _CellsOutput(
             _ptr(run.mean), _ptr(run.cov), _ptr(run.status), _ptr(run.count), _ptr(points), _ptr(run.logpdf)
         )
+        self._run_whole(
+            "ux_joint_cells", "uxb_joint_cells_run", model, eta, "cells", params, prior, (k, u, z), out, run
+        )
+        return run
+
+    def _run_whole(self, core: str, runner: str, model, eta: int, mode: str, params, prior, trace, out, run) -> None:
+        """One whole-trace call of `runner` on a fresh state and workspace of the `core` filter (its C prefix),
+        its thread CPU and wall times into `run`."""
+        k, u, z = trace
+        keep_p, cparams = self._params(params)
+        keep_l, plaw = self._prior(prior)
+        cfg = _UXConfig(model, cparams, int(eta), native.MODES[mode], plaw)
+        nbytes = int(getattr(self.lib, f"{core}_workspace_bytes")(model, int(eta)))
+        if nbytes == 0:
+            raise ValueError(f"eta must be a power of two ≤ {MAX_ETA}, got {eta}")
+        buf = (C.c_uint64 * ((nbytes + 7) // 8))()
+        ws = self.nat.Workspace(C.cast(buf, C.c_void_p), nbytes)
+        state = (C.c_uint64 * ((getattr(self.lib, f"{core}_sizeof")() + 7) // 8))()
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
-        st = self.lib.uxb_joint_cells_run(
-            C.cast(state, C.c_void_p), C.byref(cfg), ws, k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out)
+        st = getattr(self.lib, runner)(
+            C.cast(state, C.c_void_p),
+            C.byref(cfg),
+            ws,
+            k.ctypes.data,
+            u.ctypes.data,
+            z.ctypes.data,
+            len(z),
+            C.byref(out),
         )
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0
-        self.nat._check(st, "uxb_joint_cells_run")
-        return run
+        self.nat._check(st, runner)
 
 
 # -- ux/joint_model.h's structs (double build), for reading a model's dims and for models built in Python ---

@@ -1176,111 +1176,86 @@ class NativeFilter:
         return v.x, v.w
 
 
-class NativeJointFilter:
-    """One ux_joint_filter with its own workspace, driven step by step."""
+class _NativeJoint:
+    """A vector-state filter of the C core with its own workspace, driven step by step: the calls both joint
+    filters share, named by their C prefix (`ux_joint_filter`, `ux_joint_cells`)."""
+
+    prefix = ""
 
     def __init__(self, nat: Native, system_id: int, eta: int, mode: str, params, prior):
         self.nat = nat
         model = nat.joint_model(system_id)
         n = len(params) if params is not None else 0
         self._params = (C.c_double * max(n, 1))(*(params or []))
-        self._state = (C.c_uint64 * ((nat.lib.ux_joint_filter_sizeof() + 7) // 8))()
-        nbytes = int(nat.lib.ux_joint_filter_workspace_bytes(model, eta))
-        self._ws = (C.c_uint64 * ((nbytes + 7) // 8))()
-        law_p = None
-        if prior is not None:
-            self._prior = (nat.Law * len(prior))(*[nat.Law(LAW_KINDS[kind], a, b, 0.0) for kind, a, b in prior])
-            law_p = C.cast(self._prior, C.POINTER(nat.Law))
-        cfg = nat.JointFilterConfig(model, self._params if params is not None else None, eta, MODES[mode], law_p)
-        nat._check(
-            nat.lib.ux_joint_filter_init(
-                self._state, C.byref(cfg), nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)
-            ),
-            "ux_joint_filter_init",
-        )
-        self.dim = self.posterior().dim
-        self.workspace_bytes = nbytes
-
-    def predict(self, k: int, u: float = 0.0) -> int:
-        return self.nat._check(self.nat.lib.ux_joint_filter_predict(self._state, k, u), "ux_joint_filter_predict")
-
-    def update(self, z, omega=None, m: int = 1) -> int:
-        """Evidence z: one point (dim_obs values) or J rows; None: a step without observation."""
-        if z is None:
-            return self.nat._check(
-                self.nat.lib.ux_joint_filter_update(self._state, None, None, 0, 0), "ux_joint_filter_update"
-            )
-        zs = np.ascontiguousarray(np.asarray(z, dtype=np.float64))
-        J = 1 if zs.ndim <= 1 else zs.shape[0]
-        po = None
-        if omega is not None:
-            self._om = np.ascontiguousarray(np.atleast_1d(omega), dtype=np.float64)
-            po = self._om.ctypes.data_as(C.POINTER(C.c_double))
-        st = self.nat.lib.ux_joint_filter_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, J, m)
-        return self.nat._check(st, "ux_joint_filter_update")
-
-    def posterior(self) -> NJoint:
-        return self.nat.joint_from_c(self.nat.lib.ux_joint_filter_posterior(self._state).contents)
-
-    def mean(self) -> np.ndarray:
-        out = (C.c_double * MAX_DIM)()
-        self.nat._check(self.nat.lib.ux_joint_filter_mean(self._state, out), "ux_joint_filter_mean")
-        return np.array(out[: self.dim])
-
-    def cov(self) -> np.ndarray:
-        out = (C.c_double * (MAX_DIM * MAX_DIM))()
-        self.nat._check(self.nat.lib.ux_joint_filter_cov(self._state, out), "ux_joint_filter_cov")
-        return np.array(out[: self.dim * self.dim]).reshape(self.dim, self.dim)
-
-    def log_evidence(self) -> float:
-        return float(self.nat.lib.ux_joint_filter_log_evidence(self._state))
-
-    def log_likelihood(self) -> float:
-        return float(self.nat.lib.ux_joint_filter_log_likelihood(self._state))
-
-
-class NativeJointCells:
-    """One ux_joint_cells with its own workspace, driven step by step."""
-
-    def __init__(self, nat: Native, system_id: int, eta: int, params, prior):
-        self.nat = nat
-        model = nat.joint_model(system_id)
-        n = len(params) if params is not None else 0
-        self._params = (C.c_double * max(n, 1))(*(params or []))
-        self._state = (C.c_uint64 * ((nat.lib.ux_joint_cells_sizeof() + 7) // 8))()
-        nbytes = int(nat.lib.ux_joint_cells_workspace_bytes(model, eta))
+        self._state = (C.c_uint64 * ((self._call("sizeof") + 7) // 8))()
+        nbytes = int(self._call("workspace_bytes", model, eta))
         self._ws = (C.c_uint64 * ((max(nbytes, 8) + 7) // 8))()
         law_p = None
         if prior is not None:
             self._prior = (nat.Law * len(prior))(*[nat.Law(LAW_KINDS[kind], a, b, 0.0) for kind, a, b in prior])
             law_p = C.cast(self._prior, C.POINTER(nat.Law))
-        cfg = nat.JointFilterConfig(model, self._params if params is not None else None, eta, MODES["refined"], law_p)
-        nat._check(
-            nat.lib.ux_joint_cells_init(self._state, C.byref(cfg), nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)),
-            "ux_joint_cells_init",
-        )
+        cfg = nat.JointFilterConfig(model, self._params if params is not None else None, eta, MODES[mode], law_p)
+        workspace = nat.Workspace(C.cast(self._ws, C.c_void_p), nbytes)
+        nat._check(self._call("init", self._state, C.byref(cfg), workspace), f"{self.prefix}_init")
         from . import joint_systems
 
         self.dim = joint_systems.spec(system_id).dim
         self.workspace_bytes = nbytes
 
+    def _call(self, name: str, *args):
+        return getattr(self.nat.lib, f"{self.prefix}_{name}")(*args)
+
+    def _checked(self, name: str, *args) -> int:
+        return self.nat._check(self._call(name, self._state, *args), f"{self.prefix}_{name}")
+
     def predict(self, k: int, u: float = 0.0) -> int:
-        return self.nat._check(self.nat.lib.ux_joint_cells_predict(self._state, k, u), "ux_joint_cells_predict")
+        return self._checked("predict", k, u)
 
     def update(self, z, omega=None, m: int = 1) -> int:
-        """One observation z (dim_obs values); None: a step without observation."""
+        """Evidence z: one point (dim_obs values) or J rows; None: a step without observation."""
         if z is None:
-            return self.nat._check(
-                self.nat.lib.ux_joint_cells_update(self._state, None, None, 0, 0), "ux_joint_cells_update"
-            )
+            return self._checked("update", None, None, 0, 0)
         zs = np.ascontiguousarray(np.asarray(z, dtype=np.float64))
         J = 1 if zs.ndim <= 1 else zs.shape[0]
         po = None
         if omega is not None:
             self._om = np.ascontiguousarray(np.atleast_1d(omega), dtype=np.float64)
             po = self._om.ctypes.data_as(C.POINTER(C.c_double))
-        st = self.nat.lib.ux_joint_cells_update(self._state, zs.ctypes.data_as(C.POINTER(C.c_double)), po, J, m)
-        return self.nat._check(st, "ux_joint_cells_update")
+        return self._checked("update", zs.ctypes.data_as(C.POINTER(C.c_double)), po, J, m)
+
+    def mean(self) -> np.ndarray:
+        out = (C.c_double * MAX_DIM)()
+        self._checked("mean", out)
+        return np.array(out[: self.dim])
+
+    def cov(self) -> np.ndarray:
+        out = (C.c_double * (MAX_DIM * MAX_DIM))()
+        self._checked("cov", out)
+        return np.array(out[: self.dim * self.dim]).reshape(self.dim, self.dim)
+
+    def log_evidence(self) -> float:
+        return float(self._call("log_evidence", self._state))
+
+    def log_likelihood(self) -> float:
+        return float(self._call("log_likelihood", self._state))
+
+
+class NativeJointFilter(_NativeJoint):
+    """One ux_joint_filter (the atom filter) with its own workspace, driven step by step."""
+
+    prefix = "ux_joint_filter"
+
+    def posterior(self) -> NJoint:
+        return self.nat.joint_from_c(self._call("posterior", self._state).contents)
+
+
+class NativeJointCells(_NativeJoint):
+    """One ux_joint_cells (the cell filter) with its own workspace, driven step by step."""
+
+    prefix = "ux_joint_cells"
+
+    def __init__(self, nat: Native, system_id: int, eta: int, params, prior):
+        super().__init__(nat, system_id, eta, "cells", params, prior)
 
     def posterior(self):
         """The cells' means and weights (uxemu.joint_cells.CellAtoms), as the link carries them."""
@@ -1291,11 +1266,11 @@ class NativeJointCells:
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weights, means, covariances) of the cells."""
-        n = int(self.nat.lib.ux_joint_cells_count(self._state))
+        n = int(self._call("count", self._state))
         w, m, P = C.c_double(), (C.c_double * MAX_DIM)(), (C.c_double * (MAX_DIM * MAX_DIM))()
         ws, ms, Ps = [], [], []
         for i in range(n):
-            self.nat._check(self.nat.lib.ux_joint_cells_cell(self._state, i, C.byref(w), m, P), "ux_joint_cells_cell")
+            self._checked("cell", i, C.byref(w), m, P)
             ws.append(w.value)
             ms.append(list(m))
             Ps.append(list(P))
@@ -1306,25 +1281,9 @@ class NativeJointCells:
             np.array(Ps).reshape(n, -1)[:, : d * d].reshape(n, d, d),
         )
 
-    def mean(self) -> np.ndarray:
-        out = (C.c_double * MAX_DIM)()
-        self.nat._check(self.nat.lib.ux_joint_cells_mean(self._state, out), "ux_joint_cells_mean")
-        return np.array(out[: self.dim])
-
-    def cov(self) -> np.ndarray:
-        out = (C.c_double * (MAX_DIM * MAX_DIM))()
-        self.nat._check(self.nat.lib.ux_joint_cells_cov(self._state, out), "ux_joint_cells_cov")
-        return np.array(out[: self.dim * self.dim]).reshape(self.dim, self.dim)
-
     def logpdf(self, x) -> float:
         xs = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
-        return float(self.nat.lib.ux_joint_cells_logpdf(self._state, xs.ctypes.data_as(C.POINTER(C.c_double))))
-
-    def log_evidence(self) -> float:
-        return float(self.nat.lib.ux_joint_cells_log_evidence(self._state))
-
-    def log_likelihood(self) -> float:
-        return float(self.nat.lib.ux_joint_cells_log_likelihood(self._state))
+        return float(self._call("logpdf", self._state, xs.ctypes.data_as(C.POINTER(C.c_double))))
 
 
 _loaded: dict = {}

@@ -772,28 +772,29 @@ ux_status ux_joint_cells_cell(const ux_joint_cells *f, unsigned i, double *w, do
     return UX_OK;
 }
 
-ux_status ux_joint_cells_mean(const ux_joint_cells *f, double *mean)
+/* The belief's mean and covariance as doubles into whichever of mean, cov is not NULL. */
+static ux_status belief_out(const ux_joint_cells *f, double *mean, double *cov)
 {
     ux_real m[D], T[D * D];
     unsigned a;
-    if (f == NULL || f->model == NULL || mean == NULL)
+    if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
     belief_moments(f, m, T);
-    for (a = 0; a < f->dim; ++a)
+    for (a = 0; mean != NULL && a < f->dim; ++a)
         mean[a] = (double)m[a];
+    for (a = 0; cov != NULL && a < f->dim * f->dim; ++a)
+        cov[a] = (double)T[a];
     return UX_OK;
+}
+
+ux_status ux_joint_cells_mean(const ux_joint_cells *f, double *mean)
+{
+    return mean == NULL ? UX_ERR_ARG : belief_out(f, mean, NULL);
 }
 
 ux_status ux_joint_cells_cov(const ux_joint_cells *f, double *cov)
 {
-    ux_real m[D], T[D * D];
-    unsigned a;
-    if (f == NULL || f->model == NULL || cov == NULL)
-        return UX_ERR_ARG;
-    belief_moments(f, m, T);
-    for (a = 0; a < f->dim * f->dim; ++a)
-        cov[a] = (double)T[a];
-    return UX_OK;
+    return cov == NULL ? UX_ERR_ARG : belief_out(f, NULL, cov);
 }
 
 double ux_joint_cells_logpdf(const ux_joint_cells *f, const double *x)
