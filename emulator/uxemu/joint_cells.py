@@ -27,7 +27,6 @@ from . import _ttr, libm
 from .bayes import Status
 from .joint_filter import JointRun, check_evidence, run_trace
 from .joint_systems import JointModel
-from .laws import Exponential, Laplace, Normal, Uniform
 
 
 @dataclass(frozen=True)
@@ -47,28 +46,20 @@ FAMILY_VAR = {"gaussian": 1.0, "laplace": 2.0, "uniform": 1.0 / 12.0}
 
 
 def law_moments(law) -> tuple[float, float]:
-    """(mean, variance) of a law with a location–scale form, as ux/joint_cells.c computes them; a variance
-    that overflows is none."""
-    moments = _moments(law)
-    if moments is not None and not all(math.isfinite(v) for v in moments):
+    """(mean, variance) of a law with a location–scale form (ux_law_moments: the same formulas as its mean() and
+    var()); a variance that overflows is none."""
+    if law.location_scale() is None:
+        raise ValueError(
+            f"{law}: a cell filter's prior and noise laws need a mean and a variance (Gaussian, Laplace, uniform, "
+            "exponential)"
+        )
+    try:  # Python's ** raises where C's product overflows to ∞
+        mean, var = float(law.mean()), float(law.var())
+    except OverflowError:
+        mean, var = 0.0, math.inf
+    if not (math.isfinite(mean) and math.isfinite(var)):
         raise ValueError(f"{law}: its variance overflows a double")
-    if moments is not None:
-        return moments
-    raise ValueError(
-        f"{law}: a cell filter's prior and noise laws need a mean and a variance (Gaussian, Laplace, uniform, exponential)"
-    )
-
-
-def _moments(law):
-    if isinstance(law, Normal):
-        return law.mu, law.sigma * law.sigma
-    if isinstance(law, Laplace):
-        return law.loc, 2.0 * (law.scale * law.scale)
-    if isinstance(law, Uniform):
-        return 0.5 * (law.low + law.high), (law.high - law.low) * (law.high - law.low) / 12.0
-    if isinstance(law, Exponential):
-        return law.scale, law.scale * law.scale
-    return None
+    return mean, var
 
 
 def cholesky(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

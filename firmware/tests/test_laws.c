@@ -127,6 +127,27 @@ static void test_law_domain_errors(void)
     CHECK(ux_quantize(&good, 0, &v, &src) == UX_OK && v.count == UX_DEFAULT_ETA);
 }
 
+/* ux_law_moments: the closed forms of the location–scale kinds, refused for the others and on overflow. */
+static void test_law_moments(void)
+{
+    ux_law gauss = {UX_LAW_GAUSSIAN, 1, 2, 0}, laplace = {UX_LAW_LAPLACE, -1, 0.5, 0};
+    ux_law uniform = {UX_LAW_UNIFORM, 2, 5, 0}, expo = {UX_LAW_EXPONENTIAL, 3, 0, 0};
+    ux_law t = {UX_LAW_STUDENT_T, 5, 0, 1}, huge = {UX_LAW_GAUSSIAN, 0, (ux_real)1e30, 0};
+    ux_real m = 0, v = 0;
+    CHECK(ux_law_moments(&gauss, &m, &v) == UX_OK && m == 1 && v == 4);
+    CHECK(ux_law_moments(&laplace, &m, &v) == UX_OK && m == -1 && v == (ux_real)0.5);
+    CHECK(ux_law_moments(&uniform, &m, &v) == UX_OK && m == (ux_real)3.5 && v == (ux_real)0.75);
+    CHECK(ux_law_moments(&expo, &m, &v) == UX_OK && m == 3 && v == 9);
+    m = v = -7;
+    CHECK(ux_law_moments(&t, &m, &v) == UX_ERR_DOMAIN && m == -7 && v == -7);
+#ifdef UX_REAL_FLOAT
+    CHECK(ux_law_moments(&huge, &m, &v) == UX_ERR_DOMAIN); /* 1e60 overflows a float */
+#else
+    huge.b = (ux_real)1e200;
+    CHECK(ux_law_moments(&huge, &m, &v) == UX_ERR_DOMAIN);
+#endif
+}
+
 static void test_fresh_sources(void)
 {
     ux_value a, b, c;
@@ -224,6 +245,7 @@ void suite_laws(void)
     RUN(test_uniform_is_exact);
     RUN(test_constructors_fill_the_law_fields);
     RUN(test_law_domain_errors);
+    RUN(test_law_moments);
     RUN(test_fresh_sources);
     RUN(test_from_samples);
     RUN(test_mixture);

@@ -20,6 +20,11 @@ typedef struct {
  * unknown kind). */
 ux_status ux_law_check(const ux_law *law);
 
+/* The mean and variance of a law with a location–scale form (Gaussian, Laplace, uniform, exponential), in the
+ * reference's formulas (uxemu.laws' mean() and var()): UX_OK, or UX_ERR_DOMAIN for another kind, invalid
+ * parameters or a variance that overflows the real type. */
+ux_status ux_law_moments(const ux_law *law, ux_real *mean, ux_real *var);
+
 /* Quantize `law` at eta atoms (a power of two ≤ UX_MAX_ETA; 0 means UX_DEFAULT_ETA), fresh source. */
 ux_status ux_quantize(const ux_law *law, unsigned eta, ux_value *out, ux_sources *src);
 

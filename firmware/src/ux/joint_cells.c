@@ -129,31 +129,6 @@ static void swap_banks(ux_joint_cells *f)
     f->next = t;
 }
 
-/* Mean and variance of a law with a location–scale form: 1, or 0 for any other law. */
-static int law_moments(const ux_law *l, ux_real *mean, ux_real *var)
-{
-    switch (l->kind) {
-        case UX_LAW_GAUSSIAN:
-            *mean = l->a;
-            *var = l->b * l->b;
-            return 1;
-        case UX_LAW_LAPLACE:
-            *mean = l->a;
-            *var = UX_R(2.0) * (l->b * l->b);
-            return 1;
-        case UX_LAW_UNIFORM:
-            *mean = UX_R(0.5) * (l->a + l->b);
-            *var = (l->b - l->a) * (l->b - l->a) / UX_R(12.0);
-            return 1;
-        case UX_LAW_EXPONENTIAL:
-            *mean = l->a;
-            *var = l->a * l->a;
-            return 1;
-        default:
-            return 0;
-    }
-}
-
 /* The variance of the kernel family's standard member (ux_std_logpdf's): Laplace 2, uniform on [−½, ½] 1/12. */
 static ux_real family_var(ux_law_kind family)
 {
@@ -176,9 +151,8 @@ static ux_status prior_cell(ux_joint_cells *f, const ux_law *prior)
     unsigned d = f->dim, a;
     memset(f->cur.P, 0, (size_t)d * d * sizeof(ux_real));
     for (a = 0; a < d; ++a)
-        if (ux_law_check(&prior[a]) != UX_OK || !law_moments(&prior[a], &f->cur.m[a], &f->cur.P[a * d + a]) ||
-            !ux_finite(f->cur.m[a]) || !ux_finite(f->cur.P[a * d + a]))
-            return UX_ERR_DOMAIN; /* a law whose variance overflows has none */
+        if (ux_law_moments(&prior[a], &f->cur.m[a], &f->cur.P[a * d + a]) != UX_OK)
+            return UX_ERR_DOMAIN;
     f->cur.w[0] = 1;
     f->cur.b[0] = 0;
     f->count = 1;
@@ -213,8 +187,7 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
         return UX_ERR_WORKSPACE;
     cfg->model->code->noises(f->params, process);
     for (j = 0; j < cfg->model->code->dim_noise; ++j)
-        if (ux_law_check(&process[j]) != UX_OK || !law_moments(&process[j], &f->noise_mean[j], &f->noise_var[j]) ||
-            !ux_finite(f->noise_mean[j]) || !ux_finite(f->noise_var[j]))
+        if (ux_law_moments(&process[j], &f->noise_mean[j], &f->noise_var[j]) != UX_OK)
             st = UX_ERR_DOMAIN;
     if (st == UX_OK)
         st = prior_cell(f, cfg->prior != NULL ? cfg->prior : cfg->model->prior);

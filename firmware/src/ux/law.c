@@ -241,6 +241,38 @@ static int location_scale(const ux_law *l, ux_real *loc, ux_real *scale)
     }
 }
 
+ux_status ux_law_moments(const ux_law *law, ux_real *mean, ux_real *var)
+{
+    ux_real m, v;
+    if (ux_law_check(law) != UX_OK)
+        return UX_ERR_DOMAIN;
+    switch (law->kind) {
+        case UX_LAW_GAUSSIAN:
+            m = law->a;
+            v = law->b * law->b;
+            break;
+        case UX_LAW_LAPLACE:
+            m = law->a;
+            v = UX_R(2.0) * (law->b * law->b);
+            break;
+        case UX_LAW_UNIFORM:
+            m = UX_R(0.5) * (law->a + law->b);
+            v = (law->b - law->a) * (law->b - law->a) / UX_R(12.0);
+            break;
+        case UX_LAW_EXPONENTIAL:
+            m = law->a;
+            v = law->a * law->a;
+            break;
+        default:
+            return UX_ERR_DOMAIN;
+    }
+    if (!ux_finite(m) || !ux_finite(v))
+        return UX_ERR_DOMAIN; /* a law whose variance overflows the real type has none here */
+    *mean = m;
+    *var = v;
+    return UX_OK;
+}
+
 /* loc + scale·(standard atoms) into x, w; neighbours that a tiny scale rounds together merge (masses
  * added). *out_count = the atoms written. */
 static ux_status scale_standard(ux_real *ox, ux_real *ow, size_t *out_count, ux_real loc, ux_real scale,
