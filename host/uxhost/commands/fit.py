@@ -26,7 +26,7 @@ def register(sub) -> None:
     )
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
-    add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True)
+    add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True, joint=False)
     add_device_arguments(parser, required=False, verb="fit on it (default: on the host)")
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
     parser.add_argument(
