@@ -6,7 +6,7 @@
  *
  *     static ux_joint_cells f;
  *     static uint64_t ws[UX_WORDS(UX_JOINT_CELLS_WORKSPACE_BYTES(16, 2))];
- *     ux_joint_filter_config cfg = { ux_joint_model_named("pendulum"), NULL, 16, UX_MODE_REFINED, NULL };
+ *     ux_joint_filter_config cfg = { ux_joint_model_named("pendulum"), NULL, 16, UX_MODE_CELLS, NULL };
  *     ux_workspace w = { ws, sizeof ws };
  *     ux_joint_cells_init(&f, &cfg, w);
  *     for (k = 0; k < T; ++k) {
@@ -20,10 +20,10 @@
  * the belief's) among those the model bends over (UX_CELLS_BEND) is split in two along that direction, each
  * half its half-space's conditional moments; the closest pair of cells is merged first when that costs less
  * than the split gains. After the update a cell lighter than UX_CELLS_MERGE_WEIGHT is merged into the cell
- * nearest it. On a linear-Gaussian model nothing splits and the filter is the Kalman filter. Splits and merges keep the
- * belief's mean and covariance. The model's noise must be additive (f(x, w) = f(x, w̄) + A·(w − w̄)) and its
+ * nearest it. Splits and merges keep the belief's mean and covariance; on a linear-Gaussian model nothing
+ * splits and the filter is the Kalman filter. The model's noise must be additive (f(x, w) = f(x, w̄) + A·(w − w̄)) and its
  * prior and noise laws must have a mean and a variance (Gaussian, Laplace, uniform, exponential).
- * Numbers cross this interface as double in both builds; cfg->mode is not read.
+ * Numbers cross this interface as double in both builds; cfg->mode is not read (the link's CELLS names it).
  */
 #ifndef UX_JOINT_CELLS_H
 #define UX_JOINT_CELLS_H
