@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from uxemu import joint_systems, systems, traces
+from uxemu.joint_filter import VECTOR_MODES
 from uxhost import joint, link, qemu
 from uxhost.streaming import send_configure
 from uxhost import protocol as p
@@ -442,7 +443,7 @@ class JointCosts:
 
 
 # The joint filters: the atom filter's modes, and the cell filter (ux/joint_cells.h).
-JOINT_MODES = ("refined", "paper", "cells")
+JOINT_MODES = VECTOR_MODES
 
 
 def run_joint(board: str, image: Path, etas: list[int], steps: int, seed: int, started: float) -> list[JointCosts]:

@@ -522,4 +522,4 @@ def run_joint_cells(model: JointModel, z, eta: int = 16, k=None, u=None, prior=N
     """Filter a whole trace (uxemu.joint_filter.run_trace) with the reference cell filter; each step's
     'posterior' is its cells (weights, means, covariances)."""
     f = JointCellsFilter(model, eta, prior)
-    return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence, f.cells()), model.dim, z, k, u)
+    return run_trace(f.predict, f.update, lambda: (*f._moments(), f.log_evidence, f.cells()), model.dim, z, k, u)

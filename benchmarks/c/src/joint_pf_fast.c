@@ -12,19 +12,14 @@
 
 #include "uxbench/fast_random.h"
 #include "uxbench/joint_pf_fast.h"
+#include "uxbench/sampling.h"
 
 enum jsystem { J_PENDULUM, J_CVRANGE, J_BEARINGS, J_NONE };
 
 static enum jsystem system_of(const ux_joint_model *model)
 {
-    static const char *const names[] = {"pendulum", "cvrange", "bearings"};
-    int i;
-    if (model == NULL || model->name == NULL)
-        return J_NONE;
-    for (i = 0; i < 3; ++i)
-        if (strcmp(model->name, names[i]) == 0)
-            return (enum jsystem)i;
-    return J_NONE;
+    static const char *const names[J_NONE] = {"pendulum", "cvrange", "bearings"};
+    return (enum jsystem)uxb_name_index(model != NULL ? model->name : NULL, names, J_NONE);
 }
 
 int uxb_joint_pf_fast_supports(const ux_joint_model *model) { return system_of(model) != J_NONE; }

@@ -17,14 +17,8 @@ enum system { SYS_SV, SYS_GSS, SYS_CUBIC, SYS_LG, SYS_NONE };
 
 static enum system system_of(const ux_model *model)
 {
-    static const char *const names[] = {"sv", "gss", "cubic", "lg"};
-    int i;
-    if (model == NULL || model->name == NULL)
-        return SYS_NONE;
-    for (i = 0; i < 4; ++i)
-        if (strcmp(model->name, names[i]) == 0)
-            return (enum system)i;
-    return SYS_NONE;
+    static const char *const names[SYS_NONE] = {"sv", "gss", "cubic", "lg"};
+    return (enum system)uxb_name_index(model != NULL ? model->name : NULL, names, SYS_NONE);
 }
 
 int uxb_pf_fast_supports(const ux_model *model) { return system_of(model) != SYS_NONE; }

@@ -111,3 +111,12 @@ void uxb_resample_systematic(const double *x, const double *w, size_t n, size_t 
         memcpy(to + j * dim, x + i * dim, dim * sizeof(double));
     }
 }
+
+int uxb_name_index(const char *name, const char *const *names, int count)
+{
+    int i;
+    for (i = 0; name != NULL && i < count; ++i)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return count;
+}

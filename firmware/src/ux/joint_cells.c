@@ -271,17 +271,15 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u)
         sigma_points(f, f->cur.m + i * d, f->cur.P + (size_t)i * d * d, X);
         for (p = first_point(f); p < 2 * d + 1; ++p) {
             f->model->code->transition(Y + p * d, X + p * d, f->noise_mean, &ctx);
-            for (a = 0; a < d; ++a)
-                if (!ux_finite(Y[p * d + a]))
-                    return UX_ERR_DOMAIN; /* the belief is in the other bank, untouched */
+            if (!all_finite(Y + p * d, d))
+                return UX_ERR_DOMAIN; /* the belief is in the other bank, untouched */
         }
         points_mean(f, Y, d, m);
         points_cross(f, Y, m, d, Y, m, d, P);
-        for (a = 0; a < d * d; ++a) {
+        for (a = 0; a < d * d; ++a)
             P[a] = P[a] + Q[a];
-            if (!ux_finite(P[a]))
-                return UX_ERR_DOMAIN; /* finite points whose spread overflows: refused as a non-finite point */
-        }
+        if (!all_finite(P, (size_t)d * d))
+            return UX_ERR_DOMAIN; /* finite points whose spread overflows: refused as a non-finite point */
         transition_bend(f, i, X, Y, P, &ctx);
         f->next.w[i] = f->cur.w[i];
     }
@@ -447,11 +445,10 @@ static int merge_pair(ux_joint_cells *f, unsigned i, unsigned j)
         dj[a] = mj[a] - m[a];
     }
     for (a = 0; a < d; ++a)
-        for (b = 0; b < d; ++b) {
+        for (b = 0; b < d; ++b)
             P[a * d + b] = (wi * (Pi[a * d + b] + di[a] * di[b]) + wj * (Pj[a * d + b] + dj[a] * dj[b])) / w;
-            if (!ux_finite(P[a * d + b]) || !ux_finite(m[a]))
-                return 0;
-        }
+    if (!all_finite(P, (size_t)d * d) || !all_finite(m, d))
+        return 0;
     memcpy(f->cur.m + j * d, m, d * sizeof(ux_real));
     memcpy(f->cur.P + (size_t)j * d * d, P, (size_t)d * d * sizeof(ux_real));
     f->cur.w[j] = w;
@@ -589,9 +586,8 @@ static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, cons
         }
     }
     lw = UX_LOG(f->cur.w[i]) + ((-(UX_R(0.5) * maha) - half) - (ux_real)mo * (UX_R(0.5) * UX_LOG_2PI));
-    for (a = 0; a < d * d; ++a)
-        if (!ux_finite(Pn[a]) || !ux_finite(mn[a / d]))
-            lw = -UX_INF;
+    if (!all_finite(Pn, (size_t)d * d) || !all_finite(mn, d))
+        lw = -UX_INF;
     if (!(lw > -UX_INF)) { /* NaN too */
         bank_copy(&f->next, i, &f->cur, i, d);
         return -UX_INF;

@@ -31,6 +31,10 @@ int uxb_can_sample(const ux_law *law);
 /* One draw from a law that uxb_can_sample accepted (parameters as in ux/law.h). */
 double uxb_sample_law(const ux_law *law, uxb_gen *g);
 
+/* Index of `name` among names[0 .. count), or count when it is NULL or not there: the tuned loops' lookup of
+ * the system they were given by the table's name. */
+int uxb_name_index(const char *name, const char *const *names, int count);
+
 /*
  * Log-weights to normalised weights in place; *log_evidence = log of the mean likelihood, the bootstrap
  * filter's (random) estimate of log p(z_t | z_0..t−1) (−∞ when every likelihood is zero). Returns 1 (and
