@@ -71,20 +71,21 @@ def methods(model) -> list[tuple[str, dict]]:
     return out + [("EKF", dict(kind="kf", method="ekf")), ("UKF", dict(kind="kf", method="ukf"))]
 
 
-def run_method(lib, model, how: dict, x, z, seed: int, timing: bool = False):
-    """(posterior means, log-densities at x or None, the C call's CPU ns)."""
-    name = model.name
+def run_method(lib, model, how: dict, x, z, seed: int, timing: bool = False, setting=None):
+    """(posterior means, log-densities at x or None, the C call's CPU ns); `setting` (params=, prior=) replaces
+    the table's parameters or prior in every filter, as joint_native's runners take them."""
+    name, kw = model.name, setting or {}
     if how["kind"] == "cells":
-        r = lib.run_cells(name, z, how["eta"], at=None if timing else x)
+        r = lib.run_cells(name, z, how["eta"], at=None if timing else x, **kw)
         return r.mean, r.logpdf, r.cpu_ns
     if how["kind"] == "atoms":
-        r = lib.run_ux(name, z, how["eta"], mode="refined", atoms=False)
+        r = lib.run_ux(name, z, how["eta"], mode="refined", atoms=False, **kw)
         return r.mean, None, r.cpu_ns
     if how["kind"] == "pf":
-        r = lib.run_pf(name, z, how["n"], seed=seed, particles=not timing, tuned=how["tuned"])
+        r = lib.run_pf(name, z, how["n"], seed=seed, particles=not timing, tuned=how["tuned"], **kw)
         logp = None if timing else [jm.kde_logpdf(r.x[t], r.w[t], x[t]) for t in range(len(z))]
         return r.mean, logp, r.cpu_ns
-    r = lib.run_kf(name, z, how["method"])
+    r = lib.run_kf(name, z, how["method"], **kw)
     logp = None if timing else [jm.gaussian_logpdf(r.mean[t], r.cov[t], x[t]) for t in range(len(z))]
     return r.mean, logp, r.cpu_ns
 

@@ -331,7 +331,8 @@ class JointBenchLib:
         k, u, z = trace
         keep_p, cparams = self._params(params)
         keep_l, plaw = self._prior(prior)
-        cfg = _UXConfig(model, cparams, int(eta), native.MODES[mode], plaw)
+        prior_field = dict(_UXConfig._fields_)["prior"]  # a typed pointer there, not the PF's void pointer
+        cfg = _UXConfig(model, cparams, int(eta), native.MODES[mode], C.cast(plaw, prior_field) if plaw else None)
         nbytes = int(getattr(self.lib, f"{core}_workspace_bytes")(model, int(eta)))
         if nbytes == 0:
             raise ValueError(f"eta must be a power of two ≤ {MAX_ETA}, got {eta}")

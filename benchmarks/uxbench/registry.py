@@ -22,6 +22,7 @@ STUDIES = (
     "joint_loglik",
     "joint_bearings",
     "joint_cells",
+    "bearings_geometry",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",
