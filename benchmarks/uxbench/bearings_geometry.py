@@ -62,7 +62,9 @@ def setting(range_sd: float, r: float):
     laws = joint_systems.spec(SYSTEM).prior
     pairs = [(loc, range_sd if c == 0 else scale) for c, (_, loc, scale) in enumerate(laws)]
     model = joint_systems.get(SYSTEM, prior=pairs, r=r)
-    return model, dict(params=list(model.params), prior=[(law, loc, scale) for (law, _, _), (loc, scale) in zip(laws, pairs)])
+    return model, dict(
+        params=list(model.params), prior=[(law, loc, scale) for (law, _, _), (loc, scale) in zip(laws, pairs)]
+    )
 
 
 def setting_rows(lib, range_sd: float, r: float, traces: int, steps: int, started: float) -> dict:

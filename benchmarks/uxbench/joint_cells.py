@@ -1,10 +1,10 @@
 """The cell filter (ux/joint_cells.h) against the joint atom filter, the particle filter, the EKF and the UKF.
 
 Every method runs in C (libuxbench.so) on the same simulated traces of each joint system at its table
-defaults — pendulum and cvrange as the joint filtering sweep draws them, bearings as the bearings study does —
-and is scored against the simulated state and against the model's own answer: the 2-D grid filter
-(uxbench.baselines.joint_grid, 256² points) for pendulum and cvrange, a REFERENCE_PARTICLES-particle PF for
-bearings (its mean only: no density).
+defaults — pendulum and cvrange as the joint filtering sweep draws them, bearings as the bearings study does,
+reentry (3-D) from the sweep's seeds — and is scored against the simulated state and against the model's own
+answer: the 2-D grid filter (uxbench.baselines.joint_grid, 256² points) for pendulum and cvrange, a
+REFERENCE_PARTICLES-particle PF for bearings and reentry (its mean only: no density).
 
 - RMSE per state component over every step, per trace, then the mean over traces (a PF point: the mean over
   PF_RUNS seeds per trace); "PF n" is the tuned PF (joint_pf_fast.c), "PF plain n" the plain one (joint_pf.c);
@@ -47,8 +47,8 @@ DEFAULT_ETA = 16  # the library's default size (facts DEFAULT_ETA): the NLL targ
 GRID_POINTS = 256
 REFERENCE_PARTICLES = joint_bearings.REFERENCE_PARTICLES
 TIMING_ROUNDS = 5
-STEPS = {"pendulum": 100, "cvrange": 100, "bearings": 80}
-COMPONENTS = {**joint_filtering.COMPONENTS, "bearings": ("x", "y", "vx", "vy")}
+STEPS = {"pendulum": 100, "cvrange": 100, "bearings": 80, "reentry": 80}
+COMPONENTS = {**joint_filtering.COMPONENTS, "bearings": ("x", "y", "vx", "vy"), "reentry": ("h", "v", "b")}
 
 
 def trace_seed(model, i: int) -> int:
@@ -239,11 +239,11 @@ def markdown(record: dict) -> str:
         f"`python -m uxbench joint_cells` at commit {meta['commit']} ({meta['cpu']}, {meta['cpus']} CPUs, load "
         f"average {float(meta['load_avg']):.2f}, {meta['wall_s']:.0f} s): {meta['sizes']['traces']} traces per "
         f"system ({', '.join(f'{k} {v} steps' for k, v in meta['sizes']['steps'].items())}: pendulum and cvrange as "
-        f"in joint_filtering.md, bearings as in joint_bearings.md), "
+        f"in joint_filtering.md, bearings as in joint_bearings.md, reentry from the sweep's seeds), "
         f"every method in C. RMSE per component against the simulated state (per trace, then the mean); NLL the "
         f"mean over steps of −log p(x_true) (cells: their Gaussian mixture; EKF, UKF: their Gaussian; PF: weighted "
         f"KDE; grid: its own density); the reference is the {GRID_POINTS}² grid filter (2-D) or a "
-        f"{REFERENCE_PARTICLES:,}-particle PF's mean (bearings). CPU: thread time per step of one whole-trace "
+        f"{REFERENCE_PARTICLES:,}-particle PF's mean (bearings, reentry). CPU: thread time per step of one whole-trace "
         f"call, median of {TIMING_ROUNDS} rotating rounds on the first trace. PF: {PF_RUNS} seeds per trace, scores "
         f"their mean; \"PF n\" the tuned loop per system (joint_pf_fast.c), \"PF plain n\" the generic one (joint_pf.c).",
         "",

@@ -188,7 +188,36 @@ def _bearings(dt, q, speed, leg, r):
     )
 
 
-TWINS = {"pendulum": _pendulum, "cvrange": _cvrange, "bearings": _bearings}
+def _reentry(dt, hs, m, a, q, qb, r):
+    """h' = h − v·dt + s_h·w0, v' = v·exp(−dt·v·exp(b − h/hs)) + s_v·w1, b' = b + s_b·w2;
+    z = sqrt(m² + (h − a)²) + N(0, r²); s_h = sqrt(q·dt³/3), s_v = sqrt(q·dt), s_b = sqrt(qb·dt)."""
+    s_h, s_v, s_b = math.sqrt(q * dt * dt * dt / 3.0), math.sqrt(q * dt), math.sqrt(qb * dt)
+
+    def transition(x, w, k, u):
+        drag = libm.exp(x[:, 2] - x[:, 0] / hs)
+        return np.stack(
+            [
+                (x[:, 0] - x[:, 1] * dt) + s_h * w[:, 0],
+                x[:, 1] * libm.exp(-(dt * x[:, 1] * drag)) + s_v * w[:, 1],
+                x[:, 2] + s_b * w[:, 2],
+            ],
+            axis=1,
+        )
+
+    def loc_scale(x):
+        d = x[:, 0] - a
+        return np.sqrt(m * m + d * d)[:, None], np.full((x.shape[0], 1), float(r))
+
+    return dict(
+        transition=transition,
+        process_noise=(Normal(0.0, 1.0),) * 3,
+        family="gaussian",
+        loc_scale=loc_scale,
+        additive_noise=True,
+    )
+
+
+TWINS = {"pendulum": _pendulum, "cvrange": _cvrange, "bearings": _bearings, "reentry": _reentry}
 
 
 def names() -> list[str]:

@@ -27,4 +27,7 @@ JOINT_TABLE = (
     {"id": 7, "name": 'bearings', "title": 'bearings-only tracking, zig-zag observer', "dim": 4,
      "params": (('dt', 0.5, 'positive'), ('q', 0.01, 'positive'), ('speed', 1.0, 'positive'), ('leg', 20.0, 'positive'), ('r', 0.02, 'positive'),),
      "prior": (('gaussian', 20.0, 4.0), ('gaussian', 0.0, 2.0), ('gaussian', 0.0, 0.25), ('gaussian', 0.0, 0.25),)},
+    {"id": 8, "name": 'reentry', "title": 'falling body, range radar', "dim": 3,
+     "params": (('dt', 0.5, 'positive'), ('hs', 6.1, 'positive'), ('m', 30.5, 'positive'), ('a', 30.5, 'real'), ('q', 0.001, 'positive'), ('qb', 0.0001, 'positive'), ('r', 0.03, 'positive'),),
+     "prior": (('gaussian', 91.4, 0.3), ('gaussian', 6.1, 0.6), ('gaussian', 1.2, 1.0),)},
 )

@@ -51,4 +51,6 @@ def test_the_setting_reaches_the_c_filters():
     assert wide["prior"][0][2] == 8.0 and wide["params"][-1] == 0.005
     assert not np.array_equal(lib.run_cells("bearings", z, 8, **wide).mean, plain.mean)
     for method in ("ekf", "ukf"):
-        assert not np.array_equal(lib.run_kf("bearings", z, method, **wide).mean, lib.run_kf("bearings", z, method).mean)
+        assert not np.array_equal(
+            lib.run_kf("bearings", z, method, **wide).mean, lib.run_kf("bearings", z, method).mean
+        )

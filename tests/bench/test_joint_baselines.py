@@ -94,18 +94,30 @@ def test_runs_are_deterministic(jlib, name):
     np.testing.assert_allclose(u1.mean, np.einsum("tk,tkd->td", u1.w, u1.x), rtol=1e-12, atol=1e-12)
 
 
+# (particles, steps, trace seed, mean tolerance in posterior sd, log-evidence tolerance in nats) per system.
+# reentry's posterior is narrow (30 m range noise, 6.5 m of altitude noise a step) and its log drag static but
+# for a slow drift, which impoverishes any PF: at 20,000 particles two seeds of the plain one differ by 0.26 sd
+# on 15 steps, and on trace 6's 30 steps by 3 sd even at 200,000. On trace 7 at 200,000 two plain seeds
+# differ by 0.14 sd and 0.10 nats; a scale height 10 % off moves the tuned PF by 14 sd, dt 5 % by 8 sd, r 30 %
+# by 1.2 nats.
+PF_CASES = {name: (20_000, 15, 6, 0.1, 0.1) for name in joint_systems.names()} | {
+    "reentry": (200_000, 30, 7, 0.25, 0.25)
+}
+
+
 @pytest.mark.parametrize("name", joint_systems.names())
 def test_the_tuned_pf_is_the_same_filter(jlib, name):
-    """joint_pf_fast.c against joint_pf.c at 20,000 particles: the same log evidence to 0.1 nats on every step
-    (two seeds of the plain filter differ by up to 0.04; a wrong dynamics or likelihood term by far more),
-    the same posterior means to 0.1 of the posterior sd; deterministic for a seed."""
+    """joint_pf_fast.c against joint_pf.c: the same log evidence on every step (two seeds of the plain filter
+    differ by up to 0.04 nats at 20,000 particles on the other systems; a wrong dynamics or likelihood term by
+    far more), the same posterior means to a fraction of the posterior sd; deterministic for a seed."""
+    n, steps, seed, mean_tol, evidence_tol = PF_CASES[name]
     model = joint_systems.get(name)
-    x, z = joint_systems.simulate(model, 15, seed=6)
-    plain = jlib.run_pf(name, z, 20_000, seed=1, particles=False)
-    tuned = jlib.run_pf(name, z, 20_000, seed=2, particles=False, tuned=True)
+    x, z = joint_systems.simulate(model, steps, seed=seed)
+    plain = jlib.run_pf(name, z, n, seed=1, particles=False)
+    tuned = jlib.run_pf(name, z, n, seed=2, particles=False, tuned=True)
     sd = np.sqrt(np.diagonal(plain.cov, axis1=1, axis2=2))
-    assert (np.abs(tuned.mean - plain.mean) / sd).max() < 0.1
-    assert np.abs(tuned.log_evidence - plain.log_evidence).max() < 0.1
+    assert (np.abs(tuned.mean - plain.mean) / sd).max() < mean_tol
+    assert np.abs(tuned.log_evidence - plain.log_evidence).max() < evidence_tol
     again = jlib.run_pf(name, z, 300, seed=2, tuned=True)
     assert np.array_equal(again.x, jlib.run_pf(name, z, 300, seed=2, tuned=True).x)
 

@@ -39,6 +39,12 @@ def real_bytes_of(board: str) -> int:
     return 4 if "-DUX_REAL_FLOAT" in (qemu._board_var(board, "BOARD_DEFS") or "") else 8
 
 
+def prior_on(board: str, prior):
+    """A table prior ((law, loc, scale), …) as a board describes it: its numbers rounded to the board's reals."""
+    rnd = (lambda v: float(np.float32(v))) if real_bytes_of(board) == 4 else float
+    return tuple((law, rnd(loc), rnd(scale)) for law, loc, scale in prior)
+
+
 def serves_joint(board: str) -> bool:
     """False for a board built without joint systems (-DAPP_JOINT=0 added to BOARD_DEFS in its board.mk)."""
     return "-DAPP_JOINT=0" not in (qemu.BOARDS_DIR / board / "board.mk").read_text()

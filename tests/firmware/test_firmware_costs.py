@@ -60,8 +60,14 @@ def test_small_run_writes_consistent_results(costs, tmp_path, capsys):
     assert 1024 < mark["high_water"] <= mark["stack_bound"] == build["stack_bound"]
     assert f"| mps2-an500 | 8 | {build['stack']:,} | {build['stack_bound']:,} | {mark['high_water']:,} (8) |" in md
     assert "uxbench firmware_costs --boards mps2-an500 --etas 4,8" in md and "-icount shift=6" in md
-    # 2-D systems × η 8, 16, 32 and bearings × η 8, 16, each in the joint modes (refined, paper, cells)
-    assert costs.JOINT_HEADING in md and len(record["joint_cycles"]) == (2 * 3 + 2) * len(costs.JOINT_MODES)
+    # every joint system × the η 8, 16, 32 whose answer fits a frame (bearings, d = 4: η ≤ 16) × the joint modes
+    configs = sum(
+        costs.joint.posterior_fits(costs.joint_systems.spec(s).dim, e)
+        for s in costs.joint_systems.names()
+        for e in (8, 16, 32)
+    )
+    assert configs >= 2 * 3 + 2  # pendulum, cvrange × 3 and bearings × 2 at least
+    assert costs.JOINT_HEADING in md and len(record["joint_cycles"]) == configs * len(costs.JOINT_MODES)
 
     # systems × η × modes × likelihoods
     assert len(record["cycles"]) == len(rows) == len(costs.SYSTEMS) * 2 * 2 * 2

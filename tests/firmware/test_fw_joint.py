@@ -1,5 +1,5 @@
 """Joint (vector-state) systems through the firmware in QEMU, in the messages every system shares: a short
-pendulum, cvrange and bearings trace streamed, by the atom filter and by the cell filter, (STEP, a missing observation among them) and validated against the
+pendulum, cvrange, bearings and reentry trace streamed, by the atom filter and by the cell filter, (STEP, a missing observation among them) and validated against the
 reference as `uxhost validate --exact` does it (every bit of the reference's own run: the Python reference's
 for a double build, the host float build of the same C code for a float build), the error paths of a 2-D system's CONFIGURE and STEP, and a board
 built without joint systems (microbit: DESCRIBE does not list them, CONFIGURE refuses them)."""
@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from fwutil import expect_error, raw_frame, serves_joint
+from fwutil import expect_error, prior_on, raw_frame, serves_joint
 
 from uxemu import joint_systems
 from uxhost import joint
@@ -47,6 +47,7 @@ def priors_of(cfg):
         ("bearings", 16, "refined"),
         ("pendulum", 16, "cells"),
         ("bearings", 8, "cells"),
+        ("reentry", 16, "cells"),
     ],
 )
 def test_joint_trace_streams_and_validates(dev, joint_board, tmp_path, name, eta, mode):
@@ -76,7 +77,7 @@ def test_joint_systems_are_described(dev, board):
     for name in joint_names:
         model = joint_systems.get(name)
         assert (specs[name].dim, specs[name].dim_obs) == (model.dim, model.dim_obs)
-        assert specs[name].prior == joint_systems.spec(name).prior
+        assert specs[name].prior == prior_on(board, joint_systems.spec(name).prior)  # in the board's reals
 
 
 def test_joint_configure_refused_without_joint_support(dev, board):

@@ -3,7 +3,7 @@
  * engineer would write for one vector-state model.
  *
  * One step after the first is one pass over the particles — systematic resampling on the unnormalised
- * weights, the ancestor propagated with two ziggurat normals, its Gaussian log-weight without constant terms —
+ * weights, the ancestor propagated with two ziggurat normals (three for reentry), its Gaussian log-weight without constant terms —
  * then one pass of exp(log-weight − max) accumulating the weight sums and the shifted first and second
  * moments. The per-step constants (the WNA factor, the observer's velocity) are the model's own prepare's.
  */
@@ -14,11 +14,11 @@
 #include "uxbench/joint_pf_fast.h"
 #include "uxbench/sampling.h"
 
-enum jsystem { J_PENDULUM, J_CVRANGE, J_BEARINGS, J_NONE };
+enum jsystem { J_PENDULUM, J_CVRANGE, J_BEARINGS, J_REENTRY, J_NONE };
 
 static enum jsystem system_of(const ux_joint_model *model)
 {
-    static const char *const names[J_NONE] = {"pendulum", "cvrange", "bearings"};
+    static const char *const names[J_NONE] = {"pendulum", "cvrange", "bearings", "reentry"};
     return (enum jsystem)uxb_name_index(model != NULL ? model->name : NULL, names, J_NONE);
 }
 
@@ -61,12 +61,19 @@ static inline __attribute__((always_inline)) void propagate(enum jsystem s, cons
             y[0] = x[0] + x[1] * c->p[0] + c->step[0] * w0;
             y[1] = x[1] + (c->step[1] * w0 + c->step[2] * w1);
             break;
-        default: /* x + vx·dt, y + (vy − vo)·dt, v + s·w */
+        case J_BEARINGS: /* x + vx·dt, y + (vy − vo)·dt, v + s·w */
             y[0] = x[0] + x[2] * c->p[0];
             y[1] = x[1] + (x[3] - c->step[1]) * c->p[0];
             y[2] = x[2] + c->step[0] * w0;
             y[3] = x[3] + c->step[0] * w1;
             break;
+        default: { /* h − v·dt + s_h·w0, v·exp(−dt·v·exp(b − h/hs)) + s_v·w1, b + s_b·w2 */
+            double drag = exp(x[2] - x[0] / c->p[1]);
+            y[0] = (x[0] - x[1] * c->p[0]) + c->step[0] * w0;
+            y[1] = x[1] * exp(-(c->p[0] * x[1] * drag)) + c->step[1] * w1;
+            y[2] = x[2] + c->step[2] * uxb_fast_normal(r);
+            break;
+        }
     }
 }
 
@@ -82,8 +89,11 @@ static inline __attribute__((always_inline)) double log_weight(enum jsystem s, c
         case J_CVRANGE:
             e = z - sqrt(x[0] * x[0] + c->p[2] * c->p[2]);
             break;
-        default:
+        case J_BEARINGS:
             e = z - x[1] / x[0];
+            break;
+        default:
+            e = z - sqrt(c->p[2] * c->p[2] + (x[0] - c->p[3]) * (x[0] - c->p[3]));
             break;
     }
     e = -c->inv2r2 * e * e;
@@ -225,8 +235,11 @@ ux_status uxb_joint_pf_fast_run(const uxb_joint_pf_config *cfg, const uint32_t *
         case J_CVRANGE:
             run_system(J_CVRANGE, &a, &r, x, moved, w, lws, out);
             break;
-        default:
+        case J_BEARINGS:
             run_system(J_BEARINGS, &a, &r, x, moved, w, lws, out);
+            break;
+        default:
+            run_system(J_REENTRY, &a, &r, x, moved, w, lws, out);
             break;
     }
     return UX_OK;
