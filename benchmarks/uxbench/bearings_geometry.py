@@ -31,7 +31,7 @@ from uxemu import joint_systems
 from uxemu.metrics import nll
 
 from . import environment, joint_bearings, joint_cells, joint_native
-from .report import RESULTS, write_json_gz
+from .report import RESULTS, write_study
 
 OUT = RESULTS / "bearings_geometry.md"
 SYSTEM = "bearings"
@@ -176,8 +176,4 @@ def markdown(record: dict) -> str:
     return "\n".join(lines)
 
 
-def report(results: dict, args) -> None:
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(results["markdown"])
-    write_json_gz(args.out.with_suffix(".json.gz"), results["record"])
-    print(f"wrote {args.out} (+ {args.out.with_suffix('.json.gz').name})", file=sys.stderr)
+report = write_study  # the markdown at --out, the record beside it

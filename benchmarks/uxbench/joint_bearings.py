@@ -31,7 +31,7 @@ import numpy as np
 from uxemu import joint_systems
 
 from . import environment, joint_native
-from .report import RESULTS, write_json_gz
+from .report import RESULTS, write_study
 
 OUT = RESULTS / "joint_bearings.md"
 SYSTEM = "bearings"
@@ -150,8 +150,4 @@ def markdown(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report(results: dict, args) -> None:
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(results["markdown"])
-    write_json_gz(args.out.with_suffix(".json.gz"), results["record"])
-    print(f"wrote {args.out} (+ {args.out.with_suffix('.json.gz').name})", file=sys.stderr)
+report = write_study  # the markdown at --out, the record beside it

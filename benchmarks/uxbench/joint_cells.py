@@ -35,7 +35,7 @@ from uxemu.metrics import nll
 from . import environment, joint_bearings, joint_filtering, joint_native
 from . import joint_metrics as jm
 from .baselines.joint_grid import joint_grid_filter
-from .report import RESULTS, write_json_gz
+from .report import RESULTS, write_study
 
 OUT = RESULTS / "joint_cells.md"
 CELL_ETAS = (1, 2, 4, 8, 16, 32, 64)
@@ -253,8 +253,4 @@ def markdown(record: dict) -> str:
     return "\n".join(lines)
 
 
-def report(results: dict, args) -> None:
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(results["markdown"])
-    write_json_gz(args.out.with_suffix(".json.gz"), results["record"])
-    print(f"wrote {args.out} (+ {args.out.with_suffix('.json.gz').name})", file=sys.stderr)
+report = write_study  # the markdown at --out, the record beside it

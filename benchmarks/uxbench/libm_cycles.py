@@ -16,7 +16,6 @@ Writes benchmarks/results/libm_cycles.md and libm_cycles.json.gz beside it.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 from uxhost import qemu
 
 from . import environment, firmware_costs
-from .report import RESULTS, write_json_gz
+from .report import RESULTS, write_study
 
 OUT = RESULTS / "libm_cycles.md"
 SCRATCH = environment.REPO / "build" / "libm-cycles"
@@ -151,8 +150,4 @@ def markdown(record: dict) -> str:
     )
 
 
-def report(results: dict, args) -> None:
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(results["markdown"])
-    write_json_gz(args.out.with_suffix(".json.gz"), results["record"])
-    print(f"wrote {args.out} (+ {args.out.with_suffix('.json.gz').name})", file=sys.stderr)
+report = write_study  # the markdown at --out, the record beside it

@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import math
+import sys
 from pathlib import Path
 
 from . import environment
@@ -109,6 +110,14 @@ def write_json_gz(path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(json.dumps(data, default=float).encode())
+
+
+def write_study(results: dict, args) -> None:
+    """A study's results files (its `report`): the markdown at --out, its record as .json.gz beside it."""
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(results["markdown"])
+    write_json_gz(args.out.with_suffix(".json.gz"), results["record"])
+    print(f"wrote {args.out} (+ {args.out.with_suffix('.json.gz').name})", file=sys.stderr)
 
 
 def read_json_gz(path):
