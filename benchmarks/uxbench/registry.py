@@ -23,6 +23,7 @@ STUDIES = (
     "joint_bearings",
     "joint_cells",
     "bearings_geometry",
+    "joint_fits",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",

@@ -100,13 +100,6 @@ MAX_POLISHES = 1
 # steps each of sv, gss, lg, cubic at the defaults, a ratio up to 134 on gss), but those steps are at most 11.3
 # nats below the median; a 1e6 observation in sv is 3.3e9 below.
 OUTLIER_NATS = 20.0
-# Why a joint (vector-state) system is not fitted (benchmarks/results/joint_loglik.md): its filter has no
-# mixture mode, and its refined log L moves by nats between values of a noise parameter 2.5 % apart even at
-# η = 64, where the scalar filter's moves by hundredths — a search and a quadratic's curvature need the latter.
-JOINT_REFUSAL = (
-    "the joint filter's log-likelihood is not smooth in its parameters, so neither an optimum nor "
-    "standard errors would hold (benchmarks/results/joint_loglik.md)"
-)
 
 
 @dataclass
@@ -301,9 +294,9 @@ class LogLikelihood(Evaluated):
         self.evidence = evidence
         self.family = system if isinstance(system, ModelFamily) else None
         joint = None if self.family is not None else joint_systems.find(system)
-        if joint is not None:
+        if joint is not None:  # fit() takes both kinds
             raise ValueError(
-                f"{joint.name} is a joint (vector-state) system; a fit takes the scalar ones: " f"{JOINT_REFUSAL}"
+                f"{joint.name} is a joint system: its log-likelihood is uxemu.joint_fit.JointLogLikelihood"
             )
         self.spec = self.family.spec if self.family is not None else systems.spec(system)
         if self.family is not None and engine == "native":
@@ -401,7 +394,7 @@ def fit(
     start: dict | None = None,
     fixed: dict | None = None,
     eta: int = 16,
-    mode: str = DEFAULT_MODE,
+    mode: str | None = None,
     likelihood: str = "kernel",
     prior=None,
     engine: str = "auto",
@@ -415,7 +408,9 @@ def fit(
 
     `system`: a table system's name or id, or a model of your own — a function of keyword parameters with
     numeric defaults returning a StateSpaceModel, or a ModelFamily — which runs on the reference engine;
-    those of its free parameters whose `bounds` start at 0 are positive (ModelFamily).
+    those of its free parameters whose `bounds` start at 0 are positive (ModelFamily). A joint (vector-state)
+    table system is fitted on the cell filter (uxemu.joint_fit; `trace.z` one column per observed component,
+    `prior` one law per state component); `mode` None is the cell filter there, DEFAULT_MODE for a scalar one.
     `fixed` / `start`: values by name for the parameters held fixed (default: the table's, or the function's,
     defaults) / where the search starts (default: the best of a scan of starts, `maximise`). `bounds`:
     {name: (low, high)} limits of the search (None: unbounded within the parameter's domain). `progress(evaluations, log_likelihood)` is called after
@@ -427,8 +422,20 @@ def fit(
         system = ModelFamily(system, positive=[n for n, (lo, _) in (bounds or {}).items() if lo == 0])
     if not np.isfinite(np.asarray(trace.z, dtype=np.float64)).any():  # log L is 0 at every parameter: no maximum
         raise ValueError("the trace has no observation (every z is missing): nothing to fit")
-    loglik = LogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
+    loglik = _loglik(system, trace, eta, mode, likelihood, prior, engine, evidence)
     return maximise(loglik, free, bounds, start, fixed, progress, max_evaluations, profile, stage)
+
+
+def _loglik(system, trace, eta, mode, likelihood, prior, engine, evidence):
+    """The log-likelihood `fit` climbs: a joint table system's on the cell filter, any other on the scalar
+    filter (`mode` None: DEFAULT_MODE)."""
+    if isinstance(system, ModelFamily) or joint_systems.find(system) is None:
+        return LogLikelihood(system, trace, eta, mode or DEFAULT_MODE, likelihood, prior, engine, evidence)
+    from .joint_fit import JointLogLikelihood
+
+    if evidence != "update":
+        raise ValueError(f"evidence {evidence!r} is the scalar filter's density; a joint system's is 'update'")
+    return JointLogLikelihood(system, trace, eta, mode, likelihood, prior, engine)
 
 
 def maximise(
@@ -610,10 +617,12 @@ def data_scales(trace) -> list[float]:
     standard deviation) of its first differences, then of its values; those not positive left out (none
     for a trace of fewer than three observations)."""
     z = np.asarray(getattr(trace, "z", ()), dtype=np.float64)
-    z = z[np.isfinite(z)]
+    z = z.reshape(len(z), -1) if z.ndim > 1 else z.reshape(-1, 1)  # a joint trace: one column per component
+    steps = np.diff(z, axis=0)
+    z, steps = z[np.isfinite(z)], steps[np.isfinite(steps)]
     if z.size < 3:
         return []
-    spreads = [1.4826 * float(np.median(np.abs(x - np.median(x)))) for x in (np.diff(z), z)]
+    spreads = [1.4826 * float(np.median(np.abs(x - np.median(x)))) for x in (steps, z)]
     return [s for s in spreads if s > 0 and math.isfinite(s)]
 
 

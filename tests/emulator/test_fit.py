@@ -313,17 +313,46 @@ def test_a_start_without_a_log_likelihood_is_refused_with_the_reason(lg_trace):
         fit.fit("sv", sv, ["phi"], start={"phi": 3.0}, eta=8)
 
 
-@pytest.mark.parametrize("system", ["pendulum", joint_systems.spec("pendulum").id])
-def test_a_joint_system_is_refused_with_why(system):
-    # The joint filter's log L is not smooth in θ (benchmarks/results/joint_loglik.md): the library says so,
-    # by name or id, before any run, where it used to call pendulum an unknown system.
-    trace = traces.Trace(np.arange(20), np.zeros(20), np.zeros(20))
-    with pytest.raises(
-        ValueError,
-        match=r"pendulum is a joint \(vector-state\) system; a fit takes the scalar "
-        r"ones: the joint filter's log-likelihood is not smooth",
-    ):
-        fit.fit(system, trace, ["q"])
+def joint_trace(name: str, steps: int, seed: int):
+    _, z = joint_systems.simulate(joint_systems.get(name), steps, seed)
+    return traces.Trace(np.arange(steps), np.zeros(steps), z)
+
+
+def test_a_joint_systems_log_likelihood_is_the_cell_filters_on_either_engine():
+    from uxemu import native
+    from uxemu.joint_fit import JointLogLikelihood
+
+    tr = joint_trace("pendulum", 40, 3)
+    theta = (0.05, 9.81, 0.7, 0.25)
+    value = JointLogLikelihood("pendulum", tr, eta=8, engine="reference")(theta)
+    assert value == JointLogLikelihood("pendulum", tr, eta=8, engine="native")(theta)  # C = reference, bit for bit
+    assert value == native.load().run_joint_cells(5, tr.z, 8, params=theta).log_likelihood
+
+
+@pytest.mark.parametrize("system", ["cvrange", joint_systems.spec("cvrange").id])
+def test_a_joint_system_is_fitted_on_the_cell_filter(system):
+    tr = joint_trace("cvrange", 300, 5000)  # simulated at q = 0.05, r = 0.5
+    result = fit.fit(system, tr, ["q", "r"], eta=16)
+    assert result.converged and result.engine == "native" and result.better_seen is None
+    for name, truth in (("q", 0.05), ("r", 0.5)):
+        assert abs(result.estimate[name] - truth) < 2 * result.stderr[name], (name, result.estimate, result.stderr)
+    # the optimum is the best of the fit's own runs, and above the truth's log L
+    from uxemu.joint_fit import JointLogLikelihood
+
+    assert result.log_likelihood >= JointLogLikelihood("cvrange", tr)((0.2, 0.05, 2.0, 0.5))
+
+
+@pytest.mark.parametrize(
+    "options, complaint",
+    [
+        (dict(mode="refined"), r"cvrange is a joint system; mode 'refined' is not fitted: the joint atom filter"),
+        (dict(evidence="density"), r"evidence 'density' is the scalar filter's density; a joint system's is 'update'"),
+        (dict(likelihood="sampler"), r"cvrange is a joint system: its filter has the kernel likelihood only"),
+    ],
+)
+def test_what_a_joint_fit_does_not_take_is_refused_with_why(options, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        fit.fit("cvrange", joint_trace("cvrange", 20, 1), ["q"], **options)
 
 
 # -- where the search starts, and an optimum below a run the fit saw -------------------------------------------

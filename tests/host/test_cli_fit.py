@@ -48,7 +48,7 @@ def test_fit_runs_mixture_mode_unless_told(lg_csv, tmp_path, capsys):
         assert f"η=8, {mode}, kernel likelihood" in stdout and json.loads(out.read_text())["mode"] == mode
     with pytest.raises(SystemExit):
         main(["fit", "--help"])
-    assert "(default: mixture)" in " ".join(capsys.readouterr().out.split())
+    assert "(default: mixture; a joint system: cells)" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize(
@@ -61,9 +61,10 @@ def test_fit_runs_mixture_mode_unless_told(lg_csv, tmp_path, capsys):
         (("--free", "q", "--system", "nope"), "no system 'nope'"),
         (("--free", "q", "--start", "q=-1"), "start q = -1.0: not positive"),
         (
-            ("--free", "q", "--system", "pendulum"),
-            "pendulum is a joint (vector-state) system; fit takes the scalar ones",
+            ("--free", "q", "--system", "pendulum", "--mode", "refined"),
+            "pendulum is a joint system; mode 'refined' is not fitted",
         ),
+        (("--free", "q", "--system", "pendulum", "--evidence", "density"), "a joint system's log-likelihood sums"),
     ],
 )
 def test_bad_options_are_one_line(lg_csv, capsys, argv, complaint):

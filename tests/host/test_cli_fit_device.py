@@ -123,7 +123,7 @@ def test_a_device_of_another_board_is_refused_before_configure(device, lg_csv, c
         (("--engine", "native"), "--engine native: with --port/--board the device computes the log-likelihood"),
         (("--evidence", "density"), "--evidence density: with --port/--board the device computes the log-likelihood"),
         (("--params", "q=-1"), "--params: system 'lg': parameter q = -1.0 is not positive"),
-        (("--system", "pendulum"), "pendulum is a joint (vector-state) system; fit takes the scalar ones"),
+        (("--system", "pendulum"), "a joint system is fitted on the host (its cell filter's log-likelihood)"),
     ],
 )
 def test_host_only_options_with_a_device_are_refused_before_it_is_opened(lg_csv, capsys, argv, complaint):

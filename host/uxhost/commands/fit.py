@@ -7,7 +7,7 @@ import math
 import sys
 from pathlib import Path
 
-from .common import InputError, add_device_arguments, add_force_argument, add_model_arguments
+from .common import DEFAULT_VECTOR_MODE, InputError, add_device_arguments, add_force_argument, add_model_arguments
 
 # uxemu.fit.EVIDENCE, stated here so that building the parser needs no numpy.
 EVIDENCE = ("update", "density")
@@ -26,7 +26,7 @@ def register(sub) -> None:
     )
     parser.add_argument("trace", type=Path, help="trace CSV with columns k,u,z[,x]")
     parser.add_argument("--z-col", default="z", metavar="NAME", help="the observation column (default: %(default)s)")
-    add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True, joint=False)
+    add_model_arguments(parser, system_required=False, defaults=fit_defaults(), own_model=True)
     add_device_arguments(parser, required=False, verb="fit on it (default: on the host)")
     parser.add_argument("--free", required=True, metavar="NAME,…", help="the parameters to estimate, by name")
     parser.add_argument(
@@ -93,6 +93,7 @@ def run(args) -> int:
     from uxemu import fit
 
     from ..config import find_spec, table_specs
+    from ..joint import is_joint, trace_meta
     from ..outputs import check_output
     from ..traces import load_trace
     from ..user_model import from_arguments
@@ -101,13 +102,14 @@ def run(args) -> int:
 
     if args.json is not None:  # before the fit's minutes, not after them
         check_output(args.json, args.force)
+    if not args.model and is_joint(args.system or trace_meta(args.trace).get("system")):
+        return run_joint(args)
     trace = load_trace(args.trace, args.z_col)
     if args.port or args.board:
         return run_on_device(args, trace)
     own = from_arguments(args)
     if own is None:
         choose_system(args, trace.meta)
-        scalar_only(args)
         config = model_config(args, defaults=fit_defaults())  # parameters, η, mode, likelihood and prior
         spec = find_spec(table_specs(), config.system)
     else:  # the function's parameters and prior unless --params / --prior say otherwise
@@ -133,6 +135,36 @@ def run(args) -> int:
     return fit_and_report(args, trace, spec, config, search)
 
 
+def run_joint(args) -> int:
+    """A joint (vector-state) system's fit on the host, on the cell filter (uxemu.joint_fit): the trace read
+    with the system's dimensions, the options as `uxhost stream` takes them for it."""
+    from uxemu import fit
+    from uxemu.joint_fit import ATOM_REFUSAL
+    from uxemu.systems import PRIOR_LAWS
+
+    from ..joint import dim_obs_of, joint_specs, trace_meta
+    from ..traces import load_trace
+    from .joint import config_for
+    from .stream import choose_system
+
+    if args.port or args.board:
+        raise InputError("a joint system is fitted on the host (its cell filter's log-likelihood): drop --port/--board")
+    if args.evidence != DEFAULT_EVIDENCE:
+        raise InputError(f"--evidence {args.evidence}: a joint system's log-likelihood sums its update evidence")
+    choose_system(args, trace_meta(args.trace))
+    spec = joint_specs()[args.system]
+    config = config_for(args, joint_specs(), "the system table")
+    if config.mode != DEFAULT_VECTOR_MODE:  # before the trace is read
+        raise InputError(f"{spec.name} is a joint system; mode {config.mode!r} is not fitted: {ATOM_REFUSAL}")
+    trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
+    prior = [PRIOR_LAWS[kind](a, b) for kind, a, b in config.priors]
+
+    def search(**options):
+        return fit.fit(spec.name, trace, eta=config.eta, mode=config.mode, prior=prior, engine=args.engine, **options)
+
+    return fit_and_report(args, trace, spec, config, search)
+
+
 def run_on_device(args, trace) -> int:
     """The fit of the log-likelihood the device computes (uxhost.device_fit), on --port or a QEMU --board."""
     from uxemu import fit
@@ -154,7 +186,6 @@ def run_on_device(args, trace) -> int:
                 f"{option} {value}: with --port/--board the device computes the log-likelihood " "(its update evidence)"
             )
     choose_system(args, trace.meta)
-    scalar_only(args)
     if args.system in table_specs():  # checked before the device is opened; one only it has, against its own
         model_config(args, defaults=fit_defaults())
 
@@ -170,21 +201,6 @@ def run_on_device(args, trace) -> int:
             loglik.config,
             lambda **options: fit.maximise(loglik, **options),
             largest_eta=loglik.info.max_eta,
-        )
-
-
-def scalar_only(args) -> None:
-    """A joint (vector-state) system is refused by name, with why (uxemu.fit.JOINT_REFUSAL): a fit runs the
-    scalar filter (uxemu.fit, and CONFIGURE / STEP on a device), not the joint one."""
-    from uxemu import fit
-
-    from ..config import table_specs
-    from ..joint import is_joint
-
-    if is_joint(args.system):
-        raise InputError(
-            f"{args.system} is a joint (vector-state) system; fit takes the scalar ones "
-            f"({', '.join(table_specs())}, or a device's own): {fit.JOINT_REFUSAL}"
         )
 
 
@@ -309,7 +325,7 @@ def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) 
             + ")"
         )
     if not result.stderr_reliable:
-        smoother = not result.smooth and config.mode != fit.DEFAULT_MODE
+        smoother = not result.smooth and config.mode not in (fit.DEFAULT_MODE, DEFAULT_VECTOR_MODE)
         follows = result.smooth and not args.profile
         print(
             f"  warning: {result.why_unreliable}"

@@ -1,0 +1,74 @@
+"""The log-likelihood a fit climbs for a joint (vector-state) system: the cell filter's (ux/joint_cells.h).
+
+`uxemu.fit.fit` takes a joint system through JointLogLikelihood, which has what `fit.maximise` needs. Only
+the cell filter is fitted: the joint atom filter's log L moves by nats between parameters 2.5 % apart
+(benchmarks/results/joint_loglik.md). How far fits on the cells recover simulated parameters:
+benchmarks/results/joint_fits.md.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _ttr, joint_systems
+from .fit import ENGINES, Evaluated, _prior_tuple
+from .joint_cells import run_joint_cells
+from .joint_filter import DEFAULT_VECTOR_MODE
+from .run import _steps
+
+# Why a joint system is not fitted on the atom filter (refined, paper).
+ATOM_REFUSAL = (
+    "the joint atom filter's log-likelihood is not smooth in its parameters, so neither an optimum nor standard "
+    "errors would hold (benchmarks/results/joint_loglik.md); fit it on the cell filter "
+    f"(mode {DEFAULT_VECTOR_MODE!r}, the default)"
+)
+
+
+class JointLogLikelihood(Evaluated):
+    """θ ↦ log p(z_0..T−1 | θ) of a joint table system on the cell filter at η (the full parameter vector in the
+    table's order). `prior`: None (the table's) or one law per component (Gaussian or Laplace on the native
+    engine). `engine`: 'native' (the C core), 'reference' (uxemu.joint_cells) or 'auto'."""
+
+    source = "the cell filter"
+    evidence = "update"
+
+    def __init__(self, system, trace, eta: int = 16, mode=None, likelihood="kernel", prior=None, engine="auto"):
+        self.spec = joint_systems.spec(system)
+        mode = mode or DEFAULT_VECTOR_MODE
+        if mode != "cells":
+            raise ValueError(f"{self.spec.name} is a joint system; mode {mode!r} is not fitted: {ATOM_REFUSAL}")
+        if likelihood != "kernel":
+            raise ValueError(f"{self.spec.name} is a joint system: its filter has the kernel likelihood only")
+        if engine not in ENGINES:
+            raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
+        _ttr.log2_eta(eta)
+        self.trace, self.eta, self.prior = trace, int(eta), None if prior is None else tuple(prior)
+        self.k, self.u, self.z = _steps(trace)
+        self.engine, self._native = self._engine(engine)
+
+    def _engine(self, engine: str):
+        if engine == "reference":
+            return "reference", None
+        from . import native
+
+        try:
+            return "native", native.load()
+        except (OSError, FileNotFoundError):
+            if engine == "native":
+                raise
+            return "reference", None
+
+    def _value(self, params) -> float:
+        try:
+            return float(self.run(params).log_likelihood)
+        except (ValueError, ArithmeticError) as exc:  # a parameter the model refuses, a transition that overflows
+            self.refusal = str(exc)
+            return -math.inf
+
+    def run(self, params):
+        """The cell filter's run of the trace at `params` (a JointRun)."""
+        if self._native is not None:
+            prior = None if self.prior is None else [_prior_tuple(law) for law in self.prior]
+            return self._native.run_joint_cells(self.spec.id, self.z, self.eta, self.k, self.u, params, prior)
+        model = joint_systems.get(self.spec.name, **dict(zip(self.spec.param_names, params)))
+        return run_joint_cells(model, self.z, self.eta, self.k, self.u, self.prior)
