@@ -86,7 +86,9 @@ def run(args) -> dict:
         fits = []
         for i in range(args.traces):
             fits.append(fit_trace(name, i))
-            print(f"[{time.monotonic() - started:6.0f} s] {name} fit {i + 1}/{args.traces}", file=sys.stderr, flush=True)
+            print(
+                f"[{time.monotonic() - started:6.0f} s] {name} fit {i + 1}/{args.traces}", file=sys.stderr, flush=True
+            )
         systems[name] = fits
     record = dict(meta={**env, "command": args.command, "wall_s": time.monotonic() - started}, systems=systems)
     return dict(markdown=markdown(record), record=record)
@@ -116,7 +118,12 @@ def misses(name: str, fits: list[dict]) -> list[str]:
     rows = [f for f in fits if not f["within"]]
     if not rows:
         return []
-    lines = [f"### {name}: the fits not within 2 se", "", "| trace | estimate | z (estimate − truth) / se | converged |", "|---|---|---|---|"]
+    lines = [
+        f"### {name}: the fits not within 2 se",
+        "",
+        "| trace | estimate | z (estimate − truth) / se | converged |",
+        "|---|---|---|---|",
+    ]
     for f in rows:
         est = ", ".join(f"{p} = {v:.4g}" for p, v in f["estimate"].items())
         zs = ", ".join(f"{p} {v:+.2f}" for p, v in f["z"].items())
@@ -127,8 +134,18 @@ def misses(name: str, fits: list[dict]) -> list[str]:
 def markdown(record: dict) -> str:
     meta = record["meta"]
     size = meta["sizes"]
-    head = ["system", "free", "within 2 se", "per parameter", "converged", "converged, better seen",
-            "roughness: median (max)", "jitter: median (max)", "runs per fit", "CPU s per fit"]
+    head = [
+        "system",
+        "free",
+        "within 2 se",
+        "per parameter",
+        "converged",
+        "converged, better seen",
+        "roughness: median (max)",
+        "jitter: median (max)",
+        "runs per fit",
+        "CPU s per fit",
+    ]
     lines = [
         "# Joint fits on the cell filter: simulated parameters recovered",
         "",

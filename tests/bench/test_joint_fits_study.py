@@ -19,15 +19,37 @@ def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
             assert set(f["estimate"]) == set(jf.FREE[name]) and f["evaluations"] > 10
             assert f["within"] == all(abs(z) <= 2 for z in f["z"].values())
     md = out.read_text()
-    assert md.startswith("# Joint fits on the cell filter") and "| cvrange | q, r |" in md and "| reentry | q, r |" in md
+    assert (
+        md.startswith("# Joint fits on the cell filter") and "| cvrange | q, r |" in md and "| reentry | q, r |" in md
+    )
 
 
 def test_a_fit_without_a_standard_error_is_not_within():
     fits = [
-        dict(trace=0, estimate={"q": 1.0, "r": 1.0}, z={"q": float("nan"), "r": 0.1}, within=False, converged=True,
-             better_seen=False, roughness=0.1, jitter=0.01, evaluations=90, seconds=1.0),
-        dict(trace=1, estimate={"q": 1.0, "r": 1.0}, z={"q": 0.5, "r": -1.9}, within=True, converged=True,
-             better_seen=False, roughness=0.1, jitter=0.01, evaluations=90, seconds=1.0),
+        dict(
+            trace=0,
+            estimate={"q": 1.0, "r": 1.0},
+            z={"q": float("nan"), "r": 0.1},
+            within=False,
+            converged=True,
+            better_seen=False,
+            roughness=0.1,
+            jitter=0.01,
+            evaluations=90,
+            seconds=1.0,
+        ),
+        dict(
+            trace=1,
+            estimate={"q": 1.0, "r": 1.0},
+            z={"q": 0.5, "r": -1.9},
+            within=True,
+            converged=True,
+            better_seen=False,
+            roughness=0.1,
+            jitter=0.01,
+            evaluations=90,
+            seconds=1.0,
+        ),
     ]
     row = jf.summary_row("cvrange", fits)
     assert row[2] == "1/2" and row[3] == "q 1 · r 2"

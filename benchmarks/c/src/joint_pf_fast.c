@@ -3,9 +3,10 @@
  * engineer would write for one vector-state model.
  *
  * One step after the first is one pass over the particles — systematic resampling on the unnormalised
- * weights, the ancestor propagated with two ziggurat normals (three for reentry), its Gaussian log-weight without constant terms —
- * then one pass of exp(log-weight − max) accumulating the weight sums and the shifted first and second
- * moments. The per-step constants (the WNA factor, the observer's velocity) are the model's own prepare's.
+ * weights, the ancestor propagated with two ziggurat normals (reentry: three), its Gaussian log-weight
+ * without constant terms — then one pass of exp(log-weight − max) accumulating the weight sums and the
+ * shifted first and second moments. The per-step constants (the WNA factor, the observer's velocity,
+ * reentry's noise scales) are the model's own prepare's.
  */
 #include <math.h>
 #include <string.h>

@@ -2,10 +2,11 @@
  * uxbench/joint_pf_fast.h — the joint bootstrap particle filter of uxbench/joint_pf.h as a tuned loop per
  * system, the baseline at its fastest (as uxbench/pf_fast.h is for the scalar systems): the model inlined,
  * xoshiro256** and ziggurat normals inlined (uxbench/fast_random.h), systematic resampling fused with
- * propagation and weighing, Gaussian log-weights without constant terms and one exp per particle,
- * unnormalised weights carried to the next resampling, the moments in one pass.
+ * propagation and weighing, Gaussian log-weights without constant terms and one exp per particle (and
+ * reentry's two for its drag), unnormalised weights carried to the next resampling, the moments in one pass.
  *
- * Systems: pendulum, cvrange and bearings (their Gaussian priors and WNA / random-walk noise written out);
+ * Systems: pendulum, cvrange, bearings and reentry (their Gaussian priors and WNA / random-walk / independent
+ * noises written out);
  * any other model, or a prior that is not Gaussian, is UX_ERR_ARG. Same configuration, outputs and step
  * convention as uxb_joint_pf_run; its random stream differs, so the two agree in distribution only.
  */
