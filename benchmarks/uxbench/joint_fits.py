@@ -38,8 +38,10 @@ OUT = RESULTS / "joint_fits.md"
 SEED = 61000
 ETA = 16
 FREE = {"pendulum": ("q", "r"), "cvrange": ("q", "r"), "bearings": ("q", "r"), "reentry": ("q", "r")}
-# reentry's body slows to a near stop within about 60 steps (0.5 s each): later steps say little of q.
-STEPS = {"pendulum": 300, "cvrange": 300, "bearings": 300, "reentry": 80}
+# bearings as its other studies run it: its target must stay ahead (x > 0), which its defaults keep for about
+# 80 steps (trace 0 of these seeds crosses x = 0 at step 42 of 300, where y/x is singular). reentry's body
+# slows to a near stop within about 60 steps (0.5 s each): later steps say little of q.
+STEPS = {"pendulum": 300, "cvrange": 300, "bearings": 80, "reentry": 80}
 TARGET = 0.9  # issue 41: within 2 se on at least 90 % of the traces
 
 

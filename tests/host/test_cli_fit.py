@@ -51,6 +51,24 @@ def test_fit_runs_mixture_mode_unless_told(lg_csv, tmp_path, capsys):
     assert "(default: mixture; a joint system: cells)" in " ".join(capsys.readouterr().out.split())
 
 
+def test_a_joint_trace_is_fitted_on_the_cell_filter(tmp_path, capsys):
+    """A joint system's trace (its header names it) is read with its dimensions and fitted on the cells, the
+    library's fit on the same trace giving the same estimate."""
+    import numpy as np
+
+    trace, out = tmp_path / "re.csv", tmp_path / "re.json"
+    code, _, err = run_cli(capsys, "simulate", "--system", "reentry", "--steps", 80, "--seed", 3, "-o", trace)
+    assert code == 0, err
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "q", "--json", out)
+    assert code == 0, err
+    assert "fit q of reentry" in stdout and "η=16, cells, kernel likelihood" in stdout
+    result = json.loads(out.read_text())
+    assert result["mode"] == "cells" and abs(result["estimate"]["q"] - 0.001) < 2 * result["stderr"]["q"]
+    rows = np.loadtxt(trace, delimiter=",", skiprows=3)
+    lib = fit.fit("reentry", Trace(rows[:, 0], rows[:, 1], rows[:, 2:3]), ["q"])
+    assert lib.estimate["q"] == result["estimate"]["q"]
+
+
 @pytest.mark.parametrize(
     "argv, complaint",
     [
