@@ -51,13 +51,19 @@ def workload(device: link.Device, board: str, etas: list[int], largest: int) -> 
     """Every system, mode and likelihood at every η the image holds: STEPS steps of one trace each."""
     for spec in device.systems().values():
         if isinstance(spec, joint.DeviceJointSpec):
-            joint_workload(device, spec, [e for e in etas if e <= min(largest, 32)])  # η ≤ 32: the answer's frame
+            joint_workload(device, spec, joint_etas(spec.dim, etas, largest))
             continue
         tr = traces.simulate(systems.get(spec.name), STEPS, np.random.default_rng(1))
         for eta in (e for e in etas if e <= largest):
             for mode in MODES:
                 for lik in LIKELIHOODS:
                     measure(device, board, spec.id, eta, mode, lik, tr, STEPS)
+
+
+def joint_etas(dim: int, etas: list[int], largest: int) -> list[int]:
+    """The η of `etas` a joint system of `dim` components runs at on an image holding η ≤ `largest`: those
+    whose answer fits a frame (joint.posterior_fits; the firmware refuses the others' CONFIGURE)."""
+    return [e for e in etas if e <= largest and joint.posterior_fits(dim, e)]
 
 
 def joint_workload(device: link.Device, spec, etas: list[int]) -> None:

@@ -42,3 +42,14 @@ def test_stack_stays_below_its_static_bound(board):
     # The deepest path on every board, joint systems served or not: the sort-free TTR's per-cell sums under
     # a scalar update (the joint filter's set-up quantizes its laws into the workspace, not the stack).
     assert "ux_filter_update" in match.group(6) and "ux_ttr" in match.group(6)
+
+
+def test_a_joint_system_runs_where_its_answer_fits_a_frame():
+    """bearings (d = 4) at η = 32 would not fit a POSTERIOR in a frame, and the firmware refuses it; the
+    workload leaves it out there, as firmware_costs does, and keeps every η a 2-D or 3-D state has."""
+    from uxbench import stack_highwater
+
+    etas = [2, 4, 8, 16, 32, 64]
+    assert stack_highwater.joint_etas(4, etas, 64) == [2, 4, 8, 16]
+    assert stack_highwater.joint_etas(3, etas, 64) == stack_highwater.joint_etas(2, etas, 64) == [2, 4, 8, 16, 32]
+    assert stack_highwater.joint_etas(2, etas, 8) == [2, 4, 8]
