@@ -9,6 +9,8 @@ estimate is held against the truth:
   with no standard error for a parameter is not within); for a correct model and a quadratic log L about
   95 % per parameter;
 - converged, and converged although a run of the fit's own beat its optimum (`better_seen`);
+- of the fits not within, those whose standard errors the fit itself says do not hold (`stderr_reliable`
+  false: log L too far from a quadratic on their scale, and `uxhost fit` prints why) — a miss it warns of;
 - the roughness and jitter of the quadratic the standard errors are read from (FitResult), filter runs
   and CPU seconds per fit.
 
@@ -70,6 +72,7 @@ def fit_trace(name: str, i: int) -> dict:
         z=z_scores,
         within=all(abs(v) <= 2 for v in z_scores.values()),
         converged=bool(r.converged),
+        reliable=bool(r.stderr_reliable),  # the fit's own word on its standard errors (FitResult)
         better_seen=r.better_seen is not None,
         roughness=float(r.roughness),
         jitter=float(r.jitter),
@@ -107,6 +110,7 @@ def summary_row(name: str, fits: list[dict]) -> list[str]:
         ", ".join(FREE[name]),
         f"{within}/{n}" + (" ✓" if within >= TARGET * n else ""),
         per_param,
+        f"{sum(not f['within'] and not f['reliable'] for f in fits)} of {n - within}",
         str(sum(f["converged"] for f in fits)),
         str(sum(f["converged"] and f["better_seen"] for f in fits)),
         f"{median('roughness'):.3f} ({max(f['roughness'] for f in fits):.3f})",
@@ -123,13 +127,14 @@ def misses(name: str, fits: list[dict]) -> list[str]:
     lines = [
         f"### {name}: the fits not within 2 se",
         "",
-        "| trace | estimate | z (estimate − truth) / se | converged |",
-        "|---|---|---|---|",
+        "| trace | estimate | z (estimate − truth) / se | converged | its standard errors hold, says the fit |",
+        "|---|---|---|---|---|",
     ]
     for f in rows:
         est = ", ".join(f"{p} = {v:.4g}" for p, v in f["estimate"].items())
         zs = ", ".join(f"{p} {v:+.2f}" for p, v in f["z"].items())
-        lines.append(f"| {f['trace']} | {est} | {zs} | {'yes' if f['converged'] else 'no'} |")
+        held = "yes" if f["reliable"] else "no"
+        lines.append(f"| {f['trace']} | {est} | {zs} | {'yes' if f['converged'] else 'no'} | {held} |")
     return lines + [""]
 
 
@@ -141,6 +146,7 @@ def markdown(record: dict) -> str:
         "free",
         "within 2 se",
         "per parameter",
+        "misses the fit warned of",
         "converged",
         "converged, better seen",
         "roughness: median (max)",

@@ -24,7 +24,7 @@ def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
     )
 
 
-def test_a_fit_without_a_standard_error_is_not_within():
+def test_a_fit_without_a_standard_error_is_not_within_and_a_warned_miss_counts():
     fits = [
         dict(
             trace=0,
@@ -32,6 +32,7 @@ def test_a_fit_without_a_standard_error_is_not_within():
             z={"q": float("nan"), "r": 0.1},
             within=False,
             converged=True,
+            reliable=False,
             better_seen=False,
             roughness=0.1,
             jitter=0.01,
@@ -44,6 +45,7 @@ def test_a_fit_without_a_standard_error_is_not_within():
             z={"q": 0.5, "r": -1.9},
             within=True,
             converged=True,
+            reliable=True,
             better_seen=False,
             roughness=0.1,
             jitter=0.01,
@@ -52,5 +54,5 @@ def test_a_fit_without_a_standard_error_is_not_within():
         ),
     ]
     row = jf.summary_row("cvrange", fits)
-    assert row[2] == "1/2" and row[3] == "q 1 · r 2"
-    assert "| 0 | q = 1, r = 1 | q +nan, r +0.10 | yes |" in "\n".join(jf.misses("cvrange", fits))
+    assert row[2] == "1/2" and row[3] == "q 1 · r 2" and row[4] == "1 of 1"  # the miss was warned of
+    assert "| 0 | q = 1, r = 1 | q +nan, r +0.10 | yes | no |" in "\n".join(jf.misses("cvrange", fits))
