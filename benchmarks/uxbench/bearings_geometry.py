@@ -13,7 +13,7 @@ specified; trace i from seed SEED + i), every method in C (libuxbench.so):
   reference PF's (a filter that has lost the target);
 - the verdict per setting: the cells at each η against the EKF and the UKF (RMSE every component, and NLL).
 
-    .venv/bin/python -m uxbench bearings_geometry                 # 20 traces × 80 steps per setting (~6 min)
+    .venv/bin/python -m uxbench bearings_geometry                 # 20 traces × 80 steps per setting (~3 min)
     .venv/bin/python -m uxbench bearings_geometry --traces 2 --out /tmp/g.md
 
 Writes benchmarks/results/bearings_geometry.md and bearings_geometry.json.gz beside it.

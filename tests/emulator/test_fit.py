@@ -329,10 +329,9 @@ def test_a_joint_systems_log_likelihood_is_the_cell_filters_on_either_engine():
     assert value == native.load().run_joint_cells(5, tr.z, 8, params=theta).log_likelihood
 
 
-@pytest.mark.parametrize("system", ["cvrange", joint_systems.spec("cvrange").id])
-def test_a_joint_system_is_fitted_on_the_cell_filter(system):
+def test_a_joint_system_is_fitted_on_the_cell_filter():
     tr = joint_trace("cvrange", 300, 5000)  # simulated at q = 0.05, r = 0.5
-    result = fit.fit(system, tr, ["q", "r"], eta=16)
+    result = fit.fit("cvrange", tr, ["q", "r"], eta=16)
     assert result.converged and result.engine == "native" and result.better_seen is None
     for name, truth in (("q", 0.05), ("r", 0.5)):
         assert abs(result.estimate[name] - truth) < 2 * result.stderr[name], (name, result.estimate, result.stderr)
@@ -350,9 +349,10 @@ def test_a_joint_system_is_fitted_on_the_cell_filter(system):
         (dict(likelihood="sampler"), r"cvrange is a joint system: its filter has the kernel likelihood only"),
     ],
 )
-def test_what_a_joint_fit_does_not_take_is_refused_with_why(options, complaint):
+@pytest.mark.parametrize("system", ["cvrange", joint_systems.spec("cvrange").id])  # by name or id
+def test_what_a_joint_fit_does_not_take_is_refused_with_why(system, options, complaint):
     with pytest.raises(ValueError, match=complaint):
-        fit.fit("cvrange", joint_trace("cvrange", 20, 1), ["q"], **options)
+        fit.fit(system, joint_trace("cvrange", 20, 1), ["q"], **options)
 
 
 # -- where the search starts, and an optimum below a run the fit saw -------------------------------------------
