@@ -14,7 +14,7 @@ estimate is held against the truth:
 - the roughness and jitter of the quadratic the standard errors are read from (FitResult), filter runs
   and CPU seconds per fit.
 
-    .venv/bin/python -m uxbench joint_fits                  # 50 traces per system (~15 minutes)
+    .venv/bin/python -m uxbench joint_fits                  # 50 traces per system (~10 minutes)
     .venv/bin/python -m uxbench joint_fits --traces 3 --systems cvrange --out /tmp/f.md
 
 Writes benchmarks/results/joint_fits.md and joint_fits.json.gz beside it.
@@ -27,11 +27,11 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
 from uxemu import fit, joint_systems
+from uxemu.traces import Trace
 
 from . import environment
 from .report import RESULTS, write_study
@@ -41,7 +41,7 @@ SEED = 61000
 ETA = 16
 FREE = {"pendulum": ("q", "r"), "cvrange": ("q", "r"), "bearings": ("q", "r"), "reentry": ("q", "r")}
 # bearings as its other studies run it: its target must stay ahead (x > 0), which its defaults keep for about
-# 80 steps (trace 0 of these seeds crosses x = 0 at step 42 of 300, where y/x is singular). reentry's body
+# 80 steps (a 300-step trace from seed 5000 crosses x = 0 at step 42, where y/x is singular). reentry's body
 # slows to a near stop within about 60 steps (0.5 s each): later steps say little of q.
 STEPS = {"pendulum": 300, "cvrange": 300, "bearings": 80, "reentry": 80}
 TARGET = 0.9  # issue 41: within 2 se on at least 90 % of the traces
@@ -60,7 +60,7 @@ def fit_trace(name: str, i: int) -> dict:
     truth = dict(zip(spec.param_names, model.params))
     steps = STEPS[name]
     _, z = joint_systems.simulate(model, steps, SEED + 1000 * spec.id + i)
-    trace = SimpleNamespace(k=np.arange(steps), u=np.zeros(steps), z=z)
+    trace = Trace(np.arange(steps), np.zeros(steps), z)
     r = fit.fit(name, trace, FREE[name], eta=ETA, engine="native")
     z_scores = {
         p: (r.estimate[p] - truth[p]) / r.stderr[p] if r.stderr[p] > 0 else math.nan for p in FREE[name]

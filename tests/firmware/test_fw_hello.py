@@ -26,8 +26,8 @@ def test_hello_reports_version_board_and_real_size(dev, board):
     described = dev.systems(info)
     assert list(described) == names
     for name, spec in described.items():
-        table = joint_systems.spec(name) if name in joint_systems.SPECS else systems.spec(name)
         joint = name in joint_systems.SPECS
+        table = joint_systems.spec(name) if joint else systems.spec(name)
         assert (spec.id, spec.title, spec.param_names) == (table.id, table.title, table.param_names)
         assert spec.prior == (prior_on(board, table.prior) if joint else prior_on(board, (table.prior,))[0])
         assert [q.domain for q in spec.params] == [q.domain for q in table.params]
