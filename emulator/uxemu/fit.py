@@ -268,6 +268,21 @@ class Evaluated:
         raise NotImplementedError
 
 
+def engine_for(engine: str):
+    """(the engine's name, the native library or None) for ENGINES' `engine`: 'auto' runs natively where
+    the library is built; 'native' raises where it is not."""
+    if engine == "reference":
+        return "reference", None
+    from . import native
+
+    try:
+        return "native", native.load()
+    except (OSError, FileNotFoundError):
+        if engine == "native":
+            raise
+        return "reference", None
+
+
 class LogLikelihood(Evaluated):
     """θ ↦ log p(z_0..T−1 | θ) of one system, trace and filter configuration (the full parameter vector in
     the table's order, or the function's). `system`: a table system's name or id, or a ModelFamily (your
@@ -305,19 +320,7 @@ class LogLikelihood(Evaluated):
                 "native one (a table system runs natively)"
             )
         self.trace, self.eta, self.mode, self.likelihood, self.prior = trace, eta, mode, likelihood, prior
-        self.engine, self._native = self._engine(engine)
-
-    def _engine(self, engine: str):
-        if engine == "reference" or self.family is not None:
-            return "reference", None
-        from . import native
-
-        try:
-            return "native", native.load()
-        except (OSError, FileNotFoundError):
-            if engine == "native":
-                raise
-            return "reference", None
+        self.engine, self._native = engine_for("reference" if self.family is not None else engine)
 
     def _value(self, params) -> float:
         """The filter's log-likelihood at `params` (in their domain); −∞ with `refusal` set where it refuses them."""

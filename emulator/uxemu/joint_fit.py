@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from . import _ttr, joint_systems
-from .fit import ENGINES, Evaluated, _prior_tuple
+from .fit import ENGINES, Evaluated, _prior_tuple, engine_for
 from .joint_cells import run_joint_cells
 from .joint_filter import DEFAULT_VECTOR_MODE
 from .run import _steps
@@ -44,19 +44,7 @@ class JointLogLikelihood(Evaluated):
         _ttr.log2_eta(eta)
         self.trace, self.eta, self.prior = trace, int(eta), None if prior is None else tuple(prior)
         self.k, self.u, self.z = _steps(trace)
-        self.engine, self._native = self._engine(engine)
-
-    def _engine(self, engine: str):
-        if engine == "reference":
-            return "reference", None
-        from . import native
-
-        try:
-            return "native", native.load()
-        except (OSError, FileNotFoundError):
-            if engine == "native":
-                raise
-            return "reference", None
+        self.engine, self._native = engine_for(engine)
 
     def _value(self, params) -> float:
         try:
