@@ -16,11 +16,12 @@ from .joint_cells import run_joint_cells
 from .joint_filter import DEFAULT_VECTOR_MODE
 from .run import _steps
 
+FIT_MODE = "cells"  # the one joint filter fitted
 # Why a joint system is not fitted on the atom filter (refined, paper).
 ATOM_REFUSAL = (
     "the joint atom filter's log-likelihood is not smooth in its parameters, so neither an optimum nor standard "
-    "errors would hold (benchmarks/results/joint_loglik.md); fit it on the cell filter "
-    f"(mode {DEFAULT_VECTOR_MODE!r}, the default)"
+    f"errors would hold (benchmarks/results/joint_loglik.md); fit it on the cell filter (mode {FIT_MODE!r}"
+    + (", the default)" if FIT_MODE == DEFAULT_VECTOR_MODE else ")")
 )
 
 
@@ -35,7 +36,7 @@ class JointLogLikelihood(Evaluated):
     def __init__(self, system, trace, eta: int = 16, mode=None, likelihood="kernel", prior=None, engine="auto"):
         self.spec = joint_systems.spec(system)
         mode = mode or DEFAULT_VECTOR_MODE
-        if mode != "cells":
+        if mode != FIT_MODE:
             raise ValueError(f"{self.spec.name} is a joint system; mode {mode!r} is not fitted: {ATOM_REFUSAL}")
         if likelihood != "kernel":
             raise ValueError(f"{self.spec.name} is a joint system: its filter has the kernel likelihood only")

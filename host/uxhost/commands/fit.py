@@ -139,7 +139,7 @@ def run_joint(args) -> int:
     """A joint (vector-state) system's fit on the host, on the cell filter (uxemu.joint_fit): the trace read
     with the system's dimensions, the options as `uxhost stream` takes them for it."""
     from uxemu import fit
-    from uxemu.joint_fit import ATOM_REFUSAL
+    from uxemu.joint_fit import ATOM_REFUSAL, FIT_MODE
     from uxemu.systems import PRIOR_LAWS
 
     from ..joint import dim_obs_of, joint_specs, trace_meta
@@ -154,7 +154,7 @@ def run_joint(args) -> int:
     choose_system(args, trace_meta(args.trace))
     spec = joint_specs()[args.system]
     config = config_for(args, joint_specs(), "the system table")
-    if config.mode != DEFAULT_VECTOR_MODE:  # before the trace is read
+    if config.mode != FIT_MODE:  # before the trace is read
         raise InputError(f"{spec.name} is a joint system; mode {config.mode!r} is not fitted: {ATOM_REFUSAL}")
     trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
     prior = [PRIOR_LAWS[kind](a, b) for kind, a, b in config.priors]
