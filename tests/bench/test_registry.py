@@ -20,7 +20,10 @@ STUDY = ("arguments", "run", "report")
 
 
 def top_level_functions(path: Path) -> set[str]:
-    return {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
+    """The module's top-level functions, by `def` or bound to a name (`report = write_study`)."""
+    body = ast.parse(path.read_text()).body
+    defined = {n.name for n in body if isinstance(n, ast.FunctionDef)}
+    return defined | {t.id for n in body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
 
 def test_list_prints_every_registered_study_on_one_line():
