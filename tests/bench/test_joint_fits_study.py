@@ -9,8 +9,9 @@ from uxbench.__main__ import main as uxbench
 
 def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
     out = tmp_path / "f.md"
-    argv = ["joint_fits", "--traces", "2", "--systems", "cvrange", "reentry", "--out", str(out)]
+    argv = ["joint_fits", "--traces", "2", "--systems", "cvrange", "reentry", "--eta", "8", "--out", str(out)]
     assert uxbench(argv) == 0
+    assert "on the cell filter at η = 8 (native engine)" in out.read_text()
     systems = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))["systems"]
     assert list(systems) == ["cvrange", "reentry"]
     for name, fits in systems.items():
