@@ -436,9 +436,7 @@ def _loglik(system, trace, eta, mode, likelihood, prior, engine, evidence):
         return LogLikelihood(system, trace, eta, mode or DEFAULT_MODE, likelihood, prior, engine, evidence)
     from .joint_fit import JointLogLikelihood
 
-    if evidence != "update":
-        raise ValueError(f"evidence {evidence!r} is the scalar filter's density; a joint system's is 'update'")
-    return JointLogLikelihood(system, trace, eta, mode, likelihood, prior, engine)
+    return JointLogLikelihood(system, trace, eta, mode, likelihood, prior, engine, evidence)
 
 
 def maximise(

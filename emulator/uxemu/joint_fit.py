@@ -28,18 +28,23 @@ ATOM_REFUSAL = (
 class JointLogLikelihood(Evaluated):
     """θ ↦ log p(z_0..T−1 | θ) of a joint table system on the cell filter at η (the full parameter vector in the
     table's order). `prior`: None (the table's) or one law per component (Gaussian or Laplace on the native
-    engine). `engine`: 'native' (the C core), 'reference' (uxemu.joint_cells) or 'auto'."""
+    engine). `engine`: 'native' (the C core), 'reference' (uxemu.joint_cells) or 'auto'. `evidence`: 'update'
+    only (the density evidence is the scalar filter's)."""
 
     source = "the cell filter"
     evidence = "update"
 
-    def __init__(self, system, trace, eta: int = 16, mode=None, likelihood="kernel", prior=None, engine="auto"):
+    def __init__(
+        self, system, trace, eta: int = 16, mode=None, likelihood="kernel", prior=None, engine="auto", evidence="update"
+    ):
         self.spec = joint_systems.spec(system)
         mode = mode or DEFAULT_VECTOR_MODE
         if mode != FIT_MODE:
             raise ValueError(f"{self.spec.name} is a joint system; mode {mode!r} is not fitted: {ATOM_REFUSAL}")
         if likelihood != "kernel":
             raise ValueError(f"{self.spec.name} is a joint system: its filter has the kernel likelihood only")
+        if evidence != "update":
+            raise ValueError(f"evidence {evidence!r} is the scalar filter's density; a joint system's is 'update'")
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; use one of {ENGINES}")
         _ttr.log2_eta(eta)

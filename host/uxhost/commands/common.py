@@ -63,12 +63,10 @@ def add_model_arguments(
     system_required: bool = True,
     defaults: dict | None = None,
     own_model: bool = False,
-    joint: bool = True,
 ) -> None:
     """The model options; `defaults` replaces some of FILTER_DEFAULTS for this command (model_config
     must be given the same). `own_model`: --model FILE.py:FUNCTION too, in place of --system (the command
-    checks that one of them is given, `system_required` or not). `joint`: the command takes joint systems
-    (its --mode help names their default)."""
+    checks that one of them is given, `system_required` or not)."""
     from ..joint import joint_specs
     from ..user_model import HELP
 
@@ -98,7 +96,7 @@ def add_model_arguments(
         help="refined: weight all η² predictive atoms; paper: reduce to η first; mixture: refined, then the "
         "posterior atoms from the filter density's quadrature nodes (scalar systems); cells: at most η Gaussian "
         "cells moved by sigma points (joint systems) "
-        f"(default: {d['mode']}" + (f"; a joint system: {DEFAULT_VECTOR_MODE})" if joint else ")"),
+        f"(default: {d['mode']}; a joint system: {DEFAULT_VECTOR_MODE})",
     )
     parser.add_argument(
         "--likelihood",
