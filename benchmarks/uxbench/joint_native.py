@@ -45,6 +45,7 @@ class JointKFRun:
     mean: np.ndarray  # (T, dim) posterior mean of the Gaussian belief
     cov: np.ndarray  # (T, dim, dim) its covariance
     skipped: np.ndarray  # (T,) bool: the update was skipped
+    log_evidence: np.ndarray | None = field(default=None, repr=False)  # (T,) log N(z; ẑ, S); 0 where z is missing
     elapsed_ns: int = 0
     cpu_ns: int = 0
 
@@ -92,7 +93,7 @@ class _KFConfig(C.Structure):
 
 
 class _KFOutput(C.Structure):
-    _fields_ = [("mean", C.c_void_p), ("cov", C.c_void_p), ("skipped", C.c_void_p)]
+    _fields_ = [("mean", C.c_void_p), ("cov", C.c_void_p), ("skipped", C.c_void_p), ("log_evidence", C.c_void_p)]
 
 
 class _UXOutput(C.Structure):
@@ -282,8 +283,8 @@ class JointBenchLib:
         keep_p, cparams = self._params(params)
         keep_l, plaw = self._prior(prior)
         cfg = _KFConfig(model, cparams, plaw, JKF_METHODS[method])
-        run = JointKFRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.uint8))
-        out = _KFOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.skipped))
+        run = JointKFRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.uint8), np.empty(T))
+        out = _KFOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.skipped), _ptr(run.log_evidence))
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         st = self.lib.uxb_joint_kf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out))
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0

@@ -47,10 +47,21 @@ def test_ekf_and_ukf_are_the_kalman_filter_on_a_linear_gaussian_system(jlib, lin
     _, z = linear_trace
     model = joint_linear.CModel()
     run = jlib.run_kf(model.ptr, z, method)
-    mean, cov = joint_linear.kalman(z)
+    log_evidence = []
+    mean, cov = joint_linear.kalman(z, log_evidence)
     assert not run.skipped.any()
     np.testing.assert_allclose(run.mean, mean, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(run.cov, cov, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(run.log_evidence, log_evidence, rtol=1e-9, atol=1e-12)  # what a fit climbs
+
+
+def test_a_missing_reading_adds_nothing_to_the_kalman_log_likelihood(jlib, linear_trace):
+    z = np.array(linear_trace[1], dtype=np.float64).reshape(-1, 1)
+    z[5] = np.nan
+    model = joint_linear.CModel()  # alive while C calls its functions
+    run = jlib.run_kf(model.ptr, z, "ukf")
+    assert run.skipped[5] and run.log_evidence[5] == 0.0
+    assert np.isfinite(run.log_evidence).all() and (run.log_evidence[~run.skipped] != 0).all()
 
 
 def test_the_grid_filter_is_the_kalman_filter_on_a_linear_gaussian_system(linear_trace):

@@ -2,6 +2,9 @@
 
 import gzip
 import json
+import math
+
+import pytest
 
 from uxbench import joint_fits as jf
 from uxbench.__main__ import main as uxbench
@@ -12,17 +15,37 @@ def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
     argv = ["joint_fits", "--traces", "2", "--systems", "cvrange", "reentry", "--eta", "8", "--out", str(out)]
     assert uxbench(argv) == 0
     assert "on the cell filter at η = 8 (native engine)" in out.read_text()
-    systems = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))["systems"]
+    record = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))
+    systems = record["systems"]
     assert list(systems) == ["cvrange", "reentry"]
     for name, fits in systems.items():
-        assert [f["trace"] for f in fits] == [0, 1]
-        for f in fits:
+        assert list(record["rivals"][name]) == ["ekf", "ukf"]
+        for f in fits + record["rivals"][name]["ekf"] + record["rivals"][name]["ukf"]:
             assert set(f["estimate"]) == set(jf.FREE[name]) and f["evaluations"] > 10
             assert f["within"] == all(abs(z) <= 2 for z in f["z"].values())
+        assert [f["trace"] for f in fits] == [f["trace"] for f in record["rivals"][name]["ukf"]] == [0, 1]
     md = out.read_text()
-    assert (
-        md.startswith("# Joint fits on the cell filter") and "| cvrange | q, r |" in md and "| reentry | q, r |" in md
-    )
+    assert md.startswith("# Joint fits on the cell filter")
+    for row in ("| cvrange | cells η = 8 | q, r |", "| reentry | cells η = 8 | q, r |", "| reentry | UKF | q, r |"):
+        assert row in md
+
+
+def test_the_ukf_fit_recovers_a_linear_gaussian_like_system():
+    """cvrange's range from a far station is nearly linear: the UKF's own fit, which the study sets beside the
+    cells', lands near the truth on a trace of it, and its log L is the Kalman sum the C filter reports."""
+    trace, truth = jf.simulated("cvrange", 0)
+    loglik = jf.GaussianLogLikelihood("cvrange", trace, "ukf")
+    params = [truth[p] for p in loglik.spec.param_names]
+    assert loglik(params) == pytest.approx(float(loglik._lib.run_kf("cvrange", trace.z, "ukf").log_evidence.sum()))
+    assert loglik([-1.0 if p == "q" else v for p, v in zip(loglik.spec.param_names, params)]) == -math.inf
+    f = jf.fit_trace_rival("cvrange", 0, "ukf")
+    assert f["converged"] and all(abs(z) < 3 for z in f["z"].values())
+
+
+def test_the_nominal_rate_is_two_normal_estimates_within_two_se():
+    assert jf.nominal_rate() == pytest.approx(0.9545**2, abs=1e-4)
+    assert jf.chance_at_least(0, 50, 0.3) == pytest.approx(1.0)
+    assert jf.chance_at_least(50, 50, 0.9) == pytest.approx(0.9**50)
 
 
 def test_a_fit_without_a_standard_error_is_not_within_and_a_warned_miss_counts():
@@ -55,5 +78,5 @@ def test_a_fit_without_a_standard_error_is_not_within_and_a_warned_miss_counts()
         ),
     ]
     row = jf.summary_row("cvrange", fits)
-    assert row[2] == "1/2" and row[3] == "q 1 · r 2" and row[4] == "1 of 1"  # the miss was warned of
+    assert row[3] == "1/2" and row[4] == "q 1 · r 2" and row[5] == "1 of 1"  # the miss was warned of
     assert "| 0 | q = 1, r = 1 | q +nan, r +0.10 | yes | no |" in "\n".join(jf.misses("cvrange", fits))

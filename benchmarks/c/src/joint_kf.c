@@ -8,6 +8,7 @@
 
 #define D UX_MAX_DIM
 #define MAX_POINTS (2 * UX_MAX_DIM + 1)
+#define LOG_2PI 1.83787706640934548356
 
 typedef struct {
     const ux_joint_model *model;
@@ -136,6 +137,22 @@ static int invert(const double *S, double *inv, unsigned n)
     return 0;
 }
 
+/* log N(v; 0, S) for the innovation v (m) with S⁻¹ = Si; −∞ when S is not positive definite. */
+static double innovation_log_density(const double *v, const double *S, const double *Si, unsigned m)
+{
+    double L[D * D], q = 0, log_det = 0;
+    unsigned a, b;
+    cholesky(S, L, m);
+    for (a = 0; a < m; ++a) {
+        if (!(L[a * m + a] > 0))
+            return -INFINITY;
+        log_det += 2 * log(L[a * m + a]);
+        for (b = 0; b < m; ++b)
+            q += v[a] * Si[a * m + b] * v[b];
+    }
+    return -0.5 * (m * LOG_2PI + log_det + q);
+}
+
 /* -- the noises ---------------------------------------------------------------------------------------- */
 /* Q = Σ_j d_j d_jᵀ, d_j = f(x̂, w̄ + σ_j e_j) − f(x̂, w̄): the additive noise's effect, read from the model. */
 static void process_cov(const kf_state *s, const double *x, const double *fx, double *Q)
@@ -256,7 +273,7 @@ static int finite_all(const double *v, unsigned n)
     return 1;
 }
 
-static int ekf_update(const kf_state *s, const double *z, double *x, double *P)
+static int ekf_update(const kf_state *s, const double *z, double *x, double *P, double *log_evidence)
 {
     double loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], lp[UX_JOINT_MAX_OBS], lm[UX_JOINT_MAX_OBS];
     double H[D * D], R[D * D], S[D * D], Si[D * D], PHt[D * D], K[D * D], IKH[D * D], KR[D * D], xp[D], xm[D];
@@ -278,12 +295,19 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P)
     mul(H, PHt, S, m, n, m, 0); /* H P Hᵀ */
     for (a = 0; a < m * m; ++a)
         S[a] += R[a];
-    if (!finite_all(z, m) || invert(S, Si, m))
+    if (!finite_all(z, m))
         return 1;
+    if (invert(S, Si, m)) {
+        *log_evidence = -INFINITY;
+        return 1;
+    }
+    for (c = 0; c < m; ++c)
+        loc[c] = z[c] - loc[c]; /* the innovation */
+    *log_evidence = innovation_log_density(loc, S, Si, m);
     mul(PHt, Si, K, n, m, m, 0);
     for (a = 0; a < n; ++a)
         for (c = 0; c < m; ++c)
-            x[a] += K[a * m + c] * (z[c] - loc[c]);
+            x[a] += K[a * m + c] * loc[c];
     mul(K, H, IKH, n, m, n, 0);
     for (a = 0; a < n * n; ++a)
         IKH[a] = (a % (n + 1) == 0 ? 1.0 : 0.0) - IKH[a];
@@ -297,7 +321,7 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P)
     return 0;
 }
 
-static int ukf_update(const kf_state *s, const double *z, double *x, double *P)
+static int ukf_update(const kf_state *s, const double *z, double *x, double *P, double *log_evidence)
 {
     uxb_ut_weights u = uxb_ut_weights_for(s->dim);
     double X[MAX_POINTS * D], Z[MAX_POINTS * UX_JOINT_MAX_OBS], zbar[UX_JOINT_MAX_OBS], loc[UX_JOINT_MAX_OBS];
@@ -311,13 +335,20 @@ static int ukf_update(const kf_state *s, const double *z, double *x, double *P)
     obs_cov(s, scale, R);
     for (a = 0; a < m * m; ++a)
         S[a] += R[a];
-    if (!finite_all(z, m) || invert(S, Si, m))
+    if (!finite_all(z, m))
         return 1;
+    if (invert(S, Si, m)) {
+        *log_evidence = -INFINITY;
+        return 1;
+    }
+    for (c = 0; c < m; ++c)
+        loc[c] = z[c] - zbar[c]; /* the innovation */
+    *log_evidence = innovation_log_density(loc, S, Si, m);
     ut_cov(&u, X, x, n, Z, zbar, m, points, C);
     mul(C, Si, K, n, m, m, 0);
     for (a = 0; a < n; ++a)
         for (c = 0; c < m; ++c)
-            x[a] += K[a * m + c] * (z[c] - zbar[c]);
+            x[a] += K[a * m + c] * loc[c];
     mul(K, S, KS, n, m, m, 0);
     mul(KS, K, KS, n, m, n, 1);
     for (a = 0; a < n * n; ++a)
@@ -376,6 +407,7 @@ ux_status uxb_joint_kf_run(const uxb_joint_kf_config *cfg, const uint32_t *k, co
         return st;
     for (t = 0; t < T; ++t) {
         int skipped;
+        double log_evidence = 0; /* a missing z says nothing */
         unsigned n = s.dim;
         ux_joint_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
         if (t > 0) {
@@ -384,14 +416,16 @@ ux_status uxb_joint_kf_run(const uxb_joint_kf_config *cfg, const uint32_t *k, co
             else
                 ekf_predict(&s, x, P);
         }
-        skipped = cfg->method == UXB_JKF_UKF ? ukf_update(&s, z + t * s.dim_obs, x, P)
-                                             : ekf_update(&s, z + t * s.dim_obs, x, P);
+        skipped = cfg->method == UXB_JKF_UKF ? ukf_update(&s, z + t * s.dim_obs, x, P, &log_evidence)
+                                             : ekf_update(&s, z + t * s.dim_obs, x, P, &log_evidence);
         if (out->mean != NULL)
             memcpy(out->mean + t * n, x, n * sizeof(double));
         if (out->cov != NULL)
             memcpy(out->cov + t * n * n, P, n * n * sizeof(double));
         if (out->skipped != NULL)
             out->skipped[t] = (uint8_t)skipped;
+        if (out->log_evidence != NULL)
+            out->log_evidence[t] = log_evidence;
     }
     return UX_OK;
 }

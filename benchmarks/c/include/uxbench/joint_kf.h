@@ -54,6 +54,8 @@ typedef struct {
     double *mean; /* T·dim: posterior mean */
     double *cov; /* T·dim²: posterior covariance, row-major */
     uint8_t *skipped; /* T: 1 where the update was skipped */
+    double *log_evidence; /* T: log N(z_t; ẑ_t, S_t), the predictive's density at z (0 where z is missing,
+                             −∞ where S is singular): its sum is the filter's log-likelihood */
 } uxb_joint_kf_output;
 
 /*
