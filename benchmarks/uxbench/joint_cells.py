@@ -12,10 +12,15 @@ REFERENCE_PARTICLES-particle PF for bearings and reentry (its mean only: no dens
   the EKF's and UKF's Gaussian, the PF's weighted KDE (uxbench.joint_metrics), the grid's own; the atom
   filter's is in joint_filtering.md;
 - CPU: thread time per step of one whole-trace call, the median of TIMING_ROUNDS rounds in rotating order on
-  the first trace (only ratios between methods mean anything on a shared machine).
+  the first trace (only ratios between methods mean anything on a shared machine);
+- paired differences per trace (cells at the default η, and the reference, against the EKF and the UKF): the
+  mean over traces of the per-trace RMSE difference and its standard error, which says whether the traces
+  resolve a difference at all (on bearings at 20 traces the EKF's vx RMSE is below the reference's own).
 
     .venv/bin/python -m uxbench joint_cells                      # 20 traces per system (~8 minutes)
     .venv/bin/python -m uxbench joint_cells --traces 2 --out /tmp/c.md
+    .venv/bin/python -m uxbench joint_cells --systems bearings --traces 200 \
+        --out benchmarks/results/joint_cells_bearings200.md   # differences a few traces cannot resolve
 
 Writes benchmarks/results/joint_cells.md and joint_cells.json.gz beside it.
 """
@@ -59,6 +64,7 @@ def trace_seed(model, i: int) -> int:
 def arguments(ap) -> None:
     ap.add_argument("--traces", type=int, default=20, help="traces per system")
     ap.add_argument("--steps", type=int, default=None, help="steps per trace (default: each system's, STEPS)")
+    ap.add_argument("--systems", nargs="+", choices=list(STEPS), default=list(STEPS), help="the joint systems run")
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
 
 
@@ -149,6 +155,8 @@ def system_rows(lib, model, traces: int, steps: int, started: float) -> list[dic
                 rmse=np.mean([s["rmse"] for s in per_trace], axis=0).tolist(),
                 nll=None if None in nlls else float(np.mean(nlls)),
                 cpu_us=cpu.get(label),
+                rmse_traces=[s["rmse"] for s in per_trace],  # for the paired differences
+                nll_traces=None if None in nlls else nlls,
             )
         )
     return rows
@@ -158,7 +166,7 @@ def run(args) -> dict:
     started = time.monotonic()
     if args.traces < 1 or (args.steps is not None and args.steps < 2):
         raise SystemExit("uxbench joint_cells: at least 1 trace of 2 steps")
-    steps = {name: args.steps or n for name, n in STEPS.items()}
+    steps = {name: args.steps or STEPS[name] for name in args.systems}
     lib = joint_native.load()
     env = environment.block({"traces": args.traces, "steps": steps})
     systems = {name: system_rows(lib, joint_systems.get(name), args.traces, n, started) for name, n in steps.items()}
@@ -174,6 +182,31 @@ def _by_label(rows) -> dict:
 def _as_accurate(a: dict, b: dict) -> bool:
     """a's RMSE at most b's in every component."""
     return all(x <= y for x, y in zip(a["rmse"], b["rmse"]))
+
+
+def paired(a: dict, b: dict) -> list[tuple[float, float]]:
+    """Per component, then NLL where both have one: the mean over traces of a's score − b's, and its standard
+    error (the traces' spread / √n; 0 for one trace)."""
+    diffs = [np.asarray(a["rmse_traces"]) - np.asarray(b["rmse_traces"])]
+    if a.get("nll_traces") and b.get("nll_traces"):
+        diffs.append((np.asarray(a["nll_traces"]) - np.asarray(b["nll_traces"]))[:, None])
+    d = np.concatenate(diffs, axis=1)
+    se = d.std(axis=0, ddof=1) / np.sqrt(len(d)) if len(d) > 1 else np.zeros(d.shape[1])
+    return list(zip(d.mean(axis=0).tolist(), se.tolist()))
+
+
+def paired_lines(name: str, by: dict) -> list[str]:
+    """The default-η cells and the reference against the EKF and UKF, per trace."""
+    labels = [f"cells η={DEFAULT_ETA}"] + [k for k in by if k.startswith("reference")]
+    names = list(COMPONENTS[name]) + ["NLL"]
+    out = []
+    for label in labels:
+        for rival in ("EKF", "UKF"):
+            if "rmse_traces" not in by[label]:  # a record from before the per-trace scores
+                continue
+            parts = [f"{n} {m:+.4f} ± {e:.4f}" for n, (m, e) in zip(names, paired(by[label], by[rival]))]
+            out.append(f"- {label} − {rival}, per trace (mean ± se): {', '.join(parts)}.")
+    return out
 
 
 def verdicts(name: str, rows: list[dict]) -> list[str]:
@@ -200,6 +233,7 @@ def verdicts(name: str, rows: list[dict]) -> list[str]:
         c["method"] for c in cells if all(_as_accurate(c, by[k]) and c["nll"] < by[k]["nll"] for k in ("EKF", "UKF"))
     ]
     out.append(f"- Lower RMSE in every component and lower NLL than both EKF and UKF: {', '.join(wins) or 'none'}.")
+    out += paired_lines(name, by)
     for n in PLAIN_PARTICLES:
         out.append(
             f"- The tuned PF {n} against the plain one: CPU {by[f'PF plain {n}']['cpu_us'] / by[f'PF {n}']['cpu_us']:.2f}× "
