@@ -53,6 +53,12 @@ GRID_POINTS = 256
 REFERENCE_PARTICLES = joint_bearings.REFERENCE_PARTICLES
 TIMING_ROUNDS = 5
 STEPS = {"pendulum": 100, "cvrange": 100, "bearings": 80, "reentry": 80}
+TRACES_FROM = {
+    "pendulum": "as in joint_filtering.md",
+    "cvrange": "as in joint_filtering.md",
+    "bearings": "as in joint_bearings.md",
+    "reentry": "from the sweep's seeds",
+}
 COMPONENTS = {**joint_filtering.COMPONENTS, "bearings": ("x", "y", "vx", "vy"), "reentry": ("h", "v", "b")}
 
 
@@ -272,8 +278,7 @@ def markdown(record: dict) -> str:
         "",
         f"`python -m uxbench joint_cells` at commit {meta['commit']} ({meta['cpu']}, {meta['cpus']} CPUs, load "
         f"average {float(meta['load_avg']):.2f}, {meta['wall_s']:.0f} s): {meta['sizes']['traces']} traces per "
-        f"system ({', '.join(f'{k} {v} steps' for k, v in meta['sizes']['steps'].items())}: pendulum and cvrange as "
-        f"in joint_filtering.md, bearings as in joint_bearings.md, reentry from the sweep's seeds), "
+        f"system ({'; '.join(f'{k} {v} steps, {TRACES_FROM[k]}' for k, v in meta['sizes']['steps'].items())}), "
         f"every method in C. RMSE per component against the simulated state (per trace, then the mean); NLL the "
         f"mean over steps of −log p(x_true) (cells: their Gaussian mixture; EKF, UKF: their Gaussian; PF: weighted "
         f"KDE; grid: its own density); the reference is the {GRID_POINTS}² grid filter (2-D) or a "
