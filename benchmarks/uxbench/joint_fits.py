@@ -201,8 +201,8 @@ def rival_lines(name: str, fits: list[dict], rivals: dict) -> list[str]:
     for method, rfits in rivals.items():
         theirs = {f["trace"] for f in rfits if not f["within"]}
         out.append(
-            f"  - the {method.upper()} misses {len(theirs)}: {len(theirs & cells)} of the cells' misses, "
-            f"{len(theirs - cells)} others ({sorted(theirs - cells) or 'none'})."
+            f"  - the {method.upper()} misses {len(theirs)}: {len(theirs & cells)} of the cells' misses and "
+            f"{len(theirs - cells)} more ({sorted(theirs - cells) or 'none'})."
         )
     return out
 
