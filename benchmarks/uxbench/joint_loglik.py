@@ -7,7 +7,8 @@ filter's mixture mode (a fit's default) is (benchmarks/results/evidence.md); the
 paper modes only (uxemu.joint_filter.JOINT_MODES). Here, on five simulated 500-step traces of each joint
 system at its table defaults (reentry 80 steps): log L at 13 values of q and of r from 0.85 to 1.15 times the default (steps
 of 2.5 %), with the C joint filter (refined) at η = 16, 32, 64 and the cell filter (ux/joint_cells.h) at
-η = 16, 64 — the largest |second difference| of log L along the parameter, its range, and the rms residual
+η = 16, 64, with its exchange (as it filters) and without ("cells, fitted": as a fit runs it,
+uxemu.joint_fit.FIT_EXCHANGE) — the largest |second difference| of log L along the parameter, its range, and the rms residual
 of a quartic through the 13 values (what is not smooth: a well-determined parameter has large second
 differences from its curvature alone, and a quartic follows the curvature). A smooth log L whose standard
 error is about a tenth of the parameter has second differences of about (0.025 / 0.1)² = 0.06 nats at this
@@ -18,12 +19,13 @@ step; sv's row (the scalar filter, its default fit's mixture mode, and refined) 
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
 import numpy as np
 
-from uxemu import fit, joint_systems, native, systems, traces
+from uxemu import fit, joint_fit, joint_systems, native, systems, traces
 
 from . import environment
 from .report import RESULTS
@@ -56,6 +58,11 @@ def log_likelihood(runner, system_id, z, eta, extra, params) -> float:
         return -np.inf
 
 
+def _cells_as_fitted(nat):
+    """The cell filter as a fit runs it (uxemu.joint_fit.FIT_EXCHANGE)."""
+    return functools.partial(nat.run_joint_cells, exchange=joint_fit.FIT_EXCHANGE)
+
+
 def joint_rows(nat) -> list[dict]:
     rows = []
     for name in joint_systems.names():
@@ -64,6 +71,7 @@ def joint_rows(nat) -> list[dict]:
             _, z = joint_systems.simulate(model, JOINT_STEPS.get(name, STEPS), SEED + i)
             runs = [("refined", eta, nat.run_joint_filter, ("refined",)) for eta in ETAS]
             runs += [("cells", eta, nat.run_joint_cells, ()) for eta in CELL_ETAS]
+            runs += [("cells, fitted", eta, _cells_as_fitted(nat), ()) for eta in CELL_ETAS]
             for mode, eta, runner, extra in runs:
                 for param in ("q", "r"):
                     curve = along(

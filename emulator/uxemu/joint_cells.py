@@ -108,7 +108,7 @@ def _sum(terms) -> np.ndarray:
 class JointCellsFilter:
     """The cell filter step by step (ux_joint_cells): predict(k, u), update(z), mean(), cov(), logpdf(x)."""
 
-    def __init__(self, model: JointModel, eta: int = 16, prior=None):
+    def __init__(self, model: JointModel, eta: int = 16, prior=None, exchange: bool = True):
         _ttr.log2_eta(eta)
         if not model.additive_noise:
             raise ValueError(f"system {model.name}: a cell filter needs a model whose noise enters additively")
@@ -116,6 +116,7 @@ class JointCellsFilter:
         if len(laws) != model.dim:
             raise ValueError(f"system {model.name} has {model.dim} components; the prior gives {len(laws)}")
         self.model, self.eta, self.dim = model, int(eta), model.dim
+        self.exchange = bool(exchange)  # ux_joint_cells_set_exchange: off, the fits' smoother log L
         noise = [law_moments(law) for law in model.process_noise]
         self.noise_mean = np.array([m for m, _ in noise])
         self.noise_var = np.array([v for _, v in noise])
@@ -365,7 +366,8 @@ class JointCellsFilter:
         spread[bj - 1] = self._spread_bent(bj - 1, L)
 
     def split(self):
-        """One exchange, then while fewer than η cells, split the widest (ux/joint_cells.c split_cells)."""
+        """One exchange (unless off), then while fewer than η cells, split the widest (ux/joint_cells.c
+        split_cells)."""
         with np.errstate(all="ignore"):
             _, T = self._moments()
         if not np.isfinite(T).all():
@@ -375,7 +377,8 @@ class JointCellsFilter:
             return
         L = L[0]
         spread = [self._spread_bent(i, L) for i in range(self.w.size)]
-        self._exchange(spread, L)
+        if self.exchange:
+            self._exchange(spread, L)
         while self.w.size < self.eta:
             best, top = self._widest(self.w, spread)
             if not top > 0 or not self._split_cell(best, *spread[best], L):
@@ -518,8 +521,8 @@ class JointCellsFilter:
         return CellAtoms(self.m.copy(), self.w.copy())
 
 
-def run_joint_cells(model: JointModel, z, eta: int = 16, k=None, u=None, prior=None) -> JointRun:
+def run_joint_cells(model: JointModel, z, eta: int = 16, k=None, u=None, prior=None, exchange=True) -> JointRun:
     """Filter a whole trace (uxemu.joint_filter.run_trace) with the reference cell filter; each step's
     'posterior' is its cells (weights, means, covariances)."""
-    f = JointCellsFilter(model, eta, prior)
+    f = JointCellsFilter(model, eta, prior, exchange)
     return run_trace(f.predict, f.update, lambda: (*f._moments(), f.log_evidence, f.cells()), model.dim, z, k, u)

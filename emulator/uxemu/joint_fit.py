@@ -17,6 +17,9 @@ from .joint_filter import DEFAULT_VECTOR_MODE
 from .run import _steps
 
 FIT_MODE = "cells"  # the one joint filter fitted
+# The cells' exchange (docs/semantics.md "Cell filter") is a decision the parameters flip, a step in log L at
+# each flip; the fit climbs the cell filter without it (what that changes: benchmarks/README.md, joint_fits).
+FIT_EXCHANGE = False
 # Why a joint system is not fitted on the atom filter (refined, paper).
 ATOM_REFUSAL = (
     "the joint atom filter's log-likelihood is not smooth in its parameters, so neither an optimum nor standard "
@@ -60,9 +63,11 @@ class JointLogLikelihood(Evaluated):
             return -math.inf
 
     def run(self, params):
-        """The cell filter's run of the trace at `params` (a JointRun)."""
+        """The cell filter's run of the trace at `params` (a JointRun), its exchange off (FIT_EXCHANGE)."""
         if self._native is not None:
             prior = None if self.prior is None else [_prior_tuple(law) for law in self.prior]
-            return self._native.run_joint_cells(self.spec.id, self.z, self.eta, self.k, self.u, params, prior)
+            return self._native.run_joint_cells(
+                self.spec.id, self.z, self.eta, self.k, self.u, params, prior, exchange=FIT_EXCHANGE
+            )
         model = joint_systems.get(self.spec.name, **dict(zip(self.spec.param_names, params)))
-        return run_joint_cells(model, self.z, self.eta, self.k, self.u, self.prior)
+        return run_joint_cells(model, self.z, self.eta, self.k, self.u, self.prior, exchange=FIT_EXCHANGE)

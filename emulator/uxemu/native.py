@@ -293,6 +293,7 @@ class Native:
                 [C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_uint, C.c_uint],
             ),
             "ux_joint_cells_sizeof": (C.c_size_t, []),
+            "ux_joint_cells_set_exchange": (C.c_int, [C.c_void_p, C.c_int]),
             "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
             "ux_joint_cells_cell": (
                 C.c_int,
@@ -820,15 +821,17 @@ class Native:
             f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim, z, k, u
         )
 
-    def joint_cells(self, system_id: int, eta: int = 16, params=None, prior=None) -> "NativeJointCells":
-        """A ux_joint_cells; prior: None, or one (kind, a, b) per component."""
-        return NativeJointCells(self, system_id, eta, params, prior)
+    def joint_cells(self, system_id: int, eta: int = 16, params=None, prior=None, exchange=True) -> "NativeJointCells":
+        """A ux_joint_cells; prior: None, or one (kind, a, b) per component; exchange: ux_joint_cells_set_exchange."""
+        return NativeJointCells(self, system_id, eta, params, prior, exchange)
 
-    def run_joint_cells(self, system_id: int, z, eta: int = 16, k=None, u=None, params=None, prior=None):
+    def run_joint_cells(
+        self, system_id: int, z, eta: int = 16, k=None, u=None, params=None, prior=None, exchange: bool = True
+    ):
         """uxemu.joint_cells.run_joint_cells through the C core: a JointRun whose posteriors are the cells."""
         from .joint_filter import run_trace
 
-        f = self.joint_cells(system_id, eta, params, prior)
+        f = self.joint_cells(system_id, eta, params, prior, exchange)
         return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.cells()), f.dim, z, k, u)
 
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
@@ -1254,8 +1257,9 @@ class NativeJointCells(_NativeJoint):
 
     prefix = "ux_joint_cells"
 
-    def __init__(self, nat: Native, system_id: int, eta: int, params, prior):
+    def __init__(self, nat: Native, system_id: int, eta: int, params, prior, exchange: bool = True):
         super().__init__(nat, system_id, eta, "cells", params, prior)
+        self._checked("set_exchange", int(bool(exchange)))
 
     def posterior(self):
         """The cells' means and weights (uxemu.joint_cells.CellAtoms), as the link carries them."""

@@ -318,7 +318,7 @@ def joint_trace(name: str, steps: int, seed: int):
     return traces.Trace(np.arange(steps), np.zeros(steps), z)
 
 
-def test_a_joint_systems_log_likelihood_is_the_cell_filters_on_either_engine():
+def test_a_joint_systems_log_likelihood_is_the_cell_filters_without_exchange_on_either_engine():
     from uxemu import native
     from uxemu.joint_fit import JointLogLikelihood
 
@@ -326,7 +326,9 @@ def test_a_joint_systems_log_likelihood_is_the_cell_filters_on_either_engine():
     theta = (0.05, 9.81, 0.7, 0.25)
     value = JointLogLikelihood("pendulum", tr, eta=8, engine="reference")(theta)
     assert value == JointLogLikelihood("pendulum", tr, eta=8, engine="native")(theta)  # C = reference, bit for bit
-    assert value == native.load().run_joint_cells(5, tr.z, 8, params=theta).log_likelihood
+    nat = native.load()
+    assert value == nat.run_joint_cells(5, tr.z, 8, params=theta, exchange=False).log_likelihood
+    assert value != nat.run_joint_cells(5, tr.z, 8, params=theta).log_likelihood  # the filter with its exchange
 
 
 def test_a_joint_system_is_fitted_on_the_cell_filter():

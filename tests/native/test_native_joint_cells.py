@@ -23,10 +23,13 @@ def trace(name: str, steps: int, seed: int, missing=()):
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
-@pytest.mark.parametrize("eta, steps", [(1, 30), (4, 40), (16, 40), (64, 15)])
-def test_cells_match_the_reference_bit_for_bit(nat, name, eta, steps):
+@pytest.mark.parametrize(
+    "eta, steps, exchange", [(1, 30, True), (4, 40, True), (16, 40, True), (64, 15, True), (16, 40, False)]
+)
+def test_cells_match_the_reference_bit_for_bit(nat, name, eta, steps, exchange):
     model, _, z = trace(name, steps, seed=eta + steps, missing=(3, 4))
-    ref, run = run_joint_cells(model, z, eta), nat.run_joint_cells(model.system_id, z, eta)
+    ref = run_joint_cells(model, z, eta, exchange=exchange)
+    run = nat.run_joint_cells(model.system_id, z, eta, exchange=exchange)
     np.testing.assert_array_equal(run.status, ref.status)
     np.testing.assert_array_equal(run.log_evidence, ref.log_evidence)
     for k, (r, c) in enumerate(zip(ref.posteriors, run.posteriors)):
@@ -101,6 +104,17 @@ def test_configuration_errors_are_refused(nat):
         nat.joint_cells(pendulum, 12)  # η not a power of two
     with pytest.raises(NativeDomainError):  # no mean and variance: not a cell prior
         nat.joint_cells(pendulum, 8, prior=[("lognormal", 0.0, 1.0), ("gaussian", 0.0, 1.0)])
+
+
+def test_the_exchange_is_on_unless_turned_off_and_off_changes_the_run(nat):
+    model, _, z = trace("pendulum", 60, seed=3)
+    default, on = nat.run_joint_cells(model.system_id, z, 8), nat.run_joint_cells(model.system_id, z, 8, exchange=True)
+    off = nat.run_joint_cells(model.system_id, z, 8, exchange=False)
+    np.testing.assert_array_equal(default.log_evidence, on.log_evidence)
+    assert not np.array_equal(off.log_evidence, on.log_evidence)  # pendulum bends: η = 8 fills and exchanges
+    f = nat.joint_cells(model.system_id, 8)
+    with pytest.raises(NativeError, match="ERR_ARG"):
+        f._checked("set_exchange", 2)
 
 
 def test_workspace_is_what_the_macro_promises(nat):

@@ -66,6 +66,7 @@ typedef struct {
     ux_status last;
     ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood;
+    uint8_t exchange; /* 1 (init's): one exchange per update; 0: none (ux_joint_cells_set_exchange) */
 } ux_joint_cells;
 
 /*
@@ -88,6 +89,14 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u);
  * update), UX_ERR_DOMAIN for a non-finite z; nothing changes then.
  */
 ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double *omega, unsigned J, unsigned m);
+
+/*
+ * Turn the exchange (before each update: merge the closest pair when that costs less than the best split gains)
+ * on (1, init's default) or off (0: once η cells exist they change only by light merges). Each exchange is a
+ * decision the parameters flip, a step in the log-likelihood along them; uxemu's fits run with it off
+ * (docs/semantics.md "Cell filter"). UX_ERR_ARG for no filter or a value other than 0 and 1.
+ */
+ux_status ux_joint_cells_set_exchange(ux_joint_cells *f, int on);
 
 /* UX_JOINT_CELLS_WORKSPACE_BYTES for this model's dimension; 0 for no model or an invalid η. */
 size_t ux_joint_cells_workspace_bytes(const ux_joint_model *model, unsigned eta);

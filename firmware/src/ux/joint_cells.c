@@ -180,6 +180,7 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
     f->model = cfg->model;
     f->eta = cfg->eta;
     f->dim = d;
+    f->exchange = 1u;
     bank_carve(&f->cur, &arena, f->eta, d);
     bank_carve(&f->next, &arena, f->eta, d);
     f->spread = ux_arena_reals(&arena, (size_t)f->eta * (d + 1u));
@@ -503,7 +504,7 @@ static void exchange_cells(ux_joint_cells *f, const ux_real *L, const ux_model_c
     cell_spread(f, bj - 1, L, ctx);
 }
 
-/* Before an update: one exchange, then while fewer than η cells, split the widest. */
+/* Before an update: one exchange (unless turned off), then while fewer than η cells, split the widest. */
 static void split_cells(ux_joint_cells *f, const ux_model_ctx *ctx)
 {
     ux_real mean[D], T[D * D], L[D * D], top;
@@ -513,7 +514,8 @@ static void split_cells(ux_joint_cells *f, const ux_model_ctx *ctx)
         return; /* a flat belief has no direction to split along, an overflowing one no scale */
     for (i = 0; i < f->count; ++i)
         cell_spread(f, i, L, ctx);
-    exchange_cells(f, L, ctx);
+    if (f->exchange)
+        exchange_cells(f, L, ctx);
     while (f->count < f->eta) {
         unsigned best = widest_cell(f, &top);
         if (!(top > 0) || !split_cell(f, best, L))
@@ -719,6 +721,14 @@ size_t ux_joint_cells_workspace_bytes(const ux_joint_model *model, unsigned eta)
     if (model == NULL || ux_log2_eta(eta) < 0 || model->dim < 1 || model->dim > UX_MAX_DIM)
         return 0;
     return UX_JOINT_CELLS_WORKSPACE_BYTES(eta, model->dim);
+}
+
+ux_status ux_joint_cells_set_exchange(ux_joint_cells *f, int on)
+{
+    if (f == NULL || (on != 0 && on != 1))
+        return UX_ERR_ARG;
+    f->exchange = (uint8_t)on;
+    return UX_OK;
 }
 
 size_t ux_joint_cells_sizeof(void) { return sizeof(ux_joint_cells); }
