@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from uxemu import fit, joint_systems
+from uxemu import fit, joint_fit, joint_systems
 from uxemu.traces import Trace
 
 from . import environment, joint_native
@@ -129,7 +129,8 @@ def run(args) -> dict:
     started = time.monotonic()
     if args.traces < 1:
         raise SystemExit("uxbench joint_fits: at least 1 trace")
-    env = environment.block({"traces": args.traces, "steps": STEPS, "eta": args.eta, "rivals": args.rivals})
+    sizes = {"traces": args.traces, "steps": STEPS, "eta": args.eta, "rivals": args.rivals}
+    env = environment.block({**sizes, "exchange": joint_fit.FIT_EXCHANGE})
     systems, rivals = {}, {}
     for name in args.systems:
         systems[name], rivals[name] = [], {m: [] for m in args.rivals}
@@ -207,6 +208,13 @@ def rival_lines(name: str, fits: list[dict], rivals: dict) -> list[str]:
     return out
 
 
+def _exchange(size: dict) -> str:
+    """The cells' exchange as the run's fits had it (a record from before it was stated says nothing)."""
+    if "exchange" not in size:
+        return ""
+    return ", its exchange " + ("on" if size["exchange"] else "off (`uxemu.joint_fit.FIT_EXCHANGE`)")
+
+
 def markdown(record: dict) -> str:
     meta = record["meta"]
     size = meta["sizes"]
@@ -230,7 +238,7 @@ def markdown(record: dict) -> str:
         f"`python -m uxbench joint_fits` at commit {meta['commit']} ({meta['cpu']}, {meta['cpus']} CPUs, "
         f"{meta['wall_s']:.0f} s): {size['traces']} traces per system at its table defaults "
         f"({', '.join(f'{k} {v} steps' for k, v in size['steps'].items())}; seeds {SEED} + 1000·id + i), each "
-        f"fitted by `uxemu.fit.fit` on the cell filter at η = {size['eta']} (native engine), the noise "
+        f"fitted by `uxemu.fit.fit` on the cell filter at η = {size['eta']}{_exchange(size)} (native engine), the noise "
         "parameters free, no start given (the fit scans starts from the data's scale). **Within 2 se**: every "
         "free parameter within 2 of its fit's standard error of the truth (about 95 % per parameter for a "
         f"quadratic log L); the target is {TARGET:.0%} of the traces (✓). Roughness: rms residual (nats) of "

@@ -14,7 +14,10 @@ def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
     out = tmp_path / "f.md"
     argv = ["joint_fits", "--traces", "2", "--systems", "cvrange", "reentry", "--eta", "8", "--out", str(out)]
     assert uxbench(argv) == 0
-    assert "on the cell filter at η = 8 (native engine)" in out.read_text()
+    assert (
+        "on the cell filter at η = 8, its exchange off (`uxemu.joint_fit.FIT_EXCHANGE`) (native engine)"
+        in out.read_text()
+    )
     record = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))
     systems = record["systems"]
     assert list(systems) == ["cvrange", "reentry"]
