@@ -81,6 +81,11 @@ def arguments(ap) -> None:
     ap.add_argument(
         "--rivals", nargs="*", choices=RIVALS, default=list(RIVALS), help="Gaussian filters fitted on the same traces"
     )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="also each fit's profile-likelihood interval (uxemu.profile): is the truth inside? (2-7x the runs)",
+    )
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
 
 
@@ -93,16 +98,17 @@ def simulated(name: str, i: int) -> tuple[Trace, dict]:
     return Trace(np.arange(steps), np.zeros(steps), z), dict(zip(spec.param_names, model.params))
 
 
-def fit_trace(name: str, i: int, eta: int = ETA) -> dict:
+def fit_trace(name: str, i: int, eta: int = ETA, profile: bool = False) -> dict:
     """One trace's fit on the cell filter against its truth."""
     trace, truth = simulated(name, i)
-    return judged(name, i, fit.fit(name, trace, FREE[name], eta=eta, engine="native"), truth)
+    return judged(name, i, fit.fit(name, trace, FREE[name], eta=eta, engine="native", profile=profile), truth)
 
 
-def fit_trace_rival(name: str, i: int, method: str) -> dict:
+def fit_trace_rival(name: str, i: int, method: str, profile: bool = False) -> dict:
     """The same trace fitted on the EKF's or UKF's log-likelihood, by the same search."""
     trace, truth = simulated(name, i)
-    return judged(name, i, fit.maximise(GaussianLogLikelihood(name, trace, method), FREE[name]), truth)
+    r = fit.maximise(GaussianLogLikelihood(name, trace, method), FREE[name], profile=profile)
+    return judged(name, i, r, truth)
 
 
 def judged(name: str, i: int, r: fit.FitResult, truth: dict) -> dict:
@@ -122,6 +128,8 @@ def judged(name: str, i: int, r: fit.FitResult, truth: dict) -> dict:
         jitter=float(r.jitter),
         evaluations=int(r.evaluations),
         seconds=float(r.seconds),
+        interval=r.interval,  # {} unless profiled
+        in_interval=all(lo <= truth[p] <= hi for p, (lo, hi) in r.interval.items()) if r.interval else None,
     )
 
 
@@ -129,15 +137,15 @@ def run(args) -> dict:
     started = time.monotonic()
     if args.traces < 1:
         raise SystemExit("uxbench joint_fits: at least 1 trace")
-    sizes = {"traces": args.traces, "steps": STEPS, "eta": args.eta, "rivals": args.rivals}
+    sizes = {"traces": args.traces, "steps": STEPS, "eta": args.eta, "rivals": args.rivals, "profile": args.profile}
     env = environment.block({**sizes, "exchange": joint_fit.FIT_EXCHANGE})
     systems, rivals = {}, {}
     for name in args.systems:
         systems[name], rivals[name] = [], {m: [] for m in args.rivals}
         for i in range(args.traces):
-            systems[name].append(fit_trace(name, i, args.eta))
+            systems[name].append(fit_trace(name, i, args.eta, args.profile))
             for method in args.rivals:
-                rivals[name][method].append(fit_trace_rival(name, i, method))
+                rivals[name][method].append(fit_trace_rival(name, i, method, args.profile))
             print(
                 f"[{time.monotonic() - started:6.0f} s] {name} fit {i + 1}/{args.traces}", file=sys.stderr, flush=True
             )
@@ -157,6 +165,7 @@ def summary_row(name: str, fits: list[dict], label: str = "cells") -> list[str]:
         label,
         ", ".join(FREE[name]),
         f"{within}/{n}" + (" ✓" if within >= TARGET * n else ""),
+        _in_interval(fits),
         per_param,
         f"{sum(not f['within'] and not f['reliable'] for f in fits)} of {n - within}",
         str(sum(f["converged"] for f in fits)),
@@ -166,6 +175,12 @@ def summary_row(name: str, fits: list[dict], label: str = "cells") -> list[str]:
         f"{median('evaluations'):.0f}",
         f"{median('seconds'):.2f}",
     ]
+
+
+def _in_interval(fits: list[dict]) -> str:
+    """How many truths lie inside the fit's profile-likelihood intervals (— where the run did not profile)."""
+    known = [f["in_interval"] for f in fits if f.get("in_interval") is not None]
+    return f"{sum(known)}/{len(known)}" if known else "—"
 
 
 def misses(name: str, fits: list[dict]) -> list[str]:
@@ -223,6 +238,7 @@ def markdown(record: dict) -> str:
         "filter fitted",
         "free",
         "within 2 se",
+        "in its profile interval",
         "per parameter",
         "misses the fit warned of",
         "converged",
@@ -243,7 +259,10 @@ def markdown(record: dict) -> str:
         "free parameter within 2 of its fit's standard error of the truth (about 95 % per parameter for a "
         f"quadratic log L); the target is {TARGET:.0%} of the traces (✓). Roughness: rms residual (nats) of "
         "the quadratic the standard errors are read from; jitter: of a cubic over the same values, what is "
-        "not smooth (the scalar fits': evidence.md).",
+        "not smooth (the scalar fits': evidence.md). **In its profile interval** (`--profile`): every free "
+        "parameter's truth inside the fit's profile-likelihood interval at level 2 (`uxemu.profile`: where log L, "
+        "maximised over the other, falls 2 nats below its optimum; ± 2 se for a quadratic log L, its two sides "
+        "for a skewed one).",
         "",
         f"Beside the cells, the same search on the EKF's and the UKF's own log-likelihood (Σ log N(z; ẑ, S)), "
         "same traces, same criterion. Two exactly normal, independent estimates with exact standard errors are "

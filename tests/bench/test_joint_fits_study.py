@@ -33,6 +33,19 @@ def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
         assert row in md
 
 
+def test_a_profiled_run_says_whether_each_truth_is_inside_its_interval(tmp_path):
+    out = tmp_path / "p.md"
+    argv = ["joint_fits", "--traces", "1", "--systems", "reentry", "--eta", "4", "--profile", "--out", str(out)]
+    assert uxbench(argv) == 0
+    record = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))
+    for f in record["systems"]["reentry"] + record["rivals"]["reentry"]["ukf"]:
+        assert set(f["interval"]) == {"q", "r"} and all(
+            lo < f["estimate"][p] < hi for p, (lo, hi) in f["interval"].items()
+        )
+        truth = dict(zip(jf.joint_systems.spec("reentry").param_names, jf.joint_systems.get("reentry").params))
+        assert f["in_interval"] == all(lo <= truth[p] <= hi for p, (lo, hi) in f["interval"].items())
+
+
 def test_the_ukf_fit_recovers_a_linear_gaussian_like_system():
     """cvrange's range from a far station is nearly linear: the UKF's own fit, which the study sets beside the
     cells', lands near the truth on a trace of it, and its log L is the Kalman sum the C filter reports."""
@@ -81,5 +94,8 @@ def test_a_fit_without_a_standard_error_is_not_within_and_a_warned_miss_counts()
         ),
     ]
     row = jf.summary_row("cvrange", fits)
-    assert row[3] == "1/2" and row[4] == "q 1 · r 2" and row[5] == "1 of 1"  # the miss was warned of
+    assert row[3] == "1/2" and row[5] == "q 1 · r 2" and row[6] == "1 of 1"  # the miss was warned of
+    assert row[4] == "—"  # not profiled
+    fits[0]["in_interval"], fits[1]["in_interval"] = False, True
+    assert jf.summary_row("cvrange", fits)[4] == "1/2"
     assert "| 0 | q = 1, r = 1 | q +nan, r +0.10 | yes | no |" in "\n".join(jf.misses("cvrange", fits))
