@@ -20,6 +20,7 @@ filter is near exact (cvrange: its NLL is the grid filter's, joint_cells.md), wh
 allows on these traces.
 
     .venv/bin/python -m uxbench joint_fits                  # 50 traces per system (~10 minutes)
+    .venv/bin/python -m uxbench joint_fits --profile --jobs 2   # and each fit's profile interval (~40 minutes)
     .venv/bin/python -m uxbench joint_fits --eta 64 --out benchmarks/results/joint_fits_eta64.md
     .venv/bin/python -m uxbench joint_fits --traces 3 --systems cvrange --out /tmp/f.md
 
@@ -28,6 +29,7 @@ Writes benchmarks/results/joint_fits.md and joint_fits.json.gz beside it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import statistics
 import sys
@@ -86,6 +88,7 @@ def arguments(ap) -> None:
         action="store_true",
         help="also each fit's profile-likelihood interval (uxemu.profile): is the truth inside? (2-7x the runs)",
     )
+    ap.add_argument("--jobs", type=int, default=1, help="processes fitting traces at once (default: %(default)s)")
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
 
 
@@ -133,22 +136,35 @@ def judged(name: str, i: int, r: fit.FitResult, truth: dict) -> dict:
     )
 
 
+def fit_all(task) -> tuple[dict, dict]:
+    """One trace's fits: on the cells, and on each rival (a task of `run`)."""
+    name, i, eta, methods, profile = task
+    return fit_trace(name, i, eta, profile), {m: fit_trace_rival(name, i, m, profile) for m in methods}
+
+
+def _mapped(function, tasks, jobs: int):
+    """function over tasks in order, in `jobs` processes (every fit is a pure function of its task)."""
+    if jobs <= 1:
+        yield from map(function, tasks)
+        return
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(function, tasks)
+
+
 def run(args) -> dict:
     started = time.monotonic()
-    if args.traces < 1:
-        raise SystemExit("uxbench joint_fits: at least 1 trace")
+    if args.traces < 1 or args.jobs < 1:
+        raise SystemExit("uxbench joint_fits: at least 1 trace and 1 job")
     sizes = {"traces": args.traces, "steps": STEPS, "eta": args.eta, "rivals": args.rivals, "profile": args.profile}
     env = environment.block({**sizes, "exchange": joint_fit.FIT_EXCHANGE})
-    systems, rivals = {}, {}
-    for name in args.systems:
-        systems[name], rivals[name] = [], {m: [] for m in args.rivals}
-        for i in range(args.traces):
-            systems[name].append(fit_trace(name, i, args.eta, args.profile))
-            for method in args.rivals:
-                rivals[name][method].append(fit_trace_rival(name, i, method, args.profile))
-            print(
-                f"[{time.monotonic() - started:6.0f} s] {name} fit {i + 1}/{args.traces}", file=sys.stderr, flush=True
-            )
+    systems = {name: [] for name in args.systems}
+    rivals = {name: {m: [] for m in args.rivals} for name in args.systems}
+    tasks = [(name, i, args.eta, tuple(args.rivals), args.profile) for name in args.systems for i in range(args.traces)]
+    for (name, i, *_), (cells, theirs) in zip(tasks, _mapped(fit_all, tasks, args.jobs)):
+        systems[name].append(cells)
+        for method, f in theirs.items():
+            rivals[name][method].append(f)
+        print(f"[{time.monotonic() - started:6.0f} s] {name} fit {i + 1}/{args.traces}", file=sys.stderr, flush=True)
     meta = {**env, "command": args.command, "wall_s": time.monotonic() - started}
     record = dict(meta=meta, systems=systems, rivals=rivals)
     return dict(markdown=markdown(record), record=record)

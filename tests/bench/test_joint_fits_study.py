@@ -35,9 +35,14 @@ def test_a_tiny_run_fits_and_judges_every_trace(tmp_path):
 
 def test_a_profiled_run_says_whether_each_truth_is_inside_its_interval(tmp_path):
     out = tmp_path / "p.md"
-    argv = ["joint_fits", "--traces", "1", "--systems", "reentry", "--eta", "4", "--profile", "--out", str(out)]
+    argv = ["joint_fits", "--traces", "2", "--systems", "reentry", "--eta", "4", "--profile", "--jobs", "2"]
+    argv += ["--out", str(out)]
     assert uxbench(argv) == 0
     record = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))
+    assert [f["trace"] for f in record["systems"]["reentry"]] == [0, 1]  # in order, from two processes
+    alone = jf.fit_trace("reentry", 1, 4, profile=True)  # the same bits as in this process
+    assert record["systems"]["reentry"][1]["estimate"] == alone["estimate"]
+    assert [list(v) for v in alone["interval"].values()] == list(record["systems"]["reentry"][1]["interval"].values())
     for f in record["systems"]["reentry"] + record["rivals"]["reentry"]["ukf"]:
         assert set(f["interval"]) == {"q", "r"} and all(
             lo < f["estimate"][p] < hi for p, (lo, hi) in f["interval"].items()
