@@ -69,7 +69,7 @@ class GaussianLogLikelihood(fit.Evaluated):
 
     def _value(self, params) -> float:
         try:
-            run = self._lib.run_kf(self.spec.name, self.trace.z, self.method, params=params)
+            run = self._lib.run_kf(self.spec.name, self.trace.z, self.method, params=params, log_evidence=True)
         except ValueError as exc:  # parameters the model refuses (UX_ERR_DOMAIN)
             self.refusal = str(exc)
             return -math.inf

@@ -274,8 +274,11 @@ class JointBenchLib:
         run.fallback = run.fallback.astype(bool)
         return run
 
-    def run_kf(self, system, z, method: str = "ekf", k=None, u=None, params=None, prior=None) -> JointKFRun:
-        """The joint EKF ('ekf') or UKF ('ukf') over a trace."""
+    def run_kf(
+        self, system, z, method: str = "ekf", k=None, u=None, params=None, prior=None, log_evidence: bool = False
+    ) -> JointKFRun:
+        """The joint EKF ('ekf') or UKF ('ukf') over a trace; `log_evidence`: also each step's log N(z; ẑ, S)
+        (computed only when asked, so a timed run does not pay for it)."""
         if method not in JKF_METHODS:
             raise ValueError(f"unknown method {method!r}; use one of {', '.join(JKF_METHODS)}")
         model = self.model(system)
@@ -283,7 +286,8 @@ class JointBenchLib:
         keep_p, cparams = self._params(params)
         keep_l, plaw = self._prior(prior)
         cfg = _KFConfig(model, cparams, plaw, JKF_METHODS[method])
-        run = JointKFRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.uint8), np.empty(T))
+        run = JointKFRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.uint8))
+        run.log_evidence = np.empty(T) if log_evidence else None
         out = _KFOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.skipped), _ptr(run.log_evidence))
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         st = self.lib.uxb_joint_kf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out))

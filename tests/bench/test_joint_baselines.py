@@ -46,7 +46,8 @@ def test_the_joint_mirrors_match_the_librarys_layout(jlib):
 def test_ekf_and_ukf_are_the_kalman_filter_on_a_linear_gaussian_system(jlib, linear_trace, method):
     _, z = linear_trace
     model = joint_linear.CModel()
-    run = jlib.run_kf(model.ptr, z, method)
+    run = jlib.run_kf(model.ptr, z, method, log_evidence=True)
+    assert jlib.run_kf(model.ptr, z, method).log_evidence is None  # computed only when asked
     log_evidence = []
     mean, cov = joint_linear.kalman(z, log_evidence)
     assert not run.skipped.any()
@@ -59,7 +60,7 @@ def test_a_missing_reading_adds_nothing_to_the_kalman_log_likelihood(jlib, linea
     z = np.array(linear_trace[1], dtype=np.float64).reshape(-1, 1)
     z[5] = np.nan
     model = joint_linear.CModel()  # alive while C calls its functions
-    run = jlib.run_kf(model.ptr, z, "ukf")
+    run = jlib.run_kf(model.ptr, z, "ukf", log_evidence=True)
     assert run.skipped[5] and run.log_evidence[5] == 0.0
     assert np.isfinite(run.log_evidence).all() and (run.log_evidence[~run.skipped] != 0).all()
 

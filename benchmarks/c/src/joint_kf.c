@@ -298,12 +298,14 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P, 
     if (!finite_all(z, m))
         return 1;
     if (invert(S, Si, m)) {
-        *log_evidence = -INFINITY;
+        if (log_evidence != NULL)
+            *log_evidence = -INFINITY;
         return 1;
     }
     for (c = 0; c < m; ++c)
         loc[c] = z[c] - loc[c]; /* the innovation */
-    *log_evidence = innovation_log_density(loc, S, Si, m);
+    if (log_evidence != NULL) /* only when asked: a filter that is not fitted does not pay for it */
+        *log_evidence = innovation_log_density(loc, S, Si, m);
     mul(PHt, Si, K, n, m, m, 0);
     for (a = 0; a < n; ++a)
         for (c = 0; c < m; ++c)
@@ -338,12 +340,14 @@ static int ukf_update(const kf_state *s, const double *z, double *x, double *P, 
     if (!finite_all(z, m))
         return 1;
     if (invert(S, Si, m)) {
-        *log_evidence = -INFINITY;
+        if (log_evidence != NULL)
+            *log_evidence = -INFINITY;
         return 1;
     }
     for (c = 0; c < m; ++c)
         loc[c] = z[c] - zbar[c]; /* the innovation */
-    *log_evidence = innovation_log_density(loc, S, Si, m);
+    if (log_evidence != NULL)
+        *log_evidence = innovation_log_density(loc, S, Si, m);
     ut_cov(&u, X, x, n, Z, zbar, m, points, C);
     mul(C, Si, K, n, m, m, 0);
     for (a = 0; a < n; ++a)
@@ -407,7 +411,7 @@ ux_status uxb_joint_kf_run(const uxb_joint_kf_config *cfg, const uint32_t *k, co
         return st;
     for (t = 0; t < T; ++t) {
         int skipped;
-        double log_evidence = 0; /* a missing z says nothing */
+        double log_evidence = 0, *wanted = out->log_evidence != NULL ? &log_evidence : NULL; /* missing z: 0 */
         unsigned n = s.dim;
         ux_joint_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
         if (t > 0) {
@@ -416,8 +420,8 @@ ux_status uxb_joint_kf_run(const uxb_joint_kf_config *cfg, const uint32_t *k, co
             else
                 ekf_predict(&s, x, P);
         }
-        skipped = cfg->method == UXB_JKF_UKF ? ukf_update(&s, z + t * s.dim_obs, x, P, &log_evidence)
-                                             : ekf_update(&s, z + t * s.dim_obs, x, P, &log_evidence);
+        skipped = cfg->method == UXB_JKF_UKF ? ukf_update(&s, z + t * s.dim_obs, x, P, wanted)
+                                             : ekf_update(&s, z + t * s.dim_obs, x, P, wanted);
         if (out->mean != NULL)
             memcpy(out->mean + t * n, x, n * sizeof(double));
         if (out->cov != NULL)
