@@ -20,6 +20,10 @@ FIT_MODE = "cells"  # the one joint filter fitted
 # The cells' exchange (docs/semantics.md "Cell filter") is a decision the parameters flip, a step in log L at
 # each flip; the fit climbs the cell filter without it (what that changes: benchmarks/README.md, joint_fits).
 FIT_EXCHANGE = False
+# `uxhost fit` gives a joint system's fit its profile-likelihood intervals unless told --no-profile: they hold
+# the simulated values about as often as their level says, the standard errors' ± 2 less often
+# (benchmarks/README.md, joint_fits).
+PROFILE_BY_DEFAULT = True
 # Why a joint system is not fitted on the atom filter (refined, paper).
 ATOM_REFUSAL = (
     "the joint atom filter's log-likelihood is not smooth in its parameters, so neither an optimum nor standard "

@@ -64,6 +64,10 @@ def test_a_joint_trace_is_fitted_on_the_cell_filter(tmp_path, capsys):
     assert "fit q of reentry" in stdout and "η=16, cells, kernel likelihood" in stdout
     result = json.loads(out.read_text())
     assert result["mode"] == "cells" and abs(result["estimate"]["q"] - 0.001) < 2 * result["stderr"]["q"]
+    low, high = result["interval"]["q"]  # a joint fit is profiled unless told not to (joint_fit.PROFILE_BY_DEFAULT)
+    assert low < result["estimate"]["q"] < high and "profile interval" in stdout
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "q", "--no-profile", "--json", out, "--force")
+    assert code == 0 and not json.loads(out.read_text())["interval"] and "profile interval" not in stdout, err
     rows = np.loadtxt(trace, delimiter=",", skiprows=3)
     lib = fit.fit("reentry", Trace(rows[:, 0], rows[:, 1], rows[:, 2:3]), ["q"])
     assert lib.estimate["q"] == result["estimate"]["q"]

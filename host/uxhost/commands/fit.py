@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -58,10 +59,12 @@ def register(sub) -> None:
     )
     parser.add_argument(
         "--profile",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="also the profile-likelihood interval of each parameter: where log L, maximised over the "
         "others, falls by 2 nats (a quadratic's ± 2 standard errors); it follows a skewed log L's "
-        "two sides and a parameter the trace cannot tell from 0 (two to seven times the fit's filter runs)",
+        "two sides and a parameter the trace cannot tell from 0 (two to seven times the fit's filter runs; "
+        "default: off, a joint system: on)",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result as JSON")
     add_force_argument(parser, "the --json file")
@@ -104,6 +107,7 @@ def run(args) -> int:
         check_output(args.json, args.force)
     if not args.model and is_joint(args.system or trace_meta(args.trace).get("system")):
         return run_joint(args)
+    args.profile = bool(args.profile)
     trace = load_trace(args.trace, args.z_col)
     if args.port or args.board:
         return run_on_device(args, trace)
@@ -139,7 +143,7 @@ def run_joint(args) -> int:
     """A joint (vector-state) system's fit on the host, on the cell filter (uxemu.joint_fit): the trace read
     with the system's dimensions, the options as `uxhost stream` takes them for it."""
     from uxemu import fit
-    from uxemu.joint_fit import ATOM_REFUSAL, FIT_MODE
+    from uxemu.joint_fit import ATOM_REFUSAL, FIT_MODE, PROFILE_BY_DEFAULT
     from uxemu.systems import PRIOR_LAWS
 
     from ..joint import dim_obs_of, joint_specs, trace_meta
@@ -158,6 +162,8 @@ def run_joint(args) -> int:
         raise InputError(f"{spec.name} is a joint system; mode {config.mode!r} is not fitted: {ATOM_REFUSAL}")
     trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
     prior = [PRIOR_LAWS[kind](a, b) for kind, a, b in config.priors]
+    if args.profile is None:
+        args.profile = PROFILE_BY_DEFAULT
 
     def search(**options):
         return fit.fit(spec.name, trace, eta=config.eta, mode=config.mode, prior=prior, engine=args.engine, **options)
