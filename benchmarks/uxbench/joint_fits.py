@@ -62,10 +62,10 @@ class GaussianLogLikelihood(fit.Evaluated):
 
     evidence = "update"
 
-    def __init__(self, system: str, trace, method: str, lib=None):
+    def __init__(self, system: str, trace, method: str):
         self.spec, self.trace, self.method = joint_systems.spec(system), trace, method
         self.engine, self.source = method, f"the {method.upper()}"
-        self._lib = lib or joint_native.load()
+        self._lib = joint_native.load()
 
     def _value(self, params) -> float:
         try:
