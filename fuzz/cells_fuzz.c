@@ -123,7 +123,7 @@ static void fuzz_step(input *in, unsigned i)
     if (with_omega)
         omega = take_f64(in);
     st = ux_joint_cells_update(&filter, J ? z : NULL, with_omega ? &omega : NULL, J, m);
-    if (st == UX_OK || st == UX_FALLBACK || st == UX_NO_EVIDENCE) {
+    if (st == UX_OK || st == UX_OUTLIER || st == UX_FALLBACK || st == UX_NO_EVIDENCE) {
         check_cells(&filter);
         (void)ux_joint_cells_logpdf(&filter, z);
     } else if (st == UX_ERR_ARG || st == UX_ERR_DOMAIN) {
@@ -153,6 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     steps = take_u8(&in);
     if ((steps & 8u) && ux_joint_cells_set_exchange(&filter, 0) != UX_OK) /* a spare bit: seeds below 8 keep it */
         FINDING("ux_joint_cells_set_exchange refused a live filter");
+    if ((steps & 16u) && ux_joint_cells_set_gate(&filter, 1.0, 1) != UX_OK) /* a 1-sd gate that drops: often taken */
+        FINDING("ux_joint_cells_set_gate refused a live filter");
     steps %= 8u;
     for (i = 0; i < steps && in.left > 0; ++i)
         fuzz_step(&in, i);

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _ttr, libm
 from .bayes import Status
+from .filter import OUTLIER_GATE
 from .joint_filter import JointRun, check_evidence, run_trace
 from .joint_systems import JointModel
 
@@ -105,10 +106,42 @@ def _sum(terms) -> np.ndarray:
     return acc
 
 
+def gate_ratio(w: np.ndarray, zh: np.ndarray, S: np.ndarray, z: np.ndarray) -> float:
+    """The innovation gate's test ratio νᵀ·S⁻¹·ν of z against the cells' predictive (ux/joint_cells.c gate_ratio):
+    weights w (n), predicted observations zh (n, mo) and their covariances S (n, mo, mo), summed in cell order about
+    the first cell's zh; NaN where the predictive covariance is not positive definite or a sum is not finite."""
+    n, mo = zh.shape
+    with np.errstate(all="ignore"):
+        dv = zh - zh[0]
+        W = _sum(w[i] for i in range(n))
+        mean = np.array([_sum(w[i] * dv[i, a] for i in range(n)) for a in range(mo)]) / W
+        M = np.array(
+            [[_sum(w[i] * (S[i, a, b] + dv[i, a] * dv[i, b]) for i in range(n)) for b in range(mo)] for a in range(mo)]
+        )
+        nu = z - (zh[0] + mean)
+        Sm = M / W - mean[:, None] * mean[None, :]
+        if not (np.isfinite(Sm).all() and np.isfinite(nu).all()):
+            return math.nan
+        L, full = cholesky(Sm[None])
+        if not full[0]:
+            return math.nan
+        y = forward(L, nu[None])[0]
+        ratio = float(_sum(y[a] * y[a] for a in range(mo)))
+    return ratio if math.isfinite(ratio) else math.nan
+
+
 class JointCellsFilter:
     """The cell filter step by step (ux_joint_cells): predict(k, u), update(z), mean(), cov(), logpdf(x)."""
 
-    def __init__(self, model: JointModel, eta: int = 16, prior=None, exchange: bool = True):
+    def __init__(
+        self,
+        model: JointModel,
+        eta: int = 16,
+        prior=None,
+        exchange: bool = True,
+        gate: float = OUTLIER_GATE,
+        gate_outliers: bool = False,
+    ):
         _ttr.log2_eta(eta)
         if not model.additive_noise:
             raise ValueError(f"system {model.name}: a cell filter needs a model whose noise enters additively")
@@ -117,6 +150,10 @@ class JointCellsFilter:
             raise ValueError(f"system {model.name} has {model.dim} components; the prior gives {len(laws)}")
         self.model, self.eta, self.dim = model, int(eta), model.dim
         self.exchange = bool(exchange)  # ux_joint_cells_set_exchange: off, the fits' smoother log L
+        if not gate > 0:
+            raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
+        self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
+        self.test_ratio = math.nan  # the last update's νᵀ·S⁻¹·ν
         noise = [law_moments(law) for law in model.process_noise]
         self.noise_mean = np.array([m for m, _ in noise])
         self.noise_var = np.array([v for _, v in noise])
@@ -460,6 +497,7 @@ class JointCellsFilter:
         d = self.dim
         X = self.sigma_points(self.m, self.P)
         zh, S, C = self._observation_moments(X)
+        self.test_ratio = gate_ratio(self.w, zh, S, z)
         mo = zh.shape[1]
         Ls, full = cholesky(S)
         with np.errstate(all="ignore"):
@@ -488,7 +526,7 @@ class JointCellsFilter:
     def update(self, z, omega=None, m: int = 1) -> Status:
         """One observation z (dim_obs components); None: a step without observation."""
         if z is None:
-            self.last, self.log_evidence = Status.NO_EVIDENCE, 0.0
+            self.last, self.log_evidence, self.test_ratio = Status.NO_EVIDENCE, 0.0, math.nan
             return self.last
         z = np.atleast_1d(np.asarray(z, dtype=np.float64))
         if z.ndim != 1 or int(m) != 1:
@@ -496,6 +534,10 @@ class JointCellsFilter:
         check_evidence(self.model, z, omega, m)
         self.split()
         lw, means, covs = self._update_cells(z)
+        outlier = self.test_ratio > self.gate * self.gate
+        if outlier and self.gate_outliers:  # not weighed: the cells as split, nothing observed
+            self.last, self.log_evidence = Status.OUTLIER, 0.0
+            return self.last
         top = -np.inf
         for v in lw:
             top = v if v > top else top
@@ -508,7 +550,7 @@ class JointCellsFilter:
         self.w, self.m, self.P = e / total, means, covs
         self.log_evidence = float(top + libm.log(total))
         self.merge()
-        self.last = Status.OK
+        self.last = Status.OUTLIER if outlier else Status.OK
         self.log_likelihood += self.log_evidence
         return self.last
 
@@ -521,8 +563,27 @@ class JointCellsFilter:
         return CellAtoms(self.m.copy(), self.w.copy())
 
 
-def run_joint_cells(model: JointModel, z, eta: int = 16, k=None, u=None, prior=None, exchange=True) -> JointRun:
+def run_joint_cells(
+    model: JointModel,
+    z,
+    eta: int = 16,
+    k=None,
+    u=None,
+    prior=None,
+    exchange=True,
+    gate: float = OUTLIER_GATE,
+    gate_outliers: bool = False,
+) -> JointRun:
     """Filter a whole trace (uxemu.joint_filter.run_trace) with the reference cell filter; each step's
-    'posterior' is its cells (weights, means, covariances)."""
-    f = JointCellsFilter(model, eta, prior, exchange)
-    return run_trace(f.predict, f.update, lambda: (*f._moments(), f.log_evidence, f.cells()), model.dim, z, k, u)
+    'posterior' is its cells (weights, means, covariances), and the run has each step's test ratio."""
+    f = JointCellsFilter(model, eta, prior, exchange, gate, gate_outliers)
+    return run_trace(
+        f.predict,
+        f.update,
+        lambda: (*f._moments(), f.log_evidence, f.cells()),
+        model.dim,
+        z,
+        k,
+        u,
+        ratio=lambda: f.test_ratio,
+    )

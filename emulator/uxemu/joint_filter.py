@@ -233,6 +233,7 @@ class JointRun:
     status: np.ndarray  # Status per step
     log_evidence: np.ndarray  # log p(z_k | z_0..k−1) per step (0 without observation)
     posteriors: list[JointValue] = field(repr=False)
+    test_ratio: np.ndarray | None = None  # the innovation gate's ratio per step (NaN: none); the cell filter's only
 
     @property
     def log_likelihood(self) -> float:
@@ -245,11 +246,11 @@ def observation_row(z) -> np.ndarray | None:
     return None if np.isnan(z).any() else z
 
 
-def run_trace(predict, update, read, dim: int, z, k=None, u=None) -> JointRun:
+def run_trace(predict, update, read, dim: int, z, k=None, u=None, ratio=None) -> JointRun:
     """Drive a joint filter over a trace: z (T × dim_obs; a row with a NaN is a step without observation), k
     (default 0 … T−1), u (default 0); the first step only updates (the first observation is of x_0). `read()`
-    gives (mean, cov, log evidence, posterior) after each update. The one loop the reference and the C core's
-    binding share."""
+    gives (mean, cov, log evidence, posterior) after each update, `ratio()` (when given) its test ratio. The one
+    loop the reference and the C core's binding share."""
     z = np.asarray(z, dtype=np.float64)
     z = z.reshape(-1, 1) if z.ndim == 1 else z
     T = z.shape[0]
@@ -257,13 +258,16 @@ def run_trace(predict, update, read, dim: int, z, k=None, u=None) -> JointRun:
     u = np.zeros(T) if u is None else np.asarray(u, dtype=np.float64)
     means, covs = np.empty((T, dim)), np.empty((T, dim, dim))
     status, evidence, posts = np.empty(T, dtype=np.int8), np.empty(T), []
+    ratios = None if ratio is None else np.empty(T)
     for i in range(T):
         if i > 0:
             predict(int(k[i]), float(u[i]))
         status[i] = update(observation_row(z[i]))
         means[i], covs[i], evidence[i], post = read()
         posts.append(post)
-    return JointRun(means, covs, status, evidence, posts)
+        if ratios is not None:
+            ratios[i] = ratio()
+    return JointRun(means, covs, status, evidence, posts, ratios)
 
 
 def run_joint_filter(

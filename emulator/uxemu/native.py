@@ -294,6 +294,8 @@ class Native:
             ),
             "ux_joint_cells_sizeof": (C.c_size_t, []),
             "ux_joint_cells_set_exchange": (C.c_int, [C.c_void_p, C.c_int]),
+            "ux_joint_cells_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
+            "ux_joint_cells_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
             "ux_joint_cells_cell": (
                 C.c_int,
@@ -821,18 +823,52 @@ class Native:
             f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim, z, k, u
         )
 
-    def joint_cells(self, system_id: int, eta: int = 16, params=None, prior=None, exchange=True) -> "NativeJointCells":
-        """A ux_joint_cells; prior: None, or one (kind, a, b) per component; exchange: ux_joint_cells_set_exchange."""
-        return NativeJointCells(self, system_id, eta, params, prior, exchange)
+    def joint_cells(
+        self,
+        system_id: int,
+        eta: int = 16,
+        params=None,
+        prior=None,
+        exchange=True,
+        gate: float | None = None,
+        gate_outliers: bool = False,
+    ) -> "NativeJointCells":
+        """A ux_joint_cells; prior: None, or one (kind, a, b) per component; exchange: ux_joint_cells_set_exchange;
+        gate / gate_outliers: its innovation gate (ux_joint_cells_set_gate; None: UX_OUTLIER_GATE)."""
+        f = NativeJointCells(self, system_id, eta, params, prior, exchange)
+        if gate is not None or gate_outliers:
+            from .filter import OUTLIER_GATE
+
+            f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
+        return f
 
     def run_joint_cells(
-        self, system_id: int, z, eta: int = 16, k=None, u=None, params=None, prior=None, exchange: bool = True
+        self,
+        system_id: int,
+        z,
+        eta: int = 16,
+        k=None,
+        u=None,
+        params=None,
+        prior=None,
+        exchange: bool = True,
+        gate: float | None = None,
+        gate_outliers: bool = False,
     ):
         """uxemu.joint_cells.run_joint_cells through the C core: a JointRun whose posteriors are the cells."""
         from .joint_filter import run_trace
 
-        f = self.joint_cells(system_id, eta, params, prior, exchange)
-        return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.cells()), f.dim, z, k, u)
+        f = self.joint_cells(system_id, eta, params, prior, exchange, gate, gate_outliers)
+        return run_trace(
+            f.predict,
+            f.update,
+            lambda: (f.mean(), f.cov(), f.log_evidence(), f.cells()),
+            f.dim,
+            z,
+            k,
+            u,
+            ratio=f.test_ratio,
+        )
 
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
         return int(self.lib.ux_filter_workspace_bytes(self.model(system_id), eta, MODES[mode], LIKELIHOODS[likelihood]))
@@ -1260,6 +1296,14 @@ class NativeJointCells(_NativeJoint):
     def __init__(self, nat: Native, system_id: int, eta: int, params, prior, exchange: bool = True):
         super().__init__(nat, system_id, eta, "cells", params, prior)
         self._checked("set_exchange", int(bool(exchange)))
+
+    def set_gate(self, gate: float, gate_outliers: bool = False) -> None:
+        """The innovation gate in standard deviations (inf: off); gate_outliers: a failing observation is not
+        weighed (ux_joint_cells_set_gate)."""
+        self._checked("set_gate", float(gate), int(bool(gate_outliers)))
+
+    def test_ratio(self) -> float:
+        return float(self._call("test_ratio", self._state))
 
     def posterior(self):
         """The cells' means and weights (uxemu.joint_cells.CellAtoms), as the link carries them."""

@@ -156,7 +156,7 @@ def test_cells_near_the_largest_real_stay_finite():
     f = JointCellsFilter(model, eta=4)
     f.predict(1, 1.8e-130)
     statuses = [f.update(np.array([3.486828033985999e30])), f.update(np.array([5e-324]))]
-    assert set(statuses) <= {Status.OK, Status.FALLBACK}
+    assert set(statuses) <= {Status.OK, Status.OUTLIER, Status.FALLBACK}
     w, m, P = f.cells()
     assert np.isfinite(m).all() and np.isfinite(P).all() and abs(w.sum() - 1) < 1e-12
 
@@ -165,3 +165,54 @@ def test_a_prior_whose_variance_overflows_is_refused():
     model = joint_systems.get("pendulum")
     with pytest.raises(ValueError, match="overflows"):
         JointCellsFilter(model, eta=4, prior=(Normal(0.0, 1e200), model.prior[1]))
+
+
+def kalman_nis(model, z) -> np.ndarray:
+    """The Kalman filter's normalised innovation squared ν²/S per step, from its log evidence and S (the predicted
+    position variance plus r²)."""
+    means, covs, ev = kalman(model, z)
+    A = model.transition(np.eye(model.dim), np.zeros((model.dim, model.dim_noise)), 0, 0.0).T
+    r = model.loc_scale(np.zeros((1, model.dim)))[1][0, 0]
+    predicted = [np.diag([law.var() for law in model.prior])] + [A @ P @ A.T + model.process_cov() for P in covs[:-1]]
+    S = np.array([P[0, 0] + r * r for P in predicted])
+    return -2.0 * ev - np.log(2.0 * math.pi * S)
+
+
+@pytest.mark.parametrize("eta", [1, 8])
+def test_the_test_ratio_is_the_kalman_filters_normalised_innovation(eta):
+    """On a linear-Gaussian model the cells' predictive of z is the Kalman filter's, so the gate's ratio is its
+    ν²/S, and a step is OUTLIER exactly where that exceeds 5² (a reading moved 8 units: it and the next)."""
+    model = cv_linear()
+    z = linear_trace(model, 60, seed=13)
+    z[30, 0] += 8.0
+    run = run_joint_cells(model, z, eta=eta)
+    nis = kalman_nis(model, z)
+    np.testing.assert_allclose(run.test_ratio, nis, rtol=1e-9, atol=1e-12)
+    assert nis[30] > 25 and np.sum(nis > 25) < 5
+    np.testing.assert_array_equal(run.status, np.where(nis > 25, Status.OUTLIER, Status.OK))
+
+
+def test_gating_an_outlier_is_the_step_without_it():
+    """With gate_outliers a reading that fails the gate is not weighed: on a linear model (nothing splits) the run
+    is the one with that reading missing, bit for bit, and its log evidence 0; gate = ∞ never flags, and without
+    gating the status is all the gate changes."""
+    model = cv_linear()
+    z = linear_trace(model, 40, seed=14)
+    z[20, 0] += 50.0
+    missing = z.copy()
+    missing[20, 0] = np.nan
+    gated, without = run_joint_cells(model, z, 8, gate_outliers=True), run_joint_cells(model, missing, 8)
+    assert gated.status[20] == Status.OUTLIER and gated.log_evidence[20] == 0.0
+    np.testing.assert_array_equal(gated.mean, without.mean)
+    np.testing.assert_array_equal(gated.cov, without.cov)
+    flagged, off = run_joint_cells(model, z, 8), run_joint_cells(model, z, 8, gate=math.inf)
+    assert flagged.status[20] == Status.OUTLIER and np.all(off.status == Status.OK)
+    np.testing.assert_array_equal(flagged.mean, off.mean)
+    np.testing.assert_array_equal(flagged.log_evidence, off.log_evidence)
+    assert math.isnan(without.test_ratio[20])
+
+
+@pytest.mark.parametrize("gate", [0.0, -1.0, math.nan])
+def test_a_gate_that_is_not_positive_is_refused(gate):
+    with pytest.raises(ValueError, match="gate must be > 0"):
+        JointCellsFilter(joint_systems.get("pendulum"), eta=8, gate=gate)

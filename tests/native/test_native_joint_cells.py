@@ -30,13 +30,40 @@ def test_cells_match_the_reference_bit_for_bit(nat, name, eta, steps, exchange):
     model, _, z = trace(name, steps, seed=eta + steps, missing=(3, 4))
     ref = run_joint_cells(model, z, eta, exchange=exchange)
     run = nat.run_joint_cells(model.system_id, z, eta, exchange=exchange)
+    assert_same_run(run, ref)
+
+
+def assert_same_run(run, ref):
     np.testing.assert_array_equal(run.status, ref.status)
+    np.testing.assert_array_equal(run.test_ratio, ref.test_ratio)
     np.testing.assert_array_equal(run.log_evidence, ref.log_evidence)
     for k, (r, c) in enumerate(zip(ref.posteriors, run.posteriors)):
         for a, b, what in zip(r, c, ("weights", "means", "covariances")):
             np.testing.assert_array_equal(b, a, err_msg=f"step {k} {what}")
     np.testing.assert_array_equal(run.mean, ref.mean)
     np.testing.assert_array_equal(run.cov, ref.cov)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+@pytest.mark.parametrize("gate_outliers", [False, True])
+def test_the_innovation_gate_matches_the_reference_bit_for_bit(nat, name, gate_outliers):
+    """Readings moved far off (and a gate of 3 sd, so that the ratio decides on some ordinary steps too): the
+    statuses (OUTLIER where the ratio exceeds gate²), test ratios and, gated or not, the cells are the reference's."""
+    model, x, z = trace(name, 40, seed=21, missing=(5,))
+    z[[12, 25]] = z[[12, 25]] + 15.0 * np.asarray(model.loc_scale(x[[12, 25]])[1])  # 15 noise sd off
+    ref = run_joint_cells(model, z, 16, gate=3.0, gate_outliers=gate_outliers)
+    run = nat.run_joint_cells(model.system_id, z, 16, gate=3.0, gate_outliers=gate_outliers)
+    assert_same_run(run, ref)
+    outlier = np.asarray(ref.status) == 4  # Status.OUTLIER
+    assert outlier[12] and outlier[25]
+    np.testing.assert_array_equal(outlier, ref.test_ratio > 9.0)
+
+
+def test_a_gate_that_is_not_positive_is_refused(nat):
+    f = nat.joint_cells(joint_systems.spec("pendulum").id, 8)
+    for gate in (0.0, -1.0, math.nan):
+        with pytest.raises(NativeError, match="ERR_ARG"):
+            f.set_gate(gate)
 
 
 @pytest.mark.parametrize("name", SYSTEMS)

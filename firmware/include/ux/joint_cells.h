@@ -11,7 +11,7 @@
  *     ux_joint_cells_init(&f, &cfg, w);
  *     for (k = 0; k < T; ++k) {
  *         if (k > 0) ux_joint_cells_predict(&f, k, u[k]);
- *         st = ux_joint_cells_update(&f, &z[k * dim_obs], NULL, 1, 1);  // UX_OK or UX_FALLBACK
+ *         st = ux_joint_cells_update(&f, &z[k * dim_obs], NULL, 1, 1);  // UX_OK, UX_OUTLIER or UX_FALLBACK
  *         ux_joint_cells_mean(&f, mean);
  *     }
  *
@@ -67,6 +67,9 @@ typedef struct {
     ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood;
     uint8_t exchange; /* 1 (init's): one exchange per update; 0: none (ux_joint_cells_set_exchange) */
+    uint8_t gate_outliers; /* 1: an update that fails the gate is not weighed (ux_joint_cells_set_gate) */
+    ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
+    ux_real test_ratio; /* the last update's νᵀ·S⁻¹·ν; NaN without one */
 } ux_joint_cells;
 
 /*
@@ -85,8 +88,10 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u);
  * Update with one observation z (dim_obs components; J = 1, m = 1; omega, if given, one positive weight):
  * splits up to η cells, then each cell's sigma-point (unscented) update, its weight times its predictive
  * density at z; light cells merged. J = 0, m = 0: UX_NO_EVIDENCE, nothing changes. UX_FALLBACK when no cell
- * gives z a positive density (the belief kept, split). UX_ERR_ARG for J > 1 or m > 1 (one observation per
- * update), UX_ERR_DOMAIN for a non-finite z; nothing changes then.
+ * gives z a positive density (the belief kept, split). UX_OUTLIER in place of UX_OK when z fails the
+ * innovation gate (its test ratio against the split cells' predictive above gate²); with gate_outliers the
+ * cells are then kept as split, not weighed, log evidence 0. UX_ERR_ARG for J > 1 or m > 1 (one observation
+ * per update), UX_ERR_DOMAIN for a non-finite z; nothing changes then.
  */
 ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double *omega, unsigned J, unsigned m);
 
@@ -98,6 +103,15 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
  */
 ux_status ux_joint_cells_set_exchange(ux_joint_cells *f, int on);
 
+/*
+ * The innovation gate in standard deviations (init's: UX_OUTLIER_GATE; INFINITY turns the test off) and whether
+ * an observation that fails it is not weighed (gate_outliers, init's 0), as ux_filter_set_gate. UX_ERR_ARG
+ * unless gate > 0.
+ */
+ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outliers);
+/* The last update's test ratio νᵀ·S⁻¹·ν (docs/semantics.md, "Cell filter"); NaN without observation or where
+ * the cells' predictive covariance is not positive definite. */
+double ux_joint_cells_test_ratio(const ux_joint_cells *f);
 /* UX_JOINT_CELLS_WORKSPACE_BYTES for this model's dimension; 0 for no model or an invalid η. */
 size_t ux_joint_cells_workspace_bytes(const ux_joint_model *model, unsigned eta);
 size_t ux_joint_cells_sizeof(void);

@@ -200,6 +200,8 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
     f->w0 = kappa / ((ux_real)d + kappa);
     f->wi = UX_R(0.5) / ((ux_real)d + kappa);
     f->scale = UX_SQRT((ux_real)d + kappa);
+    f->gate = (ux_real)UX_OUTLIER_GATE;
+    f->test_ratio = (ux_real)NAN;
     f->last = UX_OK;
     return UX_OK;
 }
@@ -548,10 +550,55 @@ static void observation_moments(const ux_joint_cells *f, unsigned i, const ux_mo
     }
 }
 
+/* The innovation gate's sums over the cells (docs/semantics.md, "Cell filter"): weight W, Σ w_i·d_i and
+ * Σ w_i·(S_i + d_i·d_iᵀ) with d_i = zh_i − zh_0, in cell order (about the first cell's zh, as the scalar gate's
+ * sums are about its first loc). */
+typedef struct {
+    ux_real W, z0[D], s[D], M[D * D];
+    unsigned n;
+} cells_gate;
+
+static void gate_add(cells_gate *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo)
+{
+    ux_real dv[D];
+    unsigned a, b;
+    if (g->n++ == 0)
+        memcpy(g->z0, zh, mo * sizeof(ux_real));
+    for (a = 0; a < mo; ++a)
+        dv[a] = zh[a] - g->z0[a];
+    g->W = g->W + w;
+    for (a = 0; a < mo; ++a) {
+        g->s[a] = g->s[a] + w * dv[a];
+        for (b = 0; b < mo; ++b)
+            g->M[a * mo + b] = g->M[a * mo + b] + w * (S[a * mo + b] + dv[a] * dv[b]);
+    }
+}
+
+/* The test ratio νᵀ·S⁻¹·ν of z against the cells' predictive: mean zh_0 + s/W, covariance M/W − (s/W)(s/W)ᵀ;
+ * NaN where that covariance is not positive definite or a sum is not finite. */
+static ux_real gate_ratio(const cells_gate *g, const ux_real *z, unsigned mo)
+{
+    ux_real mean[D] = {0}, nu[D] = {0}, S[D * D] = {0}, L[D * D], y[D], ratio = 0;
+    unsigned a, b;
+    for (a = 0; a < mo; ++a)
+        mean[a] = g->s[a] / g->W;
+    for (a = 0; a < mo; ++a) {
+        nu[a] = z[a] - (g->z0[a] + mean[a]);
+        for (b = 0; b < mo; ++b)
+            S[a * mo + b] = g->M[a * mo + b] / g->W - mean[a] * mean[b];
+    }
+    if (!all_finite(S, (size_t)mo * mo) || !all_finite(nu, mo) || !cholesky(S, mo, L))
+        return (ux_real)NAN;
+    forward(L, mo, nu, y);
+    for (a = 0; a < mo; ++a)
+        ratio = ratio + y[a] * y[a];
+    return ux_finite(ratio) ? ratio : (ux_real)NAN;
+}
+
 /* Cell i's unscented update into the next bank: m + G·y, P − G·Gᵀ with S = Ls·Lsᵀ, y = Ls⁻¹(z − zh),
  * G = C·Ls⁻ᵀ; returns log w_i + log N(z; zh, S), or −∞ when S is not positive definite or a result is not
  * finite (the cell then keeps its prediction, with weight 0). */
-static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, const ux_model_ctx *ctx)
+static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, const ux_model_ctx *ctx, cells_gate *g)
 {
     ux_real zh[D], S[D * D], C[D * D], Ls[D * D], nu[D], y[D], G[D * D], maha = 0, half = 0, lw;
     unsigned d = f->dim, mo = f->model->code->dim_obs, a, b, c, e;
@@ -559,6 +606,7 @@ static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, cons
     ux_real *mn = f->next.m + i * d, *Pn = f->next.P + (size_t)i * d * d;
     bank_copy(&f->next, i, &f->cur, i, d);
     observation_moments(f, i, ctx, zh, S, C);
+    gate_add(g, f->cur.w[i], zh, S, mo);
     if (!cholesky(S, mo, Ls))
         return -UX_INF;
     for (c = 0; c < mo; ++c)
@@ -687,7 +735,9 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
 {
     ux_real zr[UX_JOINT_MAX_OBS];
     ux_model_ctx ctx;
+    cells_gate gate;
     unsigned i;
+    int outlier;
     ux_status st;
 
     if (f == NULL || f->model == NULL)
@@ -695,14 +745,23 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     if (J == 0 && m == 0) {
         f->last = UX_NO_EVIDENCE;
         f->log_evidence = 0;
+        f->test_ratio = (ux_real)NAN;
         return UX_NO_EVIDENCE;
     }
     if ((st = check_observation(f, z, omega, J, m, zr)) != UX_OK)
         return st;
     ux_joint_model_context(f->model, f->params, 0, 0, &ctx);
     split_cells(f, &ctx);
+    memset(&gate, 0, sizeof gate);
     for (i = 0; i < f->count; ++i)
-        f->next.w[i] = update_cell(f, i, zr, &ctx);
+        f->next.w[i] = update_cell(f, i, zr, &ctx, &gate);
+    f->test_ratio = gate_ratio(&gate, zr, f->model->code->dim_obs);
+    outlier = f->test_ratio > f->gate * f->gate;
+    if (outlier && f->gate_outliers) { /* not weighed: the cells as split, nothing observed */
+        f->last = UX_OUTLIER;
+        f->log_evidence = 0;
+        return UX_OUTLIER;
+    }
     if (!normalise_weights(f)) {
         f->last = UX_FALLBACK;
         f->log_evidence = -UX_INF;
@@ -711,9 +770,9 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     }
     swap_banks(f);
     merge_cells(f);
-    f->last = UX_OK;
+    f->last = outlier ? UX_OUTLIER : UX_OK;
     f->log_likelihood += (double)f->log_evidence;
-    return UX_OK;
+    return f->last;
 }
 
 size_t ux_joint_cells_workspace_bytes(const ux_joint_model *model, unsigned eta)
@@ -731,6 +790,16 @@ ux_status ux_joint_cells_set_exchange(ux_joint_cells *f, int on)
     return UX_OK;
 }
 
+ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outliers)
+{
+    if (f == NULL || f->model == NULL || !(gate > 0))
+        return UX_ERR_ARG;
+    f->gate = (ux_real)gate;
+    f->gate_outliers = (uint8_t)(gate_outliers != 0);
+    return UX_OK;
+}
+
+double ux_joint_cells_test_ratio(const ux_joint_cells *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
 size_t ux_joint_cells_sizeof(void) { return sizeof(ux_joint_cells); }
 unsigned ux_joint_cells_count(const ux_joint_cells *f) { return f != NULL ? f->count : 0u; }
 ux_status ux_joint_cells_last_status(const ux_joint_cells *f) { return f != NULL ? f->last : UX_ERR_ARG; }
