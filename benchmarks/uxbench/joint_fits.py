@@ -92,12 +92,16 @@ def arguments(ap) -> None:
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
 
 
+def trace_seed(name: str, i: int) -> int:
+    return SEED + 1000 * joint_systems.spec(name).id + i
+
+
 def simulated(name: str, i: int) -> tuple[Trace, dict]:
     """Trace i of a system and the parameters it was simulated from."""
     spec = joint_systems.spec(name)
     model = joint_systems.get(name)
     steps = STEPS[name]
-    _, z = joint_systems.simulate(model, steps, SEED + 1000 * spec.id + i)
+    _, z = joint_systems.simulate(model, steps, trace_seed(name, i))
     return Trace(np.arange(steps), np.zeros(steps), z), dict(zip(spec.param_names, model.params))
 
 

@@ -24,6 +24,7 @@ STUDIES = (
     "joint_cells",
     "bearings_geometry",
     "joint_fits",
+    "joint_gate",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",

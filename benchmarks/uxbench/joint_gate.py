@@ -1,0 +1,251 @@
+"""The cell filter's innovation gate: how often it flags the model's own data, how its test ratio compares with
+a calibrated predictive's, whether it flags a reading moved far off, and what dropping that reading buys.
+
+On the traces `joint_fits` fits (TRACES per joint system, joint_fits.STEPS steps, the table's defaults), through
+the C core at each η of ETAS:
+
+- **own data**: readings, OUTLIER steps (a Gaussian predictive fails the 5-sd gate on 5.7e-7 of readings), the
+  share of test ratios above 3² (2.7e-3 for a Gaussian predictive) and the mean ratio with its standard error
+  (the normalised innovation squared: dim_obs = 1 when the predictive's mean and variance are right);
+- **a moved reading**: at step STEPS/2 of each trace the reading moved by MOVES noise sd (the kernel's scale
+  at the true state). Per size of move: how many of those readings were flagged, and over that step and the
+  WINDOW after it the largest distance of the posterior mean from the clean trace's run, in the clean run's
+  sd (the largest over the state's components), when the reading is weighed (the default) and when it is
+  dropped (`gate_outliers`). A run the filter refuses (a transition that overflows) is counted apart.
+
+    .venv/bin/python -m uxbench joint_gate                 # 50 traces per system (~1 minute)
+    .venv/bin/python -m uxbench joint_gate --traces 3 --out /tmp/g.md
+
+Writes benchmarks/results/joint_gate.md and joint_gate.json.gz beside it.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import joint_systems, native
+from uxemu.bayes import Status
+from uxemu.filter import OUTLIER_GATE
+
+from . import environment
+from .joint_fits import STEPS, trace_seed
+from .report import RESULTS, markdown_table, write_study
+
+OUT = RESULTS / "joint_gate.md"
+ETAS = (4, 16)  # the smallest the studies run, and the default
+MOVES = (6.0, 10.0, 30.0)  # noise sd a reading is moved by
+WINDOW = 10  # steps after the moved reading over which the runs are compared
+LOCKED_OUT = 3  # a dropped run that drops more readings than this has lost its data, not one reading
+MIRROR_TRACE = 120  # benchmarks/results/joint_cells_bearings200.md: the cells at η = 4 follow the mirror image
+GAUSSIAN_OUTLIER = math.erfc(OUTLIER_GATE / math.sqrt(2.0))  # P(|N(0,1)| > gate)
+GAUSSIAN_3SD = math.erfc(3.0 / math.sqrt(2.0))
+
+
+def arguments(ap) -> None:
+    ap.add_argument("--traces", type=int, default=50, help="traces per system")
+    ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
+
+
+def own_data(nat, name: str, traces: int, eta: int) -> dict:
+    """Counts over every reading of the system's own traces."""
+    ratios, outliers = [], 0
+    for i in range(traces):
+        _, z = joint_systems.simulate(joint_systems.get(name), STEPS[name], trace_seed(name, i))
+        run = nat.run_joint_cells(joint_systems.spec(name).id, z, eta)
+        ratios.extend(run.test_ratio.tolist())
+        outliers += int(np.sum(run.status == Status.OUTLIER))
+    r = np.array(ratios)
+    return dict(
+        readings=int(r.size),
+        outliers=outliers,
+        above_3sd=int(np.sum(r > 9.0)),
+        mean_ratio=float(r.mean()),
+        se_ratio=float(r.std(ddof=1) / math.sqrt(r.size)),
+        nan=int(np.sum(np.isnan(r))),
+    )
+
+
+def moved_reading(nat, name: str, i: int, eta: int, move: float) -> dict:
+    """One trace with the reading at its half moved by `move` noise sd: flagged?, and each run's distance from the
+    clean run over the window (None for a run the filter refuses)."""
+    spec, model = joint_systems.spec(name), joint_systems.get(name)
+    x, clean_z = joint_systems.simulate(model, STEPS[name], trace_seed(name, i))
+    k = STEPS[name] // 2
+    z = np.array(clean_z, dtype=np.float64)
+    z[k] = z[k] + move * np.asarray(model.loc_scale(x[[k]])[1])[0]
+    clean = nat.run_joint_cells(spec.id, clean_z, eta)
+    out = dict(trace=i, flagged=None, weighed=None, dropped=None, dropped_steps=None)
+    for key, gate_outliers in (("weighed", False), ("dropped", True)):
+        try:
+            run = nat.run_joint_cells(spec.id, z, eta, gate_outliers=gate_outliers)
+        except (native.NativeError, ValueError):
+            continue
+        out["flagged"] = bool(run.status[k] == Status.OUTLIER)
+        out[key] = distance(run, clean, k)
+        if gate_outliers:  # more than the moved one: the gate locked the filter out of its data
+            out["dropped_steps"] = int(np.sum(run.status == Status.OUTLIER))
+    return out
+
+
+def distance(run, clean, k: int) -> float:
+    """The largest |mean − clean mean| / clean sd over the components and the steps k … k + WINDOW."""
+    end = min(k + WINDOW + 1, clean.mean.shape[0])
+    sd = np.sqrt(np.diagonal(clean.cov[k:end], axis1=1, axis2=2))
+    return float(np.max(np.abs(run.mean[k:end] - clean.mean[k:end]) / sd))
+
+
+def mirror_trace(nat) -> dict:
+    """Bearings trace MIRROR_TRACE of `joint_cells --systems bearings` at η = 4, where the cells take the mirror
+    image of the target when it crosses x = 0: the steps flagged, and the position error at the end, weighed and
+    dropped."""
+    from . import joint_cells
+
+    spec, model = joint_systems.spec("bearings"), joint_systems.get("bearings")
+    steps = joint_cells.STEPS["bearings"]
+    x, z = joint_systems.simulate(model, steps, joint_cells.trace_seed(model, MIRROR_TRACE))
+    out = dict(trace=MIRROR_TRACE, steps=steps)
+    for key, gate_outliers in (("weighed", False), ("dropped", True)):
+        run = nat.run_joint_cells(spec.id, z, 4, gate_outliers=gate_outliers)
+        out[key] = dict(
+            flagged=[int(k) for k in np.flatnonzero(run.status == Status.OUTLIER)],
+            end_error=[float(v) for v in run.mean[-1, :2] - x[-1, :2]],
+        )
+    return out
+
+
+def run(args) -> dict:
+    started = time.monotonic()
+    if args.traces < 1:
+        raise SystemExit("uxbench joint_gate: at least 1 trace")
+    nat = native.load()
+    env = environment.block({"traces": args.traces, "steps": STEPS, "etas": ETAS, "moves": MOVES, "window": WINDOW})
+    names = joint_systems.names()
+    own = {name: {str(eta): own_data(nat, name, args.traces, eta) for eta in ETAS} for name in names}
+    moved = {
+        name: {
+            str(eta): {str(m): [moved_reading(nat, name, i, eta, m) for i in range(args.traces)] for m in MOVES}
+            for eta in ETAS
+        }
+        for name in names
+    }
+    meta = {**env, "command": args.command, "wall_s": time.monotonic() - started}
+    record = dict(meta=meta, own=own, moved=moved, mirror=mirror_trace(nat))
+    return dict(markdown=markdown(record), record=record)
+
+
+def report(results: dict, args) -> None:
+    write_study(results, args)
+
+
+# -- the report -----------------------------------------------------------------------------------------------
+def own_rows(record: dict) -> list[list[str]]:
+    rows = []
+    for name, by_eta in record["own"].items():
+        for eta, c in by_eta.items():
+            n = c["readings"] - c["nan"]
+            rows.append(
+                [
+                    name,
+                    eta,
+                    str(c["readings"]),
+                    f"{c['outliers']} ({c['outliers'] / n:.2g})",
+                    f"{c['above_3sd']} ({c['above_3sd'] / n:.2g})",
+                    f"{c['mean_ratio']:.3f} ± {c['se_ratio']:.3f}",
+                    str(c["nan"]),
+                ]
+            )
+    return rows
+
+
+def moved_rows(record: dict) -> list[list[str]]:
+    rows = []
+    for name, by_eta in record["moved"].items():
+        for eta, by_move in by_eta.items():
+            for move, runs in by_move.items():
+                flagged = [r["flagged"] for r in runs if r["flagged"] is not None]
+                rows.append([name, eta, f"{float(move):g}", f"{sum(flagged)}/{len(runs)}"] + _spread(runs))
+    return rows
+
+
+def _spread(runs: list[dict]) -> list[str]:
+    """Median (largest) distance from the clean run, weighed and dropped, and the runs refused."""
+    out = []
+    for key in ("weighed", "dropped"):
+        d = [r[key] for r in runs if r[key] is not None]
+        out.append(f"{statistics.median(d):.2f} ({max(d):.3g})" if d else "—")
+    out.append(str(sum(r[key] is None for r in runs for key in ("weighed", "dropped"))))
+    out.append(str(sum((r["dropped_steps"] or 0) > LOCKED_OUT for r in runs)))
+    return out
+
+
+def markdown(record: dict) -> str:
+    meta = record["meta"]
+    gaussian = f"{GAUSSIAN_OUTLIER:.2g}"
+    return "\n".join(
+        [
+            "# The cell filter's innovation gate on the joint systems",
+            "",
+            f"`{meta.get('command', '.venv/bin/python -m uxbench joint_gate')}`: the traces `joint_fits` "
+            f"fits ({meta['sizes']['traces']} per system, the table's defaults), native core, gate "
+            f"{OUTLIER_GATE:g} sd (docs/semantics.md, \"Cell filter\"). {environment.line(meta)}",
+            "",
+            "## The model's own data",
+            "",
+            f"A Gaussian predictive of the right mean and variance fails the gate on {gaussian} of readings, "
+            f"exceeds 3² on {GAUSSIAN_3SD:.2g}, and its mean test ratio is 1.",
+            "",
+            markdown_table(
+                ["system", "η", "readings", "OUTLIER (share)", "ratio > 9 (share)", "mean ratio ± se", "NaN"],
+                own_rows(record),
+            ),
+            "",
+            "## A reading moved off",
+            "",
+            f"The reading at each trace's half moved by the given number of noise sd; flagged: OUTLIER at that step; "
+            f"distance: the largest |mean − clean run's mean| / clean sd over that step and the {WINDOW} after it "
+            "(median over traces, largest in brackets), the reading weighed (the default) or dropped "
+            f"(`gate_outliers`); refused: runs the filter refused; the last column: dropping runs that dropped more "
+            f"than {LOCKED_OUT} readings (after a drop the filter's predictive drifts from the data, and the readings "
+            "that follow can fail the gate too: a lock-out, as an EKF's gate can have).",
+            "",
+            markdown_table(
+                [
+                    "system",
+                    "η",
+                    "moved (sd)",
+                    "flagged",
+                    "distance, weighed",
+                    "distance, dropped",
+                    "refused",
+                    f"dropped > {LOCKED_OUT} readings",
+                ],
+                moved_rows(record),
+            ),
+            "",
+            "## The bearings trace whose cells take the mirror image",
+            "",
+            mirror_text(record["mirror"]),
+            "",
+        ]
+    )
+
+
+def mirror_text(m: dict) -> str:
+    """Where the gate fires on that trace, and where each run ends."""
+    parts = []
+    for key in ("weighed", "dropped"):
+        r = m[key]
+        flagged = ", ".join(map(str, r["flagged"])) or "none"
+        parts.append(
+            f"- {key}: OUTLIER at steps {flagged}; at step {m['steps'] - 1} the mean is "
+            f"({r['end_error'][0]:+.1f}, {r['end_error'][1]:+.1f}) from the target's position (x, y)."
+        )
+    return (
+        f"Bearings trace {m['trace']} of `joint_cells --systems bearings` ({m['steps']} steps), cells at η = 4, "
+        "whose target crosses x = 0 where y/x cannot tell (x, y) from (−x, −y):\n\n" + "\n".join(parts)
+    )
