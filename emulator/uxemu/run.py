@@ -33,14 +33,18 @@ def run_filter(
     if not isinstance(model, JointModel):
         return scalar.run_filter(model, data, eta, mode or "refined", likelihood, prior, gate, gate_outliers)
     mode = mode or DEFAULT_VECTOR_MODE
-    # The joint filter has the kernel likelihood and no innovation gate: refuse what it would ignore.
+    # The joint filters have the kernel likelihood, and the atom filter no innovation gate: refuse what they
+    # would ignore.
     if likelihood != "kernel":
         raise ValueError(
             f"system {model.name!r} has a vector state: its filter has the kernel likelihood only, "
             f"not {likelihood!r}"
         )
-    if gate_outliers or gate != scalar.OUTLIER_GATE:
-        raise ValueError(f"system {model.name!r} has a vector state: its filter has no innovation gate to set")
+    if mode != "cells" and (gate_outliers or gate != scalar.OUTLIER_GATE):
+        raise ValueError(
+            f"system {model.name!r} has a vector state: its {mode!r} filter has no innovation gate to set "
+            "(the cell filter, mode 'cells', has)"
+        )
     k, u, z = _steps(data)
     if z.shape[1:] != (model.dim_obs,):
         raise ValueError(
@@ -48,7 +52,7 @@ def run_filter(
             f"must be {model.dim_obs} column(s), one row per step (got shape {z.shape})"
         )
     if mode == "cells":
-        return run_joint_cells(model, z, eta, k, u, prior)
+        return run_joint_cells(model, z, eta, k, u, prior, gate=gate, gate_outliers=gate_outliers)
     return run_joint_filter(model, z, eta, mode, k, u, prior)
 
 

@@ -2,12 +2,15 @@
 scalar and a vector-state system alike, each run bit for bit the run of its own filter."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
 
 import uxemu as ux
 from uxemu import joint_systems, systems
+from uxemu.bayes import Status
+from uxemu.joint_cells import run_joint_cells
 from uxemu.joint_filter import run_joint_filter
 
 T = 12
@@ -76,9 +79,21 @@ def test_a_plain_array_runs_a_scalar_system_as_its_filter():
 )
 def test_what_the_joint_filter_lacks_is_refused_in_one_line(kwargs, words):
     model, _, z = joint_case()
+    mode = "cells" if "likelihood" in kwargs else "refined"  # the atom filter has no gate; the cells have
     with pytest.raises(ValueError, match=words) as info:
-        ux.run_filter(model, z, eta=8, **kwargs)
+        ux.run_filter(model, z, eta=8, mode=mode, **kwargs)
     assert "\n" not in str(info.value)
+
+
+def test_the_cell_filter_takes_its_gate_through_run_filter():
+    model, _, z = joint_case()
+    z = z.copy()
+    z[6] = z[6] + 50.0  # far beyond 5 sd of any predictive
+    default, gated = ux.run_filter(model, z, eta=8), ux.run_filter(model, z, eta=8, gate_outliers=True)
+    want = run_joint_cells(model, z, 8, gate_outliers=True)
+    assert default.status[6] == Status.OUTLIER and gated.log_evidence[6] == 0.0
+    np.testing.assert_array_equal(gated.mean, want.mean)
+    assert np.all(ux.run_filter(model, z, eta=8, gate=math.inf).status != Status.OUTLIER)
 
 
 def test_observations_of_the_wrong_width_are_refused_in_one_line():
