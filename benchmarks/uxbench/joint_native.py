@@ -46,6 +46,7 @@ class JointKFRun:
     cov: np.ndarray  # (T, dim, dim) its covariance
     skipped: np.ndarray  # (T,) bool: the update was skipped
     log_evidence: np.ndarray | None = field(default=None, repr=False)  # (T,) log N(z; ẑ, S); 0 where z is missing
+    nis: np.ndarray | None = field(default=None, repr=False)  # (T,) (z − ẑ)ᵀS⁻¹(z − ẑ); NaN where z is missing
     elapsed_ns: int = 0
     cpu_ns: int = 0
 
@@ -93,7 +94,13 @@ class _KFConfig(C.Structure):
 
 
 class _KFOutput(C.Structure):
-    _fields_ = [("mean", C.c_void_p), ("cov", C.c_void_p), ("skipped", C.c_void_p), ("log_evidence", C.c_void_p)]
+    _fields_ = [
+        ("mean", C.c_void_p),
+        ("cov", C.c_void_p),
+        ("skipped", C.c_void_p),
+        ("log_evidence", C.c_void_p),
+        ("nis", C.c_void_p),
+    ]
 
 
 class _UXOutput(C.Structure):
@@ -277,8 +284,8 @@ class JointBenchLib:
     def run_kf(
         self, system, z, method: str = "ekf", k=None, u=None, params=None, prior=None, log_evidence: bool = False
     ) -> JointKFRun:
-        """The joint EKF ('ekf') or UKF ('ukf') over a trace; `log_evidence`: also each step's log N(z; ẑ, S)
-        (computed only when asked, so a timed run does not pay for it)."""
+        """The joint EKF ('ekf') or UKF ('ukf') over a trace; `log_evidence`: also each step's log N(z; ẑ, S) and
+        normalised innovation squared (run.nis), computed only when asked, so a timed run does not pay for them."""
         if method not in JKF_METHODS:
             raise ValueError(f"unknown method {method!r}; use one of {', '.join(JKF_METHODS)}")
         model = self.model(system)
@@ -288,7 +295,8 @@ class JointBenchLib:
         cfg = _KFConfig(model, cparams, plaw, JKF_METHODS[method])
         run = JointKFRun(np.empty((T, dim)), np.empty((T, dim, dim)), np.zeros(T, dtype=np.uint8))
         run.log_evidence = np.empty(T) if log_evidence else None
-        out = _KFOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.skipped), _ptr(run.log_evidence))
+        run.nis = np.empty(T) if log_evidence else None
+        out = _KFOutput(_ptr(run.mean), _ptr(run.cov), _ptr(run.skipped), _ptr(run.log_evidence), _ptr(run.nis))
         c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
         st = self.lib.uxb_joint_kf_run(C.byref(cfg), k.ctypes.data, u.ctypes.data, z.ctypes.data, T, C.byref(out))
         run.elapsed_ns, run.cpu_ns = time.perf_counter_ns() - t0, time.thread_time_ns() - c0

@@ -72,9 +72,9 @@ class CModel:
         self.ptr = C.cast(C.pointer(self.model), C.c_void_p).value
 
 
-def kalman(z, log_evidence=None):
+def kalman(z, log_evidence=None, nis=None):
     """The exact posterior means (T, 2) and covariances (T, 2, 2); step 0 updates the prior only. A list given
-    as `log_evidence` receives each step's log N(z_t; ẑ_t, S_t)."""
+    as `log_evidence` receives each step's log N(z_t; ẑ_t, S_t), one given as `nis` each (z_t − ẑ_t)²/S_t."""
     x = np.array([m for m, _ in PRIOR])
     P = np.diag([s * s for _, s in PRIOR])
     means, covs = [], []
@@ -83,9 +83,11 @@ def kalman(z, log_evidence=None):
             x, P = F @ x, F @ P @ F.T + Q
         S = H @ P @ H.T + R * R
         K = P @ H.T / S
+        v, s2 = float(zt[0] - (H @ x)[0]), float(S[0, 0])
         if log_evidence is not None:
-            v, s2 = float(zt[0] - (H @ x)[0]), float(S[0, 0])
             log_evidence.append(-0.5 * (math.log(2 * math.pi * s2) + v * v / s2))
+        if nis is not None:
+            nis.append(v * v / s2)
         x = x + (K * (zt - H @ x)).ravel()
         P = P - K @ S @ K.T
         means.append(x)

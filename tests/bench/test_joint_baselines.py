@@ -47,13 +47,15 @@ def test_ekf_and_ukf_are_the_kalman_filter_on_a_linear_gaussian_system(jlib, lin
     _, z = linear_trace
     model = joint_linear.CModel()
     run = jlib.run_kf(model.ptr, z, method, log_evidence=True)
-    assert jlib.run_kf(model.ptr, z, method).log_evidence is None  # computed only when asked
-    log_evidence = []
-    mean, cov = joint_linear.kalman(z, log_evidence)
+    plain = jlib.run_kf(model.ptr, z, method)
+    assert plain.log_evidence is None and plain.nis is None  # computed only when asked
+    log_evidence, nis = [], []
+    mean, cov = joint_linear.kalman(z, log_evidence, nis)
     assert not run.skipped.any()
     np.testing.assert_allclose(run.mean, mean, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(run.cov, cov, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(run.log_evidence, log_evidence, rtol=1e-9, atol=1e-12)  # what a fit climbs
+    np.testing.assert_allclose(run.nis, nis, rtol=1e-9, atol=1e-12)  # what a gate tests
 
 
 def test_a_missing_reading_adds_nothing_to_the_kalman_log_likelihood(jlib, linear_trace):
@@ -61,7 +63,7 @@ def test_a_missing_reading_adds_nothing_to_the_kalman_log_likelihood(jlib, linea
     z[5] = np.nan
     model = joint_linear.CModel()  # alive while C calls its functions
     run = jlib.run_kf(model.ptr, z, "ukf", log_evidence=True)
-    assert run.skipped[5] and run.log_evidence[5] == 0.0
+    assert run.skipped[5] and run.log_evidence[5] == 0.0 and np.isnan(run.nis[5])
     assert np.isfinite(run.log_evidence).all() and (run.log_evidence[~run.skipped] != 0).all()
 
 

@@ -12,8 +12,9 @@ def test_a_tiny_run_counts_flags_and_compares(tmp_path):
     assert uxbench(["joint_gate", "--traces", "2", "--out", str(out)]) == 0
     record = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))
     assert list(record["own"]) == ["pendulum", "cvrange", "bearings", "reentry"]
-    for name, by_eta in record["own"].items():
-        for counts in by_eta.values():
+    for name, by_method in record["own"].items():
+        assert list(by_method) == ["4", "16", "ekf", "ukf"]  # the cells at each η, then the Gaussian filters
+        for counts in by_method.values():
             assert counts["readings"] == 2 * {"pendulum": 300, "cvrange": 300}.get(name, 80)
             assert 0 <= counts["outliers"] <= counts["above_3sd"] <= counts["readings"]
             assert 0.3 < counts["mean_ratio"] < 3.0  # a predictive whose variance is of the right order

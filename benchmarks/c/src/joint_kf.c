@@ -137,20 +137,29 @@ static int invert(const double *S, double *inv, unsigned n)
     return 0;
 }
 
-/* log N(v; 0, S) for the innovation v (m) with S⁻¹ = Si; −∞ when S is not positive definite. */
-static double innovation_log_density(const double *v, const double *S, const double *Si, unsigned m)
+/* An update's innovation, when asked: log N(v; 0, S) and the normalised innovation squared vᵀS⁻¹v. */
+typedef struct {
+    double log_density, nis;
+} kf_innovation;
+
+/* The innovation v (m) with S⁻¹ = Si into *out; −∞ and NaN when S is not positive definite. */
+static void innovation_of(const double *v, const double *S, const double *Si, unsigned m, kf_innovation *out)
 {
     double L[D * D], q = 0, log_det = 0;
     unsigned a, b;
     cholesky(S, L, m);
     for (a = 0; a < m; ++a) {
-        if (!(L[a * m + a] > 0))
-            return -INFINITY;
+        if (!(L[a * m + a] > 0)) {
+            out->log_density = -INFINITY;
+            out->nis = NAN;
+            return;
+        }
         log_det += 2 * log(L[a * m + a]);
         for (b = 0; b < m; ++b)
             q += v[a] * Si[a * m + b] * v[b];
     }
-    return -0.5 * (m * LOG_2PI + log_det + q);
+    out->log_density = -0.5 * (m * LOG_2PI + log_det + q);
+    out->nis = q;
 }
 
 /* -- the noises ---------------------------------------------------------------------------------------- */
@@ -273,7 +282,7 @@ static int finite_all(const double *v, unsigned n)
     return 1;
 }
 
-static int ekf_update(const kf_state *s, const double *z, double *x, double *P, double *log_evidence)
+static int ekf_update(const kf_state *s, const double *z, double *x, double *P, kf_innovation *innov)
 {
     double loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], lp[UX_JOINT_MAX_OBS], lm[UX_JOINT_MAX_OBS];
     double H[D * D], R[D * D], S[D * D], Si[D * D], PHt[D * D], K[D * D], IKH[D * D], KR[D * D], xp[D], xm[D];
@@ -298,14 +307,16 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P, 
     if (!finite_all(z, m))
         return 1;
     if (invert(S, Si, m)) {
-        if (log_evidence != NULL)
-            *log_evidence = -INFINITY;
+        if (innov != NULL) {
+            innov->log_density = -INFINITY;
+            innov->nis = NAN;
+        }
         return 1;
     }
     for (c = 0; c < m; ++c)
         loc[c] = z[c] - loc[c]; /* the innovation */
-    if (log_evidence != NULL) /* only when asked: a filter that is not fitted does not pay for it */
-        *log_evidence = innovation_log_density(loc, S, Si, m);
+    if (innov != NULL) /* only when asked: a filter that is not fitted does not pay for it */
+        innovation_of(loc, S, Si, m, innov);
     mul(PHt, Si, K, n, m, m, 0);
     for (a = 0; a < n; ++a)
         for (c = 0; c < m; ++c)
@@ -323,7 +334,7 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P, 
     return 0;
 }
 
-static int ukf_update(const kf_state *s, const double *z, double *x, double *P, double *log_evidence)
+static int ukf_update(const kf_state *s, const double *z, double *x, double *P, kf_innovation *innov)
 {
     uxb_ut_weights u = uxb_ut_weights_for(s->dim);
     double X[MAX_POINTS * D], Z[MAX_POINTS * UX_JOINT_MAX_OBS], zbar[UX_JOINT_MAX_OBS], loc[UX_JOINT_MAX_OBS];
@@ -340,14 +351,16 @@ static int ukf_update(const kf_state *s, const double *z, double *x, double *P, 
     if (!finite_all(z, m))
         return 1;
     if (invert(S, Si, m)) {
-        if (log_evidence != NULL)
-            *log_evidence = -INFINITY;
+        if (innov != NULL) {
+            innov->log_density = -INFINITY;
+            innov->nis = NAN;
+        }
         return 1;
     }
     for (c = 0; c < m; ++c)
         loc[c] = z[c] - zbar[c]; /* the innovation */
-    if (log_evidence != NULL)
-        *log_evidence = innovation_log_density(loc, S, Si, m);
+    if (innov != NULL)
+        innovation_of(loc, S, Si, m, innov);
     ut_cov(&u, X, x, n, Z, zbar, m, points, C);
     mul(C, Si, K, n, m, m, 0);
     for (a = 0; a < n; ++a)
@@ -411,7 +424,7 @@ ux_status uxb_joint_kf_run(const uxb_joint_kf_config *cfg, const uint32_t *k, co
         return st;
     for (t = 0; t < T; ++t) {
         int skipped;
-        double log_evidence = 0, *wanted = out->log_evidence != NULL ? &log_evidence : NULL; /* missing z: 0 */
+        kf_innovation innov = {0, NAN}, *wanted = out->log_evidence != NULL || out->nis != NULL ? &innov : NULL;
         unsigned n = s.dim;
         ux_joint_model_context(s.model, s.params, k[t], (ux_real)u[t], &s.ctx);
         if (t > 0) {
@@ -428,8 +441,10 @@ ux_status uxb_joint_kf_run(const uxb_joint_kf_config *cfg, const uint32_t *k, co
             memcpy(out->cov + t * n * n, P, n * n * sizeof(double));
         if (out->skipped != NULL)
             out->skipped[t] = (uint8_t)skipped;
-        if (out->log_evidence != NULL)
-            out->log_evidence[t] = log_evidence;
+        if (out->log_evidence != NULL) /* missing z: 0 */
+            out->log_evidence[t] = innov.log_density;
+        if (out->nis != NULL)
+            out->nis[t] = innov.nis;
     }
     return UX_OK;
 }

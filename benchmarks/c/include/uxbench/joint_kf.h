@@ -56,6 +56,8 @@ typedef struct {
     uint8_t *skipped; /* T: 1 where the update was skipped */
     double *log_evidence; /* T: log N(z_t; ẑ_t, S_t), the predictive's density at z (0 where z is missing,
                              −∞ where S is singular): its sum is the filter's log-likelihood */
+    double *nis; /* T: (z_t − ẑ_t)ᵀ S_t⁻¹ (z_t − ẑ_t), the normalised innovation squared (NaN where z is missing
+                    or S is singular) */
 } uxb_joint_kf_output;
 
 /*
