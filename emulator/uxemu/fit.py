@@ -367,7 +367,8 @@ def influential_outliers(trace, failed, log_evidence) -> tuple[int, ...]:
     is also OUTLIER_NATS below the median observed step's: an observation the model calls improbable and that
     weighs on log L enough to move the optimum."""
     evidence = np.asarray(log_evidence, dtype=np.float64)
-    observed = np.isfinite(np.asarray(trace.z, dtype=np.float64))
+    z = np.asarray(trace.z, dtype=np.float64)
+    observed = np.isfinite(z) if z.ndim == 1 else np.isfinite(z).all(axis=1)  # a joint system's rows
     if not observed.any():
         return ()
     low = evidence < np.median(evidence[observed]) - OUTLIER_NATS

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import _ttr, joint_systems
-from .fit import ENGINES, Evaluated, _prior_tuple, engine_for
+from .filter import OUTLIER_GATE
+from .fit import ENGINES, Evaluated, _prior_tuple, engine_for, influential_outliers
 from .joint_cells import run_joint_cells
 from .joint_filter import DEFAULT_VECTOR_MODE
 from .run import _steps
@@ -65,6 +68,13 @@ class JointLogLikelihood(Evaluated):
         except (ValueError, ArithmeticError) as exc:  # a parameter the model refuses, a transition that overflows
             self.refusal = str(exc)
             return -math.inf
+
+    def outliers(self, params) -> tuple[int, ...]:
+        """The k of the influential outliers at `params` (`uxemu.fit.influential_outliers`: the cell filter's
+        innovation gate, docs/semantics.md "Cell filter"; one filter run)."""
+        run = self.run(tuple(float(v) for v in params))
+        failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE**2  # NaN (no test): passed
+        return influential_outliers(self.trace, failed, run.log_evidence)
 
     def run(self, params):
         """The cell filter's run of the trace at `params` (a JointRun), its exchange off (FIT_EXCHANGE)."""

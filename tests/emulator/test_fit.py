@@ -343,6 +343,18 @@ def test_a_joint_system_is_fitted_on_the_cell_filter():
     assert result.log_likelihood >= JointLogLikelihood("cvrange", tr)((0.2, 0.05, 2.0, 0.5))
 
 
+def test_a_joint_fit_names_an_influential_outlier():
+    """cvrange with one range reading 40 noise sd off (r = 0.5): the fit on the cells says which (the cell filter's
+    gate at the optimum, and a log evidence far below the others'), as the scalar fit does; the clean trace has
+    none."""
+    tr = joint_trace("cvrange", 120, 5001)
+    assert fit.fit("cvrange", tr, ["r"], eta=8).outliers == ()
+    z = tr.z.copy()
+    z[70] = z[70] + 20.0
+    result = fit.fit("cvrange", traces.Trace(tr.k, tr.u, z), ["r"], eta=8)
+    assert result.outliers == (70,)
+
+
 @pytest.mark.parametrize(
     "options, complaint",
     [

@@ -73,6 +73,27 @@ def test_a_joint_trace_is_fitted_on_the_cell_filter(tmp_path, capsys):
     assert lib.estimate["q"] == result["estimate"]["q"]
 
 
+def test_a_joint_fit_names_an_influential_outlier_by_its_column(tmp_path, capsys):
+    """A cvrange range reading moved 40 noise sd: the fit on the cells warns of it (the cell filter's innovation
+    gate at the optimum) and names the reading's column, z0."""
+    import numpy as np
+
+    trace, spoiled = tmp_path / "cv.csv", tmp_path / "spoiled.csv"
+    code, _, err = run_cli(capsys, "simulate", "--system", "cvrange", "--steps", 120, "--seed", 3, "-o", trace)
+    assert code == 0, err
+    lines = trace.read_text().splitlines()
+    header = [ln for ln in lines if ln.startswith("#") or ln.startswith("k,")]
+    rows = np.loadtxt(trace, delimiter=",", skiprows=len(header))
+    rows[70, 2] += 20.0
+    spoiled.write_text("\n".join(header + [",".join(repr(float(v)) for v in row) for row in rows]) + "\n")
+    code, stdout, err = run_cli(capsys, "fit", spoiled, "--free", "r", "--eta", 8, "--no-profile")
+    warnings = [line for line in stdout.splitlines() if "influential outlier" in line]
+    assert code == 0 and len(warnings) == 1, (stdout, err)
+    assert "k=70 " in warnings[0] and "leave its 'z0' empty" in warnings[0]
+    code, stdout, err = run_cli(capsys, "fit", trace, "--free", "r", "--eta", 8, "--no-profile")
+    assert code == 0 and "influential outlier" not in stdout, stdout
+
+
 @pytest.mark.parametrize(
     "argv, complaint",
     [
