@@ -25,6 +25,7 @@ STUDIES = (
     "bearings_geometry",
     "joint_fits",
     "joint_gate",
+    "joint_regimes",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",
