@@ -2,7 +2,8 @@
 settings — noise ratios, wide and offset priors, misspecified data — and whether its status says so when wrong.
 
 The 2-D joint systems (pendulum, cvrange), where the grid filter (`baselines/joint_grid.py`, GRID_POINTS² nodes)
-is the exact answer, each on SEEDS traces of STEPS steps per cell:
+is the exact answer, each on SEEDS traces of STEPS steps per cell, with the EKF and UKF (c/src/joint_kf.c) beside
+the cells (their status: OUTLIER where a 5-sd gate on their innovation would fire):
 
 - **noise** (9 cells): the table's q scaled by Q_SCALES and r by R_SCALES, data simulated from those parameters;
 - **prior** (4 cells): the filter's prior sd PRIOR_WIDTHS × the table's, its mean on the trace's true x₀
@@ -29,14 +30,16 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 from uxemu import joint_systems, native
 from uxemu.bayes import Status
+from uxemu.filter import OUTLIER_GATE
 from uxemu.laws import Normal
 
-from . import environment
+from . import environment, joint_native
 from .baselines.joint_grid import joint_grid_filter
 from .regime_metrics import WRONG_MEAN_SD, WRONG_VAR_RATIO, Score, combine, status_counts, wrong_steps
 from .report import RESULTS, markdown_table, write_study
@@ -45,6 +48,7 @@ OUT = RESULTS / "joint_regimes.md"
 SYSTEMS = ("pendulum", "cvrange")  # the 2-D systems: the grid filter is their exact answer
 STEPS, SEEDS, SEED = 200, 3, 73000
 ETAS = (4, 16)
+RIVALS = ("ekf", "ukf")  # scored beside the cells, their status from a 5-sd gate on their innovation
 Q_SCALES = (0.1, 1.0, 10.0)  # × the table's q (a variance intensity)
 R_SCALES = (0.3, 1.0, 3.0)  # × the table's r (a standard deviation)
 PRIOR_WIDTHS = (1.0, 5.0)
@@ -67,9 +71,7 @@ def arguments(ap) -> None:
 # -- the cells ------------------------------------------------------------------------------------------------
 def cells() -> list[dict]:
     """Every cell of one system, in table order."""
-    out = [
-        dict(group="noise", q=q, r=r, label=f"q ×{q:g}, r ×{r:g}") for q in Q_SCALES for r in R_SCALES
-    ]
+    out = [dict(group="noise", q=q, r=r, label=f"q ×{q:g}, r ×{r:g}") for q in Q_SCALES for r in R_SCALES]
     out += [
         dict(group="prior", width=w, placement=p, label=f"prior sd ×{w:g}, {p}")
         for w in PRIOR_WIDTHS
@@ -147,9 +149,17 @@ def grid_check(model, z, exact, points: int) -> dict:
     )
 
 
+def rival_run(name: str, model, z, prior, method: str):
+    """The EKF's or UKF's run (c/src/joint_kf.c) as a cell run reads: its status OUTLIER where its normalised
+    innovation squared exceeds the cells' gate², as a gated EKF would say, else OK."""
+    kf = joint_native.load().run_kf(name, z, method, params=list(model.params), prior=prior, log_evidence=True)
+    status = np.where(kf.nis > OUTLIER_GATE * OUTLIER_GATE, int(Status.OUTLIER), int(Status.OK))
+    return SimpleNamespace(mean=kf.mean, cov=kf.cov, status=status, log_likelihood=float(np.sum(kf.log_evidence)))
+
+
 def run_cell(nat, name: str, cell: dict, seeds: int, steps: int = STEPS, grid: int = GRID_POINTS) -> dict:
     spec = joint_systems.spec(name)
-    scores = {eta: [] for eta in ETAS}
+    scores = {str(m): [] for m in ETAS + RIVALS}
     check = None
     for seed in range(seeds):
         model, _, z = trace(name, cell, seed, steps)
@@ -157,10 +167,12 @@ def run_cell(nat, name: str, cell: dict, seeds: int, steps: int = STEPS, grid: i
         prior = [("gaussian", law.mean(), float(np.sqrt(law.var()))) for law in model.prior]
         for eta in ETAS:
             run = nat.run_joint_cells(spec.id, z, eta, params=list(model.params), prior=prior)
-            scores[eta].append(score(run, exact))
+            scores[str(eta)].append(score(run, exact))
+        for method in RIVALS:
+            scores[method].append(score(rival_run(name, model, z, prior, method), exact))
         if seed == 0:
             check = grid_check(model, z, exact, 2 * grid)
-    return dict(cell=cell, grid_check=check, records={str(eta): combine(s).as_dict() for eta, s in scores.items()})
+    return dict(cell=cell, grid_check=check, records={m: combine(s).as_dict() for m, s in scores.items()})
 
 
 def run(args) -> dict:
@@ -190,13 +202,13 @@ def rows(results: list[dict]) -> list[list[str]]:
     out = []
     for r in results:
         c = r["grid_check"]
-        for eta, s in r["records"].items():
+        for method, s in r["records"].items():
             flagged = ", ".join(f"{Status(int(k)).name} {n}" for k, n in s["statuses"].items()) or "—"
             out.append(
                 [
                     r["cell"]["label"] + ("" if judged(r) else " (not judged)"),
                     f"{c['mean_sd']:.2g} / {c['var_ratio']:.2g}",
-                    eta,
+                    filter_name(method),
                     f"{s['worst_sd']:.3g}",
                     f"{s['var_min']:.3g}–{s['var_max']:.3g}",
                     f"{s['log_l_gap']:+.3g}",
@@ -206,6 +218,10 @@ def rows(results: list[dict]) -> list[list[str]]:
                 ]
             )
     return out
+
+
+def filter_name(method: str) -> str:
+    return f"cells η = {method}" if method.isdigit() else method.upper()
 
 
 def judged(result: dict) -> bool:
@@ -219,12 +235,13 @@ def headline(record: dict) -> list[list[str]]:
     for name, results in record["systems"].items():
         fit = [r for r in results if judged(r)]
         unjudged = "; ".join(r["cell"]["label"] for r in results if not judged(r)) or "none"
-        for eta in map(str, ETAS):
-            silent = sum(r["records"][eta]["silent"] for r in fit)
-            wrong = sum(r["records"][eta]["wrong"] for r in fit)
-            steps = sum(r["records"][eta]["steps"] for r in fit)
-            worst = max(fit, key=lambda r: r["records"][eta]["silent"])["cell"]["label"] if fit and silent else "—"
-            out.append([name, eta, f"{len(fit)}/{len(results)}", str(steps), str(wrong), str(silent), worst, unjudged])
+        for method in [str(m) for m in ETAS + RIVALS]:
+            silent = sum(r["records"][method]["silent"] for r in fit)
+            wrong = sum(r["records"][method]["wrong"] for r in fit)
+            steps = sum(r["records"][method]["steps"] for r in fit)
+            worst = max(fit, key=lambda r: r["records"][method]["silent"])["cell"]["label"] if fit and silent else "—"
+            row = [name, filter_name(method), f"{len(fit)}/{len(results)}", str(steps), str(wrong), str(silent), worst]
+            out.append(row + [unjudged])
     return out
 
 
@@ -252,7 +269,7 @@ def markdown(record: dict) -> str:
         f"{REFERENCE_SD:g} sd and each variance by {REFERENCE_VAR:.0%}); the others' rows are below, marked.",
         "",
         markdown_table(
-            ["system", "η", "cells judged", "steps", "wrong", "silent", "most silent steps", "not judged (grid)"],
+            ["system", "filter", "cells judged", "steps", "wrong", "silent", "most silent steps", "not judged (grid)"],
             headline(record),
         ),
         "",
@@ -268,7 +285,17 @@ def markdown(record: dict) -> str:
             "\"grid moved\": where it is not small against the filter's errors, the cell's row measures the grid too).",
             "",
             markdown_table(
-                ["cell", "grid moved (sd / var)", "η", "worst sd", "var ratio", "log L gap", "wrong", "silent", "flagged"],
+                [
+                    "cell",
+                    "grid moved (sd / var)",
+                    "filter",
+                    "worst sd",
+                    "var ratio",
+                    "log L gap",
+                    "wrong",
+                    "silent",
+                    "flagged",
+                ],
                 rows(results),
             ),
             "",

@@ -19,20 +19,18 @@ def test_a_tiny_run_scores_every_cell(tmp_path):
     results = record["systems"]["cvrange"]
     assert [r["cell"]["label"] for r in results] == [c["label"] for c in jr.cells()]
     for r in results:
-        assert set(r["records"]) == {"4", "16"} and r["grid_check"]["mean_sd"] >= 0
+        assert set(r["records"]) == {"4", "16", "ekf", "ukf"} and r["grid_check"]["mean_sd"] >= 0
         for s in r["records"].values():
             assert s["steps"] == 12 and 0 <= s["silent"] <= s["wrong"] <= s["steps"]
     md = out.read_text()
     judged = sum(jr.judged(r) for r in results)
-    assert f"| cvrange | 16 | {judged}/16 |" in md
-    assert md.count("(not judged)") == 2 * (16 - judged)  # one row per η
+    assert f"| cvrange | cells η = 16 | {judged}/16 |" in md and f"| cvrange | UKF | {judged}/16 |" in md
+    assert md.count("(not judged)") == 4 * (16 - judged)  # one row per filter
 
 
 def test_a_step_is_wrong_where_any_component_is_and_silent_only_with_status_ok():
     T = 4
-    exact = SimpleNamespace(
-        mean=np.zeros((T, 2)), cov=np.tile(np.eye(2), (T, 1, 1)), log_evidence=np.zeros(T)
-    )
+    exact = SimpleNamespace(mean=np.zeros((T, 2)), cov=np.tile(np.eye(2), (T, 1, 1)), log_evidence=np.zeros(T))
     mean = np.zeros((T, 2))
     mean[1, 1] = 0.6  # component 1 off by 0.6 sd: wrong
     cov = np.tile(np.eye(2), (T, 1, 1))
