@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _ttr, libm
-from .bayes import Status
+from .bayes import FAMILY_VARIANCE, Status
 from .filter import OUTLIER_GATE
 from .joint_filter import JointRun, check_evidence, run_trace
 from .joint_systems import JointModel
@@ -43,7 +43,6 @@ BEND = 1e-2  # ux/joint_cells.h UX_CELLS_BEND
 SPLIT_ITERATIONS = 8  # ux/joint_cells.h UX_CELLS_SPLIT_ITERATIONS
 SPLIT_OFFSET = 0.79788456080286535588  # √(2/π): a half-space's conditional mean, in sds from the centre
 HALF_LOG_2PI = 0.5 * libm.log(2.0 * math.pi)
-FAMILY_VAR = {"gaussian": 1.0, "laplace": 2.0, "uniform": 1.0 / 12.0}
 
 
 def law_moments(law) -> tuple[float, float]:
@@ -356,7 +355,7 @@ class JointCellsFilter:
             loc, scale = np.asarray(loc, dtype=np.float64), np.asarray(scale, dtype=np.float64)
             terms = []
             for c in range(loc.shape[1]):
-                var = (scale[0, c] * scale[0, c]) * FAMILY_VAR[self.model.family]
+                var = (scale[0, c] * scale[0, c]) * FAMILY_VARIANCE[self.model.family]
                 for j in range(d):
                     t = 0.5 * (loc[1 + j, c] + loc[1 + d + j, c]) - loc[0, c]
                     terms.append((t * t) / var)
@@ -486,7 +485,7 @@ class JointCellsFilter:
         zh = self.points_mean(loc)
         S = self.points_cross(loc, zh, loc, zh)
         C = self.points_cross(X, self.m, loc, zh)
-        fv = FAMILY_VAR[model.family]
+        fv = FAMILY_VARIANCE[model.family]
         for c in range(loc.shape[2]):
             noise = _sum(self._weight(p) * ((scale[:, p, c] * scale[:, p, c]) * fv) for p in self._points())
             S[:, c, c] = S[:, c, c] + noise

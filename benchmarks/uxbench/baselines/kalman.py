@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uxemu.bayes import FAMILY_VARIANCE  # the kernel family's standard variance, one table
+
 DIFF_REL = 1e-2
 DIFF_FLOOR = 2.0**-26  # √ε
 ALPHA, BETA, KAPPA_PLUS_N = 1.0, 2.0, 3.0  # κ = 3 − n
 LOGCHI2_MEAN = -np.euler_gamma - math.log(2.0)  # E log e², e ~ N(0, 1): ψ(½) + log 2
 LOGCHI2_VAR = math.pi**2 / 2.0  # Var log e²
-FAMILY_VAR = {"gaussian": 1.0, "laplace": 2.0, "uniform": 1.0 / 12.0}
 METHODS = ("ekf", "ukf", "ekf_logsq")
 
 
@@ -66,7 +67,7 @@ def kalman_filter(model, trace, method: str = "ekf", prior=None) -> KalmanRun:
     if len(inner) > 1:
         raise ValueError("the kernel form has at most one inner noise")
     mbar, Vm = (float(inner[0].mean()), float(inner[0].var())) if inner else (0.0, 0.0)
-    evar = FAMILY_VAR[model.kernel.family]
+    evar = FAMILY_VARIANCE[model.kernel.family]
     if method == "ekf_logsq" and (model.kernel.family != "gaussian" or inner):
         raise ValueError("log y² needs a Gaussian kernel family without inner noise")
 

@@ -36,8 +36,7 @@ ux_real ux_logsumexp(const ux_real *a, size_t count)
 /* logsumexp of one term, as ux_logsumexp(&a, 1) computes it: −∞ unless a is finite, else a + 0. */
 static ux_real logsumexp_one(ux_real a) { return ux_finite(a) ? a + UX_R(0.0) : -UX_INF; }
 
-/* The variance of the standardised outer family: 1, Laplace(0, 1)'s 2, the uniform on [−½, ½]'s 1/12. */
-static ux_real family_variance(ux_law_kind family)
+ux_real ux_family_variance(ux_law_kind family)
 {
     return family == UX_LAW_LAPLACE ? UX_R(2.0) : family == UX_LAW_UNIFORM ? UX_R(1.0) / UX_R(12.0) : UX_R(1.0);
 }
@@ -80,7 +79,7 @@ static int innovation_moments(const ux_innovation *sums, ux_law_kind family, siz
         return 0;
     shift = sums->s1 / sums->total;
     *spread = sums->s2 / sums->total - shift * shift;
-    *var = *spread + family_variance(family) * (sums->e2 / sums->total);
+    *var = *spread + ux_family_variance(family) * (sums->e2 / sums->total);
     *worst = 0;
     for (k = 0; k < ev->count; ++k) {
         ux_real nu = ev->z[k] - (sums->first + shift), nu2 = nu * nu;
@@ -153,7 +152,7 @@ ux_status ux_linear_update(const ux_observation *obs, const ux_real *px, const u
     ml = sums.l / sums.t;
     cov = sums.dl / sums.t - md * ml;
     out->loc_var = sums.ll / sums.t - ml * ml;
-    noise = family_variance(obs->family) * (sums.e2 / sums.t);
+    noise = ux_family_variance(obs->family) * (sums.e2 / sums.t);
     s = out->loc_var + noise;
     out->residual = out->loc_var - cov * cov / var;
     m2 = sums.d2 / sums.t - md * md;

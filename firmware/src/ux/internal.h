@@ -133,6 +133,10 @@ void ux_value_copy(ux_value *out, const ux_value *in);
  * finite. The one log-sum-exp of BayesLaplace, shared with the host-only baselines. */
 ux_real ux_logsumexp(const ux_real *a, size_t count);
 
+/* The variance of the kernel family's standard member (ux_std_logpdf's): 1, Laplace(0, 1)'s 2, the uniform on
+ * [−½, ½]'s 1/12 (bayes.c: the scalar gate and linear update, joint_cells.c: the cells' observation noise). */
+ux_real ux_family_variance(ux_law_kind family);
+
 /* Validates evidence (1..UX_MAX_ETA finite observations, positive finite weights, m ≥ 1) and writes
  * its weights to omega (1/J each when the caller gave none). Shared with the host-only baselines. */
 ux_status ux_evidence_weights(const ux_evidence *ev, ux_real *omega);

@@ -129,12 +129,6 @@ static void swap_banks(ux_joint_cells *f)
     f->next = t;
 }
 
-/* The variance of the kernel family's standard member (ux_std_logpdf's): Laplace 2, uniform on [−½, ½] 1/12. */
-static ux_real family_var(ux_law_kind family)
-{
-    return family == UX_LAW_LAPLACE ? UX_R(2.0) : family == UX_LAW_UNIFORM ? UX_R(1.0) / UX_R(12.0) : UX_R(1.0);
-}
-
 static ux_status check_config(const ux_joint_filter_config *cfg)
 {
     const ux_joint_model *model;
@@ -318,7 +312,7 @@ static void belief_moments(const ux_joint_cells *f, ux_real *mean, ux_real *cov)
 static ux_real cell_bend(const ux_joint_cells *f, unsigned i, const ux_model_ctx *ctx)
 {
     ux_real X[POINTS * D], corner[D], loc[(POINTS + D * (D - 1) / 2) * D], scale[(POINTS + D * (D - 1) / 2) * D];
-    ux_real acc = 0, var, t, fv = family_var(f->model->code->family);
+    ux_real acc = 0, var, t, fv = ux_family_variance(f->model->code->family);
     unsigned d = f->dim, mo = f->model->code->dim_obs, p, j, k, a, c, n;
     sigma_points(f, f->cur.m + i * d, f->cur.P + (size_t)i * d * d, X);
     for (p = 0; p < 2 * d + 1; ++p)
@@ -535,7 +529,7 @@ static void observation_moments(const ux_joint_cells *f, unsigned i, const ux_mo
     ux_real X[POINTS * D], loc[POINTS * D], scale[POINTS * D], noise;
     unsigned d = f->dim, mo = f->model->code->dim_obs, p, c;
     const ux_real *m = f->cur.m + i * d;
-    ux_real fv = family_var(f->model->code->family);
+    ux_real fv = ux_family_variance(f->model->code->family);
     sigma_points(f, m, f->cur.P + (size_t)i * d * d, X);
     for (p = first_point(f); p < 2 * d + 1; ++p)
         f->model->code->kernel(X + p * d, ctx, loc + p * mo, scale + p * mo);
