@@ -53,12 +53,11 @@ def arguments(ap) -> None:
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
 
 
-def own_data(nat, name: str, traces: int, method) -> dict:
-    """Counts over every reading of the system's own traces: the cells at η = `method` (an int), or the EKF's or
-    UKF's normalised innovation squared (`method` 'ekf' or 'ukf'), which a 5-sd gate would test."""
+def own_data(nat, name: str, zs: list, method) -> dict:
+    """Counts over every reading of the system's own traces `zs`: the cells at η = `method` (an int), or the EKF's
+    or UKF's normalised innovation squared (`method` 'ekf' or 'ukf'), which a 5-sd gate would test."""
     ratios = []
-    for i in range(traces):
-        _, z = joint_systems.simulate(joint_systems.get(name), STEPS[name], trace_seed(name, i))
+    for z in zs:
         if isinstance(method, int):
             ratios.extend(nat.run_joint_cells(joint_systems.spec(name).id, z, method).test_ratio.tolist())
         else:
@@ -75,19 +74,27 @@ def own_data(nat, name: str, traces: int, method) -> dict:
     )
 
 
-def moved_reading(nat, name: str, i: int, eta: int, move: float) -> dict:
-    """One trace with the reading at its half moved by `move` noise sd: flagged?, and each run's distance from the
-    clean run over the window (None for a run the filter refuses)."""
+def moved_readings(nat, name: str, i: int, eta: int) -> dict:
+    """Trace i with the reading at its half moved by each of MOVES noise sd: per move, flagged?, and each run's
+    distance from the clean run over the window (None for a run the filter refuses)."""
     spec, model = joint_systems.spec(name), joint_systems.get(name)
     x, clean_z = joint_systems.simulate(model, STEPS[name], trace_seed(name, i))
     k = STEPS[name] // 2
-    z = np.array(clean_z, dtype=np.float64)
-    z[k] = z[k] + move * np.asarray(model.loc_scale(x[[k]])[1])[0]
     clean = nat.run_joint_cells(spec.id, clean_z, eta)
+    by_move = {}
+    for move in MOVES:
+        z = np.array(clean_z, dtype=np.float64)
+        z[k] = z[k] + move * np.asarray(model.loc_scale(x[[k]])[1])[0]
+        by_move[move] = moved_runs(nat, spec.id, z, eta, clean, k, i)
+    return by_move
+
+
+def moved_runs(nat, system_id: int, z, eta: int, clean, k: int, i: int) -> dict:
+    """The moved trace weighed and dropped: flagged?, each run's distance, the readings the dropping run dropped."""
     out = dict(trace=i, flagged=None, weighed=None, dropped=None, dropped_steps=None)
     for key, gate_outliers in (("weighed", False), ("dropped", True)):
         try:
-            run = nat.run_joint_cells(spec.id, z, eta, gate_outliers=gate_outliers)
+            run = nat.run_joint_cells(system_id, z, eta, gate_outliers=gate_outliers)
         except (native.NativeError, ValueError):
             continue
         out["flagged"] = bool(run.status[k] == Status.OUTLIER)
@@ -95,6 +102,12 @@ def moved_reading(nat, name: str, i: int, eta: int, move: float) -> dict:
         if gate_outliers:  # more than the moved one: the gate locked the filter out of its data
             out["dropped_steps"] = int(np.sum(run.status == Status.OUTLIER))
     return out
+
+
+def moved_table(nat, name: str, eta: int, traces: int) -> dict:
+    """{move: one result per trace}: each trace simulated and run clean once for every move."""
+    per_trace = [moved_readings(nat, name, i, eta) for i in range(traces)]
+    return {str(m): [t[m] for t in per_trace] for m in MOVES}
 
 
 def distance(run, clean, k: int) -> float:
@@ -130,14 +143,14 @@ def run(args) -> dict:
     nat = native.load()
     env = environment.block({"traces": args.traces, "steps": STEPS, "etas": ETAS, "moves": MOVES, "window": WINDOW})
     names = joint_systems.names()
-    own = {name: {str(m): own_data(nat, name, args.traces, m) for m in ETAS + RIVALS} for name in names}
-    moved = {
-        name: {
-            str(eta): {str(m): [moved_reading(nat, name, i, eta, m) for i in range(args.traces)] for m in MOVES}
-            for eta in ETAS
-        }
-        for name in names
-    }
+    own = {}
+    for name in names:
+        zs = [
+            joint_systems.simulate(joint_systems.get(name), STEPS[name], trace_seed(name, i))[1]
+            for i in range(args.traces)
+        ]
+        own[name] = {str(m): own_data(nat, name, zs, m) for m in ETAS + RIVALS}
+    moved = {name: {str(eta): moved_table(nat, name, eta, args.traces) for eta in ETAS} for name in names}
     meta = {**env, "command": args.command, "wall_s": time.monotonic() - started}
     record = dict(meta=meta, own=own, moved=moved, mirror=mirror_trace(nat))
     return dict(markdown=markdown(record), record=record)

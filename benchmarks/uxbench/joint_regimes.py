@@ -41,7 +41,7 @@ from uxemu.laws import Normal
 
 from . import environment, joint_native
 from .baselines.joint_grid import joint_grid_filter
-from .regime_metrics import WRONG_MEAN_SD, WRONG_VAR_RATIO, Score, combine, status_counts, wrong_steps
+from .regime_metrics import WRONG_MEAN_SD, WRONG_VAR_RATIO, Score, combine, score_run
 from .report import RESULTS, markdown_table, write_study
 
 OUT = RESULTS / "joint_regimes.md"
@@ -117,26 +117,10 @@ def misspecified(model, x, z, data: str) -> np.ndarray:
 
 # -- scoring --------------------------------------------------------------------------------------------------
 def score(run, exact) -> Score:
-    """A joint run against the grid's, on each component's marginal (regime_metrics' scores, the worst
-    component per step)."""
-    m, v = run.mean, np.diagonal(run.cov, axis1=1, axis2=2)
-    em, ev = exact.mean, np.diagonal(exact.cov, axis1=1, axis2=2)
-    err = np.abs(m - em) / np.sqrt(ev)
-    ratio = v / ev
-    wrong = wrong_steps(m, v, em, ev).any(axis=1)
-    status = np.asarray(run.status)
-    return Score(
-        runs=1,
-        steps=int(wrong.size),
-        worst_sd=float(np.nanmax(np.where(np.isnan(err), np.inf, err))),
-        var_min=float(np.min(np.where(np.isnan(ratio), -np.inf, ratio))),
-        var_max=float(np.max(np.where(np.isnan(ratio), np.inf, ratio))),
-        log_l_gap=float(run.log_likelihood) - float(np.sum(exact.log_evidence)),
-        wrong=int(wrong.sum()),
-        silent=int((wrong & (status == 0)).sum()),
-        flagged=int((status != 0).sum()),
-        statuses=status_counts(status),
-    )
+    """A joint run against the grid's, on each component's marginal (regime_metrics.score_run)."""
+    marginals = lambda cov: np.diagonal(cov, axis1=1, axis2=2)  # noqa: E731
+    grid = SimpleNamespace(mean=exact.mean, var=marginals(exact.cov), log_likelihood=float(np.sum(exact.log_evidence)))
+    return score_run(run.mean, marginals(run.cov), run.status, float(run.log_likelihood), grid)
 
 
 def grid_check(model, z, exact, points: int) -> dict:

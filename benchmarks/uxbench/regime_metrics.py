@@ -85,14 +85,16 @@ def _worst(values: np.ndarray) -> float:
 
 
 def score_run(mean, var, status, log_likelihood: float, exact) -> Score:
-    """A run (arrays per step and its log L) against `exact` (anything with mean, var, log_likelihood)."""
+    """A run (arrays per step and its log L) against `exact` (anything with mean, var, log_likelihood). Means and
+    variances of shape (steps, d) are a vector state's marginals: a step is wrong where any component is."""
     err = mean_error_sd(mean, exact.mean, exact.var)
     ratio = variance_ratio(var, exact.var)
     wrong = wrong_steps(mean, var, exact.mean, exact.var)
+    wrong = wrong.any(axis=1) if wrong.ndim == 2 else wrong
     status = np.asarray(status)
     return Score(
         runs=1,
-        steps=int(err.size),
+        steps=int(wrong.size),
         worst_sd=_worst(err),
         var_min=-_worst(-ratio),
         var_max=_worst(ratio),

@@ -357,9 +357,14 @@ class LogLikelihood(Evaluated):
 
     def outliers(self, params) -> tuple[int, ...]:
         """The k of the influential outliers at `params` (`influential_outliers`; one filter run)."""
-        run = self._run(tuple(float(v) for v in params))
-        failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE**2  # NaN (no test): passed
-        return influential_outliers(self.trace, failed, run.log_evidence)
+        return run_outliers(self.trace, self._run(tuple(float(v) for v in params)))
+
+
+def run_outliers(trace, run) -> tuple[int, ...]:
+    """`influential_outliers` of a filter's run of `trace` (a FilterRun or JointRun): the steps its innovation gate
+    fails by its test ratio."""
+    failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE**2  # NaN (no test): passed
+    return influential_outliers(trace, failed, run.log_evidence)
 
 
 def influential_outliers(trace, failed, log_evidence) -> tuple[int, ...]:

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from . import _ttr, joint_systems
-from .filter import OUTLIER_GATE
-from .fit import ENGINES, Evaluated, _prior_tuple, engine_for, influential_outliers
+from .fit import ENGINES, Evaluated, _prior_tuple, engine_for, run_outliers
 from .joint_cells import run_joint_cells
 from .joint_filter import DEFAULT_VECTOR_MODE
 from .run import _steps
@@ -70,11 +67,9 @@ class JointLogLikelihood(Evaluated):
             return -math.inf
 
     def outliers(self, params) -> tuple[int, ...]:
-        """The k of the influential outliers at `params` (`uxemu.fit.influential_outliers`: the cell filter's
-        innovation gate, docs/semantics.md "Cell filter"; one filter run)."""
-        run = self.run(tuple(float(v) for v in params))
-        failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE**2  # NaN (no test): passed
-        return influential_outliers(self.trace, failed, run.log_evidence)
+        """The k of the influential outliers at `params` (`uxemu.fit.run_outliers`: the cell filter's innovation
+        gate, docs/semantics.md "Cell filter"; one filter run)."""
+        return run_outliers(self.trace, self.run(tuple(float(v) for v in params)))
 
     def run(self, params):
         """The cell filter's run of the trace at `params` (a JointRun), its exchange off (FIT_EXCHANGE)."""

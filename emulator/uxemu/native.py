@@ -835,12 +835,7 @@ class Native:
     ) -> "NativeJointCells":
         """A ux_joint_cells; prior: None, or one (kind, a, b) per component; exchange: ux_joint_cells_set_exchange;
         gate / gate_outliers: its innovation gate (ux_joint_cells_set_gate; None: UX_OUTLIER_GATE)."""
-        f = NativeJointCells(self, system_id, eta, params, prior, exchange)
-        if gate is not None or gate_outliers:
-            from .filter import OUTLIER_GATE
-
-            f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
-        return f
+        return _gated(NativeJointCells(self, system_id, eta, params, prior, exchange), gate, gate_outliers)
 
     def run_joint_cells(
         self,
@@ -885,12 +880,7 @@ class Native:
         gate_outliers: bool = False,
     ) -> "NativeFilter":
         """A filter; gate / gate_outliers: its innovation gate (ux_filter_set_gate; None: UX_OUTLIER_GATE)."""
-        f = NativeFilter(self, system_id, eta, mode, likelihood, params, prior)
-        if gate is not None or gate_outliers:
-            from .filter import OUTLIER_GATE
-
-            f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
-        return f
+        return _gated(NativeFilter(self, system_id, eta, mode, likelihood, params, prior), gate, gate_outliers)
 
     def run_filter(
         self,
@@ -1332,6 +1322,15 @@ class NativeJointCells(_NativeJoint):
     def logpdf(self, x) -> float:
         xs = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
         return float(self._call("logpdf", self._state, xs.ctypes.data_as(C.POINTER(C.c_double))))
+
+
+def _gated(f, gate: float | None, gate_outliers: bool):
+    """A filter (scalar or cells) with its innovation gate set unless both are init's (gate None: UX_OUTLIER_GATE)."""
+    if gate is not None or gate_outliers:
+        from .filter import OUTLIER_GATE
+
+        f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
+    return f
 
 
 _loaded: dict = {}

@@ -142,6 +142,16 @@ typedef struct {
     double log_density, nis;
 } kf_innovation;
 
+/* An update skipped for a singular S: its innovation, when asked, has density 0 and no ratio. Returns 1 (skipped). */
+static int singular(kf_innovation *innov)
+{
+    if (innov != NULL) {
+        innov->log_density = -INFINITY;
+        innov->nis = NAN;
+    }
+    return 1;
+}
+
 /* The innovation v (m) with S⁻¹ = Si into *out; −∞ and NaN when S is not positive definite. */
 static void innovation_of(const double *v, const double *S, const double *Si, unsigned m, kf_innovation *out)
 {
@@ -150,8 +160,7 @@ static void innovation_of(const double *v, const double *S, const double *Si, un
     cholesky(S, L, m);
     for (a = 0; a < m; ++a) {
         if (!(L[a * m + a] > 0)) {
-            out->log_density = -INFINITY;
-            out->nis = NAN;
+            singular(out);
             return;
         }
         log_det += 2 * log(L[a * m + a]);
@@ -306,13 +315,8 @@ static int ekf_update(const kf_state *s, const double *z, double *x, double *P, 
         S[a] += R[a];
     if (!finite_all(z, m))
         return 1;
-    if (invert(S, Si, m)) {
-        if (innov != NULL) {
-            innov->log_density = -INFINITY;
-            innov->nis = NAN;
-        }
-        return 1;
-    }
+    if (invert(S, Si, m))
+        return singular(innov);
     for (c = 0; c < m; ++c)
         loc[c] = z[c] - loc[c]; /* the innovation */
     if (innov != NULL) /* only when asked: a filter that is not fitted does not pay for it */
@@ -350,13 +354,8 @@ static int ukf_update(const kf_state *s, const double *z, double *x, double *P, 
         S[a] += R[a];
     if (!finite_all(z, m))
         return 1;
-    if (invert(S, Si, m)) {
-        if (innov != NULL) {
-            innov->log_density = -INFINITY;
-            innov->nis = NAN;
-        }
-        return 1;
-    }
+    if (invert(S, Si, m))
+        return singular(innov);
     for (c = 0; c < m; ++c)
         loc[c] = z[c] - zbar[c]; /* the innovation */
     if (innov != NULL)

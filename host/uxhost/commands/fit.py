@@ -160,8 +160,8 @@ def run_joint(args) -> int:
     config = config_for(args, joint_specs(), "the system table")
     if config.mode != FIT_MODE:  # before the trace is read
         raise InputError(f"{spec.name} is a joint system; mode {config.mode!r} is not fitted: {ATOM_REFUSAL}")
-    trace = load_trace(args.trace, dim_obs=dim_obs_of(spec), dim=spec.dim)
     m = dim_obs_of(spec)
+    trace = load_trace(args.trace, dim_obs=m, dim=spec.dim)
     args.z_col = "z0" if m == 1 else f"z0 … z{m - 1}"  # the reading's columns, which a warning may name
     prior = [PRIOR_LAWS[kind](a, b) for kind, a, b in config.priors]
     if args.profile is None:
