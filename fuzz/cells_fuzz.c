@@ -68,6 +68,11 @@ static void check_cells(const ux_joint_cells *f)
     for (a = 0; a < d; ++a)
         if (!isfinite(mean[a]))
             FINDING("the belief's mean is not finite");
+    if (ux_joint_cells_departure(f, mean) != UX_OK)
+        FINDING("no departure for a valid belief");
+    for (a = 0; a < d; ++a)
+        if (!isfinite(mean[a]))
+            FINDING("the departure is not finite");
 }
 
 /* The filter and its cells unchanged since `before` and the saved cells were taken. */
@@ -123,7 +128,7 @@ static void fuzz_step(input *in, unsigned i)
     if (with_omega)
         omega = take_f64(in);
     st = ux_joint_cells_update(&filter, J ? z : NULL, with_omega ? &omega : NULL, J, m);
-    if (st == UX_OK || st == UX_OUTLIER || st == UX_FALLBACK || st == UX_NO_EVIDENCE) {
+    if (st == UX_OK || st == UX_OUTLIER || st == UX_DEPARTED || st == UX_FALLBACK || st == UX_NO_EVIDENCE) {
         check_cells(&filter);
         (void)ux_joint_cells_logpdf(&filter, z);
     } else if (st == UX_ERR_ARG || st == UX_ERR_DOMAIN) {

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _ttr, libm
 from .bayes import FAMILY_VARIANCE, Status
-from .filter import OUTLIER_GATE
+from .filter import DEPARTURE_SD, OUTLIER_GATE
 from .joint_filter import JointRun, check_evidence, run_trace
 from .joint_systems import JointModel
 
@@ -97,6 +97,27 @@ def forward(L: np.ndarray, b: np.ndarray) -> np.ndarray:
     return y
 
 
+def solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x = (L·Lᵀ)⁻¹ b for one lower L (d, d): forward, then back substitution (ux/joint_cells.c solve)."""
+    d = L.shape[0]
+    y = forward(L[None], b[None])[0]
+    x = np.empty(d)
+    with np.errstate(all="ignore"):
+        for a in reversed(range(d)):
+            t = y[a]
+            for k in range(a + 1, d):
+                t = t - L[k, a] * x[k]
+            x[a] = t / L[a, a]
+    return x
+
+
+def metric(L: np.ndarray, v: np.ndarray) -> float:
+    """vᵀ·(L·Lᵀ)⁻¹·v for one lower L (ux/joint_cells.c metric)."""
+    y = forward(L[None], v[None])[0]
+    with np.errstate(all="ignore"):
+        return float(_sum(y[a] * y[a] for a in range(v.size)))
+
+
 def _sum(terms) -> np.ndarray:
     """Σ in order from 0, as the C loops accumulate."""
     acc = 0.0
@@ -153,6 +174,7 @@ class JointCellsFilter:
             raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
         self.test_ratio = math.nan  # the last update's νᵀ·S⁻¹·ν
+        self.departure = np.zeros(model.dim)  # how far the model's own posterior mean may be from the belief's
         noise = [law_moments(law) for law in model.process_noise]
         self.noise_mean = np.array([m for m, _ in noise])
         self.noise_var = np.array([v for _, v in noise])
@@ -226,6 +248,7 @@ class JointCellsFilter:
         """Each cell's sigma points through the transition at the noise's mean: their moments plus Q."""
         n, d = self.w.size, self.dim
         Q = self.process_cov(k, u)
+        moved = self._departure_through(k, u) if self._departure_kept() else None
         X = self.sigma_points(self.m, self.P)
         noise = np.tile(self.noise_mean, (n * X.shape[1], 1))
         with np.errstate(all="ignore"):
@@ -239,6 +262,8 @@ class JointCellsFilter:
         centre = Y[:, 0] if self.first == 0 else self._transition(self.m, k, u)
         self.bend = self._bend(Y, centre, np.stack([P[:, a, a] for a in range(d)], axis=1))
         self.P, self.m = P, m
+        if moved is not None:
+            self.departure = moved
 
     def _transition(self, x: np.ndarray, k: int, u: float) -> np.ndarray:
         noise = np.tile(self.noise_mean, (x.shape[0], 1))
@@ -520,7 +545,7 @@ class JointCellsFilter:
         lw = np.where(ok, lw, -np.inf)
         m = np.where(ok[:, None], m, self.m)
         P = np.where(ok[:, None, None], P, self.P)
-        return lw, m, P
+        return lw, m, P, S, C
 
     def update(self, z, omega=None, m: int = 1) -> Status:
         """One observation z (dim_obs components); None: a step without observation."""
@@ -532,7 +557,7 @@ class JointCellsFilter:
             raise ValueError("a cell filter takes one observation per update (J = 1, m = 1)")
         check_evidence(self.model, z, omega, m)
         self.split()
-        lw, means, covs = self._update_cells(z)
+        lw, means, covs, S, C = self._update_cells(z)
         outlier = self.test_ratio > self.gate * self.gate
         if outlier and self.gate_outliers:  # not weighed: the cells as split, nothing observed
             self.last, self.log_evidence = Status.OUTLIER, 0.0
@@ -546,12 +571,87 @@ class JointCellsFilter:
             return self.last
         e = libm.exp(lw - top)
         total = _sum(e[i] for i in range(e.size))
-        self.w, self.m, self.P = e / total, means, covs
+        w = e / total
+        track = outlier or self._departure_kept()
+        if track:  # the belief before the update, while the cells are the split ones
+            share = self._bent_share(w, means, S, C) if outlier else 0.0
+            with np.errstate(all="ignore"):
+                before = self._moments()
+        self.w, self.m, self.P = w, means, covs
         self.log_evidence = float(top + libm.log(total))
         self.merge()
         self.last = Status.OUTLIER if outlier else Status.OK
+        if track:
+            self.last = self._track_departure(outlier, share, *before, self.last)
         self.log_likelihood += self.log_evidence
         return self.last
+
+    # -- departure (docs/semantics.md, "Cell filter") ------------------------------------------------------
+    def _departure_kept(self) -> bool:
+        return bool(np.any(self.departure != 0))
+
+    def _departure_through(self, k: int, u: float) -> np.ndarray:
+        """f(m + δ) − f(m) at the noise's mean, m the belief's mean; 0 when not finite (departure_through)."""
+        with np.errstate(all="ignore"):
+            mean, _ = self._moments()
+            y = self._transition(np.stack([mean, mean + self.departure]), k, u)
+            moved = y[1] - y[0]
+        return moved if np.isfinite(moved).all() else np.zeros(self.dim)
+
+    def _cell_bent(self, i: int, means, S, C, h0, h1) -> tuple[float, float] | None:
+        """Cell i's |lin| and |e| in its S (ux/joint_cells.c cell_bent); None where C's is 0."""
+        d, mo = self.dim, S.shape[1]
+        Ls, full_s = cholesky(S[i : i + 1])
+        Lp, full_p = cholesky(self.P[i : i + 1])
+        if not (full_s[0] and full_p[0]):
+            return None
+        with np.errstate(all="ignore"):
+            u = forward(Lp, (means[i] - self.m[i])[None])[0]
+            lin, bent = np.empty(mo), np.empty(mo)
+            for c in range(mo):
+                v = forward(Lp, C[i : i + 1, :, c])[0]
+                acc = _sum(v[a] * u[a] for a in range(d))
+                lin[c], bent[c] = acc, (h1[i, c] - h0[i, c]) - acc
+            lengths = math.sqrt(metric(Ls[0], lin)), math.sqrt(metric(Ls[0], bent))
+        return lengths if all(math.isfinite(v) for v in lengths) else None
+
+    def _bent_share(self, w, means, S, C) -> float:
+        """Σ w_i·|e_i| / Σ w_i·|lin_i| over the updated cells of positive weight (bent_share)."""
+        n = w.size
+        with np.errstate(all="ignore"):
+            h0 = np.asarray(self.model.loc_scale(self.m)[0], dtype=np.float64).reshape(n, -1)
+            h1 = np.asarray(self.model.loc_scale(means)[0], dtype=np.float64).reshape(n, -1)
+        num = den = 0.0
+        for i in range(n):
+            lengths = self._cell_bent(i, means, S, C, h0, h1) if w[i] > 0 else None
+            if lengths is None:
+                continue
+            num, den = num + w[i] * lengths[1], den + w[i] * lengths[0]
+        with np.errstate(all="ignore"):
+            share = float(num / den) if den > 0 else 0.0
+        return share if math.isfinite(share) else 0.0
+
+    def _track_departure(self, outlier: bool, share: float, mp, Pp, status: Status) -> Status:
+        """δ ← P·Pp⁻¹·δ; at an outlier share·(m − mp) when longer in P; DEPARTED while δᵀ·P⁻¹·δ > DEPARTURE_SD²
+        (track_departure)."""
+        d = self.dim
+        with np.errstate(all="ignore"):
+            m, P = self._moments()
+        Lp, full_p = cholesky(Pp[None])
+        L, full = cholesky(P[None])
+        if not (full_p[0] and full[0]):
+            return status
+        with np.errstate(all="ignore"):
+            y = solve(Lp[0], self.departure)
+            kept = np.array([_sum(P[a, b] * y[b] for b in range(d)) for a in range(d)], dtype=np.float64)
+            fresh = share * (m - mp)
+        longer = outlier and metric(L[0], fresh) > metric(L[0], kept)
+        self.departure = fresh if longer else kept
+        if not np.isfinite(self.departure).all():
+            self.departure = np.zeros(d)
+        if status == Status.OK and metric(L[0], self.departure) > DEPARTURE_SD * DEPARTURE_SD:
+            return Status.DEPARTED
+        return status
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weights, means, covariances) of the cells."""

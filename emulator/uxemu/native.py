@@ -296,6 +296,7 @@ class Native:
             "ux_joint_cells_set_exchange": (C.c_int, [C.c_void_p, C.c_int]),
             "ux_joint_cells_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
             "ux_joint_cells_test_ratio": (C.c_double, [C.c_void_p]),
+            "ux_joint_cells_departure": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
             "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
             "ux_joint_cells_cell": (
                 C.c_int,
@@ -1294,6 +1295,12 @@ class NativeJointCells(_NativeJoint):
 
     def test_ratio(self) -> float:
         return float(self._call("test_ratio", self._state))
+
+    def departure(self) -> np.ndarray:
+        """How far the model's own posterior mean may be from the belief's (ux_joint_cells_departure)."""
+        out = (C.c_double * MAX_DIM)()
+        self._checked("departure", out)
+        return np.array(out[: self.dim])
 
     def posterior(self):
         """The cells' means and weights (uxemu.joint_cells.CellAtoms), as the link carries them."""

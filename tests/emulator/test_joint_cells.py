@@ -216,3 +216,58 @@ def test_gating_an_outlier_is_the_step_without_it():
 def test_a_gate_that_is_not_positive_is_refused(gate):
     with pytest.raises(ValueError, match="gate must be > 0"):
         JointCellsFilter(joint_systems.get("pendulum"), eta=8, gate=gate)
+
+
+def test_a_linear_model_keeps_no_departure():
+    """The departure is the share of an outlier's move the kernel did not follow: on a linear-Gaussian model the
+    cells are the Kalman filter, whose posterior is the model's whatever the reading, so nothing is kept (to
+    rounding) and no step is DEPARTED."""
+    model = cv_linear()
+    z = linear_trace(model, 40, seed=14)
+    z[20, 0] += 50.0
+    f = JointCellsFilter(model, eta=8)
+    statuses = []
+    for k in range(40):
+        if k > 0:
+            f.predict(k)
+        statuses.append(f.update(z[k]))
+        assert np.all(np.abs(f.departure) < 1e-9 * np.sqrt(np.diag(f.cov())))
+    assert statuses[20] == Status.OUTLIER and Status.DEPARTED not in statuses
+
+
+def pendulum_with_outlier(steps: int = 40, at: int = 20):
+    model = joint_systems.get("pendulum")
+    x, z = joint_systems.simulate(model, steps, seed=3)
+    z[at] = z[at] + 20.0 * np.asarray(model.loc_scale(x[[at]])[1])[0]
+    return model, z
+
+
+def test_an_outlier_the_cells_overshoot_leaves_a_departure_that_fades():
+    """A pendulum reading 20 noise sd off (sin θ saturates, the cells' linear update does not): the departure is
+    kept from that step, the later steps say DEPARTED while it exceeds half an sd in the belief's covariance, and
+    the data wear it down until the status is OK again."""
+    model, z = pendulum_with_outlier()
+    f = JointCellsFilter(model, eta=16)
+    statuses, lengths = [], []
+    for k in range(len(z)):
+        if k > 0:
+            f.predict(k)
+        statuses.append(f.update(z[k]))
+        d = f.departure
+        lengths.append(float(d @ np.linalg.solve(f.cov(), d)))
+    assert statuses[20] == Status.OUTLIER and all(s == Status.OK for s in statuses[:20])
+    assert lengths[19] == 0.0 and lengths[20] > 0.25
+    departed = [k for k, s in enumerate(statuses) if s == Status.DEPARTED]
+    assert departed and departed[0] == 21 and statuses[-1] == Status.OK
+    assert all((lengths[k] > 0.25) == (statuses[k] == Status.DEPARTED) for k in range(21, len(z)))
+
+
+def test_a_gated_outlier_leaves_no_departure():
+    """With gate_outliers the reading is not weighed: the cells did not move, so there is nothing to depart from."""
+    model, z = pendulum_with_outlier()
+    f = JointCellsFilter(model, eta=16, gate_outliers=True)
+    for k in range(len(z)):
+        if k > 0:
+            f.predict(k)
+        assert f.update(z[k]) != Status.DEPARTED
+        assert not f.departure.any()

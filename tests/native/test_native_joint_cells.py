@@ -59,6 +59,23 @@ def test_the_innovation_gate_matches_the_reference_bit_for_bit(nat, name, gate_o
     np.testing.assert_array_equal(outlier, ref.test_ratio > 9.0)
 
 
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_the_departure_matches_the_reference_bit_for_bit(nat, name):
+    """Two readings 15 noise sd off: after each, the departure the cells keep (and so every DEPARTED status) is the
+    reference's at every step, predicts included."""
+    model, x, z = trace(name, 40, seed=21, missing=(5,))
+    z[[12, 25]] = z[[12, 25]] + 15.0 * np.asarray(model.loc_scale(x[[12, 25]])[1])
+    ref, c = JointCellsFilter(model, eta=16), nat.joint_cells(model.system_id, 16)
+    for k in range(40):
+        if k > 0:
+            ref.predict(k)
+            c.predict(k)
+            np.testing.assert_array_equal(c.departure(), ref.departure, err_msg=f"predict {k}")
+        row = None if np.isnan(z[k]).any() else z[k]
+        assert int(c.update(row)) == int(ref.update(row)), f"step {k}"
+        np.testing.assert_array_equal(c.departure(), ref.departure, err_msg=f"update {k}")
+
+
 def test_a_gate_that_is_not_positive_is_refused(nat):
     f = nat.joint_cells(joint_systems.spec("pendulum").id, 8)
     for gate in (0.0, -1.0, math.nan):

@@ -11,7 +11,7 @@
  *     ux_joint_cells_init(&f, &cfg, w);
  *     for (k = 0; k < T; ++k) {
  *         if (k > 0) ux_joint_cells_predict(&f, k, u[k]);
- *         st = ux_joint_cells_update(&f, &z[k * dim_obs], NULL, 1, 1);  // UX_OK, UX_OUTLIER or UX_FALLBACK
+ *         st = ux_joint_cells_update(&f, &z[k * dim_obs], NULL, 1, 1);  // UX_OK, OUTLIER, DEPARTED, FALLBACK
  *         ux_joint_cells_mean(&f, mean);
  *     }
  *
@@ -70,6 +70,7 @@ typedef struct {
     uint8_t gate_outliers; /* 1: an update that fails the gate is not weighed (ux_joint_cells_set_gate) */
     ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
     ux_real test_ratio; /* the last update's νᵀ·S⁻¹·ν; NaN without one */
+    ux_real departure[UX_MAX_DIM]; /* how far the model's own posterior mean may be from the belief's (0: none) */
 } ux_joint_cells;
 
 /*
@@ -91,7 +92,8 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u);
  * gives z a positive density (the belief kept, split). UX_OUTLIER in place of UX_OK when z fails the
  * innovation gate (its test ratio against the split cells' predictive above gate²); with gate_outliers the
  * cells are then kept as split, not weighed, log evidence 0. UX_ERR_ARG for J > 1 or m > 1 (one observation
- * per update), UX_ERR_DOMAIN for a non-finite z; nothing changes then.
+ * per update), UX_ERR_DOMAIN for a non-finite z; nothing changes then. UX_DEPARTED in place of UX_OK while the
+ * departure an outlier left (ux_joint_cells_departure) exceeds UX_DEPARTURE_SD in the belief's covariance.
  */
 ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double *omega, unsigned J, unsigned m);
 
@@ -112,6 +114,9 @@ ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outli
 /* The last update's test ratio νᵀ·S⁻¹·ν (docs/semantics.md, "Cell filter"); NaN without observation or where
  * the cells' predictive covariance is not positive definite. */
 double ux_joint_cells_test_ratio(const ux_joint_cells *f);
+/* The departure (dim): how far the model's own posterior mean may be from the belief's after an outlier the cells
+ * weighed where the model bends (docs/semantics.md, "Cell filter"); 0 when none is kept. */
+ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure);
 /* UX_JOINT_CELLS_WORKSPACE_BYTES for this model's dimension; 0 for no model or an invalid η. */
 size_t ux_joint_cells_workspace_bytes(const ux_joint_model *model, unsigned eta);
 size_t ux_joint_cells_sizeof(void);

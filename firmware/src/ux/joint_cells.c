@@ -61,6 +61,31 @@ static void forward(const ux_real *L, unsigned d, const ux_real *b, ux_real *y)
     }
 }
 
+/* x = (L·Lᵀ)⁻¹ b: forward, then back substitution. */
+static void solve(const ux_real *L, unsigned d, const ux_real *b, ux_real *x)
+{
+    ux_real y[D];
+    unsigned a, k;
+    forward(L, d, b, y);
+    for (a = d; a-- > 0;) {
+        ux_real t = y[a];
+        for (k = a + 1; k < d; ++k)
+            t = t - L[k * d + a] * x[k];
+        x[a] = t / L[a * d + a];
+    }
+}
+
+/* vᵀ·(L·Lᵀ)⁻¹·v: v's squared length in the metric of L·Lᵀ. */
+static ux_real metric(const ux_real *L, unsigned d, const ux_real *v)
+{
+    ux_real y[D], s = 0;
+    unsigned a;
+    forward(L, d, v, y);
+    for (a = 0; a < d; ++a)
+        s = s + y[a] * y[a];
+    return s;
+}
+
 /* The first sigma point: 0 for the centre, 1 when its weight is 0 (κ = 0, d ≥ 3) and it is skipped. */
 static unsigned first_point(const ux_joint_cells *f) { return f->w0 == 0 ? 1u : 0u; }
 static ux_real point_weight(const ux_joint_cells *f, unsigned p) { return p == 0 ? f->w0 : f->wi; }
@@ -252,17 +277,49 @@ static void transition_bend(ux_joint_cells *f, unsigned i, const ux_real *X, con
     f->next.b[i] = bend(f, Y, centre, var, d);
 }
 
+static void belief_moments(const ux_joint_cells *f, ux_real *mean, ux_real *cov);
+
+/* Whether an outlier left a departure (docs/semantics.md, "Cell filter"): any component not 0. */
+static int departure_kept(const ux_joint_cells *f)
+{
+    unsigned a;
+    for (a = 0; a < f->dim; ++a)
+        if (f->departure[a] != 0)
+            return 1;
+    return 0;
+}
+
+/* The departure carried through the transition at the noise's mean, f(m + δ) − f(m) with m the belief's mean;
+ * 0 when that is not finite. */
+static void departure_through(const ux_joint_cells *f, const ux_model_ctx *ctx, ux_real *moved)
+{
+    ux_real mean[D], cov[D * D], shifted[D], y0[D], y1[D];
+    unsigned d = f->dim, a;
+    belief_moments(f, mean, cov);
+    for (a = 0; a < d; ++a)
+        shifted[a] = mean[a] + f->departure[a];
+    f->model->code->transition(y0, mean, f->noise_mean, ctx);
+    f->model->code->transition(y1, shifted, f->noise_mean, ctx);
+    for (a = 0; a < d; ++a)
+        moved[a] = y1[a] - y0[a];
+    if (!all_finite(moved, d))
+        memset(moved, 0, d * sizeof(ux_real));
+}
+
 ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u)
 {
-    ux_real X[POINTS * D], Y[POINTS * D], Q[D * D];
+    ux_real X[POINTS * D], Y[POINTS * D], Q[D * D], moved[D];
     ux_model_ctx ctx;
     unsigned d, i, p, a;
+    int track;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
     d = f->dim;
     ux_joint_model_context(f->model, f->params, k, (ux_real)u, &ctx);
     process_cov(f, &ctx, Q);
+    if ((track = departure_kept(f)) != 0)
+        departure_through(f, &ctx, moved);
     for (i = 0; i < f->count; ++i) {
         ux_real *m = f->next.m + i * d, *P = f->next.P + (size_t)i * d * d;
         sigma_points(f, f->cur.m + i * d, f->cur.P + (size_t)i * d * d, X);
@@ -281,6 +338,8 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u)
         f->next.w[i] = f->cur.w[i];
     }
     swap_banks(f);
+    if (track)
+        memcpy(f->departure, moved, d * sizeof(ux_real));
     return UX_OK;
 }
 
@@ -689,6 +748,81 @@ static void merge_cells(ux_joint_cells *f)
     }
 }
 
+/* One cell over its update (cur: the split cell, next: the updated one): the change of the kernel's location a
+ * line through the cell predicts, lin = Cᵀ·P⁻¹·(m' − m), and what the location did beyond it,
+ * e = h(m') − h(m) − lin, each as a length in the cell's S; 0 where a factor is not positive definite or a
+ * length not finite. */
+static int cell_bent(const ux_joint_cells *f, unsigned i, const ux_model_ctx *ctx, ux_real *lin_len, ux_real *bent_len)
+{
+    ux_real zh[D], S[D * D], C[D * D], Ls[D * D], Lp[D * D], h0[D], h1[D], scale[D], step[D], u[D], col[D], v[D];
+    ux_real lin[D], bent[D];
+    unsigned d = f->dim, mo = f->model->code->dim_obs, a, c;
+    const ux_real *m = f->cur.m + i * d, *mn = f->next.m + i * d;
+    observation_moments(f, i, ctx, zh, S, C);
+    if (!cholesky(S, mo, Ls) || !cholesky(f->cur.P + (size_t)i * d * d, d, Lp))
+        return 0;
+    f->model->code->kernel(m, ctx, h0, scale);
+    f->model->code->kernel(mn, ctx, h1, scale);
+    for (a = 0; a < d; ++a)
+        step[a] = mn[a] - m[a];
+    forward(Lp, d, step, u);
+    for (c = 0; c < mo; ++c) {
+        ux_real acc = 0;
+        for (a = 0; a < d; ++a)
+            col[a] = C[a * mo + c];
+        forward(Lp, d, col, v);
+        for (a = 0; a < d; ++a)
+            acc = acc + v[a] * u[a];
+        lin[c] = acc;
+        bent[c] = (h1[c] - h0[c]) - acc;
+    }
+    *lin_len = UX_SQRT(metric(Ls, mo, lin));
+    *bent_len = UX_SQRT(metric(Ls, mo, bent));
+    return ux_finite(*lin_len) && ux_finite(*bent_len);
+}
+
+/* The share of the update's move the kernel did not follow: Σ w_i·|e_i| / Σ w_i·|lin_i| over the updated cells of
+ * positive weight (cell_bent), in cell order; 0 when Σ w_i·|lin_i| is not positive or the share not finite. */
+static ux_real bent_share(const ux_joint_cells *f, const ux_model_ctx *ctx)
+{
+    ux_real num = 0, den = 0, lin, bent, share;
+    unsigned i;
+    for (i = 0; i < f->count; ++i) {
+        if (!(f->next.w[i] > 0) || !cell_bent(f, i, ctx, &lin, &bent))
+            continue;
+        num = num + f->next.w[i] * bent;
+        den = den + f->next.w[i] * lin;
+    }
+    share = den > 0 ? num / den : UX_R(0.0);
+    return ux_finite(share) ? share : UX_R(0.0);
+}
+
+/* After a weighed update (banks swapped, light cells merged), mp and Pp the belief before it: the departure
+ * through the update, δ ← P·Pp⁻¹·δ (what a linear update forgets of an old reading); at an outlier
+ * share·(m − mp) in its place when that is longer in P. DEPARTED in place of OK while δᵀ·P⁻¹·δ exceeds
+ * UX_DEPARTURE_SD². */
+static ux_status track_departure(ux_joint_cells *f, int outlier, ux_real share, const ux_real *mp, const ux_real *Pp,
+                                 ux_status st)
+{
+    ux_real m[D], P[D * D], Lp[D * D], L[D * D], y[D], kept[D] = {0}, fresh[D] = {0};
+    unsigned d = f->dim, a, b;
+    belief_moments(f, m, P);
+    if (!cholesky(Pp, d, Lp) || !cholesky(P, d, L))
+        return st; /* a flat belief: the departure is left as it was, and not tested */
+    solve(Lp, d, f->departure, y);
+    for (a = 0; a < d; ++a) {
+        ux_real acc = 0;
+        for (b = 0; b < d; ++b)
+            acc = acc + P[a * d + b] * y[b];
+        kept[a] = acc;
+        fresh[a] = share * (m[a] - mp[a]);
+    }
+    memcpy(f->departure, outlier && metric(L, d, fresh) > metric(L, d, kept) ? fresh : kept, d * sizeof(ux_real));
+    if (!all_finite(f->departure, d))
+        memset(f->departure, 0, sizeof f->departure);
+    return st == UX_OK && metric(L, d, f->departure) > UX_DEPARTURE_SD * UX_DEPARTURE_SD ? UX_DEPARTED : st;
+}
+
 static ux_status check_observation(const ux_joint_cells *f, const double *z, const double *omega, unsigned J,
                                    unsigned m, ux_real *zr)
 {
@@ -727,11 +861,11 @@ static int normalise_weights(ux_joint_cells *f)
 
 ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
-    ux_real zr[UX_JOINT_MAX_OBS];
+    ux_real zr[UX_JOINT_MAX_OBS], share = 0, mp[D], Pp[D * D];
     ux_model_ctx ctx;
     cells_gate gate;
     unsigned i;
-    int outlier;
+    int outlier, track;
     ux_status st;
 
     if (f == NULL || f->model == NULL)
@@ -762,9 +896,15 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
         f->log_likelihood += (double)f->log_evidence;
         return UX_FALLBACK;
     }
+    if ((track = outlier || departure_kept(f)) != 0) { /* the belief before the update, while it is in cur */
+        share = outlier ? bent_share(f, &ctx) : UX_R(0.0);
+        belief_moments(f, mp, Pp);
+    }
     swap_banks(f);
     merge_cells(f);
     f->last = outlier ? UX_OUTLIER : UX_OK;
+    if (track)
+        f->last = track_departure(f, outlier, share, mp, Pp, f->last);
     f->log_likelihood += (double)f->log_evidence;
     return f->last;
 }
@@ -790,6 +930,16 @@ ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outli
         return UX_ERR_ARG;
     f->gate = (ux_real)gate;
     f->gate_outliers = (uint8_t)(gate_outliers != 0);
+    return UX_OK;
+}
+
+ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure)
+{
+    unsigned a;
+    if (f == NULL || f->model == NULL || departure == NULL)
+        return UX_ERR_ARG;
+    for (a = 0; a < f->dim; ++a)
+        departure[a] = (double)f->departure[a];
     return UX_OK;
 }
 
