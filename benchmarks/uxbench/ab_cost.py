@@ -1,18 +1,22 @@
 """The filter's cost against an earlier commit's: the same traces through both cores, interleaved.
 
-    .venv/bin/python -m uxbench.ab_cost --base REV [--mode refined] [--steps 300] [--rounds 7]
+    .venv/bin/python -m uxbench.ab_cost --base REV [--mode refined] [--steps 300] [--rounds 7] [--platform-libm]
         → benchmarks/results/ab_cost.md
 
 The earlier core is built from `git archive REV firmware benchmarks/c` into a temporary folder (its own
 sources and flags, this machine's compiler); both libuxbench.so run each whole trace in one C call
 (`pf_native.BenchLib.run_ux`), in alternating order round after round, and each configuration reports the
-median thread CPU time per step of each. Timing only: no verdict depends on it.
+median thread CPU time per step of each. With --platform-libm the work tree's core is also built with
+-DUX_PLATFORM_LIBM (ux/uxm.h: the platform's exp and log, as an earlier core without its own libm called)
+and timed in the same rotation: what the head costs beside the base apart from its deterministic libm.
+Timing only: no verdict depends on it.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import subprocess
 import sys
 import tempfile
@@ -45,6 +49,17 @@ def build_base(rev: str, folder: Path) -> Path:
     return build / "libuxbench.so"
 
 
+def build_platform_libm(folder: Path) -> Path:
+    """libuxbench.so of the work tree's core and C baselines with -DUX_PLATFORM_LIBM, built in `folder`."""
+    cc = f"{os.environ.get('CC', 'cc')} -DUX_PLATFORM_LIBM"
+    subprocess.run(
+        ["make", "-s", "-C", str(ROOT / "benchmarks" / "c"), f"BUILD={folder}", f"CC={cc}"],
+        check=True,
+        capture_output=True,
+    )
+    return folder / "libuxbench.so"
+
+
 class _OlderLibrary(ctypes.CDLL):
     """An earlier core lacks functions added since; the binding declares them all, the runs call none of them."""
 
@@ -71,21 +86,31 @@ def load_base(path: Path):
         native.C.CDLL, native.layout_mismatches = cdll, mismatches
 
 
-def cost_rows(base, head, mode: str, steps: int, rounds: int, progress=print, systems=SYSTEMS, etas=ETAS) -> list[list]:
-    """(system, η, base µs/step, head µs/step, ratio) with the median over `rounds` alternating runs."""
+def cost_rows(
+    base, head, mode: str, steps: int, rounds: int, progress=print, systems=SYSTEMS, etas=ETAS, platform=None
+) -> list[list]:
+    """(system, η, base µs/step, head µs/step, ratio[, platform-libm head µs/step, its ratio]) with the median over
+    `rounds` runs, the libraries' order rotated each round."""
+    libs = {"base": base, "head": head, **({} if platform is None else {"platform": platform})}
     rows = []
     for name in systems:
         model = ux.systems.get(name)
         tr = ux.simulate(model, steps, np.random.default_rng(1))
         for eta in etas:
-            times = {"base": [], "head": []}
+            times = {label: [] for label in libs}
             for r in range(rounds):
-                order = (("base", base), ("head", head)) if r % 2 == 0 else (("head", head), ("base", base))
-                for label, lib in order:
-                    times[label].append(lib.run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, atoms=False).cpu_ns)
-            b, h = (float(np.median(times[k])) / steps / 1e3 for k in ("base", "head"))
+                order = list(libs)[r % len(libs) :] + list(libs)[: r % len(libs)]
+                for label in order:
+                    run = libs[label].run_ux(model.system_id, tr.k, tr.u, tr.z, eta, mode, atoms=False)
+                    times[label].append(run.cpu_ns)
+            us = {label: float(np.median(t)) / steps / 1e3 for label, t in times.items()}
+            b, h = us["base"], us["head"]
             rows.append([name, eta, f"{b:.2f}", f"{h:.2f}", f"{h / b:.2f}"])
-            progress(f"{name} η={eta}: {b:.2f} → {h:.2f} µs/step (×{h / b:.2f})")
+            said = f"{name} η={eta}: {b:.2f} → {h:.2f} µs/step (×{h / b:.2f})"
+            if platform is not None:
+                rows[-1] += [f"{us['platform']:.2f}", f"{us['platform'] / b:.2f}"]
+                said += f", platform libm {us['platform']:.2f} (×{us['platform'] / b:.2f})"
+            progress(said)
     return rows
 
 
@@ -107,6 +132,9 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument(
+        "--platform-libm", action="store_true", help="also time the work tree's core built with the platform's libm"
+    )
     args = p.parse_args(argv)
     if not native.available():
         raise SystemExit("uxbench.ab_cost: build/native is not built: run `make native bench-lib`")
@@ -114,15 +142,28 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         base = load_base(build_base(args.base, Path(tmp)))
-        rows = cost_rows(base, pf_native.load(), args.mode, args.steps, args.rounds)
+        platform = None
+        if args.platform_libm:
+            (Path(tmp) / "platform").mkdir()
+            platform = pf_native.load(build_platform_libm(Path(tmp) / "platform"))
+        rows = cost_rows(base, pf_native.load(), args.mode, args.steps, args.rounds, platform=platform)
     head = head_name(meta.get("commit"))
+    header = ["system", "η", f"{args.base} µs/step", f"{head} µs/step", "ratio"]
+    header += ["platform libm µs/step", "ratio"] if args.platform_libm else []
+    flag = " --platform-libm" if args.platform_libm else ""
+    libm = (
+        "; the last two columns: the same head core built with `-DUX_PLATFORM_LIBM` (the platform's exp and log, "
+        f"as {args.base} called), timed in the same rotation"
+        if args.platform_libm
+        else ""
+    )
     text = (
         f"# Cost of the {args.mode} filter: {args.base} against {head}\n\n"
         f"`.venv/bin/python -m uxbench.ab_cost --base {args.base} --mode {args.mode} --steps {args.steps} "
-        f"--rounds {args.rounds}`: one simulated trace per system (table defaults), {args.rounds} rounds in "
-        f"alternating order, median thread CPU time per step of each core in one C call per trace "
-        f"(libuxbench.so). {environment.line({**meta, 'seconds': time.perf_counter() - t0})}\n\n"
-        + report.markdown_table(["system", "η", f"{args.base} µs/step", f"{head} µs/step", "ratio"], rows)
+        f"--rounds {args.rounds}{flag}`: one simulated trace per system (table defaults), {args.rounds} rounds in "
+        f"rotating order, median thread CPU time per step of each core in one C call per trace "
+        f"(libuxbench.so){libm}. {environment.line({**meta, 'seconds': time.perf_counter() - t0})}\n\n"
+        + report.markdown_table(header, rows)
         + "\n"
     )
     args.out.write_text(text)
