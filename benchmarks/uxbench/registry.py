@@ -24,6 +24,7 @@ STUDIES = (
     "joint_cells",
     "bearings_geometry",
     "joint_fits",
+    "joint_twin_fits",
     "joint_gate",
     "joint_regimes",
     "native_vs_reference",
