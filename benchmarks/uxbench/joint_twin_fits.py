@@ -124,8 +124,8 @@ def markdown(record: dict) -> str:
         [
             "# What 2 standard errors allow with an exact likelihood: cvrange's linear twin",
             "",
-            f"`.venv/bin/python -m uxbench joint_twin_fits` ({__doc__.splitlines()[0][:-1].lower()}). "
-            f"{environment.line({**meta, 'seconds': meta['wall_s']})} cvrange's model at its table defaults with "
+            f"`.venv/bin/python -m uxbench joint_twin_fits`. {environment.line({**meta, 'seconds': meta['wall_s']})} "
+            "cvrange's model at its table defaults with "
             "a position sensor z = p + N(0, r²) in place of its range; each trace fitted by `uxemu.fit.maximise` "
             "on the Kalman filter's log L (exact), q and r free, no start, with its profile intervals; judged as "
             f"`joint_fits` judges (within 2 se: both parameters). The first {SHOWN} traces use joint_fits' cvrange "

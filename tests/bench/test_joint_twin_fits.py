@@ -18,7 +18,9 @@ def test_the_twins_log_likelihood_is_the_kalman_filters():
     truth = joint_systems.get("cvrange").params
     x, z = joint_systems.simulate(jt.linear_twin(truth), 60, seed=4)
     for scale in (0.5, 1.0, 3.0):
-        params = tuple(v * scale if n in ("q", "r") else v for v, n in zip(truth, joint_systems.spec("cvrange").param_names))
+        params = tuple(
+            v * scale if n in ("q", "r") else v for v, n in zip(truth, joint_systems.spec("cvrange").param_names)
+        )
         model = jt.linear_twin(params)
         cells = run_joint_cells(model, z, eta=1)
         r = params[joint_systems.spec("cvrange").param_names.index("r")]
