@@ -131,6 +131,7 @@ def mirror_trace(nat) -> dict:
         run = nat.run_joint_cells(spec.id, z, 4, gate_outliers=gate_outliers)
         out[key] = dict(
             flagged=[int(k) for k in np.flatnonzero(run.status == Status.OUTLIER)],
+            departed=[int(k) for k in np.flatnonzero(run.status == Status.DEPARTED)],
             end_error=[float(v) for v in run.mean[-1, :2] - x[-1, :2]],
         )
     return out
@@ -255,14 +256,28 @@ def markdown(record: dict) -> str:
     )
 
 
+def _steps(ks: list[int]) -> str:
+    """Step numbers with runs written first–last: 41, 43–59."""
+    runs, out = [], []
+    for k in ks:
+        if runs and k == runs[-1][1] + 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    for a, b in runs:
+        out.append(str(a) if a == b else f"{a}–{b}")
+    return ", ".join(out) or "none"
+
+
 def mirror_text(m: dict) -> str:
-    """Where the gate fires on that trace, and where each run ends."""
+    """Where the gate fires on that trace, where the cells say DEPARTED, and where each run ends."""
     parts = []
     for key in ("weighed", "dropped"):
         r = m[key]
-        flagged = ", ".join(map(str, r["flagged"])) or "none"
+        flagged = _steps(r["flagged"])
+        departed = f"; DEPARTED at steps {_steps(r['departed'])}" if r.get("departed") else ""
         parts.append(
-            f"- {key}: OUTLIER at steps {flagged}; at step {m['steps'] - 1} the mean is "
+            f"- {key}: OUTLIER at steps {flagged}{departed}; at step {m['steps'] - 1} the mean is "
             f"({r['end_error'][0]:+.1f}, {r['end_error'][1]:+.1f}) from the target's position (x, y)."
         )
     return (

@@ -26,6 +26,15 @@ def test_a_tiny_run_counts_flags_and_compares(tmp_path):
             assert all(r["dropped"] < r["weighed"] for r in far)
     mirror = record["mirror"]
     assert mirror["weighed"]["flagged"]  # the mirror crossing does not pass silently
+    # after the outliers it weighed, the cells keep a departure: DEPARTED on steps the gate passed
+    assert mirror["weighed"]["departed"] and not set(mirror["weighed"]["departed"]) & set(mirror["weighed"]["flagged"])
     md = out.read_text()
     assert md.startswith("# The cell filter's innovation gate on the joint systems")
     assert "| pendulum | 16 | 30 | 2/2 |" in md
+
+
+def test_step_lists_are_written_as_runs():
+    from uxbench.joint_gate import _steps
+
+    assert _steps([41, 42, 60, 61, 62, 79]) == "41–42, 60–62, 79"
+    assert _steps([]) == "none"
