@@ -1,6 +1,7 @@
 /* Moments of the models' laws and the difference step of the Kalman-type baselines (uxbench/moments.h). */
 #include <math.h>
 
+#include "internal.h" /* ux_family_variance: the core's kernel-family variances */
 #include "uxbench/kf.h"
 #include "uxbench/moments.h"
 
@@ -47,20 +48,12 @@ int uxb_law_moments(const ux_law *law, double *mean, double *var)
     return isfinite(*mean) && isfinite(*var) ? 0 : -1;
 }
 
-/* Variance of the standard member of a kernel family (mean 0): ux_std_logpdf's Gaussian, Laplace of
- * scale 1, Uniform on [−½, ½]; −1 for other kinds. */
+/* Variance of the standard member of a kernel family (mean 0): the core's ux_family_variance for the
+ * Gaussian, Laplace and uniform kernels the Kalman baselines take; −1 for other kinds. */
 double uxb_family_var(ux_law_kind family)
 {
-    switch (family) {
-        case UX_LAW_GAUSSIAN:
-            return 1.0;
-        case UX_LAW_LAPLACE:
-            return 2.0;
-        case UX_LAW_UNIFORM:
-            return 1.0 / 12.0;
-        default:
-            return -1.0;
-    }
+    int known = family == UX_LAW_GAUSSIAN || family == UX_LAW_LAPLACE || family == UX_LAW_UNIFORM;
+    return known ? (double)ux_family_variance(family) : -1.0;
 }
 
 /* The central-difference step for a variable at v with standard deviation sd (kf.h). */
