@@ -133,6 +133,27 @@ void ux_value_copy(ux_value *out, const ux_value *in);
  * finite. The one log-sum-exp of BayesLaplace, shared with the host-only baselines. */
 ux_real ux_logsumexp(const ux_real *a, size_t count);
 
+/* Lower Cholesky factor L of the symmetric d × d P (its lower triangle read): 1 when every pivot is positive; a
+ * pivot that is not leaves its column 0, and 0 is returned (matrix.c). */
+int ux_cholesky(const ux_real *P, unsigned d, ux_real *L);
+/* y = L⁻¹ b for a lower L with positive diagonal. */
+void ux_forward(const ux_real *L, unsigned d, const ux_real *b, ux_real *y);
+/* x = (L·Lᵀ)⁻¹ b: forward, then back substitution. */
+void ux_solve(const ux_real *L, unsigned d, const ux_real *b, ux_real *x);
+/* vᵀ·(L·Lᵀ)⁻¹·v. */
+ux_real ux_metric(const ux_real *L, unsigned d, const ux_real *v);
+
+/* The innovation gate's sums (gate_sums.c): weight W, Σ w_i·d_i and Σ w_i·(S_i + d_i·d_iᵀ) with
+ * d_i = zh_i − zh_0, in point order (about the first point's zh); zero-initialise, then add each point. */
+typedef struct {
+    ux_real W, z0[UX_MAX_DIM], s[UX_MAX_DIM], M[UX_MAX_DIM * UX_MAX_DIM];
+    unsigned n;
+} ux_gate_sums;
+void ux_gate_add(ux_gate_sums *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo);
+/* νᵀ·S⁻¹·ν of z against the sums' predictive (mean zh_0 + s/W, covariance M/W − (s/W)(s/W)ᵀ); NaN where that
+ * covariance is not positive definite or a sum is not finite. */
+ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo);
+
 /* The variance of the kernel family's standard member (ux_std_logpdf's): 1, Laplace(0, 1)'s 2, the uniform on
  * [−½, ½]'s 1/12 (bayes.c: the scalar gate and linear update, joint_cells.c: the cells' observation noise). */
 ux_real ux_family_variance(ux_law_kind family);

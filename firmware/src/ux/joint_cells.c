@@ -23,69 +23,6 @@ static int all_finite(const ux_real *v, size_t n)
     return 1;
 }
 
-/* Lower Cholesky factor L of the symmetric P (its lower triangle read): 1 when every pivot is positive; a
- * pivot that is not leaves its column 0 (a flat direction), and 0 is returned. */
-static int cholesky(const ux_real *P, unsigned d, ux_real *L)
-{
-    int full = 1;
-    unsigned i, j, k;
-    memset(L, 0, (size_t)d * d * sizeof(ux_real));
-    for (j = 0; j < d; ++j) {
-        ux_real s = P[j * d + j];
-        for (k = 0; k < j; ++k)
-            s = s - L[j * d + k] * L[j * d + k];
-        if (!(s > 0)) {
-            full = 0;
-            continue;
-        }
-        L[j * d + j] = UX_SQRT(s);
-        for (i = j + 1; i < d; ++i) {
-            ux_real t = P[i * d + j];
-            for (k = 0; k < j; ++k)
-                t = t - L[i * d + k] * L[j * d + k];
-            L[i * d + j] = t / L[j * d + j];
-        }
-    }
-    return full;
-}
-
-/* y = L⁻¹ b for the lower L with positive diagonal. */
-static void forward(const ux_real *L, unsigned d, const ux_real *b, ux_real *y)
-{
-    unsigned a, k;
-    for (a = 0; a < d; ++a) {
-        ux_real t = b[a];
-        for (k = 0; k < a; ++k)
-            t = t - L[a * d + k] * y[k];
-        y[a] = t / L[a * d + a];
-    }
-}
-
-/* x = (L·Lᵀ)⁻¹ b: forward, then back substitution. */
-static void solve(const ux_real *L, unsigned d, const ux_real *b, ux_real *x)
-{
-    ux_real y[D];
-    unsigned a, k;
-    forward(L, d, b, y);
-    for (a = d; a-- > 0;) {
-        ux_real t = y[a];
-        for (k = a + 1; k < d; ++k)
-            t = t - L[k * d + a] * x[k];
-        x[a] = t / L[a * d + a];
-    }
-}
-
-/* vᵀ·(L·Lᵀ)⁻¹·v: v's squared length in the metric of L·Lᵀ. */
-static ux_real metric(const ux_real *L, unsigned d, const ux_real *v)
-{
-    ux_real y[D], s = 0;
-    unsigned a;
-    forward(L, d, v, y);
-    for (a = 0; a < d; ++a)
-        s = s + y[a] * y[a];
-    return s;
-}
-
 /* The first sigma point: 0 for the centre, 1 when its weight is 0 (κ = 0, d ≥ 3) and it is skipped. */
 static unsigned first_point(const ux_joint_cells *f) { return f->w0 == 0 ? 1u : 0u; }
 static ux_real point_weight(const ux_joint_cells *f, unsigned p) { return p == 0 ? f->w0 : f->wi; }
@@ -95,7 +32,7 @@ static void sigma_points(const ux_joint_cells *f, const ux_real *m, const ux_rea
 {
     ux_real L[D * D];
     unsigned d = f->dim, a, j;
-    cholesky(P, d, L);
+    ux_cholesky(P, d, L);
     memcpy(X, m, d * sizeof(ux_real));
     for (j = 0; j < d; ++j)
         for (a = 0; a < d; ++a) {
@@ -407,12 +344,12 @@ static void cell_spread(ux_joint_cells *f, unsigned i, const ux_real *L, const u
     for (c = 0; c < d; ++c) { /* B = L⁻¹·P, column by column */
         for (a = 0; a < d; ++a)
             col[a] = P[a * d + c];
-        forward(L, d, col, y);
+        ux_forward(L, d, col, y);
         for (a = 0; a < d; ++a)
             B[a * d + c] = y[a];
     }
     for (c = 0; c < d; ++c) { /* M = L⁻¹·Bᵀ = L⁻¹·P·L⁻ᵀ */
-        forward(L, d, B + c * d, y);
+        ux_forward(L, d, B + c * d, y);
         for (a = 0; a < d; ++a)
             M[a * d + c] = y[a];
     }
@@ -540,7 +477,7 @@ static void exchange_cells(ux_joint_cells *f, const ux_real *L, const ux_model_c
     widest_cell(f, &gain);
     gain = (SPLIT_OFFSET * SPLIT_OFFSET) * gain;
     for (i = 0; i < f->count; ++i)
-        forward(L, d, f->cur.m + i * d, y + i * d);
+        ux_forward(L, d, f->cur.m + i * d, y + i * d);
     for (i = 0; i < f->count; ++i)
         for (j = i + 1; j < f->count; ++j) {
             ux_real dist = 0, cost;
@@ -565,7 +502,7 @@ static void split_cells(ux_joint_cells *f, const ux_model_ctx *ctx)
     ux_real mean[D], T[D * D], L[D * D], top;
     unsigned i, d = f->dim;
     belief_moments(f, mean, T);
-    if (!all_finite(T, (size_t)d * d) || !cholesky(T, d, L))
+    if (!all_finite(T, (size_t)d * d) || !ux_cholesky(T, d, L))
         return; /* a flat belief has no direction to split along, an overflowing one no scale */
     for (i = 0; i < f->count; ++i)
         cell_spread(f, i, L, ctx);
@@ -603,55 +540,10 @@ static void observation_moments(const ux_joint_cells *f, unsigned i, const ux_mo
     }
 }
 
-/* The innovation gate's sums over the cells (docs/semantics.md, "Cell filter"): weight W, Σ w_i·d_i and
- * Σ w_i·(S_i + d_i·d_iᵀ) with d_i = zh_i − zh_0, in cell order (about the first cell's zh, as the scalar gate's
- * sums are about its first loc). */
-typedef struct {
-    ux_real W, z0[D], s[D], M[D * D];
-    unsigned n;
-} cells_gate;
-
-static void gate_add(cells_gate *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo)
-{
-    ux_real dv[D];
-    unsigned a, b;
-    if (g->n++ == 0)
-        memcpy(g->z0, zh, mo * sizeof(ux_real));
-    for (a = 0; a < mo; ++a)
-        dv[a] = zh[a] - g->z0[a];
-    g->W = g->W + w;
-    for (a = 0; a < mo; ++a) {
-        g->s[a] = g->s[a] + w * dv[a];
-        for (b = 0; b < mo; ++b)
-            g->M[a * mo + b] = g->M[a * mo + b] + w * (S[a * mo + b] + dv[a] * dv[b]);
-    }
-}
-
-/* The test ratio νᵀ·S⁻¹·ν of z against the cells' predictive: mean zh_0 + s/W, covariance M/W − (s/W)(s/W)ᵀ;
- * NaN where that covariance is not positive definite or a sum is not finite. */
-static ux_real gate_ratio(const cells_gate *g, const ux_real *z, unsigned mo)
-{
-    ux_real mean[D] = {0}, nu[D] = {0}, S[D * D] = {0}, L[D * D], y[D], ratio = 0;
-    unsigned a, b;
-    for (a = 0; a < mo; ++a)
-        mean[a] = g->s[a] / g->W;
-    for (a = 0; a < mo; ++a) {
-        nu[a] = z[a] - (g->z0[a] + mean[a]);
-        for (b = 0; b < mo; ++b)
-            S[a * mo + b] = g->M[a * mo + b] / g->W - mean[a] * mean[b];
-    }
-    if (!all_finite(S, (size_t)mo * mo) || !all_finite(nu, mo) || !cholesky(S, mo, L))
-        return (ux_real)NAN;
-    forward(L, mo, nu, y);
-    for (a = 0; a < mo; ++a)
-        ratio = ratio + y[a] * y[a];
-    return ux_finite(ratio) ? ratio : (ux_real)NAN;
-}
-
 /* Cell i's unscented update into the next bank: m + G·y, P − G·Gᵀ with S = Ls·Lsᵀ, y = Ls⁻¹(z − zh),
  * G = C·Ls⁻ᵀ; returns log w_i + log N(z; zh, S), or −∞ when S is not positive definite or a result is not
  * finite (the cell then keeps its prediction, with weight 0). */
-static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, const ux_model_ctx *ctx, cells_gate *g)
+static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, const ux_model_ctx *ctx, ux_gate_sums *g)
 {
     ux_real zh[D], S[D * D], C[D * D], Ls[D * D], nu[D], y[D], G[D * D], maha = 0, half = 0, lw;
     unsigned d = f->dim, mo = f->model->code->dim_obs, a, b, c, e;
@@ -659,12 +551,12 @@ static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, cons
     ux_real *mn = f->next.m + i * d, *Pn = f->next.P + (size_t)i * d * d;
     bank_copy(&f->next, i, &f->cur, i, d);
     observation_moments(f, i, ctx, zh, S, C);
-    gate_add(g, f->cur.w[i], zh, S, mo);
-    if (!cholesky(S, mo, Ls))
+    ux_gate_add(g, f->cur.w[i], zh, S, mo);
+    if (!ux_cholesky(S, mo, Ls))
         return -UX_INF;
     for (c = 0; c < mo; ++c)
         nu[c] = z[c] - zh[c];
-    forward(Ls, mo, nu, y);
+    ux_forward(Ls, mo, nu, y);
     for (c = 0; c < mo; ++c) {
         maha = maha + y[c] * y[c];
         half = half + UX_LOG(Ls[c * mo + c]);
@@ -709,7 +601,7 @@ static unsigned nearest_cell(const ux_joint_cells *f, unsigned i, const ux_real 
             continue;
         for (a = 0; a < d; ++a)
             diff[a] = f->cur.m[i * d + a] - f->cur.m[j * d + a];
-        forward(L, d, diff, y);
+        ux_forward(L, d, diff, y);
         for (a = 0; a < d; ++a)
             dist = dist + y[a] * y[a];
         if (dist < best) {
@@ -738,7 +630,7 @@ static void merge_cells(ux_joint_cells *f)
         }
         if (!have_metric) { /* merges keep the belief's covariance: one metric serves them all */
             belief_moments(f, mean, T);
-            if (!all_finite(T, (size_t)f->dim * f->dim) || !cholesky(T, f->dim, L))
+            if (!all_finite(T, (size_t)f->dim * f->dim) || !ux_cholesky(T, f->dim, L))
                 return;
             have_metric = 1;
         }
@@ -759,25 +651,25 @@ static int cell_bent(const ux_joint_cells *f, unsigned i, const ux_model_ctx *ct
     unsigned d = f->dim, mo = f->model->code->dim_obs, a, c;
     const ux_real *m = f->cur.m + i * d, *mn = f->next.m + i * d;
     observation_moments(f, i, ctx, zh, S, C);
-    if (!cholesky(S, mo, Ls) || !cholesky(f->cur.P + (size_t)i * d * d, d, Lp))
+    if (!ux_cholesky(S, mo, Ls) || !ux_cholesky(f->cur.P + (size_t)i * d * d, d, Lp))
         return 0;
     f->model->code->kernel(m, ctx, h0, scale);
     f->model->code->kernel(mn, ctx, h1, scale);
     for (a = 0; a < d; ++a)
         step[a] = mn[a] - m[a];
-    forward(Lp, d, step, u);
+    ux_forward(Lp, d, step, u);
     for (c = 0; c < mo; ++c) {
         ux_real acc = 0;
         for (a = 0; a < d; ++a)
             col[a] = C[a * mo + c];
-        forward(Lp, d, col, v);
+        ux_forward(Lp, d, col, v);
         for (a = 0; a < d; ++a)
             acc = acc + v[a] * u[a];
         lin[c] = acc;
         bent[c] = (h1[c] - h0[c]) - acc;
     }
-    *lin_len = UX_SQRT(metric(Ls, mo, lin));
-    *bent_len = UX_SQRT(metric(Ls, mo, bent));
+    *lin_len = UX_SQRT(ux_metric(Ls, mo, lin));
+    *bent_len = UX_SQRT(ux_metric(Ls, mo, bent));
     return ux_finite(*lin_len) && ux_finite(*bent_len);
 }
 
@@ -807,9 +699,9 @@ static ux_status track_departure(ux_joint_cells *f, int outlier, ux_real share, 
     ux_real m[D], P[D * D], Lp[D * D], L[D * D], y[D], kept[D] = {0}, fresh[D] = {0};
     unsigned d = f->dim, a, b;
     belief_moments(f, m, P);
-    if (!cholesky(Pp, d, Lp) || !cholesky(P, d, L))
+    if (!ux_cholesky(Pp, d, Lp) || !ux_cholesky(P, d, L))
         return st; /* a flat belief: the departure is left as it was, and not tested */
-    solve(Lp, d, f->departure, y);
+    ux_solve(Lp, d, f->departure, y);
     for (a = 0; a < d; ++a) {
         ux_real acc = 0;
         for (b = 0; b < d; ++b)
@@ -817,10 +709,10 @@ static ux_status track_departure(ux_joint_cells *f, int outlier, ux_real share, 
         kept[a] = acc;
         fresh[a] = share * (m[a] - mp[a]);
     }
-    memcpy(f->departure, outlier && metric(L, d, fresh) > metric(L, d, kept) ? fresh : kept, d * sizeof(ux_real));
+    memcpy(f->departure, outlier && ux_metric(L, d, fresh) > ux_metric(L, d, kept) ? fresh : kept, d * sizeof(ux_real));
     if (!all_finite(f->departure, d))
         memset(f->departure, 0, sizeof f->departure);
-    return st == UX_OK && metric(L, d, f->departure) > UX_DEPARTURE_SD * UX_DEPARTURE_SD ? UX_DEPARTED : st;
+    return st == UX_OK && ux_metric(L, d, f->departure) > UX_DEPARTURE_SD * UX_DEPARTURE_SD ? UX_DEPARTED : st;
 }
 
 static ux_status check_observation(const ux_joint_cells *f, const double *z, const double *omega, unsigned J,
@@ -863,7 +755,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
 {
     ux_real zr[UX_JOINT_MAX_OBS], share = 0, mp[D], Pp[D * D];
     ux_model_ctx ctx;
-    cells_gate gate;
+    ux_gate_sums gate;
     unsigned i;
     int outlier, track;
     ux_status st;
@@ -883,7 +775,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     memset(&gate, 0, sizeof gate);
     for (i = 0; i < f->count; ++i)
         f->next.w[i] = update_cell(f, i, zr, &ctx, &gate);
-    f->test_ratio = gate_ratio(&gate, zr, f->model->code->dim_obs);
+    f->test_ratio = ux_gate_ratio(&gate, zr, f->model->code->dim_obs);
     outlier = f->test_ratio > f->gate * f->gate;
     if (outlier && f->gate_outliers) { /* not weighed: the cells as split, nothing observed */
         f->last = UX_OUTLIER;
@@ -999,11 +891,11 @@ double ux_joint_cells_logpdf(const ux_joint_cells *f, const double *x)
     for (i = 0; i < f->count; ++i) {
         ux_real maha = 0, half = 0;
         lp[i] = -UX_INF;
-        if (!cholesky(f->cur.P + (size_t)i * d * d, d, L) || !(f->cur.w[i] > 0))
+        if (!ux_cholesky(f->cur.P + (size_t)i * d * d, d, L) || !(f->cur.w[i] > 0))
             continue;
         for (a = 0; a < d; ++a)
             diff[a] = (ux_real)x[a] - f->cur.m[i * d + a];
-        forward(L, d, diff, y);
+        ux_forward(L, d, diff, y);
         for (a = 0; a < d; ++a) {
             maha = maha + y[a] * y[a];
             half = half + UX_LOG(L[a * d + a]);

@@ -1,0 +1,97 @@
+"""Small dense matrices and the innovation gate's sums of the vector-state filters: the reference of
+firmware/src/ux/matrix.c and gate_sums.c, sum for sum (index order), so that the C core gives the same bits."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def cholesky(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower factors of the stacked symmetric P (n, d, d), lower triangles read, and which are full; a pivot
+    that is not positive leaves its column 0 (ux/matrix.c ux_cholesky)."""
+    n, d, _ = P.shape
+    L = np.zeros_like(P)
+    full = np.ones(n, dtype=bool)
+    with np.errstate(all="ignore"):
+        for j in range(d):
+            s = P[:, j, j].copy()
+            for k in range(j):
+                s = s - L[:, j, k] * L[:, j, k]
+            ok = s > 0
+            full &= ok
+            L[:, j, j] = np.where(ok, np.sqrt(np.where(ok, s, 1.0)), 0.0)
+            for i in range(j + 1, d):
+                t = P[:, i, j].copy()
+                for k in range(j):
+                    t = t - L[:, i, k] * L[:, j, k]
+                L[:, i, j] = np.where(ok, t / np.where(ok, L[:, j, j], 1.0), 0.0)
+    return L, full
+
+
+def forward(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """y = L⁻¹ b for stacked lower L (n, d, d) and b (n, d)."""
+    d = L.shape[1]
+    y = np.empty_like(b)
+    with np.errstate(all="ignore"):
+        for a in range(d):
+            t = b[:, a].copy()
+            for k in range(a):
+                t = t - L[:, a, k] * y[:, k]
+            y[:, a] = t / L[:, a, a]
+    return y
+
+
+def solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x = (L·Lᵀ)⁻¹ b for one lower L (d, d): forward, then back substitution (ux/matrix.c ux_solve)."""
+    d = L.shape[0]
+    y = forward(L[None], b[None])[0]
+    x = np.empty(d)
+    with np.errstate(all="ignore"):
+        for a in reversed(range(d)):
+            t = y[a]
+            for k in range(a + 1, d):
+                t = t - L[k, a] * x[k]
+            x[a] = t / L[a, a]
+    return x
+
+
+def metric(L: np.ndarray, v: np.ndarray) -> float:
+    """vᵀ·(L·Lᵀ)⁻¹·v for one lower L (ux/matrix.c ux_metric)."""
+    y = forward(L[None], v[None])[0]
+    with np.errstate(all="ignore"):
+        return float(_sum(y[a] * y[a] for a in range(v.size)))
+
+
+def _sum(terms) -> np.ndarray:
+    """Σ in order from 0, as the C loops accumulate."""
+    acc = 0.0
+    for t in terms:
+        acc = acc + t
+    return acc
+
+
+def gate_ratio(w: np.ndarray, zh: np.ndarray, S: np.ndarray, z: np.ndarray) -> float:
+    """The innovation gate's test ratio νᵀ·S⁻¹·ν of z against a weighted set of predictive points (ux/gate_sums.c
+    ux_gate_ratio): weights w (n), predicted observations zh (n, mo) and their covariances S (n, mo, mo), summed in
+    point order about the first point's zh; NaN where the predictive covariance is not positive definite or a sum is
+    not finite."""
+    n, mo = zh.shape
+    with np.errstate(all="ignore"):
+        dv = zh - zh[0]
+        W = _sum(w[i] for i in range(n))
+        mean = np.array([_sum(w[i] * dv[i, a] for i in range(n)) for a in range(mo)]) / W
+        M = np.array(
+            [[_sum(w[i] * (S[i, a, b] + dv[i, a] * dv[i, b]) for i in range(n)) for b in range(mo)] for a in range(mo)]
+        )
+        nu = z - (zh[0] + mean)
+        Sm = M / W - mean[:, None] * mean[None, :]
+        if not (np.isfinite(Sm).all() and np.isfinite(nu).all()):
+            return math.nan
+        L, full = cholesky(Sm[None])
+        if not full[0]:
+            return math.nan
+        y = forward(L, nu[None])[0]
+        ratio = float(_sum(y[a] * y[a] for a in range(mo)))
+    return ratio if math.isfinite(ratio) else math.nan

@@ -1,0 +1,54 @@
+/*
+ * The innovation gate's sums over weighted predictive points, each with its predicted observation and that
+ * observation's covariance (docs/semantics.md, "Cell filter" and "Joint filter"): the cells' and the joint
+ * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's gate_ratio.
+ */
+#include "internal.h"
+#include "ux/joint_model.h"
+
+#include <string.h>
+
+static int finite_all(const ux_real *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (!ux_finite(v[i]))
+            return 0;
+    return 1;
+}
+
+void ux_gate_add(ux_gate_sums *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo)
+{
+    ux_real dv[UX_JOINT_MAX_OBS];
+    unsigned a, b;
+    if (g->n++ == 0)
+        memcpy(g->z0, zh, mo * sizeof(ux_real));
+    for (a = 0; a < mo; ++a)
+        dv[a] = zh[a] - g->z0[a];
+    g->W = g->W + w;
+    for (a = 0; a < mo; ++a) {
+        g->s[a] = g->s[a] + w * dv[a];
+        for (b = 0; b < mo; ++b)
+            g->M[a * mo + b] = g->M[a * mo + b] + w * (S[a * mo + b] + dv[a] * dv[b]);
+    }
+}
+
+ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
+{
+    ux_real mean[UX_JOINT_MAX_OBS] = {0}, nu[UX_JOINT_MAX_OBS] = {0}, S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS] = {0},
+            L[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS], y[UX_JOINT_MAX_OBS], ratio = 0;
+    unsigned a, b;
+    for (a = 0; a < mo; ++a)
+        mean[a] = g->s[a] / g->W;
+    for (a = 0; a < mo; ++a) {
+        nu[a] = z[a] - (g->z0[a] + mean[a]);
+        for (b = 0; b < mo; ++b)
+            S[a * mo + b] = g->M[a * mo + b] / g->W - mean[a] * mean[b];
+    }
+    if (!finite_all(S, (size_t)mo * mo) || !finite_all(nu, mo) || !ux_cholesky(S, mo, L))
+        return (ux_real)NAN;
+    ux_forward(L, mo, nu, y);
+    for (a = 0; a < mo; ++a)
+        ratio = ratio + y[a] * y[a];
+    return ux_finite(ratio) ? ratio : (ux_real)NAN;
+}
