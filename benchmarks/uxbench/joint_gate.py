@@ -43,6 +43,7 @@ RIVALS = ("ekf", "ukf")  # the Gaussian filters whose innovations are set beside
 MOVES = (6.0, 10.0, 30.0)  # noise sd a reading is moved by
 WINDOW = 10  # steps after the moved reading over which the runs are compared
 LOCKED_OUT = 3  # a dropped run that drops more readings than this has lost its data, not one reading
+ATOMS, ATOMS_ETA = "atoms", 16  # the joint atom filter (refined mode), its gate on the same readings
 MIRROR_TRACE = 120  # benchmarks/results/joint_cells_bearings200.md: the cells at η = 4 follow the mirror image
 GAUSSIAN_OUTLIER = math.erfc(OUTLIER_GATE / math.sqrt(2.0))  # P(|N(0,1)| > gate)
 GAUSSIAN_3SD = math.erfc(3.0 / math.sqrt(2.0))
@@ -54,12 +55,16 @@ def arguments(ap) -> None:
 
 
 def own_data(nat, name: str, zs: list, method) -> dict:
-    """Counts over every reading of the system's own traces `zs`: the cells at η = `method` (an int), or the EKF's
-    or UKF's normalised innovation squared (`method` 'ekf' or 'ukf'), which a 5-sd gate would test."""
+    """Counts over every reading of the system's own traces `zs`: the cells at η = `method` (an int), the atom
+    filter's test ratio (`method` ATOMS: refined, η = ATOMS_ETA), or the EKF's or UKF's normalised innovation
+    squared (`method` 'ekf' or 'ukf'), which a 5-sd gate would test."""
     ratios = []
     for z in zs:
         if isinstance(method, int):
             ratios.extend(nat.run_joint_cells(joint_systems.spec(name).id, z, method).test_ratio.tolist())
+        elif method == ATOMS:
+            run = nat.run_joint_filter(joint_systems.spec(name).id, z, ATOMS_ETA, "refined")
+            ratios.extend(run.test_ratio.tolist())
         else:
             ratios.extend(joint_native.load().run_kf(name, z, method, log_evidence=True).nis.tolist())
     r = np.array(ratios)
@@ -150,7 +155,7 @@ def run(args) -> dict:
             joint_systems.simulate(joint_systems.get(name), STEPS[name], trace_seed(name, i))[1]
             for i in range(args.traces)
         ]
-        own[name] = {str(m): own_data(nat, name, zs, m) for m in ETAS + RIVALS}
+        own[name] = {str(m): own_data(nat, name, zs, m) for m in ETAS + (ATOMS,) + RIVALS}
     moved = {name: {str(eta): moved_table(nat, name, eta, args.traces) for eta in ETAS} for name in names}
     meta = {**env, "command": args.command, "wall_s": time.monotonic() - started}
     record = dict(meta=meta, own=own, moved=moved, mirror=mirror_trace(nat))
@@ -170,7 +175,7 @@ def own_rows(record: dict) -> list[list[str]]:
             rows.append(
                 [
                     name,
-                    f"cells η = {method}" if method.isdigit() else method.upper(),
+                    filter_label(method),
                     str(c["readings"]),
                     f"{c['outliers']} ({c['outliers'] / n:.2g})",
                     f"{c['above_3sd']} ({c['above_3sd'] / n:.2g})",
@@ -179,6 +184,12 @@ def own_rows(record: dict) -> list[list[str]]:
                 ]
             )
     return rows
+
+
+def filter_label(method: str) -> str:
+    if method.isdigit():
+        return f"cells η = {method}"
+    return f"atom filter η = {ATOMS_ETA}" if method == ATOMS else method.upper()
 
 
 def moved_rows(record: dict) -> list[list[str]]:
@@ -217,7 +228,8 @@ def markdown(record: dict) -> str:
             "",
             f"A Gaussian predictive of the right mean and variance fails the gate on {gaussian} of readings, "
             f"exceeds 3² on {GAUSSIAN_3SD:.2g}, and its mean test ratio is 1. The cells' ratio above 5² is their "
-            "OUTLIER status; beside them, the EKF's and UKF's normalised innovation squared on the same readings "
+            "OUTLIER status, and the joint atom filter's (refined mode, docs/semantics.md \"Joint filter\") "
+            "its own; beside them, the EKF's and UKF's normalised innovation squared on the same readings "
             "(what the same gate would test; NaN where the update was skipped).",
             "",
             markdown_table(

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _ttr, libm
-from .bayes import LINEAR_MIN, Status, log_family
-from .filter import sum_in_order
+from ._linalg import gate_ratio
+from .bayes import FAMILY_VARIANCE, LINEAR_MIN, Status, log_family
+from .filter import OUTLIER_GATE, sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
 
@@ -148,7 +149,19 @@ def independent_laws(laws, eta: int) -> JointValue:
 class JointFilter:
     """The joint filter step by step (ux_joint_filter): predict(k, u), update(z), mean(), cov()."""
 
-    def __init__(self, model: JointModel, eta: int = 16, mode: str = "refined", prior=None):
+    def __init__(
+        self,
+        model: JointModel,
+        eta: int = 16,
+        mode: str = "refined",
+        prior=None,
+        gate: float = OUTLIER_GATE,
+        gate_outliers: bool = False,
+    ):
+        if not gate > 0:
+            raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
+        self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_filter_set_gate
+        self.test_ratio = math.nan  # the last update's largest νᵀ·S⁻¹·ν over its evidence points
         if mode not in JOINT_MODES:
             raise ValueError(f"unknown mode {mode!r} for a joint filter; use one of {JOINT_MODES}")
         _ttr.log2_eta(eta)
@@ -188,21 +201,51 @@ class JointFilter:
     def update(self, z, omega=None, m: int = 1) -> Status:
         """BayesLaplace with evidence z (J × dim_obs, or one point); z None: a step without observation."""
         if z is None:
-            self._reduce_staged()
-            self.fresh = False
-            self.last, self.log_evidence = Status.NO_EVIDENCE, 0.0
-            return self.last
-        check_evidence(self.model, z, omega, m)
+            self.test_ratio = math.nan
+            return self._without_observation(Status.NO_EVIDENCE)
+        zs, _ = check_evidence(self.model, z, omega, m)
         if self.staged is not None:
             x, w = self.staged
         elif self.fresh and self.mode == "refined" and self.first_prior() is not None:
             x, w = self.first_prior()
         else:
             x, w = self.posterior.x, self.posterior.w
-        self.posterior, self.last, self.log_evidence = joint_bayes_laplace(self.model, x, w, z, omega, m, self.eta)
+        self.test_ratio = self._evidence_test_ratio(x, w, zs)
+        outlier = self.test_ratio > self.gate * self.gate
+        if outlier and self.gate_outliers:  # not weighed: the step without observation's
+            return self._without_observation(Status.OUTLIER)
+        self.posterior, status, self.log_evidence = joint_bayes_laplace(self.model, x, w, z, omega, m, self.eta)
+        self.last = Status.OUTLIER if outlier and status == Status.OK else status
         self.staged = None
         self.fresh = False
         return self.last
+
+    def _without_observation(self, status: Status) -> Status:
+        """The staged prediction reduced to η atoms (a belief without one stays), log evidence 0."""
+        self._reduce_staged()
+        self.fresh = False
+        self.last, self.log_evidence = status, 0.0
+        return self.last
+
+    def _evidence_test_ratio(self, x, w, z) -> float:
+        """The largest test ratio over the evidence rows z against the predictive of the points (x, w) to be
+        weighed: each point's kernel location, and the family's variance × its scale² per component, in the
+        gate's sums (ux/joint_filter.c evidence_test_ratio)."""
+        n, mo = x.shape[0], self.model.dim_obs
+        with np.errstate(all="ignore"):
+            loc, scale = self.model.loc_scale(x)
+            loc = np.asarray(loc, dtype=np.float64).reshape(n, mo)
+            scale = np.asarray(scale, dtype=np.float64).reshape(n, mo)
+            S = np.zeros((n, mo, mo))
+            for c in range(mo):
+                S[:, c, c] = (scale[:, c] * scale[:, c]) * FAMILY_VARIANCE[self.model.family]
+        worst = 0.0
+        for zk in z:
+            r = gate_ratio(np.asarray(w, dtype=np.float64), loc, S, zk)
+            if math.isnan(r):
+                return r
+            worst = r if r > worst else worst
+        return worst
 
     def first_prior(self):
         """The points the first update weighs in refined mode (ux_joint_filter's first_prior): d = 1, the prior
@@ -271,8 +314,25 @@ def run_trace(predict, update, read, dim: int, z, k=None, u=None, ratio=None) ->
 
 
 def run_joint_filter(
-    model: JointModel, z, eta: int = 16, mode: str = "refined", k=None, u=None, prior=None
+    model: JointModel,
+    z,
+    eta: int = 16,
+    mode: str = "refined",
+    k=None,
+    u=None,
+    prior=None,
+    gate: float = OUTLIER_GATE,
+    gate_outliers: bool = False,
 ) -> JointRun:
-    """Filter a whole trace (see run_trace) with the reference joint filter."""
-    f = JointFilter(model, eta, mode, prior)
-    return run_trace(f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence, f.posterior), model.dim, z, k, u)
+    """Filter a whole trace (see run_trace) with the reference joint filter; the run has each step's test ratio."""
+    f = JointFilter(model, eta, mode, prior, gate, gate_outliers)
+    return run_trace(
+        f.predict,
+        f.update,
+        lambda: (f.mean(), f.cov(), f.log_evidence, f.posterior),
+        model.dim,
+        z,
+        k,
+        u,
+        ratio=lambda: f.test_ratio,
+    )

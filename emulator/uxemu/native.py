@@ -295,6 +295,8 @@ class Native:
             "ux_joint_cells_sizeof": (C.c_size_t, []),
             "ux_joint_cells_set_exchange": (C.c_int, [C.c_void_p, C.c_int]),
             "ux_joint_cells_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
+            "ux_joint_filter_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
+            "ux_joint_filter_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_joint_cells_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_joint_cells_departure": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
             "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
@@ -808,20 +810,46 @@ class Native:
         return m
 
     def joint_filter(
-        self, system_id: int, eta: int = 16, mode: str = "refined", params=None, prior=None
+        self,
+        system_id: int,
+        eta: int = 16,
+        mode: str = "refined",
+        params=None,
+        prior=None,
+        gate: float | None = None,
+        gate_outliers: bool = False,
     ) -> "NativeJointFilter":
-        """A ux_joint_filter; prior: None, or one (kind, a, b) per component."""
-        return NativeJointFilter(self, system_id, eta, mode, params, prior)
+        """A ux_joint_filter; prior: None, or one (kind, a, b) per component; gate / gate_outliers: its innovation
+        gate (ux_joint_filter_set_gate; None: UX_OUTLIER_GATE)."""
+        return _gated(NativeJointFilter(self, system_id, eta, mode, params, prior), gate, gate_outliers)
 
     def run_joint_filter(
-        self, system_id: int, z, eta: int = 16, mode: str = "refined", k=None, u=None, params=None, prior=None
+        self,
+        system_id: int,
+        z,
+        eta: int = 16,
+        mode: str = "refined",
+        k=None,
+        u=None,
+        params=None,
+        prior=None,
+        gate: float | None = None,
+        gate_outliers: bool = False,
     ):
-        """uxemu.joint_filter.run_joint_filter through the C core: a JointRun with NJoint posteriors."""
+        """uxemu.joint_filter.run_joint_filter through the C core: a JointRun with NJoint posteriors and each
+        step's test ratio."""
         from .joint_filter import run_trace
 
-        f = self.joint_filter(system_id, eta, mode, params, prior)
+        f = self.joint_filter(system_id, eta, mode, params, prior, gate, gate_outliers)
         return run_trace(
-            f.predict, f.update, lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()), f.dim, z, k, u
+            f.predict,
+            f.update,
+            lambda: (f.mean(), f.cov(), f.log_evidence(), f.posterior()),
+            f.dim,
+            z,
+            k,
+            u,
+            ratio=f.test_ratio,
         )
 
     def joint_cells(
@@ -1235,6 +1263,14 @@ class _NativeJoint:
     def _call(self, name: str, *args):
         return getattr(self.nat.lib, f"{self.prefix}_{name}")(*args)
 
+    def set_gate(self, gate: float, gate_outliers: bool = False) -> None:
+        """The innovation gate in standard deviations (inf: off); gate_outliers: a failing observation is not
+        weighed (ux_joint_filter_set_gate, ux_joint_cells_set_gate)."""
+        self._checked("set_gate", float(gate), int(bool(gate_outliers)))
+
+    def test_ratio(self) -> float:
+        return float(self._call("test_ratio", self._state))
+
     def _checked(self, name: str, *args) -> int:
         return self.nat._check(self._call(name, self._state, *args), f"{self.prefix}_{name}")
 
@@ -1288,14 +1324,6 @@ class NativeJointCells(_NativeJoint):
         super().__init__(nat, system_id, eta, "cells", params, prior)
         self._checked("set_exchange", int(bool(exchange)))
 
-    def set_gate(self, gate: float, gate_outliers: bool = False) -> None:
-        """The innovation gate in standard deviations (inf: off); gate_outliers: a failing observation is not
-        weighed (ux_joint_cells_set_gate)."""
-        self._checked("set_gate", float(gate), int(bool(gate_outliers)))
-
-    def test_ratio(self) -> float:
-        return float(self._call("test_ratio", self._state))
-
     def departure(self) -> np.ndarray:
         """How far the model's own posterior mean may be from the belief's (ux_joint_cells_departure)."""
         out = (C.c_double * MAX_DIM)()
@@ -1332,7 +1360,8 @@ class NativeJointCells(_NativeJoint):
 
 
 def _gated(f, gate: float | None, gate_outliers: bool):
-    """A filter (scalar or cells) with its innovation gate set unless both are init's (gate None: UX_OUTLIER_GATE)."""
+    """A filter (scalar, joint or cells) with its innovation gate set unless both are init's (gate None:
+    UX_OUTLIER_GATE)."""
     if gate is not None or gate_outliers:
         from .filter import OUTLIER_GATE
 

@@ -33,17 +33,11 @@ def run_filter(
     if not isinstance(model, JointModel):
         return scalar.run_filter(model, data, eta, mode or "refined", likelihood, prior, gate, gate_outliers)
     mode = mode or DEFAULT_VECTOR_MODE
-    # The joint filters have the kernel likelihood, and the atom filter no innovation gate: refuse what they
-    # would ignore.
+    # The joint filters have the kernel likelihood only: refuse what they would ignore.
     if likelihood != "kernel":
         raise ValueError(
             f"system {model.name!r} has a vector state: its filter has the kernel likelihood only, "
             f"not {likelihood!r}"
-        )
-    if mode != "cells" and (gate_outliers or gate != scalar.OUTLIER_GATE):
-        raise ValueError(
-            f"system {model.name!r} has a vector state: its {mode!r} filter has no innovation gate to set "
-            "(the cell filter, mode 'cells', has)"
         )
     k, u, z = _steps(data)
     if z.shape[1:] != (model.dim_obs,):
@@ -53,7 +47,7 @@ def run_filter(
         )
     if mode == "cells":
         return run_joint_cells(model, z, eta, k, u, prior, gate=gate, gate_outliers=gate_outliers)
-    return run_joint_filter(model, z, eta, mode, k, u, prior)
+    return run_joint_filter(model, z, eta, mode, k, u, prior, gate=gate, gate_outliers=gate_outliers)
 
 
 def _steps(data) -> tuple:

@@ -87,7 +87,7 @@ class Status(enum.IntEnum):
     FALLBACK = 1  # every likelihood was zero; the posterior is the prior
     NO_EVIDENCE = 2  # a step without observation (`n_evidence = 0`): the posterior is the prediction
     REFOCUSED = 3  # the first update's likelihood was narrower than the prior atoms' spacing: the prior was re-quantized over the likelihood's region
-    OUTLIER = 4  # the observation failed the innovation gate (ν²/S > 5², docs/semantics.md; the cell filter's νᵀS⁻¹ν, "Cell filter"): the update ran, but the observation is improbable under the prediction (version 8)
+    OUTLIER = 4  # the observation failed the innovation gate (ν²/S > 5², docs/semantics.md; a joint system's νᵀS⁻¹ν, "Cell filter" and "Joint filter"): the update ran, but the observation is improbable under the prediction (version 8)
     DEPARTED = 5  # the posterior is more than half its sd from where the model's own would be, by the filter's estimate of what an earlier outlier it could not follow left (docs/semantics.md, "Departure"; version 9; the cell filter's: "Cell filter")
 
 

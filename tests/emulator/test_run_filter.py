@@ -69,31 +69,28 @@ def test_a_plain_array_runs_a_scalar_system_as_its_filter():
     np.testing.assert_array_equal(run.status, want.status)
 
 
-@pytest.mark.parametrize(
-    "kwargs, words",
-    [
-        (dict(likelihood="sampler"), "kernel likelihood only"),
-        (dict(gate_outliers=True), "no innovation gate"),
-        (dict(gate=3.0), "no innovation gate"),
-    ],
-)
-def test_what_the_joint_filter_lacks_is_refused_in_one_line(kwargs, words):
+@pytest.mark.parametrize("mode", ["cells", "refined"])
+def test_what_the_joint_filter_lacks_is_refused_in_one_line(mode):
     model, _, z = joint_case()
-    mode = "cells" if "likelihood" in kwargs else "refined"  # the atom filter has no gate; the cells have
-    with pytest.raises(ValueError, match=words) as info:
-        ux.run_filter(model, z, eta=8, mode=mode, **kwargs)
+    with pytest.raises(ValueError, match="kernel likelihood only") as info:
+        ux.run_filter(model, z, eta=8, mode=mode, likelihood="sampler")
     assert "\n" not in str(info.value)
 
 
-def test_the_cell_filter_takes_its_gate_through_run_filter():
+@pytest.mark.parametrize("mode", ["cells", "refined", "paper"])
+def test_every_joint_filter_takes_its_gate_through_run_filter(mode):
     model, _, z = joint_case()
     z = z.copy()
     z[6] = z[6] + 50.0  # far beyond 5 sd of any predictive
-    default, gated = ux.run_filter(model, z, eta=8), ux.run_filter(model, z, eta=8, gate_outliers=True)
-    want = run_joint_cells(model, z, 8, gate_outliers=True)
+    default = ux.run_filter(model, z, eta=8, mode=mode)
+    gated = ux.run_filter(model, z, eta=8, mode=mode, gate_outliers=True)
+    if mode == "cells":
+        want = run_joint_cells(model, z, 8, gate_outliers=True)
+    else:
+        want = run_joint_filter(model, z, 8, mode, gate_outliers=True)
     assert default.status[6] == Status.OUTLIER and gated.log_evidence[6] == 0.0
     np.testing.assert_array_equal(gated.mean, want.mean)
-    assert np.all(ux.run_filter(model, z, eta=8, gate=math.inf).status != Status.OUTLIER)
+    assert np.all(ux.run_filter(model, z, eta=8, mode=mode, gate=math.inf).status != Status.OUTLIER)
 
 
 def test_observations_of_the_wrong_width_are_refused_in_one_line():

@@ -25,6 +25,7 @@ def trace(name: str, steps: int, seed: int, missing=()):
 
 def assert_runs_equal(ref, nat_run):
     np.testing.assert_array_equal(nat_run.status, ref.status)
+    np.testing.assert_array_equal(nat_run.test_ratio, ref.test_ratio)
     np.testing.assert_array_equal(nat_run.log_evidence, ref.log_evidence)
     for k, (r, n) in enumerate(zip(ref.posteriors, nat_run.posteriors)):
         np.testing.assert_array_equal(n.x, r.x, err_msg=f"step {k} atoms")
@@ -41,6 +42,30 @@ def test_joint_filter_matches_the_reference_bit_for_bit(nat, name, eta, steps, m
     assert_runs_equal(run_joint_filter(model, z, eta, mode), nat.run_joint_filter(model.system_id, z, eta, mode))
 
 
+@pytest.mark.parametrize("name", SYSTEMS)
+@pytest.mark.parametrize("mode", ["refined", "paper"])
+@pytest.mark.parametrize("gate_outliers", [False, True])
+def test_the_innovation_gate_matches_the_reference_bit_for_bit(nat, name, mode, gate_outliers):
+    """Readings 15 noise sd off and a gate of 3 sd (so that the ratio decides on ordinary steps too): statuses,
+    test ratios and, gated or not, the atoms are the reference's."""
+    model = joint_systems.get(name)
+    x, z = joint_systems.simulate(model, 30, 21)
+    z[5] = np.nan
+    z[[12, 20]] = z[[12, 20]] + 15.0 * np.asarray(model.loc_scale(x[[12, 20]])[1])
+    ref = run_joint_filter(model, z, 16, mode, gate=3.0, gate_outliers=gate_outliers)
+    run = nat.run_joint_filter(model.system_id, z, 16, mode, gate=3.0, gate_outliers=gate_outliers)
+    assert_runs_equal(ref, run)
+    assert ref.status[12] == 4  # Status.OUTLIER
+    np.testing.assert_array_equal(ref.status == 4, ref.test_ratio > 9.0)
+
+
+def test_a_gate_that_is_not_positive_is_refused(nat):
+    f = nat.joint_filter(joint_systems.spec("pendulum").id, 8)
+    for gate in (0.0, -1.0, math.nan):
+        with pytest.raises(NativeError, match="ERR_ARG"):
+            f.set_gate(gate)
+
+
 def test_weighted_multi_point_evidence_and_custom_parameters_and_prior(nat):
     params = (0.1, 9.0, 0.3, 0.2)
     prior = ((1.0, 0.3), (0.5, 0.5))
@@ -53,6 +78,7 @@ def test_weighted_multi_point_evidence_and_custom_parameters_and_prior(nat):
             ref.predict(k)
             c.predict(k)
         assert c.update(z + 0.01 * k, om, m=2) == ref.update(z + 0.01 * k, om, m=2)
+        assert c.test_ratio() == ref.test_ratio
         np.testing.assert_array_equal(c.posterior().x, ref.posterior.x)
         np.testing.assert_array_equal(c.posterior().w, ref.posterior.w)
         assert c.log_evidence() == ref.log_evidence

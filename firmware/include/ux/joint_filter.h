@@ -59,6 +59,9 @@ typedef struct {
     ux_status last; /* status of the last update */
     ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood; /* Σ of log_evidence since init */
+    uint8_t gate_outliers; /* 1: an update that fails the gate is not weighed (ux_joint_filter_set_gate) */
+    ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
+    ux_real test_ratio; /* the last update's largest νᵀ·S⁻¹·ν over its evidence points; NaN without one */
 } ux_joint_filter;
 
 /*
@@ -87,9 +90,18 @@ ux_status ux_joint_filter_predict(ux_joint_filter *f, uint32_t k, double u);
  * Update with evidence z (J rows of dim_obs components) with weights omega (NULL: equal) standing for
  * m ≥ 1 observations; J = 0, m = 0 is a step without observation (UX_NO_EVIDENCE: the prediction reduced
  * to η). UX_OK, UX_FALLBACK (every likelihood zero: the prediction reduced) or an error, in which case
- * nothing changes.
+ * nothing changes. UX_OUTLIER in place of UX_OK when an evidence point fails the innovation gate (its test
+ * ratio against the weighed points' predictive above gate²); with gate_outliers the update is then the step
+ * without observation's, log evidence 0.
  */
 ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J, unsigned m);
+
+/* The innovation gate in sd (init's: UX_OUTLIER_GATE; INFINITY turns the test off) and whether evidence that
+ * fails it is not weighed (gate_outliers, init's 0), as ux_filter_set_gate. UX_ERR_ARG unless gate > 0. */
+ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_outliers);
+/* The last update's test ratio (docs/semantics.md, "Joint filter"); NaN without observation or where the
+ * predictive covariance is not positive definite. */
+double ux_joint_filter_test_ratio(const ux_joint_filter *f);
 
 size_t ux_joint_filter_sizeof(void);
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f);

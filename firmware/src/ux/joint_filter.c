@@ -162,6 +162,8 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     f->fresh = 1;
     f->mode = cfg->mode;
     f->last = UX_OK;
+    f->gate = (ux_real)UX_OUTLIER_GATE;
+    f->test_ratio = (ux_real)NAN;
     return UX_OK;
 }
 
@@ -232,6 +234,46 @@ static size_t first_prior(ux_joint_filter *f)
     return product_points(f->prior, 2, f->eta, staged_x(f), staged_w(f), cap, (ux_real *)rest.mem);
 }
 
+/* The largest test ratio over the J evidence points against the predictive of the `count` points to be weighed
+ * (docs/semantics.md, "Joint filter"): each point's kernel location, and the family's variance × its scale² per
+ * component, in the gate's sums (gate_sums.c); NaN where the sums give none. */
+static ux_real evidence_test_ratio(const ux_joint_filter *f, const ux_model_ctx *ctx, size_t count, const ux_real *z,
+                                   unsigned J)
+{
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS], worst = 0;
+    ux_real fv = ux_family_variance(f->model->code->family);
+    unsigned mo = f->model->code->dim_obs, d = f->model->dim, c, k;
+    ux_gate_sums g;
+    size_t i;
+    memset(&g, 0, sizeof g);
+    memset(S, 0, sizeof S);
+    for (i = 0; i < count; ++i) {
+        f->model->code->kernel(staged_x(f) + i * d, ctx, loc, scale);
+        for (c = 0; c < mo; ++c)
+            S[c * mo + c] = (scale[c] * scale[c]) * fv;
+        ux_gate_add(&g, staged_w(f)[i], loc, S, mo);
+    }
+    for (k = 0; k < J; ++k) {
+        ux_real r = ux_gate_ratio(&g, z + k * mo, mo);
+        if (!(r == r))
+            return r;
+        worst = r > worst ? r : worst;
+    }
+    return worst;
+}
+
+/* A step without observation: the staged prediction reduced to η atoms (a belief without one stays). */
+static ux_status without_observation(ux_joint_filter *f, ux_status status)
+{
+    ux_status st;
+    if (f->staged > 0 && (st = reduce_staged(f)) != UX_OK)
+        return st;
+    f->fresh = 0;
+    f->last = status;
+    f->log_evidence = 0;
+    return status;
+}
+
 ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
     ux_real zr[UX_MAX_ETA * UX_JOINT_MAX_OBS], wr[UX_MAX_ETA], log_evidence;
@@ -242,17 +284,14 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     unsigned dim_obs, k;
     size_t count;
     ux_status st;
+    int outlier;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
     dim_obs = f->model->code->dim_obs;
-    if (J == 0 && m == 0) { /* a step without observation: the prediction reduced to η atoms */
-        if (f->staged > 0 && (st = reduce_staged(f)) != UX_OK)
-            return st;
-        f->fresh = 0;
-        f->last = UX_NO_EVIDENCE;
-        f->log_evidence = 0;
-        return UX_NO_EVIDENCE;
+    if (J == 0 && m == 0) {
+        f->test_ratio = (ux_real)NAN;
+        return without_observation(f, UX_NO_EVIDENCE);
     }
     if (z == NULL || J < 1 || J > UX_MAX_ETA)
         return UX_ERR_ARG;
@@ -278,6 +317,10 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
         memcpy(staged_w(f), f->posterior.w, count * sizeof(ux_real));
     }
     ux_joint_model_context(f->model, f->params, 0, 0, &ctx);
+    f->test_ratio = evidence_test_ratio(f, &ctx, count, zr, J);
+    outlier = f->test_ratio > f->gate * f->gate;
+    if (outlier && f->gate_outliers) /* not weighed: the step without observation's */
+        return without_observation(f, UX_OUTLIER);
     obs.ctx = &ctx;
     obs.family = f->model->code->family;
     obs.kernel = f->model->code->kernel;
@@ -293,11 +336,22 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
         return st; /* the evidence was checked above and init sized the workspace: not reached in practice */
     f->staged = 0;
     f->fresh = 0;
-    f->last = st;
+    f->last = outlier && st == UX_OK ? UX_OUTLIER : st;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;
-    return st;
+    return f->last;
 }
+
+ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_outliers)
+{
+    if (f == NULL || f->model == NULL || !(gate > 0))
+        return UX_ERR_ARG;
+    f->gate = (ux_real)gate;
+    f->gate_outliers = (uint8_t)(gate_outliers != 0);
+    return UX_OK;
+}
+
+double ux_joint_filter_test_ratio(const ux_joint_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
 
 size_t ux_joint_filter_sizeof(void) { return sizeof(ux_joint_filter); }
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f) { return f != NULL ? &f->posterior : NULL; }
