@@ -176,23 +176,28 @@ PYTHON = [
 ]
 
 
-@pytest.mark.parametrize("code,shown,start", PYTHON, ids=[f"line{s}" for _, _, s in PYTHON])
-def test_python_example(code, shown, start, workdir):
-    (workdir / "example.py").write_text("\n".join(code) + "\n", encoding="utf-8")
+def check_python_example(code: list[str], shown: list[str], where: str, cwd: Path) -> None:
+    """Runs one example with the venv's Python in cwd: it must exit 0 and print exactly `shown`."""
+    (cwd / "example.py").write_text("\n".join(code) + "\n", encoding="utf-8")
     env = dict(os.environ, MPLBACKEND="Agg")
     proc = subprocess.run(
         [str(VENV / "bin" / "python"), "example.py"],
-        cwd=workdir,
+        cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=BLOCK_TIMEOUT,
     )
-    assert proc.returncode == 0, f"README.md line {start}: the example failed:\n{proc.stderr}"
+    assert proc.returncode == 0, f"{where}: the example failed:\n{proc.stderr}"
     assert proc.stdout.splitlines() == shown, (
-        f"README.md line {start}: the example prints\n{proc.stdout}\nnot what the README shows:\n" + "\n".join(shown)
+        f"{where}: the example prints\n{proc.stdout}\nnot what the document shows:\n" + "\n".join(shown)
     )
+
+
+@pytest.mark.parametrize("code,shown,start", PYTHON, ids=[f"line{s}" for _, _, s in PYTHON])
+def test_python_example(code, shown, start, workdir):
+    check_python_example(code, shown, f"README.md line {start}", workdir)
 
 
 SHELL = [(kind, lines, start) for kind, lines, start in BLOCKS if kind in ("sh", "console")]

@@ -1,11 +1,10 @@
 """docs/usage.md's Python examples that show their output run as shown: each ```python block followed by a
 ```text block is run with the venv's Python and must print exactly that (test_readme's rule for README.md)."""
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from test_readme import BLOCK_TIMEOUT, VENV, blocks
+from test_readme import blocks, check_python_example
 
 USAGE = Path(__file__).resolve().parents[1] / "docs" / "usage.md"
 BLOCKS = blocks(USAGE.read_text(encoding="utf-8"))
@@ -22,14 +21,4 @@ def test_usage_has_examples_to_check():
 
 @pytest.mark.parametrize("code,shown,start", PYTHON, ids=[f"line{s}" for _, _, s in PYTHON])
 def test_usage_example(code, shown, start, tmp_path):
-    (tmp_path / "example.py").write_text("\n".join(code) + "\n", encoding="utf-8")
-    proc = subprocess.run(
-        [str(VENV / "bin" / "python"), "example.py"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=BLOCK_TIMEOUT,
-    )
-    assert proc.returncode == 0, f"docs/usage.md line {start}: the example failed:\n{proc.stderr}"
-    assert proc.stdout.splitlines() == shown, f"docs/usage.md line {start}: it prints\n{proc.stdout}"
+    check_python_example(code, shown, f"docs/usage.md line {start}", tmp_path)

@@ -8,15 +8,6 @@
 
 #include <string.h>
 
-static int finite_all(const ux_real *v, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (!ux_finite(v[i]))
-            return 0;
-    return 1;
-}
-
 void ux_gate_add(ux_gate_sums *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo)
 {
     ux_real dv[UX_JOINT_MAX_OBS];
@@ -45,7 +36,7 @@ ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
         for (b = 0; b < mo; ++b)
             S[a * mo + b] = g->M[a * mo + b] / g->W - mean[a] * mean[b];
     }
-    if (!finite_all(S, (size_t)mo * mo) || !finite_all(nu, mo) || !ux_cholesky(S, mo, L))
+    if (!ux_all_finite(S, (size_t)mo * mo) || !ux_all_finite(nu, mo) || !ux_cholesky(S, mo, L))
         return (ux_real)NAN;
     ux_forward(L, mo, nu, y);
     for (a = 0; a < mo; ++a)

@@ -14,15 +14,6 @@
 /* Half a sigma-point split: each half-space's conditional mean lies √(2/π) sd from the centre. */
 #define SPLIT_OFFSET UX_R(0.79788456080286535588)
 
-static int all_finite(const ux_real *v, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (!ux_finite(v[i]))
-            return 0;
-    return 1;
-}
-
 /* The first sigma point: 0 for the centre, 1 when its weight is 0 (κ = 0, d ≥ 3) and it is skipped. */
 static unsigned first_point(const ux_joint_cells *f) { return f->w0 == 0 ? 1u : 0u; }
 static ux_real point_weight(const ux_joint_cells *f, unsigned p) { return p == 0 ? f->w0 : f->wi; }
@@ -239,7 +230,7 @@ static void departure_through(const ux_joint_cells *f, const ux_model_ctx *ctx, 
     f->model->code->transition(y1, shifted, f->noise_mean, ctx);
     for (a = 0; a < d; ++a)
         moved[a] = y1[a] - y0[a];
-    if (!all_finite(moved, d))
+    if (!ux_all_finite(moved, d))
         memset(moved, 0, d * sizeof(ux_real));
 }
 
@@ -262,14 +253,14 @@ ux_status ux_joint_cells_predict(ux_joint_cells *f, uint32_t k, double u)
         sigma_points(f, f->cur.m + i * d, f->cur.P + (size_t)i * d * d, X);
         for (p = first_point(f); p < 2 * d + 1; ++p) {
             f->model->code->transition(Y + p * d, X + p * d, f->noise_mean, &ctx);
-            if (!all_finite(Y + p * d, d))
+            if (!ux_all_finite(Y + p * d, d))
                 return UX_ERR_DOMAIN; /* the belief is in the other bank, untouched */
         }
         points_mean(f, Y, d, m);
         points_cross(f, Y, m, d, Y, m, d, P);
         for (a = 0; a < d * d; ++a)
             P[a] = P[a] + Q[a];
-        if (!all_finite(P, (size_t)d * d))
+        if (!ux_all_finite(P, (size_t)d * d))
             return UX_ERR_DOMAIN; /* finite points whose spread overflows: refused as a non-finite point */
         transition_bend(f, i, X, Y, P, &ctx);
         f->next.w[i] = f->cur.w[i];
@@ -402,7 +393,7 @@ static int split_cell(ux_joint_cells *f, unsigned i, const ux_real *L)
     for (a = 0; a < d; ++a)
         for (b = 0; b < d; ++b)
             P[a * d + b] = f->cur.P[(size_t)i * d * d + a * d + b] - delta[a] * delta[b];
-    if (!all_finite(P, (size_t)d * d) || !all_finite(lo, d) || !all_finite(hi, d))
+    if (!ux_all_finite(P, (size_t)d * d) || !ux_all_finite(lo, d) || !ux_all_finite(hi, d))
         return 0;
     memcpy(f->cur.P + (size_t)i * d * d, P, (size_t)d * d * sizeof(ux_real));
     f->cur.w[i] = f->cur.w[i] * UX_R(0.5);
@@ -440,7 +431,7 @@ static int merge_pair(ux_joint_cells *f, unsigned i, unsigned j)
     for (a = 0; a < d; ++a)
         for (b = 0; b < d; ++b)
             P[a * d + b] = (wi * (Pi[a * d + b] + di[a] * di[b]) + wj * (Pj[a * d + b] + dj[a] * dj[b])) / w;
-    if (!all_finite(P, (size_t)d * d) || !all_finite(m, d))
+    if (!ux_all_finite(P, (size_t)d * d) || !ux_all_finite(m, d))
         return 0;
     memcpy(f->cur.m + j * d, m, d * sizeof(ux_real));
     memcpy(f->cur.P + (size_t)j * d * d, P, (size_t)d * d * sizeof(ux_real));
@@ -502,7 +493,7 @@ static void split_cells(ux_joint_cells *f, const ux_model_ctx *ctx)
     ux_real mean[D], T[D * D], L[D * D], top;
     unsigned i, d = f->dim;
     belief_moments(f, mean, T);
-    if (!all_finite(T, (size_t)d * d) || !ux_cholesky(T, d, L))
+    if (!ux_all_finite(T, (size_t)d * d) || !ux_cholesky(T, d, L))
         return; /* a flat belief has no direction to split along, an overflowing one no scale */
     for (i = 0; i < f->count; ++i)
         cell_spread(f, i, L, ctx);
@@ -581,7 +572,7 @@ static ux_real update_cell(ux_joint_cells *f, unsigned i, const ux_real *z, cons
         }
     }
     lw = UX_LOG(f->cur.w[i]) + ((-(UX_R(0.5) * maha) - half) - (ux_real)mo * (UX_R(0.5) * UX_LOG_2PI));
-    if (!all_finite(Pn, (size_t)d * d) || !all_finite(mn, d))
+    if (!ux_all_finite(Pn, (size_t)d * d) || !ux_all_finite(mn, d))
         lw = -UX_INF;
     if (!(lw > -UX_INF)) { /* NaN too */
         bank_copy(&f->next, i, &f->cur, i, d);
@@ -630,7 +621,7 @@ static void merge_cells(ux_joint_cells *f)
         }
         if (!have_metric) { /* merges keep the belief's covariance: one metric serves them all */
             belief_moments(f, mean, T);
-            if (!all_finite(T, (size_t)f->dim * f->dim) || !ux_cholesky(T, f->dim, L))
+            if (!ux_all_finite(T, (size_t)f->dim * f->dim) || !ux_cholesky(T, f->dim, L))
                 return;
             have_metric = 1;
         }
@@ -710,7 +701,7 @@ static ux_status track_departure(ux_joint_cells *f, int outlier, ux_real share, 
         fresh[a] = share * (m[a] - mp[a]);
     }
     memcpy(f->departure, outlier && ux_metric(L, d, fresh) > ux_metric(L, d, kept) ? fresh : kept, d * sizeof(ux_real));
-    if (!all_finite(f->departure, d))
+    if (!ux_all_finite(f->departure, d))
         memset(f->departure, 0, sizeof f->departure);
     return st == UX_OK && ux_metric(L, d, f->departure) > UX_DEPARTURE_SD * UX_DEPARTURE_SD ? UX_DEPARTED : st;
 }
