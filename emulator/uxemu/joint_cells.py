@@ -458,7 +458,7 @@ class JointCellsFilter:
         lw = np.where(ok, lw, -np.inf)
         m = np.where(ok[:, None], m, self.m)
         P = np.where(ok[:, None, None], P, self.P)
-        return lw, m, P, S, C
+        return lw, m, P, zh, S, C
 
     def update(self, z, omega=None, m: int = 1) -> Status:
         """One observation z (dim_obs components); None: a step without observation."""
@@ -470,7 +470,7 @@ class JointCellsFilter:
             raise ValueError("a cell filter takes one observation per update (J = 1, m = 1)")
         check_evidence(self.model, z, omega, m)
         self.split()
-        lw, means, covs, S, C = self._update_cells(z)
+        lw, means, covs, zh, S, C = self._update_cells(z)
         outlier = self.test_ratio > self.gate * self.gate
         if outlier and self.gate_outliers:  # not weighed: the cells as split, nothing observed
             self.last, self.log_evidence = Status.OUTLIER, 0.0
@@ -487,7 +487,7 @@ class JointCellsFilter:
         w = e / total
         track = outlier or self._departure_kept()
         if track:  # the belief before the update, while the cells are the split ones
-            share = self._bent_share(w, means, S, C) if outlier else 0.0
+            move = (self._bent_share(w, means, S, C), self._linear_move(zh, S, C, z)) if outlier else None
             with np.errstate(all="ignore"):
                 before = self._moments()
         self.w, self.m, self.P = w, means, covs
@@ -495,7 +495,7 @@ class JointCellsFilter:
         self.merge()
         self.last = Status.OUTLIER if outlier else Status.OK
         if track:
-            self.last = self._track_departure(outlier, share, *before, self.last)
+            self.last = self._track_departure(move, *before, self.last)
         self.log_likelihood += self.log_evidence
         return self.last
 
@@ -544,9 +544,54 @@ class JointCellsFilter:
             share = float(num / den) if den > 0 else 0.0
         return share if math.isfinite(share) else 0.0
 
-    def _track_departure(self, outlier: bool, share: float, mp, Pp, status: Status) -> Status:
-        """δ ← P·Pp⁻¹·δ; at an outlier share·(m − mp) when longer in P; DEPARTED while δᵀ·P⁻¹·δ > DEPARTURE_SD²
-        (track_departure)."""
+    def _linear_move(self, zh, S, C, z) -> np.ndarray | None:
+        """C·S⁻¹·(z − ẑ) of the split cells' whole predictive (linear_move): the gate's sums, and the cross-covariance
+        summed in cell order about the first cell's m and ẑ; None where S is not positive definite or a value is not
+        finite."""
+        n, d, mo = self.w.size, self.dim, zh.shape[1]
+        W, s, M = 0.0, np.zeros(mo), np.zeros((mo, mo))
+        sm, X = np.zeros(d), np.zeros((d, mo))
+        m0, z0 = self.m[0], zh[0]
+        with np.errstate(all="ignore"):
+            for i in range(n):
+                w, dm, dz = self.w[i], self.m[i] - m0, zh[i] - z0
+                W = W + w
+                for a in range(mo):
+                    s[a] = s[a] + w * dz[a]
+                    for b in range(mo):
+                        M[a, b] = M[a, b] + w * (S[i, a, b] + dz[a] * dz[b])
+                for a in range(d):
+                    sm[a] = sm[a] + w * dm[a]
+                    for c in range(mo):
+                        X[a, c] = X[a, c] + w * (C[i, a, c] + dm[a] * dz[c])
+            nu = np.array([z[a] - (z0[a] + s[a] / W) for a in range(mo)])
+            Sz = np.array([[M[a, c] / W - (s[a] / W) * (s[c] / W) for c in range(mo)] for a in range(mo)])
+        Ls, full = cholesky(Sz[None])
+        if not (np.isfinite(Sz).all() and np.isfinite(nu).all() and full[0]):
+            return None
+        with np.errstate(all="ignore"):
+            x = solve(Ls[0], nu)
+            move = np.array(
+                [_sum((X[a, c] / W - (sm[a] / W) * (s[c] / W)) * x[c] for c in range(mo)) for a in range(d)],
+                dtype=np.float64,
+            )
+        return move if np.isfinite(move).all() else None
+
+    @staticmethod
+    def _fresh_departure(move, m, mp, L) -> np.ndarray:
+        """The longer in L's metric of share·(m − mp) and linear − (m − mp), the first on a tie (fresh_departure)."""
+        share, linear = move
+        with np.errstate(all="ignore"):
+            fresh = share * (m - mp)
+            if linear is not None:
+                under = linear - (m - mp)
+                if metric(L, under) > metric(L, fresh):
+                    return under
+        return fresh
+
+    def _track_departure(self, move, mp, Pp, status: Status) -> Status:
+        """δ ← P·Pp⁻¹·δ; at an outlier (move: its bent share and linear move, else None) the fresh gap when longer in
+        P; DEPARTED while δᵀ·P⁻¹·δ > DEPARTURE_SD² (track_departure)."""
         d = self.dim
         with np.errstate(all="ignore"):
             m, P = self._moments()
@@ -557,8 +602,8 @@ class JointCellsFilter:
         with np.errstate(all="ignore"):
             y = solve(Lp[0], self.departure)
             kept = np.array([_sum(P[a, b] * y[b] for b in range(d)) for a in range(d)], dtype=np.float64)
-            fresh = share * (m - mp)
-        longer = outlier and metric(L[0], fresh) > metric(L[0], kept)
+        fresh = self._fresh_departure(move, m, mp, L[0]) if move is not None else None
+        longer = fresh is not None and metric(L[0], fresh) > metric(L[0], kept)
         self.departure = fresh if longer else kept
         if not np.isfinite(self.departure).all():
             self.departure = np.zeros(d)

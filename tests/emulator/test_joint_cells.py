@@ -235,7 +235,7 @@ def test_a_linear_model_keeps_no_departure():
     assert statuses[20] == Status.OUTLIER and Status.DEPARTED not in statuses
 
 
-def pendulum_with_outlier(steps: int = 40, at: int = 20):
+def pendulum_with_outlier(steps: int = 80, at: int = 20):
     model = joint_systems.get("pendulum")
     x, z = joint_systems.simulate(model, steps, seed=3)
     z[at] = z[at] + 20.0 * np.asarray(model.loc_scale(x[[at]])[1])[0]

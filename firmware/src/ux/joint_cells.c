@@ -680,11 +680,72 @@ static ux_real bent_share(const ux_joint_cells *f, const ux_model_ctx *ctx)
     return ux_finite(share) ? share : UX_R(0.0);
 }
 
+/* The move a linear update of the whole belief would make at z: C·S⁻¹·(z − ẑ), with the split cells' predictive
+ * mean ẑ and covariance S (the gate's sums) and their state–observation cross-covariance
+ * C = Σ w_i·(C_i + (m_i − m_0)(ẑ_i − ẑ_0)ᵀ)/W − (m̄ − m_0)(ẑ − ẑ_0)ᵀ, summed in cell order about the first cell's
+ * m and ẑ. 0 where S is not positive definite or a value not finite. */
+static int linear_move(const ux_joint_cells *f, const ux_model_ctx *ctx, const ux_real *z, ux_real *move)
+{
+    ux_real zh[D], S[D * D], C[D * D], sm[D] = {0}, X[D * D] = {0}, Sz[D * D], Ls[D * D], nu[D], x[D];
+    unsigned d = f->dim, mo = f->model->code->dim_obs, i, a, c;
+    const ux_real *m0 = f->cur.m;
+    ux_gate_sums g;
+    memset(&g, 0, sizeof g);
+    for (i = 0; i < f->count; ++i) {
+        const ux_real *m = f->cur.m + i * d, w = f->cur.w[i];
+        observation_moments(f, i, ctx, zh, S, C);
+        ux_gate_add(&g, w, zh, S, mo);
+        for (a = 0; a < d; ++a) {
+            sm[a] = sm[a] + w * (m[a] - m0[a]);
+            for (c = 0; c < mo; ++c)
+                X[a * mo + c] = X[a * mo + c] + w * (C[a * mo + c] + (m[a] - m0[a]) * (zh[c] - g.z0[c]));
+        }
+    }
+    for (a = 0; a < mo; ++a) {
+        nu[a] = z[a] - (g.z0[a] + g.s[a] / g.W);
+        for (c = 0; c < mo; ++c)
+            Sz[a * mo + c] = g.M[a * mo + c] / g.W - (g.s[a] / g.W) * (g.s[c] / g.W);
+    }
+    if (!ux_all_finite(Sz, (size_t)mo * mo) || !ux_all_finite(nu, mo) || !ux_cholesky(Sz, mo, Ls))
+        return 0;
+    ux_solve(Ls, mo, nu, x);
+    for (a = 0; a < d; ++a) {
+        ux_real acc = 0;
+        for (c = 0; c < mo; ++c)
+            acc = acc + (X[a * mo + c] / g.W - (sm[a] / g.W) * (g.s[c] / g.W)) * x[c];
+        move[a] = acc;
+    }
+    return ux_all_finite(move, d);
+}
+
+/* What an outlier's update left, read while the split cells are in cur: the share of the move the kernel did not
+ * follow (bent_share), and the move a linear update of the whole belief would have made (linear_move). */
+typedef struct {
+    ux_real share, linear[D];
+    int has_linear;
+} outlier_move;
+
+/* The gap a weighed outlier leaves, mp the belief's mean before the update, m after: the longer in the metric
+ * of L of share·(m − mp) (the cells went where the kernel does not) and linear − (m − mp) (they fell short of
+ * where a linear update goes), the first on a tie. */
+static void fresh_departure(const outlier_move *om, const ux_real *m, const ux_real *mp, const ux_real *L, unsigned d,
+                            ux_real *fresh)
+{
+    ux_real under[D] = {0};
+    unsigned a;
+    for (a = 0; a < d; ++a) {
+        fresh[a] = om->share * (m[a] - mp[a]);
+        under[a] = om->linear[a] - (m[a] - mp[a]);
+    }
+    if (om->has_linear && ux_metric(L, d, under) > ux_metric(L, d, fresh))
+        memcpy(fresh, under, d * sizeof(ux_real));
+}
+
 /* After a weighed update (banks swapped, light cells merged), mp and Pp the belief before it: the departure
- * through the update, δ ← P·Pp⁻¹·δ (what a linear update forgets of an old reading); at an outlier
- * share·(m − mp) in its place when that is longer in P. DEPARTED in place of OK while δᵀ·P⁻¹·δ exceeds
+ * through the update, δ ← P·Pp⁻¹·δ (what a linear update forgets of an old reading); at an outlier (om not NULL)
+ * the fresh gap in its place when that is longer in P. DEPARTED in place of OK while δᵀ·P⁻¹·δ exceeds
  * UX_DEPARTURE_SD². */
-static ux_status track_departure(ux_joint_cells *f, int outlier, ux_real share, const ux_real *mp, const ux_real *Pp,
+static ux_status track_departure(ux_joint_cells *f, const outlier_move *om, const ux_real *mp, const ux_real *Pp,
                                  ux_status st)
 {
     ux_real m[D], P[D * D], Lp[D * D], L[D * D], y[D], kept[D] = {0}, fresh[D] = {0};
@@ -698,9 +759,11 @@ static ux_status track_departure(ux_joint_cells *f, int outlier, ux_real share, 
         for (b = 0; b < d; ++b)
             acc = acc + P[a * d + b] * y[b];
         kept[a] = acc;
-        fresh[a] = share * (m[a] - mp[a]);
     }
-    memcpy(f->departure, outlier && ux_metric(L, d, fresh) > ux_metric(L, d, kept) ? fresh : kept, d * sizeof(ux_real));
+    if (om != NULL)
+        fresh_departure(om, m, mp, L, d, fresh);
+    memcpy(f->departure, om != NULL && ux_metric(L, d, fresh) > ux_metric(L, d, kept) ? fresh : kept,
+           d * sizeof(ux_real));
     if (!ux_all_finite(f->departure, d))
         memset(f->departure, 0, sizeof f->departure);
     return st == UX_OK && ux_metric(L, d, f->departure) > UX_DEPARTURE_SD * UX_DEPARTURE_SD ? UX_DEPARTED : st;
@@ -744,7 +807,8 @@ static int normalise_weights(ux_joint_cells *f)
 
 ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double *omega, unsigned J, unsigned m)
 {
-    ux_real zr[UX_JOINT_MAX_OBS], share = 0, mp[D], Pp[D * D];
+    ux_real zr[UX_JOINT_MAX_OBS], mp[D], Pp[D * D];
+    outlier_move om;
     ux_model_ctx ctx;
     ux_gate_sums gate;
     unsigned i;
@@ -780,14 +844,17 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
         return UX_FALLBACK;
     }
     if ((track = outlier || departure_kept(f)) != 0) { /* the belief before the update, while it is in cur */
-        share = outlier ? bent_share(f, &ctx) : UX_R(0.0);
+        if (outlier) {
+            om.share = bent_share(f, &ctx);
+            om.has_linear = linear_move(f, &ctx, zr, om.linear);
+        }
         belief_moments(f, mp, Pp);
     }
     swap_banks(f);
     merge_cells(f);
     f->last = outlier ? UX_OUTLIER : UX_OK;
     if (track)
-        f->last = track_departure(f, outlier, share, mp, Pp, f->last);
+        f->last = track_departure(f, outlier ? &om : NULL, mp, Pp, f->last);
     f->log_likelihood += (double)f->log_evidence;
     return f->last;
 }
