@@ -579,15 +579,19 @@ class JointCellsFilter:
 
     @staticmethod
     def _fresh_departure(move, m, mp, L) -> np.ndarray:
-        """The longer in L's metric of share·(m − mp) and linear − (m − mp), the first on a tie (fresh_departure)."""
+        """share·(m − mp), or (1 − |m − mp|/|linear|)·linear where the linear move is the longer and that is longer,
+        lengths in L's metric, the first on a tie (fresh_departure)."""
         share, linear = move
         with np.errstate(all="ignore"):
-            fresh = share * (m - mp)
-            if linear is not None:
-                under = linear - (m - mp)
-                if metric(L, under) > metric(L, fresh):
-                    return under
-        return fresh
+            step = m - mp
+            fresh = share * step
+            if linear is None:
+                return fresh
+            lin_len, step_len = math.sqrt(metric(L, linear)), math.sqrt(metric(L, step))
+            if not lin_len > step_len:
+                return fresh
+            under = (1.0 - step_len / lin_len) * linear
+        return under if metric(L, under) > metric(L, fresh) else fresh
 
     def _track_departure(self, move, mp, Pp, status: Status) -> Status:
         """δ ← P·Pp⁻¹·δ; at an outlier (move: its bent share and linear move, else None) the fresh gap when longer in

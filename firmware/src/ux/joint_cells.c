@@ -725,19 +725,28 @@ typedef struct {
     int has_linear;
 } outlier_move;
 
-/* The gap a weighed outlier leaves, mp the belief's mean before the update, m after: the longer in the metric
- * of L of share·(m − mp) (the cells went where the kernel does not) and linear − (m − mp) (they fell short of
- * where a linear update goes), the first on a tie. */
+/* The gap a weighed outlier leaves, mp the belief's mean before the update, m after, lengths in the metric of L:
+ * share·(m − mp) (the cells went where the kernel does not), or, when the linear move is longer than the cells'
+ * own, (1 − |m − mp|/|linear|)·linear (they fell short of where a linear update goes, as the scalar filter's
+ * departure measures it) where that is longer; the first on a tie. */
 static void fresh_departure(const outlier_move *om, const ux_real *m, const ux_real *mp, const ux_real *L, unsigned d,
                             ux_real *fresh)
 {
-    ux_real under[D] = {0};
+    ux_real step[D] = {0}, under[D] = {0}, lin_len, step_len;
     unsigned a;
     for (a = 0; a < d; ++a) {
-        fresh[a] = om->share * (m[a] - mp[a]);
-        under[a] = om->linear[a] - (m[a] - mp[a]);
+        step[a] = m[a] - mp[a];
+        fresh[a] = om->share * step[a];
     }
-    if (om->has_linear && ux_metric(L, d, under) > ux_metric(L, d, fresh))
+    if (!om->has_linear)
+        return;
+    lin_len = UX_SQRT(ux_metric(L, d, om->linear));
+    step_len = UX_SQRT(ux_metric(L, d, step));
+    if (!(lin_len > step_len))
+        return;
+    for (a = 0; a < d; ++a)
+        under[a] = (UX_R(1.0) - step_len / lin_len) * om->linear[a];
+    if (ux_metric(L, d, under) > ux_metric(L, d, fresh))
         memcpy(fresh, under, d * sizeof(ux_real));
 }
 
