@@ -115,7 +115,8 @@ ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outli
  * the cells' predictive covariance is not positive definite. */
 double ux_joint_cells_test_ratio(const ux_joint_cells *f);
 /* The departure (dim): how far the model's own posterior mean may be from the belief's after an outlier the cells
- * weighed where the model bends (docs/semantics.md, "Cell filter"); 0 when none is kept. */
+ * weighed, where their move overshot the model's or fell short of it (docs/semantics.md, "Cell filter"); 0 when
+ * none is kept. */
 ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure);
 /* UX_JOINT_CELLS_WORKSPACE_BYTES for this model's dimension; 0 for no model or an invalid η. */
 size_t ux_joint_cells_workspace_bytes(const ux_joint_model *model, unsigned eta);
