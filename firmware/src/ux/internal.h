@@ -133,8 +133,15 @@ void ux_value_copy(ux_value *out, const ux_value *in);
  * finite. The one log-sum-exp of BayesLaplace, shared with the host-only baselines. */
 ux_real ux_logsumexp(const ux_real *a, size_t count);
 
-/* 1 when every one of the n values is finite (matrix.c). */
-int ux_all_finite(const ux_real *v, size_t n);
+/* 1 when every one of the n values is finite (inline: the cells' predict asks it of every sigma point). */
+static inline int ux_all_finite(const ux_real *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        if (!ux_finite(v[i]))
+            return 0;
+    return 1;
+}
 /* Lower Cholesky factor L of the symmetric d × d P (its lower triangle read): 1 when every pivot is positive; a
  * pivot that is not leaves its column 0, and 0 is returned (matrix.c). */
 int ux_cholesky(const ux_real *P, unsigned d, ux_real *L);

@@ -6,15 +6,6 @@
 
 #include <string.h>
 
-int ux_all_finite(const ux_real *v, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; ++i)
-        if (!ux_finite(v[i]))
-            return 0;
-    return 1;
-}
-
 /* Lower Cholesky factor L of the symmetric P (its lower triangle read): 1 when every pivot is positive; a
  * pivot that is not leaves its column 0 (a flat direction), and 0 is returned. */
 int ux_cholesky(const ux_real *P, unsigned d, ux_real *L)
