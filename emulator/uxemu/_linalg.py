@@ -4,6 +4,7 @@ firmware/src/ux/matrix.c and gate_sums.c, sum for sum (index order), so that the
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -72,26 +73,60 @@ def _sum(terms) -> np.ndarray:
     return acc
 
 
+@dataclass(frozen=True)
+class GateSums:
+    """The innovation gate's sums over weighted predictive points (ux/gate_sums.c ux_gate_sums): the first point's
+    zh, the total weight W, Σ w_i·d_i and Σ w_i·(S_i + d_i·d_iᵀ), d_i = zh_i − zh_0, each summed in point order."""
+
+    z0: np.ndarray
+    W: float
+    s: np.ndarray
+    M: np.ndarray
+
+    @classmethod
+    def of(cls, w: np.ndarray, zh: np.ndarray, S: np.ndarray) -> "GateSums":
+        """From weights w (n), predicted observations zh (n, mo) and their covariances S (n, mo, mo)."""
+        n, mo = zh.shape
+        with np.errstate(all="ignore"):
+            dv = zh - zh[0]
+            W = _sum(w[i] for i in range(n))
+            s = np.array([_sum(w[i] * dv[i, a] for i in range(n)) for a in range(mo)], dtype=np.float64)
+            M = np.array(
+                [
+                    [_sum(w[i] * (S[i, a, b] + dv[i, a] * dv[i, b]) for i in range(n)) for b in range(mo)]
+                    for a in range(mo)
+                ],
+                dtype=np.float64,
+            )
+        return cls(zh[0].copy(), W, s, M)
+
+    def innovation(self, z: np.ndarray):
+        """(ν, S) of z against the sums' predictive, ν = z − (zh_0 + s/W), S = M/W − (s/W)(s/W)ᵀ
+        (ux_gate_innovation); None when a value is not finite."""
+        with np.errstate(all="ignore"):
+            mean = self.s / self.W
+            nu = z - (self.z0 + mean)
+            Sm = self.M / self.W - mean[:, None] * mean[None, :]
+        return (nu, Sm) if np.isfinite(Sm).all() and np.isfinite(nu).all() else None
+
+    def ratio(self, z: np.ndarray) -> float:
+        """νᵀ·S⁻¹·ν (ux_gate_ratio); NaN where S is not positive definite or a value is not finite."""
+        found = self.innovation(z)
+        if found is None:
+            return math.nan
+        nu, Sm = found
+        L, full = cholesky(Sm[None])
+        if not full[0]:
+            return math.nan
+        with np.errstate(all="ignore"):
+            y = forward(L, nu[None])[0]
+            ratio = float(_sum(y[a] * y[a] for a in range(nu.size)))
+        return ratio if math.isfinite(ratio) else math.nan
+
+
 def gate_ratio(w: np.ndarray, zh: np.ndarray, S: np.ndarray, z: np.ndarray) -> float:
     """The innovation gate's test ratio νᵀ·S⁻¹·ν of z against a weighted set of predictive points (ux/gate_sums.c
     ux_gate_ratio): weights w (n), predicted observations zh (n, mo) and their covariances S (n, mo, mo), summed in
     point order about the first point's zh; NaN where the predictive covariance is not positive definite or a sum is
     not finite."""
-    n, mo = zh.shape
-    with np.errstate(all="ignore"):
-        dv = zh - zh[0]
-        W = _sum(w[i] for i in range(n))
-        mean = np.array([_sum(w[i] * dv[i, a] for i in range(n)) for a in range(mo)]) / W
-        M = np.array(
-            [[_sum(w[i] * (S[i, a, b] + dv[i, a] * dv[i, b]) for i in range(n)) for b in range(mo)] for a in range(mo)]
-        )
-        nu = z - (zh[0] + mean)
-        Sm = M / W - mean[:, None] * mean[None, :]
-        if not (np.isfinite(Sm).all() and np.isfinite(nu).all()):
-            return math.nan
-        L, full = cholesky(Sm[None])
-        if not full[0]:
-            return math.nan
-        y = forward(L, nu[None])[0]
-        ratio = float(_sum(y[a] * y[a] for a in range(mo)))
-    return ratio if math.isfinite(ratio) else math.nan
+    return GateSums.of(w, zh, S).ratio(z)

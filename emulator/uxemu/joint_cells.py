@@ -27,7 +27,7 @@ from . import _ttr, libm
 from .bayes import FAMILY_VARIANCE, Status
 from .filter import DEPARTURE_SD, OUTLIER_GATE
 from .joint_filter import JointRun, check_evidence, run_trace
-from ._linalg import _sum, cholesky, forward, gate_ratio, metric, solve
+from ._linalg import GateSums, _sum, cholesky, forward, gate_ratio, metric, solve
 from .joint_systems import JointModel
 
 
@@ -545,34 +545,28 @@ class JointCellsFilter:
         return share if math.isfinite(share) else 0.0
 
     def _linear_move(self, zh, S, C, z) -> np.ndarray | None:
-        """C·S⁻¹·(z − ẑ) of the split cells' whole predictive (linear_move): the gate's sums, and the cross-covariance
-        summed in cell order about the first cell's m and ẑ; None where S is not positive definite or a value is not
-        finite."""
+        """C·S⁻¹·ν of the split cells' whole predictive (linear_move): ν and S from the gate's sums, the
+        cross-covariance summed in cell order about the first cell's m and ẑ; None where S is not positive definite
+        or a value is not finite."""
         n, d, mo = self.w.size, self.dim, zh.shape[1]
-        W, s, M = 0.0, np.zeros(mo), np.zeros((mo, mo))
-        sm, X = np.zeros(d), np.zeros((d, mo))
-        m0, z0 = self.m[0], zh[0]
-        with np.errstate(all="ignore"):
-            for i in range(n):
-                w, dm, dz = self.w[i], self.m[i] - m0, zh[i] - z0
-                W = W + w
-                for a in range(mo):
-                    s[a] = s[a] + w * dz[a]
-                    for b in range(mo):
-                        M[a, b] = M[a, b] + w * (S[i, a, b] + dz[a] * dz[b])
-                for a in range(d):
-                    sm[a] = sm[a] + w * dm[a]
-                    for c in range(mo):
-                        X[a, c] = X[a, c] + w * (C[i, a, c] + dm[a] * dz[c])
-            nu = np.array([z[a] - (z0[a] + s[a] / W) for a in range(mo)])
-            Sz = np.array([[M[a, c] / W - (s[a] / W) * (s[c] / W) for c in range(mo)] for a in range(mo)])
+        g = GateSums.of(self.w, zh, S)
+        found = g.innovation(z)
+        if found is None:
+            return None
+        nu, Sz = found
         Ls, full = cholesky(Sz[None])
-        if not (np.isfinite(Sz).all() and np.isfinite(nu).all() and full[0]):
+        if not full[0]:
             return None
         with np.errstate(all="ignore"):
+            dm, dz = self.m - self.m[0], zh - g.z0
+            sm = [_sum(self.w[i] * dm[i, a] for i in range(n)) for a in range(d)]
+            X = [
+                [_sum(self.w[i] * (C[i, a, c] + dm[i, a] * dz[i, c]) for i in range(n)) for c in range(mo)]
+                for a in range(d)
+            ]
             x = solve(Ls[0], nu)
             move = np.array(
-                [_sum((X[a, c] / W - (sm[a] / W) * (s[c] / W)) * x[c] for c in range(mo)) for a in range(d)],
+                [_sum((X[a][c] / g.W - (sm[a] / g.W) * (g.s[c] / g.W)) * x[c] for c in range(mo)) for a in range(d)],
                 dtype=np.float64,
             )
         return move if np.isfinite(move).all() else None

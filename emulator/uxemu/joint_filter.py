@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _ttr, libm
-from ._linalg import gate_ratio
+from ._linalg import GateSums
 from .bayes import FAMILY_VARIANCE, LINEAR_MIN, Status, log_family
 from .filter import OUTLIER_GATE, sum_in_order
 from .joint import JointValue, product
@@ -239,9 +239,9 @@ class JointFilter:
             S = np.zeros((n, mo, mo))
             for c in range(mo):
                 S[:, c, c] = (scale[:, c] * scale[:, c]) * FAMILY_VARIANCE[self.model.family]
-        worst = 0.0
+        sums, worst = GateSums.of(np.asarray(w, dtype=np.float64), loc, S), 0.0
         for zk in z:
-            r = gate_ratio(np.asarray(w, dtype=np.float64), loc, S, zk)
+            r = sums.ratio(zk)
             if math.isnan(r):
                 return r
             worst = r if r > worst else worst

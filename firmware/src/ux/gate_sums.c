@@ -24,10 +24,9 @@ void ux_gate_add(ux_gate_sums *g, ux_real w, const ux_real *zh, const ux_real *S
     }
 }
 
-ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
+int ux_gate_innovation(const ux_gate_sums *g, const ux_real *z, unsigned mo, ux_real *nu, ux_real *S)
 {
-    ux_real mean[UX_JOINT_MAX_OBS] = {0}, nu[UX_JOINT_MAX_OBS] = {0}, S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS] = {0},
-            L[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS], y[UX_JOINT_MAX_OBS], ratio = 0;
+    ux_real mean[UX_JOINT_MAX_OBS] = {0};
     unsigned a, b;
     for (a = 0; a < mo; ++a)
         mean[a] = g->s[a] / g->W;
@@ -36,7 +35,15 @@ ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
         for (b = 0; b < mo; ++b)
             S[a * mo + b] = g->M[a * mo + b] / g->W - mean[a] * mean[b];
     }
-    if (!ux_all_finite(S, (size_t)mo * mo) || !ux_all_finite(nu, mo) || !ux_cholesky(S, mo, L))
+    return ux_all_finite(S, (size_t)mo * mo) && ux_all_finite(nu, mo);
+}
+
+ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
+{
+    ux_real nu[UX_JOINT_MAX_OBS] = {0}, S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS] = {0},
+            L[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS], y[UX_JOINT_MAX_OBS], ratio = 0;
+    unsigned a;
+    if (!ux_gate_innovation(g, z, mo, nu, S) || !ux_cholesky(S, mo, L))
         return (ux_real)NAN;
     ux_forward(L, mo, nu, y);
     for (a = 0; a < mo; ++a)

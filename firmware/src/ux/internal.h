@@ -159,6 +159,9 @@ typedef struct {
     unsigned n;
 } ux_gate_sums;
 void ux_gate_add(ux_gate_sums *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo);
+/* The sums' predictive of z: its innovation ν = z − (zh_0 + s/W) and covariance S = M/W − (s/W)(s/W)ᵀ (mo, mo²);
+ * 0 when a value is not finite. */
+int ux_gate_innovation(const ux_gate_sums *g, const ux_real *z, unsigned mo, ux_real *nu, ux_real *S);
 /* νᵀ·S⁻¹·ν of z against the sums' predictive (mean zh_0 + s/W, covariance M/W − (s/W)(s/W)ᵀ); NaN where that
  * covariance is not positive definite or a sum is not finite. */
 ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo);

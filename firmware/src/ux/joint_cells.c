@@ -680,39 +680,32 @@ static ux_real bent_share(const ux_joint_cells *f, const ux_model_ctx *ctx)
     return ux_finite(share) ? share : UX_R(0.0);
 }
 
-/* The move a linear update of the whole belief would make at z: C·S⁻¹·(z − ẑ), with the split cells' predictive
- * mean ẑ and covariance S (the gate's sums) and their state–observation cross-covariance
+/* The move a linear update of the whole belief would make at z: C·S⁻¹·ν, with the split cells' predictive
+ * innovation ν and covariance S from the update's gate sums g, and their state–observation cross-covariance
  * C = Σ w_i·(C_i + (m_i − m_0)(ẑ_i − ẑ_0)ᵀ)/W − (m̄ − m_0)(ẑ − ẑ_0)ᵀ, summed in cell order about the first cell's
  * m and ẑ. 0 where S is not positive definite or a value not finite. */
-static int linear_move(const ux_joint_cells *f, const ux_model_ctx *ctx, const ux_real *z, ux_real *move)
+static int linear_move(const ux_joint_cells *f, const ux_model_ctx *ctx, const ux_gate_sums *g, const ux_real *z,
+                       ux_real *move)
 {
     ux_real zh[D], S[D * D], C[D * D], sm[D] = {0}, X[D * D] = {0}, Sz[D * D], Ls[D * D], nu[D], x[D];
     unsigned d = f->dim, mo = f->model->code->dim_obs, i, a, c;
     const ux_real *m0 = f->cur.m;
-    ux_gate_sums g;
-    memset(&g, 0, sizeof g);
     for (i = 0; i < f->count; ++i) {
         const ux_real *m = f->cur.m + i * d, w = f->cur.w[i];
         observation_moments(f, i, ctx, zh, S, C);
-        ux_gate_add(&g, w, zh, S, mo);
         for (a = 0; a < d; ++a) {
             sm[a] = sm[a] + w * (m[a] - m0[a]);
             for (c = 0; c < mo; ++c)
-                X[a * mo + c] = X[a * mo + c] + w * (C[a * mo + c] + (m[a] - m0[a]) * (zh[c] - g.z0[c]));
+                X[a * mo + c] = X[a * mo + c] + w * (C[a * mo + c] + (m[a] - m0[a]) * (zh[c] - g->z0[c]));
         }
     }
-    for (a = 0; a < mo; ++a) {
-        nu[a] = z[a] - (g.z0[a] + g.s[a] / g.W);
-        for (c = 0; c < mo; ++c)
-            Sz[a * mo + c] = g.M[a * mo + c] / g.W - (g.s[a] / g.W) * (g.s[c] / g.W);
-    }
-    if (!ux_all_finite(Sz, (size_t)mo * mo) || !ux_all_finite(nu, mo) || !ux_cholesky(Sz, mo, Ls))
+    if (!ux_gate_innovation(g, z, mo, nu, Sz) || !ux_cholesky(Sz, mo, Ls))
         return 0;
     ux_solve(Ls, mo, nu, x);
     for (a = 0; a < d; ++a) {
         ux_real acc = 0;
         for (c = 0; c < mo; ++c)
-            acc = acc + (X[a * mo + c] / g.W - (sm[a] / g.W) * (g.s[c] / g.W)) * x[c];
+            acc = acc + (X[a * mo + c] / g->W - (sm[a] / g->W) * (g->s[c] / g->W)) * x[c];
         move[a] = acc;
     }
     return ux_all_finite(move, d);
@@ -855,7 +848,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     if ((track = outlier || departure_kept(f)) != 0) { /* the belief before the update, while it is in cur */
         if (outlier) {
             om.share = bent_share(f, &ctx);
-            om.has_linear = linear_move(f, &ctx, zr, om.linear);
+            om.has_linear = linear_move(f, &ctx, &gate, zr, om.linear);
         }
         belief_moments(f, mp, Pp);
     }
