@@ -122,11 +122,3 @@ class GateSums:
             y = forward(L, nu[None])[0]
             ratio = float(_sum(y[a] * y[a] for a in range(nu.size)))
         return ratio if math.isfinite(ratio) else math.nan
-
-
-def gate_ratio(w: np.ndarray, zh: np.ndarray, S: np.ndarray, z: np.ndarray) -> float:
-    """The innovation gate's test ratio νᵀ·S⁻¹·ν of z against a weighted set of predictive points (ux/gate_sums.c
-    ux_gate_ratio): weights w (n), predicted observations zh (n, mo) and their covariances S (n, mo, mo), summed in
-    point order about the first point's zh; NaN where the predictive covariance is not positive definite or a sum is
-    not finite."""
-    return GateSums.of(w, zh, S).ratio(z)

@@ -27,7 +27,7 @@ from . import _ttr, libm
 from .bayes import FAMILY_VARIANCE, Status
 from .filter import DEPARTURE_SD, OUTLIER_GATE
 from .joint_filter import JointRun, check_evidence, run_trace
-from ._linalg import GateSums, _sum, cholesky, forward, gate_ratio, metric, solve
+from ._linalg import GateSums, _sum, cholesky, forward, metric, solve
 from .joint_systems import JointModel
 
 
@@ -430,11 +430,13 @@ class JointCellsFilter:
         return zh, S, C
 
     def _update_cells(self, z: np.ndarray):
-        """Each cell's unscented update: (log-weights, means, covariances); −∞ for a cell that keeps its own."""
+        """Each cell's unscented update: (log-weights, means, covariances; −∞ for a cell that keeps its own), then
+        the split cells' predicted observations, their covariances and cross-covariances, and the gate's sums."""
         d = self.dim
         X = self.sigma_points(self.m, self.P)
         zh, S, C = self._observation_moments(X)
-        self.test_ratio = gate_ratio(self.w, zh, S, z)
+        sums = GateSums.of(self.w, zh, S)
+        self.test_ratio = sums.ratio(z)
         mo = zh.shape[1]
         Ls, full = cholesky(S)
         with np.errstate(all="ignore"):
@@ -458,7 +460,7 @@ class JointCellsFilter:
         lw = np.where(ok, lw, -np.inf)
         m = np.where(ok[:, None], m, self.m)
         P = np.where(ok[:, None, None], P, self.P)
-        return lw, m, P, zh, S, C
+        return lw, m, P, zh, S, C, sums
 
     def update(self, z, omega=None, m: int = 1) -> Status:
         """One observation z (dim_obs components); None: a step without observation."""
@@ -470,7 +472,7 @@ class JointCellsFilter:
             raise ValueError("a cell filter takes one observation per update (J = 1, m = 1)")
         check_evidence(self.model, z, omega, m)
         self.split()
-        lw, means, covs, zh, S, C = self._update_cells(z)
+        lw, means, covs, zh, S, C, sums = self._update_cells(z)
         outlier = self.test_ratio > self.gate * self.gate
         if outlier and self.gate_outliers:  # not weighed: the cells as split, nothing observed
             self.last, self.log_evidence = Status.OUTLIER, 0.0
@@ -487,7 +489,7 @@ class JointCellsFilter:
         w = e / total
         track = outlier or self._departure_kept()
         if track:  # the belief before the update, while the cells are the split ones
-            move = (self._bent_share(w, means, S, C), self._linear_move(zh, S, C, z)) if outlier else None
+            move = (self._bent_share(w, means, S, C), self._linear_move(sums, zh, C, z)) if outlier else None
             with np.errstate(all="ignore"):
                 before = self._moments()
         self.w, self.m, self.P = w, means, covs
@@ -544,12 +546,11 @@ class JointCellsFilter:
             share = float(num / den) if den > 0 else 0.0
         return share if math.isfinite(share) else 0.0
 
-    def _linear_move(self, zh, S, C, z) -> np.ndarray | None:
-        """C·S⁻¹·ν of the split cells' whole predictive (linear_move): ν and S from the gate's sums, the
+    def _linear_move(self, g: GateSums, zh, C, z) -> np.ndarray | None:
+        """C·S⁻¹·ν of the split cells' whole predictive (linear_move): ν and S from the update's gate sums g, the
         cross-covariance summed in cell order about the first cell's m and ẑ; None where S is not positive definite
         or a value is not finite."""
         n, d, mo = self.w.size, self.dim, zh.shape[1]
-        g = GateSums.of(self.w, zh, S)
         found = g.innovation(z)
         if found is None:
             return None

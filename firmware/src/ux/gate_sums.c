@@ -1,7 +1,7 @@
 /*
  * The innovation gate's sums over weighted predictive points, each with its predicted observation and that
  * observation's covariance (docs/semantics.md, "Cell filter" and "Joint filter"): the cells' and the joint
- * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's gate_ratio.
+ * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's GateSums.
  */
 #include "internal.h"
 #include "ux/joint_model.h"
