@@ -128,7 +128,8 @@ static void fuzz_step(input *in, unsigned i)
     if (with_omega)
         omega = take_f64(in);
     st = ux_joint_cells_update(&filter, J ? z : NULL, with_omega ? &omega : NULL, J, m);
-    if (st == UX_OK || st == UX_OUTLIER || st == UX_DEPARTED || st == UX_FALLBACK || st == UX_NO_EVIDENCE) {
+    if (st == UX_OK || st == UX_OUTLIER || st == UX_DEPARTED || st == UX_INCONSISTENT || st == UX_FALLBACK ||
+        st == UX_NO_EVIDENCE) {
         check_cells(&filter);
         (void)ux_joint_cells_logpdf(&filter, z);
     } else if (st == UX_ERR_ARG || st == UX_ERR_DOMAIN) {

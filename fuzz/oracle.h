@@ -18,6 +18,7 @@ _Static_assert(UX_NO_EVIDENCE == 2, "docs/protocol.toml: status NO_EVIDENCE is 2
 _Static_assert(UX_REFOCUSED == 3, "docs/protocol.toml: status REFOCUSED is 3, the core's UX_REFOCUSED is not");
 _Static_assert(UX_OUTLIER == 4, "docs/protocol.toml: status OUTLIER is 4, the core's UX_OUTLIER is not");
 _Static_assert(UX_DEPARTED == 5, "docs/protocol.toml: status DEPARTED is 5, the core's UX_DEPARTED is not");
+_Static_assert(UX_INCONSISTENT == 6, "docs/protocol.toml: status INCONSISTENT is 6, the core's UX_INCONSISTENT is not");
 
 /* 1 when `v` is a status of [values.status] (a step answered), else 0. */
 static inline int oracle_status(long v)
@@ -29,6 +30,7 @@ static inline int oracle_status(long v)
     case 3: /* REFOCUSED */
     case 4: /* OUTLIER */
     case 5: /* DEPARTED */
+    case 6: /* INCONSISTENT */
         return 1;
     default:
         return 0;

@@ -20,6 +20,7 @@ class Status(enum.IntEnum):
     REFOCUSED = 3  # filter: the first update re-quantized the prior over the likelihood's region
     OUTLIER = 4  # filter: the observation failed the innovation gate (ux_filter_set_gate)
     DEPARTED = 5  # filter: the posterior is far from the model's own since an outlier it could not follow
+    INCONSISTENT = 6  # filter: the recent innovations are larger than the predictions allow (ux_filter_nis)
 
 
 # The core's errors (ux_status < 0), by their C names.

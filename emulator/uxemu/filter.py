@@ -75,6 +75,12 @@ CELL_BEND = 0.1
 # Departure (ux/filter.h UX_DEPARTURE_SD; docs/semantics.md, "Departure"): a posterior whose estimated distance
 # from the model's own, left by an outlier it could not follow, exceeds this many of its sd is not OK.
 DEPARTURE_SD = 0.5
+# Consistency (ux/filter.h UX_NIS_*; docs/semantics.md, "Consistency"): the running mean of the test ratio per
+# observation component, each update's weighed NIS_WEIGHT and counted at most NIS_CAP; an update that would be
+# OK is INCONSISTENT while the mean exceeds NIS_LIMIT.
+NIS_WEIGHT = 0.0625
+NIS_CAP = 25.0
+NIS_LIMIT = 3.0
 # The linear update (ux/filter.h UX_LINEAR_RESIDUAL, UX_LINEAR_ROUNDING of the double build; docs/semantics.md,
 # "Linear update"): a kernel is linear in the state over the prior atoms when what a line in the state leaves
 # of its loc's variance is at most LINEAR_RESIDUAL of the noise's variance plus LINEAR_ROUNDING of the loc's.
@@ -284,6 +290,16 @@ class FilterDensity:
         return libm.exp(self.logpdf(t))
 
 
+def nis_track(nis: float, ratio: float, components: int = 1) -> float:
+    """The consistency mean after an update of test ratio `ratio` over `components` observation components
+    (ux/gate_sums.c ux_nis_track): NaN (no test) leaves it."""
+    if ratio == ratio:
+        r = ratio / components
+        r = r if r < NIS_CAP else NIS_CAP
+        nis = nis + NIS_WEIGHT * (r - nis)
+    return nis
+
+
 @dataclass
 class FilterRun:
     mean: np.ndarray
@@ -293,6 +309,7 @@ class FilterRun:
     log_evidence: np.ndarray = None  # log p(z_k | z_0..k−1) per step (0 without observation)
     densities: list[FilterDensity] = field(default_factory=list, repr=False)
     test_ratio: np.ndarray = None  # the innovation gate's ν²/S per step (NaN: not taken)
+    nis: np.ndarray = None  # the running mean of the test ratios after each step ("Consistency")
 
     @property
     def log_likelihood(self) -> float:
@@ -340,6 +357,7 @@ class BayesLaplaceFilter:
         self.gate = float(gate)
         self.gate_outliers = bool(gate_outliers)
         self.test_ratio = math.nan  # of the last update
+        self.nis = 1.0  # the running mean of the test ratios ("Consistency"): a calibrated predictive's
         self.model = model
         self.eta = eta
         self.n = _ttr.log2_eta(eta)
@@ -460,6 +478,7 @@ class BayesLaplaceFilter:
         if outlier and self.gate_outliers:  # treated as missing: the prior as a step without observation
             atoms = prior_atoms if self._staged else (self.posterior.x, self.posterior.w)
             self._without_evidence(atoms)
+            self.nis = nis_track(self.nis, self.test_ratio)
             return Status.OUTLIER
         prior_var = points_variance(*prior_atoms) if self.smooth else math.nan
         prior_mean = points_mean(*prior_atoms) if self.smooth else math.nan
@@ -493,7 +512,8 @@ class BayesLaplaceFilter:
             self._track_departure(outlier, reach, prior_mean)
             if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
                 status = Status.DEPARTED
-        return status
+        self.nis = nis_track(self.nis, self.test_ratio)
+        return Status.INCONSISTENT if status == Status.OK and self.nis > NIS_LIMIT else status
 
     def _quadrature_posterior(self, res, prior_atoms, evidence, m: int) -> Status:
         """The update's density, and in mixture mode — or when it must refocus (smooth: fewer than REFOCUS_ESS·η
@@ -669,14 +689,14 @@ class BayesLaplaceFilter:
         trace = as_trace(trace)
         T = len(trace.z)
         means, vars_, status, posts, dens = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], []
-        evidence, ratio = np.empty(T), np.empty(T)
+        evidence, ratio, nis = np.empty(T), np.empty(T), np.empty(T)
         for i in range(T):
             status[i] = self.step(int(trace.k[i]), observation(trace.z[i]), float(trace.u[i]), predict=i > 0)
             means[i], vars_[i], evidence[i] = self.posterior.mean(), self.variance(), self.log_evidence
-            ratio[i] = self.test_ratio
+            ratio[i], nis[i] = self.test_ratio, self.nis
             posts.append(self.posterior)
             dens.append(self.density)
-        return FilterRun(means, vars_, status, posts, evidence, dens, ratio)
+        return FilterRun(means, vars_, status, posts, evidence, dens, ratio, nis)
 
 
 def merge_equal(x, w, v):

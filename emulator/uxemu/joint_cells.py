@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _ttr, libm
 from .bayes import FAMILY_VARIANCE, Status
-from .filter import DEPARTURE_SD, OUTLIER_GATE
+from .filter import DEPARTURE_SD, NIS_LIMIT, OUTLIER_GATE, nis_track
 from .joint_filter import JointRun, check_evidence, run_trace
 from ._linalg import GateSums, _sum, cholesky, forward, metric, solve
 from .joint_systems import JointModel
@@ -87,6 +87,7 @@ class JointCellsFilter:
             raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
         self.test_ratio = math.nan  # the last update's νᵀ·S⁻¹·ν
+        self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
         self.departure = np.zeros(model.dim)  # how far the model's own posterior mean may be from the belief's
         noise = [law_moments(law) for law in model.process_noise]
         self.noise_mean = np.array([m for m, _ in noise])
@@ -474,6 +475,7 @@ class JointCellsFilter:
         self.split()
         lw, means, covs, zh, S, C, sums = self._update_cells(z)
         outlier = self.test_ratio > self.gate * self.gate
+        self.nis = nis_track(self.nis, self.test_ratio, z.size)
         if outlier and self.gate_outliers:  # not weighed: the cells as split, nothing observed
             self.last, self.log_evidence = Status.OUTLIER, 0.0
             return self.last
@@ -498,6 +500,8 @@ class JointCellsFilter:
         self.last = Status.OUTLIER if outlier else Status.OK
         if track:
             self.last = self._track_departure(move, *before, self.last)
+        if self.last == Status.OK and self.nis > NIS_LIMIT:
+            self.last = Status.INCONSISTENT
         self.log_likelihood += self.log_evidence
         return self.last
 
@@ -642,4 +646,5 @@ def run_joint_cells(
         k,
         u,
         ratio=lambda: f.test_ratio,
+        nis=lambda: f.nis,
     )

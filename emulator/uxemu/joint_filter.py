@@ -21,7 +21,7 @@ import numpy as np
 from . import _ttr, libm
 from ._linalg import GateSums
 from .bayes import FAMILY_VARIANCE, LINEAR_MIN, Status, log_family
-from .filter import OUTLIER_GATE, sum_in_order
+from .filter import NIS_LIMIT, OUTLIER_GATE, nis_track, sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
 
@@ -162,6 +162,7 @@ class JointFilter:
             raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_filter_set_gate
         self.test_ratio = math.nan  # the last update's largest νᵀ·S⁻¹·ν over its evidence points
+        self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
         if mode not in JOINT_MODES:
             raise ValueError(f"unknown mode {mode!r} for a joint filter; use one of {JOINT_MODES}")
         _ttr.log2_eta(eta)
@@ -212,10 +213,13 @@ class JointFilter:
             x, w = self.posterior.x, self.posterior.w
         self.test_ratio = self._evidence_test_ratio(x, w, zs)
         outlier = self.test_ratio > self.gate * self.gate
+        self.nis = nis_track(self.nis, self.test_ratio, self.model.dim_obs)
         if outlier and self.gate_outliers:  # not weighed: the step without observation's
             return self._without_observation(Status.OUTLIER)
         self.posterior, status, self.log_evidence = joint_bayes_laplace(self.model, x, w, z, omega, m, self.eta)
         self.last = Status.OUTLIER if outlier and status == Status.OK else status
+        if self.last == Status.OK and self.nis > NIS_LIMIT:
+            self.last = Status.INCONSISTENT
         self.staged = None
         self.fresh = False
         return self.last
@@ -276,7 +280,8 @@ class JointRun:
     status: np.ndarray  # Status per step
     log_evidence: np.ndarray  # log p(z_k | z_0..k−1) per step (0 without observation)
     posteriors: list[JointValue] = field(repr=False)
-    test_ratio: np.ndarray | None = None  # the innovation gate's ratio per step (NaN: none); the cell filter's only
+    test_ratio: np.ndarray | None = None  # the innovation gate's ratio per step (NaN: none)
+    nis: np.ndarray | None = None  # the running mean of the test ratios after each step ("Consistency")
 
     @property
     def log_likelihood(self) -> float:
@@ -289,11 +294,11 @@ def observation_row(z) -> np.ndarray | None:
     return None if np.isnan(z).any() else z
 
 
-def run_trace(predict, update, read, dim: int, z, k=None, u=None, ratio=None) -> JointRun:
+def run_trace(predict, update, read, dim: int, z, k=None, u=None, ratio=None, nis=None) -> JointRun:
     """Drive a joint filter over a trace: z (T × dim_obs; a row with a NaN is a step without observation), k
     (default 0 … T−1), u (default 0); the first step only updates (the first observation is of x_0). `read()`
-    gives (mean, cov, log evidence, posterior) after each update, `ratio()` (when given) its test ratio. The one
-    loop the reference and the C core's binding share."""
+    gives (mean, cov, log evidence, posterior) after each update, `ratio()` and `nis()` (when given) its test
+    ratio and consistency mean. The one loop the reference and the C core's binding share."""
     z = np.asarray(z, dtype=np.float64)
     z = z.reshape(-1, 1) if z.ndim == 1 else z
     T = z.shape[0]
@@ -302,6 +307,7 @@ def run_trace(predict, update, read, dim: int, z, k=None, u=None, ratio=None) ->
     means, covs = np.empty((T, dim)), np.empty((T, dim, dim))
     status, evidence, posts = np.empty(T, dtype=np.int8), np.empty(T), []
     ratios = None if ratio is None else np.empty(T)
+    means_nis = None if nis is None else np.empty(T)
     for i in range(T):
         if i > 0:
             predict(int(k[i]), float(u[i]))
@@ -310,7 +316,9 @@ def run_trace(predict, update, read, dim: int, z, k=None, u=None, ratio=None) ->
         posts.append(post)
         if ratios is not None:
             ratios[i] = ratio()
-    return JointRun(means, covs, status, evidence, posts, ratios)
+        if means_nis is not None:
+            means_nis[i] = nis()
+    return JointRun(means, covs, status, evidence, posts, ratios, means_nis)
 
 
 def run_joint_filter(
@@ -335,4 +343,5 @@ def run_joint_filter(
         k,
         u,
         ratio=lambda: f.test_ratio,
+        nis=lambda: f.nis,
     )

@@ -137,6 +137,7 @@ class NativeRun:
     log_likelihood: float = 0.0  # the filter's own running sum at the end
     density_log_evidence: np.ndarray = None  # per step by the density's quadrature (when asked for)
     test_ratio: np.ndarray = None  # the innovation gate's ν²/S per step (NaN: not taken)
+    nis: np.ndarray = None  # the running mean of the test ratios after each step (ux_filter_nis)
 
 
 class Native:
@@ -246,6 +247,7 @@ class Native:
             "ux_filter_log_likelihood": (C.c_double, [C.c_void_p]),
             "ux_filter_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
             "ux_filter_test_ratio": (C.c_double, [C.c_void_p]),
+            "ux_filter_nis": (C.c_double, [C.c_void_p]),
             "ux_filter_density_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_logpdf": (C.c_double, [C.c_void_p, C.c_double]),
             "ux_filter_pdf": (C.c_double, [C.c_void_p, C.c_double]),
@@ -298,6 +300,8 @@ class Native:
             "ux_joint_filter_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
             "ux_joint_filter_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_joint_cells_test_ratio": (C.c_double, [C.c_void_p]),
+            "ux_joint_filter_nis": (C.c_double, [C.c_void_p]),
+            "ux_joint_cells_nis": (C.c_double, [C.c_void_p]),
             "ux_joint_cells_departure": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
             "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
             "ux_joint_cells_cell": (
@@ -850,6 +854,7 @@ class Native:
             k,
             u,
             ratio=f.test_ratio,
+            nis=f.nis,
         )
 
     def joint_cells(
@@ -892,6 +897,7 @@ class Native:
             k,
             u,
             ratio=f.test_ratio,
+            nis=f.nis,
         )
 
     def workspace_bytes(self, system_id: int, eta: int, mode: str = "refined", likelihood: str = "kernel") -> int:
@@ -936,18 +942,18 @@ class Native:
         T = len(z)
         means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
         density = np.empty(T) if density_evidence else None
-        ratio = np.empty(T)
+        ratio, nis = np.empty(T), np.empty(T)
         for i in range(T):
             if i > 0:
                 f.predict(int(k[i]), float(u[i]))
             status[i] = f.update(observation(z[i]))
             means[i], vars_[i], evidence[i] = f.mean(), f.var(), f.log_evidence()
-            ratio[i] = f.test_ratio()
+            ratio[i], nis[i] = f.test_ratio(), f.nis()
             if density_evidence:
                 density[i] = f.density_log_evidence()
             if atoms:
                 posts.append(f.posterior_atoms())
-        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood(), density, ratio)
+        return NativeRun(means, vars_, status, posts, evidence, f.log_likelihood(), density, ratio, nis)
 
     def _declare_simulate(self):
         """ux_abi_simulate and ux_abi_rng_jump, declared when first used (a library built before them still
@@ -1195,6 +1201,10 @@ class NativeFilter:
         """ν²/S of the last update (NaN: not taken)."""
         return float(self.nat.lib.ux_filter_test_ratio(self._state))
 
+    def nis(self) -> float:
+        """The running mean of the test ratios (ux_filter_nis; docs/semantics.md, "Consistency")."""
+        return float(self.nat.lib.ux_filter_nis(self._state))
+
     def mean(self) -> float:
         return float(self.nat.lib.ux_filter_mean(self._state))
 
@@ -1270,6 +1280,10 @@ class _NativeJoint:
 
     def test_ratio(self) -> float:
         return float(self._call("test_ratio", self._state))
+
+    def nis(self) -> float:
+        """The running mean of the test ratio per observation component (docs/semantics.md, "Consistency")."""
+        return float(self._call("nis", self._state))
 
     def _checked(self, name: str, *args) -> int:
         return self.nat._check(self._call(name, self._state, *args), f"{self.prefix}_{name}")

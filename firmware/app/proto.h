@@ -9,7 +9,7 @@
 #ifndef APP_PROTO_H
 #define APP_PROTO_H
 
-#define PROTO_VERSION 12u
+#define PROTO_VERSION 13u
 #define PROTO_HEADER_BYTES 6u
 #define PROTO_CRC_BYTES 4u
 #define PROTO_MAX_PAYLOAD 1200u
@@ -86,6 +86,7 @@
 #define STATUS_REFOCUSED 3u
 #define STATUS_OUTLIER 4u
 #define STATUS_DEPARTED 5u
+#define STATUS_INCONSISTENT 6u
 
 /* step_flags */
 #define STEP_FLAG_PREDICT 0x01u

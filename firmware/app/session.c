@@ -100,6 +100,8 @@ static uint8_t wire_status(ux_status st)
             return STATUS_OUTLIER;
         case UX_DEPARTED:
             return STATUS_DEPARTED;
+        case UX_INCONSISTENT:
+            return STATUS_INCONSISTENT;
         default:
             return STATUS_OK;
     }

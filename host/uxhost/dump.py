@@ -235,6 +235,11 @@ class StatusCounts:
         return sum(s.status == Status.DEPARTED for s in self.steps)
 
     @property
+    def inconsistent(self) -> int:
+        """Updates whose recent innovations were larger than the filter's predictions allow (status INCONSISTENT)."""
+        return sum(s.status == Status.INCONSISTENT for s in self.steps)
+
+    @property
     def complete(self) -> bool:
         return self.header.trace_steps is None or len(self.steps) >= self.header.trace_steps
 

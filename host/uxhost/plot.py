@@ -59,6 +59,7 @@ STATUS_MARKS = (
     (Status.REFOCUSED, "D", "tab:green", "refocused (prior re-quantized)"),
     (Status.OUTLIER, "^", "tab:purple", "outlier (failed the innovation gate)"),
     (Status.DEPARTED, "v", "tab:orange", "departed (after an outlier)"),
+    (Status.INCONSISTENT, "o", "tab:brown", "inconsistent (innovations too large)"),
 )
 
 

@@ -9,7 +9,7 @@ counted array, (name, element, count field) where element is a scalar type or a 
 import enum
 import struct
 
-PROTOCOL_VERSION = 12
+PROTOCOL_VERSION = 13
 MAX_PAYLOAD = 1200
 MAX_EVIDENCE = 64
 HEADER = struct.Struct("<BBHH")  # version type seq length
@@ -89,6 +89,7 @@ class Status(enum.IntEnum):
     REFOCUSED = 3  # the first update's likelihood was narrower than the prior atoms' spacing: the prior was re-quantized over the likelihood's region
     OUTLIER = 4  # the observation failed the innovation gate (ν²/S > 5², docs/semantics.md; a joint system's νᵀS⁻¹ν, "Cell filter" and "Joint filter"): the update ran, but the observation is improbable under the prediction (version 8)
     DEPARTED = 5  # the posterior is more than half its sd from where the model's own would be, by the filter's estimate of what an earlier outlier it could not follow left (docs/semantics.md, "Departure"; version 9; the cell filter's: "Cell filter")
+    INCONSISTENT = 6  # the innovations of the recent updates are larger than the filter's predictions allow: the running mean of the test ratio per observation component is above 3, where a calibrated filter's is 1 (docs/semantics.md, "Consistency"; version 13): the model does not fit the data, or the filter's predictive is too narrow
 
 
 class StepFlags(enum.IntFlag):

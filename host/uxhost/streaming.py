@@ -30,6 +30,7 @@ class StreamSummary:
     refocused: int = 0  # first updates whose prior was re-quantized over the likelihood's region
     outliers: int = 0  # observations that failed the filter's innovation gate (status OUTLIER)
     departed: int = 0  # posteriors far from the model's own after an outlier (status DEPARTED)
+    inconsistent: int = 0  # updates after innovations larger than the predictions allow (status INCONSISTENT)
     device: str = ""  # "board at N MHz, firmware version", as INFO said (Info.device)
     reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
     silences: int = 0  # of the resends: after a wait that met silence
@@ -61,6 +62,11 @@ class StreamSummary:
             out.append(
                 f"{self.departed} posterior(s) departed from the model's own after an outlier the filter could "
                 "not follow (status DEPARTED)"
+            )
+        if self.inconsistent:
+            out.append(
+                f"{self.inconsistent} update(s) after innovations larger than the filter's predictions allow "
+                "(status INCONSISTENT): the model does not fit these data, or the filter's predictive is too narrow"
             )
         if self.replayed:
             out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
@@ -177,6 +183,8 @@ def stream_trace(
         replayed=len(kept),
         refocused=tally.refocused,
         outliers=tally.outliers,
+        departed=tally.departed,
+        inconsistent=tally.inconsistent,
         device=info.device(),
         reset_cause=header.reset_cause,
         silences=device.silences,
@@ -191,6 +199,7 @@ class _Tally:
 
     def __init__(self):
         self.steps = self.fallbacks = self.missing = self.refocused = self.outliers = self.departed = 0
+        self.inconsistent = 0
         self.cycles_predict, self.cycles_update = array("q"), array("q")
 
     def add(self, record) -> None:
@@ -205,6 +214,7 @@ class _Tally:
         self.refocused += record.status == Status.REFOCUSED
         self.outliers += record.status == Status.OUTLIER
         self.departed += record.status == Status.DEPARTED
+        self.inconsistent += record.status == Status.INCONSISTENT
 
 
 def _header(config, info, trace_path: str | None, steps: int, resume):

@@ -4,6 +4,7 @@ weights sum to 1 and every covariance is positive definite; bad input is refused
 
 import dataclasses
 import math
+import itertools
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from test_joint_filter import cv_linear, kalman
 
 from uxemu import joint_systems
 from uxemu.bayes import Status
+from uxemu.filter import NIS_LIMIT, nis_track
 from uxemu.joint_cells import JointCellsFilter, cholesky, run_joint_cells
 from uxemu.laws import LogNormal, Normal
 
@@ -181,7 +183,8 @@ def kalman_nis(model, z) -> np.ndarray:
 @pytest.mark.parametrize("eta", [1, 8])
 def test_the_test_ratio_is_the_kalman_filters_normalised_innovation(eta):
     """On a linear-Gaussian model the cells' predictive of z is the Kalman filter's, so the gate's ratio is its
-    ν²/S, and a step is OUTLIER exactly where that exceeds 5² (a reading moved 8 units: it and the next)."""
+    ν²/S, and a step is OUTLIER exactly where that exceeds 5² (a reading moved 8 units: it and the next), and
+    INCONSISTENT exactly where, else, the running mean of the Kalman ratios exceeds NIS_LIMIT ("Consistency")."""
     model = cv_linear()
     z = linear_trace(model, 60, seed=13)
     z[30, 0] += 8.0
@@ -189,13 +192,17 @@ def test_the_test_ratio_is_the_kalman_filters_normalised_innovation(eta):
     nis = kalman_nis(model, z)
     np.testing.assert_allclose(run.test_ratio, nis, rtol=1e-9, atol=1e-12)
     assert nis[30] > 25 and np.sum(nis > 25) < 5
-    np.testing.assert_array_equal(run.status, np.where(nis > 25, Status.OUTLIER, Status.OK))
+    mean = np.array(list(itertools.accumulate(nis, nis_track, initial=1.0))[1:])
+    expected = np.where(nis > 25, Status.OUTLIER, np.where(mean > NIS_LIMIT, Status.INCONSISTENT, Status.OK))
+    np.testing.assert_array_equal(run.status, expected)
+    assert np.any(expected == Status.INCONSISTENT)
 
 
 def test_gating_an_outlier_is_the_step_without_it():
     """With gate_outliers a reading that fails the gate is not weighed: on a linear model (nothing splits) the run
-    is the one with that reading missing, bit for bit, and its log evidence 0; gate = ∞ never flags, and without
-    gating the status is all the gate changes."""
+    is the one with that reading missing, bit for bit, and its log evidence 0; gate = ∞ never says OUTLIER, and
+    without gating the status is all the gate changes (where the gate passes a reading the statuses agree:
+    weighing the reading 50 units off leaves the steps after it INCONSISTENT, gate or not)."""
     model = cv_linear()
     z = linear_trace(model, 40, seed=14)
     z[20, 0] += 50.0
@@ -206,7 +213,9 @@ def test_gating_an_outlier_is_the_step_without_it():
     np.testing.assert_array_equal(gated.mean, without.mean)
     np.testing.assert_array_equal(gated.cov, without.cov)
     flagged, off = run_joint_cells(model, z, 8), run_joint_cells(model, z, 8, gate=math.inf)
-    assert flagged.status[20] == Status.OUTLIER and np.all(off.status == Status.OK)
+    assert flagged.status[20] == Status.OUTLIER and not np.any(off.status == Status.OUTLIER)
+    passed = flagged.status != Status.OUTLIER
+    np.testing.assert_array_equal(flagged.status[passed], off.status[passed])
     np.testing.assert_array_equal(flagged.mean, off.mean)
     np.testing.assert_array_equal(flagged.log_evidence, off.log_evidence)
     assert math.isnan(without.test_ratio[20])

@@ -188,6 +188,17 @@ CASES = [
         ],
     ),
     (
+        "session_lg_inconsistent",
+        "readings 3–5 predictive sd off by turns, each within the gate: the fourth update answers INCONSISTENT",
+        [
+            (message(configure("lg", 8), 63), None),
+            (message(p.Step(0, False, 0.0, (0.5,), (1.0,)), 64), None),
+            (message(p.Step(1, True, 0.0, (4.5,), (1.0,)), 65), None),
+            (message(p.Step(2, True, 0.0, (-4.0,), (1.0,)), 66), None),
+            (message(p.Step(3, True, 0.0, (4.5,), (1.0,)), 67), None),
+        ],
+    ),
+    (
         "session_missing",
         "steps without observation (n_evidence 0, m 0): the first, and one after a predict",
         [

@@ -158,6 +158,29 @@ def test_an_outlier_is_flagged_on_the_device(board, tmp_path, capsys):
     assert main(["validate", str(out), "--exact"]) == 0, capsys.readouterr().out
 
 
+@pytest.mark.parametrize("board", ["mps2-an500", "netduinoplus2"])
+def test_inconsistent_innovations_are_flagged_on_the_device(board, tmp_path, capsys):
+    # From step 8 on the readings swing 4 r either side of the truth: most pass the gate, but the running mean of
+    # the test ratios passes 3 and the updates that would be OK answer INCONSISTENT; summary, dump and validate
+    # say so, on a double and a float board, and the reference agrees bit for bit.
+    qemu_image(board)
+    path = tmp_path / "t.csv"
+    trace = uxemu.simulate_many(uxemu.systems.get("lg"), 1, 20, 3)[0]
+    trace.z[8:] += 4.0 * (-1.0) ** np.arange(12)
+    trace.to_csv(path)
+    out = tmp_path / "d.npz"
+    code = main(["stream", str(path), "--board", board, "--system", "lg", "--eta", "8", "-o", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    statuses = [s.status for s in load_dump(out).steps]
+    assert statuses[:8] == [Status.OK] * 8 and statuses.count(Status.INCONSISTENT) >= 5, statuses
+    assert f"{statuses.count(Status.INCONSISTENT)} update(s) after innovations larger" in stdout, stdout
+    code = main(["validate", str(out), "--trace", str(path)])
+    stdout, _ = capsys.readouterr()
+    assert code == 0 and "(status INCONSISTENT)" in stdout, stdout
+    assert main(["validate", str(out), "--exact"]) == 0, capsys.readouterr().out
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_qemu_command_serves_until_stopped(sig, code, tmp_path):
     qemu_image("mps2-an500")

@@ -171,6 +171,7 @@ def test_the_innovation_gate_matches_reference(nat, sid, mode, gate_outliers):
     assert ref.status[20] == ux.Status.OUTLIER
     np.testing.assert_array_equal(got.status, ref.status.astype(np.int8))
     np.testing.assert_array_equal(got.test_ratio, ref.test_ratio)
+    np.testing.assert_array_equal(got.nis, ref.nis)
     np.testing.assert_array_equal(got.mean, ref.mean)
     np.testing.assert_array_equal(got.var, ref.var)
     assert got.log_likelihood == ref.log_likelihood

@@ -36,6 +36,7 @@ def test_cells_match_the_reference_bit_for_bit(nat, name, eta, steps, exchange):
 def assert_same_run(run, ref):
     np.testing.assert_array_equal(run.status, ref.status)
     np.testing.assert_array_equal(run.test_ratio, ref.test_ratio)
+    np.testing.assert_array_equal(run.nis, ref.nis)
     np.testing.assert_array_equal(run.log_evidence, ref.log_evidence)
     for k, (r, c) in enumerate(zip(ref.posteriors, run.posteriors)):
         for a, b, what in zip(r, c, ("weights", "means", "covariances")):

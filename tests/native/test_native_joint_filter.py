@@ -26,6 +26,7 @@ def trace(name: str, steps: int, seed: int, missing=()):
 def assert_runs_equal(ref, nat_run):
     np.testing.assert_array_equal(nat_run.status, ref.status)
     np.testing.assert_array_equal(nat_run.test_ratio, ref.test_ratio)
+    np.testing.assert_array_equal(nat_run.nis, ref.nis)
     np.testing.assert_array_equal(nat_run.log_evidence, ref.log_evidence)
     for k, (r, n) in enumerate(zip(ref.posteriors, nat_run.posteriors)):
         np.testing.assert_array_equal(n.x, r.x, err_msg=f"step {k} atoms")

@@ -17,6 +17,7 @@ typedef int ux_status;
 #define UX_REFOCUSED 3 /* filter: the first update re-quantized the prior over the likelihood's region */
 #define UX_OUTLIER 4 /* filter: the observation failed the innovation gate (ux_filter_set_gate) */
 #define UX_DEPARTED 5 /* filter: the posterior is far from the model's own since an outlier it could not follow */
+#define UX_INCONSISTENT 6 /* filter: the recent innovations are larger than the predictions allow (ux_filter_nis) */
 #define UX_ERR_ARG (-1) /* bad argument: NULL pointer, η not a power of two ≤ UX_MAX_ETA, ... */
 #define UX_ERR_DOMAIN (-2) /* a parameter or a computed point is outside the law's domain or not finite */
 #define UX_ERR_DEPENDENT (-3) /* two different inputs share a source: lift one function over the sources */

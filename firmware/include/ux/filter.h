@@ -86,6 +86,15 @@ typedef struct {
  * model's own, left by an outlier it could not follow, exceeds UX_DEPARTURE_SD of its sd is UX_DEPARTED. */
 #define UX_DEPARTURE_SD UX_R(0.5)
 
+/* Consistency (docs/semantics.md, "Consistency"), every filter's and the joint filters' alike: the running mean
+ * of the test ratio per observation component, each update's ratio weighed UX_NIS_WEIGHT (the last 16 or so)
+ * and counted at most UX_NIS_CAP (one outlier has its own status); an update whose status would be OK is
+ * UX_INCONSISTENT while the mean exceeds UX_NIS_LIMIT (1 for a calibrated predictive; a Gaussian one's passes 3
+ * on about 10⁻⁴ of steps). */
+#define UX_NIS_WEIGHT 0.0625
+#define UX_NIS_CAP 25.0
+#define UX_NIS_LIMIT 3.0
+
 /* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
  * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
  * of its mass, a Laplace e^−40). */
@@ -158,6 +167,7 @@ typedef struct {
     ux_real post_var; /* smooth: the posterior's variance, when has_var */
     ux_real info; /* smooth: the share of the variance the last update took */
     ux_real departure; /* smooth: how far the model's own posterior mean may be */
+    ux_real nis; /* the running mean of the test ratio (ux_filter_nis) */
     uint8_t gate_outliers; /* 1: an observation failing the gate is treated as missing */
     uint8_t fresh; /* 1 until the first update */
     uint8_t spread; /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
@@ -241,6 +251,10 @@ ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers);
 /* ν²/S of the last update (NaN: not taken — the sampler form, a step without observation, a loc or scale
  * not finite); the test ratio an EKF reports for each fusion is this over gate². */
 double ux_filter_test_ratio(const ux_filter *f);
+
+/* The running mean of the updates' test ratios, each counted at most UX_NIS_CAP (docs/semantics.md,
+ * "Consistency"; 1 at init): above UX_NIS_LIMIT an update that would be UX_OK is UX_INCONSISTENT. */
+double ux_filter_nis(const ux_filter *f);
 /* log p(z_k | z_0..k−1) of the last update: the log of its normalising constant (docs/semantics.md,
  * "Evidence"); 0 for a step without observation, −∞ on a fallback. */
 double ux_filter_log_evidence(const ux_filter *f);

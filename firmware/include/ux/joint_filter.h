@@ -62,6 +62,7 @@ typedef struct {
     uint8_t gate_outliers; /* 1: an update that fails the gate is not weighed (ux_joint_filter_set_gate) */
     ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
     ux_real test_ratio; /* the last update's largest νᵀ·S⁻¹·ν over its evidence points; NaN without one */
+    ux_real nis; /* the running mean of the test ratio per observation component (ux_joint_filter_nis) */
 } ux_joint_filter;
 
 /*
@@ -102,6 +103,9 @@ ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_out
 /* The last update's test ratio (docs/semantics.md, "Joint filter"); NaN without observation or where the
  * predictive covariance is not positive definite. */
 double ux_joint_filter_test_ratio(const ux_joint_filter *f);
+/* The running mean of the test ratio per observation component (docs/semantics.md, "Consistency"; 1 at init):
+ * above UX_NIS_LIMIT an update that would be UX_OK is UX_INCONSISTENT. */
+double ux_joint_filter_nis(const ux_joint_filter *f);
 
 size_t ux_joint_filter_sizeof(void);
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f);

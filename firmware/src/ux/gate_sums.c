@@ -1,9 +1,11 @@
 /*
  * The innovation gate's sums over weighted predictive points, each with its predicted observation and that
  * observation's covariance (docs/semantics.md, "Cell filter" and "Joint filter"): the cells' and the joint
- * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's GateSums.
+ * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's GateSums. Every filter's consistency
+ * mean of its test ratios (ux_nis_track) is kept here too.
  */
 #include "internal.h"
+#include "ux/filter.h"
 #include "ux/joint_model.h"
 
 #include <string.h>
@@ -49,4 +51,14 @@ ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
     for (a = 0; a < mo; ++a)
         ratio = ratio + y[a] * y[a];
     return ux_finite(ratio) ? ratio : (ux_real)NAN;
+}
+
+int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo)
+{
+    if (ratio == ratio) {
+        ux_real r = ratio / (ux_real)mo;
+        r = r < (ux_real)UX_NIS_CAP ? r : (ux_real)UX_NIS_CAP;
+        *nis = *nis + (ux_real)UX_NIS_WEIGHT * (r - *nis);
+    }
+    return *nis > (ux_real)UX_NIS_LIMIT;
 }

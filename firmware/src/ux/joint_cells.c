@@ -149,6 +149,7 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
     f->scale = UX_SQRT((ux_real)d + kappa);
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
+    f->nis = UX_R(1.0); /* a calibrated predictive's mean */
     f->last = UX_OK;
     return UX_OK;
 }
@@ -814,7 +815,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     ux_model_ctx ctx;
     ux_gate_sums gate;
     unsigned i;
-    int outlier, track;
+    int outlier, track, inconsistent;
     ux_status st;
 
     if (f == NULL || f->model == NULL)
@@ -834,6 +835,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
         f->next.w[i] = update_cell(f, i, zr, &ctx, &gate);
     f->test_ratio = ux_gate_ratio(&gate, zr, f->model->code->dim_obs);
     outlier = f->test_ratio > f->gate * f->gate;
+    inconsistent = ux_nis_track(&f->nis, f->test_ratio, f->model->code->dim_obs);
     if (outlier && f->gate_outliers) { /* not weighed: the cells as split, nothing observed */
         f->last = UX_OUTLIER;
         f->log_evidence = 0;
@@ -857,6 +859,8 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     f->last = outlier ? UX_OUTLIER : UX_OK;
     if (track)
         f->last = track_departure(f, outlier ? &om : NULL, mp, Pp, f->last);
+    if (inconsistent && f->last == UX_OK)
+        f->last = UX_INCONSISTENT;
     f->log_likelihood += (double)f->log_evidence;
     return f->last;
 }
@@ -896,6 +900,7 @@ ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure)
 }
 
 double ux_joint_cells_test_ratio(const ux_joint_cells *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
+double ux_joint_cells_nis(const ux_joint_cells *f) { return f != NULL ? (double)f->nis : (double)NAN; }
 size_t ux_joint_cells_sizeof(void) { return sizeof(ux_joint_cells); }
 unsigned ux_joint_cells_count(const ux_joint_cells *f) { return f != NULL ? f->count : 0u; }
 ux_status ux_joint_cells_last_status(const ux_joint_cells *f) { return f != NULL ? f->last : UX_ERR_ARG; }

@@ -164,6 +164,7 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     f->last = UX_OK;
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
+    f->nis = UX_R(1.0); /* a calibrated predictive's mean */
     return UX_OK;
 }
 
@@ -284,7 +285,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     unsigned dim_obs, k;
     size_t count;
     ux_status st;
-    int outlier;
+    int outlier, inconsistent;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -319,6 +320,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     ux_joint_model_context(f->model, f->params, 0, 0, &ctx);
     f->test_ratio = evidence_test_ratio(f, &ctx, count, zr, J);
     outlier = f->test_ratio > f->gate * f->gate;
+    inconsistent = ux_nis_track(&f->nis, f->test_ratio, dim_obs);
     if (outlier && f->gate_outliers) /* not weighed: the step without observation's */
         return without_observation(f, UX_OUTLIER);
     obs.ctx = &ctx;
@@ -337,6 +339,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     f->staged = 0;
     f->fresh = 0;
     f->last = outlier && st == UX_OK ? UX_OUTLIER : st;
+    f->last = inconsistent && f->last == UX_OK ? UX_INCONSISTENT : f->last;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;
     return f->last;
@@ -352,6 +355,7 @@ ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_out
 }
 
 double ux_joint_filter_test_ratio(const ux_joint_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
+double ux_joint_filter_nis(const ux_joint_filter *f) { return f != NULL ? (double)f->nis : (double)NAN; }
 
 size_t ux_joint_filter_sizeof(void) { return sizeof(ux_joint_filter); }
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f) { return f != NULL ? &f->posterior : NULL; }

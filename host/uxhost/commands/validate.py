@@ -115,6 +115,10 @@ def _describe_dump(dump, name: str) -> None:
         print(f"  {dump.outliers} observation(s) failed the innovation gate (status OUTLIER)")
     if dump.departed:
         print(f"  {dump.departed} posterior(s) departed from the model's own after an outlier (status DEPARTED)")
+    if dump.inconsistent:
+        print(
+            f"  {dump.inconsistent} update(s) after innovations larger than the predictions allow (status INCONSISTENT)"
+        )
     if not dump.complete:
         print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
 
