@@ -22,6 +22,10 @@ typedef struct {
     ux_law_kind family; /* UX_LAW_GAUSSIAN, UX_LAW_LAPLACE or UX_LAW_UNIFORM */
     ux_joint_kernel_fn kernel;
     unsigned dim_obs; /* 1..UX_JOINT_MAX_OBS */
+    /* When not NULL, a likelihood pass over the prior atoms also adds each atom's kernel location and its
+     * family variance × scale² to these innovation-gate sums, afresh at each pass (the joint filter's test ratio
+     * without a kernel pass of its own; docs/semantics.md, "Joint filter"). */
+    struct ux_gate_sums *gate;
 } ux_joint_observation;
 
 typedef struct {

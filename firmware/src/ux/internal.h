@@ -154,7 +154,7 @@ ux_real ux_metric(const ux_real *L, unsigned d, const ux_real *v);
 
 /* The innovation gate's sums (gate_sums.c): weight W, Σ w_i·d_i and Σ w_i·(S_i + d_i·d_iᵀ) with
  * d_i = zh_i − zh_0, in point order (about the first point's zh); zero-initialise, then add each point. */
-typedef struct {
+typedef struct ux_gate_sums {
     ux_real W, z0[UX_MAX_DIM], s[UX_MAX_DIM], M[UX_MAX_DIM * UX_MAX_DIM];
     unsigned n;
 } ux_gate_sums;

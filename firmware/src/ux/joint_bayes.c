@@ -6,6 +6,8 @@
 #include "internal.h"
 #include "ux/joint_bayes.h"
 
+#include <string.h>
+
 /* ω_k (NULL: 1/J, exactly 1 for one point), refusing non-finite positions, ω ≤ 0 and m = 0. */
 static ux_status evidence_weights(const ux_joint_evidence *ev, unsigned dim_obs, ux_real *omega)
 {
@@ -25,16 +27,41 @@ static ux_status evidence_weights(const ux_joint_evidence *ev, unsigned dim_obs,
     return UX_OK;
 }
 
+/* A pass's start: its gate sums (obs->gate) afresh, and the diagonal S the atoms' adds fill; returns the
+ * family's variance. */
+static ux_real gate_start(const ux_joint_observation *obs, ux_real *S)
+{
+    if (obs->gate != NULL) {
+        memset(obs->gate, 0, sizeof *obs->gate);
+        memset(S, 0, UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS * sizeof(ux_real));
+    }
+    return ux_family_variance(obs->family);
+}
+
+/* An atom's kernel location and family variance fv × scale², weight w, into the pass's gate sums (when asked). */
+static void gate_add(const ux_joint_observation *obs, ux_real w, const ux_real *loc, const ux_real *scale, ux_real fv,
+                     ux_real *S)
+{
+    unsigned c, mo = obs->dim_obs;
+    if (obs->gate == NULL)
+        return;
+    for (c = 0; c < mo; ++c)
+        S[c * mo + c] = (scale[c] * scale[c]) * fv;
+    ux_gate_add(obs->gate, w, loc, S, mo);
+}
+
 /* ℓ_i = m Σ_k ω_k Σ_c [g((z_kc − loc_c) / scale_c) − log scale_c], the sums in index order; NaN → −∞. */
-static void log_likelihoods(const ux_joint_observation *obs, const ux_real *px, size_t count, unsigned dim,
-                            const ux_joint_evidence *ev, const ux_real *omega, ux_real *ell)
+static void log_likelihoods(const ux_joint_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                            unsigned dim, const ux_joint_evidence *ev, const ux_real *omega, ux_real *ell)
 {
     ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], log_scale[UX_JOINT_MAX_OBS];
+    ux_real S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS], fv = gate_start(obs, S);
     size_t i;
     unsigned k, c;
     for (i = 0; i < count; ++i) {
         ux_real acc = 0;
         obs->kernel(px + i * dim, obs->ctx, loc, scale);
+        gate_add(obs, pw[i], loc, scale, fv, S);
         for (c = 0; c < obs->dim_obs; ++c)
             log_scale[c] = UX_LOG(scale[c]);
         for (k = 0; k < ev->count; ++k) {
@@ -52,15 +79,17 @@ static void log_likelihoods(const ux_joint_observation *obs, const ux_real *px, 
 /* One evidence point seen once (J = 1, ω = 1, m = 1), in the linear domain as the scalar update
  * (docs/semantics.md, "BayesLaplace"): p_i = Π_c e^{g((z_c − loc_c) / scale_c)}/scale_c in index order,
  * NaN → 0. */
-static void likelihoods_linear(const ux_joint_observation *obs, const ux_real *px, size_t count, unsigned dim,
-                               const ux_real *z, ux_real *lik)
+static void likelihoods_linear(const ux_joint_observation *obs, const ux_real *px, const ux_real *pw, size_t count,
+                               unsigned dim, const ux_real *z, ux_real *lik)
 {
-    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS];
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS];
+    ux_real fv = gate_start(obs, S);
     size_t i;
     unsigned c;
     for (i = 0; i < count; ++i) {
         ux_real p = 0;
         obs->kernel(px + i * dim, obs->ctx, loc, scale);
+        gate_add(obs, pw[i], loc, scale, fv, S);
         for (c = 0; c < obs->dim_obs; ++c) {
             ux_real factor = UX_EXP(ux_std_logpdf_inline(obs->family, (z[c] - loc[c]) / scale[c])) / scale[c];
             p = c == 0 ? factor : p * factor;
@@ -79,7 +108,7 @@ static ux_status joint_linear(ux_joint *out, const ux_joint_observation *obs, ux
     ux_real top, prior_mass, mass = 0;
     ux_status st;
     size_t i;
-    likelihoods_linear(obs, px, count, dim, z, p);
+    likelihoods_linear(obs, px, pw, count, dim, z, p);
     top = ux_linear_top(pw, p, count, &prior_mass);
     if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
         return UX_FALLBACK;
@@ -163,6 +192,6 @@ ux_status ux_joint_bayes_laplace(ux_joint *out, const ux_joint_observation *obs,
         if (st != UX_FALLBACK)
             return st;
     }
-    log_likelihoods(obs, px, count, dim, ev, omega, ell);
+    log_likelihoods(obs, px, pw, count, dim, ev, omega, ell);
     return joint_log_domain(out, px, pw, count, dim, ell, eta, sources, &rest, log_evidence);
 }

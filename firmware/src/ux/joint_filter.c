@@ -238,29 +238,35 @@ static size_t first_prior(ux_joint_filter *f)
 /* The largest test ratio over the J evidence points against the predictive of the `count` points to be weighed
  * (docs/semantics.md, "Joint filter"): each point's kernel location, and the family's variance × its scale² per
  * component, in the gate's sums (gate_sums.c); NaN where the sums give none. */
-static ux_real evidence_test_ratio(const ux_joint_filter *f, const ux_model_ctx *ctx, size_t count, const ux_real *z,
-                                   unsigned J)
+static ux_real evidence_test_ratio(const ux_gate_sums *g, const ux_real *z, unsigned J, unsigned mo)
 {
-    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS], worst = 0;
-    ux_real fv = ux_family_variance(f->model->code->family);
-    unsigned mo = f->model->code->dim_obs, d = f->model->dim, c, k;
-    ux_gate_sums g;
-    size_t i;
-    memset(&g, 0, sizeof g);
-    memset(S, 0, sizeof S);
-    for (i = 0; i < count; ++i) {
-        f->model->code->kernel(staged_x(f) + i * d, ctx, loc, scale);
-        for (c = 0; c < mo; ++c)
-            S[c * mo + c] = (scale[c] * scale[c]) * fv;
-        ux_gate_add(&g, staged_w(f)[i], loc, S, mo);
-    }
+    ux_real worst = 0;
+    unsigned k;
     for (k = 0; k < J; ++k) {
-        ux_real r = ux_gate_ratio(&g, z + k * mo, mo);
+        ux_real r = ux_gate_ratio(g, z + k * mo, mo);
         if (!(r == r))
             return r;
         worst = r > worst ? r : worst;
     }
     return worst;
+}
+
+/* The gate's sums over the points to be weighed, in a kernel pass of their own: what a filter that gates
+ * outliers must know before it weighs them (one that does not takes them from BayesLaplace's pass). */
+static void evidence_gate_sums(const ux_joint_filter *f, const ux_model_ctx *ctx, size_t count, ux_gate_sums *g)
+{
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS];
+    ux_real fv = ux_family_variance(f->model->code->family);
+    unsigned mo = f->model->code->dim_obs, d = f->model->dim, c;
+    size_t i;
+    memset(g, 0, sizeof *g);
+    memset(S, 0, sizeof S);
+    for (i = 0; i < count; ++i) {
+        f->model->code->kernel(staged_x(f) + i * d, ctx, loc, scale);
+        for (c = 0; c < mo; ++c)
+            S[c * mo + c] = (scale[c] * scale[c]) * fv;
+        ux_gate_add(g, staged_w(f)[i], loc, S, mo);
+    }
 }
 
 /* A step without observation: the staged prediction reduced to η atoms (a belief without one stays). */
@@ -282,6 +288,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     ux_joint_evidence ev;
     ux_model_ctx ctx;
     ux_workspace rest;
+    ux_gate_sums gate;
     unsigned dim_obs, k;
     size_t count;
     ux_status st;
@@ -318,11 +325,17 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
         memcpy(staged_w(f), f->posterior.w, count * sizeof(ux_real));
     }
     ux_joint_model_context(f->model, f->params, 0, 0, &ctx);
-    f->test_ratio = evidence_test_ratio(f, &ctx, count, zr, J);
-    outlier = f->test_ratio > f->gate * f->gate;
-    inconsistent = ux_nis_track(&f->nis, f->test_ratio, dim_obs);
-    if (outlier && f->gate_outliers) /* not weighed: the step without observation's */
-        return without_observation(f, UX_OUTLIER);
+    obs.gate = NULL;
+    if (f->gate_outliers) { /* the test decides whether to weigh: a pass of its own first */
+        evidence_gate_sums(f, &ctx, count, &gate);
+        f->test_ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
+        if (f->test_ratio > f->gate * f->gate) { /* not weighed: the step without observation's */
+            ux_nis_track(&f->nis, f->test_ratio, dim_obs);
+            return without_observation(f, UX_OUTLIER);
+        }
+    } else {
+        obs.gate = &gate; /* the sums from BayesLaplace's own kernel calls */
+    }
     obs.ctx = &ctx;
     obs.family = f->model->code->family;
     obs.kernel = f->model->code->kernel;
@@ -336,6 +349,10 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
                                 ux_sources_fresh(&f->sources), &rest, &log_evidence);
     if (st < 0)
         return st; /* the evidence was checked above and init sized the workspace: not reached in practice */
+    if (obs.gate != NULL)
+        f->test_ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
+    outlier = f->test_ratio > f->gate * f->gate;
+    inconsistent = ux_nis_track(&f->nis, f->test_ratio, dim_obs);
     f->staged = 0;
     f->fresh = 0;
     f->last = outlier && st == UX_OK ? UX_OUTLIER : st;
