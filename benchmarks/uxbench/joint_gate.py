@@ -31,11 +31,12 @@ import numpy as np
 
 from uxemu import joint_systems, native
 from uxemu.bayes import Status
-from uxemu.filter import OUTLIER_GATE
+from uxemu.filter import NIS_LIMIT, OUTLIER_GATE
 
 from . import environment, joint_native
 from .joint_fits import STEPS, trace_seed
 from .report import RESULTS, markdown_table, write_study
+from .rival_status import gated_statuses
 
 OUT = RESULTS / "joint_gate.md"
 ETAS = (4, 16)  # the smallest the studies run, and the default
@@ -57,16 +58,21 @@ def arguments(ap) -> None:
 def own_data(nat, name: str, zs: list, method) -> dict:
     """Counts over every reading of the system's own traces `zs`: the cells at η = `method` (an int), the atom
     filter's test ratio (`method` ATOMS: refined, η = ATOMS_ETA), or the EKF's or UKF's normalised innovation
-    squared (`method` 'ekf' or 'ukf'), which a 5-sd gate would test."""
-    ratios = []
+    squared (`method` 'ekf' or 'ukf'), which a 5-sd gate would test. INCONSISTENT: the filters' own statuses;
+    the Gaussian filters' as the same test would give them (docs/semantics.md, "Consistency")."""
+    ratios, inconsistent = [], 0
     for z in zs:
         if isinstance(method, int):
-            ratios.extend(nat.run_joint_cells(joint_systems.spec(name).id, z, method).test_ratio.tolist())
+            run = nat.run_joint_cells(joint_systems.spec(name).id, z, method)
         elif method == ATOMS:
             run = nat.run_joint_filter(joint_systems.spec(name).id, z, ATOMS_ETA, "refined")
-            ratios.extend(run.test_ratio.tolist())
         else:
-            ratios.extend(joint_native.load().run_kf(name, z, method, log_evidence=True).nis.tolist())
+            nis = joint_native.load().run_kf(name, z, method, log_evidence=True).nis
+            ratios.extend(nis.tolist())
+            inconsistent += int(np.sum(gated_statuses(nis, z.shape[1] if z.ndim > 1 else 1) == Status.INCONSISTENT))
+            continue
+        ratios.extend(run.test_ratio.tolist())
+        inconsistent += int(np.sum(run.status == Status.INCONSISTENT))
     r = np.array(ratios)
     finite = r[np.isfinite(r)]
     return dict(
@@ -76,6 +82,7 @@ def own_data(nat, name: str, zs: list, method) -> dict:
         mean_ratio=float(finite.mean()),
         se_ratio=float(finite.std(ddof=1) / math.sqrt(finite.size)),
         nan=int(r.size - finite.size),
+        inconsistent=inconsistent,
     )
 
 
@@ -180,6 +187,7 @@ def own_rows(record: dict) -> list[list[str]]:
                     f"{c['outliers']} ({c['outliers'] / n:.2g})",
                     f"{c['above_3sd']} ({c['above_3sd'] / n:.2g})",
                     f"{c['mean_ratio']:.3f} ± {c['se_ratio']:.3f}",
+                    f"{c['inconsistent']} ({c['inconsistent'] / c['readings']:.2g})" if "inconsistent" in c else "—",
                     str(c["nan"]),
                 ]
             )
@@ -230,10 +238,22 @@ def markdown(record: dict) -> str:
             f"exceeds 3² on {GAUSSIAN_3SD:.2g}, and its mean test ratio is 1. The cells' ratio above 5² is their "
             "OUTLIER status, and the joint atom filter's (refined mode, docs/semantics.md \"Joint filter\") "
             "its own; beside them, the EKF's and UKF's normalised innovation squared on the same readings "
-            "(what the same gate would test; NaN where the update was skipped).",
+            "(what the same gate would test; NaN where the update was skipped). INCONSISTENT: steps whose status "
+            "is (the Gaussian filters: would be, by the same test of their ratios) INCONSISTENT, the running mean "
+            f"of the test ratios above {NIS_LIMIT:g} at a reading that passes the gate (docs/semantics.md, "
+            '"Consistency").',
             "",
             markdown_table(
-                ["system", "filter", "readings", "ratio > 25 (share)", "ratio > 9 (share)", "mean ratio ± se", "NaN"],
+                [
+                    "system",
+                    "filter",
+                    "readings",
+                    "ratio > 25 (share)",
+                    "ratio > 9 (share)",
+                    "mean ratio ± se",
+                    "INCONSISTENT (share)",
+                    "NaN",
+                ],
                 own_rows(record),
             ),
             "",

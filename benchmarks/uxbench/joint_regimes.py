@@ -3,7 +3,7 @@ settings — noise ratios, wide and offset priors, misspecified data — and whe
 
 The 2-D joint systems (pendulum, cvrange), where the grid filter (`baselines/joint_grid.py`, GRID_POINTS² nodes)
 is the exact answer, each on SEEDS traces of STEPS steps per cell, with the EKF and UKF (c/src/joint_kf.c) beside
-the cells (their status: OUTLIER where a 5-sd gate on their innovation would fire):
+the cells (their status: the cells' own gate and consistency test on their innovations, `rival_status.py`):
 
 - **noise** (9 cells): the table's q scaled by Q_SCALES and r by R_SCALES, data simulated from those parameters;
 - **prior** (4 cells): the filter's prior sd PRIOR_WIDTHS × the table's, its mean on the trace's true x₀
@@ -36,19 +36,19 @@ import numpy as np
 
 from uxemu import joint_systems, native
 from uxemu.bayes import Status
-from uxemu.filter import OUTLIER_GATE
 from uxemu.laws import Normal
 
 from . import environment, joint_native
 from .baselines.joint_grid import joint_grid_filter
 from .regime_metrics import WRONG_MEAN_SD, WRONG_VAR_RATIO, Score, combine, score_run
 from .report import RESULTS, markdown_table, write_study
+from .rival_status import gated_statuses
 
 OUT = RESULTS / "joint_regimes.md"
 SYSTEMS = ("pendulum", "cvrange")  # the 2-D systems: the grid filter is their exact answer
 STEPS, SEEDS, SEED = 200, 3, 73000
 ETAS = (4, 16)
-RIVALS = ("ekf", "ukf")  # scored beside the cells, their status from a 5-sd gate on their innovation
+RIVALS = ("ekf", "ukf")  # scored beside the cells, their statuses from the cells' tests (rival_status)
 Q_SCALES = (0.1, 1.0, 10.0)  # × the table's q (a variance intensity)
 R_SCALES = (0.3, 1.0, 3.0)  # × the table's r (a standard deviation)
 PRIOR_WIDTHS = (1.0, 5.0)
@@ -134,10 +134,10 @@ def grid_check(model, z, exact, points: int) -> dict:
 
 
 def rival_run(name: str, model, z, prior, method: str):
-    """The EKF's or UKF's run (c/src/joint_kf.c) as a cell run reads: its status OUTLIER where its normalised
-    innovation squared exceeds the cells' gate², as a gated EKF would say, else OK."""
+    """The EKF's or UKF's run (c/src/joint_kf.c) as a cell run reads: the statuses the cells' own tests give
+    its normalised innovations squared (OUTLIER, INCONSISTENT), as a gated EKF that monitors them would say."""
     kf = joint_native.load().run_kf(name, z, method, params=list(model.params), prior=prior, log_evidence=True)
-    status = np.where(kf.nis > OUTLIER_GATE * OUTLIER_GATE, int(Status.OUTLIER), int(Status.OK))
+    status = gated_statuses(kf.nis, model.dim_obs)
     return SimpleNamespace(mean=kf.mean, cov=kf.cov, status=status, log_likelihood=float(np.sum(kf.log_evidence)))
 
 
@@ -245,7 +245,10 @@ def markdown(record: dict) -> str:
         "over the seeds. Noise cells scale the table's q and r (data and filter alike); prior cells widen the "
         f"filter's prior and centre it on the true x₀ or {OFFSET:g} of its sd away; misspecified cells move one "
         f"reading {OUTLIER_R:g} noise sd (outlier), every reading from the half {SHIFT_R:g} sd (level shift), or "
-        f"repeat one reading {STUCK} times (stuck).",
+        f"repeat one reading {STUCK} times (stuck). The EKF's and UKF's statuses are the cells' own tests on "
+        "their normalised innovations squared: OUTLIER above the 5-sd gate, INCONSISTENT while the running mean "
+        "of those ratios is above 3 (docs/semantics.md, \"Consistency\"), as a gated EKF that monitors its "
+        "innovations would report.",
         "",
         "## Headline",
         "",

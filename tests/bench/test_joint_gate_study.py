@@ -17,6 +17,9 @@ def test_a_tiny_run_counts_flags_and_compares(tmp_path):
         for method, counts in by_method.items():
             assert counts["readings"] == 2 * {"pendulum": 300, "cvrange": 300}.get(name, 80)
             assert 0 <= counts["outliers"] <= counts["above_3sd"] <= counts["readings"]
+            assert 0 <= counts["inconsistent"] <= counts["readings"] - counts["outliers"]
+            if method in ("4", "16") and name != "reentry":  # the cells fit their own data
+                assert counts["inconsistent"] == 0, (name, method)
             if method != "atoms" or name in ("pendulum", "cvrange"):  # the atoms' predictive is spikes in 3-D, 4-D
                 assert 0.3 < counts["mean_ratio"] < 3.0  # a predictive whose variance is of the right order
     for by_eta in record["moved"].values():
