@@ -349,6 +349,7 @@ class BayesLaplaceFilter:
         prior=None,
         gate: float = OUTLIER_GATE,
         gate_outliers: bool = False,
+        nis_limit: float = NIS_LIMIT,
     ):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
@@ -358,6 +359,9 @@ class BayesLaplaceFilter:
         self.gate_outliers = bool(gate_outliers)
         self.test_ratio = math.nan  # of the last update
         self.nis = 1.0  # the running mean of the test ratios ("Consistency"): a calibrated predictive's
+        if not nis_limit > 0:
+            raise ValueError(f"the consistency limit must be > 0 (inf: off), got {nis_limit}")
+        self.nis_limit = float(nis_limit)  # ux_filter_set_consistency
         self.model = model
         self.eta = eta
         self.n = _ttr.log2_eta(eta)
@@ -513,7 +517,7 @@ class BayesLaplaceFilter:
             if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
                 status = Status.DEPARTED
         self.nis = nis_track(self.nis, self.test_ratio)
-        return Status.INCONSISTENT if status == Status.OK and self.nis > NIS_LIMIT else status
+        return Status.INCONSISTENT if status == Status.OK and self.nis > self.nis_limit else status
 
     def _quadrature_posterior(self, res, prior_atoms, evidence, m: int) -> Status:
         """The update's density, and in mixture mode — or when it must refocus (smooth: fewer than REFOCUS_ESS·η
@@ -795,10 +799,11 @@ def run_filter(
     prior=None,
     gate: float = OUTLIER_GATE,
     gate_outliers: bool = False,
+    nis_limit: float = NIS_LIMIT,
 ) -> FilterRun:
     """Filter a whole trace (anything with arrays k, u, z, or a plain array of observations z with
     k = 0, 1, … and u = 0) and return means, variances, statuses."""
-    return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers).run(trace)
+    return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers, nis_limit).run(trace)
 
 
 def narrowed_region(density) -> tuple[float, float]:

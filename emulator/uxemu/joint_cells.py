@@ -74,6 +74,7 @@ class JointCellsFilter:
         exchange: bool = True,
         gate: float = OUTLIER_GATE,
         gate_outliers: bool = False,
+        nis_limit: float = NIS_LIMIT,
     ):
         _ttr.log2_eta(eta)
         if not model.additive_noise:
@@ -88,6 +89,9 @@ class JointCellsFilter:
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
         self.test_ratio = math.nan  # the last update's νᵀ·S⁻¹·ν
         self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
+        if not nis_limit > 0:
+            raise ValueError(f"the consistency limit must be > 0 (inf: off), got {nis_limit}")
+        self.nis_limit = float(nis_limit)  # ux_joint_cells_set_consistency
         self.departure = np.zeros(model.dim)  # how far the model's own posterior mean may be from the belief's
         noise = [law_moments(law) for law in model.process_noise]
         self.noise_mean = np.array([m for m, _ in noise])
@@ -500,7 +504,7 @@ class JointCellsFilter:
         self.last = Status.OUTLIER if outlier else Status.OK
         if track:
             self.last = self._track_departure(move, *before, self.last)
-        if self.last == Status.OK and self.nis > NIS_LIMIT:
+        if self.last == Status.OK and self.nis > self.nis_limit:
             self.last = Status.INCONSISTENT
         self.log_likelihood += self.log_evidence
         return self.last
@@ -633,10 +637,11 @@ def run_joint_cells(
     exchange=True,
     gate: float = OUTLIER_GATE,
     gate_outliers: bool = False,
+    nis_limit: float = NIS_LIMIT,
 ) -> JointRun:
     """Filter a whole trace (uxemu.joint_filter.run_trace) with the reference cell filter; each step's
     'posterior' is its cells (weights, means, covariances), and the run has each step's test ratio."""
-    f = JointCellsFilter(model, eta, prior, exchange, gate, gate_outliers)
+    f = JointCellsFilter(model, eta, prior, exchange, gate, gate_outliers, nis_limit)
     return run_trace(
         f.predict,
         f.update,

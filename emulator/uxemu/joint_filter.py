@@ -157,12 +157,16 @@ class JointFilter:
         prior=None,
         gate: float = OUTLIER_GATE,
         gate_outliers: bool = False,
+        nis_limit: float = NIS_LIMIT,
     ):
         if not gate > 0:
             raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_filter_set_gate
         self.test_ratio = math.nan  # the last update's largest νᵀ·S⁻¹·ν over its evidence points
         self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
+        if not nis_limit > 0:
+            raise ValueError(f"the consistency limit must be > 0 (inf: off), got {nis_limit}")
+        self.nis_limit = float(nis_limit)  # ux_joint_filter_set_consistency
         if mode not in JOINT_MODES:
             raise ValueError(f"unknown mode {mode!r} for a joint filter; use one of {JOINT_MODES}")
         _ttr.log2_eta(eta)
@@ -218,7 +222,7 @@ class JointFilter:
             return self._without_observation(Status.OUTLIER)
         self.posterior, status, self.log_evidence = joint_bayes_laplace(self.model, x, w, z, omega, m, self.eta)
         self.last = Status.OUTLIER if outlier and status == Status.OK else status
-        if self.last == Status.OK and self.nis > NIS_LIMIT:
+        if self.last == Status.OK and self.nis > self.nis_limit:
             self.last = Status.INCONSISTENT
         self.staged = None
         self.fresh = False
@@ -331,9 +335,10 @@ def run_joint_filter(
     prior=None,
     gate: float = OUTLIER_GATE,
     gate_outliers: bool = False,
+    nis_limit: float = NIS_LIMIT,
 ) -> JointRun:
     """Filter a whole trace (see run_trace) with the reference joint filter; the run has each step's test ratio."""
-    f = JointFilter(model, eta, mode, prior, gate, gate_outliers)
+    f = JointFilter(model, eta, mode, prior, gate, gate_outliers, nis_limit)
     return run_trace(
         f.predict,
         f.update,

@@ -248,6 +248,7 @@ class Native:
             "ux_filter_set_gate": (C.c_int, [C.c_void_p, C.c_double, C.c_int]),
             "ux_filter_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_filter_nis": (C.c_double, [C.c_void_p]),
+            "ux_filter_set_consistency": (C.c_int, [C.c_void_p, C.c_double]),
             "ux_filter_density_log_evidence": (C.c_double, [C.c_void_p]),
             "ux_filter_logpdf": (C.c_double, [C.c_void_p, C.c_double]),
             "ux_filter_pdf": (C.c_double, [C.c_void_p, C.c_double]),
@@ -302,6 +303,8 @@ class Native:
             "ux_joint_cells_test_ratio": (C.c_double, [C.c_void_p]),
             "ux_joint_filter_nis": (C.c_double, [C.c_void_p]),
             "ux_joint_cells_nis": (C.c_double, [C.c_void_p]),
+            "ux_joint_filter_set_consistency": (C.c_int, [C.c_void_p, C.c_double]),
+            "ux_joint_cells_set_consistency": (C.c_int, [C.c_void_p, C.c_double]),
             "ux_joint_cells_departure": (C.c_int, [C.c_void_p, C.POINTER(C.c_double)]),
             "ux_joint_cells_count": (C.c_uint, [C.c_void_p]),
             "ux_joint_cells_cell": (
@@ -822,10 +825,12 @@ class Native:
         prior=None,
         gate: float | None = None,
         gate_outliers: bool = False,
+        nis_limit: float | None = None,
     ) -> "NativeJointFilter":
         """A ux_joint_filter; prior: None, or one (kind, a, b) per component; gate / gate_outliers: its innovation
-        gate (ux_joint_filter_set_gate; None: UX_OUTLIER_GATE)."""
-        return _gated(NativeJointFilter(self, system_id, eta, mode, params, prior), gate, gate_outliers)
+        gate (ux_joint_filter_set_gate; None: UX_OUTLIER_GATE); nis_limit: ux_joint_filter_set_consistency (None:
+        UX_NIS_LIMIT)."""
+        return _gated(NativeJointFilter(self, system_id, eta, mode, params, prior), gate, gate_outliers, nis_limit)
 
     def run_joint_filter(
         self,
@@ -839,12 +844,13 @@ class Native:
         prior=None,
         gate: float | None = None,
         gate_outliers: bool = False,
+        nis_limit: float | None = None,
     ):
         """uxemu.joint_filter.run_joint_filter through the C core: a JointRun with NJoint posteriors and each
         step's test ratio."""
         from .joint_filter import run_trace
 
-        f = self.joint_filter(system_id, eta, mode, params, prior, gate, gate_outliers)
+        f = self.joint_filter(system_id, eta, mode, params, prior, gate, gate_outliers, nis_limit)
         return run_trace(
             f.predict,
             f.update,
@@ -866,10 +872,12 @@ class Native:
         exchange=True,
         gate: float | None = None,
         gate_outliers: bool = False,
+        nis_limit: float | None = None,
     ) -> "NativeJointCells":
         """A ux_joint_cells; prior: None, or one (kind, a, b) per component; exchange: ux_joint_cells_set_exchange;
-        gate / gate_outliers: its innovation gate (ux_joint_cells_set_gate; None: UX_OUTLIER_GATE)."""
-        return _gated(NativeJointCells(self, system_id, eta, params, prior, exchange), gate, gate_outliers)
+        gate / gate_outliers: its innovation gate (ux_joint_cells_set_gate; None: UX_OUTLIER_GATE); nis_limit:
+        ux_joint_cells_set_consistency (None: UX_NIS_LIMIT)."""
+        return _gated(NativeJointCells(self, system_id, eta, params, prior, exchange), gate, gate_outliers, nis_limit)
 
     def run_joint_cells(
         self,
@@ -883,11 +891,12 @@ class Native:
         exchange: bool = True,
         gate: float | None = None,
         gate_outliers: bool = False,
+        nis_limit: float | None = None,
     ):
         """uxemu.joint_cells.run_joint_cells through the C core: a JointRun whose posteriors are the cells."""
         from .joint_filter import run_trace
 
-        f = self.joint_cells(system_id, eta, params, prior, exchange, gate, gate_outliers)
+        f = self.joint_cells(system_id, eta, params, prior, exchange, gate, gate_outliers, nis_limit)
         return run_trace(
             f.predict,
             f.update,
@@ -913,9 +922,13 @@ class Native:
         prior=None,
         gate: float | None = None,
         gate_outliers: bool = False,
+        nis_limit: float | None = None,
     ) -> "NativeFilter":
-        """A filter; gate / gate_outliers: its innovation gate (ux_filter_set_gate; None: UX_OUTLIER_GATE)."""
-        return _gated(NativeFilter(self, system_id, eta, mode, likelihood, params, prior), gate, gate_outliers)
+        """A filter; gate / gate_outliers: its innovation gate (ux_filter_set_gate; None: UX_OUTLIER_GATE);
+        nis_limit: ux_filter_set_consistency (None: UX_NIS_LIMIT)."""
+        return _gated(
+            NativeFilter(self, system_id, eta, mode, likelihood, params, prior), gate, gate_outliers, nis_limit
+        )
 
     def run_filter(
         self,
@@ -932,13 +945,14 @@ class Native:
         density_evidence: bool = False,
         gate: float | None = None,
         gate_outliers: bool = False,
+        nis_limit: float | None = None,
     ) -> NativeRun:
         """Filter a whole trace (arrays k, u, z; the first step only updates; a NaN z is a step without
         observation), like uxemu.run_filter. density_evidence: also each step's evidence by the filter
         density's quadrature (ux_filter_density_log_evidence)."""
         from .filter import observation
 
-        f = self.filter(system_id, eta, mode, likelihood, params, prior, gate, gate_outliers)
+        f = self.filter(system_id, eta, mode, likelihood, params, prior, gate, gate_outliers, nis_limit)
         T = len(z)
         means, vars_, status, posts, evidence = np.empty(T), np.empty(T), np.empty(T, dtype=np.int8), [], np.empty(T)
         density = np.empty(T) if density_evidence else None
@@ -1205,6 +1219,10 @@ class NativeFilter:
         """The running mean of the test ratios (ux_filter_nis; docs/semantics.md, "Consistency")."""
         return float(self.nat.lib.ux_filter_nis(self._state))
 
+    def set_consistency(self, limit: float) -> None:
+        """The limit of that mean above which an update that would be OK is INCONSISTENT (inf: off)."""
+        self.nat._check(self.nat.lib.ux_filter_set_consistency(self._state, float(limit)), "ux_filter_set_consistency")
+
     def mean(self) -> float:
         return float(self.nat.lib.ux_filter_mean(self._state))
 
@@ -1284,6 +1302,10 @@ class _NativeJoint:
     def nis(self) -> float:
         """The running mean of the test ratio per observation component (docs/semantics.md, "Consistency")."""
         return float(self._call("nis", self._state))
+
+    def set_consistency(self, limit: float) -> None:
+        """The limit of that mean above which an update that would be OK is INCONSISTENT (inf: off)."""
+        self._checked("set_consistency", float(limit))
 
     def _checked(self, name: str, *args) -> int:
         return self.nat._check(self._call(name, self._state, *args), f"{self.prefix}_{name}")
@@ -1373,13 +1395,15 @@ class NativeJointCells(_NativeJoint):
         return float(self._call("logpdf", self._state, xs.ctypes.data_as(C.POINTER(C.c_double))))
 
 
-def _gated(f, gate: float | None, gate_outliers: bool):
+def _gated(f, gate: float | None, gate_outliers: bool, nis_limit: float | None = None):
     """A filter (scalar, joint or cells) with its innovation gate set unless both are init's (gate None:
-    UX_OUTLIER_GATE)."""
+    UX_OUTLIER_GATE), and its consistency limit unless it is init's (None: UX_NIS_LIMIT)."""
     if gate is not None or gate_outliers:
         from .filter import OUTLIER_GATE
 
         f.set_gate(OUTLIER_GATE if gate is None else gate, gate_outliers)
+    if nis_limit is not None:
+        f.set_consistency(nis_limit)
     return f
 
 

@@ -27,11 +27,12 @@ def run_filter(
     prior=None,
     gate: float = scalar.OUTLIER_GATE,
     gate_outliers: bool = False,
+    nis_limit: float = scalar.NIS_LIMIT,
 ):
     """Filters every step of `data` (module docstring) with `model`'s filter; returns its run. `mode`: None for
     the default (a scalar system's "refined", a vector state's DEFAULT_VECTOR_MODE)."""
     if not isinstance(model, JointModel):
-        return scalar.run_filter(model, data, eta, mode or "refined", likelihood, prior, gate, gate_outliers)
+        return scalar.run_filter(model, data, eta, mode or "refined", likelihood, prior, gate, gate_outliers, nis_limit)
     mode = mode or DEFAULT_VECTOR_MODE
     # The joint filters have the kernel likelihood only: refuse what they would ignore.
     if likelihood != "kernel":
@@ -46,8 +47,10 @@ def run_filter(
             f"must be {model.dim_obs} column(s), one row per step (got shape {z.shape})"
         )
     if mode == "cells":
-        return run_joint_cells(model, z, eta, k, u, prior, gate=gate, gate_outliers=gate_outliers)
-    return run_joint_filter(model, z, eta, mode, k, u, prior, gate=gate, gate_outliers=gate_outliers)
+        return run_joint_cells(model, z, eta, k, u, prior, gate=gate, gate_outliers=gate_outliers, nis_limit=nis_limit)
+    return run_joint_filter(
+        model, z, eta, mode, k, u, prior, gate=gate, gate_outliers=gate_outliers, nis_limit=nis_limit
+    )
 
 
 def _steps(data) -> tuple:

@@ -100,3 +100,54 @@ def test_the_cells_on_their_own_pendulum_data_are_never_inconsistent():
         run = run_joint_cells(model, z, 16)
         assert not np.any(run.status == ux.Status.INCONSISTENT), seed
         assert np.nanmax(run.nis) < 2.0
+
+
+def noisy_lg(seed: int = 9):
+    """lg readings with 1.7 times the model's sensor noise: a mean test ratio near 2.5."""
+    model = systems.get("lg")
+    tr = simulate(model, 120, np.random.default_rng(seed))
+    tr.z = tr.x + 1.7 * (tr.z - tr.x)
+    return model, tr
+
+
+@pytest.mark.parametrize("limit", [2.0, math.inf])
+def test_the_limit_is_a_parameter_and_the_core_takes_it_too(limit):
+    """nis_limit = ∞ turns the status off (the mean is kept), a lower limit flags more; the C core's
+    ux_filter_set_consistency gives the same statuses, bit for bit."""
+    model, tr = noisy_lg()
+    default, run = run_filter(model, tr, 16), run_filter(model, tr, 16, nis_limit=limit)
+    flagged = lambda r: int(np.sum(r.status == ux.Status.INCONSISTENT))  # noqa: E731
+    np.testing.assert_array_equal(run.nis, default.nis)
+    assert flagged(run) == 0 if math.isinf(limit) else flagged(run) > flagged(default) > 0
+    if not native.available():
+        pytest.skip("the native core is not built (make native)")
+    got = native.load().run_filter(model.system_id, tr.k, tr.u, tr.z, 16, nis_limit=limit)
+    np.testing.assert_array_equal(got.status, run.status)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, math.nan])
+def test_a_limit_that_is_not_positive_is_refused(bad):
+    model = systems.get("lg")
+    with pytest.raises(ValueError, match="consistency limit"):
+        run_filter(model, [0.1, 0.2], 8, nis_limit=bad)
+    with pytest.raises(ValueError, match="consistency limit"):
+        run_joint_cells(joint_systems.get("pendulum"), np.zeros((3, 1)), 4, nis_limit=bad)
+    if native.available():
+        f = native.load().filter(model.system_id, 8)
+        with pytest.raises(native.NativeError):
+            f.set_consistency(bad)
+
+
+def test_the_joint_filters_take_the_limit_as_the_core_does():
+    if not native.available():
+        pytest.skip("the native core is not built (make native)")
+    nat = native.load()
+    model, z = stuck_pendulum(4)
+    for limit in (2.0, math.inf):
+        ref = run_joint_cells(model, z, 16, nis_limit=limit)
+        got = nat.run_joint_cells(model.system_id, z, 16, nis_limit=limit)
+        np.testing.assert_array_equal(got.status, ref.status)
+        ref = run_joint_filter(model, z, 8, nis_limit=limit)
+        got = nat.run_joint_filter(model.system_id, z, 8, nis_limit=limit)
+        np.testing.assert_array_equal(got.status, ref.status)
+    assert not np.any(ref.status == ux.Status.INCONSISTENT)

@@ -168,6 +168,7 @@ typedef struct {
     ux_real info; /* smooth: the share of the variance the last update took */
     ux_real departure; /* smooth: how far the model's own posterior mean may be */
     ux_real nis; /* the running mean of the test ratio (ux_filter_nis) */
+    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (ux_filter_set_consistency) */
     uint8_t gate_outliers; /* 1: an observation failing the gate is treated as missing */
     uint8_t fresh; /* 1 until the first update */
     uint8_t spread; /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
@@ -253,8 +254,11 @@ ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers);
 double ux_filter_test_ratio(const ux_filter *f);
 
 /* The running mean of the updates' test ratios, each counted at most UX_NIS_CAP (docs/semantics.md,
- * "Consistency"; 1 at init): above UX_NIS_LIMIT an update that would be UX_OK is UX_INCONSISTENT. */
+ * "Consistency"; 1 at init): above its limit (ux_filter_set_consistency) an update that would be UX_OK is
+ * UX_INCONSISTENT. */
 double ux_filter_nis(const ux_filter *f);
+/* The limit of that mean (init's: UX_NIS_LIMIT; INFINITY turns the status off). UX_ERR_ARG unless limit > 0. */
+ux_status ux_filter_set_consistency(ux_filter *f, double limit);
 /* log p(z_k | z_0..k−1) of the last update: the log of its normalising constant (docs/semantics.md,
  * "Evidence"); 0 for a step without observation, −∞ on a fallback. */
 double ux_filter_log_evidence(const ux_filter *f);

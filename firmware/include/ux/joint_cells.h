@@ -71,6 +71,7 @@ typedef struct {
     ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
     ux_real test_ratio; /* the last update's νᵀ·S⁻¹·ν; NaN without one */
     ux_real nis; /* the running mean of the test ratio per observation component (ux_joint_cells_nis) */
+    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (ux_joint_cells_set_consistency) */
     ux_real departure[UX_MAX_DIM]; /* how far the model's own posterior mean may be from the belief's (0: none) */
 } ux_joint_cells;
 
@@ -116,8 +117,10 @@ ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outli
  * the cells' predictive covariance is not positive definite. */
 double ux_joint_cells_test_ratio(const ux_joint_cells *f);
 /* The running mean of the test ratio per observation component (docs/semantics.md, "Consistency"; 1 at init):
- * above UX_NIS_LIMIT an update that would be UX_OK is UX_INCONSISTENT. */
+ * above its limit (set_consistency below) an update that would be UX_OK is UX_INCONSISTENT. */
 double ux_joint_cells_nis(const ux_joint_cells *f);
+/* The limit of that mean (init's: UX_NIS_LIMIT; INFINITY turns the status off). UX_ERR_ARG unless limit > 0. */
+ux_status ux_joint_cells_set_consistency(ux_joint_cells *f, double limit);
 /* The departure (dim): how far the model's own posterior mean may be from the belief's after an outlier the cells
  * weighed, where their move overshot the model's or fell short of it (docs/semantics.md, "Cell filter"); 0 when
  * none is kept. */

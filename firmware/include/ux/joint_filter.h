@@ -63,6 +63,7 @@ typedef struct {
     ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
     ux_real test_ratio; /* the last update's largest νᵀ·S⁻¹·ν over its evidence points; NaN without one */
     ux_real nis; /* the running mean of the test ratio per observation component (ux_joint_filter_nis) */
+    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (ux_joint_filter_set_consistency) */
 } ux_joint_filter;
 
 /*
@@ -104,8 +105,10 @@ ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_out
  * predictive covariance is not positive definite. */
 double ux_joint_filter_test_ratio(const ux_joint_filter *f);
 /* The running mean of the test ratio per observation component (docs/semantics.md, "Consistency"; 1 at init):
- * above UX_NIS_LIMIT an update that would be UX_OK is UX_INCONSISTENT. */
+ * above its limit (set_consistency below) an update that would be UX_OK is UX_INCONSISTENT. */
 double ux_joint_filter_nis(const ux_joint_filter *f);
+/* The limit of that mean (init's: UX_NIS_LIMIT; INFINITY turns the status off). UX_ERR_ARG unless limit > 0. */
+ux_status ux_joint_filter_set_consistency(ux_joint_filter *f, double limit);
 
 size_t ux_joint_filter_sizeof(void);
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f);

@@ -207,6 +207,7 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
     f->nis = UX_R(1.0); /* a calibrated predictive's mean */
+    f->nis_limit = (ux_real)UX_NIS_LIMIT;
     f->info = UX_R(1.0); /* no kernel before an update has said how much it took */
     filter_density_reset(
         &f->density, prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE ? UX_DENSITY_PRIOR : UX_DENSITY_BINS,
@@ -797,7 +798,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     if (outlier && f->gate_outliers) { /* treated as missing: the staged prior (or the belief), not the first's */
         no_evidence(f);
         f->test_ratio = ratio;
-        ux_nis_track(&f->nis, ratio, 1);
+        ux_nis_track(&f->nis, ratio, 1, f->nis_limit);
         f->last = UX_OUTLIER;
         return UX_OUTLIER;
     }
@@ -832,7 +833,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->last = track_departure(
             f, f->last, outlier,
             linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev, prior_var), prior_mean);
-    if (ux_nis_track(&f->nis, ratio, 1) && f->last == UX_OK)
+    if (ux_nis_track(&f->nis, ratio, 1, f->nis_limit) && f->last == UX_OK)
         f->last = UX_INCONSISTENT;
     f->test_ratio = ratio;
     f->log_evidence = log_evidence;
@@ -872,5 +873,13 @@ ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers)
 
 double ux_filter_test_ratio(const ux_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
 double ux_filter_nis(const ux_filter *f) { return f != NULL ? (double)f->nis : (double)NAN; }
+
+ux_status ux_filter_set_consistency(ux_filter *f, double limit)
+{
+    if (f == NULL || f->model == NULL || !(limit > 0))
+        return UX_ERR_ARG;
+    f->nis_limit = (ux_real)limit;
+    return UX_OK;
+}
 double ux_filter_log_evidence(const ux_filter *f) { return (double)f->log_evidence; }
 double ux_filter_log_likelihood(const ux_filter *f) { return f->log_likelihood; }

@@ -53,12 +53,12 @@ ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
     return ux_finite(ratio) ? ratio : (ux_real)NAN;
 }
 
-int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo)
+int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo, ux_real limit)
 {
     if (ratio == ratio) {
         ux_real r = ratio / (ux_real)mo;
         r = r < (ux_real)UX_NIS_CAP ? r : (ux_real)UX_NIS_CAP;
         *nis = *nis + (ux_real)UX_NIS_WEIGHT * (r - *nis);
     }
-    return *nis > (ux_real)UX_NIS_LIMIT;
+    return *nis > limit;
 }

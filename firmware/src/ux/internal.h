@@ -166,8 +166,8 @@ int ux_gate_innovation(const ux_gate_sums *g, const ux_real *z, unsigned mo, ux_
  * covariance is not positive definite or a sum is not finite. */
 ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo);
 /* Consistency (docs/semantics.md; gate_sums.c): folds an update's test ratio over its mo observation components
- * into the running mean *nis (a NaN ratio, no test, leaves it); 1 while the mean exceeds UX_NIS_LIMIT. */
-int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo);
+ * into the running mean *nis (a NaN ratio, no test, leaves it); 1 while the mean exceeds `limit`. */
+int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo, ux_real limit);
 
 /* The variance of the kernel family's standard member (ux_std_logpdf's): 1, Laplace(0, 1)'s 2, the uniform on
  * [−½, ½]'s 1/12 (bayes.c: the scalar gate and linear update, joint_cells.c: the cells' observation noise). */

@@ -150,6 +150,7 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
     f->nis = UX_R(1.0); /* a calibrated predictive's mean */
+    f->nis_limit = (ux_real)UX_NIS_LIMIT;
     f->last = UX_OK;
     return UX_OK;
 }
@@ -835,7 +836,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
         f->next.w[i] = update_cell(f, i, zr, &ctx, &gate);
     f->test_ratio = ux_gate_ratio(&gate, zr, f->model->code->dim_obs);
     outlier = f->test_ratio > f->gate * f->gate;
-    inconsistent = ux_nis_track(&f->nis, f->test_ratio, f->model->code->dim_obs);
+    inconsistent = ux_nis_track(&f->nis, f->test_ratio, f->model->code->dim_obs, f->nis_limit);
     if (outlier && f->gate_outliers) { /* not weighed: the cells as split, nothing observed */
         f->last = UX_OUTLIER;
         f->log_evidence = 0;
@@ -901,6 +902,14 @@ ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure)
 
 double ux_joint_cells_test_ratio(const ux_joint_cells *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
 double ux_joint_cells_nis(const ux_joint_cells *f) { return f != NULL ? (double)f->nis : (double)NAN; }
+
+ux_status ux_joint_cells_set_consistency(ux_joint_cells *f, double limit)
+{
+    if (f == NULL || f->model == NULL || !(limit > 0))
+        return UX_ERR_ARG;
+    f->nis_limit = (ux_real)limit;
+    return UX_OK;
+}
 size_t ux_joint_cells_sizeof(void) { return sizeof(ux_joint_cells); }
 unsigned ux_joint_cells_count(const ux_joint_cells *f) { return f != NULL ? f->count : 0u; }
 ux_status ux_joint_cells_last_status(const ux_joint_cells *f) { return f != NULL ? f->last : UX_ERR_ARG; }

@@ -165,6 +165,7 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     f->gate = (ux_real)UX_OUTLIER_GATE;
     f->test_ratio = (ux_real)NAN;
     f->nis = UX_R(1.0); /* a calibrated predictive's mean */
+    f->nis_limit = (ux_real)UX_NIS_LIMIT;
     return UX_OK;
 }
 
@@ -330,7 +331,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
         evidence_gate_sums(f, &ctx, count, &gate);
         f->test_ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
         if (f->test_ratio > f->gate * f->gate) { /* not weighed: the step without observation's */
-            ux_nis_track(&f->nis, f->test_ratio, dim_obs);
+            ux_nis_track(&f->nis, f->test_ratio, dim_obs, f->nis_limit);
             return without_observation(f, UX_OUTLIER);
         }
     } else {
@@ -352,7 +353,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     if (obs.gate != NULL)
         f->test_ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
     outlier = f->test_ratio > f->gate * f->gate;
-    inconsistent = ux_nis_track(&f->nis, f->test_ratio, dim_obs);
+    inconsistent = ux_nis_track(&f->nis, f->test_ratio, dim_obs, f->nis_limit);
     f->staged = 0;
     f->fresh = 0;
     f->last = outlier && st == UX_OK ? UX_OUTLIER : st;
@@ -373,6 +374,14 @@ ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_out
 
 double ux_joint_filter_test_ratio(const ux_joint_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
 double ux_joint_filter_nis(const ux_joint_filter *f) { return f != NULL ? (double)f->nis : (double)NAN; }
+
+ux_status ux_joint_filter_set_consistency(ux_joint_filter *f, double limit)
+{
+    if (f == NULL || f->model == NULL || !(limit > 0))
+        return UX_ERR_ARG;
+    f->nis_limit = (ux_real)limit;
+    return UX_OK;
+}
 
 size_t ux_joint_filter_sizeof(void) { return sizeof(ux_joint_filter); }
 const ux_joint *ux_joint_filter_posterior(const ux_joint_filter *f) { return f != NULL ? &f->posterior : NULL; }
