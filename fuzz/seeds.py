@@ -47,7 +47,8 @@ def core() -> dict[str, bytes]:
     # One seed per answered status beyond OK and NO_EVIDENCE (defaults, η = 8, kernel): on lg, a prior far
     # wider than the likelihood in mixture mode (REFOCUSED; refined takes the linear update), an observation
     # 60 sd off (OUTLIER) and one so far off that every likelihood is zero (FALLBACK); on gss, whose kernel is
-    # curved, a reading back near the data after one 50 off that the posterior did not follow (DEPARTED).
+    # curved, a reading back near the data after one 50 off that the posterior did not follow (DEPARTED); on lg,
+    # readings 3–5 sd off by turns, each within the gate, until their running mean passes 3 (INCONSISTENT).
     specs = list(systems.SPECS.values())
 
     def head(name: str, mode: int, prior=None) -> bytes:
@@ -63,6 +64,7 @@ def core() -> dict[str, bytes]:
         ("outlier", head("lg", 0), [obs(0.5), predict, obs(0.4), predict, obs(60.0)]),
         ("fallback", head("lg", 0), [obs(0.5), predict, obs(1e200)]),
         ("departed", head("gss", 0), [obs(0.5), predict, obs(0.4), predict, obs(50.0), predict, obs(0.5)]),
+        ("inconsistent", head("lg", 0), [obs(0.5), predict, obs(4.5), predict, obs(-4.0), predict, obs(4.5)]),
     ):
         out[f"status-{name}"] = first + bytes([len(steps)]) + b"".join(steps)
     return out
