@@ -89,8 +89,8 @@ typedef struct {
 /* Consistency (docs/semantics.md, "Consistency"), every filter's and the joint filters' alike: the running mean
  * of the test ratio per observation component, each update's ratio weighed UX_NIS_WEIGHT (the last 16 or so)
  * and counted at most UX_NIS_CAP (one outlier has its own status); an update whose status would be OK is
- * UX_INCONSISTENT while the mean exceeds UX_NIS_LIMIT (1 for a calibrated predictive; a Gaussian one's passes 3
- * on about 10⁻⁴ of steps). */
+ * UX_INCONSISTENT while the mean exceeds the filter's limit, UX_NIS_LIMIT unless set (ux_filter_set_consistency;
+ * 1 for a calibrated predictive; a Gaussian one's passes 3 on about 10⁻⁴ of steps). */
 #define UX_NIS_WEIGHT 0.0625
 #define UX_NIS_CAP 25.0
 #define UX_NIS_LIMIT 3.0
