@@ -95,6 +95,16 @@ typedef struct {
 #define UX_NIS_CAP 25.0
 #define UX_NIS_LIMIT 3.0
 
+/* The tests every filter runs on its evidence (docs/semantics.md, "Innovation gate", "Consistency"), kept in
+ * one struct by the scalar filter, the cell filter and the joint atom filter alike. */
+typedef struct {
+    ux_real gate; /* the innovation gate in sd (set_gate; init's UX_OUTLIER_GATE) */
+    ux_real ratio; /* the last update's test ratio (NaN: not taken) */
+    ux_real nis; /* the running mean of the ratios per observation component */
+    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (set_consistency) */
+    uint8_t drop; /* 1: an observation that fails the gate is treated as missing (gate_outliers) */
+} ux_evidence_tests;
+
 /* The filter density's normaliser: UX_DENSITY_INTERVALS (workspace.h) trapezoid intervals over the
  * support of its base law, and that support in scales of the base law (beyond it a Gaussian holds e^−50
  * of its mass, a Laplace e^−40). */
@@ -162,14 +172,10 @@ typedef struct {
     ux_filter_density density; /* how ux_filter_pdf reads the posterior */
     uint32_t pred_k; /* k of the last predict (the mixture's transition) */
     ux_real pred_u; /* u of the last predict */
-    ux_real gate; /* the innovation gate, standard deviations (ux_filter_set_gate) */
-    ux_real test_ratio; /* the last update's ν²/S (NaN: not taken) */
     ux_real post_var; /* smooth: the posterior's variance, when has_var */
     ux_real info; /* smooth: the share of the variance the last update took */
     ux_real departure; /* smooth: how far the model's own posterior mean may be */
-    ux_real nis; /* the running mean of the test ratio (ux_filter_nis) */
-    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (ux_filter_set_consistency) */
-    uint8_t gate_outliers; /* 1: an observation failing the gate is treated as missing */
+    ux_evidence_tests tests; /* the innovation gate and the consistency mean */
     uint8_t fresh; /* 1 until the first update */
     uint8_t spread; /* 1: the belief's atoms carry cell spreads (mixture; smooth) */
     uint8_t smooth; /* refined with additive Gaussian process noise ("Filter") */

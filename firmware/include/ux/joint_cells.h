@@ -67,11 +67,7 @@ typedef struct {
     ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood;
     uint8_t exchange; /* 1 (init's): one exchange per update; 0: none (ux_joint_cells_set_exchange) */
-    uint8_t gate_outliers; /* 1: an update that fails the gate is not weighed (ux_joint_cells_set_gate) */
-    ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
-    ux_real test_ratio; /* the last update's νᵀ·S⁻¹·ν; NaN without one */
-    ux_real nis; /* the running mean of the test ratio per observation component (ux_joint_cells_nis) */
-    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (ux_joint_cells_set_consistency) */
+    ux_evidence_tests tests; /* the innovation gate and the consistency mean (filter.h) */
     ux_real departure[UX_MAX_DIM]; /* how far the model's own posterior mean may be from the belief's (0: none) */
 } ux_joint_cells;
 

@@ -59,11 +59,7 @@ typedef struct {
     ux_status last; /* status of the last update */
     ux_real log_evidence; /* log p(z_k | z_0..k−1) of the last update */
     double log_likelihood; /* Σ of log_evidence since init */
-    uint8_t gate_outliers; /* 1: an update that fails the gate is not weighed (ux_joint_filter_set_gate) */
-    ux_real gate; /* the innovation gate in sd (init's: UX_OUTLIER_GATE) */
-    ux_real test_ratio; /* the last update's largest νᵀ·S⁻¹·ν over its evidence points; NaN without one */
-    ux_real nis; /* the running mean of the test ratio per observation component (ux_joint_filter_nis) */
-    ux_real nis_limit; /* above it an update that would be OK is INCONSISTENT (ux_joint_filter_set_consistency) */
+    ux_evidence_tests tests; /* the innovation gate and the consistency mean (filter.h) */
 } ux_joint_filter;
 
 /*

@@ -204,10 +204,7 @@ ux_status ux_filter_init(ux_filter *f, const ux_filter_config *cfg, ux_workspace
     f->last = UX_OK;
     f->prior = prior;
     f->fresh = 1;
-    f->gate = (ux_real)UX_OUTLIER_GATE;
-    f->test_ratio = (ux_real)NAN;
-    f->nis = UX_R(1.0); /* a calibrated predictive's mean */
-    f->nis_limit = (ux_real)UX_NIS_LIMIT;
+    ux_tests_init(&f->tests);
     f->info = UX_R(1.0); /* no kernel before an update has said how much it took */
     filter_density_reset(
         &f->density, prior.kind == UX_LAW_GAUSSIAN || prior.kind == UX_LAW_LAPLACE ? UX_DENSITY_PRIOR : UX_DENSITY_BINS,
@@ -670,7 +667,7 @@ static size_t update_components(ux_filter *f, int predicted, unsigned J)
 static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *sums, size_t count, const ux_evidence *ev,
                       ux_real *ratio)
 {
-    int fused = !f->gate_outliers && obs->form == UX_LIK_KERNEL && obs->inner == NULL;
+    int fused = !f->tests.drop && obs->form == UX_LIK_KERNEL && obs->inner == NULL;
     memset(sums, 0, sizeof *sums);
     sums->w = staged_w(f);
     obs->innovation = fused ? sums : NULL;
@@ -778,7 +775,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
     if (J == 0 && m == 0) {
-        f->test_ratio = (ux_real)NAN;
+        f->tests.ratio = (ux_real)NAN;
         return no_evidence(f);
     }
     st = read_evidence(z, omega, J, m, zr, wr);
@@ -794,11 +791,11 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ev.count = J;
     ev.m = m;
     fused = gate_start(f, &obs, &sums, count, &ev, &ratio);
-    outlier = ratio > f->gate * f->gate;
-    if (outlier && f->gate_outliers) { /* treated as missing: the staged prior (or the belief), not the first's */
+    outlier = ratio > f->tests.gate * f->tests.gate;
+    if (outlier && f->tests.drop) { /* treated as missing: the staged prior (or the belief), not the first's */
         no_evidence(f);
-        f->test_ratio = ratio;
-        ux_nis_track(&f->nis, ratio, 1, f->nis_limit);
+        f->tests.ratio = ratio;
+        ux_tests_track(&f->tests, 1);
         f->last = UX_OUTLIER;
         return UX_OUTLIER;
     }
@@ -826,16 +823,16 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     f->staged = 0;
     if (linear || fused) {
         ratio = linear ? lin.ratio : ux_innovation_finish(&sums, obs.family, count, &ev);
-        outlier = ratio > f->gate * f->gate;
+        outlier = ratio > f->tests.gate * f->tests.gate;
     }
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
     if (f->smooth) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
         f->last = track_departure(
             f, f->last, outlier,
             linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev, prior_var), prior_mean);
-    if (ux_nis_track(&f->nis, ratio, 1, f->nis_limit) && f->last == UX_OK)
+    f->tests.ratio = ratio;
+    if (ux_tests_track(&f->tests, 1) && f->last == UX_OK)
         f->last = UX_INCONSISTENT;
-    f->test_ratio = ratio;
     f->log_evidence = log_evidence;
     f->log_likelihood += (double)log_evidence;
     return f->last;
@@ -864,22 +861,15 @@ ux_status ux_filter_last_status(const ux_filter *f) { return f != NULL ? f->last
 
 ux_status ux_filter_set_gate(ux_filter *f, double gate, int gate_outliers)
 {
-    if (f == NULL || f->model == NULL || !(gate > 0))
-        return UX_ERR_ARG;
-    f->gate = (ux_real)gate;
-    f->gate_outliers = (uint8_t)(gate_outliers != 0);
-    return UX_OK;
+    return f != NULL && f->model != NULL ? ux_tests_set_gate(&f->tests, gate, gate_outliers) : UX_ERR_ARG;
 }
 
-double ux_filter_test_ratio(const ux_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
-double ux_filter_nis(const ux_filter *f) { return f != NULL ? (double)f->nis : (double)NAN; }
+double ux_filter_test_ratio(const ux_filter *f) { return f != NULL ? (double)f->tests.ratio : (double)NAN; }
+double ux_filter_nis(const ux_filter *f) { return f != NULL ? (double)f->tests.nis : (double)NAN; }
 
 ux_status ux_filter_set_consistency(ux_filter *f, double limit)
 {
-    if (f == NULL || f->model == NULL || !(limit > 0))
-        return UX_ERR_ARG;
-    f->nis_limit = (ux_real)limit;
-    return UX_OK;
+    return f != NULL && f->model != NULL ? ux_tests_set_consistency(&f->tests, limit) : UX_ERR_ARG;
 }
 double ux_filter_log_evidence(const ux_filter *f) { return (double)f->log_evidence; }
 double ux_filter_log_likelihood(const ux_filter *f) { return f->log_likelihood; }

@@ -5,7 +5,6 @@
  * mean of its test ratios (ux_nis_track) is kept here too.
  */
 #include "internal.h"
-#include "ux/filter.h"
 #include "ux/joint_model.h"
 
 #include <string.h>
@@ -53,12 +52,44 @@ ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo)
     return ux_finite(ratio) ? ratio : (ux_real)NAN;
 }
 
-int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo, ux_real limit)
+void ux_tests_init(ux_evidence_tests *t)
 {
-    if (ratio == ratio) {
-        ux_real r = ratio / (ux_real)mo;
+    t->gate = (ux_real)UX_OUTLIER_GATE;
+    t->ratio = (ux_real)NAN;
+    t->nis = UX_R(1.0); /* a calibrated predictive's mean */
+    t->nis_limit = (ux_real)UX_NIS_LIMIT;
+    t->drop = 0;
+}
+
+ux_status ux_tests_set_gate(ux_evidence_tests *t, double gate, int drop)
+{
+    if (!(gate > 0))
+        return UX_ERR_ARG;
+    t->gate = (ux_real)gate;
+    t->drop = (uint8_t)(drop != 0);
+    return UX_OK;
+}
+
+ux_status ux_tests_set_consistency(ux_evidence_tests *t, double limit)
+{
+    if (!(limit > 0))
+        return UX_ERR_ARG;
+    t->nis_limit = (ux_real)limit;
+    return UX_OK;
+}
+
+int ux_tests_outlier(ux_evidence_tests *t, ux_real ratio)
+{
+    t->ratio = ratio;
+    return ratio > t->gate * t->gate;
+}
+
+int ux_tests_track(ux_evidence_tests *t, unsigned mo)
+{
+    if (t->ratio == t->ratio) {
+        ux_real r = t->ratio / (ux_real)mo;
         r = r < (ux_real)UX_NIS_CAP ? r : (ux_real)UX_NIS_CAP;
-        *nis = *nis + (ux_real)UX_NIS_WEIGHT * (r - *nis);
+        t->nis = t->nis + (ux_real)UX_NIS_WEIGHT * (r - t->nis);
     }
-    return *nis > limit;
+    return t->nis > t->nis_limit;
 }

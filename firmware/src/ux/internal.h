@@ -10,6 +10,7 @@
 
 #include "ux/bayes.h"
 #include "ux/config.h"
+#include "ux/filter.h"
 #include "ux/law.h"
 #include "ux/uxm.h"
 #include "ux/value.h"
@@ -165,9 +166,16 @@ int ux_gate_innovation(const ux_gate_sums *g, const ux_real *z, unsigned mo, ux_
 /* νᵀ·S⁻¹·ν of z against the sums' predictive (mean zh_0 + s/W, covariance M/W − (s/W)(s/W)ᵀ); NaN where that
  * covariance is not positive definite or a sum is not finite. */
 ux_real ux_gate_ratio(const ux_gate_sums *g, const ux_real *z, unsigned mo);
-/* Consistency (docs/semantics.md; gate_sums.c): folds an update's test ratio over its mo observation components
- * into the running mean *nis (a NaN ratio, no test, leaves it); 1 while the mean exceeds `limit`. */
-int ux_nis_track(ux_real *nis, ux_real ratio, unsigned mo, ux_real limit);
+/* The evidence tests every filter keeps (filter.h ux_evidence_tests; gate_sums.c): init's values; the gate
+ * (> 0) and whether a failing observation is dropped; the consistency limit (> 0); an update's test ratio over
+ * mo observation components recorded, returning whether it fails the gate, and folded into the consistency mean
+ * (a NaN ratio, no test, leaves it: docs/semantics.md, "Consistency"), returning whether that exceeds the
+ * limit. */
+void ux_tests_init(ux_evidence_tests *t);
+ux_status ux_tests_set_gate(ux_evidence_tests *t, double gate, int drop);
+ux_status ux_tests_set_consistency(ux_evidence_tests *t, double limit);
+int ux_tests_outlier(ux_evidence_tests *t, ux_real ratio);
+int ux_tests_track(ux_evidence_tests *t, unsigned mo);
 
 /* The variance of the kernel family's standard member (ux_std_logpdf's): 1, Laplace(0, 1)'s 2, the uniform on
  * [−½, ½]'s 1/12 (bayes.c: the scalar gate and linear update, joint_cells.c: the cells' observation noise). */

@@ -147,10 +147,7 @@ ux_status ux_joint_cells_init(ux_joint_cells *f, const ux_joint_filter_config *c
     f->w0 = kappa / ((ux_real)d + kappa);
     f->wi = UX_R(0.5) / ((ux_real)d + kappa);
     f->scale = UX_SQRT((ux_real)d + kappa);
-    f->gate = (ux_real)UX_OUTLIER_GATE;
-    f->test_ratio = (ux_real)NAN;
-    f->nis = UX_R(1.0); /* a calibrated predictive's mean */
-    f->nis_limit = (ux_real)UX_NIS_LIMIT;
+    ux_tests_init(&f->tests);
     f->last = UX_OK;
     return UX_OK;
 }
@@ -824,7 +821,7 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     if (J == 0 && m == 0) {
         f->last = UX_NO_EVIDENCE;
         f->log_evidence = 0;
-        f->test_ratio = (ux_real)NAN;
+        f->tests.ratio = (ux_real)NAN;
         return UX_NO_EVIDENCE;
     }
     if ((st = check_observation(f, z, omega, J, m, zr)) != UX_OK)
@@ -834,10 +831,9 @@ ux_status ux_joint_cells_update(ux_joint_cells *f, const double *z, const double
     memset(&gate, 0, sizeof gate);
     for (i = 0; i < f->count; ++i)
         f->next.w[i] = update_cell(f, i, zr, &ctx, &gate);
-    f->test_ratio = ux_gate_ratio(&gate, zr, f->model->code->dim_obs);
-    outlier = f->test_ratio > f->gate * f->gate;
-    inconsistent = ux_nis_track(&f->nis, f->test_ratio, f->model->code->dim_obs, f->nis_limit);
-    if (outlier && f->gate_outliers) { /* not weighed: the cells as split, nothing observed */
+    outlier = ux_tests_outlier(&f->tests, ux_gate_ratio(&gate, zr, f->model->code->dim_obs));
+    inconsistent = ux_tests_track(&f->tests, f->model->code->dim_obs);
+    if (outlier && f->tests.drop) { /* not weighed: the cells as split, nothing observed */
         f->last = UX_OUTLIER;
         f->log_evidence = 0;
         return UX_OUTLIER;
@@ -883,11 +879,7 @@ ux_status ux_joint_cells_set_exchange(ux_joint_cells *f, int on)
 
 ux_status ux_joint_cells_set_gate(ux_joint_cells *f, double gate, int gate_outliers)
 {
-    if (f == NULL || f->model == NULL || !(gate > 0))
-        return UX_ERR_ARG;
-    f->gate = (ux_real)gate;
-    f->gate_outliers = (uint8_t)(gate_outliers != 0);
-    return UX_OK;
+    return f != NULL && f->model != NULL ? ux_tests_set_gate(&f->tests, gate, gate_outliers) : UX_ERR_ARG;
 }
 
 ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure)
@@ -900,15 +892,12 @@ ux_status ux_joint_cells_departure(const ux_joint_cells *f, double *departure)
     return UX_OK;
 }
 
-double ux_joint_cells_test_ratio(const ux_joint_cells *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
-double ux_joint_cells_nis(const ux_joint_cells *f) { return f != NULL ? (double)f->nis : (double)NAN; }
+double ux_joint_cells_test_ratio(const ux_joint_cells *f) { return f != NULL ? (double)f->tests.ratio : (double)NAN; }
+double ux_joint_cells_nis(const ux_joint_cells *f) { return f != NULL ? (double)f->tests.nis : (double)NAN; }
 
 ux_status ux_joint_cells_set_consistency(ux_joint_cells *f, double limit)
 {
-    if (f == NULL || f->model == NULL || !(limit > 0))
-        return UX_ERR_ARG;
-    f->nis_limit = (ux_real)limit;
-    return UX_OK;
+    return f != NULL && f->model != NULL ? ux_tests_set_consistency(&f->tests, limit) : UX_ERR_ARG;
 }
 size_t ux_joint_cells_sizeof(void) { return sizeof(ux_joint_cells); }
 unsigned ux_joint_cells_count(const ux_joint_cells *f) { return f != NULL ? f->count : 0u; }

@@ -162,10 +162,7 @@ ux_status ux_joint_filter_init(ux_joint_filter *f, const ux_joint_filter_config 
     f->fresh = 1;
     f->mode = cfg->mode;
     f->last = UX_OK;
-    f->gate = (ux_real)UX_OUTLIER_GATE;
-    f->test_ratio = (ux_real)NAN;
-    f->nis = UX_R(1.0); /* a calibrated predictive's mean */
-    f->nis_limit = (ux_real)UX_NIS_LIMIT;
+    ux_tests_init(&f->tests);
     return UX_OK;
 }
 
@@ -299,7 +296,7 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
         return UX_ERR_ARG;
     dim_obs = f->model->code->dim_obs;
     if (J == 0 && m == 0) {
-        f->test_ratio = (ux_real)NAN;
+        f->tests.ratio = (ux_real)NAN;
         return without_observation(f, UX_NO_EVIDENCE);
     }
     if (z == NULL || J < 1 || J > UX_MAX_ETA)
@@ -327,11 +324,10 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     }
     ux_joint_model_context(f->model, f->params, 0, 0, &ctx);
     obs.gate = NULL;
-    if (f->gate_outliers) { /* the test decides whether to weigh: a pass of its own first */
+    if (f->tests.drop) { /* the test decides whether to weigh: a pass of its own first */
         evidence_gate_sums(f, &ctx, count, &gate);
-        f->test_ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
-        if (f->test_ratio > f->gate * f->gate) { /* not weighed: the step without observation's */
-            ux_nis_track(&f->nis, f->test_ratio, dim_obs, f->nis_limit);
+        if (ux_tests_outlier(&f->tests, evidence_test_ratio(&gate, zr, J, dim_obs))) { /* not weighed */
+            ux_tests_track(&f->tests, dim_obs);
             return without_observation(f, UX_OUTLIER);
         }
     } else {
@@ -351,9 +347,9 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
     if (st < 0)
         return st; /* the evidence was checked above and init sized the workspace: not reached in practice */
     if (obs.gate != NULL)
-        f->test_ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
-    outlier = f->test_ratio > f->gate * f->gate;
-    inconsistent = ux_nis_track(&f->nis, f->test_ratio, dim_obs, f->nis_limit);
+        f->tests.ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
+    outlier = ux_tests_outlier(&f->tests, f->tests.ratio);
+    inconsistent = ux_tests_track(&f->tests, dim_obs);
     f->staged = 0;
     f->fresh = 0;
     f->last = outlier && st == UX_OK ? UX_OUTLIER : st;
@@ -365,22 +361,15 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
 
 ux_status ux_joint_filter_set_gate(ux_joint_filter *f, double gate, int gate_outliers)
 {
-    if (f == NULL || f->model == NULL || !(gate > 0))
-        return UX_ERR_ARG;
-    f->gate = (ux_real)gate;
-    f->gate_outliers = (uint8_t)(gate_outliers != 0);
-    return UX_OK;
+    return f != NULL && f->model != NULL ? ux_tests_set_gate(&f->tests, gate, gate_outliers) : UX_ERR_ARG;
 }
 
-double ux_joint_filter_test_ratio(const ux_joint_filter *f) { return f != NULL ? (double)f->test_ratio : (double)NAN; }
-double ux_joint_filter_nis(const ux_joint_filter *f) { return f != NULL ? (double)f->nis : (double)NAN; }
+double ux_joint_filter_test_ratio(const ux_joint_filter *f) { return f != NULL ? (double)f->tests.ratio : (double)NAN; }
+double ux_joint_filter_nis(const ux_joint_filter *f) { return f != NULL ? (double)f->tests.nis : (double)NAN; }
 
 ux_status ux_joint_filter_set_consistency(ux_joint_filter *f, double limit)
 {
-    if (f == NULL || f->model == NULL || !(limit > 0))
-        return UX_ERR_ARG;
-    f->nis_limit = (ux_real)limit;
-    return UX_OK;
+    return f != NULL && f->model != NULL ? ux_tests_set_consistency(&f->tests, limit) : UX_ERR_ARG;
 }
 
 size_t ux_joint_filter_sizeof(void) { return sizeof(ux_joint_filter); }
