@@ -37,6 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _ttr, joint_systems, systems
+from .bayes import Status
 from .filter import OUTLIER_GATE, sum_in_order
 from .model import StateSpaceModel
 
@@ -133,8 +134,11 @@ class FitResult:
     better_seen: tuple[dict, float] | None = None
     # The k of the influential outliers at the optimum (`influential_outliers`): observations that can pull the
     # estimate far off (one 1e6 among 200 sv observations took φ from 0.98 to 0.30). Empty where there is none
-    # or the log-likelihood cannot say (one without `outliers`).
+    # or the log-likelihood cannot say (one without `flags`).
     outliers: tuple[int, ...] = ()
+    # The k of the steps the filter calls INCONSISTENT at the optimum (docs/semantics.md, "Consistency"): readings
+    # that, together, do not fit the fitted model's predictions, which no noise scale it can choose repairs.
+    inconsistent: tuple[int, ...] = ()
 
     @property
     def why_not_best(self) -> str | None:
@@ -355,16 +359,28 @@ class LogLikelihood(Evaluated):
         )
         return run_filter(model, self.trace, self.eta, self.mode, self.likelihood, prior=self.prior)
 
-    def outliers(self, params) -> tuple[int, ...]:
-        """The k of the influential outliers at `params` (`influential_outliers`; one filter run)."""
-        return run_outliers(self.trace, self._run(tuple(float(v) for v in params)))
+    def flags(self, params) -> "OptimumFlags":
+        """The influential outliers and the INCONSISTENT steps at `params` (`run_flags`; one filter run)."""
+        return run_flags(self.trace, self._run(tuple(float(v) for v in params)))
 
 
-def run_outliers(trace, run) -> tuple[int, ...]:
-    """`influential_outliers` of a filter's run of `trace` (a FilterRun or JointRun): the steps its innovation gate
-    fails by its test ratio."""
+class OptimumFlags(NamedTuple):
+    """What a filter run at the optimum flags, by k: influential outliers, and INCONSISTENT steps."""
+
+    outliers: tuple[int, ...]
+    inconsistent: tuple[int, ...]
+
+
+def run_flags(trace, run) -> OptimumFlags:
+    """Of a filter's run of `trace` (a FilterRun or JointRun): `influential_outliers` (the steps its innovation
+    gate fails by its test ratio), and the steps whose status is INCONSISTENT."""
     failed = np.asarray(run.test_ratio, dtype=np.float64) > OUTLIER_GATE**2  # NaN (no test): passed
-    return influential_outliers(trace, failed, run.log_evidence)
+    return OptimumFlags(influential_outliers(trace, failed, run.log_evidence), inconsistent_steps(trace, run.status))
+
+
+def inconsistent_steps(trace, status) -> tuple[int, ...]:
+    """The k of the steps whose status is INCONSISTENT."""
+    return tuple(int(trace.k[i]) for i in np.flatnonzero(np.asarray(status) == Status.INCONSISTENT))
 
 
 def influential_outliers(trace, failed, log_evidence) -> tuple[int, ...]:
@@ -503,9 +519,9 @@ def maximise(
     result.better_seen = runs.better_than(result.log_likelihood)
     if result.better_seen is not None:  # never "converged" below a run the fit has seen
         result.converged, result.message = False, result.why_not_best
-    outliers = getattr(loglik, "outliers", None)
-    if outliers is not None:  # one more filter run, at the optimum
-        result.outliers = tuple(outliers(result.params))
+    flags = getattr(loglik, "flags", None)
+    if flags is not None:  # one more filter run, at the optimum
+        result.outliers, result.inconsistent = flags(result.params)
         result.evaluations += 1
     return result
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from . import _ttr, joint_systems
-from .fit import ENGINES, Evaluated, _prior_tuple, engine_for, run_outliers
+from .fit import ENGINES, Evaluated, OptimumFlags, _prior_tuple, engine_for, run_flags
 from .joint_cells import run_joint_cells
 from .joint_filter import DEFAULT_VECTOR_MODE
 from .run import _steps
@@ -66,10 +66,10 @@ class JointLogLikelihood(Evaluated):
             self.refusal = str(exc)
             return -math.inf
 
-    def outliers(self, params) -> tuple[int, ...]:
-        """The k of the influential outliers at `params` (`uxemu.fit.run_outliers`: the cell filter's innovation
-        gate, docs/semantics.md "Cell filter"; one filter run)."""
-        return run_outliers(self.trace, self.run(tuple(float(v) for v in params)))
+    def flags(self, params) -> OptimumFlags:
+        """The influential outliers and INCONSISTENT steps at `params` (`uxemu.fit.run_flags`: the cell filter's
+        innovation gate and consistency test, docs/semantics.md "Cell filter"; one filter run)."""
+        return run_flags(self.trace, self.run(tuple(float(v) for v in params)))
 
     def run(self, params):
         """The cell filter's run of the trace at `params` (a JointRun), its exchange off (FIT_EXCHANGE)."""

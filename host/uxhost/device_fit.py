@@ -50,10 +50,11 @@ class DeviceLogLikelihood(Evaluated):
             for i in range(len(self.trace))
         )
 
-    def outliers(self, params) -> tuple[int, ...]:
-        """The k of the influential outliers (uxemu.fit.influential_outliers) of the device's run at `params`:
-        the steps it marks OUTLIER (its innovation gate) whose log evidence is far below the others'."""
-        from uxemu.fit import influential_outliers
+    def flags(self, params):
+        """The influential outliers (uxemu.fit.influential_outliers) of the device's run at `params` — the steps it
+        marks OUTLIER (its innovation gate) whose log evidence is far below the others' — and the steps it marks
+        INCONSISTENT (uxemu.fit.OptimumFlags)."""
+        from uxemu.fit import OptimumFlags, inconsistent_steps, influential_outliers
 
         from .protocol import Status
 
@@ -62,6 +63,7 @@ class DeviceLogLikelihood(Evaluated):
         )
         kept = "the fit stopped at its check of the optimum's outliers"
         posts = [step_row(self.device, self.trace, i, self.qemu, kept) for i in range(len(self.trace))]
-        return influential_outliers(
+        outliers = influential_outliers(
             self.trace, [p.status == Status.OUTLIER for p in posts], [p.log_evidence for p in posts]
         )
+        return OptimumFlags(outliers, inconsistent_steps(self.trace, [p.status for p in posts]))

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+import uxemu
 from uxemu import Kernel, Sampler, StateSpaceModel, fit, joint_systems, kalman, laws, systems, traces
 
 
@@ -353,6 +354,22 @@ def test_a_joint_fit_names_an_influential_outlier():
     z[70] = z[70] + 20.0
     result = fit.fit("cvrange", traces.Trace(tr.k, tr.u, z), ["r"], eta=8)
     assert result.outliers == (70,)
+
+
+def test_a_fit_names_the_steps_its_optimum_leaves_inconsistent():
+    """lg whose last 50 of 200 readings carry 10 times the sensor noise: no r fits both parts, and the filter at
+    the optimum says INCONSISTENT on the noisy tail (docs/semantics.md, "Consistency"); the clean trace has none,
+    and neither has the noisy one's head."""
+    model = systems.get("lg")
+    tr = traces.simulate(model, 200, np.random.default_rng(3))
+    assert fit.fit("lg", tr, ["q", "r"], eta=8).inconsistent == ()
+    z = tr.z.copy()
+    z[150:] = tr.x[150:] + 10.0 * (tr.z[150:] - tr.x[150:])
+    result = fit.fit("lg", traces.Trace(tr.k, tr.u, z), ["q", "r"], eta=8)
+    assert len(result.inconsistent) > 10 and min(result.inconsistent) >= 150
+    fitted = systems.get("lg", **dict(zip(("a", "q", "r"), result.params)))
+    run = uxemu.run_filter(fitted, traces.Trace(tr.k, tr.u, z), 8, fit.DEFAULT_MODE)  # the fit's own filter
+    assert result.inconsistent == tuple(int(k) for k in np.flatnonzero(run.status == uxemu.Status.INCONSISTENT))
 
 
 @pytest.mark.parametrize(

@@ -142,6 +142,26 @@ def test_a_smooth_fit_has_no_warning(lg_csv, tmp_path, capsys):
     assert result["stderr_reliable"] and result["roughness"] < 0.1 and "warning" not in stdout
 
 
+def test_a_fit_whose_optimum_leaves_readings_inconsistent_says_so(tmp_path, capsys):
+    """lg whose last quarter of readings carry 10 times the sensor noise: the fit warns, once, that the filter at
+    the optimum calls those steps INCONSISTENT, and --json lists them; the clean trace (test above) has none."""
+    import numpy as np
+
+    trace, spoiled, out = tmp_path / "lg.csv", tmp_path / "spoiled.csv", tmp_path / "fit.json"
+    code, _, err = run_cli(capsys, "simulate", "--system", "lg", "--steps", 200, "--seed", 3, "-o", trace)
+    assert code == 0, err
+    lines = trace.read_text().splitlines()
+    header = [ln for ln in lines if ln.startswith("#") or ln.startswith("k,")]
+    rows = np.loadtxt(trace, delimiter=",", skiprows=len(header))
+    rows[150:, 2] = rows[150:, 3] + 10.0 * (rows[150:, 2] - rows[150:, 3])  # z = x + 10 × its noise
+    spoiled.write_text("\n".join(header + [",".join(repr(float(v)) for v in row) for row in rows]) + "\n")
+    code, stdout, err = run_cli(capsys, "fit", spoiled, "--free", "q,r", "--eta", 8, "--no-profile", "--json", out)
+    warnings = [line for line in stdout.splitlines() if "INCONSISTENT at the optimum" in line]
+    assert code == 0 and len(warnings) == 1, (stdout, err)
+    steps = json.loads(out.read_text())["inconsistent"]
+    assert len(steps) > 10 and min(steps) >= 150 and f"k={steps[0]}" in warnings[0]
+
+
 def test_a_rough_log_likelihood_is_warned_about(tmp_path, capsys):
     # gss in refined mode at η = 4 loses one of its two modes at some θ: log L has cliffs, and the standard
     # errors read from its curvature mean nothing — the output says so instead of printing them as if they held.

@@ -326,6 +326,8 @@ def print_notes(args, config, result, no_stderr: dict, largest_eta: int | None) 
             )
     if result.outliers:
         print(f"  warning: {outlier_warning(result.outliers, args.z_col)}")
+    if result.inconsistent:
+        print(f"  warning: {inconsistent_warning(result.inconsistent)}")
     if result.better_seen is not None:
         print(
             f"  warning: {result.why_not_best} (--start "
@@ -353,6 +355,18 @@ def outlier_warning(ks, z_col: str, shown: int = 5) -> str:
         f"{len(ks)} influential outlier(s) at the optimum: {named} (beyond the innovation gate, "
         f"{OUTLIER_GATE:g} standard deviations, and {fit.OUTLIER_NATS:g} nats below the median step's evidence); "
         f"an outlier can pull the estimate far off: check it, or leave its {z_col!r} empty (missing) and fit again"
+    )
+
+
+def inconsistent_warning(ks, shown: int = 5) -> str:
+    """The steps the filter calls INCONSISTENT at the optimum (docs/semantics.md, "Consistency"), by k."""
+    from uxemu.filter import NIS_LIMIT
+
+    named = ", ".join(f"k={k}" for k in ks[:shown]) + (f" and {len(ks) - shown} more" if len(ks) > shown else "")
+    return (
+        f"{len(ks)} step(s) INCONSISTENT at the optimum: {named} (the running mean of the test ratios above "
+        f"{NIS_LIMIT:g}): even fitted, the model's predictions do not fit these readings — a noise or a level that "
+        "changes, a stuck sensor — and the estimate and its standard errors describe a model the data do not follow"
     )
 
 
@@ -389,6 +403,7 @@ def write_json(args, trace, spec, config, result, elapsed: float, no_stderr: dic
                 "stderr_reliable": result.stderr_reliable,
                 "interval": {n: list(v) for n, v in result.interval.items()},
                 "outliers": list(result.outliers),  # k of the influential outliers at the optimum
+                "inconsistent": list(result.inconsistent),  # k of the INCONSISTENT steps at the optimum
             },
             indent=2,
         )
