@@ -1,8 +1,8 @@
 /*
  * The innovation gate's sums over weighted predictive points, each with its predicted observation and that
  * observation's covariance (docs/semantics.md, "Cell filter" and "Joint filter"): the cells' and the joint
- * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's GateSums. Every filter's consistency
- * mean of its test ratios (ux_nis_track) is kept here too.
+ * atom filter's one test ratio. Sums in index order, as uxemu/_linalg.py's GateSums. Every filter's evidence
+ * tests (the gate, the test ratio and its consistency mean: ux_tests_*) are kept here too.
  */
 #include "internal.h"
 #include "ux/joint_model.h"

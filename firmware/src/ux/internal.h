@@ -160,6 +160,17 @@ typedef struct ux_gate_sums {
     unsigned n;
 } ux_gate_sums;
 void ux_gate_add(ux_gate_sums *g, ux_real w, const ux_real *zh, const ux_real *S, unsigned mo);
+/* A kernel's point into the sums: zh its location, S diagonal with fv·scale_c² (fv the family's variance; the
+ * joint atom filter's points, weighed or about to be). S is the caller's mo × mo scratch, zeroed once per pass:
+ * only its diagonal is written. Inline: it runs once per weighed point. */
+static inline void ux_gate_add_kernel(ux_gate_sums *g, ux_real w, const ux_real *loc, const ux_real *scale, ux_real fv,
+                                      ux_real *S, unsigned mo)
+{
+    unsigned c;
+    for (c = 0; c < mo; ++c)
+        S[c * mo + c] = (scale[c] * scale[c]) * fv;
+    ux_gate_add(g, w, loc, S, mo);
+}
 /* The sums' predictive of z: its innovation ν = z − (zh_0 + s/W) and covariance S = M/W − (s/W)(s/W)ᵀ (mo, mo²);
  * 0 when a value is not finite. */
 int ux_gate_innovation(const ux_gate_sums *g, const ux_real *z, unsigned mo, ux_real *nu, ux_real *S);

@@ -27,8 +27,8 @@ static ux_status evidence_weights(const ux_joint_evidence *ev, unsigned dim_obs,
     return UX_OK;
 }
 
-/* A pass's start: its gate sums (obs->gate) afresh, and the diagonal S the atoms' adds fill; returns the
- * family's variance. */
+/* A pass's start: its gate sums (obs->gate) afresh, and the scratch S the atoms' adds fill the diagonal of;
+ * returns the family's variance. */
 static ux_real gate_start(const ux_joint_observation *obs, ux_real *S)
 {
     if (obs->gate != NULL) {
@@ -36,18 +36,6 @@ static ux_real gate_start(const ux_joint_observation *obs, ux_real *S)
         memset(S, 0, UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS * sizeof(ux_real));
     }
     return ux_family_variance(obs->family);
-}
-
-/* An atom's kernel location and family variance fv × scale², weight w, into the pass's gate sums (when asked). */
-static void gate_add(const ux_joint_observation *obs, ux_real w, const ux_real *loc, const ux_real *scale, ux_real fv,
-                     ux_real *S)
-{
-    unsigned c, mo = obs->dim_obs;
-    if (obs->gate == NULL)
-        return;
-    for (c = 0; c < mo; ++c)
-        S[c * mo + c] = (scale[c] * scale[c]) * fv;
-    ux_gate_add(obs->gate, w, loc, S, mo);
 }
 
 /* ℓ_i = m Σ_k ω_k Σ_c [g((z_kc − loc_c) / scale_c) − log scale_c], the sums in index order; NaN → −∞. */
@@ -61,7 +49,8 @@ static void log_likelihoods(const ux_joint_observation *obs, const ux_real *px, 
     for (i = 0; i < count; ++i) {
         ux_real acc = 0;
         obs->kernel(px + i * dim, obs->ctx, loc, scale);
-        gate_add(obs, pw[i], loc, scale, fv, S);
+        if (obs->gate != NULL)
+            ux_gate_add_kernel(obs->gate, pw[i], loc, scale, fv, S, obs->dim_obs);
         for (c = 0; c < obs->dim_obs; ++c)
             log_scale[c] = UX_LOG(scale[c]);
         for (k = 0; k < ev->count; ++k) {
@@ -89,7 +78,8 @@ static void likelihoods_linear(const ux_joint_observation *obs, const ux_real *p
     for (i = 0; i < count; ++i) {
         ux_real p = 0;
         obs->kernel(px + i * dim, obs->ctx, loc, scale);
-        gate_add(obs, pw[i], loc, scale, fv, S);
+        if (obs->gate != NULL)
+            ux_gate_add_kernel(obs->gate, pw[i], loc, scale, fv, S, obs->dim_obs);
         for (c = 0; c < obs->dim_obs; ++c) {
             ux_real factor = UX_EXP(ux_std_logpdf_inline(obs->family, (z[c] - loc[c]) / scale[c])) / scale[c];
             p = c == 0 ? factor : p * factor;

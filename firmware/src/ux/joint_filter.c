@@ -253,17 +253,14 @@ static ux_real evidence_test_ratio(const ux_gate_sums *g, const ux_real *z, unsi
  * outliers must know before it weighs them (one that does not takes them from BayesLaplace's pass). */
 static void evidence_gate_sums(const ux_joint_filter *f, const ux_model_ctx *ctx, size_t count, ux_gate_sums *g)
 {
-    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS];
+    ux_real loc[UX_JOINT_MAX_OBS], scale[UX_JOINT_MAX_OBS], S[UX_JOINT_MAX_OBS * UX_JOINT_MAX_OBS] = {0};
     ux_real fv = ux_family_variance(f->model->code->family);
-    unsigned mo = f->model->code->dim_obs, d = f->model->dim, c;
+    unsigned d = f->model->dim;
     size_t i;
     memset(g, 0, sizeof *g);
-    memset(S, 0, sizeof S);
     for (i = 0; i < count; ++i) {
         f->model->code->kernel(staged_x(f) + i * d, ctx, loc, scale);
-        for (c = 0; c < mo; ++c)
-            S[c * mo + c] = (scale[c] * scale[c]) * fv;
-        ux_gate_add(g, staged_w(f)[i], loc, S, mo);
+        ux_gate_add_kernel(g, staged_w(f)[i], loc, scale, fv, S, f->model->code->dim_obs);
     }
 }
 
