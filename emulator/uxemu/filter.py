@@ -60,6 +60,9 @@ OUTLIER_GATE = 5.0
 # Smooth refined (ux/filter.h UX_REFOCUS_ESS; docs/semantics.md, "Filter"): an update whose weighed points'
 # effective count is below REFOCUS_ESS·η builds its posterior from the density's quadrature.
 REFOCUS_ESS = 2
+# ... or whose posterior density still rises at an outermost weighed point that alone holds EDGE_SHARE of the
+# posterior's variance (ux/filter.h UX_EDGE_SHARE; docs/semantics.md, "Filter", the open edge).
+EDGE_SHARE = 0.0625
 # The smooth filter's kernel (ux/filter.h UX_KERNEL_*; docs/semantics.md, "Filter", the kernel): at a predict,
 # KERNEL_SHARE of the belief's variance moves from between its atoms into every component, at most KERNEL_CAP
 # of the atoms' own; in full after an update that took nothing from the variance, none after one that took
@@ -202,6 +205,10 @@ class FilterDensity:
         base[linear] = libm.log(s[linear])
         base[~linear] = self._log_base(t[~linear])
         return t, h, self._plus_likelihood(base, t)
+
+    def log_base(self, tt: np.ndarray) -> np.ndarray:
+        """The base law's log density at the points tt (1-D): the predictive mixture's or the prior law's."""
+        return self._log_base(np.asarray(tt, dtype=np.float64))
 
     def _log_base(self, tt: np.ndarray) -> np.ndarray:
         if self.form == "mixture":
@@ -492,13 +499,14 @@ class BayesLaplaceFilter:
             self.test_ratio, outlier = lin.ratio, lin.ratio > self.gate * self.gate
         else:
             res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
+        edges = point_edges(*prior_atoms) if self.smooth and lin is None else None
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
         weighed = res.status == Status.OK
         if self.smooth:
             self._var = res.points_var if weighed else prior_var  # a fallback keeps the prior
-        status = self._quadrature_posterior(res, prior_atoms, evidence, m)
+        status = self._quadrature_posterior(res, prior_atoms, evidence, m, edges)
         if self.smooth:  # the share of the variance this update took (after a refocus: the quadrature's)
             self._info = 1.0 - self._var / prior_var if prior_var > 0 and weighed else 0.0
         self.log_likelihood += self.log_evidence
@@ -519,11 +527,11 @@ class BayesLaplaceFilter:
         self.nis = nis_track(self.nis, self.test_ratio)
         return Status.INCONSISTENT if status == Status.OK and self.nis > self.nis_limit else status
 
-    def _quadrature_posterior(self, res, prior_atoms, evidence, m: int) -> Status:
+    def _quadrature_posterior(self, res, prior_atoms, evidence, m: int, edges=None) -> Status:
         """The update's density, and in mixture mode — or when it must refocus (smooth: fewer than REFOCUS_ESS·η
-        effective points; else the first update's concentration) — its posterior from that density's
-        quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a first update so refocused, else
-        BayesLaplace's status."""
+        effective points, or an open edge of the weighed points `edges`; else the first update's concentration) —
+        its posterior from that density's quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a
+        first update so refocused, else BayesLaplace's status."""
         z, om = evidence_arrays(evidence)
         lik = (
             dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence)
@@ -535,11 +543,41 @@ class BayesLaplaceFilter:
         region, concentrated = self._first_region(prior_atoms[0]) if first else (None, False)
         if region is not None:
             self.density = replace(self.density, region=region)
-        refocus = res.ess < REFOCUS_ESS * self.eta if self.smooth else concentrated
+        refocus = self._smooth_refocus(res, edges) if self.smooth else concentrated
         if (self.mode == "mixture" or refocus) and self.density.form != "bins" and self.density.likelihood is not None:
             if self._mixture_posterior() and refocus and first:
                 return Status.REFOCUSED
         return res.status
+
+    def _smooth_refocus(self, res, edges) -> bool:
+        """ux/filter.c smooth_refocus: too few effective points, or an open edge (`_edge_open`)."""
+        if res.ess < REFOCUS_ESS * self.eta:
+            return True
+        return (
+            edges is not None
+            and self.density.likelihood is not None
+            and edges.has_inner
+            and self._edge_open(edges, res.log_likelihood, res.log_evidence)
+        )
+
+    def _edge_open(self, edges: "PointEdges", ell: np.ndarray, log_evidence: float) -> bool:
+        """The open-edge test (ux/filter_density.c filter_edge_open): on either side the outermost point's share of
+        the posterior, w_e/Σw·e^(ℓ_e − log evidence), times its squared distance from the posterior's mean at
+        least EDGE_SHARE of the posterior's variance, and both the likelihood and the density's numerator there
+        above their values at the next point inward; ℓ: BayesLaplace's own, per prior atom."""
+        if not self._var > 0:
+            return False
+        mean, bar = self.posterior.mean(), EDGE_SHARE * self._var
+        for side in (0, 1):
+            e, i = edges.edge[side], edges.inner[side]
+            le, li = float(ell[edges.at[2 * side]]), float(ell[edges.at[2 * side + 1]])
+            dist = e - mean
+            share = (edges.weight[side] / edges.total) * float(libm.exp(le - log_evidence))
+            if share * (dist * dist) >= bar and le > li:
+                base = self.density.log_base(np.array([e, i]))
+                if numerator_from(base[0], le) > numerator_from(base[1], li):
+                    return True
+        return False
 
     def _track_departure(self, outlier: bool, reach: float, prior_mean: float):
         """docs/semantics.md, "Departure" (ux/filter.c track_departure): an outlier leaves the distance between
@@ -701,6 +739,39 @@ class BayesLaplaceFilter:
             posts.append(self.posterior)
             dens.append(self.density)
         return FilterRun(means, vars_, status, posts, evidence, dens, ratio, nis)
+
+
+class PointEdges(NamedTuple):
+    """The outermost prior points an update weighs (ux/filter_internal.h ux_point_edges): per side (0: lowest,
+    1: highest) the outermost position, the next one inward (±∞ when none) and the prior weight there, summed
+    in order; `total` all the prior weight, summed in order; `at` the indices of their first occurrences (edge 0,
+    inner 0, edge 1, inner 1; 0 for an inner point that is not there)."""
+
+    edge: tuple
+    inner: tuple
+    weight: tuple
+    total: float
+    at: tuple
+
+    @property
+    def has_inner(self) -> bool:
+        return self.inner[0] < math.inf
+
+
+def point_edges(x, w) -> PointEdges:
+    """ux/filter.c point_edges."""
+    x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    xs = np.unique(x)
+    lo2, hi2 = (float(xs[1]), float(xs[-2])) if xs.size > 1 else (math.inf, -math.inf)
+    weight = (_ttr.sequential_sum(w[x == xs[0]]), _ttr.sequential_sum(w[x == xs[-1]]))
+    at = tuple(int(np.flatnonzero(x == v)[0]) if np.isfinite(v) else 0 for v in (xs[0], lo2, xs[-1], hi2))
+    return PointEdges((float(xs[0]), float(xs[-1])), (lo2, hi2), weight, _ttr.sequential_sum(w), at)
+
+
+def numerator_from(base: float, ell: float) -> float:
+    """base + ℓ, −∞ where that is NaN (ux/filter_density.c numerator_from)."""
+    u = base + ell
+    return -math.inf if math.isnan(u) else u
 
 
 def merge_equal(x, w, v):

@@ -222,3 +222,55 @@ def test_the_command_line_takes_a_benchmark_by_name(monkeypatch, tmp_path):
     assert seen == ["regimes"]
     with pytest.raises(SystemExit):
         cli.main(["nonesuch"])
+
+
+# -- the open edge (docs/semantics.md, "Filter") ---------------------------------------------------------------
+# gss on its own data, seed 0: at step 180 (z = 6.44, modes at ±11.3) the exact posterior keeps 1.5 % of its mass
+# at +11.3, beyond the η² points' reach; without the open-edge test refined η = 16 kept 0.45 % there, its
+# variance 0.32× the exact one with status OK (measured at 8f65697).
+EDGE_CELL = dict(group="nonlinear", system="gss", data="model")
+EDGE_STEP = 180
+
+
+@pytest.fixture(scope="module")
+def edge_problem():
+    return R.Problem(EDGE_CELL, 200, 0)  # the trace's draws depend on its length
+
+
+def test_an_open_edge_takes_the_quadrature_and_keeps_the_far_mode(edge_problem, monkeypatch):
+    from uxemu import filter as F
+
+    steps, opened = [], set()
+    step, edge_open = F.BayesLaplaceFilter.step, F.BayesLaplaceFilter._edge_open
+
+    def step_spy(self, k, *args, **kwargs):
+        steps.append(k)
+        return step(self, k, *args, **kwargs)
+
+    def edge_spy(self, *args):
+        if edge_open(self, *args):
+            opened.add(steps[-1])
+            return True
+        return False
+
+    monkeypatch.setattr(F.BayesLaplaceFilter, "step", step_spy)
+    monkeypatch.setattr(F.BayesLaplaceFilter, "_edge_open", edge_spy)
+    mean, var, status, _ = edge_problem.run("reference", 16, "refined")
+    exact = edge_problem.exact
+    assert EDGE_STEP in opened and status[EDGE_STEP] == 0
+    assert len(opened) <= 4  # a rare path: 2 of the 200 updates here (142, 180)
+    assert 0.8 <= var[EDGE_STEP] / exact.var[EDGE_STEP] <= 1.25
+    assert M.score_run(mean, var, status, 0.0, exact).silent == 0
+    monkeypatch.setattr(F, "EDGE_SHARE", math.inf)  # the test off: the step is silently wrong again
+    mean, var, status, _ = edge_problem.run("reference", 16, "refined")
+    assert var[EDGE_STEP] / exact.var[EDGE_STEP] < 0.5 and status[EDGE_STEP] == 0
+
+
+def test_the_c_core_opens_the_same_edge_bit_for_bit(edge_problem):
+    if not native.available():
+        pytest.skip(f"{native.library_path()} is not built (run `make native`)")
+    for eta in (4, 16, 32):
+        got = [edge_problem.run(which, eta, "refined") for which in ("native", "reference")]
+        for a, b in zip(got[0][:3], got[1][:3]):
+            np.testing.assert_array_equal(a, b)
+        assert got[0][3] == got[1][3]

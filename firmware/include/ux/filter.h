@@ -54,6 +54,11 @@ typedef struct {
  * UX_REFOCUS_ESS·η builds its posterior from the density's quadrature. */
 #define UX_REFOCUS_ESS 2
 
+/* Smooth refined (docs/semantics.md, "Filter", the open edge): an update also builds its posterior from the
+ * quadrature when the posterior's density still rises at an outermost weighed point and that point alone holds
+ * UX_EDGE_SHARE of the posterior's variance — the points end where the posterior still has mass. */
+#define UX_EDGE_SHARE UX_R(0.0625)
+
 /* The smooth filter's kernel (docs/semantics.md, "Filter", the kernel): at a predict, UX_KERNEL_SHARE of the
  * belief's variance moves from between its atoms into every component, at most UX_KERNEL_CAP of the atoms'
  * own; in full after an update that took nothing from the variance, none after one that took UX_KERNEL_INFO

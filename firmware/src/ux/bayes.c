@@ -460,13 +460,24 @@ ux_status ux_log_likelihoods(const ux_observation *obs, const ux_real *px, size_
     return st;
 }
 
+/* The open-edge test's likelihoods and prior mass (ux_probe), before TTR reuses `lik`. */
+static void probe_read(ux_probe *probe, const ux_real *lik, ux_real prior_mass, int linear)
+{
+    unsigned k;
+    for (k = 0; k < 4; ++k)
+        probe->lik[k] = lik[probe->at[k]];
+    probe->prior_mass = prior_mass;
+    probe->linear = linear;
+}
+
 /* One evidence point z seen once, weighed in the linear domain (docs/semantics.md, "BayesLaplace"):
  * w'_i = w_i·(p_i / P), P = max p_i, zero weights dropped (order kept), TTR into out, and the evidence
  * log P + log Σ w'_i − log Σ w_i. Returns UX_FALLBACK, having changed nothing but p, when P is below
  * UX_LINEAR_MIN or not finite: the log domain decides then. p: room for count reals, reused as TTR's cells. */
 static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t count,
                               ux_real z, unsigned eta, unsigned n, ux_sources *src, ux_real *p,
-                              const ux_workspace *rest, ux_real *log_evidence, ux_real *ess, ux_real *spread)
+                              const ux_workspace *rest, ux_real *log_evidence, ux_real *ess, ux_real *spread,
+                              ux_probe *probe)
 {
     ux_real top, prior_mass, mass = 0, moment = 0, square = 0;
     ux_arena arena;
@@ -479,6 +490,8 @@ static ux_status bayes_linear(ux_value *out, const ux_observation *obs, ux_real 
     top = ux_linear_top(pw, p, count, &prior_mass);
     if (!(top >= UX_LINEAR_MIN && ux_finite(top)))
         return UX_FALLBACK;
+    if (probe != NULL)
+        probe_read(probe, p, prior_mass, 1);
     /* The mass and first moment of the weights are TTR's level-0 sums: a zero weight adds exactly 0 to
      * both (x is finite), so summing every hypothesis gives the kept ones' sums bit for bit. */
     for (i = 0; i < count; ++i) {
@@ -507,7 +520,7 @@ ux_status ux_bayes_laplace(ux_value *out, const ux_observation *obs, ux_real *px
                            ux_real *log_evidence)
 {
     ux_real ess;
-    return ux_bayes_laplace_ess(out, obs, px, pw, prior_count, ev, eta, src, ws, log_evidence, &ess, NULL);
+    return ux_bayes_laplace_ess(out, obs, px, pw, prior_count, ev, eta, src, ws, log_evidence, &ess, NULL, NULL);
 }
 
 /* UX_OK when obs names a likelihood the core can evaluate: a kernel of a family with a standard density, or a
@@ -525,7 +538,7 @@ static ux_status check_observation(const ux_observation *obs)
  * reduced when L is not finite. ell's memory serves as TTR's cells once it is read. */
 static ux_status bayes_log_domain(ux_value *out, ux_real *px, ux_real *pw, size_t prior_count, ux_real *ell,
                                   unsigned eta, unsigned n, ux_sources *src, ux_real *log_evidence, ux_real *ess,
-                                  ux_real *spread)
+                                  ux_real *spread, ux_probe *probe)
 {
     ux_real top = -UX_INF, prior_mass = 0, mass = 0, square = 0;
     uint8_t *cell = (uint8_t *)(void *)ell; /* a real is ≥ a byte */
@@ -543,6 +556,8 @@ static ux_status bayes_log_domain(ux_value *out, ux_real *px, ux_real *pw, size_
         *ess = (ux_real)NAN;
         return UX_FALLBACK;
     }
+    if (probe != NULL)
+        probe_read(probe, ell, prior_mass, 0);
     /* The best hypothesis keeps its prior weight, so the weights cannot all underflow (TTR writes `cell`
      * only after this). */
     for (i = 0; i < prior_count; ++i) {
@@ -567,7 +582,7 @@ static ux_status bayes_log_domain(ux_value *out, ux_real *px, ux_real *pw, size_
 
 ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                                const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
-                               ux_real *log_evidence, ux_real *ess, ux_real *spread)
+                               ux_real *log_evidence, ux_real *ess, ux_real *spread, ux_probe *probe)
 {
     ux_real omega[UX_MAX_ETA];
     ux_real *ell;
@@ -591,14 +606,14 @@ ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real
     rest = ux_arena_rest(&arena);
     if (obs->form == UX_LIK_KERNEL && ev->count == 1 && ev->m == 1 && omega[0] == UX_R(1.0)) {
         st = bayes_linear(out, obs, px, pw, prior_count, ev->z[0], eta, (unsigned)n, src, ell, &rest, log_evidence, ess,
-                          spread);
+                          spread, probe);
         if (st != UX_FALLBACK)
             return st;
     }
     st = ux_log_likelihoods(obs, px, prior_count, ev, ell, &rest); /* a NaN ℓ_i (impossible) is −∞ */
     if (st != UX_OK)
         return st;
-    return bayes_log_domain(out, px, pw, prior_count, ell, eta, (unsigned)n, src, log_evidence, ess, spread);
+    return bayes_log_domain(out, px, pw, prior_count, ell, eta, (unsigned)n, src, log_evidence, ess, spread, probe);
 }
 
 ux_status ux_bayes_laplace_value(ux_value *out, const ux_observation *obs, const ux_value *prior, const ux_evidence *ev,

@@ -628,12 +628,55 @@ static ux_density_form update_density_form(const ux_filter *f, unsigned J, int p
     return UX_DENSITY_BINS;
 }
 
+/* Point i at xi of weight wi on one side of ux_point_edges (0: lowest, 1: highest). */
+static void edge_take(ux_point_edges *e, int side, ux_real xi, ux_real wi, size_t i)
+{
+    ux_real *edge = &e->edge[side], *inner = &e->inner[side];
+    size_t *at = &e->probe.at[2 * side];
+    if (side ? xi > *edge : xi < *edge) {
+        *inner = *edge;
+        at[1] = at[0];
+        *edge = xi;
+        at[0] = i;
+        e->weight[side] = wi;
+    } else if (xi == *edge) {
+        e->weight[side] = e->weight[side] + wi;
+    } else if (side ? xi > *inner : xi < *inner) {
+        *inner = xi;
+        at[1] = i;
+    }
+}
+
+/* The outermost of the `count` prior points on each side (ux_point_edges), in one pass in order. */
+static void point_edges(const ux_real *x, const ux_real *w, size_t count, ux_point_edges *e)
+{
+    size_t i;
+    e->edge[0] = e->inner[1] = UX_INF;
+    e->edge[1] = e->inner[0] = -UX_INF;
+    e->weight[0] = e->weight[1] = 0;
+    memset(e->probe.at, 0, sizeof e->probe.at);
+    for (i = 0; i < count; ++i) {
+        edge_take(e, 0, x[i], w[i], i);
+        edge_take(e, 1, x[i], w[i], i);
+    }
+}
+
+/* Whether a smooth update of weighed points (`edges` non-NULL) must refocus: fewer than UX_REFOCUS_ESS·η
+ * effective points, or an open edge (filter_edge_open). Both need the update's own evidence. */
+static int smooth_refocus(const ux_filter *f, ux_real ess, const ux_point_edges *edges, ux_real log_evidence)
+{
+    if (ess < (ux_real)(UX_REFOCUS_ESS * f->eta))
+        return 1;
+    return edges != NULL && f->density.lik && edges->inner[0] < UX_INF && filter_edge_open(f, edges, log_evidence);
+}
+
 /* An update whose density has a quadrature keeps its evidence for it, and in mixture mode — or when it must
- * refocus (smooth: fewer than UX_REFOCUS_ESS·η effective points; else the first update's concentration) —
- * takes its posterior from that quadrature (mixture_posterior, which writes *log_evidence). Returns the
- * update's status: UX_REFOCUSED for a first update so refocused, else `st`. */
+ * refocus (smooth: smooth_refocus; else the first update's concentration) — takes its posterior from that
+ * quadrature (mixture_posterior, which writes *log_evidence). Returns the update's status: UX_REFOCUSED for a
+ * first update so refocused, else `st`. */
 static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real *zr, const ux_real *wr, unsigned J,
-                                      unsigned m, int first, ux_real ess, ux_real *log_evidence)
+                                      unsigned m, int first, ux_real ess, const ux_point_edges *edges,
+                                      ux_real *log_evidence)
 {
     int concentrated = 0, refocus;
     if (f->density.form == UX_DENSITY_BINS)
@@ -645,7 +688,7 @@ static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real 
     f->density.lik = st == UX_OK;
     if (first && f->mode != UX_MODE_PAPER && f->density.form == UX_DENSITY_PRIOR && f->density.lik)
         concentrated = filter_first_region(f);
-    refocus = f->smooth ? ess < (ux_real)(UX_REFOCUS_ESS * f->eta) : concentrated;
+    refocus = f->smooth ? smooth_refocus(f, ess, edges, *log_evidence) : concentrated;
     if ((f->mode == UX_MODE_MIXTURE || refocus) && f->density.lik && filter_mixture_posterior(f, log_evidence) &&
         refocus && first)
         return UX_REFOCUSED;
@@ -771,6 +814,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     int predicted, first, outlier, fused, weighed, linear;
     ux_innovation sums;
     ux_linear lin;
+    ux_point_edges edges;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -804,11 +848,14 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
         prior_moments(f, count, &prior_mean, &prior_var);
     linear = linear_applies(f, &obs, &ev, count, prior_mean, prior_var, &lin);
+    if (f->smooth && !linear) /* before BayesLaplace reorders them */
+        point_edges(staged_x(f), staged_w(f), count, &edges);
     st = linear ? linear_posterior(f, &lin, count, prior_mean, prior_var, &rest, &log_evidence, &ess, &spread)
                 /* BayesLaplace writes its output only once it has succeeded, so it can write the posterior in
                  * place (one value less on the stack). */
                 : ux_bayes_laplace_ess(&f->posterior, &obs, staged_x(f), staged_w(f), count, &ev, f->eta, &f->sources,
-                                       &rest, &log_evidence, &ess, f->smooth ? &spread : NULL);
+                                       &rest, &log_evidence, &ess, f->smooth ? &spread : NULL,
+                                       f->smooth ? &edges.probe : NULL);
     if (st < 0)
         return update_failed(f, st, components, predicted, J);
     weighed = st == UX_OK;
@@ -816,7 +863,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     f->spread = 0; /* the update's own posterior has no cell spreads; mixture_posterior's has */
     if (f->smooth) /* a fallback keeps the prior atoms: their variance */
         set_posterior_var(f, weighed ? spread : prior_var);
-    st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, &log_evidence);
+    st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, f->smooth && !linear ? &edges : NULL, &log_evidence);
     if (f->smooth) /* the share of the variance this update took (after a refocus: the quadrature's) */
         f->info = prior_var > 0 && weighed ? UX_R(1.0) - f->post_var / prior_var : UX_R(0.0);
     f->fresh = 0;

@@ -465,6 +465,37 @@ int filter_first_region(ux_filter *f)
     return sum <= UX_R(2.0);
 }
 
+/* base + ℓ, −∞ where that is NaN: numerator_logs' sum at one point. */
+static ux_real numerator_from(ux_real base, ux_real ell)
+{
+    ux_real u = base + ell;
+    return isnan(u) ? -UX_INF : u;
+}
+
+/* The open-edge test (docs/semantics.md, "Filter"), after an update whose density has its likelihood factor: 1
+ * when on either side the outermost point's share of the posterior, w_e/Σw·e^(ℓ_e − log evidence), times its
+ * squared distance from the posterior's mean is at least UX_EDGE_SHARE of the posterior's variance, and both
+ * the likelihood and the density's numerator are larger there than at the next point inward. The likelihoods
+ * are BayesLaplace's own (e->probe); the predictive mixture's density is read only where the rest holds. */
+int filter_edge_open(const ux_filter *f, const ux_point_edges *e, ux_real log_evidence)
+{
+    ux_real mean = ux_mean(&f->posterior), bar = UX_EDGE_SHARE * f->post_var;
+    int side;
+    if (!(f->post_var > 0))
+        return 0;
+    for (side = 0; side < 2; ++side) {
+        ux_real ell = ux_probe_ell(&e->probe, 2 * side), d = e->edge[side] - mean, inner;
+        ux_real share = (e->weight[side] / e->probe.prior_mass) * UX_EXP(ell - log_evidence);
+        if (!(share * (d * d) >= bar))
+            continue;
+        inner = ux_probe_ell(&e->probe, 2 * side + 1);
+        if (ell > inner &&
+            numerator_from(base_log(f, e->edge[side]), ell) > numerator_from(base_log(f, e->inner[side]), inner))
+            return 1;
+    }
+    return 0;
+}
+
 /* The density's log normaliser, computed at the first need after an update. */
 static ux_real cached_log_norm(ux_filter *f)
 {

@@ -44,6 +44,15 @@ static inline void filter_density_reset(ux_filter_density *d, ux_density_form fo
     d->region = 0;
 }
 
+/* The outermost prior points an update weighs, for the open-edge test (docs/semantics.md, "Filter"): on each
+ * side (0: lowest, 1: highest) the outermost position, the next one inward (+∞ / −∞ when there is none) and
+ * the prior weight at the outermost (summed in order); `probe` the indices of their first occurrences (edge 0,
+ * inner 0, edge 1, inner 1), whose likelihoods BayesLaplace writes with the prior weights' sum. */
+typedef struct {
+    ux_real edge[2], inner[2], weight[2];
+    ux_probe probe;
+} ux_point_edges;
+
 /* filter.c: the atoms of the prior law the first update weighs; the update's observation model. */
 unsigned filter_first_prior_atoms(const ux_filter *f);
 void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs);
@@ -53,5 +62,6 @@ void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
  * path shares. */
 __attribute__((noinline)) int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence);
 __attribute__((noinline)) int filter_first_region(ux_filter *f);
+__attribute__((noinline)) int filter_edge_open(const ux_filter *f, const ux_point_edges *e, ux_real log_evidence);
 
 #endif /* UX_FILTER_INTERNAL_H */

@@ -215,13 +215,24 @@ static inline ux_real ux_linear_top(const ux_real *w, const ux_real *p, size_t c
 /* ux_ttr given its level-0 sums W = Σ w_i and S = Σ (w_i·x_i), each product rounded, summed in index order
  * from 0 — exactly what ux_ttr computes first — by a caller that has them from a pass of its own. */
 size_t ux_ttr_summed(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell, ux_real W, ux_real S);
+/* What BayesLaplace reads out for the smooth filter's open-edge test before TTR reuses its memory: the
+ * likelihoods at four chosen prior indices — p_i in the linear domain (`linear`), ℓ_i in the log domain; ℓ_i is
+ * log p_i (ux_probe_ell) — and the prior weights' sum Σ w_i in order. */
+typedef struct {
+    size_t at[4];
+    ux_real lik[4], prior_mass;
+    int linear;
+} ux_probe;
+
+static inline ux_real ux_probe_ell(const ux_probe *p, unsigned k) { return p->linear ? UX_LOG(p->lik[k]) : p->lik[k]; }
+
 /* ux_bayes_laplace that also writes the weighed atoms' effective count (Σ w')²/Σ w'² to *ess (NaN on a
  * fallback): how many of the prior atoms the likelihood left to carry the posterior (docs/semantics.md,
- * "Filter", smooth refined); and, unless `spread` is NULL, their variance before TTR (ux_points_var; untouched
- * on a fallback). */
+ * "Filter", smooth refined); unless `spread` is NULL, their variance before TTR (ux_points_var; untouched
+ * on a fallback); unless `probe` is NULL, the log-likelihoods it asks for (untouched on a fallback). */
 ux_status ux_bayes_laplace_ess(ux_value *out, const ux_observation *obs, ux_real *px, ux_real *pw, size_t prior_count,
                                const ux_evidence *ev, unsigned eta, ux_sources *src, ux_workspace *ws,
-                               ux_real *log_evidence, ux_real *ess, ux_real *spread);
+                               ux_real *log_evidence, ux_real *ess, ux_real *spread, ux_probe *probe);
 
 /* Variance of `count` weighted points (weights > 0, not necessarily normalised), sums in order:
  * Σ w·(x − m)² / Σ w, m = Σ w·x / Σ w. */
