@@ -2,13 +2,15 @@
 update falls back on the quadrature when its points are too few, and the variance is the binned density's.
 Oracles: the binned density integrated numerically, the Kalman filter on the local-level model."""
 
+import math
+
 import numpy as np
 import pytest
 
 import uxemu as ux
 from uxemu import run_filter, systems
 from uxemu._density import bin_spreads, bins_rows
-from uxemu.filter import REFOCUS_ESS, BayesLaplaceFilter, standard_noise
+from uxemu.filter import REFOCUS_ESS, BayesLaplaceFilter, point_edges, standard_noise
 from uxemu.kalman import kalman_filter
 from uxemu.laws import Laplace
 
@@ -110,3 +112,17 @@ def test_run_filter_takes_a_plain_array_of_observations():
     np.testing.assert_array_equal(plain.var, spelled.var)
     with pytest.raises(ValueError, match="1-D"):
         ux.run_filter(model, np.zeros((3, 2)), 8)
+
+
+def test_point_edges_sum_ties_in_order_and_index_first_occurrences():
+    """The open edge's ends (ux/filter.c point_edges): per side the outermost position, the next one inward, the
+    weight at the outermost summed in order over its ties, and the first index of each; ±∞ inward and index 0
+    when every point sits at one position."""
+    x = np.array([0.5, -2.0, 3.0, -2.0, 3.0, 1.0, -1.0])
+    w = np.array([0.1, 0.2, 0.05, 0.3, 0.15, 0.1, 0.1])
+    e = point_edges(x, w)
+    assert e.edge == (-2.0, 3.0) and e.inner == (-1.0, 1.0)
+    assert e.weight == (0.2 + 0.3, 0.05 + 0.15) and e.total == sum(w.tolist())
+    assert e.at == (1, 6, 2, 5) and e.has_inner
+    one = point_edges(np.full(3, 4.0), np.full(3, 1 / 3))
+    assert one.inner == (math.inf, -math.inf) and one.at == (0, 0, 0, 0) and not one.has_inner
