@@ -210,6 +210,40 @@ class FilterDensity:
         """The base law's log density at the points tt (1-D): the predictive mixture's or the prior law's."""
         return self._log_base(np.asarray(tt, dtype=np.float64))
 
+    def node_values(self, lo: float, hi: float):
+        """The nodes t_k = lo + k·h of a quadrature region, h, their relative numerator e_k and its scale `top`
+        (e_k·e^top is the numerator), as ux/filter_density.c weigh_nodes: for a mixture whose density
+        `mixture_on_nodes` gives at least LINEAR_MIN and finite at every node of finite ℓ, in the linear domain,
+        e_k = v_k / max v, v_k = s_k·exp(ℓ_k − max ℓ) (0 where ℓ_k = −∞), top = max ℓ + log max v; else
+        e_k = exp(u_k − max u), top = max u, from `node_log_numerator`. top is not finite when the numerator
+        vanishes or overflows at every node."""
+        linear = self._linear_node_values(lo, hi)
+        if linear is not None:
+            return linear
+        t, h, u = self.node_log_numerator(lo, hi)
+        top = float(u.max())
+        return t, h, (libm.exp(u - top) if math.isfinite(top) else u), top
+
+    def _linear_node_values(self, lo: float, hi: float):
+        if self.form != "mixture" or self.likelihood is None:
+            return None
+        t, h = density_nodes(lo, hi)
+        ell = log_likelihood_sum(self.likelihood, t, self.z, self.omega, self.m)
+        ell = np.where(np.isnan(ell), -np.inf, ell)
+        lmax = float(ell.max())
+        if not math.isfinite(lmax):
+            return None
+        s = mixture_on_nodes(self.components, lo, h, DENSITY_INTERVALS)
+        weighed = ell != -np.inf
+        if not np.all((s[weighed] >= LINEAR_MIN) & np.isfinite(s[weighed])):
+            return None
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = np.where(weighed, s * libm.exp(np.where(weighed, ell - lmax, 0.0)), 0.0)
+        vmax = float(v.max())
+        if not (vmax > 0 and math.isfinite(vmax)):
+            return None
+        return t, h, v / vmax, lmax + float(libm.log(vmax))
+
     def _log_base(self, tt: np.ndarray) -> np.ndarray:
         if self.form == "mixture":
             c, w, sc = self.components
@@ -254,11 +288,9 @@ class FilterDensity:
         region = region if region is not None else narrowed_region(self)
         if region is None or not self.resolves(*region):
             return None
-        t, h, u = self.node_log_numerator(*region)
-        top = float(u.max())
+        t, h, e, top = self.node_values(*region)
         if not math.isfinite(top):
             return None
-        e = libm.exp(u - top)
         terms = e.copy()
         terms[0], terms[-1] = 0.5 * e[0], 0.5 * e[-1]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -887,8 +919,8 @@ def narrowed_region(density) -> tuple[float, float]:
     for _ in range(REFOCUS_ROUNDS):
         if not density.resolves(lo, hi):
             return None
-        t, _, u = density.node_log_numerator(lo, hi)
-        found = _bracket(t, u, lo, hi)
+        t, _, e, top = density.node_values(lo, hi)
+        found = _bracket_relative(t, e, lo, hi) if math.isfinite(top) else None
         if found is None or found.kept >= REGION_NODES or found.region == (lo, hi):
             break
         lo, hi = found.region
@@ -909,7 +941,11 @@ def _bracket(x, u, lo: float, hi: float) -> Bracket | None:
     top = float(u.max())
     if not math.isfinite(top):
         return None
-    e = libm.exp(u - top)
+    return _bracket_relative(x, libm.exp(u - top), lo, hi)
+
+
+def _bracket_relative(x, e, lo: float, hi: float) -> Bracket:
+    """`_bracket` from the relative numerator e (its largest 1)."""
     kept = np.flatnonzero(e >= REFOCUS_FLOOR)
     a, b = int(kept[0]), int(kept[-1])
     region = (float(x[a - 1]) if a > 0 else lo, float(x[b + 1]) if b + 1 < x.size else hi)

@@ -2,11 +2,13 @@
 ux/filter_density.c mixture_on_nodes; docs/semantics.md, "Filter density") against the exponentials it replaces."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from uxemu import libm
 from uxemu._mixture_nodes import NODE_RUN, mixture_on_nodes
-from uxemu.bayes import log_family
+from uxemu.bayes import KernelLikelihood, log_family
 from uxemu.filter import DENSITY_INTERVALS, FilterDensity, density_nodes
 from uxemu.value import Value
 
@@ -55,3 +57,43 @@ def test_nodes_in_every_components_far_tail_take_the_log_domain():
     t, _, u = dens.node_log_numerator(55.0, 65.0)
     assert np.all(mixture_on_nodes(comp, 55.0, (65.0 - 55.0) / DENSITY_INTERVALS, DENSITY_INTERVALS) == 0)
     np.testing.assert_allclose(u, log_family("gaussian", t), rtol=1e-15)
+
+
+def _mixture_with_likelihood(z: float, comp):
+    """A mixture density with a Gaussian likelihood of z (loc x²/20, scale 1: gss's sensor)."""
+    lik = KernelLikelihood("gaussian", lambda x: (x * x / 20.0, np.ones_like(x)))
+    return FilterDensity(
+        "mixture",
+        Value(np.array([0.0]), np.array([1.0]), 1),
+        components=comp,
+        likelihood=lik,
+        z=np.array([z]),
+        omega=np.array([1.0]),
+    )
+
+
+@given(components, st.floats(0.0, 30.0))
+def test_linear_node_values_are_the_log_domains_to_rounding(comp, z):
+    """Where the mixture's density is in the linear domain at every node, the relative numerator e_k =
+    s_k·e^{ℓ_k − max ℓ}/max v and its scale are the log domain's e^{u_k − max u} and max u, to rounding — but
+    for the values whose v_k fell into the subnormals: max v ≥ 2^−900, so they are below 2^−122 of the
+    largest, and off by at most 2^−1074/2^−900 (the bracket's floor is 2^−40)."""
+    c, w, sc = (np.asarray(a, dtype=np.float64) for a in comp)
+    dens = _mixture_with_likelihood(z, (c, w, sc))
+    lo, hi = -25.0, 25.0
+    t, h, e, top = dens.node_values(lo, hi)
+    _, _, u = dens.node_log_numerator(lo, hi)
+    assert np.isfinite(top) and top == pytest.approx(float(u.max()), rel=1e-13, abs=1e-13)
+    np.testing.assert_allclose(e, libm.exp(u - u.max()), rtol=1e-12, atol=2.0**-174)
+    assert e.max() == 1.0
+
+
+def test_a_node_in_every_components_far_tail_keeps_the_log_domain():
+    """One node below 2^−900 of density sends every node through the logarithms (the linear form would read
+    it as 0)."""
+    comp = (np.array([0.0]), np.array([1.0]), np.array([1.0]))
+    dens = _mixture_with_likelihood(1.0, comp)
+    t, h, e, top = dens.node_values(0.0, 60.0)  # the far nodes: e^−1800 of density, below the linear domain
+    _, _, u = dens.node_log_numerator(0.0, 60.0)
+    assert top == float(u.max())
+    np.testing.assert_array_equal(e, libm.exp(u - top))

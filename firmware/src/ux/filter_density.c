@@ -277,16 +277,14 @@ static void mixture_on_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real 
 }
 
 /* The log numerator at the nodes lo + k·h into e, from their log-likelihoods ell: the base law's log density
- * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (mixture_on_nodes) where
- * s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in every component's
- * tail). Not inlined: its frame stays off the one that evaluates the likelihood. */
+ * plus ℓ_k, −∞ where that is NaN or ℓ_k = −∞. A mixture's log density is log s_k (e holds s_k,
+ * mixture_on_nodes) where s_k ≥ UX_LINEAR_MIN and finite, else mixture_log_density's logsumexp (a node far in
+ * every component's tail). Not inlined: its frame stays off the one that evaluates the likelihood. */
 __attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell,
                                                       ux_real *e)
 {
     const int mixture = f->density.form == UX_DENSITY_MIXTURE;
     size_t k;
-    if (mixture)
-        mixture_on_nodes(f, lo, h, e);
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
         ux_real t = node_position(lo, h, k), base, u;
         if (ell[k] == -UX_INF) {
@@ -304,16 +302,48 @@ __attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_rea
     }
 }
 
-/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k = exp(u_k − max u). Returns max u (not finite: the
- * numerator vanishes or overflows at every node), or NaN should the likelihood fail. */
+/* A mixture's relative numerator in the linear domain (docs/semantics.md, "Filter density"), when s_k (in e)
+ * is at least UX_LINEAR_MIN and finite at every node of finite ℓ_k and max ℓ is finite: e_k ← v_k / max v,
+ * v_k = s_k·e^(ℓ_k − max ℓ) (0 where ℓ_k = −∞), *top ← max ℓ + log max v; returns 1. Else 0, e untouched. No
+ * logarithm per node, where the log domain takes one at each. */
+static int linear_node_values(const ux_real *ell, ux_real *e, ux_real *top)
+{
+    ux_real lmax = -UX_INF, vmax = 0;
+    size_t k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        lmax = ell[k] > lmax ? ell[k] : lmax;
+        if (ell[k] != -UX_INF && !(e[k] >= UX_LINEAR_MIN && ux_finite(e[k])))
+            return 0;
+    }
+    if (!ux_finite(lmax))
+        return 0;
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        e[k] = ell[k] == -UX_INF ? UX_R(0.0) : e[k] * UX_EXP(ell[k] - lmax);
+        vmax = e[k] > vmax ? e[k] : vmax;
+    }
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        e[k] = e[k] / vmax;
+    *top = lmax + UX_LOG(vmax);
+    return 1;
+}
+
+/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k, the numerator relative to e^top (linear_node_values; else
+ * e^{u_k − max u}, top = max u). Returns top (not finite: the numerator vanishes or overflows at every node), or
+ * NaN should the likelihood fail. */
 static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
                            const ux_workspace *rest)
 {
+    ux_real top;
     size_t k;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         e[k] = node_position(lo, h, k);
     if (node_log_likelihoods(f, e, UX_DENSITY_NODES, ell, rest) != UX_OK)
         return (ux_real)NAN;
+    if (f->density.form == UX_DENSITY_MIXTURE) {
+        mixture_on_nodes(f, lo, h, e);
+        if (linear_node_values(ell, e, &top))
+            return top;
+    }
     node_numerators(f, lo, h, ell, e);
     return to_relative(e, UX_DENSITY_NODES);
 }
