@@ -329,9 +329,16 @@ class FilterDensity:
         return libm.exp(self.logpdf(t))
 
 
+def consistency_limit(limit: float) -> float:
+    """A filter's consistency limit, checked as ux/gate_sums.c ux_tests_set_consistency checks it (> 0; inf: off)."""
+    if not limit > 0:
+        raise ValueError(f"the consistency limit must be > 0 (inf: off), got {limit}")
+    return float(limit)
+
+
 def nis_track(nis: float, ratio: float, components: int = 1) -> float:
     """The consistency mean after an update of test ratio `ratio` over `components` observation components
-    (ux/gate_sums.c ux_nis_track): NaN (no test) leaves it."""
+    (ux/gate_sums.c ux_tests_track): NaN (no test) leaves it."""
     if ratio == ratio:
         r = ratio / components
         r = r if r < NIS_CAP else NIS_CAP
@@ -398,9 +405,7 @@ class BayesLaplaceFilter:
         self.gate_outliers = bool(gate_outliers)
         self.test_ratio = math.nan  # of the last update
         self.nis = 1.0  # the running mean of the test ratios ("Consistency"): a calibrated predictive's
-        if not nis_limit > 0:
-            raise ValueError(f"the consistency limit must be > 0 (inf: off), got {nis_limit}")
-        self.nis_limit = float(nis_limit)  # ux_filter_set_consistency
+        self.nis_limit = consistency_limit(nis_limit)  # ux_filter_set_consistency
         self.model = model
         self.eta = eta
         self.n = _ttr.log2_eta(eta)

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _ttr, libm
 from .bayes import FAMILY_VARIANCE, Status
-from .filter import DEPARTURE_SD, NIS_LIMIT, OUTLIER_GATE, nis_track
+from .filter import DEPARTURE_SD, NIS_LIMIT, OUTLIER_GATE, consistency_limit, nis_track
 from .joint_filter import JointRun, check_evidence, run_trace
 from ._linalg import GateSums, _sum, cholesky, forward, metric, solve
 from .joint_systems import JointModel
@@ -89,9 +89,7 @@ class JointCellsFilter:
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
         self.test_ratio = math.nan  # the last update's νᵀ·S⁻¹·ν
         self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
-        if not nis_limit > 0:
-            raise ValueError(f"the consistency limit must be > 0 (inf: off), got {nis_limit}")
-        self.nis_limit = float(nis_limit)  # ux_joint_cells_set_consistency
+        self.nis_limit = consistency_limit(nis_limit)  # ux_joint_cells_set_consistency
         self.departure = np.zeros(model.dim)  # how far the model's own posterior mean may be from the belief's
         noise = [law_moments(law) for law in model.process_noise]
         self.noise_mean = np.array([m for m, _ in noise])

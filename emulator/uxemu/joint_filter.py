@@ -21,7 +21,7 @@ import numpy as np
 from . import _ttr, libm
 from ._linalg import GateSums
 from .bayes import FAMILY_VARIANCE, LINEAR_MIN, Status, log_family
-from .filter import NIS_LIMIT, OUTLIER_GATE, nis_track, sum_in_order
+from .filter import NIS_LIMIT, OUTLIER_GATE, consistency_limit, nis_track, sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
 
@@ -164,9 +164,7 @@ class JointFilter:
         self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_filter_set_gate
         self.test_ratio = math.nan  # the last update's largest νᵀ·S⁻¹·ν over its evidence points
         self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
-        if not nis_limit > 0:
-            raise ValueError(f"the consistency limit must be > 0 (inf: off), got {nis_limit}")
-        self.nis_limit = float(nis_limit)  # ux_joint_filter_set_consistency
+        self.nis_limit = consistency_limit(nis_limit)  # ux_joint_filter_set_consistency
         if mode not in JOINT_MODES:
             raise ValueError(f"unknown mode {mode!r} for a joint filter; use one of {JOINT_MODES}")
         _ttr.log2_eta(eta)

@@ -835,8 +835,9 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ev.count = J;
     ev.m = m;
     fused = gate_start(f, &obs, &sums, count, &ev, &ratio);
-    outlier = ratio > f->tests.gate * f->tests.gate;
-    if (outlier && f->tests.drop) { /* treated as missing: the staged prior (or the belief), not the first's */
+    /* Failing the gate and dropped: treated as missing, the staged prior (or the belief), not the first's. Not
+     * ux_tests_outlier: a reading that passes records its ratio only once its update has succeeded. */
+    if (f->tests.drop && ratio > f->tests.gate * f->tests.gate) {
         no_evidence(f);
         f->tests.ratio = ratio;
         ux_tests_track(&f->tests, 1);
@@ -868,16 +869,14 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         f->info = prior_var > 0 && weighed ? UX_R(1.0) - f->post_var / prior_var : UX_R(0.0);
     f->fresh = 0;
     f->staged = 0;
-    if (linear || fused) {
+    if (linear || fused)
         ratio = linear ? lin.ratio : ux_innovation_finish(&sums, obs.family, count, &ev);
-        outlier = ratio > f->tests.gate * f->tests.gate;
-    }
+    outlier = ux_tests_outlier(&f->tests, ratio);
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
     if (f->smooth) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
         f->last = track_departure(
             f, f->last, outlier,
             linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev, prior_var), prior_mean);
-    f->tests.ratio = ratio;
     if (ux_tests_track(&f->tests, 1) && f->last == UX_OK)
         f->last = UX_INCONSISTENT;
     f->log_evidence = log_evidence;

@@ -69,6 +69,13 @@ static ux_real base_log(const ux_filter *f, ux_real t)
     return ux_std_logpdf(f->prior.kind, (t - f->prior.a) / f->prior.b) - UX_LOG(f->prior.b);
 }
 
+/* The numerator's log from the base law's and ℓ: base + ℓ, −∞ where that is NaN. */
+static ux_real numerator_from(ux_real base, ux_real ell)
+{
+    ux_real u = base + ell;
+    return isnan(u) ? -UX_INF : u;
+}
+
 /* log of the density's numerator at the points t[0..count−1] into u: the base law's log density plus,
  * unless the update fell back, the update's log-likelihood ℓ(t) (docs/semantics.md, "Filter density");
  * −∞ where it is 0. Returns the likelihood's status (UX_OK without one). Not for BINS. */
@@ -84,11 +91,7 @@ static ux_status numerator_logs(const ux_filter *f, const ux_real *t, size_t cou
     }
     for (p = 0; p < count; ++p) {
         ux_real base = base_log(f, t[p]);
-        if (f->density.lik) {
-            base = base + u[p];
-            base = isnan(base) ? -UX_INF : base;
-        }
-        u[p] = base;
+        u[p] = f->density.lik ? numerator_from(base, u[p]) : base;
     }
     return UX_OK;
 }
@@ -286,7 +289,7 @@ __attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_rea
     const int mixture = f->density.form == UX_DENSITY_MIXTURE;
     size_t k;
     for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real t = node_position(lo, h, k), base, u;
+        ux_real t = node_position(lo, h, k), base;
         if (ell[k] == -UX_INF) {
             e[k] = -UX_INF;
             continue;
@@ -297,8 +300,7 @@ __attribute__((noinline)) static void node_numerators(const ux_filter *f, ux_rea
             base = UX_LOG(e[k]);
         else
             base = mixture_log_density(f, t);
-        u = base + ell[k];
-        e[k] = isnan(u) ? -UX_INF : u;
+        e[k] = numerator_from(base, ell[k]);
     }
 }
 
@@ -493,13 +495,6 @@ int filter_first_region(ux_filter *f)
     f->density.hi = last + 1 < count ? t[last + 1] : hi;
     f->density.region = 1;
     return sum <= UX_R(2.0);
-}
-
-/* base + ℓ, −∞ where that is NaN: numerator_logs' sum at one point. */
-static ux_real numerator_from(ux_real base, ux_real ell)
-{
-    ux_real u = base + ell;
-    return isnan(u) ? -UX_INF : u;
 }
 
 /* The open-edge test (docs/semantics.md, "Filter"), after an update whose density has its likelihood factor: 1

@@ -343,9 +343,9 @@ ux_status ux_joint_filter_update(ux_joint_filter *f, const double *z, const doub
                                 ux_sources_fresh(&f->sources), &rest, &log_evidence);
     if (st < 0)
         return st; /* the evidence was checked above and init sized the workspace: not reached in practice */
-    if (obs.gate != NULL)
-        f->tests.ratio = evidence_test_ratio(&gate, zr, J, dim_obs);
-    outlier = ux_tests_outlier(&f->tests, f->tests.ratio);
+    /* the ratio from BayesLaplace's pass, or the one the dropping filter's own pass recorded */
+    outlier =
+        ux_tests_outlier(&f->tests, obs.gate != NULL ? evidence_test_ratio(&gate, zr, J, dim_obs) : f->tests.ratio);
     inconsistent = ux_tests_track(&f->tests, dim_obs);
     f->staged = 0;
     f->fresh = 0;
