@@ -244,6 +244,27 @@ class FilterDensity:
             return None
         return t, h, v / vmax, lmax + float(libm.log(vmax))
 
+    def numerator_rises(self, outer: float, inner: float, ell_e: float, ell_i: float) -> bool:
+        """Whether the numerator is larger at `outer` than at `inner`, whose log-likelihoods are ell_e > ell_i
+        (ux/filter_density.c numerator_rises): a mixture's S(outer)·e^(ℓ_e − ℓ_i) > S(inner), S its density over
+        1/√(2π) (`_mixture_linear`), where S is at least LINEAR_MIN and finite at both; else from the log
+        numerators."""
+        if self.form == "mixture":
+            so, si = self._mixture_linear(outer), self._mixture_linear(inner)
+            if so >= LINEAR_MIN and math.isfinite(so) and si >= LINEAR_MIN and math.isfinite(si):
+                return so * float(libm.exp(ell_e - ell_i)) > si
+        base = self.log_base(np.array([outer, inner]))
+        return bool(numerator_from(base[0], ell_e) > numerator_from(base[1], ell_i))
+
+    def _mixture_linear(self, t: float) -> float:
+        """Σ_i (w_i/σ_i)·e^(−v·v/2), v = (t − c_i)/σ_i, summed in i order (ux/filter_density.c mixture_linear)."""
+        c, w, sc = self.components
+        inv = 1.0 / sc
+        v = (t - c) * inv
+        with np.errstate(over="ignore", under="ignore"):
+            terms = (w * inv) * libm.exp(-0.5 * v * v)
+        return float(np.cumsum(terms)[-1])
+
     def _log_base(self, tt: np.ndarray) -> np.ndarray:
         if self.form == "mixture":
             c, w, sc = self.components
@@ -610,10 +631,8 @@ class BayesLaplaceFilter:
             le, li = float(ell[edges.at[2 * side]]), float(ell[edges.at[2 * side + 1]])
             dist = e - mean
             share = (edges.weight[side] / edges.total) * float(libm.exp(le - log_evidence))
-            if share * (dist * dist) >= bar and le > li:
-                base = self.density.log_base(np.array([e, i]))
-                if numerator_from(base[0], le) > numerator_from(base[1], li):
-                    return True
+            if share * (dist * dist) >= bar and le > li and self.density.numerator_rises(e, i, le, li):
+                return True
         return False
 
     def _track_departure(self, outlier: bool, reach: float, prior_mean: float):

@@ -97,3 +97,33 @@ def test_a_node_in_every_components_far_tail_keeps_the_log_domain():
     _, _, u = dens.node_log_numerator(0.0, 60.0)
     assert top == float(u.max())
     np.testing.assert_array_equal(e, libm.exp(u - top))
+
+
+def _log_verdict(dens, outer, inner, le, li):
+    base = dens.log_base(np.array([outer, inner]))
+    return base[0] + le > base[1] + li
+
+
+@given(components, st.floats(-60, 60), st.floats(-60, 60), st.floats(0, 30), st.floats(-30, 30))
+def test_the_open_edge_compares_numerators_as_the_log_domain_does(comp, outer, inner, rise, li):
+    # The open edge's linear comparison S(outer)·e^(ℓ_e − ℓ_i) > S(inner) is the log numerators' comparison
+    # but for ties to rounding: every verdict away from a tie is the same.
+    c, w, sc = (np.asarray(a, dtype=np.float64) for a in comp)
+    dens = FilterDensity("mixture", Value(np.array([0.0]), np.array([1.0]), 1), components=(c, w, sc))
+    le = li + rise
+    base = dens.log_base(np.array([outer, inner]))
+    gap = (base[0] + le) - (base[1] + li)
+    if abs(gap) > 1e-9 * (1 + abs(base[0]) + abs(le)):
+        assert dens.numerator_rises(outer, inner, le, li) == (gap > 0)
+
+
+def test_the_open_edge_takes_the_log_domain_where_the_mixture_underflows():
+    # 50 σ out, e^−1250 is below LINEAR_MIN: the linear sums would read 0 against 0 and never rise; the log
+    # numerators still see the likelihood's rise against the density's fall.
+    comp = (np.array([0.0]), np.array([1.0]), np.array([1.0]))
+    dens = FilterDensity("mixture", Value(np.array([0.0]), np.array([1.0]), 1), components=comp)
+    assert dens._mixture_linear(50.0) < 2.0**-900
+    assert dens.numerator_rises(50.0, 49.0, 200.0, 0.0) and _log_verdict(dens, 50.0, 49.0, 200.0, 0.0)
+    assert not dens.numerator_rises(50.0, 49.0, 10.0, 0.0) and not _log_verdict(dens, 50.0, 49.0, 10.0, 0.0)
+    # Nothing inward weighs (ℓ_i = −∞): the outer point's numerator rises wherever it is positive.
+    assert dens.numerator_rises(3.0, 2.0, -5.0, -np.inf)

@@ -152,6 +152,7 @@ typedef struct {
     uint8_t J; /* its evidence count (positions, weights in the workspace) */
     uint8_t norm_ready; /* 1: log_norm holds this posterior's normaliser */
     uint8_t region; /* 1: its support is [lo, hi] */
+    uint8_t logs_ready; /* 1: its mixture components' log w − log σ are taken */
 } ux_filter_density;
 
 /* All state of one filter. Treat as opaque; read it through the functions below. */

@@ -237,14 +237,13 @@ static int cell_bends(const ux_filter *f, const ux_model_ctx *ctx, ux_real x, ux
     return UX_FABS(centre - mid) > UX_CELL_BEND * UX_FABS(tau);
 }
 
-/* One component at n: centre c, scale s, weight w, and log w − log s (once here, not at every point the
- * density is read); `split` marks a split cell's (its points take the η/2 noise atoms). */
-static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux_real w, ux_real log_s, int split)
+/* One component at n: centre c, scale s, weight w; `split` marks a split cell's (its points take the η/2
+ * noise atoms). Its log w − log s waits for the density's first read (filter_mixture_logs). */
+static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux_real w, int split)
 {
     filter_area(f, A_C)[n] = c;
     filter_area(f, A_S)[n] = s;
     filter_area(f, A_CW)[n] = w;
-    filter_area(f, A_LW)[n] = UX_LOG(w) - log_s;
     split_flags(f)[n] = (unsigned char)split;
 }
 
@@ -252,10 +251,9 @@ static void put_component(const ux_filter *f, size_t n, ux_real c, ux_real s, ux
  * centre (f₊ + f₋)/2 + μ and scale sqrt(σ² + τ²), τ = (f₊ − f₋)/2 — the mean and spread of those two images,
  * not f at the mean, which on a curved f lies outside them — or, smooth refined at η ≥ 4 (mixture mode keeps one:
  * its log L stays smooth in the parameters a fit moves), for a cell f bends (cell_bends), the
- * two components f₋ + μ and f₊ + μ of scale σ and half the weight each (log_sigma: log σ, taken once per
- * predict). Writes at n; returns how many. */
-static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real log_sigma,
-                          ux_real x, ux_real r, ux_real w, size_t n)
+ * two components f₋ + μ and f₊ + μ of scale σ and half the weight each. Writes at n; returns how many. */
+static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_law *process, ux_real x, ux_real r,
+                          ux_real w, size_t n)
 {
     ux_real args[2], up, down, mid, tau, sigma = process->b;
     args[1] = 0;
@@ -267,13 +265,13 @@ static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_
     tau = (up - down) * UX_R(0.5);
     if (f->smooth && f->eta >= 4 && cell_bends(f, ctx, x, mid, tau, sigma)) {
         ux_real half = w * UX_R(0.5);
-        put_component(f, n, down + process->a, sigma, half, log_sigma, 1);
-        put_component(f, n + 1, up + process->a, sigma, half, log_sigma, 1);
+        put_component(f, n, down + process->a, sigma, half, 1);
+        put_component(f, n + 1, up + process->a, sigma, half, 1);
         return 2;
     }
     {
         ux_real s = UX_SQRT(sigma * sigma + tau * tau);
-        put_component(f, n, mid + process->a, s, w, UX_LOG(s), 0);
+        put_component(f, n, mid + process->a, s, w, 0);
     }
     return 1;
 }
@@ -289,23 +287,21 @@ static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_
     ux_model_noises nz;
     ux_model_ctx ctx;
     const ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S), *v = filter_area(f, A_V);
-    ux_real args[2], log_sigma;
+    ux_real args[2];
     size_t i, n = 0, j;
 
     f->model->code->noises(f->params, &nz);
     if (!f->model->code->additive_noise || nz.process.kind != UX_LAW_GAUSSIAN)
         return 0;
-    log_sigma = UX_LOG(nz.process.b); /* every σ_i without spreads: one logarithm, not one per atom */
     ux_model_context(f->model, f->params, f->pred_k, f->pred_u, &ctx);
     args[1] = 0;
     for (i = 0; i < count; ++i) {
         size_t made;
         if (f->spread) {
-            made = spread_cell(f, &ctx, &nz.process, log_sigma, x[i], UX_SQRT(v[i]), w[i], n);
+            made = spread_cell(f, &ctx, &nz.process, x[i], UX_SQRT(v[i]), w[i], n);
         } else {
             args[0] = x[i];
-            put_component(f, n, f->model->code->transition(args, &ctx) + nz.process.a, nz.process.b, w[i], log_sigma,
-                          0);
+            put_component(f, n, f->model->code->transition(args, &ctx) + nz.process.a, nz.process.b, w[i], 0);
             made = 1;
         }
         for (j = n; j < n + made; ++j)
@@ -663,7 +659,7 @@ static void point_edges(const ux_real *x, const ux_real *w, size_t count, ux_poi
 
 /* Whether a smooth update of weighed points (`edges` non-NULL) must refocus: fewer than UX_REFOCUS_ESS·η
  * effective points, or an open edge (filter_edge_open). Both need the update's own evidence. */
-static int smooth_refocus(const ux_filter *f, ux_real ess, const ux_point_edges *edges, ux_real log_evidence)
+static int smooth_refocus(ux_filter *f, ux_real ess, const ux_point_edges *edges, ux_real log_evidence)
 {
     if (ess < (ux_real)(UX_REFOCUS_ESS * f->eta))
         return 1;

@@ -44,6 +44,23 @@ static ux_real mixture_log_density(const ux_filter *f, ux_real t)
     return top + UX_LOG(sum);
 }
 
+void filter_mixture_logs(ux_filter *f)
+{
+    const ux_real *s = filter_area(f, A_S), *cw = filter_area(f, A_CW);
+    ux_real *lw = filter_area(f, A_LW), last = 0, log_s = 0;
+    size_t i;
+    if (f->density.form != UX_DENSITY_MIXTURE || f->density.logs_ready)
+        return;
+    for (i = 0; i < f->density.count; ++i) {
+        if (i == 0 || s[i] != last) { /* the components share σ but where a cell spreads: one log for them all */
+            last = s[i];
+            log_s = UX_LOG(last);
+        }
+        lw[i] = UX_LOG(cw[i]) - log_s;
+    }
+    f->density.logs_ready = 1;
+}
+
 /* The update's log-likelihood ℓ at the points t[0..count−1] into u (each point's value does not depend on
  * the others). */
 static UX_ALWAYS_INLINE ux_status node_log_likelihoods(const ux_filter *f, const ux_real *t, size_t count, ux_real *u,
@@ -440,6 +457,7 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
     ux_real *ell, *e, lo, hi, h, out, *spreads;
     size_t count;
 
+    filter_mixture_logs(f);
     if (!node_arrays(f, &ell, &e, &rest))
         return 0;
     out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
@@ -484,6 +502,7 @@ int filter_first_region(ux_filter *f)
     ux_real *t, *u, lo, hi, sum;
     size_t count, first = 0, last = 0;
 
+    filter_mixture_logs(f);
     if (!node_arrays(f, &t, &u, &rest))
         return 0;
     density_support(f, &lo, &hi);
@@ -497,12 +516,41 @@ int filter_first_region(ux_filter *f)
     return sum <= UX_R(2.0);
 }
 
+/* The predictive mixture's density at t over its constant factor 1/√(2π): Σ_i (w_i/σ_i)·e^(−v·v/2),
+ * v = (t − c_i)/σ_i, summed in i order. */
+static ux_real mixture_linear(const ux_filter *f, ux_real t)
+{
+    const ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S), *cw = filter_area(f, A_CW);
+    ux_real sum = 0;
+    size_t i;
+    for (i = 0; i < f->density.count; ++i) {
+        ux_real inv = UX_R(1.0) / s[i], v = (t - c[i]) * inv;
+        ux_real term = (cw[i] * inv) * UX_EXP(UX_R(-0.5) * v * v);
+        sum = sum + term;
+    }
+    return sum;
+}
+
+/* Whether the density's numerator is larger at the outer point than at the inner one, whose log-likelihoods
+ * are ell_e > ell_i: a mixture's S(outer)·e^(ℓ_e − ℓ_i) > S(inner) (mixture_linear: no logarithm) where S is at
+ * least UX_LINEAR_MIN and finite at both; else from the log numerators. */
+static int numerator_rises(ux_filter *f, ux_real outer, ux_real inner, ux_real ell_e, ux_real ell_i)
+{
+    if (f->density.form == UX_DENSITY_MIXTURE) {
+        ux_real so = mixture_linear(f, outer), si = mixture_linear(f, inner);
+        if (so >= UX_LINEAR_MIN && ux_finite(so) && si >= UX_LINEAR_MIN && ux_finite(si))
+            return so * UX_EXP(ell_e - ell_i) > si;
+        filter_mixture_logs(f);
+    }
+    return numerator_from(base_log(f, outer), ell_e) > numerator_from(base_log(f, inner), ell_i);
+}
+
 /* The open-edge test (docs/semantics.md, "Filter"), after an update whose density has its likelihood factor: 1
  * when on either side the outermost point's share of the posterior, w_e/Σw·e^(ℓ_e − log evidence), times its
  * squared distance from the posterior's mean is at least UX_EDGE_SHARE of the posterior's variance, and both
  * the likelihood and the density's numerator are larger there than at the next point inward. The likelihoods
  * are BayesLaplace's own (e->probe); the predictive mixture's density is read only where the rest holds. */
-int filter_edge_open(const ux_filter *f, const ux_point_edges *e, ux_real log_evidence)
+int filter_edge_open(ux_filter *f, const ux_point_edges *e, ux_real log_evidence)
 {
     ux_real mean = ux_mean(&f->posterior), bar = UX_EDGE_SHARE * f->post_var;
     int side;
@@ -514,8 +562,7 @@ int filter_edge_open(const ux_filter *f, const ux_point_edges *e, ux_real log_ev
         if (!(share * (d * d) >= bar))
             continue;
         inner = ux_probe_ell(&e->probe, 2 * side + 1);
-        if (ell > inner &&
-            numerator_from(base_log(f, e->edge[side]), ell) > numerator_from(base_log(f, e->inner[side]), inner))
+        if (ell > inner && numerator_rises(f, e->edge[side], e->inner[side], ell, inner))
             return 1;
     }
     return 0;
@@ -525,6 +572,7 @@ int filter_edge_open(const ux_filter *f, const ux_point_edges *e, ux_real log_ev
 static ux_real cached_log_norm(ux_filter *f)
 {
     if (!f->density.norm_ready) {
+        filter_mixture_logs(f);
         f->density.log_norm = density_log_norm(f);
         f->density.norm_ready = 1;
     }
@@ -539,6 +587,7 @@ static ux_real filter_logpdf(ux_filter *f, ux_real tr)
     }
     {
         ux_workspace rest = filter_scratch(f);
+        filter_mixture_logs(f);
         return numerator_log(f, tr, &rest) - cached_log_norm(f);
     }
 }

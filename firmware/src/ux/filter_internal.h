@@ -11,7 +11,8 @@
 /* The density's areas in the workspace, after the staged prediction (UX_FILTER_DENSITY_BYTES). The mixture's
  * components, 2η each: centres c_i, log w_i − log σ_i, scales σ_i, weights w_i, split flags (bytes); then η
  * each: the posterior atoms' cell spreads (mixture mode, valid while f->spread), evidence, its weights, and
- * the split noise atoms (η/2 positions, then η/2 weights; smooth, η ≥ 4). */
+ * the split noise atoms (η/2 positions, then η/2 weights; smooth, η ≥ 4). log w_i − log σ_i is taken at the
+ * density's first read (filter_mixture_logs): most updates never read it. */
 enum { A_C, A_LW, A_S, A_CW, A_SPLIT, A_V, A_Z, A_OM, A_HALF };
 
 /* Density area a, after the staged prediction's η² positions and weights. */
@@ -42,6 +43,7 @@ static inline void filter_density_reset(ux_filter_density *d, ux_density_form fo
     d->lik = 0;
     d->norm_ready = 0;
     d->region = 0;
+    d->logs_ready = 0;
 }
 
 /* The outermost prior points an update weighs, for the open-edge test (docs/semantics.md, "Filter"): on each
@@ -57,11 +59,14 @@ typedef struct {
 unsigned filter_first_prior_atoms(const ux_filter *f);
 void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs);
 
+/* filter_density.c: the mixture components' log w_i − log σ_i into their area, unless this density has them. */
+void filter_mixture_logs(ux_filter *f);
+
 /* filter_density.c: mixture mode's posterior from the density's quadrature, and the first update's region
  * (see there). Not inlined: their node scratch frames stay off ux_filter_update's, which BayesLaplace's deep
  * path shares. */
 __attribute__((noinline)) int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence);
 __attribute__((noinline)) int filter_first_region(ux_filter *f);
-__attribute__((noinline)) int filter_edge_open(const ux_filter *f, const ux_point_edges *e, ux_real log_evidence);
+__attribute__((noinline)) int filter_edge_open(ux_filter *f, const ux_point_edges *e, ux_real log_evidence);
 
 #endif /* UX_FILTER_INTERNAL_H */
