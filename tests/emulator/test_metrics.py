@@ -17,6 +17,13 @@ def test_rmse():
     assert M.rmse([1.0, 2.0], [0.0, 0.0]) == pytest.approx(math.sqrt(2.5))
 
 
+@pytest.mark.filterwarnings("error")
+def test_rmse_of_huge_errors_is_finite_and_of_infinite_ones_infinite():
+    assert M.rmse([1e200, -3e200], [0.0, 0.0]) == pytest.approx(math.sqrt(5.0) * 1e200, rel=1e-15)
+    assert M.rmse([1e308, math.inf], [0.0, 0.0]) == math.inf
+    assert math.isnan(M.rmse([1e308, math.nan], [0.0, 0.0]))
+
+
 # -- CRPS --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("y", [-3.0, 0.5, 0.5 + 1e-9, 7.0])
 def test_crps_of_a_point_mass_is_the_absolute_error(y):
