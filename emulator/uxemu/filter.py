@@ -165,6 +165,25 @@ def bends(model, x, mid, tau, sigma: float, k: int, u: float) -> np.ndarray:
     return wide & (np.abs(centre - mid) > CELL_BEND * np.abs(tau))
 
 
+def linear_node_values(s: np.ndarray, ell: np.ndarray):
+    """The quadrature's relative numerator in the linear domain (ux/filter_density.c linear_node_values):
+    e_k = v_k / max v, v_k = s_k·exp(ℓ_k − max ℓ) (0 where ℓ_k = −∞), and its scale max ℓ + log max v; None where
+    max ℓ is not finite, s_k is below LINEAR_MIN or not finite at a node of finite ℓ, or max v is not positive
+    and finite."""
+    lmax = float(ell.max())
+    if not math.isfinite(lmax):
+        return None
+    weighed = ell != -np.inf
+    if not np.all((s[weighed] >= LINEAR_MIN) & np.isfinite(s[weighed])):
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = np.where(weighed, s * libm.exp(np.where(weighed, ell - lmax, 0.0)), 0.0)
+    vmax = float(v.max())
+    if not (vmax > 0 and math.isfinite(vmax)):
+        return None
+    return v / vmax, lmax + float(libm.log(vmax))
+
+
 @dataclass(frozen=True)
 class FilterDensity:
     """The density of one filter posterior (docs/semantics.md, "Filter density").
@@ -200,11 +219,7 @@ class FilterDensity:
         if self.form != "mixture":
             return t, h, self.log_numerator(t)
         s = mixture_on_nodes(self.components, lo, h, DENSITY_INTERVALS)
-        linear = (s >= LINEAR_MIN) & np.isfinite(s)
-        base = np.empty_like(s)
-        base[linear] = libm.log(s[linear])
-        base[~linear] = self._log_base(t[~linear])
-        return t, h, self._plus_likelihood(base, t)
+        return t, h, self._mixture_log_numerator(t, s, self._node_ell(t))
 
     def log_base(self, tt: np.ndarray) -> np.ndarray:
         """The base law's log density at the points tt (1-D): the predictive mixture's or the prior law's."""
@@ -213,36 +228,38 @@ class FilterDensity:
     def node_values(self, lo: float, hi: float):
         """The nodes t_k = lo + k·h of a quadrature region, h, their relative numerator e_k and its scale `top`
         (e_k·e^top is the numerator), as ux/filter_density.c weigh_nodes: for a mixture whose density
-        `mixture_on_nodes` gives at least LINEAR_MIN and finite at every node of finite ℓ, in the linear domain,
-        e_k = v_k / max v, v_k = s_k·exp(ℓ_k − max ℓ) (0 where ℓ_k = −∞), top = max ℓ + log max v; else
-        e_k = exp(u_k − max u), top = max u, from `node_log_numerator`. top is not finite when the numerator
-        vanishes or overflows at every node."""
-        linear = self._linear_node_values(lo, hi)
-        if linear is not None:
-            return linear
-        t, h, u = self.node_log_numerator(lo, hi)
+        `mixture_on_nodes` gives at least LINEAR_MIN and finite at every node of finite ℓ, in the linear domain
+        (`linear_node_values`); else e_k = exp(u_k − max u), top = max u, u as `node_log_numerator` gives it. top
+        is not finite when the numerator vanishes or overflows at every node. ℓ and the mixture's density are
+        taken once, as in C."""
+        t, h = density_nodes(lo, hi)
+        if self.form != "mixture":
+            u = self.log_numerator(t)
+        else:
+            s = mixture_on_nodes(self.components, lo, h, DENSITY_INTERVALS)
+            ell = self._node_ell(t)
+            linear = None if ell is None else linear_node_values(s, ell)
+            if linear is not None:
+                return (t, h) + linear
+            u = self._mixture_log_numerator(t, s, ell)
         top = float(u.max())
         return t, h, (libm.exp(u - top) if math.isfinite(top) else u), top
 
-    def _linear_node_values(self, lo: float, hi: float):
-        if self.form != "mixture" or self.likelihood is None:
+    def _node_ell(self, t: np.ndarray):
+        """ℓ at the nodes, NaN read as −∞; None without a likelihood factor."""
+        if self.likelihood is None:
             return None
-        t, h = density_nodes(lo, hi)
         ell = log_likelihood_sum(self.likelihood, t, self.z, self.omega, self.m)
-        ell = np.where(np.isnan(ell), -np.inf, ell)
-        lmax = float(ell.max())
-        if not math.isfinite(lmax):
-            return None
-        s = mixture_on_nodes(self.components, lo, h, DENSITY_INTERVALS)
-        weighed = ell != -np.inf
-        if not np.all((s[weighed] >= LINEAR_MIN) & np.isfinite(s[weighed])):
-            return None
-        with np.errstate(over="ignore", invalid="ignore"):
-            v = np.where(weighed, s * libm.exp(np.where(weighed, ell - lmax, 0.0)), 0.0)
-        vmax = float(v.max())
-        if not (vmax > 0 and math.isfinite(vmax)):
-            return None
-        return t, h, v / vmax, lmax + float(libm.log(vmax))
+        return np.where(np.isnan(ell), -np.inf, ell)
+
+    def _mixture_log_numerator(self, t: np.ndarray, s: np.ndarray, ell) -> np.ndarray:
+        """log s_k where `mixture_on_nodes` gave s_k at least LINEAR_MIN and finite, the logsumexp elsewhere, plus
+        ℓ (unless None), −∞ where NaN."""
+        linear = (s >= LINEAR_MIN) & np.isfinite(s)
+        base = np.empty_like(s)
+        base[linear] = libm.log(s[linear])
+        base[~linear] = self._log_base(t[~linear])
+        return self._plus_likelihood(base, t, ell)
 
     def numerator_rises(self, outer: float, inner: float, ell_e: float, ell_i: float) -> bool:
         """Whether the numerator is larger at `outer` than at `inner`, whose log-likelihoods are ell_e > ell_i
@@ -275,10 +292,11 @@ class FilterDensity:
         loc, scale = self.prior.location_scale()
         return log_family(self._prior_family, (tt - loc) / scale) - libm.log(scale)
 
-    def _plus_likelihood(self, base: np.ndarray, tt: np.ndarray) -> np.ndarray:
+    def _plus_likelihood(self, base: np.ndarray, tt: np.ndarray, ell=None) -> np.ndarray:
+        """base + ℓ at tt (ℓ: taken there unless given), −∞ where NaN; base without a likelihood factor."""
         if self.likelihood is None:
             return base
-        ell = log_likelihood_sum(self.likelihood, tt, self.z, self.omega, self.m)
+        ell = self._node_ell(tt) if ell is None else ell
         with np.errstate(invalid="ignore"):
             out = base + ell
         return np.where(np.isnan(out), -np.inf, out)
@@ -348,6 +366,13 @@ class FilterDensity:
 
     def pdf(self, t):
         return libm.exp(self.logpdf(t))
+
+
+def gate_limit(gate: float) -> float:
+    """A filter's innovation gate in standard deviations, checked as ux_filter_set_gate checks it (> 0; inf: off)."""
+    if not gate > 0:
+        raise ValueError(f"the innovation gate must be > 0 standard deviations (inf: off), got {gate}")
+    return float(gate)
 
 
 def consistency_limit(limit: float) -> float:
@@ -420,9 +445,7 @@ class BayesLaplaceFilter:
     ):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
-        if not gate > 0:
-            raise ValueError(f"the innovation gate must be > 0 standard deviations (inf: off), got {gate}")
-        self.gate = float(gate)
+        self.gate = gate_limit(gate)
         self.gate_outliers = bool(gate_outliers)
         self.test_ratio = math.nan  # of the last update
         self.nis = 1.0  # the running mean of the test ratios ("Consistency"): a calibrated predictive's

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _ttr, libm
 from .bayes import FAMILY_VARIANCE, Status
-from .filter import DEPARTURE_SD, NIS_LIMIT, OUTLIER_GATE, consistency_limit, nis_track
+from .filter import DEPARTURE_SD, NIS_LIMIT, OUTLIER_GATE, consistency_limit, gate_limit, nis_track
 from .joint_filter import JointRun, check_evidence, run_trace
 from ._linalg import GateSums, _sum, cholesky, forward, metric, solve
 from .joint_systems import JointModel
@@ -84,9 +84,7 @@ class JointCellsFilter:
             raise ValueError(f"system {model.name} has {model.dim} components; the prior gives {len(laws)}")
         self.model, self.eta, self.dim = model, int(eta), model.dim
         self.exchange = bool(exchange)  # ux_joint_cells_set_exchange: off, the fits' smoother log L
-        if not gate > 0:
-            raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
-        self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
+        self.gate, self.gate_outliers = gate_limit(gate), bool(gate_outliers)  # ux_joint_cells_set_gate
         self.test_ratio = math.nan  # the last update's νᵀ·S⁻¹·ν
         self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
         self.nis_limit = consistency_limit(nis_limit)  # ux_joint_cells_set_consistency

@@ -21,7 +21,7 @@ import numpy as np
 from . import _ttr, libm
 from ._linalg import GateSums
 from .bayes import FAMILY_VARIANCE, LINEAR_MIN, Status, log_family
-from .filter import NIS_LIMIT, OUTLIER_GATE, consistency_limit, nis_track, sum_in_order
+from .filter import NIS_LIMIT, OUTLIER_GATE, consistency_limit, gate_limit, nis_track, sum_in_order
 from .joint import JointValue, product
 from .joint_systems import JointModel
 
@@ -159,9 +159,7 @@ class JointFilter:
         gate_outliers: bool = False,
         nis_limit: float = NIS_LIMIT,
     ):
-        if not gate > 0:
-            raise ValueError(f"the innovation gate must be > 0 standard deviations, got {gate}")
-        self.gate, self.gate_outliers = float(gate), bool(gate_outliers)  # ux_joint_filter_set_gate
+        self.gate, self.gate_outliers = gate_limit(gate), bool(gate_outliers)  # ux_joint_filter_set_gate
         self.test_ratio = math.nan  # the last update's largest νᵀ·S⁻¹·ν over its evidence points
         self.nis = 1.0  # the running mean of the test ratio per observation component ("Consistency")
         self.nis_limit = consistency_limit(nis_limit)  # ux_joint_filter_set_consistency

@@ -9,8 +9,10 @@ import pytest
 from test_joint_cells import kalman_nis, linear_trace
 from test_joint_filter import cv_linear
 
-from uxemu import joint_systems
+from uxemu import joint_systems, systems
 from uxemu.bayes import Status
+from uxemu.filter import BayesLaplaceFilter
+from uxemu.joint_cells import JointCellsFilter
 from uxemu.joint_filter import JointFilter, run_joint_filter
 
 
@@ -57,6 +59,9 @@ def test_several_evidence_points_take_the_largest_ratio():
 
 
 @pytest.mark.parametrize("gate", [0.0, -1.0, math.nan])
-def test_a_gate_that_is_not_positive_is_refused(gate):
-    with pytest.raises(ValueError, match="gate must be > 0"):
-        JointFilter(joint_systems.get("pendulum"), eta=8, gate=gate)
+@pytest.mark.parametrize("filter_class", [JointFilter, JointCellsFilter, BayesLaplaceFilter])
+def test_a_gate_that_is_not_positive_is_refused_in_the_same_words(filter_class, gate):
+    model = systems.get("lg") if filter_class is BayesLaplaceFilter else joint_systems.get("pendulum")
+    with pytest.raises(ValueError, match=r"^the innovation gate must be > 0 standard deviations \(inf: off\), got"):
+        filter_class(model, eta=8, gate=gate)
+    assert filter_class(model, eta=8, gate=math.inf).gate == math.inf
