@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from .config import ModelConfig
-from .protocol import CycleSource, ResetCause, Status
+from .protocol import STATUS_SAYS, STATUS_WHY, CycleSource, ResetCause, Status
 
 FORMAT = "uxhost-dump"
 FORMAT_VERSION = 2  # 2: z null (NaN in .npz) for a step without observation; each step's log_evidence
@@ -214,30 +214,32 @@ def _bits(v: float) -> bytes:
     return struct.pack("<d", v)
 
 
+def count_statuses(statuses) -> dict:
+    """How many of `statuses` are each status that says something (every one but OK), in the statuses' order."""
+    counts = dict.fromkeys(STATUS_SAYS, 0)
+    for s in statuses:
+        if s in counts:
+            counts[Status(s)] += 1
+    return counts
+
+
+def status_lines(counts: dict, skip=()) -> list[str]:
+    """One line per status some step answered, but those in `skip`: "N <says> (status NAME): <why>", its words
+    from docs/protocol.toml ([values.status]); what stream's summary and validate's report print."""
+    return [
+        f"{n} {STATUS_SAYS[status]} (status {status.name}): {STATUS_WHY[status]}"
+        for status, n in counts.items()
+        if n and status not in skip
+    ]
+
+
 class StatusCounts:
     """What a run's statuses say, for every dump (a scalar state's, uxhost.joint.JointDump's): `steps` with
     a `status`, `header.trace_steps`."""
 
-    @property
-    def refocused(self) -> int:
-        """Updates refocused onto their likelihood's region (status REFOCUSED: a first update whose prior
-        was far wider than the likelihood)."""
-        return sum(s.status == Status.REFOCUSED for s in self.steps)
-
-    @property
-    def outliers(self) -> int:
-        """Observations that failed the filter's innovation gate (status OUTLIER)."""
-        return sum(s.status == Status.OUTLIER for s in self.steps)
-
-    @property
-    def departed(self) -> int:
-        """Posteriors far from the model's own after an outlier the filter could not follow (status DEPARTED)."""
-        return sum(s.status == Status.DEPARTED for s in self.steps)
-
-    @property
-    def inconsistent(self) -> int:
-        """Updates whose recent innovations were larger than the filter's predictions allow (status INCONSISTENT)."""
-        return sum(s.status == Status.INCONSISTENT for s in self.steps)
+    def status_counts(self) -> dict:
+        """count_statuses of its steps."""
+        return count_statuses(s.status for s in self.steps)
 
     @property
     def complete(self) -> bool:

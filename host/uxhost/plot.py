@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .protocol import Status
+from .protocol import STATUS_LEGEND, Status
 
 BAND = (0.05, 0.95)
 
@@ -53,13 +53,17 @@ def _series(dump) -> dict:
     }
 
 
-STATUS_MARKS = (
-    (Status.FALLBACK, "x", "tab:red", "fallback (prior kept)"),
-    (Status.NO_EVIDENCE, "s", "tab:gray", "no observation (predicted)"),
-    (Status.REFOCUSED, "D", "tab:green", "refocused (prior re-quantized)"),
-    (Status.OUTLIER, "^", "tab:purple", "outlier (failed the innovation gate)"),
-    (Status.DEPARTED, "v", "tab:orange", "departed (after an outlier)"),
-    (Status.INCONSISTENT, "o", "tab:brown", "inconsistent (innovations too large)"),
+# Each status's marker and colour; its label is STATUS_LEGEND's (docs/protocol.toml).
+STATUS_MARKS = tuple(
+    (code, marker, color, STATUS_LEGEND[code])
+    for code, marker, color in (
+        (Status.FALLBACK, "x", "tab:red"),
+        (Status.NO_EVIDENCE, "s", "tab:gray"),
+        (Status.REFOCUSED, "D", "tab:green"),
+        (Status.OUTLIER, "^", "tab:purple"),
+        (Status.DEPARTED, "v", "tab:orange"),
+        (Status.INCONSISTENT, "o", "tab:brown"),
+    )
 )
 
 

@@ -92,6 +92,36 @@ class Status(enum.IntEnum):
     INCONSISTENT = 6  # the innovations of the recent updates are larger than the filter's predictions allow: the running mean of the test ratio per observation component is above 3, where a calibrated filter's is 1 (docs/semantics.md, "Consistency"; version 13): the model does not fit the data, or the filter's predictive is too narrow
 
 
+STATUS_SAYS = {
+    Status.FALLBACK: 'update(s) fell back',
+    Status.NO_EVIDENCE: 'step(s) without observation',
+    Status.REFOCUSED: "update(s) refocused onto the likelihood's region",
+    Status.OUTLIER: 'observation(s) failed the innovation gate',
+    Status.DEPARTED: "posterior(s) departed from the model's own after an outlier",
+    Status.INCONSISTENT: "update(s) after innovations larger than the filter's predictions allow",
+}
+
+
+STATUS_WHY = {
+    Status.FALLBACK: 'every likelihood was zero, so the posterior is the prior',
+    Status.NO_EVIDENCE: 'predict only',
+    Status.REFOCUSED: "the likelihood was narrower than the prior atoms' spacing, so the prior was re-quantized over its region",
+    Status.OUTLIER: 'improbable under the prediction, a fault or a model that does not fit the data',
+    Status.DEPARTED: 'the filter could not follow that outlier',
+    Status.INCONSISTENT: "the model does not fit these data, or the filter's predictive is too narrow",
+}
+
+
+STATUS_LEGEND = {
+    Status.FALLBACK: 'fallback (prior kept)',
+    Status.NO_EVIDENCE: 'no observation (predicted)',
+    Status.REFOCUSED: 'refocused (prior re-quantized)',
+    Status.OUTLIER: 'outlier (failed the innovation gate)',
+    Status.DEPARTED: 'departed (after an outlier)',
+    Status.INCONSISTENT: 'inconsistent (innovations too large)',
+}
+
+
 class StepFlags(enum.IntFlag):
     PREDICT = 1  # run predict before the update (set for every step but the first of a trace); other bits must be 0
 

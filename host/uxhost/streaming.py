@@ -7,12 +7,14 @@ import contextlib
 import subprocess
 import sys
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .dump import count_statuses, status_lines
 from .errors import InputError, ToolError
+from .protocol import Status
 
 
 @dataclass
@@ -27,10 +29,7 @@ class StreamSummary:
     config: object = None  # the ModelConfig that ran
     spec: object = None  # the device's description of its system
     replayed: int = 0  # steps of a resumed dump replayed (and checked bit for bit) before the run went on
-    refocused: int = 0  # first updates whose prior was re-quantized over the likelihood's region
-    outliers: int = 0  # observations that failed the filter's innovation gate (status OUTLIER)
-    departed: int = 0  # posteriors far from the model's own after an outlier (status DEPARTED)
-    inconsistent: int = 0  # updates after innovations larger than the predictions allow (status INCONSISTENT)
+    statuses: dict = field(default_factory=dict)  # steps per status that says something (dump.count_statuses)
     device: str = ""  # "board at N MHz, firmware version", as INFO said (Info.device)
     reset_cause: str = ""  # why the device last started, as INFO said (dump.reset_cause_name)
     silences: int = 0  # of the resends: after a wait that met silence
@@ -48,26 +47,7 @@ class StreamSummary:
                 f"resent after: {self.silences} silence(s), {self.damaged} damaged answer(s), {self.unread} "
                 "request(s) the device could not read"
             )
-        if self.refocused:
-            out.append(
-                f"{self.refocused} update(s) refocused: the likelihood was narrower than the prior atoms' "
-                "spacing, so the prior was re-quantized over its region"
-            )
-        if self.outliers:
-            out.append(
-                f"{self.outliers} observation(s) failed the innovation gate (status OUTLIER): improbable "
-                "under the prediction, a fault or a model that does not fit the data"
-            )
-        if self.departed:
-            out.append(
-                f"{self.departed} posterior(s) departed from the model's own after an outlier the filter could "
-                "not follow (status DEPARTED)"
-            )
-        if self.inconsistent:
-            out.append(
-                f"{self.inconsistent} update(s) after innovations larger than the filter's predictions allow "
-                "(status INCONSISTENT): the model does not fit these data, or the filter's predictive is too narrow"
-            )
+        out += status_lines(self.statuses, skip=(Status.FALLBACK, Status.NO_EVIDENCE))  # in the line above
         if self.replayed:
             out.append(f"resumed: {self.replayed} recorded step(s) replayed, every posterior bit-identical to the dump")
         for name, c in (("predict", self.cycles_predict), ("update", self.cycles_update)):
@@ -181,10 +161,7 @@ def stream_trace(
         config,
         spec,
         replayed=len(kept),
-        refocused=tally.refocused,
-        outliers=tally.outliers,
-        departed=tally.departed,
-        inconsistent=tally.inconsistent,
+        statuses=tally.statuses,
         device=info.device(),
         reset_cause=header.reset_cause,
         silences=device.silences,
@@ -198,23 +175,25 @@ class _Tally:
     length holds 16 bytes a step, its two cycle counts, instead of every posterior."""
 
     def __init__(self):
-        self.steps = self.fallbacks = self.missing = self.refocused = self.outliers = self.departed = 0
-        self.inconsistent = 0
+        self.steps = 0
+        self.statuses = count_statuses(())
         self.cycles_predict, self.cycles_update = array("q"), array("q")
 
-    def add(self, record) -> None:
-        from .protocol import Status
+    @property
+    def fallbacks(self) -> int:
+        return self.statuses[Status.FALLBACK]
 
+    @property
+    def missing(self) -> int:
+        return self.statuses[Status.NO_EVIDENCE]
+
+    def add(self, record) -> None:
         if self.steps:  # step 0 only updates: its predict count is not a predict and stays out of the statistics
             self.cycles_predict.append(record.cycles_predict)
         self.cycles_update.append(record.cycles_update)
         self.steps += 1
-        self.fallbacks += record.status == Status.FALLBACK
-        self.missing += record.status == Status.NO_EVIDENCE
-        self.refocused += record.status == Status.REFOCUSED
-        self.outliers += record.status == Status.OUTLIER
-        self.departed += record.status == Status.DEPARTED
-        self.inconsistent += record.status == Status.INCONSISTENT
+        if record.status in self.statuses:
+            self.statuses[record.status] += 1
 
 
 def _header(config, info, trace_path: str | None, steps: int, resume):

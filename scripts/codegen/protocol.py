@@ -282,10 +282,22 @@ def py_module(spec: dict) -> str:
         base = "IntFlag" if table.get("bits") else "IntEnum"
         out += ["", "", f"class {camel(name)}(enum.{base}):"]
         out += [f"    {v['name']} = {v['value']}  # {v['doc']}" for v in table["values"]]
+        out += value_words(name, table["values"])
     out += ["", "", "LAYOUTS = {"]
     out += [f"    MsgType.{m['name']}: {py_layout(m['fields'])}," for m in spec["message"]]
     out += ["}", ""]
     return "\n".join(out)
+
+
+def value_words(name: str, values: list[dict]) -> list[str]:
+    """Each word a value table gives beyond name, value and doc (the statuses' says, why, legend) as a dict
+    <TABLE>_<WORD> from the enum's members to their text."""
+    out = []
+    for word in dict.fromkeys(k for v in values for k in v if k not in ("name", "value", "doc")):
+        out += ["", "", f"{name.upper()}_{word.upper()} = {{"]
+        out += [f"    {camel(name)}.{v['name']}: {v[word]!r}," for v in values if word in v]
+        out += ["}"]
+    return out
 
 
 # --------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,3 +206,39 @@ def test_columns_and_truth(tmp_path):
     assert dump.truth[1] == 2**-1074 and math.isclose(dump.truth[0], 1 / 7)
     dump.steps[1].x = None
     assert dump.truth is None
+
+
+def test_every_status_but_ok_is_counted_and_said_in_protocol_toml_words():
+    # The words come from docs/protocol.toml's [values.status] (says, why, legend) and nowhere else: stream's
+    # summary, validate's report and plot's legend all print them.
+    import tomllib
+
+    from uxhost.dump import count_statuses, status_lines
+    from uxhost.plot import STATUS_MARKS
+    from uxhost.protocol import STATUS_LEGEND, STATUS_SAYS, Status
+
+    spec = tomllib.loads((Path(__file__).resolve().parents[2] / "docs" / "protocol.toml").read_text())
+    words = {v["name"]: v for v in spec["values"]["status"]["values"] if v["name"] != "OK"}
+    assert {s.name for s in STATUS_SAYS} == set(words) == {s.name for s in Status if s != Status.OK}
+    assert {code for code, *_ in STATUS_MARKS} == set(STATUS_LEGEND)
+    counts = count_statuses([Status.OK, Status.OUTLIER, Status.OUTLIER, Status.INCONSISTENT, Status.OK])
+    assert counts[Status.OUTLIER] == 2 and counts[Status.INCONSISTENT] == 1 and Status.OK not in counts
+    w = words["OUTLIER"]
+    assert status_lines(counts) == [
+        f"2 {w['says']} (status OUTLIER): {w['why']}",
+        f"1 {words['INCONSISTENT']['says']} (status INCONSISTENT): {words['INCONSISTENT']['why']}",
+    ]
+    assert status_lines(counts, skip=(Status.OUTLIER,)) == status_lines(counts)[1:]
+
+
+def test_the_stream_summary_says_each_status_once():
+    from uxhost.dump import count_statuses
+    from uxhost.protocol import Status
+    from uxhost.streaming import StreamSummary
+
+    empty = np.array([], dtype=np.int64)
+    counts = count_statuses([Status.FALLBACK, Status.NO_EVIDENCE, Status.REFOCUSED, Status.DEPARTED])
+    lines = StreamSummary(4, 1, 1, empty, empty, "cycles", 0, statuses=counts).lines()
+    assert lines[0] == "4 steps, 1 fallback(s), 1 without observation, 0 resent request(s)"
+    # fallbacks and steps without observation are in the first line, not again below it
+    assert [line.split(" (status ")[1].split(")")[0] for line in lines[1:]] == ["REFOCUSED", "DEPARTED"]

@@ -98,6 +98,7 @@ def report(dump, truth, name: str, rtol=None, reference=None, native_lib=None, e
 
 def _describe_dump(dump, name: str) -> None:
     """The report's head: what ran where, and the steps whose status says something."""
+    from ..dump import status_lines
     from ..validate import is_joint
 
     h, cfg = dump.header, dump.header.config
@@ -107,18 +108,8 @@ def _describe_dump(dump, name: str) -> None:
         f"{name}: {len(dump)} steps of {cfg.system}{dim}, η={cfg.eta}, {cfg.mode}, {cfg.likelihood} likelihood "
         f"({source}, {h.real_bytes}-byte reals)"
     )
-    if dump.missing:
-        print(f"  {dump.missing} step(s) without observation (predict only, status NO_EVIDENCE)")
-    if dump.refocused:
-        print(f"  {dump.refocused} update(s) refocused onto the likelihood's region (status REFOCUSED)")
-    if dump.outliers:
-        print(f"  {dump.outliers} observation(s) failed the innovation gate (status OUTLIER)")
-    if dump.departed:
-        print(f"  {dump.departed} posterior(s) departed from the model's own after an outlier (status DEPARTED)")
-    if dump.inconsistent:
-        print(
-            f"  {dump.inconsistent} update(s) after innovations larger than the predictions allow (status INCONSISTENT)"
-        )
+    for line in status_lines(dump.status_counts()):
+        print(f"  {line}")
     if not dump.complete:
         print(f"  note: the run was cut short: {len(dump)} of {h.trace_steps} trace rows")
 
