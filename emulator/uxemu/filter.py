@@ -470,8 +470,9 @@ class BayesLaplaceFilter:
         self._spreads = None  # the posterior atoms' cell spreads (mixture mode, from the nodes' TTR)
         self._staged = False
         self._var = None  # smooth: the posterior's variance (None: its binned density's, before any update)
-        self._info = 1.0  # smooth: the share of the variance the last update took (1: no kernel)
-        self._departure = 0.0  # smooth: how far the model's own posterior mean may be from this one's
+        self._info = 1.0  # smooth, mixture: the share of the variance the last update took (1: no kernel)
+        self._departure = 0.0  # smooth, mixture: how far the model's own posterior mean may be from this one's
+        self.departs = self.smooth or mode == "mixture"  # keeps a departure ("Departure"; ux/filter.c tracks_departure)
         self.density = FilterDensity(
             "prior" if isinstance(prior_law, (Normal, Laplace)) else "bins", self.posterior, prior=prior_law
         )
@@ -572,8 +573,8 @@ class BayesLaplaceFilter:
             self._without_evidence(atoms)
             self.nis = nis_track(self.nis, self.test_ratio)
             return Status.OUTLIER
-        prior_var = points_variance(*prior_atoms) if self.smooth else math.nan
-        prior_mean = points_mean(*prior_atoms) if self.smooth else math.nan
+        prior_var = points_variance(*prior_atoms) if self.departs else math.nan
+        prior_mean = points_mean(*prior_atoms) if self.departs else math.nan
         lin = self._linear(prior_atoms, evidence, m, prior_mean, prior_var)
         if lin is not None:
             res = self._linear_posterior(prior_atoms, lin, prior_mean, prior_var)
@@ -588,12 +589,12 @@ class BayesLaplaceFilter:
         if self.smooth:
             self._var = res.points_var if weighed else prior_var  # a fallback keeps the prior
         status = self._quadrature_posterior(res, prior_atoms, evidence, m, edges)
-        if self.smooth:  # the share of the variance this update took (after a refocus: the quadrature's)
-            self._info = 1.0 - self._var / prior_var if prior_var > 0 and weighed else 0.0
+        if self.departs:  # the share of the variance this update took (after a refocus: the quadrature's)
+            self._info = 1.0 - self._updated_var() / prior_var if prior_var > 0 and weighed else 0.0
         self.log_likelihood += self.log_evidence
         self._fresh, self._staged, self._pending = False, False, None
         status = Status.OUTLIER if outlier and status != Status.FALLBACK else status  # a fallback weighed nothing
-        if self.smooth:
+        if self.departs:
             reach = math.nan
             if outlier:
                 z, _ = evidence_arrays(evidence)
@@ -603,7 +604,7 @@ class BayesLaplaceFilter:
                     else self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var)
                 )
             self._track_departure(outlier, reach, prior_mean)
-            if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._var):
+            if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._updated_var()):
                 status = Status.DEPARTED
         self.nis = nis_track(self.nis, self.test_ratio)
         return Status.INCONSISTENT if status == Status.OK and self.nis > self.nis_limit else status
@@ -657,6 +658,11 @@ class BayesLaplaceFilter:
             if share * (dist * dist) >= bar and le > li and self.density.numerator_rises(e, i, le, li):
                 return True
         return False
+
+    def _updated_var(self) -> float:
+        """The posterior's variance as `var` reports it after an update (ux/filter.c updated_var): smooth, the
+        state beside its atoms; else its atoms'."""
+        return self._var if self.smooth else self.posterior.var()
 
     def _track_departure(self, outlier: bool, reach: float, prior_mean: float):
         """docs/semantics.md, "Departure" (ux/filter.c track_departure): an outlier leaves the distance between

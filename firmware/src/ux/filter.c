@@ -715,6 +715,13 @@ static int gate_start(const ux_filter *f, ux_observation *obs, ux_innovation *su
     return fused;
 }
 
+/* The filters that keep a departure (docs/semantics.md, "Departure"): smooth refined and mixture mode. */
+static int tracks_departure(const ux_filter *f) { return f->smooth || f->mode == UX_MODE_MIXTURE; }
+
+/* The posterior's variance as ux_filter_var reports it after an update: smooth, the state beside its atoms; else
+ * its atoms'. */
+static ux_real updated_var(const ux_filter *f) { return f->smooth ? f->post_var : ux_var(&f->posterior); }
+
 /* Departure (docs/semantics.md): an outlier leaves the distance between how far a linear update would have moved
  * the mean (`reach`) and how far this one did (the larger of it and what was left); every other update keeps
  * the share of it the update left of the variance. Returns the status to report: UX_DEPARTED for `st` UX_OK
@@ -729,7 +736,7 @@ static ux_status track_departure(ux_filter *f, ux_status st, int outlier, ux_rea
         keep = keep > 0 ? keep : UX_R(0.0);
         f->departure = f->departure * (keep < 1 ? keep : UX_R(1.0));
     }
-    return st == UX_OK && f->departure > UX_DEPARTURE_SD * UX_SQRT(f->post_var) ? UX_DEPARTED : st;
+    return st == UX_OK && f->departure > UX_DEPARTURE_SD * UX_SQRT(updated_var(f)) ? UX_DEPARTED : st;
 }
 
 /* The linear update (docs/semantics.md, "Linear update") serves the smooth filter's update of one evidence point
@@ -842,7 +849,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     }
     components = update_components(f, predicted, J);
     rest = filter_scratch(f);
-    if (f->smooth) /* before BayesLaplace reweighs the prior atoms in place */
+    if (tracks_departure(f)) /* before BayesLaplace reweighs the prior atoms in place */
         prior_moments(f, count, &prior_mean, &prior_var);
     linear = linear_applies(f, &obs, &ev, count, prior_mean, prior_var, &lin);
     if (f->smooth && !linear) /* before BayesLaplace reorders them */
@@ -861,15 +868,15 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     if (f->smooth) /* a fallback keeps the prior atoms: their variance */
         set_posterior_var(f, weighed ? spread : prior_var);
     st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, f->smooth && !linear ? &edges : NULL, &log_evidence);
-    if (f->smooth) /* the share of the variance this update took (after a refocus: the quadrature's) */
-        f->info = prior_var > 0 && weighed ? UX_R(1.0) - f->post_var / prior_var : UX_R(0.0);
+    if (tracks_departure(f)) /* the share of the variance this update took (after a refocus: the quadrature's) */
+        f->info = prior_var > 0 && weighed ? UX_R(1.0) - updated_var(f) / prior_var : UX_R(0.0);
     f->fresh = 0;
     f->staged = 0;
     if (linear || fused)
         ratio = linear ? lin.ratio : ux_innovation_finish(&sums, obs.family, count, &ev);
     outlier = ux_tests_outlier(&f->tests, ratio);
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
-    if (f->smooth) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
+    if (tracks_departure(f)) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
         f->last = track_departure(
             f, f->last, outlier,
             linear ? UX_FABS(lin.shift) : ux_innovation_shift(&sums, obs.family, count, &ev, prior_var), prior_mean);
