@@ -112,6 +112,26 @@ def near_static_outlier():
     return model, ux.Trace(tr.k, tr.u, z), exact
 
 
+def assert_the_core_agrees(model, trace, run, mode: str):
+    """The C core's run of the same trace at η = 16: the same statuses and means, bit for bit (when built)."""
+    from uxemu import native
+
+    if not native.available():
+        return
+    nat = native.load().run_filter(
+        model.system_id,
+        trace.k,
+        trace.u,
+        trace.z,
+        eta=16,
+        mode=mode,
+        params=model.params,
+        prior=("gaussian", model.prior.mu, model.prior.sigma),
+    )
+    np.testing.assert_array_equal(nat.status, run.status)
+    np.testing.assert_array_equal(nat.mean, run.mean)
+
+
 def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_up(weighed):
     """docs/semantics.md, "Departure": after a reading 1e4 r off on a near-static local level the model's own
     (Kalman) posterior jumps hundreds of its sd, which the filter does not follow: every later step whose
@@ -129,24 +149,11 @@ def test_a_posterior_left_behind_by_an_outlier_says_so_until_the_model_catches_u
 def test_the_linear_update_follows_an_outlier_as_the_kalman_filter_does():
     """The trace above with the linear update (the default): within 0.01 Kalman sd at every step, the outlier
     reported, nothing DEPARTED, and the C core the same bit for bit."""
-    from uxemu import native
-
     model, trace, exact = near_static_outlier()
     run = run_filter(model, trace, 16)
     assert np.max(np.abs(run.mean - exact.mean) / np.sqrt(exact.var)) < 0.01
     assert run.status[100] == ux.Status.OUTLIER and not np.any(run.status == ux.Status.DEPARTED)
-    if native.available():
-        nat = native.load().run_filter(
-            model.system_id,
-            trace.k,
-            trace.u,
-            trace.z,
-            eta=16,
-            params=model.params,
-            prior=("gaussian", model.prior.mu, model.prior.sigma),
-        )
-        np.testing.assert_array_equal(nat.status, run.status)
-        np.testing.assert_array_equal(nat.mean, run.mean)
+    assert_the_core_agrees(model, trace, run, "refined")
 
 
 def test_departure_after_an_outlier_is_the_same_in_c():
@@ -181,8 +188,6 @@ def test_mixture_mode_says_departed_where_it_could_not_follow_an_outlier():
     """Mixture mode keeps a departure too (docs/semantics.md, "Departure"): on the trace above it does not follow
     the outlier (no linear update there) and stays hundreds of Kalman sd off to the end; every one of those steps
     says DEPARTED (or OUTLIER, INCONSISTENT), none OK, none before the outlier; C the same bit for bit."""
-    from uxemu import native
-
     model, trace, exact = near_static_outlier()
     run = run_filter(model, trace, 16, mode="mixture")
     off = np.abs(run.mean - exact.mean) / np.sqrt(exact.var) > 0.5
@@ -190,19 +195,7 @@ def test_mixture_mode_says_departed_where_it_could_not_follow_an_outlier():
     assert np.all(run.status[101:110] == ux.Status.DEPARTED)
     assert not np.any(off & (run.status == ux.Status.OK))
     assert not np.any(run.status[:100] == ux.Status.DEPARTED)
-    if native.available():
-        nat = native.load().run_filter(
-            model.system_id,
-            trace.k,
-            trace.u,
-            trace.z,
-            eta=16,
-            mode="mixture",
-            params=model.params,
-            prior=("gaussian", model.prior.mu, model.prior.sigma),
-        )
-        np.testing.assert_array_equal(nat.status, run.status)
-        np.testing.assert_array_equal(nat.mean, run.mean)
+    assert_the_core_agrees(model, trace, run, "mixture")
 
 
 @pytest.mark.parametrize("name", ["sv", "lg", "cubic"])
