@@ -20,8 +20,6 @@ from .protocol import Status
 @dataclass
 class StreamSummary:
     steps: int
-    fallbacks: int
-    missing: int  # steps without observation (predict only)
     cycles_predict: np.ndarray
     cycles_update: np.ndarray
     cycle_unit: str
@@ -35,6 +33,15 @@ class StreamSummary:
     silences: int = 0  # of the resends: after a wait that met silence
     damaged: int = 0  # after an answer that arrived damaged
     unread: int = 0  # after the device said it could not read a frame (perhaps the request)
+
+    @property
+    def fallbacks(self) -> int:
+        return self.statuses.get(Status.FALLBACK, 0)
+
+    @property
+    def missing(self) -> int:
+        """Steps without observation (predict only)."""
+        return self.statuses.get(Status.NO_EVIDENCE, 0)
 
     def lines(self) -> list[str]:
         out = [f"device   {self.device}; last reset: {self.reset_cause}"] if self.device else []
@@ -152,8 +159,6 @@ def stream_trace(
                 bar.update()
     return StreamSummary(
         tally.steps,
-        tally.fallbacks,
-        tally.missing,
         np.array(tally.cycles_predict, dtype=np.int64),
         np.array(tally.cycles_update, dtype=np.int64),
         CYCLE_UNITS.get(header.cycle_source, header.cycle_source),
@@ -178,14 +183,6 @@ class _Tally:
         self.steps = 0
         self.statuses = count_statuses(())
         self.cycles_predict, self.cycles_update = array("q"), array("q")
-
-    @property
-    def fallbacks(self) -> int:
-        return self.statuses[Status.FALLBACK]
-
-    @property
-    def missing(self) -> int:
-        return self.statuses[Status.NO_EVIDENCE]
 
     def add(self, record) -> None:
         if self.steps:  # step 0 only updates: its predict count is not a predict and stays out of the statistics

@@ -238,7 +238,7 @@ def test_the_stream_summary_says_each_status_once():
 
     empty = np.array([], dtype=np.int64)
     counts = count_statuses([Status.FALLBACK, Status.NO_EVIDENCE, Status.REFOCUSED, Status.DEPARTED])
-    lines = StreamSummary(4, 1, 1, empty, empty, "cycles", 0, statuses=counts).lines()
+    lines = StreamSummary(4, empty, empty, "cycles", 0, statuses=counts).lines()
     assert lines[0] == "4 steps, 1 fallback(s), 1 without observation, 0 resent request(s)"
     # fallbacks and steps without observation are in the first line, not again below it
     assert [line.split(" (status ")[1].split(")")[0] for line in lines[1:]] == ["REFOCUSED", "DEPARTED"]

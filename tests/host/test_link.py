@@ -374,7 +374,7 @@ def test_a_stream_summary_names_why_requests_were_resent():
     from uxhost.streaming import StreamSummary
 
     empty = np.array([], dtype=np.int64)
-    clean = StreamSummary(5, 0, 0, empty, empty, "cycles", 0)
+    clean = StreamSummary(5, empty, empty, "cycles", 0)
     assert not any(line.startswith("resent after") for line in clean.lines())
-    noisy = StreamSummary(5, 0, 0, empty, empty, "cycles", 6, silences=3, damaged=2, unread=1)
+    noisy = StreamSummary(5, empty, empty, "cycles", 6, silences=3, damaged=2, unread=1)
     assert "resent after: 3 silence(s), 2 damaged answer(s), 1 request(s) the device could not read" in noisy.lines()
