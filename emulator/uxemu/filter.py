@@ -755,11 +755,12 @@ class BayesLaplaceFilter:
         quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
-        region = narrowed_region(self.density)
-        q = None if region is None else self.density.quadrature(region)
+        q = self._quadrature()
+        if q is not None and self._widen_comb(q[3]):
+            q = self._quadrature()
         if q is None:
             return False
-        t, e, log_z, h = q
+        t, e, log_z, h, region = q
         if not (abs(t[0]) < MOMENT_REACH and abs(t[-1]) < MOMENT_REACH):
             return False
         px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
@@ -772,6 +773,24 @@ class BayesLaplaceFilter:
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region, log_z=log_z)
         self.log_evidence = log_z
         return True
+
+    def _widen_comb(self, h: float) -> bool:
+        """Mixture mode: the predictive components widened to the quadrature's node spacing h where some are
+        narrower (`widened_components`); True when they were, and the quadrature must be taken again."""
+        if self.mode != "mixture" or self.density.form != "mixture":
+            return False
+        wider = widened_components(self.density.components, h)
+        if wider is None:
+            return False
+        self.density = replace(self.density, components=wider)
+        return True
+
+    def _quadrature(self):
+        """The density's quadrature over its narrowed region, and that region: (t, e, log Z, h, region); None
+        where `FilterDensity.quadrature` has none."""
+        region = narrowed_region(self.density)
+        q = None if region is None else self.density.quadrature(region)
+        return None if q is None else (*q, region)
 
     def _density(self, posterior: Value, lik: dict | None = None) -> FilterDensity:
         """The density of the posterior an update (or a step without observation) just made: the
@@ -960,6 +979,31 @@ def run_filter(
     """Filter a whole trace (anything with arrays k, u, z, or a plain array of observations z with
     k = 0, 1, … and u = 0) and return means, variances, statuses."""
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers, nis_limit).run(trace)
+
+
+def widened_components(components, h: float):
+    """Mixture mode's predictive components against a comb (docs/semantics.md, "Filter", mixture mode's comb;
+    ux/filter_density.c widen_comb): each scale raised to at least COMPONENT_SPAN·h of the quadrature's
+    node spacing, and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
+    its mean and variance (at most KERNEL_CAP of the centres' variance moves: the additions scale down to it).
+    None where every component already spans that, or the centres have no variance to give or the narrow ones no
+    weight. Sums in order."""
+    c, w, s = components
+    want = COMPONENT_SPAN * h
+    if not bool((s < want).any()):
+        return None
+    total = _ttr.sequential_sum(w)
+    mean = _ttr.sequential_sum(w * c) / total
+    d = c - mean
+    wide = np.maximum(s, want)
+    grow = wide * wide - s * s
+    between = _ttr.sequential_sum(w * (d * d)) / total
+    added = _ttr.sequential_sum(w * grow) / total
+    if not (between > 0 and added > 0):
+        return None
+    moved = min(added, KERNEL_CAP * between)
+    shrink = math.sqrt(1.0 - moved / between)
+    return mean + shrink * d, w, np.sqrt(s * s + grow * (moved / added))
 
 
 def narrowed_region(density) -> tuple[float, float]:

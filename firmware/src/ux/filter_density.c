@@ -446,6 +446,50 @@ static int within_moment_reach(ux_real first, ux_real last)
     return UX_FABS(first) < reach && UX_FABS(last) < reach;
 }
 
+/* Mixture mode's comb (docs/semantics.md, "Filter"): where some predictive component is narrower than
+ * UX_COMPONENT_SPAN of the quadrature's node spacing h, each scale is raised to at least that and the centres
+ * shrink about their mean by the variance it adds, so the mixture keeps its mean and variance (at most
+ * UX_KERNEL_CAP of the centres' variance moves; the additions scale down to it). Components far narrower
+ * than their spacing make a comb the nodes alias: a near-static state's posterior then lost 5–16 % of its
+ * variance at an update. Returns 1 when the components changed (their logs are taken again). */
+static int widen_comb(ux_filter *f, ux_real h)
+{
+    ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
+    const ux_real *w = filter_area(f, A_CW);
+    ux_real want = UX_COMPONENT_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean, moved, shrink;
+    size_t i, n = f->density.count;
+    int narrow = 0;
+    if (f->mode != UX_MODE_MIXTURE || f->density.form != UX_DENSITY_MIXTURE)
+        return 0;
+    for (i = 0; i < n; ++i) {
+        narrow |= s[i] < want;
+        total = total + w[i];
+        first = first + w[i] * c[i];
+    }
+    if (!narrow)
+        return 0;
+    mean = first / total;
+    for (i = 0; i < n; ++i) {
+        ux_real d = c[i] - mean, wide = s[i] < want ? want : s[i];
+        between = between + w[i] * (d * d);
+        added = added + w[i] * (wide * wide - s[i] * s[i]);
+    }
+    between = between / total;
+    added = added / total;
+    if (!(between > 0 && added > 0))
+        return 0;
+    moved = added < UX_KERNEL_CAP * between ? added : UX_KERNEL_CAP * between;
+    shrink = UX_SQRT(UX_R(1.0) - moved / between);
+    for (i = 0; i < n; ++i) {
+        ux_real wide = s[i] < want ? want : s[i], grow = wide * wide - s[i] * s[i];
+        c[i] = mean + shrink * (c[i] - mean);
+        s[i] = UX_SQRT(s[i] * s[i] + grow * (moved / added));
+    }
+    f->density.logs_ready = 0;
+    filter_mixture_logs(f);
+    return 1;
+}
+
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
  * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
  * variance; its region becomes the density's support and its log Z the step's evidence, written to
@@ -461,6 +505,8 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
     if (!node_arrays(f, &ell, &e, &rest))
         return 0;
     out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
+    if (ux_finite(out) && widen_comb(f, h))
+        out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
     if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
