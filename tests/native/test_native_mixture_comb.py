@@ -24,7 +24,9 @@ def near_static(seed: int, steps: int):
 
 def run_native(nat, z, prior, eta):
     k = np.arange(z.size)
-    return nat.run_filter(4, k, np.zeros(z.size), z, eta=eta, mode="mixture", params=(1.0, Q, R), prior=("gaussian", *prior), atoms=False)
+    return nat.run_filter(
+        4, k, np.zeros(z.size), z, eta=eta, mode="mixture", params=(1.0, Q, R), prior=("gaussian", *prior), atoms=False
+    )
 
 
 @pytest.mark.parametrize("eta", [32, 64])
