@@ -50,6 +50,9 @@ REGION_NODES = 32
 # least COMPONENT_SPAN of it; elsewhere log Z is the update's evidence.
 NODE_RESOLUTION = 1024
 COMPONENT_SPAN = 0.5
+# Mixture mode's comb (ux/filter.h UX_COMB_SPAN; docs/semantics.md, "Filter"): predictive components are widened
+# to at least COMB_SPAN of the quadrature's node spacing where some are narrower.
+COMB_SPAN = 1.0
 EPS = float(np.finfo(np.float64).eps)
 # The quadrature posterior's cells sum squares of their positions: nodes beyond √(largest double)/1024
 # would overflow them, so such an update keeps its own posterior (ux/filter_density.c within_moment_reach).
@@ -983,13 +986,13 @@ def run_filter(
 
 def widened_components(components, h: float):
     """Mixture mode's predictive components against a comb (docs/semantics.md, "Filter", mixture mode's comb;
-    ux/filter_density.c widen_comb): each scale raised to at least COMPONENT_SPAN·h of the quadrature's
+    ux/filter_density.c widen_comb): each scale raised to at least COMB_SPAN·h of the quadrature's
     node spacing, and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
     its mean and variance (at most KERNEL_CAP of the centres' variance moves: the additions scale down to it).
     None where every component already spans that, or the centres have no variance to give or the narrow ones no
     weight. Sums in order."""
     c, w, s = components
-    want = COMPONENT_SPAN * h
+    want = COMB_SPAN * h
     if not bool((s < want).any()):
         return None
     total = _ttr.sequential_sum(w)

@@ -130,9 +130,16 @@ typedef struct {
  * least UX_COMPONENT_SPAN h (a process noise far below the predictive's spread makes spikes between the
  * nodes). Elsewhere log Z is the update's evidence and a mixture-mode update keeps its own posterior. Every
  * filter run of the systems at their defaults has h above 10^12 ε|t| and its widest component above 2 h.
- * Mixture mode first widens every component to UX_COMPONENT_SPAN h (filter_density.c widen_comb). */
+ */
 #define UX_NODE_RESOLUTION 1024
 #define UX_COMPONENT_SPAN UX_R(0.5)
+
+/* Mixture mode's comb (docs/semantics.md, "Filter"): where the quadrature's nodes resolve the numerator but some
+ * predictive component is narrower than UX_COMB_SPAN h, every component is widened to at least that (the
+ * trapezoid's error on a Gaussian of scale h is below 10^-8 of its mass; at h/2 it is 1 %). The systems at
+ * their defaults have every component above 1.5 h, so only a process noise far below the cells' spacing
+ * (a near-static state at η ≥ 16) widens. */
+#define UX_COMB_SPAN UX_R(1.0)
 
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {

@@ -447,7 +447,7 @@ static int within_moment_reach(ux_real first, ux_real last)
 }
 
 /* Mixture mode's comb (docs/semantics.md, "Filter"): where some predictive component is narrower than
- * UX_COMPONENT_SPAN of the quadrature's node spacing h, each scale is raised to at least that and the centres
+ * UX_COMB_SPAN of the quadrature's node spacing h, each scale is raised to at least that and the centres
  * shrink about their mean by the variance it adds, so the mixture keeps its mean and variance (at most
  * UX_KERNEL_CAP of the centres' variance moves; the additions scale down to it). Components far narrower
  * than their spacing make a comb the nodes alias: a near-static state's posterior then lost 5–16 % of its
@@ -456,7 +456,7 @@ static int widen_comb(ux_filter *f, ux_real h)
 {
     ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
     const ux_real *w = filter_area(f, A_CW);
-    ux_real want = UX_COMPONENT_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean, moved, shrink;
+    ux_real want = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean, moved, shrink;
     size_t i, n = f->density.count;
     int narrow = 0;
     if (f->mode != UX_MODE_MIXTURE || f->density.form != UX_DENSITY_MIXTURE)
