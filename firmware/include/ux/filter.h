@@ -129,8 +129,7 @@ typedef struct {
  * posterior collapsed onto its atoms' rounding has h of about ε|t|) and a mixture's widest component spans at
  * least UX_COMPONENT_SPAN h (a process noise far below the predictive's spread makes spikes between the
  * nodes). Elsewhere log Z is the update's evidence and a mixture-mode update keeps its own posterior. Every
- * filter run of the systems at their defaults has h above 10^12 ε|t| and its widest component above 2 h.
- */
+ * filter run of the systems at their defaults has h above 10^12 ε|t| and its widest component above 2 h. */
 #define UX_NODE_RESOLUTION 1024
 #define UX_COMPONENT_SPAN UX_R(0.5)
 
