@@ -50,9 +50,11 @@ REGION_NODES = 32
 # least COMPONENT_SPAN of it; elsewhere log Z is the update's evidence.
 NODE_RESOLUTION = 1024
 COMPONENT_SPAN = 0.5
-# Mixture mode's comb (ux/filter.h UX_COMB_SPAN; docs/semantics.md, "Filter"): predictive components are widened
-# to at least COMB_SPAN of the quadrature's node spacing where some are narrower.
+# Mixture mode's comb (ux/filter.h UX_COMB_SPAN, UX_COMB_GAP; docs/semantics.md, "Filter"): predictive components
+# are widened to at least COMB_SPAN of the quadrature's node spacing and COMB_GAP of their distance to the nearer
+# neighbouring centre (at most of the centres' mean spacing) where some are narrower.
 COMB_SPAN = 1.0
+COMB_GAP = 0.5
 EPS = float(np.finfo(np.float64).eps)
 # The quadrature posterior's cells sum squares of their positions: nodes beyond √(largest double)/1024
 # would overflow them, so such an update keeps its own posterior (ux/filter_density.c within_moment_reach).
@@ -984,15 +986,29 @@ def run_filter(
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers, nis_limit).run(trace)
 
 
+def comb_widths(c: np.ndarray, h: float) -> np.ndarray:
+    """The scale each predictive component must reach (ux/filter_density.c comb_width): COMB_SPAN·h, or COMB_GAP of
+    the distance to the nearer neighbouring centre in component order, at most of the centres' mean spacing
+    (max − min)/(n − 1), whichever is larger."""
+    n = c.size
+    gap = np.zeros(n)
+    if n > 1:
+        d = np.abs(c[1:] - c[:-1])
+        gap[0], gap[-1] = d[0], d[-1]
+        gap[1:-1] = np.minimum(d[:-1], d[1:])
+    mean_gap = (float(c.max()) - float(c.min())) / float(n - 1) if n > 1 else 0.0
+    return np.maximum(COMB_SPAN * h, COMB_GAP * np.minimum(gap, mean_gap))
+
+
 def widened_components(components, h: float):
     """Mixture mode's predictive components against a comb (docs/semantics.md, "Filter", mixture mode's comb;
-    ux/filter_density.c widen_comb): each scale raised to at least COMB_SPAN·h of the quadrature's
-    node spacing, and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
+    ux/filter_density.c widen_comb): each scale raised to at least its `comb_widths` (the quadrature's
+    node spacing h, half the spacing of the centres), and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
     its mean and variance (at most KERNEL_CAP of the centres' variance moves: the additions scale down to it).
     None where every component already spans that, or the centres have no variance to give or the narrow ones no
     weight. Sums in order."""
     c, w, s = components
-    want = COMB_SPAN * h
+    want = comb_widths(c, h)
     if not bool((s < want).any()):
         return None
     total = _ttr.sequential_sum(w)

@@ -31,6 +31,7 @@ PAIRS = {  # C macro -> reference constant
     "UX_NODE_RESOLUTION": "NODE_RESOLUTION",
     "UX_COMPONENT_SPAN": "COMPONENT_SPAN",
     "UX_COMB_SPAN": "COMB_SPAN",
+    "UX_COMB_GAP": "COMB_GAP",
     "UX_EDGE_SHARE": "EDGE_SHARE",
 }
 CELL_PAIRS = {

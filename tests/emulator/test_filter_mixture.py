@@ -269,7 +269,7 @@ def _mixture_moments(c, w, s):
 
 
 def test_widened_components_keep_the_mixtures_mean_and_variance():
-    """Mixture mode's comb: every scale raised to COMB_SPAN·h, the centres shrunk by what that adds."""
+    """Mixture mode's comb: every scale raised to its comb width, the centres shrunk by what that adds."""
     rng = np.random.default_rng(36)
     for _ in range(200):
         n = int(rng.integers(2, 65))
@@ -281,13 +281,21 @@ def test_widened_components_keep_the_mixtures_mean_and_variance():
         assert abs(got_mean - mean) <= 1e-12 * (abs(mean) + math.sqrt(var))
         assert abs(got_var - var) <= 1e-12 * var
         assert np.all(ws >= s) and np.array_equal(ww, w)
-        capped = np.dot(w, np.maximum(s, ux.filter.COMB_SPAN * h) ** 2 - s * s) > ux.filter.KERNEL_CAP * np.dot(
-            w, (c - mean) ** 2
-        )
-        assert capped or np.all(ws >= ux.filter.COMB_SPAN * h * (1 - 1e-15))
+        want = ux.filter.comb_widths(c, h)
+        capped = np.dot(w, np.maximum(s, want) ** 2 - s * s) > ux.filter.KERNEL_CAP * np.dot(w, (c - mean) ** 2)
+        assert capped or np.all(ws >= want * (1 - 1e-15))
 
 
-def test_components_that_span_the_nodes_are_left():
+def test_comb_widths_read_the_node_spacing_and_the_nearer_centre():
+    """Half the distance to the nearer neighbour, at most half the mean spacing, at least COMB_SPAN·h."""
+    c = np.array([0.0, 1.0, 2.0, 3.0, 10.0])  # nearer gaps 1, 1, 1, 1, 7; mean spacing 2.5
+    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.1), [0.5, 0.5, 0.5, 0.5, 1.25])
+    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.8), [0.8, 0.8, 0.8, 0.8, 1.25])
+    np.testing.assert_array_equal(ux.filter.comb_widths(np.array([3.0]), 0.1), [0.1])
+
+
+def test_components_that_span_the_nodes_and_their_spacing_are_left():
     c, w = np.array([-1.0, 0.0, 1.0]), np.full(3, 1.0 / 3.0)
-    assert ux.filter.widened_components((c, w, np.full(3, 0.1)), 0.1) is None
+    assert ux.filter.widened_components((c, w, np.full(3, 0.5)), 0.1) is None
+    assert ux.filter.widened_components((c, w, np.full(3, 0.4)), 0.1) is not None  # below half their spacing
     assert ux.filter.widened_components((np.zeros(3), w, np.full(3, 0.01)), 0.1) is None  # no variance to move

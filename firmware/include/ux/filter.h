@@ -134,11 +134,14 @@ typedef struct {
 #define UX_COMPONENT_SPAN UX_R(0.5)
 
 /* Mixture mode's comb (docs/semantics.md, "Filter"): where the quadrature's nodes resolve the numerator but some
- * predictive component is narrower than UX_COMB_SPAN h, every component is widened to at least that (the
- * trapezoid's error on a Gaussian of scale h is below 10^-8 of its mass; at h/2 it is 1 %). The systems at
- * their defaults have every component above 1.5 h, so only a process noise far below the cells' spacing
- * (a near-static state at η ≥ 16) widens. */
+ * predictive component is narrower than UX_COMB_SPAN h or than UX_COMB_GAP of its distance to the nearer
+ * neighbouring centre (at most of the centres' mean spacing), every component is widened to at least that.
+ * A Gaussian of scale h/2 loses 1 % of its mass to the trapezoid, of scale h below 10^-8; a comb of Gaussians of
+ * scale s at spacing d ripples by 2·exp(−2π²s²/d²): 1.4 % at s = d/2, 38 % at a cell's own spread (about
+ * 0.29 d). The systems at their defaults all but never widen; a process noise far below the cells' spacing
+ * (a near-static state) does. */
 #define UX_COMB_SPAN UX_R(1.0)
+#define UX_COMB_GAP UX_R(0.5)
 
 /* How ux_filter_pdf reads the posterior (docs/semantics.md, "Filter density"). */
 typedef enum {

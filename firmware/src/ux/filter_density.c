@@ -446,23 +446,47 @@ static int within_moment_reach(ux_real first, ux_real last)
     return UX_FABS(first) < reach && UX_FABS(last) < reach;
 }
 
-/* Mixture mode's comb (docs/semantics.md, "Filter"): where some predictive component is narrower than
- * UX_COMB_SPAN of the quadrature's node spacing h, each scale is raised to at least that and the centres
- * shrink about their mean by the variance it adds, so the mixture keeps its mean and variance (at most
- * UX_KERNEL_CAP of the centres' variance moves; the additions scale down to it). Components far narrower
- * than their spacing make a comb the nodes alias: a near-static state's posterior then lost 5–16 % of its
- * variance at an update. Returns 1 when the components changed (their logs are taken again). */
+/* The scale component i of the predictive mixture must reach against a comb (docs/semantics.md, "Filter";
+ * reference comb_widths): floor (UX_COMB_SPAN h), or UX_COMB_GAP of the distance to the nearer neighbouring
+ * centre in component order, at most of the centres' mean spacing, whichever is larger. */
+static ux_real comb_width(const ux_real *c, size_t i, size_t n, ux_real floor, ux_real mean_gap)
+{
+    ux_real gap = 0, wide;
+    if (n > 1) {
+        gap = i + 1 < n ? UX_FABS(c[i + 1] - c[i]) : UX_FABS(c[i] - c[i - 1]);
+        if (i > 0 && i + 1 < n) {
+            ux_real before = UX_FABS(c[i] - c[i - 1]);
+            gap = gap < before ? gap : before;
+        }
+    }
+    wide = UX_COMB_GAP * (gap < mean_gap ? gap : mean_gap);
+    return wide > floor ? wide : floor;
+}
+
+/* Mixture mode's comb (docs/semantics.md, "Filter"): where some predictive component is narrower than its
+ * comb_width, each scale is raised to at least that and the centres shrink about their mean by the variance
+ * it adds, so the mixture keeps its mean and variance (at most UX_KERNEL_CAP of the centres' variance moves;
+ * the additions scale down to it). Components far narrower than their spacing make a comb: the nodes alias
+ * it, and a near-static state's posterior lost 5–16 % of its variance at an update. Returns 1 when the
+ * components changed (their logs are taken again). */
 static int widen_comb(ux_filter *f, ux_real h)
 {
     ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
     const ux_real *w = filter_area(f, A_CW);
-    ux_real want = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean, moved, shrink;
+    ux_real floor = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, top, low, mean_gap, mean;
+    ux_real moved, shrink;
     size_t i, n = f->density.count;
     int narrow = 0;
     if (f->mode != UX_MODE_MIXTURE || f->density.form != UX_DENSITY_MIXTURE)
         return 0;
+    top = low = c[0];
+    for (i = 1; i < n; ++i) {
+        top = c[i] > top ? c[i] : top;
+        low = c[i] < low ? c[i] : low;
+    }
+    mean_gap = n > 1 ? (top - low) / (ux_real)(n - 1) : UX_R(0.0);
     for (i = 0; i < n; ++i) {
-        narrow |= s[i] < want;
+        narrow |= s[i] < comb_width(c, i, n, floor, mean_gap);
         total = total + w[i];
         first = first + w[i] * c[i];
     }
@@ -470,7 +494,7 @@ static int widen_comb(ux_filter *f, ux_real h)
         return 0;
     mean = first / total;
     for (i = 0; i < n; ++i) {
-        ux_real d = c[i] - mean, wide = s[i] < want ? want : s[i];
+        ux_real d = c[i] - mean, want = comb_width(c, i, n, floor, mean_gap), wide = s[i] < want ? want : s[i];
         between = between + w[i] * (d * d);
         added = added + w[i] * (wide * wide - s[i] * s[i]);
     }
@@ -480,11 +504,12 @@ static int widen_comb(ux_filter *f, ux_real h)
         return 0;
     moved = added < UX_KERNEL_CAP * between ? added : UX_KERNEL_CAP * between;
     shrink = UX_SQRT(UX_R(1.0) - moved / between);
-    for (i = 0; i < n; ++i) {
-        ux_real wide = s[i] < want ? want : s[i], grow = wide * wide - s[i] * s[i];
-        c[i] = mean + shrink * (c[i] - mean);
-        s[i] = UX_SQRT(s[i] * s[i] + grow * (moved / added));
+    for (i = 0; i < n; ++i) { /* the scales first: their widths read the centres before these shrink */
+        ux_real want = comb_width(c, i, n, floor, mean_gap), wide = s[i] < want ? want : s[i];
+        s[i] = UX_SQRT(s[i] * s[i] + (wide * wide - s[i] * s[i]) * (moved / added));
     }
+    for (i = 0; i < n; ++i)
+        c[i] = mean + shrink * (c[i] - mean);
     f->density.logs_ready = 0;
     filter_mixture_logs(f);
     return 1;
