@@ -138,8 +138,8 @@ typedef struct {
  * neighbouring centre (at most of the centres' mean spacing), every component is widened to at least that.
  * A Gaussian of scale h/2 loses 1 % of its mass to the trapezoid, of scale h below 10^-8; a comb of Gaussians of
  * scale s at spacing d ripples by 2·exp(−2π²s²/d²): 1.4 % at s = d/2, 38 % at a cell's own spread (about
- * 0.29 d). The systems at their defaults all but never widen; a process noise far below the cells' spacing
- * (a near-static state) does. */
+ * 0.29 d). At their defaults the systems widen at η ≤ 4 and hardly above; a process noise far below the
+ * cells' spacing (a near-static state) widens at every η. */
 #define UX_COMB_SPAN UX_R(1.0)
 #define UX_COMB_GAP UX_R(0.5)
 
