@@ -55,6 +55,8 @@ COMPONENT_SPAN = 0.5
 # neighbouring centre (at most of the centres' mean spacing) where some are narrower.
 COMB_SPAN = 1.0
 COMB_GAP = 0.5
+# ... the spacing term only for a mixture whose bimodality coefficient is at most Sarle's 5/9 (UX_COMB_BIMODALITY).
+COMB_BIMODALITY = 5.0 / 9.0
 EPS = float(np.finfo(np.float64).eps)
 # The quadrature posterior's cells sum squares of their positions: nodes beyond √(largest double)/1024
 # would overflow them, so such an update keeps its own posterior (ux/filter_density.c within_moment_reach).
@@ -761,8 +763,10 @@ class BayesLaplaceFilter:
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
         q = self._quadrature()
-        if q is not None and self._widen_comb(q[3]):
-            q = self._quadrature()
+        if q is not None and self._widen_comb(q[3]):  # the same nodes: log Z moves continuously with the widening
+            region = q[4]
+            q = self.density.quadrature(region)
+            q = None if q is None else (*q, region)
         if q is None:
             return False
         t, e, log_z, h, region = q
@@ -780,8 +784,9 @@ class BayesLaplaceFilter:
         return True
 
     def _widen_comb(self, h: float) -> bool:
-        """Mixture mode: the predictive components widened to the quadrature's node spacing h where some are
-        narrower (`widened_components`); True when they were, and the quadrature must be taken again."""
+        """Mixture mode: the predictive components widened (`widened_components`) where some are narrower than
+        their comb width at the quadrature's node spacing h; True when they were, and the numerator must be taken
+        again on the same nodes."""
         if self.mode != "mixture" or self.density.form != "mixture":
             return False
         wider = widened_components(self.density.components, h)
@@ -986,33 +991,40 @@ def run_filter(
     return BayesLaplaceFilter(model, eta, mode, likelihood, prior, gate, gate_outliers, nis_limit).run(trace)
 
 
-def comb_widths(c: np.ndarray, h: float) -> np.ndarray:
+def comb_widths(c: np.ndarray, h: float, mean_gap: float) -> np.ndarray:
     """The scale each predictive component must reach (ux/filter_density.c comb_width): COMB_SPAN·h, or COMB_GAP of
-    the distance to the nearer neighbouring centre in component order, at most of the centres' mean spacing
-    (max − min)/(n − 1), whichever is larger."""
+    the distance to the nearer neighbouring centre in component order, at most of `mean_gap` (0: COMB_SPAN·h
+    alone), whichever is larger."""
     n = c.size
     gap = np.zeros(n)
     if n > 1:
         d = np.abs(c[1:] - c[:-1])
         gap[0], gap[-1] = d[0], d[-1]
         gap[1:-1] = np.minimum(d[:-1], d[1:])
-    mean_gap = (float(c.max()) - float(c.min())) / float(n - 1) if n > 1 else 0.0
     return np.maximum(COMB_SPAN * h, COMB_GAP * np.minimum(gap, mean_gap))
+
+
+def comb_mean_gap(c, w, s, total: float, mean: float) -> float:
+    """The centres' mean spacing (max − min)/(n − 1) that `comb_widths` caps the spacing term at (ux/filter_density.c
+    comb_mean_gap); 0 for one component or a mixture whose bimodality coefficient exceeds COMB_BIMODALITY."""
+    if c.size < 2 or bimodality(c - mean, w / total, s * s) > COMB_BIMODALITY:
+        return 0.0
+    return (float(c.max()) - float(c.min())) / float(c.size - 1)
 
 
 def widened_components(components, h: float):
     """Mixture mode's predictive components against a comb (docs/semantics.md, "Filter", mixture mode's comb;
     ux/filter_density.c widen_comb): each scale raised to at least its `comb_widths` (the quadrature's
-    node spacing h, half the spacing of the centres), and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
+    node spacing h; half the spacing of the centres, for a mixture that is not bimodal), and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
     its mean and variance (at most KERNEL_CAP of the centres' variance moves: the additions scale down to it).
     None where every component already spans that, or the centres have no variance to give or the narrow ones no
     weight. Sums in order."""
     c, w, s = components
-    want = comb_widths(c, h)
-    if not bool((s < want).any()):
-        return None
     total = _ttr.sequential_sum(w)
     mean = _ttr.sequential_sum(w * c) / total
+    want = comb_widths(c, h, comb_mean_gap(c, w, s, total, mean))
+    if not bool((s < want).any()):
+        return None
     d = c - mean
     wide = np.maximum(s, want)
     grow = wide * wide - s * s

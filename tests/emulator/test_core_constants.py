@@ -32,6 +32,7 @@ PAIRS = {  # C macro -> reference constant
     "UX_COMPONENT_SPAN": "COMPONENT_SPAN",
     "UX_COMB_SPAN": "COMB_SPAN",
     "UX_COMB_GAP": "COMB_GAP",
+    "UX_COMB_BIMODALITY": "COMB_BIMODALITY",
     "UX_EDGE_SHARE": "EDGE_SHARE",
 }
 CELL_PAIRS = {

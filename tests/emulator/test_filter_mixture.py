@@ -281,7 +281,8 @@ def test_widened_components_keep_the_mixtures_mean_and_variance():
         assert abs(got_mean - mean) <= 1e-12 * (abs(mean) + math.sqrt(var))
         assert abs(got_var - var) <= 1e-12 * var
         assert np.all(ws >= s) and np.array_equal(ww, w)
-        want = ux.filter.comb_widths(c, h)
+        total = w.sum()
+        want = ux.filter.comb_widths(c, h, ux.filter.comb_mean_gap(c, w, s, total, np.dot(w, c) / total))
         capped = np.dot(w, np.maximum(s, want) ** 2 - s * s) > ux.filter.KERNEL_CAP * np.dot(w, (c - mean) ** 2)
         assert capped or np.all(ws >= want * (1 - 1e-15))
 
@@ -289,9 +290,19 @@ def test_widened_components_keep_the_mixtures_mean_and_variance():
 def test_comb_widths_read_the_node_spacing_and_the_nearer_centre():
     """Half the distance to the nearer neighbour, at most half the mean spacing, at least COMB_SPAN·h."""
     c = np.array([0.0, 1.0, 2.0, 3.0, 10.0])  # nearer gaps 1, 1, 1, 1, 7; mean spacing 2.5
-    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.1), [0.5, 0.5, 0.5, 0.5, 1.25])
-    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.8), [0.8, 0.8, 0.8, 0.8, 1.25])
-    np.testing.assert_array_equal(ux.filter.comb_widths(np.array([3.0]), 0.1), [0.1])
+    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.1, 2.5), [0.5, 0.5, 0.5, 0.5, 1.25])
+    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.8, 2.5), [0.8, 0.8, 0.8, 0.8, 1.25])
+    np.testing.assert_array_equal(ux.filter.comb_widths(c, 0.1, 0.0), np.full(5, 0.1))
+
+
+def test_a_bimodal_mixture_widens_to_the_nodes_alone():
+    """Between two modes the centres' spacing is the gap between them: no spacing term there."""
+    w, s = np.array([0.16, 0.34, 0.34, 0.16]), np.full(4, 0.01)  # the cells of a Gaussian: coefficient 0.44
+    one = np.array([-1.5, -0.5, 0.5, 1.5])
+    two = np.array([-20.5, -19.5, 19.5, 20.5])
+    assert ux.filter.comb_mean_gap(one, w, s, 1.0, 0.0) == 1.0
+    assert ux.filter.comb_mean_gap(two, w, s, 1.0, 0.0) == 0.0
+    assert ux.filter.comb_mean_gap(one[:1], w[:1], s[:1], 0.16, -1.5) == 0.0
 
 
 def test_components_that_span_the_nodes_and_their_spacing_are_left():

@@ -316,20 +316,11 @@ static size_t mixture_components(const ux_filter *f, const ux_real *x, const ux_
  * 1/3 for a Gaussian, above 5/9 for a bimodal law; ∞ when the fourth moment is not positive. */
 static ux_real bimodality(const ux_value *b, ux_real m, const ux_real *v)
 {
-    ux_real v2 = 0, m3 = 0, m4 = 0;
+    ux_shape shape = {0, 0, 0};
     size_t i;
-    for (i = 0; i < b->count; ++i) {
-        ux_real d = b->x[i] - m, dd = d * d;
-        ux_real p2 = b->w[i] * (dd + v[i]);
-        ux_real p3 = b->w[i] * (dd * d + UX_R(3.0) * d * v[i]);
-        ux_real p4 = b->w[i] * (dd * dd + UX_R(6.0) * dd * v[i] + UX_R(3.0) * v[i] * v[i]);
-        v2 = v2 + p2;
-        m3 = m3 + p3;
-        m4 = m4 + p4;
-    }
-    if (!(m4 > 0))
-        return UX_INF;
-    return (m3 * m3 / (v2 * v2 * v2) + UX_R(1.0)) * (v2 * v2) / m4;
+    for (i = 0; i < b->count; ++i)
+        shape_add(&shape, b->w[i], b->x[i] - m, v[i]);
+    return shape_bimodality(&shape);
 }
 
 /* The share of the belief's variance the kernel moves into its components (docs/semantics.md, "Filter"):

@@ -349,15 +349,10 @@ static int linear_node_values(const ux_real *ell, ux_real *e, ux_real *top)
 /* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k, the numerator relative to e^top (linear_node_values; else
  * e^{u_k − max u}, top = max u). Returns top (not finite: the numerator vanishes or overflows at every node), or
  * NaN should the likelihood fail. */
-static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
-                           const ux_workspace *rest)
+/* The nodes' relative numerators e (returns max u, as to_relative) from their log-likelihoods ell. */
+static ux_real numerators_from_likelihoods(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell, ux_real *e)
 {
     ux_real top;
-    size_t k;
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        e[k] = node_position(lo, h, k);
-    if (node_log_likelihoods(f, e, UX_DENSITY_NODES, ell, rest) != UX_OK)
-        return (ux_real)NAN;
     if (f->density.form == UX_DENSITY_MIXTURE) {
         mixture_on_nodes(f, lo, h, e);
         if (linear_node_values(ell, e, &top))
@@ -365,6 +360,17 @@ static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *e
     }
     node_numerators(f, lo, h, ell, e);
     return to_relative(e, UX_DENSITY_NODES);
+}
+
+static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
+                           const ux_workspace *rest)
+{
+    size_t k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        e[k] = node_position(lo, h, k);
+    if (node_log_likelihoods(f, e, UX_DENSITY_NODES, ell, rest) != UX_OK)
+        return (ux_real)NAN;
+    return numerators_from_likelihoods(f, lo, h, ell, e);
 }
 
 /* Whether the trapezoid on the nodes lo + k·h resolves the density's numerator (UX_NODE_RESOLUTION,
@@ -385,6 +391,16 @@ static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
     return 1;
 }
 
+/* log Z of the nodes' relative numerators e (max u = top, spacing h): the trapezoid sum in node order. */
+static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h)
+{
+    ux_real sum = 0;
+    unsigned k;
+    for (k = 0; k < UX_DENSITY_NODES; ++k)
+        sum += trapezoid_term(k, e[k]);
+    return top + UX_LOG(sum * h);
+}
+
 /* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
  * narrowed to its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket
  * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
@@ -396,8 +412,8 @@ static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
 static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
                           ux_real *hi, ux_real *h)
 {
-    ux_real top, sum = 0;
-    unsigned k, r;
+    ux_real top;
+    unsigned r;
     density_support(f, lo, hi);
     for (r = 0;; ++r) {
         size_t first = 0, last = 0, kept;
@@ -418,9 +434,7 @@ static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux
         *lo = nlo;
         *hi = nhi;
     }
-    for (k = 0; k < UX_DENSITY_NODES; ++k)
-        sum += trapezoid_term(k, e[k]);
-    return top + UX_LOG(sum * *h);
+    return trapezoid_log_z(e, top, *h);
 }
 
 /* log Z of the density ("Filter density"): the quadrature's; 0 without a likelihood factor (the base law is
@@ -448,7 +462,7 @@ static int within_moment_reach(ux_real first, ux_real last)
 
 /* The scale component i of the predictive mixture must reach against a comb (docs/semantics.md, "Filter";
  * reference comb_widths): floor (UX_COMB_SPAN h), or UX_COMB_GAP of the distance to the nearer neighbouring
- * centre in component order, at most of the centres' mean spacing, whichever is larger. */
+ * centre in component order, at most of mean_gap, whichever is larger (mean_gap 0: floor alone). */
 static ux_real comb_width(const ux_real *c, size_t i, size_t n, ux_real floor, ux_real mean_gap)
 {
     ux_real gap = 0, wide;
@@ -463,44 +477,54 @@ static ux_real comb_width(const ux_real *c, size_t i, size_t n, ux_real floor, u
     return wide > floor ? wide : floor;
 }
 
+/* The centres' mean spacing (max c − min c)/(n − 1) that comb_width caps the spacing term at; 0 (no spacing
+ * term) for one component or a mixture whose bimodality coefficient exceeds UX_COMB_BIMODALITY. */
+static ux_real comb_mean_gap(const ux_real *c, const ux_real *w, const ux_real *s, size_t n, ux_real total,
+                             ux_real mean)
+{
+    ux_shape shape = {0, 0, 0};
+    ux_real top = c[0], low = c[0];
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        shape_add(&shape, w[i] / total, c[i] - mean, s[i] * s[i]);
+        top = c[i] > top ? c[i] : top;
+        low = c[i] < low ? c[i] : low;
+    }
+    if (n < 2 || shape_bimodality(&shape) > UX_COMB_BIMODALITY)
+        return 0;
+    return (top - low) / (ux_real)(n - 1);
+}
+
 /* Mixture mode's comb (docs/semantics.md, "Filter"): where some predictive component is narrower than its
  * comb_width, each scale is raised to at least that and the centres shrink about their mean by the variance
  * it adds, so the mixture keeps its mean and variance (at most UX_KERNEL_CAP of the centres' variance moves;
- * the additions scale down to it). Components far narrower than their spacing make a comb: the nodes alias
- * it, and a near-static state's posterior lost 5–16 % of its variance at an update. Returns 1 when the
- * components changed (their logs are taken again). */
+ * the additions scale down to it). Components far narrower than their spacing make a comb where the true
+ * predictive is smooth; at η ≥ 32 the nodes alias it too, and a near-static state's posterior lost 5–16 % of
+ * its variance at an update. Returns 1 when the components changed (their logs are taken again). */
 static int widen_comb(ux_filter *f, ux_real h)
 {
     ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
     const ux_real *w = filter_area(f, A_CW);
-    ux_real floor = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, top, low, mean_gap, mean;
-    ux_real moved, shrink;
+    ux_real floor = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean_gap, mean, moved, shrink;
     size_t i, n = f->density.count;
     int narrow = 0;
     if (f->mode != UX_MODE_MIXTURE || f->density.form != UX_DENSITY_MIXTURE)
         return 0;
-    top = low = c[0];
-    for (i = 1; i < n; ++i) {
-        top = c[i] > top ? c[i] : top;
-        low = c[i] < low ? c[i] : low;
-    }
-    mean_gap = n > 1 ? (top - low) / (ux_real)(n - 1) : UX_R(0.0);
     for (i = 0; i < n; ++i) {
-        narrow |= s[i] < comb_width(c, i, n, floor, mean_gap);
         total = total + w[i];
         first = first + w[i] * c[i];
     }
-    if (!narrow)
-        return 0;
     mean = first / total;
+    mean_gap = comb_mean_gap(c, w, s, n, total, mean);
     for (i = 0; i < n; ++i) {
         ux_real d = c[i] - mean, want = comb_width(c, i, n, floor, mean_gap), wide = s[i] < want ? want : s[i];
+        narrow |= s[i] < want;
         between = between + w[i] * (d * d);
         added = added + w[i] * (wide * wide - s[i] * s[i]);
     }
     between = between / total;
     added = added / total;
-    if (!(between > 0 && added > 0))
+    if (!narrow || !(between > 0 && added > 0))
         return 0;
     moved = added < UX_KERNEL_CAP * between ? added : UX_KERNEL_CAP * between;
     shrink = UX_SQRT(UX_R(1.0) - moved / between);
@@ -530,8 +554,10 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
     if (!node_arrays(f, &ell, &e, &rest))
         return 0;
     out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
-    if (ux_finite(out) && widen_comb(f, h))
-        out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
+    if (ux_finite(out) && widen_comb(f, h)) { /* the same nodes and likelihoods: log Z moves with the widening */
+        ux_real top = numerators_from_likelihoods(f, lo, h, ell, e);
+        out = ux_finite(top) ? trapezoid_log_z(e, top, h) : top;
+    }
     if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
         return 0;
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'

@@ -55,6 +55,31 @@ typedef struct {
     ux_probe probe;
 } ux_point_edges;
 
+/* The sums of Sarle's bimodality coefficient (γ² + 1)/κ of a mixture of N(x_i, v_i) with normalised weights,
+ * about its mean (docs/semantics.md, "Filter"): shape_add for each component in order, then shape_bimodality
+ * (∞ when the fourth moment is not positive). */
+typedef struct {
+    ux_real v2, m3, m4;
+} ux_shape;
+
+static inline void shape_add(ux_shape *s, ux_real w, ux_real d, ux_real v)
+{
+    ux_real dd = d * d;
+    ux_real p2 = w * (dd + v);
+    ux_real p3 = w * (dd * d + UX_R(3.0) * d * v);
+    ux_real p4 = w * (dd * dd + UX_R(6.0) * dd * v + UX_R(3.0) * v * v);
+    s->v2 = s->v2 + p2;
+    s->m3 = s->m3 + p3;
+    s->m4 = s->m4 + p4;
+}
+
+static inline ux_real shape_bimodality(const ux_shape *s)
+{
+    if (!(s->m4 > 0))
+        return UX_INF;
+    return (s->m3 * s->m3 / (s->v2 * s->v2 * s->v2) + UX_R(1.0)) * (s->v2 * s->v2) / s->m4;
+}
+
 /* filter.c: the atoms of the prior law the first update weighs; the update's observation model. */
 unsigned filter_first_prior_atoms(const ux_filter *f);
 void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **noise, ux_observation *obs);
