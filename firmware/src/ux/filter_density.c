@@ -346,10 +346,7 @@ static int linear_node_values(const ux_real *ell, ux_real *e, ux_real *top)
     return 1;
 }
 
-/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k, the numerator relative to e^top (linear_node_values; else
- * e^{u_k − max u}, top = max u). Returns top (not finite: the numerator vanishes or overflows at every node), or
- * NaN should the likelihood fail. */
-/* The nodes' relative numerators e (returns max u, as to_relative) from their log-likelihoods ell. */
+/* The nodes' relative numerators e (returns top, as weigh_nodes) from their log-likelihoods ell. */
 static ux_real numerators_from_likelihoods(const ux_filter *f, ux_real lo, ux_real h, const ux_real *ell, ux_real *e)
 {
     ux_real top;
@@ -362,6 +359,9 @@ static ux_real numerators_from_likelihoods(const ux_filter *f, ux_real lo, ux_re
     return to_relative(e, UX_DENSITY_NODES);
 }
 
+/* The nodes lo + k·h of a region: ell ← ℓ_k, e ← e_k, the numerator relative to e^top (linear_node_values; else
+ * e^{u_k − max u}, top = max u). Returns top (not finite: the numerator vanishes or overflows at every node), or
+ * NaN should the likelihood fail. */
 static ux_real weigh_nodes(const ux_filter *f, ux_real lo, ux_real h, ux_real *ell, ux_real *e,
                            const ux_workspace *rest)
 {
@@ -461,9 +461,9 @@ static int within_moment_reach(ux_real first, ux_real last)
 }
 
 /* The scale component i of the predictive mixture must reach against a comb (docs/semantics.md, "Filter";
- * reference comb_widths): floor (UX_COMB_SPAN h), or UX_COMB_GAP of the distance to the nearer neighbouring
- * centre in component order, at most of mean_gap, whichever is larger (mean_gap 0: floor alone). */
-static ux_real comb_width(const ux_real *c, size_t i, size_t n, ux_real floor, ux_real mean_gap)
+ * reference comb_widths): least (UX_COMB_SPAN h), or UX_COMB_GAP of the distance to the nearer neighbouring
+ * centre in component order, at most of mean_gap, whichever is larger (mean_gap 0: least alone). */
+static ux_real comb_width(const ux_real *c, size_t i, size_t n, ux_real least, ux_real mean_gap)
 {
     ux_real gap = 0, wide;
     if (n > 1) {
@@ -474,7 +474,7 @@ static ux_real comb_width(const ux_real *c, size_t i, size_t n, ux_real floor, u
         }
     }
     wide = UX_COMB_GAP * (gap < mean_gap ? gap : mean_gap);
-    return wide > floor ? wide : floor;
+    return wide > least ? wide : least;
 }
 
 /* The centres' mean spacing (max c − min c)/(n − 1) that comb_width caps the spacing term at; 0 (no spacing
@@ -505,7 +505,7 @@ static int widen_comb(ux_filter *f, ux_real h)
 {
     ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
     const ux_real *w = filter_area(f, A_CW);
-    ux_real floor = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean_gap, mean, moved, shrink;
+    ux_real least = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean_gap, mean, moved, shrink;
     size_t i, n = f->density.count;
     int narrow = 0;
     if (f->mode != UX_MODE_MIXTURE || f->density.form != UX_DENSITY_MIXTURE)
@@ -517,7 +517,7 @@ static int widen_comb(ux_filter *f, ux_real h)
     mean = first / total;
     mean_gap = comb_mean_gap(c, w, s, n, total, mean);
     for (i = 0; i < n; ++i) {
-        ux_real d = c[i] - mean, want = comb_width(c, i, n, floor, mean_gap), wide = s[i] < want ? want : s[i];
+        ux_real d = c[i] - mean, want = comb_width(c, i, n, least, mean_gap), wide = s[i] < want ? want : s[i];
         narrow |= s[i] < want;
         between = between + w[i] * (d * d);
         added = added + w[i] * (wide * wide - s[i] * s[i]);
@@ -529,7 +529,7 @@ static int widen_comb(ux_filter *f, ux_real h)
     moved = added < UX_KERNEL_CAP * between ? added : UX_KERNEL_CAP * between;
     shrink = UX_SQRT(UX_R(1.0) - moved / between);
     for (i = 0; i < n; ++i) { /* the scales first: their widths read the centres before these shrink */
-        ux_real want = comb_width(c, i, n, floor, mean_gap), wide = s[i] < want ? want : s[i];
+        ux_real want = comb_width(c, i, n, least, mean_gap), wide = s[i] < want ? want : s[i];
         s[i] = UX_SQRT(s[i] * s[i] + (wide * wide - s[i] * s[i]) * (moved / added));
     }
     for (i = 0; i < n; ++i)
