@@ -1014,11 +1014,11 @@ def comb_mean_gap(c, w, s, total: float, mean: float) -> float:
 
 def widened_components(components, h: float):
     """Mixture mode's predictive components against a comb (docs/semantics.md, "Filter", mixture mode's comb;
-    ux/filter_density.c widen_comb): each scale raised to at least its `comb_widths` (the quadrature's
-    node spacing h; half the spacing of the centres, for a mixture that is not bimodal), and the centres shrunk about their mean by the variance that adds, so that the mixture keeps
-    its mean and variance (at most KERNEL_CAP of the centres' variance moves: the additions scale down to it).
-    None where every component already spans that, or the centres have no variance to give or the narrow ones no
-    weight. Sums in order."""
+    ux/filter_density.c widen_comb): each scale raised to at least its `comb_widths` (the quadrature's node
+    spacing h; half the spacing of the centres, for a mixture that is not bimodal), and the centres shrunk about
+    their mean by the variance that adds, so that the mixture keeps its mean and variance (at most KERNEL_CAP of
+    the centres' variance moves: the additions scale down to it). None where every component already spans
+    that, or the centres have no variance to give or the narrow ones no weight. Sums in order."""
     c, w, s = components
     total = _ttr.sequential_sum(w)
     mean = _ttr.sequential_sum(w * c) / total
