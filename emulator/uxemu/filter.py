@@ -764,9 +764,7 @@ class BayesLaplaceFilter:
         update's own stay (False)."""
         q = self._quadrature()
         if q is not None and self._widen_comb(q[3]):  # the same nodes: log Z moves continuously with the widening
-            region = q[4]
-            q = self.density.quadrature(region)
-            q = None if q is None else (*q, region)
+            q = self._quadrature(q[4])
         if q is None:
             return False
         t, e, log_z, h, region = q
@@ -795,10 +793,10 @@ class BayesLaplaceFilter:
         self.density = replace(self.density, components=wider)
         return True
 
-    def _quadrature(self):
-        """The density's quadrature over its narrowed region, and that region: (t, e, log Z, h, region); None
-        where `FilterDensity.quadrature` has none."""
-        region = narrowed_region(self.density)
+    def _quadrature(self, region: tuple | None = None):
+        """The density's quadrature over `region` (default: its narrowed region), and that region: (t, e, log Z, h,
+        region); None where `FilterDensity.quadrature` has none."""
+        region = narrowed_region(self.density) if region is None else region
         q = None if region is None else self.density.quadrature(region)
         return None if q is None else (*q, region)
 
@@ -1022,15 +1020,12 @@ def widened_components(components, h: float):
     c, w, s = components
     total = _ttr.sequential_sum(w)
     mean = _ttr.sequential_sum(w * c) / total
-    want = comb_widths(c, h, comb_mean_gap(c, w, s, total, mean))
-    if not bool((s < want).any()):
-        return None
+    wide = np.maximum(s, comb_widths(c, h, comb_mean_gap(c, w, s, total, mean)))
     d = c - mean
-    wide = np.maximum(s, want)
     grow = wide * wide - s * s
     between = _ttr.sequential_sum(w * (d * d)) / total
     added = _ttr.sequential_sum(w * grow) / total
-    if not (between > 0 and added > 0):
+    if not (between > 0 and added > 0):  # added is exactly 0 where no component of weight is narrower
         return None
     moved = min(added, KERNEL_CAP * between)
     shrink = math.sqrt(1.0 - moved / between)

@@ -507,7 +507,6 @@ static int widen_comb(ux_filter *f, ux_real h)
     const ux_real *w = filter_area(f, A_CW);
     ux_real least = UX_COMB_SPAN * h, total = 0, first = 0, between = 0, added = 0, mean_gap, mean, moved, shrink;
     size_t i, n = f->density.count;
-    int narrow = 0;
     if (f->mode != UX_MODE_MIXTURE || f->density.form != UX_DENSITY_MIXTURE)
         return 0;
     for (i = 0; i < n; ++i) {
@@ -518,13 +517,12 @@ static int widen_comb(ux_filter *f, ux_real h)
     mean_gap = comb_mean_gap(c, w, s, n, total, mean);
     for (i = 0; i < n; ++i) {
         ux_real d = c[i] - mean, want = comb_width(c, i, n, least, mean_gap), wide = s[i] < want ? want : s[i];
-        narrow |= s[i] < want;
         between = between + w[i] * (d * d);
         added = added + w[i] * (wide * wide - s[i] * s[i]);
     }
     between = between / total;
     added = added / total;
-    if (!narrow || !(between > 0 && added > 0))
+    if (!(between > 0 && added > 0)) /* added is exactly 0 where no component of weight is narrower */
         return 0;
     moved = added < UX_KERNEL_CAP * between ? added : UX_KERNEL_CAP * between;
     shrink = UX_SQRT(UX_R(1.0) - moved / between);
