@@ -70,6 +70,11 @@ REFOCUS_ESS = 2
 # ... or whose posterior density still rises at an outermost weighed point that alone holds EDGE_SHARE of the
 # posterior's variance (ux/filter.h UX_EDGE_SHARE; docs/semantics.md, "Filter", the open edge).
 EDGE_SHARE = 0.0625
+# ... or, at η ≥ EDGE_PROBES_ETA, where the likelihood rises at an outermost weighed point, whose numerator at
+# EDGE_PROBES points past it, spaced by the scale of that side's outermost predictive component, holds EDGE_SHARE
+# of it (ux/filter.h UX_EDGE_PROBES, UX_EDGE_PROBES_ETA).
+EDGE_PROBES = 2
+EDGE_PROBES_ETA = 16
 # The smooth filter's kernel (ux/filter.h UX_KERNEL_*; docs/semantics.md, "Filter", the kernel): at a predict,
 # KERNEL_SHARE of the belief's variance moves from between its atoms into every component, at most KERNEL_CAP
 # of the atoms' own; in full after an update that took nothing from the variance, none after one that took
@@ -80,7 +85,7 @@ KERNEL_INFO = 0.5
 KERNEL_BIMODALITY = 0.4
 # A cell the transition bends (ux/filter.h UX_CELL_BEND; docs/semantics.md, "Filter density"): its image splits
 # into its two points' when their half-distance τ exceeds the noise's σ and f at the cell's mean lies more than
-# CELL_BEND·|τ| from their midpoint.
+# CELL_BEND·|τ| from their midpoint, or f at x ± 2r more than CELL_BEND·2|τ| from the line through their images.
 CELL_BEND = 0.1
 # Departure (ux/filter.h UX_DEPARTURE_SD; docs/semantics.md, "Departure"): a posterior whose estimated distance
 # from the model's own, left by an outlier it could not follow, exceeds this many of its sd is not OK.
@@ -145,7 +150,7 @@ def _spread_components(model, x, w, r, k: int, u: float, law: Normal, may_split:
     up = np.asarray(model.transition(x + r, zero, k, u), dtype=np.float64)
     down = np.asarray(model.transition(x - r, zero, k, u), dtype=np.float64)
     mid, tau = (up + down) * 0.5, (up - down) * 0.5
-    split = bends(model, x, mid, tau, sigma, k, u) if may_split else np.zeros(x.size, dtype=bool)
+    split = bends(model, x, r, mid, tau, sigma, k, u) if may_split else np.zeros(x.size, dtype=bool)
     scales = np.sqrt(sigma * sigma + tau * tau)
     n = x.size + int(np.count_nonzero(split))
     first = np.arange(x.size) + np.concatenate(([0], np.cumsum(split)[:-1]))  # each cell's first component
@@ -161,15 +166,25 @@ def _spread_components(model, x, w, r, k: int, u: float, law: Normal, may_split:
     return c, cw, s, halves
 
 
-def bends(model, x, mid, tau, sigma: float, k: int, u: float) -> np.ndarray:
-    """Which cells the transition bends: |τ| > σ, and f at the cell's mean more than CELL_BEND·|τ| from the
-    midpoint of its two points' images — there one Gaussian would reach where f sends nothing (a fold's
-    flanks), the two points' components do not."""
-    wide = np.abs(tau) > sigma
+def bends(model, x, r, mid, tau, sigma: float, k: int, u: float) -> np.ndarray:
+    """Which cells (spreads r² about x) the transition bends: |τ| > σ, and f at the cell's mean more than
+    CELL_BEND·|τ| from the midpoint of its two points' images, or f at x ± 2r more than CELL_BEND·2|τ| from the
+    line through them (mid ± 2τ) — there one Gaussian would reach where f sends nothing (a fold's flanks, a
+    saturation's far side), the two points' components do not (ux/filter.c cell_bends)."""
+    reach = np.abs(tau)
+    wide = reach > sigma
     if not wide.any():
         return wide
-    centre = np.asarray(model.transition(x, np.zeros_like(x), k, u), dtype=np.float64)
-    return wide & (np.abs(centre - mid) > CELL_BEND * np.abs(tau))
+    zero = np.zeros_like(x)
+
+    def strays(at, line, far):
+        image = np.asarray(model.transition(at, zero, k, u), dtype=np.float64)
+        return np.abs(image - line) > CELL_BEND * far
+
+    two = 2.0 * reach
+    return wide & (
+        strays(x, mid, reach) | strays(x + 2.0 * r, mid + 2.0 * tau, two) | strays(x - 2.0 * r, mid - 2.0 * tau, two)
+    )
 
 
 def linear_node_values(s: np.ndarray, ell: np.ndarray):
@@ -650,21 +665,47 @@ class BayesLaplaceFilter:
         )
 
     def _edge_open(self, edges: "PointEdges", ell: np.ndarray, log_evidence: float) -> bool:
-        """The open-edge test (ux/filter_density.c filter_edge_open): on either side the outermost point's share of
-        the posterior, w_e/Σw·e^(ℓ_e − log evidence), times its squared distance from the posterior's mean at
-        least EDGE_SHARE of the posterior's variance, and both the likelihood and the density's numerator there
-        above their values at the next point inward; ℓ: BayesLaplace's own, per prior atom."""
+        """The open-edge test (ux/filter_density.c filter_edge_open): on either side the posterior's density still
+        rises at the outermost point (`_edge_rises`) or holds mass beyond it (`_mass_beyond`), either at least
+        EDGE_SHARE of the posterior's variance; ℓ: BayesLaplace's own, per prior atom."""
         if not self._var > 0:
             return False
         mean, bar = self.posterior.mean(), EDGE_SHARE * self._var
-        for side in (0, 1):
-            e, i = edges.edge[side], edges.inner[side]
-            le, li = float(ell[edges.at[2 * side]]), float(ell[edges.at[2 * side + 1]])
-            dist = e - mean
-            share = (edges.weight[side] / edges.total) * float(libm.exp(le - log_evidence))
-            if share * (dist * dist) >= bar and le > li and self.density.numerator_rises(e, i, le, li):
-                return True
-        return False
+        return any(
+            self._edge_rises(edges, ell, log_evidence, side, mean, bar)
+            or self._mass_beyond(edges, ell, log_evidence, side, mean, bar)
+            for side in (0, 1)
+        )
+
+    def _edge_rises(self, edges, ell, log_evidence: float, side: int, mean: float, bar: float) -> bool:
+        """ux/filter_density.c edge_rises: the outermost point's share of the posterior, w_e/Σw·e^(ℓ_e − log
+        evidence), times its squared distance from the mean at least `bar`, and both the likelihood and the
+        density's numerator there above their values at the next point inward."""
+        e, i = edges.edge[side], edges.inner[side]
+        le, li = float(ell[edges.at[2 * side]]), float(ell[edges.at[2 * side + 1]])
+        dist = e - mean
+        share = (edges.weight[side] / edges.total) * float(libm.exp(le - log_evidence))
+        return share * (dist * dist) >= bar and le > li and self.density.numerator_rises(e, i, le, li)
+
+    def _mass_beyond(self, edges, ell, log_evidence: float, side: int, mean: float, bar: float) -> bool:
+        """ux/filter_density.c mass_beyond: at EDGE_PROBES points t_j = e ± j·s past the outermost point e (s the
+        scale of the component whose centre is outermost on that side), e^(b(t_j) + ℓ_j − log evidence)·(t_j −
+        mean)², summed in j order and times s, at least `bar`; only at η ≥ EDGE_PROBES_ETA, a mixture density,
+        a likelihood larger at e than at the next point inward, and only where some ℓ_j exceeds ℓ_e."""
+        density = self.density
+        edge_ell = float(ell[edges.at[2 * side]])
+        if self.eta < EDGE_PROBES_ETA or density.form != "mixture" or not edge_ell > float(ell[edges.at[2 * side + 1]]):
+            return False
+        c, _, sc = density.components
+        step = float(sc[int(np.argmax(c) if side else np.argmin(c))])
+        t = edges.edge[side] + np.arange(1, EDGE_PROBES + 1, dtype=np.float64) * (step if side else -step)
+        at = density._node_ell(t)
+        if not (at > edge_ell).any():
+            return False
+        with np.errstate(over="ignore", invalid="ignore"):
+            n = libm.exp(np.array([numerator_from(b, e) for b, e in zip(density.log_base(t), at)]) - log_evidence)
+            d = t - mean
+        return step * _ttr.sequential_sum(n * (d * d)) >= bar
 
     def _updated_var(self) -> float:
         """The posterior's variance as `var` reports it after an update (ux/filter.c updated_var): smooth, the

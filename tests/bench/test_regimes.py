@@ -258,7 +258,8 @@ def test_an_open_edge_takes_the_quadrature_and_keeps_the_far_mode(edge_problem, 
     mean, var, status, _ = edge_problem.run("reference", 16, "refined")
     exact = edge_problem.exact
     assert EDGE_STEP in opened and status[EDGE_STEP] == 0
-    assert len(opened) <= 4  # a rare path: 2 of the 200 updates here (142, 180)
+    # a rare path: 7 of the 200 updates here (142 and 180 by a rising edge, the rest by the probes past it)
+    assert len(opened) <= 10
     assert 0.8 <= var[EDGE_STEP] / exact.var[EDGE_STEP] <= 1.25
     assert M.score_run(mean, var, status, 0.0, exact).silent == 0
     monkeypatch.setattr(F, "EDGE_SHARE", math.inf)  # the test off: the step is silently wrong again

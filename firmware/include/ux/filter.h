@@ -58,6 +58,11 @@ typedef struct {
  * quadrature when the posterior's density still rises at an outermost weighed point and that point alone holds
  * UX_EDGE_SHARE of the posterior's variance — the points end where the posterior still has mass. */
 #define UX_EDGE_SHARE UX_R(0.0625)
+/* ... or, at η ≥ UX_EDGE_PROBES_ETA, when the likelihood rises at an outermost weighed point and the numerator
+ * at UX_EDGE_PROBES points past it, spaced by the scale of that side's outermost predictive component, holds
+ * UX_EDGE_SHARE of it: a likelihood mode past the points. Below that η the probes' refocus measured worse. */
+#define UX_EDGE_PROBES 2
+#define UX_EDGE_PROBES_ETA 16
 
 /* The smooth filter's kernel (docs/semantics.md, "Filter", the kernel): at a predict, UX_KERNEL_SHARE of the
  * belief's variance moves from between its atoms into every component, at most UX_KERNEL_CAP of the atoms'
@@ -70,7 +75,8 @@ typedef struct {
 
 /* A cell the transition bends (docs/semantics.md, "Filter density"): its image splits into its two points'
  * components when their half-distance τ exceeds the process noise's σ and f at the cell's mean lies more than
- * UX_CELL_BEND·|τ| from their midpoint (one Gaussian there reaches where f sends nothing: a fold's flanks). */
+ * UX_CELL_BEND·|τ| from their midpoint, or f at x ± 2r more than UX_CELL_BEND·2|τ| from the line through
+ * their images (one Gaussian there reaches where f sends nothing: a fold's flanks, a saturation's far side). */
 #define UX_CELL_BEND UX_R(0.1)
 
 /* The linear update (docs/semantics.md, "Linear update"): a kernel is linear in the state over the prior atoms

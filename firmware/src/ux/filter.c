@@ -224,17 +224,26 @@ static size_t reduce_in_place(const ux_filter *f, ux_real *x, ux_real *w, size_t
 /* The split flags of the mixture's components (A_SPLIT, one byte each). */
 static unsigned char *split_flags(const ux_filter *f) { return (unsigned char *)(void *)filter_area(f, A_SPLIT); }
 
-/* Whether the transition bends the cell whose two points' images have midpoint `mid` and half-distance `tau`:
- * |τ| > σ and f at the cell's mean x more than UX_CELL_BEND·|τ| from the midpoint (UX_CELL_BEND). */
-static int cell_bends(const ux_filter *f, const ux_model_ctx *ctx, ux_real x, ux_real mid, ux_real tau, ux_real sigma)
+/* Whether f at x lies more than UX_CELL_BEND·reach from `line`. */
+static int strays(const ux_filter *f, const ux_model_ctx *ctx, ux_real x, ux_real line, ux_real reach)
 {
-    ux_real args[2], centre;
-    if (!(UX_FABS(tau) > sigma))
-        return 0;
+    ux_real args[2];
     args[0] = x;
     args[1] = 0;
-    centre = f->model->code->transition(args, ctx);
-    return UX_FABS(centre - mid) > UX_CELL_BEND * UX_FABS(tau);
+    return UX_FABS(f->model->code->transition(args, ctx) - line) > UX_CELL_BEND * reach;
+}
+
+/* Whether the transition bends the cell of spread r² about x whose two points' images have midpoint `mid` and
+ * half-distance `tau` (UX_CELL_BEND): |τ| > σ, and f at x strays from the midpoint by |τ|, or f at x ± 2r from
+ * the line through the images (mid ± 2τ) by 2|τ|; f is evaluated until one strays. */
+static int cell_bends(const ux_filter *f, const ux_model_ctx *ctx, ux_real x, ux_real r, ux_real mid, ux_real tau,
+                      ux_real sigma)
+{
+    ux_real reach = UX_FABS(tau), two = UX_R(2.0);
+    if (!(reach > sigma))
+        return 0;
+    return strays(f, ctx, x, mid, reach) || strays(f, ctx, x + two * r, mid + two * tau, two * reach) ||
+           strays(f, ctx, x - two * r, mid - two * tau, two * reach);
 }
 
 /* One component at n: centre c, scale s, weight w; `split` marks a split cell's (its points take the η/2
@@ -263,7 +272,7 @@ static size_t spread_cell(const ux_filter *f, const ux_model_ctx *ctx, const ux_
     down = f->model->code->transition(args, ctx);
     mid = (up + down) * UX_R(0.5);
     tau = (up - down) * UX_R(0.5);
-    if (f->smooth && f->eta >= 4 && cell_bends(f, ctx, x, mid, tau, sigma)) {
+    if (f->smooth && f->eta >= 4 && cell_bends(f, ctx, x, r, mid, tau, sigma)) {
         ux_real half = w * UX_R(0.5);
         put_component(f, n, down + process->a, sigma, half, 1);
         put_component(f, n + 1, up + process->a, sigma, half, 1);

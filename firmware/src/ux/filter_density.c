@@ -640,26 +640,75 @@ static int numerator_rises(ux_filter *f, ux_real outer, ux_real inner, ux_real e
     return numerator_from(base_log(f, outer), ell_e) > numerator_from(base_log(f, inner), ell_i);
 }
 
+/* Whether the posterior's density still rises at the outermost point of `side` (0: lowest, 1: highest), which
+ * alone holds at least `bar` of its variance about `mean`: its share w_e/Σw·e^(ℓ_e − log evidence) times its
+ * squared distance from the mean, with the likelihood and the numerator larger there than at the next point
+ * inward. The likelihoods are BayesLaplace's own (e->probe); the mixture's density is read only where the rest
+ * holds. */
+static int edge_rises(ux_filter *f, const ux_point_edges *e, int side, ux_real log_evidence, ux_real mean, ux_real bar)
+{
+    ux_real ell = ux_probe_ell(&e->probe, 2 * side), d = e->edge[side] - mean, inner;
+    ux_real share = (e->weight[side] / e->probe.prior_mass) * UX_EXP(ell - log_evidence);
+    if (!(share * (d * d) >= bar))
+        return 0;
+    inner = ux_probe_ell(&e->probe, 2 * side + 1);
+    return ell > inner && numerator_rises(f, e->edge[side], e->inner[side], ell, inner);
+}
+
+/* The scale of the predictive component whose centre is outermost on `side` (the first such in order). */
+static ux_real outer_scale(const ux_filter *f, int side)
+{
+    const ux_real *c = filter_area(f, A_C), *s = filter_area(f, A_S);
+    size_t i, at = 0;
+    for (i = 1; i < f->density.count; ++i)
+        if (side ? c[i] > c[at] : c[i] < c[at])
+            at = i;
+    return s[at];
+}
+
+/* Whether the predictive mixture's posterior holds at least `bar` of its variance about `mean` beyond the
+ * outermost point of `side`: at the UX_EDGE_PROBES points t_j = e ± j·s (s: outer_scale, j = 1, 2, …), the
+ * numerator over the update's evidence, e^(b(t_j) + ℓ_j − log evidence), times (t_j − mean)², summed in j
+ * order and times s. The mixture's density is read only where some ℓ_j exceeds ℓ at the edge (a likelihood
+ * falling past the points leaves nothing there the edge's own test has not weighed). */
+static int mass_beyond(ux_filter *f, const ux_point_edges *e, int side, ux_real log_evidence, ux_real mean, ux_real bar)
+{
+    ux_real *t, *ell, step, sum = 0, edge_ell = ux_probe_ell(&e->probe, 2 * side);
+    ux_workspace rest;
+    size_t j;
+    int rises = 0;
+    if (f->eta < UX_EDGE_PROBES_ETA || f->density.form != UX_DENSITY_MIXTURE ||
+        !(edge_ell > ux_probe_ell(&e->probe, 2 * side + 1)) || !node_arrays(f, &t, &ell, &rest))
+        return 0;
+    step = outer_scale(f, side);
+    for (j = 0; j < UX_EDGE_PROBES; ++j)
+        t[j] = e->edge[side] + (ux_real)(j + 1) * (side ? step : -step);
+    if (node_log_likelihoods(f, t, UX_EDGE_PROBES, ell, &rest) != UX_OK)
+        return 0;
+    for (j = 0; j < UX_EDGE_PROBES; ++j)
+        rises = rises || ell[j] > edge_ell;
+    if (!rises)
+        return 0;
+    filter_mixture_logs(f);
+    for (j = 0; j < UX_EDGE_PROBES; ++j) {
+        ux_real d = t[j] - mean, n = UX_EXP(numerator_from(mixture_log_density(f, t[j]), ell[j]) - log_evidence);
+        sum = sum + n * (d * d);
+    }
+    return step * sum >= bar;
+}
+
 /* The open-edge test (docs/semantics.md, "Filter"), after an update whose density has its likelihood factor: 1
- * when on either side the outermost point's share of the posterior, w_e/Σw·e^(ℓ_e − log evidence), times its
- * squared distance from the posterior's mean is at least UX_EDGE_SHARE of the posterior's variance, and both
- * the likelihood and the density's numerator are larger there than at the next point inward. The likelihoods
- * are BayesLaplace's own (e->probe); the predictive mixture's density is read only where the rest holds. */
+ * when on either side the posterior's density still rises at the outermost point (edge_rises) or holds mass
+ * beyond it (mass_beyond), either at least UX_EDGE_SHARE of the posterior's variance. */
 int filter_edge_open(ux_filter *f, const ux_point_edges *e, ux_real log_evidence)
 {
     ux_real mean = ux_mean(&f->posterior), bar = UX_EDGE_SHARE * f->post_var;
     int side;
     if (!(f->post_var > 0))
         return 0;
-    for (side = 0; side < 2; ++side) {
-        ux_real ell = ux_probe_ell(&e->probe, 2 * side), d = e->edge[side] - mean, inner;
-        ux_real share = (e->weight[side] / e->probe.prior_mass) * UX_EXP(ell - log_evidence);
-        if (!(share * (d * d) >= bar))
-            continue;
-        inner = ux_probe_ell(&e->probe, 2 * side + 1);
-        if (ell > inner && numerator_rises(f, e->edge[side], e->inner[side], ell, inner))
+    for (side = 0; side < 2; ++side)
+        if (edge_rises(f, e, side, log_evidence, mean, bar) || mass_beyond(f, e, side, log_evidence, mean, bar))
             return 1;
-    }
     return 0;
 }
 
