@@ -12,10 +12,11 @@ Cells (one task each; every cell runs each mode of MODES at each η of ETAS on `
    on, one reading OUTLIER·r off at the half, or STUCK_READINGS readings from the half on all equal to
    the reading at the half. Exact answer: the Kalman filter of the filter's model on those data. Each has
    a clean counterpart, the grid cell with its q and prior: the same seeds' traces before the change.
-3. **sv, gss**: the table defaults, on traces simulated from them, and on traces whose state noise
-   (NOISE_PARAMS: σ_η, σ_v) is NOISE_JUMP times larger from the half on. Exact answer: the point-mass
-   grid filter (uxbench.baselines.grid) of the defaults at GRID_POINTS points; the full size also runs
-   it at GRID_CHECK_POINTS on the first seed and records how far that moves it.
+3. **sv, gss**: the table defaults, on traces simulated from them, on traces whose state noise
+   (NOISE_PARAMS: σ_η, σ_v) is NOISE_JUMP times larger from the half on, and (OUTLIER_SYSTEMS) on the
+   simulated traces with the reading at the half moved by NONLINEAR_OUTLIER times their readings' sd. Exact
+   answer: the point-mass grid filter (uxbench.baselines.grid) of the defaults at GRID_POINTS points; the
+   full size also runs it at GRID_CHECK_POINTS on the first seed and records how far that moves it.
 
 The filter runs in the native C core (uxemu.native) when its library is built, else in the Python
 reference (uxemu.filter); both give the same bits (tests/bench/test_regimes.py) and each record names
@@ -58,6 +59,10 @@ MISSPECIFIED_PRIOR = (1.0, "offset")
 NONLINEAR = ("sv", "gss")
 NOISE_PARAMS = {"sv": "sigma_eta", "gss": "sigma_v"}  # each system's state-noise sd
 NOISE_JUMP = 3.0  # the state-noise sd's factor from the half on, in the data only
+NONLINEAR_OUTLIER = 20.0  # × the clean trace's reading sd, added to the reading at the half (data only)
+# sv only: gss's reading that far off puts its modes (±√(20z)) past the grid, whose range follows the predictive
+# (its 4001-point answer moved the 1001-point one by 1 in variance ratio and 1.2 nats)
+OUTLIER_SYSTEMS = ("sv",)
 # 1001 points: on 200-step traces of the defaults, 601 points already give the 4001-point means to 1e-8 and
 # log L to 1e-6 nats (uxbench.exact_loglik); the full size measures it on every nonlinear cell.
 GRID_POINTS = 1001
@@ -91,12 +96,14 @@ def cells() -> list[dict]:
         for q in Q_RATIOS
     ]
     out += [dict(group="nonlinear", system=s, data=d) for s in NONLINEAR for d in ("model", "noise_jump")]
+    out += [dict(group="nonlinear", system=s, data="outlier") for s in OUTLIER_SYSTEMS]
     return out
 
 
 def cell_label(cell: dict) -> str:
     if cell["group"] == "nonlinear":
-        return cell["system"] if cell["data"] == "model" else f"{cell['system']} {NOISE_JUMP:g}× noise"
+        names = {"model": "", "noise_jump": f" {NOISE_JUMP:g}× noise", "outlier": " outlier"}
+        return cell["system"] + names[cell["data"]]
     text = f"q/r={cell['q']:g} s0={cell['prior_sd']:g}r {cell['placement']}"
     return text if cell["data"] == "model" else f"{cell['data']} q/r={cell['q']:g}"
 
@@ -186,6 +193,9 @@ def nonlinear_trace(cell: dict, steps: int, seed: int) -> Trace:
     rng = trace_rng(systems.spec(system).id, seed)  # the same draws with and without the jump
     if cell["data"] == "model":
         return simulate(model, steps, rng)
+    if cell["data"] == "outlier":  # the model's own trace, one reading moved
+        tr = simulate(model, steps, rng)
+        return Trace(tr.k, tr.u, outlier(tr.z, NONLINEAR_OUTLIER * float(np.std(tr.z))), tr.x)
     noise = NOISE_PARAMS[system]
     jumped = systems.get(system, **{noise: NOISE_JUMP * param_value(model, noise)})
     return noise_jump_trace(model, jumped, steps, rng)

@@ -189,7 +189,9 @@ def description(size: dict) -> list[str]:
         "\"clean\" is the silent count of the grid cell with the same q, prior and seeds: the same traces unchanged.",
         f"- **sv, gss**: table defaults, on traces simulated from them, and on traces whose state noise "
         f"({', '.join(f'{s}: {p}' for s, p in R.NOISE_PARAMS.items())}) is {R.NOISE_JUMP:g}× from the half on "
-        f"(data only). Exact: the grid filter at {R.GRID_POINTS} points (tails cut at {R.GRID_TAIL:g}).",
+        f"(data only); {', '.join(R.OUTLIER_SYSTEMS)} also on its simulated traces with the reading at the half "
+        f"moved by {R.NONLINEAR_OUTLIER:g} sd of their readings (outlier). Exact: the grid filter at {R.GRID_POINTS} points (tails cut at "
+        f"{R.GRID_TAIL:g}).",
         "",
         "Per step: mean error = |mean − exact| / exact sd; variance ratio = var / exact var. A step is **wrong** "
         f"when its mean error > {metrics.WRONG_MEAN_SD:g} or its variance ratio is outside {lo:g}–{hi:g}; "

