@@ -27,6 +27,7 @@ STUDIES = (
     "joint_twin_fits",
     "joint_gate",
     "joint_regimes",
+    "nonlinear_traces",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",

@@ -1,0 +1,132 @@
+"""The scalar filter on many traces of the nonlinear systems against the grid filter: how many steps are silently
+wrong (the regime map's measure) where the map's three traces per cell are too few to say.
+
+For each system of SYSTEMS at its table defaults, `--traces` traces of STEPS steps (`simulate` with
+`default_rng(SEED + i)`), and sv's same traces with the reading at the half moved by OUTLIER sd of the trace's
+readings; each through the C core in each mode of MODES at each η of ETAS, scored step by step against the
+point-mass grid filter of the model on the same data (uxbench.regimes' grid size and tails) as
+uxbench.regime_metrics scores the regime map.
+
+    .venv/bin/python -m uxbench nonlinear_traces                 # 30 traces per set (~2 minutes)
+    .venv/bin/python -m uxbench nonlinear_traces --traces 3 --out /tmp/n.md
+
+Writes benchmarks/results/nonlinear_traces.md and nonlinear_traces.json.gz beside it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from uxemu import native, systems
+from uxemu.traces import Trace, simulate
+
+from . import environment
+from . import regime_metrics as metrics
+from .baselines.grid import grid_filter
+from .regimes import GRID_POINTS, GRID_TAIL, half
+from .report import RESULTS, markdown_table, write_study
+
+OUT = RESULTS / "nonlinear_traces.md"
+SYSTEMS = ("gss", "sv")
+MODES = ("refined", "mixture")
+ETAS = (4, 8, 16, 32, 64)
+STEPS = 200
+SEED = 5000
+OUTLIER = 20.0  # × the trace's reading sd, added to sv's reading at the half
+
+
+def arguments(ap) -> None:
+    ap.add_argument("--traces", type=int, default=30, help="traces per set")
+    ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
+
+
+def trace_sets(traces: int) -> dict[str, tuple[str, list[Trace]]]:
+    """label → (system, traces): each system's own traces, and sv's with one reading moved."""
+    sets = {}
+    for name in SYSTEMS:
+        model = systems.get(name)
+        sets[name] = (name, [simulate(model, STEPS, np.random.default_rng(SEED + i)) for i in range(traces)])
+    moved = []
+    for tr in sets["sv"][1]:
+        z = np.array(tr.z, dtype=np.float64)
+        z[half(z.size)] += OUTLIER * float(np.std(tr.z))
+        moved.append(Trace(tr.k, tr.u, z, tr.x))
+    sets["sv outlier"] = ("sv", moved)
+    return sets
+
+
+def score_set(nat, system: str, traces: list[Trace]) -> dict:
+    """mode → η → the runs' combined score (regime_metrics.combine) against the grid filter."""
+    model = systems.get(system)
+    exact = [grid_filter(model, tr, n_points=GRID_POINTS, tail=GRID_TAIL) for tr in traces]
+    out = {}
+    for mode in MODES:
+        out[mode] = {}
+        for eta in ETAS:
+            scores = []
+            for tr, ex in zip(traces, exact):
+                run = nat.run_filter(model.system_id, tr.k, tr.u, tr.z, eta=eta, mode=mode, atoms=False)
+                scores.append(metrics.score_run(run.mean, run.var, run.status, float(run.log_likelihood), ex))
+            out[mode][str(eta)] = metrics.combine(scores).as_dict()
+    return out
+
+
+def run(args) -> dict:
+    started = time.monotonic()
+    if args.traces < 1:
+        raise SystemExit("uxbench nonlinear_traces: at least 1 trace")
+    nat = native.load()
+    env = environment.block({"traces": args.traces, "steps": STEPS, "seed": SEED, "etas": ETAS, "outlier": OUTLIER})
+    sets = {label: score_set(nat, system, traces) for label, (system, traces) in trace_sets(args.traces).items()}
+    record = dict(meta={**env, "command": args.command, "seconds": time.monotonic() - started}, sets=sets)
+    return dict(markdown=markdown(record), record=record)
+
+
+def report(results: dict, args) -> None:
+    write_study(results, args)
+
+
+# -- the report -----------------------------------------------------------------------------------------------
+def rows(record: dict) -> list[list[str]]:
+    out = []
+    for label, by_mode in record["sets"].items():
+        for mode, by_eta in by_mode.items():
+            cells = [by_eta[str(eta)] for eta in ETAS]
+            out.append(
+                [label, mode]
+                + [f"{c['silent']} / {c['wrong']}" for c in cells]
+                + [f"{cells[ETAS.index(16)]['worst_sd']:.3g}", _ratios(cells[ETAS.index(16)])]
+            )
+    return out
+
+
+def _ratios(c: dict) -> str:
+    return f"{c['var_min']:.3g}–{c['var_max']:.3g}"
+
+
+def markdown(record: dict) -> str:
+    meta = record["meta"]
+    traces = meta["sizes"]["traces"]
+    header = ["traces", "mode"] + [f"η = {eta}: silent / wrong" for eta in ETAS]
+    header += ["η = 16: worst mean error (sd)", "η = 16: variance ratio"]
+    return "\n".join(
+        [
+            "# The nonlinear systems on many traces, against the grid filter",
+            "",
+            f"`{meta.get('command', 'python -m uxbench nonlinear_traces')}`. {environment.describe(meta)}.",
+            "",
+            f"{traces} traces of {STEPS} steps per set (`simulate`, `default_rng({SEED} + i)`), table defaults; "
+            f"\"sv outlier\": sv's traces with the reading at step {half(STEPS)} moved by {OUTLIER:g} sd of the "
+            f"trace's readings. The C core against the grid filter ({GRID_POINTS} points, tails cut at "
+            f"{GRID_TAIL:g}), scored as the regime map scores (`uxbench.regime_metrics`): a step is wrong when its "
+            f"mean is more than {metrics.WRONG_MEAN_SD:g} exact sd off or its variance outside "
+            f"{metrics.WRONG_VAR_RATIO[0]:g}–{metrics.WRONG_VAR_RATIO[1]:g}× the exact one, silent when it is "
+            "wrong and its status is OK. Counts are steps summed over the traces.",
+            "",
+            markdown_table(header, rows(record)),
+            "",
+        ]
+    )
