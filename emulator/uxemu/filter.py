@@ -492,7 +492,6 @@ class BayesLaplaceFilter:
         self._spreads = None  # the posterior atoms' cell spreads (mixture mode, from the nodes' TTR)
         self._staged = False
         self._var = None  # smooth: the posterior's variance (None: its binned density's, before any update)
-        self._tail, self._tail_reach = None, math.nan  # an outlier update's (prior mean, variance) and reach
         self._info = 1.0  # smooth, mixture: the share of the variance the last update took (1: no kernel)
         self._departure = 0.0  # smooth, mixture: how far the model's own posterior mean may be from this one's
         self.departs = self.smooth or mode == "mixture"  # keeps a departure ("Departure"; ux/filter.c tracks_departure)
@@ -606,15 +605,19 @@ class BayesLaplaceFilter:
             res = bayes_laplace(prior_atoms, self.likelihood, evidence, m, eta=self.eta)
         edges = point_edges(*prior_atoms) if self.smooth and lin is None else None
         self._spreads = None  # the update's own posterior has none; mixture mode's nodes give them
-        # an outlier's reach under a Gaussian predictive, where a quadrature posterior takes it ("Departure")
-        self._tail = (prior_mean, prior_var) if outlier and lin is None and self.departs else None
-        self._tail_reach = math.nan
         self.posterior = res.posterior
         self.log_evidence = res.log_evidence
         weighed = res.status == Status.OK
         if self.smooth:
             self._var = res.points_var if weighed else prior_var  # a fallback keeps the prior
         status = self._quadrature_posterior(res, prior_atoms, evidence, m, edges)
+        # an outlier the linear update did not take: how far a Gaussian predictive would have let it move the mean
+        d = self.density
+        tail = (
+            gaussian_reach(d, prior_mean, prior_var)
+            if outlier and lin is None and self.departs and d.likelihood is not None and d.form != "bins"
+            else math.nan
+        )
         if self.departs:  # the share of the variance this update took (after a refocus: the quadrature's)
             self._info = 1.0 - self._updated_var() / prior_var if prior_var > 0 and weighed else 0.0
         self.log_likelihood += self.log_evidence
@@ -628,8 +631,7 @@ class BayesLaplaceFilter:
                     abs(lin.shift)
                     if lin is not None
                     else outlier_reach(
-                        self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var),
-                        self._tail_reach,
+                        self.likelihood.innovation_shift(prior_atoms[0], prior_atoms[1], z, prior_var), tail
                     )
                 )
             self._track_departure(outlier, reach, prior_mean)
@@ -818,8 +820,6 @@ class BayesLaplaceFilter:
         t, e, log_z, h, region = q
         if not (abs(t[0]) < MOMENT_REACH and abs(t[-1]) < MOMENT_REACH):
             return False
-        if self._tail is not None and self._tail[1] > 0:
-            self._tail_reach = gaussian_reach(t, self.density._node_ell(t), *self._tail)
         px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
         pw = normalise(pw)
         px, pw, pv = merge_equal(remove_interpolation_variance(px, pw, h), pw, pv)
@@ -920,21 +920,20 @@ class PointEdges(NamedTuple):
         return self.inner[0] < math.inf
 
 
-def gaussian_reach(t, ell, mean: float, var: float) -> float:
-    """How far the posterior's mean would move from the prior points' mean were the predictive N(mean, var), on
-    the quadrature's nodes t with their log-likelihoods ell (ux/filter_density.c gaussian_reach): |Σ g·t / Σ g −
-    mean| over the trapezoid terms of g = e^(a − max a), a = ℓ − (t − mean)²/(2·var) (NaN read as −∞), summed in
-    node order; NaN when max a is not finite."""
-    d = t - mean
-    with np.errstate(invalid="ignore"):
-        a = ell - 0.5 * (d * d) / var
-    a = np.where(np.isnan(a), -np.inf, a)
-    top = float(a.max())
-    if not math.isfinite(top):
+def gaussian_reach(density: "FilterDensity", mean: float, var: float) -> float:
+    """An outlier's reach under a Gaussian predictive (ux/filter_density.c filter_gaussian_reach): the density's
+    quadrature with N(mean, var) for its base law (its own region), and |Σ g·t / Σ g − mean| over the trapezoid
+    terms g of its last region's e, summed in node order; NaN when that quadrature has no finite log Z or var is
+    not positive."""
+    if not var > 0:
         return math.nan
-    g = libm.exp(a - top)
-    g[0], g[-1] = 0.5 * g[0], 0.5 * g[-1]
-    return abs(_ttr.sequential_sum(g * t) / _ttr.sequential_sum(g) - mean)
+    gaussian = replace(density, form="prior", prior=Normal(mean, math.sqrt(var)), components=None, region=None)
+    q = gaussian.quadrature()
+    if q is None:
+        return math.nan
+    t, e = q[0], q[1].copy()
+    e[0], e[-1] = 0.5 * e[0], 0.5 * e[-1]
+    return abs(_ttr.sequential_sum(e * t) / _ttr.sequential_sum(e) - mean)
 
 
 def outlier_reach(shift: float, tail: float) -> float:

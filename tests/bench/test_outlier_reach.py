@@ -10,19 +10,25 @@ import pytest
 from uxbench import regime_metrics as metrics
 from uxbench import regimes as R
 from uxemu import filter as uf
-from uxemu import native
+from uxemu import native, systems
 
 SV_OUTLIER = dict(group="nonlinear", system="sv", data="outlier")
 
 
 def test_the_reach_under_a_gaussian_predictive_is_the_kalman_shift():
-    """With a Gaussian likelihood N(z; x, r²) the Gaussian predictive's posterior mean is the Kalman filter's:
-    the reach is |K·(z − m)|, K = V/(V + r²), to the trapezoid's accuracy on fine nodes."""
-    m, v, r, z = 0.5, 0.3, 0.2, 2.0
-    t = np.linspace(-2.0, 4.0, 129)
-    ell = -0.5 * ((z - t) / r) ** 2
-    assert uf.gaussian_reach(t, ell, m, v) == pytest.approx(v / (v + r * r) * (z - m), rel=1e-6)
-    assert math.isnan(uf.gaussian_reach(t, np.full(t.size, -np.inf), m, v))
+    """With lg's Gaussian likelihood N(z; x, r²) the Gaussian predictive's posterior mean is the Kalman filter's:
+    the reach is |K·(z − m)|, K = V/(V + r²), to the trapezoid's accuracy. The quadrature takes its own region,
+    N(m, V)'s ±10 sd: a reading whose Kalman posterior lies past it reaches that edge."""
+    m, v, r = 0.5, 0.3, 0.2
+    flt = uf.BayesLaplaceFilter(systems.get("lg", q=0.1, r=r), 16, "refined")
+
+    def reach(z):
+        density = uf.FilterDensity("prior", flt.posterior, likelihood=flt.likelihood, z=np.array([z]), omega=np.ones(1))
+        return uf.gaussian_reach(density, m, v)
+
+    assert reach(2.0) == pytest.approx(v / (v + r * r) * (2.0 - m), rel=1e-6)
+    assert 0.99 * 10.0 * math.sqrt(v) < reach(m + 40.0 * math.sqrt(v + r * r)) <= 10.0 * math.sqrt(v)
+    assert math.isnan(uf.gaussian_reach(uf.FilterDensity("prior", flt.posterior), m, 0.0))
 
 
 def test_the_larger_reach_counts():
@@ -32,7 +38,7 @@ def test_the_larger_reach_counts():
 
 def test_after_an_sv_outlier_no_wrong_step_says_ok():
     """The regime map's sv outlier cell, refined at η = 16, three seeds: every wrong step says so (measured: 30
-    wrong steps, DEPARTED after the outlier); without the tail's reach 27 of them said OK."""
+    wrong steps, DEPARTED after the outlier); without the Gaussian reach 27 of them said OK."""
     if not native.available():
         pytest.skip(f"{native.library_path()} is not built (run `make native`)")
     problems = [R.Problem(SV_OUTLIER, 200, seed) for seed in range(3)]

@@ -672,7 +672,7 @@ static int smooth_refocus(ux_filter *f, ux_real ess, const ux_point_edges *edges
  * first update so refocused, else `st`. */
 static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real *zr, const ux_real *wr, unsigned J,
                                       unsigned m, int first, ux_real ess, const ux_point_edges *edges,
-                                      ux_real *log_evidence, ux_tail_reach *tail)
+                                      ux_real *log_evidence)
 {
     int concentrated = 0, refocus;
     if (f->density.form == UX_DENSITY_BINS)
@@ -685,7 +685,7 @@ static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real 
     if (first && f->mode != UX_MODE_PAPER && f->density.form == UX_DENSITY_PRIOR && f->density.lik)
         concentrated = filter_first_region(f);
     refocus = f->smooth ? smooth_refocus(f, ess, edges, *log_evidence) : concentrated;
-    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->density.lik && filter_mixture_posterior(f, log_evidence, tail) &&
+    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->density.lik && filter_mixture_posterior(f, log_evidence) &&
         refocus && first)
         return UX_REFOCUSED;
     return st;
@@ -740,7 +740,7 @@ static ux_status track_departure(ux_filter *f, ux_status st, int outlier, ux_rea
 }
 
 /* How far an outlier that is not the linear update's would move the mean (docs/semantics.md, "Departure"): the
- * gate's linear shift, or the reach under a Gaussian predictive (`tail`, from the quadrature; NaN: not taken)
+ * gate's linear shift, or the reach under a Gaussian predictive (`tail`, filter_gaussian_reach; NaN: not taken)
  * where that is larger or the shift is NaN. */
 static ux_real outlier_reach(const ux_innovation *sums, const ux_observation *obs, size_t count, const ux_evidence *ev,
                              ux_real prior_var, ux_real tail)
@@ -822,13 +822,13 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     ux_model_ctx ctx;
     ux_workspace rest;
     ux_status st;
-    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN, prior_mean = (ux_real)NAN, ratio = (ux_real)NAN;
+    ux_real log_evidence, ess, spread = 0, prior_var = (ux_real)NAN, prior_mean = (ux_real)NAN, ratio = (ux_real)NAN,
+                               tail = (ux_real)NAN;
     size_t count, components = 0;
     int predicted, first, outlier, fused, weighed, linear;
     ux_innovation sums;
     ux_linear lin;
     ux_point_edges edges;
-    ux_tail_reach tail;
 
     if (f == NULL || f->model == NULL)
         return UX_ERR_ARG;
@@ -881,21 +881,19 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     if (linear || fused)
         ratio = linear ? lin.ratio : ux_innovation_finish(&sums, obs.family, count, &ev);
     outlier = ux_tests_outlier(&f->tests, ratio);
-    tail.wanted = outlier && !linear && tracks_departure(f);
-    tail.prior_mean = prior_mean;
-    tail.prior_var = prior_var;
-    tail.reach = (ux_real)NAN;
-    st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, f->smooth && !linear ? &edges : NULL, &log_evidence,
-                              &tail);
+    st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, f->smooth && !linear ? &edges : NULL, &log_evidence);
+    /* an outlier the linear update did not take: how far a Gaussian predictive would have let it move the mean */
+    if (outlier && !linear && tracks_departure(f) && f->density.lik && f->density.form != UX_DENSITY_BINS)
+        tail = filter_gaussian_reach(f, prior_mean, prior_var);
     if (tracks_departure(f)) /* the share of the variance this update took (after a refocus: the quadrature's) */
         f->info = prior_var > 0 && weighed ? UX_R(1.0) - updated_var(f) / prior_var : UX_R(0.0);
     f->fresh = 0;
     f->staged = 0;
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
     if (tracks_departure(f)) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
-        f->last = track_departure(
-            f, f->last, outlier,
-            linear ? UX_FABS(lin.shift) : outlier_reach(&sums, &obs, count, &ev, prior_var, tail.reach), prior_mean);
+        f->last = track_departure(f, f->last, outlier,
+                                  linear ? UX_FABS(lin.shift) : outlier_reach(&sums, &obs, count, &ev, prior_var, tail),
+                                  prior_mean);
     if (ux_tests_track(&f->tests, 1) && f->last == UX_OK)
         f->last = UX_INCONSISTENT;
     f->log_evidence = log_evidence;

@@ -542,30 +542,7 @@ static int widen_comb(ux_filter *f, ux_real h)
  * variance; its region becomes the density's support and its log Z the step's evidence, written to
  * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, Z is not finite or the
  * nodes do not resolve the numerator, the update's own posterior and evidence stay (returns 0). */
-/* How far the posterior's mean would move from the prior points' mean m_p were the predictive N(m_p, V_p) (same
- * nodes lo + k·h and log-likelihoods ell): |Σ g_k·t_k / Σ g_k − m_p| over the trapezoid terms of
- * g_k = e^(a_k − max a), a_k = ℓ_k − (t_k − m_p)²/(2V_p) (NaN read as −∞), summed in node order; NaN when max a
- * is not finite. */
-static ux_real gaussian_reach(const ux_real *ell, ux_real lo, ux_real h, ux_real m, ux_real v)
-{
-    ux_real top = -UX_INF, mass = 0, moment = 0;
-    size_t k;
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real d = node_position(lo, h, k) - m, a = ell[k] - UX_R(0.5) * (d * d) / v;
-        top = a > top ? a : top;
-    }
-    if (!ux_finite(top))
-        return (ux_real)NAN;
-    for (k = 0; k < UX_DENSITY_NODES; ++k) {
-        ux_real t = node_position(lo, h, k), d = t - m, a = ell[k] - UX_R(0.5) * (d * d) / v;
-        ux_real g = trapezoid_term((unsigned)k, isnan(a) ? UX_R(0.0) : UX_EXP(a - top));
-        mass = mass + g;
-        moment = moment + g * t;
-    }
-    return UX_FABS(moment / mass - m);
-}
-
-int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence, ux_tail_reach *tail)
+int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
     ux_real *ell, *e, lo, hi, h, out, *spreads;
@@ -581,8 +558,6 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence, ux_tail_reach 
     }
     if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
         return 0;
-    if (tail != NULL && tail->wanted && tail->prior_var > 0)
-        tail->reach = gaussian_reach(ell, lo, h, tail->prior_mean, tail->prior_var);
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
     spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? filter_area(f, A_V) : NULL;
@@ -610,6 +585,37 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence, ux_tail_reach 
     f->spread = f->mode == UX_MODE_MIXTURE; /* the next predict's components carry the cells' spreads */
     *log_evidence = out;
     return 1;
+}
+
+/* An outlier's reach under a Gaussian predictive (docs/semantics.md, "Departure"), after an update whose density
+ * has its likelihood factor: the density's quadrature with N(mean, var) for its base law (its own region, from
+ * mean ± UX_DENSITY_GAUSSIAN_REACH sd), and |Σ g_k·t_k / Σ g_k − mean| over the trapezoid terms g_k of its last
+ * region's e_k, summed in node order. NaN when that quadrature has no finite log Z or var is not positive. The
+ * density and the prior law are the filter's again on return. */
+ux_real filter_gaussian_reach(ux_filter *f, ux_real mean, ux_real var)
+{
+    ux_filter_density density = f->density;
+    ux_law prior = f->prior;
+    ux_workspace rest;
+    ux_real *ell, *e, lo, hi, h, reach = (ux_real)NAN;
+    if (!(var > 0) || !node_arrays(f, &ell, &e, &rest))
+        return reach;
+    f->density.form = UX_DENSITY_PRIOR;
+    f->density.region = 0;
+    f->prior = (ux_law){UX_LAW_GAUSSIAN, mean, UX_SQRT(var), 0};
+    if (ux_finite(quadrature(f, ell, e, &rest, &lo, &hi, &h))) {
+        ux_real mass = 0, moment = 0;
+        unsigned k;
+        for (k = 0; k < UX_DENSITY_NODES; ++k) {
+            ux_real g = trapezoid_term(k, e[k]);
+            mass = mass + g;
+            moment = moment + g * node_position(lo, h, k);
+        }
+        reach = UX_FABS(moment / mass - mean);
+    }
+    f->density = density;
+    f->prior = prior;
+    return reach;
 }
 
 /* The first update's region (docs/semantics.md, "Filter"): the bracket of the prior atoms it weighed (the

@@ -87,18 +87,11 @@ void filter_observation(const ux_filter *f, ux_model_ctx *ctx, const ux_value **
 /* filter_density.c: the mixture components' log w_i − log σ_i into their area, unless this density has them. */
 void filter_mixture_logs(ux_filter *f);
 
-/* An outlier's reach under a Gaussian predictive (docs/semantics.md, "Departure"): wanted at an OUTLIER update
- * that is not the linear update, from the prior points' mean and variance; `reach` is NaN unless a quadrature
- * posterior took it. */
-typedef struct {
-    int wanted;
-    ux_real prior_mean, prior_var, reach;
-} ux_tail_reach;
-
-/* filter_density.c: mixture mode's posterior from the density's quadrature (and, where `tail` wants it, its
- * reach), and the first update's region (see there). Not inlined: their node scratch frames stay off
+/* filter_density.c: mixture mode's posterior from the density's quadrature, the first update's region, and an
+ * outlier's reach under a Gaussian predictive (see there). Not inlined: their node scratch frames stay off
  * ux_filter_update's, which BayesLaplace's deep path shares. */
-__attribute__((noinline)) int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence, ux_tail_reach *tail);
+__attribute__((noinline)) int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence);
+__attribute__((noinline)) ux_real filter_gaussian_reach(ux_filter *f, ux_real mean, ux_real var);
 __attribute__((noinline)) int filter_first_region(ux_filter *f);
 __attribute__((noinline)) int filter_edge_open(ux_filter *f, const ux_point_edges *e, ux_real log_evidence);
 
