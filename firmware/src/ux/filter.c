@@ -890,7 +890,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
     f->fresh = 0;
     f->staged = 0;
     f->last = outlier && st != UX_FALLBACK ? UX_OUTLIER : st; /* a fallback weighed nothing: it says more */
-    if (tracks_departure(f)) /* how far a linear update moves the mean: the linear update's own shift, or the gate's */
+    if (tracks_departure(f)) /* how far the mean should have moved: the linear update's shift, else outlier_reach */
         f->last = track_departure(f, f->last, outlier,
                                   linear ? UX_FABS(lin.shift) : outlier_reach(&sums, &obs, count, &ev, prior_var, tail),
                                   prior_mean);

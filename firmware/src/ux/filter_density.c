@@ -700,8 +700,8 @@ static ux_real outer_scale(const ux_filter *f, int side)
 /* Whether the predictive mixture's posterior holds at least `bar` of its variance about `mean` beyond the
  * outermost point of `side`: at the UX_EDGE_PROBES points t_j = e ± j·s (s: outer_scale, j = 1, 2, …), the
  * numerator over the update's evidence, e^(b(t_j) + ℓ_j − log evidence), times (t_j − mean)², summed in j
- * order and times s. The mixture's density is read only where some ℓ_j exceeds ℓ at the edge (a likelihood
- * falling past the points leaves nothing there the edge's own test has not weighed). */
+ * order and times s. Only at η ≥ UX_EDGE_PROBES_ETA, for a mixture, where the likelihood is larger at the edge
+ * than at the next point inward; the mixture's density is read only where some ℓ_j exceeds ℓ at the edge. */
 static int mass_beyond(ux_filter *f, const ux_point_edges *e, int side, ux_real log_evidence, ux_real mean, ux_real bar)
 {
     ux_real *t, *ell, step, sum = 0, edge_ell = ux_probe_ell(&e->probe, 2 * side);
