@@ -2,8 +2,9 @@
 wrong (the regime map's measure) where the map's three traces per cell are too few to say.
 
 For each system of SYSTEMS at its table defaults, `--traces` traces of STEPS steps (`simulate` with
-`default_rng(SEED + i)`), and sv's same traces with the reading at the half moved by OUTLIER sd of the trace's
-readings; each through the C core in each mode of MODES at each η of ETAS, scored step by step against the
+`default_rng(SEED + i)`), sv's same traces with the reading at the half moved by OUTLIER sd of the trace's
+readings, and gss with a sensor PRECISE times more precise (PRECISE_TRACES traces, a PRECISE_GRID-point grid);
+each through the C core in each mode of MODES at each η of ETAS, scored step by step against the
 point-mass grid filter of the model on the same data (uxbench.regimes' grid size and tails) as
 uxbench.regime_metrics scores the regime map.
 
@@ -36,6 +37,9 @@ ETAS = (4, 8, 16, 32, 64)
 STEPS = 200
 SEED = 5000
 OUTLIER = 20.0  # × the trace's reading sd, added to sv's reading at the half
+# gss with a sensor PRECISE times more precise (σ_n = 1/PRECISE, model and data): fewer traces, a finer grid (its
+# likelihood is 1/PRECISE as wide; 4001 points give 8001's log L to 0.01 nats)
+PRECISE, PRECISE_TRACES, PRECISE_GRID = 5.0, 10, 4001
 
 
 def arguments(ap) -> None:
@@ -43,32 +47,39 @@ def arguments(ap) -> None:
     ap.add_argument("--out", type=Path, default=OUT, help="markdown file; the .json.gz goes beside it")
 
 
-def trace_sets(traces: int) -> dict[str, tuple[str, list[Trace]]]:
-    """label → (system, traces): each system's own traces, and sv's with one reading moved."""
+def trace_sets(traces: int) -> dict[str, tuple]:
+    """label → (model, traces, grid points): each system's own traces, sv's with one reading moved, and gss's
+    with a precise sensor."""
     sets = {}
     for name in SYSTEMS:
         model = systems.get(name)
-        sets[name] = (name, [simulate(model, STEPS, np.random.default_rng(SEED + i)) for i in range(traces)])
+        drawn = [simulate(model, STEPS, np.random.default_rng(SEED + i)) for i in range(traces)]
+        sets[name] = (model, drawn, GRID_POINTS)
     moved = []
     for tr in sets["sv"][1]:
         z = np.array(tr.z, dtype=np.float64)
         z[half(z.size)] += OUTLIER * float(np.std(tr.z))
         moved.append(Trace(tr.k, tr.u, z, tr.x))
-    sets["sv outlier"] = ("sv", moved)
+    sets["sv outlier"] = (sets["sv"][0], moved, GRID_POINTS)
+    precise = systems.get("gss", sigma_n=1.0 / PRECISE)
+    count = min(traces, PRECISE_TRACES)
+    drawn = [simulate(precise, STEPS, np.random.default_rng(SEED + i)) for i in range(count)]
+    sets[f"gss σ_n = 1/{PRECISE:g}"] = (precise, drawn, PRECISE_GRID)
     return sets
 
 
-def score_set(nat, system: str, traces: list[Trace]) -> dict:
+def score_set(nat, model, traces: list[Trace], points: int) -> dict:
     """mode → η → the runs' combined score (regime_metrics.combine) against the grid filter."""
-    model = systems.get(system)
-    exact = [grid_filter(model, tr, n_points=GRID_POINTS, tail=GRID_TAIL) for tr in traces]
+    exact = [grid_filter(model, tr, n_points=points, tail=GRID_TAIL) for tr in traces]
     out = {}
     for mode in MODES:
         out[mode] = {}
         for eta in ETAS:
             scores = []
             for tr, ex in zip(traces, exact):
-                run = nat.run_filter(model.system_id, tr.k, tr.u, tr.z, eta=eta, mode=mode, atoms=False)
+                run = nat.run_filter(
+                    model.system_id, tr.k, tr.u, tr.z, eta=eta, mode=mode, params=model.params, atoms=False
+                )
                 scores.append(metrics.score_run(run.mean, run.var, run.status, float(run.log_likelihood), ex))
             out[mode][str(eta)] = metrics.combine(scores).as_dict()
     return out
@@ -80,7 +91,7 @@ def run(args) -> dict:
         raise SystemExit("uxbench nonlinear_traces: at least 1 trace")
     nat = native.load()
     env = environment.block({"traces": args.traces, "steps": STEPS, "seed": SEED, "etas": ETAS, "outlier": OUTLIER})
-    sets = {label: score_set(nat, system, traces) for label, (system, traces) in trace_sets(args.traces).items()}
+    sets = {label: score_set(nat, *found) for label, found in trace_sets(args.traces).items()}
     record = dict(meta={**env, "command": args.command, "seconds": time.monotonic() - started}, sets=sets)
     return dict(markdown=markdown(record), record=record)
 
@@ -120,8 +131,9 @@ def markdown(record: dict) -> str:
             "",
             f"{traces} traces of {STEPS} steps per set (`simulate`, `default_rng({SEED} + i)`), table defaults; "
             f"\"sv outlier\": sv's traces with the reading at step {half(STEPS)} moved by {OUTLIER:g} sd of the "
-            f"trace's readings. The C core against the grid filter ({GRID_POINTS} points, tails cut at "
-            f"{GRID_TAIL:g}), scored as the regime map scores (`uxbench.regime_metrics`): a step is wrong when its "
+            f"trace's readings; \"gss σ_n = 1/{PRECISE:g}\": gss with its sensor {PRECISE:g}× more precise (model and "
+            f"data), {PRECISE_TRACES} traces at most, against a grid of {PRECISE_GRID} points. The C core against the "
+            f"grid filter ({GRID_POINTS} points, tails cut at {GRID_TAIL:g}), scored as the regime map scores (`uxbench.regime_metrics`): a step is wrong when its "
             f"mean is more than {metrics.WRONG_MEAN_SD:g} exact sd off or its variance outside "
             f"{metrics.WRONG_VAR_RATIO[0]:g}–{metrics.WRONG_VAR_RATIO[1]:g}× the exact one, silent when it is "
             "wrong and its status is OK. Counts are steps summed over the traces.",
