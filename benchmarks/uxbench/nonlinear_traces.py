@@ -27,7 +27,7 @@ from uxemu.traces import Trace, simulate
 from . import environment
 from . import regime_metrics as metrics
 from .baselines.grid import grid_filter
-from .regimes import GRID_POINTS, GRID_TAIL, half
+from .regimes import GRID_POINTS, GRID_TAIL, half, outlier
 from .report import RESULTS, markdown_table, write_study
 
 OUT = RESULTS / "nonlinear_traces.md"
@@ -55,11 +55,7 @@ def trace_sets(traces: int) -> dict[str, tuple]:
         model = systems.get(name)
         drawn = [simulate(model, STEPS, np.random.default_rng(SEED + i)) for i in range(traces)]
         sets[name] = (model, drawn, GRID_POINTS)
-    moved = []
-    for tr in sets["sv"][1]:
-        z = np.array(tr.z, dtype=np.float64)
-        z[half(z.size)] += OUTLIER * float(np.std(tr.z))
-        moved.append(Trace(tr.k, tr.u, z, tr.x))
+    moved = [Trace(tr.k, tr.u, outlier(tr.z, OUTLIER * float(np.std(tr.z))), tr.x) for tr in sets["sv"][1]]
     sets["sv outlier"] = (sets["sv"][0], moved, GRID_POINTS)
     precise = systems.get("gss", sigma_n=1.0 / PRECISE)
     count = min(traces, PRECISE_TRACES)

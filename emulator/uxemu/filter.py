@@ -352,10 +352,8 @@ class FilterDensity:
         t, h, e, top = self.node_values(*region)
         if not math.isfinite(top):
             return None
-        terms = e.copy()
-        terms[0], terms[-1] = 0.5 * e[0], 0.5 * e[-1]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            out = top + float(libm.log(np.cumsum(terms)[-1] * h))
+            out = top + float(libm.log(np.cumsum(trapezoid_terms(e))[-1] * h))
         return (t, e, out, h) if math.isfinite(out) else None
 
     def resolves(self, lo: float, hi: float) -> bool:
@@ -712,7 +710,7 @@ class BayesLaplaceFilter:
         if not (at > edge_ell).any():
             return False
         with np.errstate(over="ignore", invalid="ignore"):
-            n = libm.exp(np.array([numerator_from(b, e) for b, e in zip(density.log_base(t), at)]) - log_evidence)
+            n = libm.exp(density._plus_likelihood(density.log_base(t), t, at) - log_evidence)
             d = t - mean
         return step * _ttr.sequential_sum(n * (d * d)) >= bar
 
@@ -931,9 +929,15 @@ def gaussian_reach(density: "FilterDensity", mean: float, var: float) -> float:
     q = gaussian.quadrature()
     if q is None:
         return math.nan
-    t, e = q[0], q[1].copy()
-    e[0], e[-1] = 0.5 * e[0], 0.5 * e[-1]
-    return abs(_ttr.sequential_sum(e * t) / _ttr.sequential_sum(e) - mean)
+    t, g = q[0], trapezoid_terms(q[1])
+    return abs(_ttr.sequential_sum(g * t) / _ttr.sequential_sum(g) - mean)
+
+
+def trapezoid_terms(e: np.ndarray) -> np.ndarray:
+    """The trapezoid rule's terms of node values e: e, halved at both ends (ux/filter_density.c trapezoid_term)."""
+    terms = e.copy()
+    terms[0], terms[-1] = 0.5 * e[0], 0.5 * e[-1]
+    return terms
 
 
 def outlier_reach(shift: float, tail: float) -> float:
