@@ -22,18 +22,23 @@ def _linear_at(e, k: int, t_k: float, t_next: float, h: float, s: float) -> floa
     return e[k] + (e[k + 1] - e[k]) * ((s - t_k) / h)
 
 
-def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: int, second: bool = False):
-    """Mass and first moment about a of the interpolant over [a, b], starting from interval k (advanced to
-    the one holding a); returns (mass, moment, the interval holding b), with second=True (mass, moment,
-    second moment about a, interval): on a piece with c = s − a, ∫ (c + u)² f = fs·(c²d + cd² + d³/3) +
-    (fe − fs)·(c²d/2 + 2cd²/3 + d³/4), as ux/ttr_linear.c."""
+def _cell_integrals(
+    e, nodes: int, lo: float, h: float, a: float, b: float, k: int, second: bool = False, lumps=(), closed=False
+):
+    """Mass and first moment about a of the interpolant over [a, b] (0 outside [lo, hi], hi the last node) and of
+    the lumps (at, mass, spread) with a ≤ at < b (at = b too in a closed cell, the last of its level),
+    starting from interval k (advanced to the one holding a); returns (mass, moment, the interval holding b), with
+    second=True (mass, moment, second moment about a, interval): on a piece with c = s − a, ∫ (c + u)² f =
+    fs·(c²d + cd² + d³/3) + (fe − fs)·(c²d/2 + 2cd²/3 + d³/4), a lump's p·(c² + spread), as ux/ttr_linear.c."""
     while k + 2 < nodes and lo + float(k + 1) * h <= a:
         k += 1
-    s, m, g, m2 = a, 0.0, 0.0, 0.0
+    hi = lo + float(nodes - 1) * h
+    s, m, g, m2 = (a if a > lo else lo), 0.0, 0.0, 0.0
+    end_at = b if b < hi else hi
     while True:
         t_k, t_next = lo + float(k) * h, lo + float(k + 1) * h
-        last = k + 2 >= nodes or b <= t_next
-        end = b if last else t_next
+        last = k + 2 >= nodes or end_at <= t_next
+        end = end_at if last else t_next
         if end > s:
             fs, fe = _linear_at(e, k, t_k, t_next, h, s), _linear_at(e, k, t_k, t_next, h, end)
             d = end - s
@@ -46,9 +51,22 @@ def _cell_integrals(e, nodes: int, lo: float, h: float, a: float, b: float, k: i
                 ramp = c * c * d * 0.5 + 2.0 * c * d * d / 3.0 + d * d * d * 0.25
                 m2 = m2 + (fs * flat + (fe - fs) * ramp)
         if last:
-            return (m, g, m2, k) if second else (m, g, k)
+            break
         s = end
         k += 1
+    m, g, m2 = _lump_integrals(lumps, a, b, closed, m, g, m2)
+    return (m, g, m2, k) if second else (m, g, k)
+
+
+def _lump_integrals(lumps, a: float, b: float, closed: bool, m: float, g: float, m2: float):
+    """The cell's sums plus those of the lumps in it, in lump order (ux/ttr_linear.c lump_integrals)."""
+    for at, p, spread in lumps:
+        if at >= a and (at < b or (closed and at == b)):
+            c = at - a
+            m = m + p
+            g = g + p * c
+            m2 = m2 + p * (c * c + spread)
+    return m, g, m2
 
 
 def _cell_spread(mass: float, moment: float, second: float) -> float:
@@ -66,23 +84,30 @@ def _cell_mean(a: float, b: float, mass: float, moment: float) -> float:
     return a if mu < a else (b if mu > b else mu)
 
 
-def ttr_linear(e, lo: float, h: float, n: int, spreads: bool = False):
-    """TTR(n) of the interpolant through (lo + k·h, e[k]): positions and masses (not renormalised) of the
-    cells with mass, in increasing position; with spreads=True also each cell's variance about its mean."""
+def ttr_linear(e, lo: float, h: float, n: int, spreads: bool = False, lumps=()):
+    """TTR(n) of the interpolant through (lo + k·h, e[k]) and the lumps (at, mass, spread) beside it, each a mass
+    at one point with its own spread (ux/ttr.h ux_ttr_linear_lumps): positions and masses (not renormalised) of
+    the cells with mass, in increasing position; with spreads=True also each cell's variance about its mean."""
     e = [float(v) for v in np.asarray(e, dtype=np.float64).ravel()]
     nodes, lo, h = len(e), float(lo), float(h)
     if nodes < 2:
         raise ValueError("a piecewise-linear density needs at least two nodes")
-    edges = [lo, lo + float(nodes - 1) * h]
+    lumps = [(float(a), float(p), float(v)) for a, p, v in lumps]
+    first, last = lo, lo + float(nodes - 1) * h
+    for at, _, _ in lumps:
+        first, last = (at if at < first else first), (at if at > last else last)
+    edges = [first, last]
     for _ in range(n):
         k, split = 0, []
-        for a, b in zip(edges[:-1], edges[1:]):
-            mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k)
+        for i, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+            mass, moment, k = _cell_integrals(e, nodes, lo, h, a, b, k, lumps=lumps, closed=i == len(edges) - 2)
             split += [a, _cell_mean(a, b, mass, moment)]
         edges = split + [edges[-1]]
     xs, ws, vs, k = [], [], [], 0
-    for a, b in zip(edges[:-1], edges[1:]):
-        mass, moment, second, k = _cell_integrals(e, nodes, lo, h, a, b, k, second=True)
+    for i, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+        mass, moment, second, k = _cell_integrals(
+            e, nodes, lo, h, a, b, k, second=True, lumps=lumps, closed=i == len(edges) - 2
+        )
         if not mass > 0:
             continue
         x, v = _cell_mean(a, b, mass, moment), _cell_spread(mass, moment, second)

@@ -45,6 +45,10 @@ DENSITY_REACH = {"gaussian": 10.0, "laplace": 40.0}
 REFOCUS_FLOOR = 2.0**-40
 REFOCUS_ROUNDS = 4
 REGION_NODES = 32
+# ... where the nodes reaching the floor form clumps apart and all but the heaviest hold less than 1/η of Σ e
+# each, at most LUMPS of them, the region narrows onto the heaviest and each other clump takes its own
+# quadrature, a lump of the posterior (ux/filter.h UX_LUMPS; docs/semantics.md, "Filter density").
+LUMPS = 2
 # The trapezoid resolves the numerator (ux/filter.h UX_NODE_RESOLUTION, UX_COMPONENT_SPAN) only where the node
 # spacing is at least NODE_RESOLUTION ε of the region's largest |t| and a mixture's widest component spans at
 # least COMPONENT_SPAN of it; elsewhere log Z is the update's evidence.
@@ -340,21 +344,33 @@ class FilterDensity:
         reach = DENSITY_REACH[self._prior_family] * scale
         return loc - reach, loc + reach
 
-    def quadrature(self, region: tuple | None = None):
-        """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the quadrature's region (default:
-        `narrowed_region`) and its trapezoid integral, as the C core computes them: (nodes t_k = t_0 + k·h,
-        values exp(u_k − max u), log Z, h), the trapezoid terms (½ at the ends) summed in node order; None
-        when the numerator vanishes or overflows at every node, log Z is not finite or the nodes do not resolve
-        the numerator (`resolves`)."""
-        region = region if region is not None else narrowed_region(self)
-        if region is None or not self.resolves(*region):
+    def quadrature(self, region: tuple | None = None, lumps: tuple = ()):
+        """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the quadrature's region and its
+        trapezoid integral with the lumps' masses, as the C core computes them (default: the region and lumps
+        `narrowed` finds; a region given takes the lumps given, each weighed again on its own region): a
+        `Quadrature` (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h, lumps), the trapezoid terms (½ at
+        the ends) summed in node order, then each lump's mass added; None when the numerator vanishes or
+        overflows at every node, log Z is not finite or the nodes do not resolve the numerator (`resolves`)."""
+        if region is None:
+            found = narrowed(self)
+            if found is None:
+                return None
+            region, lumps = found
+        else:
+            lumps = tuple(lump_on(self, lump.region) for lump in lumps)
+            if any(lump is None for lump in lumps):
+                return None
+        if not self.resolves(*region):
             return None
         t, h, e, top = self.node_values(*region)
         if not math.isfinite(top):
             return None
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            out = top + float(libm.log(np.cumsum(trapezoid_terms(e))[-1] * h))
-        return (t, e, out, h) if math.isfinite(out) else None
+            z = np.cumsum(trapezoid_terms(e))[-1] * h
+            for lump in lumps:
+                z = z + float(libm.exp(lump.log_mass - top))
+            out = top + float(libm.log(z))
+        return Quadrature(t, e, out, h, lumps, top) if math.isfinite(out) else None
 
     def resolves(self, lo: float, hi: float) -> bool:
         """Whether the trapezoid on the region's nodes resolves the numerator (ux/filter_density.c resolves): nodes
@@ -810,21 +826,23 @@ class BayesLaplaceFilter:
         quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
-        q = self._quadrature()
-        if q is not None and self._widen_comb(q[3]):  # the same nodes: log Z moves continuously with the widening
-            q = self._quadrature(q[4])
-        if q is None:
+        found = self._quadrature()
+        if found is not None and self._widen_comb(found[0].h):  # the same nodes: log Z moves with the widening
+            found = self._quadrature(found[1], found[0].lumps)
+        if found is None:
             return False
-        t, e, log_z, h, region = q
-        if not (abs(t[0]) < MOMENT_REACH and abs(t[-1]) < MOMENT_REACH):
+        (t, e, log_z, h, lumps, top), region = found
+        if not max([abs(t[0]), abs(t[-1])] + [abs(lump.at) for lump in lumps]) < MOMENT_REACH:
             return False
-        px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
+        masses = [(lump.at, float(libm.exp(lump.log_mass - top)), lump.spread) for lump in lumps]
+        px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True, lumps=masses)
         pw = normalise(pw)
         px, pw, pv = merge_equal(remove_interpolation_variance(px, pw, h), pw, pv)
         self._spreads = pv if self.mode == "mixture" else None
         self.posterior = Value(px, pw, self.eta)
         if self.smooth:  # the quadrature law's variance: its atoms' and its cells' spreads
             self._var = self.posterior.var() + _ttr.sequential_sum(pw * pv)
+        region = self.density.region if lumps else region  # where the quadrature takes its lumps again
         self.density = replace(self.density, posterior=self.posterior, log_evidence=log_z, region=region, log_z=log_z)
         self.log_evidence = log_z
         return True
@@ -841,12 +859,16 @@ class BayesLaplaceFilter:
         self.density = replace(self.density, components=wider)
         return True
 
-    def _quadrature(self, region: tuple | None = None):
-        """The density's quadrature over `region` (default: its narrowed region), and that region: (t, e, log Z, h,
-        region); None where `FilterDensity.quadrature` has none."""
-        region = narrowed_region(self.density) if region is None else region
-        q = None if region is None else self.density.quadrature(region)
-        return None if q is None else (*q, region)
+    def _quadrature(self, region: tuple | None = None, lumps: tuple = ()):
+        """The density's quadrature over `region` with `lumps` (default: the region and lumps `narrowed` finds), and
+        that region: (`Quadrature`, region); None where `FilterDensity.quadrature` has none."""
+        if region is None:
+            found = narrowed(self.density)
+            if found is None:
+                return None
+            region, lumps = found
+        q = self.density.quadrature(region, lumps)
+        return None if q is None else (q, region)
 
     def _density(self, posterior: Value, lik: dict | None = None) -> FilterDensity:
         """The density of the posterior an update (or a step without observation) just made: the
@@ -921,7 +943,7 @@ class PointEdges(NamedTuple):
 def gaussian_reach(density: "FilterDensity", mean: float, var: float) -> float:
     """An outlier's reach under a Gaussian predictive (ux/filter_density.c filter_gaussian_reach): the density's
     quadrature with N(mean, var) for its base law (its own region), and |Σ g·t / Σ g − mean| over the trapezoid
-    terms g of its last region's e, summed in node order; NaN when that quadrature has no finite log Z or var is
+    terms g of its last region's e, summed in node order, then its lumps' masses over h at their means; NaN when that quadrature has no finite log Z or var is
     not positive."""
     if not var > 0:
         return math.nan
@@ -929,7 +951,9 @@ def gaussian_reach(density: "FilterDensity", mean: float, var: float) -> float:
     q = gaussian.quadrature()
     if q is None:
         return math.nan
-    t, g = q[0], trapezoid_terms(q[1])
+    lumps = [float(libm.exp(lump.log_mass - q.top)) / q.h for lump in q.lumps]  # in trapezoid terms' units
+    g = np.concatenate([trapezoid_terms(q.e), lumps])
+    t = np.concatenate([q.t, [lump.at for lump in q.lumps]])
     return abs(_ttr.sequential_sum(g * t) / _ttr.sequential_sum(g) - mean)
 
 
@@ -1108,22 +1132,103 @@ def widened_components(components, h: float):
     return mean + shrink * d, w, np.sqrt(s * s + grow * (moved / added))
 
 
+class Lump(NamedTuple):
+    """A clump of the numerator apart from the quadrature's region (ux/filter_density.c density_lump): its own
+    quadrature's region, and the interpolant there as one mass: its mean, the log of its mass (the numerator's
+    units) and its variance less the interpolation's h²/6."""
+
+    region: tuple
+    at: float
+    log_mass: float
+    spread: float
+
+
+class Quadrature(NamedTuple):
+    """The density's quadrature (`FilterDensity.quadrature`): its nodes t, their values e = exp(u − top), log Z,
+    the node spacing h, the lumps beside the nodes, and top = max u."""
+
+    t: np.ndarray
+    e: np.ndarray
+    log_z: float
+    h: float
+    lumps: tuple
+    top: float
+
+
 def narrowed_region(density) -> tuple[float, float]:
-    """The region of the density's quadrature (docs/semantics.md, "Filter density"; a mixture-mode or
-    refocused update's region, "Filter"): from the density's support, narrowed to the bracket of its own
-    nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
-    REFOCUS_ROUNDS times (ux/filter_density.c quadrature). None when the nodes of some round's region do not resolve
-    the numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
-    lo, hi = density.support()
-    for _ in range(REFOCUS_ROUNDS):
+    """The region of the density's quadrature (`narrowed`), without its lumps."""
+    found = narrowed(density)
+    return None if found is None else found[0]
+
+
+def narrowed(density, region: tuple | None = None, split: bool = True):
+    """The region of the density's quadrature and its lumps (docs/semantics.md, "Filter density"; a mixture-mode or
+    refocused update's region, "Filter"): from the density's support (or `region`), narrowed to the bracket of its
+    own nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
+    REFOCUS_ROUNDS times (ux/filter_density.c quadrature, narrow); with `split`, where the first round's nodes,
+    fewer than REGION_NODES at the floor, split into light clumps (`light_clumps`), from the heaviest's bracket
+    on, each other one a `Lump` (`lump_of`; should one have no quadrature, none is taken and the next round
+    weighs the support again). (region, lumps); None when the nodes of some round's region do not resolve the
+    numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
+    lo, hi = density.support() if region is None else region
+    lumps = ()
+    for r in range(REFOCUS_ROUNDS):
         if not density.resolves(lo, hi):
             return None
         t, _, e, top = density.node_values(lo, hi)
-        found = _bracket_relative(t, e, lo, hi) if math.isfinite(top) else None
-        if found is None or found.kept >= REGION_NODES or found.region == (lo, hi):
+        if not math.isfinite(top):
+            break
+        found = _bracket_relative(t, e, lo, hi)
+        if split and r == 0 and found.kept < REGION_NODES:
+            parts = light_clumps(t, e, lo, hi, density.posterior.eta)
+            if parts is not None:
+                taken = tuple(lump_of(density, part) for part in parts[1])
+                if all(lump is not None for lump in taken):
+                    lumps, (lo, hi) = taken, parts[0]
+                continue
+        if found.kept >= REGION_NODES or found.region == (lo, hi):
             break
         lo, hi = found.region
-    return lo, hi
+    return (lo, hi), lumps
+
+
+def light_clumps(t, e, lo: float, hi: float, eta: int):
+    """Where the nodes t whose relative numerator e reaches REFOCUS_FLOOR form 2 … 1 + LUMPS runs apart, all but
+    the heaviest (the largest Σ e, the first of equals) holding less than 1/η of all the nodes' Σ e (sums in node
+    order; ux/filter_density.c light_clumps): the heaviest's bracket and the others', each from the node before
+    its run to the node after it (lo, hi at the ends). None elsewhere."""
+    kept = np.flatnonzero(e >= REFOCUS_FLOOR)
+    runs = np.split(kept, np.flatnonzero(np.diff(kept) > 1) + 1)
+    if not 2 <= len(runs) <= 1 + LUMPS:
+        return None
+    total = _ttr.sequential_sum(e)
+    mass = [_ttr.sequential_sum(e[run[0] : run[-1] + 1]) for run in runs]
+    heavy = int(np.argmax(mass))
+    if any(m * float(eta) >= total for i, m in enumerate(mass) if i != heavy):
+        return None
+    spans = [(float(t[r[0] - 1]) if r[0] > 0 else lo, float(t[r[-1] + 1]) if r[-1] + 1 < t.size else hi) for r in runs]
+    return spans[heavy], tuple(span for i, span in enumerate(spans) if i != heavy)
+
+
+def lump_of(density, region: tuple):
+    """A clump's `Lump`: its region narrowed as the quadrature's (without lumps of its own), weighed (`lump_on`);
+    None where it has no quadrature."""
+    found = narrowed(density, region, split=False)
+    return None if found is None else lump_on(density, found[0])
+
+
+def lump_on(density, region: tuple):
+    """The `Lump` of the nodes of `region` (ux/filter_density.c lump_on): TTR(0) of their interpolant — its mean,
+    mass and variance, less h²/6 (to 0) — with log mass = max u + log mass; None where the nodes do not resolve
+    the numerator or it vanishes or overflows at every node."""
+    if not density.resolves(*region):
+        return None
+    t, h, e, top = density.node_values(*region)
+    if not math.isfinite(top):
+        return None
+    x, w, v = ttr_linear(e, t[0], h, 0, spreads=True)
+    spread = float(v[0]) - h * h / 6.0
+    return Lump(region, float(x[0]), top + float(libm.log(float(w[0]))), spread if spread > 0 else 0.0)
 
 
 class Bracket(NamedTuple):

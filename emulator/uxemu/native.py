@@ -212,6 +212,7 @@ class Native:
             "ux_compact": (C.c_int, [PR, PR, C.POINTER(C.c_size_t)]),
             "ux_ttr": (C.c_size_t, [PR, PR, C.c_size_t, C.c_uint, C.c_void_p]),
             "ux_ttr_linear": (C.c_size_t, [PR, C.c_size_t, R, R, C.c_uint, PR, PR, PR, PR]),
+            "ux_ttr_linear_lumps": (C.c_size_t, [PR, C.c_size_t, R, R, PR, C.c_size_t, C.c_uint, PR, PR, PR, PR]),
             "ux_lift": (C.c_int, [PV, fn, C.c_void_p, C.POINTER(PV), C.c_uint, C.c_uint, PW]),
             "ux_mean": (R, [PV]),
             "ux_var": (R, [PV]),
@@ -463,15 +464,21 @@ class Native:
         r = self.lib.ux_ttr(px, pw, xs.size, n, cell.mem)
         return xs[:r].astype(np.float64), ws[:r].astype(np.float64)
 
-    def ttr_linear(self, e, lo: float, h: float, n: int, spreads: bool = False):
-        """TTR(n) of the piecewise-linear density through (lo + k·h, e[k]) (the reference's ttr_linear):
-        positions and masses, and with spreads=True each cell's variance about its mean too."""
+    def ttr_linear(self, e, lo: float, h: float, n: int, spreads: bool = False, lumps=()):
+        """TTR(n) of the piecewise-linear density through (lo + k·h, e[k]) and the lumps (at, mass, spread) beside
+        it (the reference's ttr_linear; ux_ttr_linear, or ux_ttr_linear_lumps where there are lumps): positions
+        and masses, and with spreads=True each cell's variance about its mean too."""
         es, pe = self._reals(np.array(e, dtype=np.float64).ravel())
         edges, pedges = self._reals(np.zeros((1 << n) + 1))
         xs, px = self._reals(np.zeros(1 << n))
         ws, pw = self._reals(np.zeros(1 << n))
         vs, pv = self._reals(np.zeros(1 << n))
-        r = self.lib.ux_ttr_linear(pe, es.size, lo, h, n, pedges, px, pw, pv if spreads else None)
+        pv = pv if spreads else None
+        if len(lumps) > 0:
+            ls, pl = self._reals(np.array(lumps, dtype=np.float64).reshape(-1, 3).ravel())  # ux_lump: 3 reals
+            r = self.lib.ux_ttr_linear_lumps(pe, es.size, lo, h, pl, ls.size // 3, n, pedges, px, pw, pv)
+        else:
+            r = self.lib.ux_ttr_linear(pe, es.size, lo, h, n, pedges, px, pw, pv)
         if r == 0:
             raise ValueError("ux_ttr_linear refused its arguments")
         out = xs[:r].astype(np.float64), ws[:r].astype(np.float64)

@@ -41,14 +41,17 @@ def test_first_update_is_the_refined_filters_density(name):
 @pytest.mark.parametrize("name", SCALAR)
 def test_posterior_keeps_the_interpolants_mean(name):
     """TTR preserves the mean: the η atoms have the mean of the piecewise-linear density through the 129
-    nodes, integrated here interval by interval."""
+    nodes, integrated here interval by interval, and of the lumps beside them."""
     f = ux.BayesLaplaceFilter(systems.get(name), 8, "mixture")
     tr = trace(name, T=6)
     for k in range(len(tr)):
         f.step(int(tr.k[k]), float(tr.z[k]))
-        t, e, _, h = f.density.quadrature()
+        q = f.density.quadrature()
+        t, e, h = q.t, q.e, q.h
+        lumps = np.array([[lump.at, np.exp(lump.log_mass - q.top)] for lump in q.lumps]).reshape(-1, 2)
         moments = h * (t[:-1] * (2 * e[:-1] + e[1:]) + t[1:] * (e[:-1] + 2 * e[1:])) / 6
-        nodes_mean = float(moments.sum() / (h * (e[:-1] + e[1:]) / 2).sum())
+        mass = (h * (e[:-1] + e[1:]) / 2).sum() + lumps[:, 1].sum()
+        nodes_mean = float((moments.sum() + (lumps[:, 0] * lumps[:, 1]).sum()) / mass)
         assert abs(f.posterior.mean() - nodes_mean) <= 1e-12 * (abs(nodes_mean) + np.sqrt(f.posterior.var()))
         assert len(f.posterior) <= 8 and abs(f.posterior.w.sum() - 1.0) < 1e-15
 
@@ -180,16 +183,19 @@ def test_a_cell_goes_through_f_as_its_two_points():
 @pytest.mark.parametrize("name", SCALAR)
 def test_atoms_and_spreads_hold_the_nodes_variance(name):
     """The atoms (less the interpolation's h²/6) and their cells' spreads together carry the variance of
-    the quadrature's nodes: what the next predictive mixture inherits."""
+    the quadrature's nodes and lumps: what the next predictive mixture inherits."""
     f = ux.BayesLaplaceFilter(systems.get(name), 8, "mixture")
     tr = trace(name, T=4)
     for i in range(len(tr.z)):
         f.step(int(tr.k[i]), float(tr.z[i]), float(tr.u[i]), predict=i > 0)
-        t, e, _, h = f.density.quadrature()
-        c = np.ones_like(e)
+        q = f.density.quadrature()
+        c = np.ones_like(q.e)
         c[0] = c[-1] = 0.5
-        p = c * e / np.sum(c * e)
-        nodes_var = np.dot(p, (t - np.dot(p, t)) ** 2)
+        g = np.concatenate([c * q.e, [np.exp(lump.log_mass - q.top) / q.h for lump in q.lumps]])
+        t = np.concatenate([q.t, [lump.at for lump in q.lumps]])
+        within = np.concatenate([np.zeros(q.t.size), [lump.spread for lump in q.lumps]])
+        p = g / g.sum()
+        nodes_var = np.dot(p, (t - np.dot(p, t)) ** 2 + within)
         x, w = f.posterior.x, f.posterior.w
         total = np.dot(w, (x - np.dot(w, x)) ** 2) + np.dot(w, f._spreads)
         assert abs(total - nodes_var) <= 1e-9 * nodes_var, (name, i, total, nodes_var)

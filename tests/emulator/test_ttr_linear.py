@@ -104,3 +104,51 @@ def test_interpolation_variance_comes_out_and_the_mean_stays(x, h):
     assert abs(y.mean() - x.mean()) <= 1e-12 * (1 + np.abs(x).max())
     assert abs(new - max(var - h * h / 6, 0.0)) <= 1e-9 * (1 + var)
     assert np.all(np.diff(y) >= 0)
+
+
+lumps_beside = st.lists(
+    st.tuples(st.floats(-200, 200), st.floats(1e-9, 2.0), st.floats(0.0, 1.0)), min_size=1, max_size=2
+)
+
+
+@given(values, st.floats(-10, 10), st.floats(1e-2, 1), st.integers(0, 6), lumps_beside)
+@settings(max_examples=200, deadline=None)
+def test_lumps_beside_the_nodes_keep_the_mass_mean_and_variance(e, lo, h, n, lumps):
+    """A lump (a mass at one point with its own spread; the quadrature's far clumps) enters the cells' sums
+    whole: the atoms' mass, mean and total variance (spreads within, atoms between) are those of the
+    interpolant and the lumps together, wherever a lump lies: inside the nodes, outside them or on an edge."""
+    x, w, v = ttr_linear(e, lo, h, n, spreads=True, lumps=lumps)
+    e = np.asarray(e, dtype=np.float64)
+    t = lo + np.arange(e.size) * h
+    t0, t1, f0, f1 = t[:-1], t[1:], e[:-1], e[1:]
+    second = (h / 12 * (f0 * (3 * t0 * t0 + 2 * t0 * t1 + t1 * t1) + f1 * (t0 * t0 + 2 * t0 * t1 + 3 * t1 * t1))).sum()
+    mass, mean = interpolant_mass_and_mean(e, lo, h)
+    at, p, spread = (np.array(c) for c in zip(*lumps))
+    total = mass + p.sum()
+    mu = (mass * mean + np.dot(p, at)) / total
+    var = (second + np.dot(p, at * at + spread)) / total - mu * mu
+    got = np.dot(w / w.sum(), x)
+    assert len(x) <= 1 << n and np.all(np.diff(x) > 0) and np.all(v >= 0)
+    assert abs(w.sum() - total) <= 1e-12 * total
+    scale = abs(lo) + h * e.size + np.abs(at).max()
+    assert abs(got - mu) <= 1e-12 * scale
+    assert abs(np.dot(w / w.sum(), v + (x - got) ** 2) - var) <= 1e-9 * scale * scale
+
+
+def test_a_lump_far_from_the_nodes_is_an_atom_of_its_own():
+    """A lump 40 away from a narrow density, with a third of the mass: at n = 4 the first split (the mean) cuts
+    it off, and it stays one atom at its own point with its own mass and spread; the other atoms hold the
+    interpolant, within its nodes."""
+    e = np.exp(-0.5 * ((np.arange(129) - 64) / 16.0) ** 2)
+    mass = interpolant_mass_and_mean(e, -1.0, 1 / 64)[0]
+    x, w, v = ttr_linear(e, -1.0, 1 / 64, 4, spreads=True, lumps=[(40.0, mass / 2, 0.01)])
+    assert x[-1] == pytest.approx(40.0, abs=1e-12) and w[-1] == mass / 2 and v[-1] == pytest.approx(0.01, rel=1e-9)
+    assert np.all(x[:-1] <= 1.0) and len(x) == 9
+
+
+def test_without_lumps_it_is_ttr_linear_exactly():
+    e = np.abs(np.sin(np.arange(40) / 3.0))
+    a = ttr_linear(e, -3.0, 0.1, 5, spreads=True)
+    b = ttr_linear(e, -3.0, 0.1, 5, spreads=True, lumps=())
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)

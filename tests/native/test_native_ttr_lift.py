@@ -143,3 +143,21 @@ def test_ttr_of_a_piecewise_linear_density_bit_for_bit(nat, rng):
         np.testing.assert_array_equal(nx, rx, err_msg=f"case {case} positions")
         np.testing.assert_array_equal(nw, rw, err_msg=f"case {case} masses")
         np.testing.assert_array_equal(nv, rv, err_msg=f"case {case} spreads")
+
+
+def test_ttr_with_lumps_bit_for_bit(nat, rng):
+    """ux_ttr_linear_lumps against the reference: lumps inside, outside and on the nodes' edges, one or two."""
+    from uxemu._ttr_linear import ttr_linear
+
+    for case in range(CASES):
+        nodes = int(rng.integers(2, 200))
+        e = rng.uniform(0, 1, nodes)
+        lo, h, n = float(rng.normal(0, 50)), float(rng.uniform(1e-3, 5)), int(rng.integers(0, 7))
+        hi = lo + (nodes - 1) * h
+        at = [float(rng.uniform(lo - 100, hi + 100)), [lo, hi][case % 2]][: 1 + case % 2]
+        lumps = [(a, float(rng.uniform(1e-9, 1)), float(rng.uniform(0, 1))) for a in at]
+        rx, rw, rv = ttr_linear(e, lo, h, n, spreads=True, lumps=lumps)
+        nx, nw, nv = nat.ttr_linear(e, lo, h, n, spreads=True, lumps=lumps)
+        np.testing.assert_array_equal(nx, rx, err_msg=f"case {case} positions")
+        np.testing.assert_array_equal(nw, rw, err_msg=f"case {case} masses")
+        np.testing.assert_array_equal(nv, rv, err_msg=f"case {case} spreads")

@@ -129,6 +129,11 @@ typedef struct {
 #define UX_REFOCUS_FLOOR UX_R(9.094947017729282379150390625e-13) /* 2^-40 */
 #define UX_REFOCUS_ROUNDS 4
 #define UX_REGION_NODES 32
+/* ... where, at the first round with fewer, the nodes reaching the floor form clumps apart and all but the heaviest
+ * hold less than 1/η of Σ e each, at most UX_LUMPS of them, the region narrows onto the heaviest and each other
+ * clump takes its own quadrature: one lump of the posterior, its mass, mean and spread (a narrow mode beside a
+ * far, faint one: one region over both leaves nodes 3 sd of the mode apart). */
+#define UX_LUMPS 2
 
 /* The trapezoid resolves the numerator (docs/semantics.md, "Filter density") only where the node spacing h is
  * at least UX_NODE_RESOLUTION ε of the region's largest |t| (the nodes stand apart far beyond rounding: a

@@ -36,6 +36,22 @@ size_t ux_ttr(ux_real *x, ux_real *w, size_t count, unsigned n, uint8_t *cell);
 size_t ux_ttr_linear(const ux_real *e, size_t nodes, ux_real lo, ux_real h, unsigned n, ux_real *edges, ux_real *x,
                      ux_real *w, ux_real *v);
 
+/* A mass at one point with a spread of its own (its variance about the point), beside a piecewise-linear density. */
+typedef struct {
+    ux_real at;
+    ux_real mass;
+    ux_real spread;
+} ux_lump;
+
+/*
+ * ux_ttr_linear of the interpolant and `lump_count` lumps beside it (none: ux_ttr_linear exactly): the cells span
+ * the nodes and the lumps; a cell holds the interpolant's part in it and each lump at a ≤ at < b (at = b too for
+ * the last cell), whose mass, mean and spread enter its sums. Returns 0 on bad arguments as ux_ttr_linear, or
+ * for lumps NULL with lump_count > 0.
+ */
+size_t ux_ttr_linear_lumps(const ux_real *e, size_t nodes, ux_real lo, ux_real h, const ux_lump *lumps,
+                           size_t lump_count, unsigned n, ux_real *edges, ux_real *x, ux_real *w, ux_real *v);
+
 /* Normalise weights in place: total = Σ w sequentially, then w[i] /= total. */
 void ux_normalise(ux_real *w, size_t count);
 

@@ -391,50 +391,180 @@ static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
     return 1;
 }
 
-/* log Z of the nodes' relative numerators e (max u = top, spacing h): the trapezoid sum in node order. */
-static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h)
+/* A clump of the numerator apart from the quadrature's region (docs/semantics.md, "Filter density"; the
+ * reference's Lump): its own quadrature's region, and the interpolant there as one mass — its mean, the log of
+ * its mass in the numerator's units, its variance less the interpolation's h²/6. */
+typedef struct {
+    ux_real lo, hi, at, log_mass, spread;
+} density_lump;
+
+/* The lumps of one quadrature, and max u of its region's nodes, which their masses are taken relative to. */
+typedef struct {
+    unsigned count;
+    ux_real top;
+    density_lump lump[UX_LUMPS];
+} density_lumps;
+
+/* log Z of the nodes' relative numerators e (max u = top, spacing h) and the lumps (NULL: none): the trapezoid
+ * sum in node order times h, then each lump's mass e^(log mass − top) added, in lump order. */
+static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h, const density_lumps *lumps)
 {
-    ux_real sum = 0;
-    unsigned k;
+    ux_real sum = 0, z;
+    unsigned k, j;
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         sum += trapezoid_term(k, e[k]);
-    return top + UX_LOG(sum * h);
+    z = sum * h;
+    for (j = 0; lumps != NULL && j < lumps->count; ++j)
+        z = z + UX_EXP(lumps->lump[j].log_mass - top);
+    return top + UX_LOG(z);
 }
 
-/* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support
- * narrowed to its own nodes' bracket while fewer than UX_REGION_NODES of them reach the floor and the bracket
- * differs from it, at most UX_REFOCUS_ROUNDS times; e ← the last region's e_k = e^{u_k − max u} (ell: their
- * log-likelihoods), [*lo, *hi] the region, *h its node spacing. Returns log Z, the trapezoid sum of the e_k
- * in node order; not finite when the numerator vanishes or overflows at every node, Z is not finite or the
- * nodes of some round do not resolve the numerator (resolves: −∞), NaN should the likelihood fail. The nodes
- * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
- * (ux_filter_workspace_bytes). */
-static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
-                          ux_real *hi, ux_real *h)
+/* A lump from the nodes lo + k·h of its region, their relative numerators e and max u = top: TTR(0) of their
+ * interpolant (ux_ttr_linear: its mass, mean and variance), the variance less h²/6 (to 0). 0 without mass. */
+static int lump_from_nodes(const ux_real *e, ux_real lo, ux_real hi, ux_real h, ux_real top, density_lump *lump)
 {
-    ux_real top;
-    unsigned r;
-    density_support(f, lo, hi);
-    for (r = 0;; ++r) {
+    ux_real edges[2], x, w, v;
+    if (ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, 0, edges, &x, &w, &v) != 1)
+        return 0;
+    v = v - h * h / UX_R(6.0);
+    *lump = (density_lump){lo, hi, x, top + UX_LOG(w), v > 0 ? v : 0};
+    return 1;
+}
+
+/* The lump of the nodes of [lo, hi] (the reference's lump_on), weighed afresh into ell and e; 0 where they do not
+ * resolve the numerator, it vanishes or overflows at every node, or the likelihood fails. */
+static int lump_on(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real lo, ux_real hi,
+                   density_lump *lump)
+{
+    ux_real h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS, top;
+    if (!resolves(f, lo, hi, h))
+        return 0;
+    top = weigh_nodes(f, lo, h, ell, e, rest);
+    return ux_finite(top) && lump_from_nodes(e, lo, hi, h, top, lump);
+}
+
+/* The runs of nodes whose e reaches UX_REFOCUS_FLOOR, when there are 2 … 1 + UX_LUMPS of them and all but the
+ * heaviest (the largest Σ e, the first of equals) hold less than 1/η of `total`, all the nodes' Σ e (sums in
+ * node order): spans[2i], spans[2i + 1] ← run i's bracket, from the node before it to the node after it (lo, hi
+ * at the ends); returns the run count, *heavy the heaviest's index. 0 elsewhere. */
+static size_t light_clumps(const ux_real *e, ux_real lo, ux_real hi, ux_real h, ux_real total, unsigned eta,
+                           ux_real *spans, size_t *heavy)
+{
+    ux_real mass[1 + UX_LUMPS];
+    size_t k, runs = 0, i;
+    for (k = 0; k < UX_DENSITY_NODES; ++k) {
+        if (!(e[k] >= UX_REFOCUS_FLOOR))
+            continue;
+        if (k == 0 || !(e[k - 1] >= UX_REFOCUS_FLOOR)) { /* a run starts */
+            if (runs == 1 + UX_LUMPS)
+                return 0;
+            mass[runs] = 0;
+            spans[2 * runs] = k > 0 ? node_position(lo, h, k - 1) : lo;
+            ++runs;
+        }
+        mass[runs - 1] += e[k];
+        spans[2 * runs - 1] = k + 1 < UX_DENSITY_NODES ? node_position(lo, h, k + 1) : hi;
+    }
+    for (i = 1, *heavy = 0; i < runs; ++i)
+        *heavy = mass[i] > mass[*heavy] ? i : *heavy;
+    for (i = 0; i < runs; ++i)
+        if (i != *heavy && mass[i] * (ux_real)eta >= total)
+            return 0;
+    return runs >= 2 ? runs : 0;
+}
+
+/* The nodes of [lo, hi] weighed (weigh_nodes), *h their spacing: max u, or −∞ where they do not resolve the
+ * numerator (resolves). */
+static ux_real weigh_region(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real lo,
+                            ux_real hi, ux_real *h)
+{
+    *h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
+    if (!resolves(f, lo, hi, *h)) /* every round's: a narrowing that zooms onto one spike misses the rest */
+        return -UX_INF;
+    return weigh_nodes(f, lo, *h, ell, e, rest);
+}
+
+/* The quadrature's narrowing (docs/semantics.md, "Filter density") from round r, whose nodes of [*lo, *hi] are
+ * weighed (weigh_region: top, *h): the region narrowed to its own nodes' bracket while fewer than
+ * UX_REGION_NODES of them reach the floor and the bracket differs from it, up to round UX_REFOCUS_ROUNDS. e ←
+ * the last region's e_k = e^{u_k − max u} (ell: their log-likelihoods). Returns max u: not finite when the
+ * numerator vanishes or overflows at every node, −∞ should the nodes of some round not resolve the numerator,
+ * NaN should the likelihood fail. */
+static ux_real narrow(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo, ux_real *hi,
+                      ux_real *h, unsigned r, ux_real top)
+{
+    for (;; ++r) {
         size_t first = 0, last = 0, kept;
         ux_real mass, nlo, nhi;
-        *h = (*hi - *lo) / (ux_real)UX_DENSITY_INTERVALS;
-        if (!resolves(f, *lo, *hi, *h)) /* every round's: a narrowing that zooms onto one spike misses the rest */
-            return -UX_INF;
-        top = weigh_nodes(f, *lo, *h, ell, e, rest);
-        if (!ux_finite(top))
+        if (!ux_finite(top) || r == UX_REFOCUS_ROUNDS)
             return top;
-        if (r == UX_REFOCUS_ROUNDS)
-            break;
         kept = bracket(e, UX_DENSITY_NODES, &first, &last, &mass);
         nlo = first > 0 ? node_position(*lo, *h, first - 1) : *lo;
         nhi = last + 1 < UX_DENSITY_NODES ? node_position(*lo, *h, last + 1) : *hi;
         if (kept >= UX_REGION_NODES || (nlo == *lo && nhi == *hi))
-            break;
+            return top;
         *lo = nlo;
         *hi = nhi;
+        top = weigh_region(f, ell, e, rest, *lo, *hi, h);
     }
-    return trapezoid_log_z(e, top, *h);
+}
+
+/* Where the nodes of [*lo, *hi] (e; `total` their Σ e) split into light clumps (light_clumps), each but the
+ * heaviest a lump (its region narrowed as the quadrature's, without lumps of its own) and [*lo, *hi] the
+ * heaviest's bracket; should one have no quadrature, no lump is taken. Returns 0 where the nodes do not split
+ * (ell and e untouched), else 1: the lumps' narrowing took ell and e, so the caller weighs its region again. */
+static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
+                           ux_real *hi, ux_real h, ux_real total, density_lumps *lumps)
+{
+    ux_real spans[2 * (1 + UX_LUMPS)];
+    size_t heavy = 0, runs = light_clumps(e, *lo, *hi, h, total, f->eta, spans, &heavy), i;
+    if (runs == 0)
+        return 0;
+    for (i = 0; i < runs; ++i) {
+        ux_real llo = spans[2 * i], lhi = spans[2 * i + 1], lh, top;
+        if (i == heavy)
+            continue;
+        top = narrow(f, ell, e, rest, &llo, &lhi, &lh, 0, weigh_region(f, ell, e, rest, llo, lhi, &lh));
+        if (!ux_finite(top) || !lump_from_nodes(e, llo, lhi, lh, top, &lumps->lump[lumps->count])) {
+            lumps->count = 0;
+            return 1;
+        }
+        ++lumps->count;
+    }
+    *lo = spans[2 * heavy];
+    *hi = spans[2 * heavy + 1];
+    return 1;
+}
+
+/* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support narrowed
+ * (narrow) — where the first round's nodes, fewer than UX_REGION_NODES of them at the floor, split into light
+ * clumps, from the heaviest's bracket on, the others lumps (split_off_lumps; should no lump be taken, from the
+ * support weighed again). e ← the last region's e_k (ell: their log-likelihoods), [*lo, *hi] the region, *h its
+ * node spacing, *lumps the lumps and max u. Returns log Z, the trapezoid sum of the e_k in node order with the
+ * lumps' masses (trapezoid_log_z); not finite when the numerator vanishes or overflows at every node, Z is not
+ * finite or the nodes of some round do not resolve the numerator (−∞), NaN should the likelihood fail. The nodes
+ * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
+ * (ux_filter_workspace_bytes). */
+static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
+                          ux_real *hi, ux_real *h, density_lumps *lumps)
+{
+    ux_real top;
+    unsigned r = 0;
+    lumps->count = 0;
+    density_support(f, lo, hi);
+    top = weigh_region(f, ell, e, rest, *lo, *hi, h);
+    if (ux_finite(top)) {
+        size_t first = 0, last = 0;
+        ux_real total;
+        if (bracket(e, UX_DENSITY_NODES, &first, &last, &total) < UX_REGION_NODES &&
+            split_off_lumps(f, ell, e, rest, lo, hi, *h, total, lumps)) {
+            top = weigh_region(f, ell, e, rest, *lo, *hi, h);
+            r = 1;
+        }
+    }
+    top = narrow(f, ell, e, rest, lo, hi, h, r, top);
+    lumps->top = top;
+    return ux_finite(top) ? trapezoid_log_z(e, top, *h, lumps) : top;
 }
 
 /* log Z of the density ("Filter density"): the quadrature's; 0 without a likelihood factor (the base law is
@@ -444,20 +574,39 @@ static ux_real density_log_norm(const ux_filter *f)
 {
     ux_workspace rest;
     ux_real *ell, *e, lo, hi, h, out;
+    density_lumps lumps;
     if (!f->density.lik)
         return 0;
     if (!node_arrays(f, &ell, &e, &rest))
         return f->log_evidence;
-    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
+    out = quadrature(f, ell, e, &rest, &lo, &hi, &h, &lumps);
     return ux_finite(out) ? out : f->log_evidence;
 }
 
-/* The quadrature posterior's cells sum squares of their positions: a region whose nodes reach beyond
+/* The quadrature posterior's cells sum squares of their positions: a region whose nodes (or lumps) reach beyond
  * √(largest real)/1024 would overflow them (a prior of scale 1e219), so its update keeps its own posterior. */
-static int within_moment_reach(ux_real first, ux_real last)
+static int within_moment_reach(ux_real first, ux_real last, const density_lumps *lumps)
 {
     ux_real reach = UX_SQRT(UX_REAL_MAX) / UX_R(1024.0);
+    unsigned j;
+    for (j = 0; j < lumps->count; ++j)
+        if (!(UX_FABS(lumps->lump[j].at) < reach))
+            return 0;
     return UX_FABS(first) < reach && UX_FABS(last) < reach;
+}
+
+/* The quadrature again on its region (nodes lo + k·h) and its lumps' after the base law changed (mixture mode's
+ * comb): each lump weighed afresh on its region (lump_on), then the region's nodes — from their likelihoods in
+ * ell where there is no lump (they still hold them). Returns log Z as quadrature; −∞ should a lump fail. */
+static ux_real quadrature_again(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real lo,
+                                ux_real h, density_lumps *lumps)
+{
+    unsigned j;
+    for (j = 0; j < lumps->count; ++j)
+        if (!lump_on(f, ell, e, rest, lumps->lump[j].lo, lumps->lump[j].hi, &lumps->lump[j]))
+            return -UX_INF;
+    lumps->top = lumps->count > 0 ? weigh_nodes(f, lo, h, ell, e, rest) : numerators_from_likelihoods(f, lo, h, ell, e);
+    return ux_finite(lumps->top) ? trapezoid_log_z(e, lumps->top, h, lumps) : lumps->top;
 }
 
 /* The scale component i of the predictive mixture must reach against a comb (docs/semantics.md, "Filter";
@@ -538,30 +687,35 @@ static int widen_comb(ux_filter *f, ux_real h)
 }
 
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
- * the quadrature's nodes (t_k, e^{u_k − max}) (ux_ttr_linear), normalised, less the interpolation's
- * variance; its region becomes the density's support and its log Z the step's evidence, written to
- * *log_evidence; returns 1. When the numerator vanishes or overflows at every node, Z is not finite or the
- * nodes do not resolve the numerator, the update's own posterior and evidence stay (returns 0). */
+ * the quadrature's nodes (t_k, e^{u_k − max}) and its lumps (ux_ttr_linear_lumps), normalised, less the
+ * interpolation's variance; its region becomes the density's support (with lumps the density keeps the one it
+ * started from) and its log Z the step's evidence, written to *log_evidence; returns 1. When the numerator
+ * vanishes or overflows at every node, Z is not finite or the nodes do not resolve the numerator, the update's
+ * own posterior and evidence stay (returns 0). */
 int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
     ux_real *ell, *e, lo, hi, h, out, *spreads;
+    ux_lump masses[UX_LUMPS];
+    density_lumps lumps;
     size_t count;
+    unsigned j;
 
     filter_mixture_logs(f);
     if (!node_arrays(f, &ell, &e, &rest))
         return 0;
-    out = quadrature(f, ell, e, &rest, &lo, &hi, &h);
-    if (ux_finite(out) && widen_comb(f, h)) { /* the same nodes and likelihoods: log Z moves with the widening */
-        ux_real top = numerators_from_likelihoods(f, lo, h, ell, e);
-        out = ux_finite(top) ? trapezoid_log_z(e, top, h) : top;
-    }
-    if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h))
+    out = quadrature(f, ell, e, &rest, &lo, &hi, &h, &lumps);
+    if (ux_finite(out) && widen_comb(f, h)) /* the same nodes and likelihoods: log Z moves with the widening */
+        out = quadrature_again(f, ell, e, &rest, lo, h, &lumps);
+    if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h, &lumps))
         return 0;
+    for (j = 0; j < lumps.count; ++j)
+        masses[j] = (ux_lump){lumps.lump[j].at, UX_EXP(lumps.lump[j].log_mass - lumps.top), lumps.lump[j].spread};
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
     spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? filter_area(f, A_V) : NULL;
-    count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w, spreads);
+    count = ux_ttr_linear_lumps(e, UX_DENSITY_NODES, lo, h, masses, lumps.count, f->n, ell, f->posterior.x,
+                                f->posterior.w, spreads);
     ux_normalise(f->posterior.w, count);
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
     count = merge_equal(f->posterior.x, f->posterior.w, spreads, count);
@@ -577,9 +731,11 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
     }
     f->posterior.count = (uint32_t)count;
     f->posterior.eta = f->eta;
-    f->density.lo = lo;
-    f->density.hi = hi;
-    f->density.region = 1;
+    if (lumps.count == 0) { /* with lumps, the region it started from: where the quadrature takes them again */
+        f->density.lo = lo;
+        f->density.hi = hi;
+        f->density.region = 1;
+    }
     f->density.log_norm = out;
     f->density.norm_ready = 1;
     f->spread = f->mode == UX_MODE_MIXTURE; /* the next predict's components carry the cells' spreads */
@@ -590,7 +746,7 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
 /* An outlier's reach under a Gaussian predictive (docs/semantics.md, "Departure"), after an update whose density
  * has its likelihood factor: the density's quadrature with N(mean, var) for its base law (its own region, from
  * mean ± UX_DENSITY_GAUSSIAN_REACH sd), and |Σ g_k·t_k / Σ g_k − mean| over the trapezoid terms g_k of its last
- * region's e_k, summed in node order. NaN when that quadrature has no finite log Z or var is not positive. The
+ * region's e_k, summed in node order, then its lumps' masses over h at their means. NaN when that quadrature has no finite log Z or var is not positive. The
  * density and the prior law are the filter's again on return. */
 ux_real filter_gaussian_reach(ux_filter *f, ux_real mean, ux_real var)
 {
@@ -598,18 +754,24 @@ ux_real filter_gaussian_reach(ux_filter *f, ux_real mean, ux_real var)
     ux_law prior = f->prior;
     ux_workspace rest;
     ux_real *ell, *e, lo, hi, h, reach = (ux_real)NAN;
+    density_lumps lumps;
     if (!(var > 0) || !node_arrays(f, &ell, &e, &rest))
         return reach;
     f->density.form = UX_DENSITY_PRIOR;
     f->density.region = 0;
     f->prior = (ux_law){UX_LAW_GAUSSIAN, mean, UX_SQRT(var), 0};
-    if (ux_finite(quadrature(f, ell, e, &rest, &lo, &hi, &h))) {
+    if (ux_finite(quadrature(f, ell, e, &rest, &lo, &hi, &h, &lumps))) {
         ux_real mass = 0, moment = 0;
         unsigned k;
         for (k = 0; k < UX_DENSITY_NODES; ++k) {
             ux_real g = trapezoid_term(k, e[k]);
             mass = mass + g;
             moment = moment + g * node_position(lo, h, k);
+        }
+        for (k = 0; k < lumps.count; ++k) { /* a lump's mass in the trapezoid terms' units */
+            ux_real g = UX_EXP(lumps.lump[k].log_mass - lumps.top) / h;
+            mass = mass + g;
+            moment = moment + g * lumps.lump[k].at;
         }
         reach = UX_FABS(moment / mass - mean);
     }
