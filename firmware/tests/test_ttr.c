@@ -319,6 +319,28 @@ static void test_ttr_linear_closed_forms(void)
     CHECK(ux_ttr_linear(NULL, 65, 0, 1, 2, edges, x, w, NULL) == 0);
 }
 
+/* A lump (ux_ttr_linear_lumps) far right of the uniform law on [−2, 2], with a third of the mass: the first split
+ * cuts it off whole, so at n = 2 it is one atom with its own point, mass and spread, the interpolant's two
+ * atoms stay as at n = 1 without it (the third cell, between the law and the lump, holds nothing); a NULL lump
+ * array with a count is refused. */
+static void test_ttr_linear_lumps(void)
+{
+    ux_real e[65], edges[5], x[4], w[4], v[4];
+    const ux_lump lump = {40, 2, (ux_real)0.25};
+    size_t i;
+    double tol = sizeof(ux_real) == sizeof(double) ? 1e-12 : 2e-5;
+    for (i = 0; i < 65; ++i)
+        e[i] = 1;
+    CHECK(ux_ttr_linear_lumps(e, 65, -2, (ux_real)0.0625, &lump, 1, 2, edges, x, w, v) == 3);
+    CHECK_NEAR(x[0], -1.0, tol);
+    CHECK_NEAR(x[1], 1.0, tol);
+    CHECK_NEAR(w[0], 2.0, tol);
+    CHECK_NEAR(x[2], 40.0, tol * 40);
+    CHECK(w[2] == 2);
+    CHECK_NEAR(v[2], 0.25, tol * 1600);
+    CHECK(ux_ttr_linear_lumps(e, 65, -2, (ux_real)0.0625, NULL, 1, 2, edges, x, w, v) == 0);
+}
+
 void suite_ttr(void)
 {
     RUN(test_compact_keeps_order);
@@ -331,4 +353,5 @@ void suite_ttr(void)
     RUN(test_ttr_order_changes_only_rounding);
     RUN(test_normalise_and_reduce);
     RUN(test_ttr_linear_closed_forms);
+    RUN(test_ttr_linear_lumps);
 }

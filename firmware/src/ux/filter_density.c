@@ -395,14 +395,16 @@ static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
  * reference's Lump): its own quadrature's region, and the interpolant there as one mass — its mean, the log of
  * its mass in the numerator's units, its variance less the interpolation's h²/6. */
 typedef struct {
-    ux_real lo, hi, at, log_mass, spread;
+    ux_real lo, hi, log_mass;
 } density_lump;
 
-/* The lumps of one quadrature, and max u of its region's nodes, which their masses are taken relative to. */
+/* The lumps of one quadrature: each one's region and log mass, and its mean and spread in `taken`, whose masses
+ * e^(log mass − top) — top the max u of the region's nodes — mixture_posterior fills in for the TTR. */
 typedef struct {
     unsigned count;
     ux_real top;
     density_lump lump[UX_LUMPS];
+    ux_lump taken[UX_LUMPS];
 } density_lumps;
 
 /* log Z of the nodes' relative numerators e (max u = top, spacing h) and the lumps (NULL: none): the trapezoid
@@ -419,28 +421,30 @@ static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h, const d
     return top + UX_LOG(z);
 }
 
-/* A lump from the nodes lo + k·h of its region, their relative numerators e and max u = top: TTR(0) of their
+/* Lump j from the nodes lo + k·h of its region, their relative numerators e and max u = top: TTR(0) of their
  * interpolant (ux_ttr_linear: its mass, mean and variance), the variance less h²/6 (to 0). 0 without mass. */
-static int lump_from_nodes(const ux_real *e, ux_real lo, ux_real hi, ux_real h, ux_real top, density_lump *lump)
+static int lump_from_nodes(const ux_real *e, ux_real lo, ux_real hi, ux_real h, ux_real top, density_lumps *lumps,
+                           unsigned j)
 {
-    ux_real edges[2], x, w, v;
-    if (ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, 0, edges, &x, &w, &v) != 1)
+    ux_real edges[2], w, v;
+    if (ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, 0, edges, &lumps->taken[j].at, &w, &v) != 1)
         return 0;
     v = v - h * h / UX_R(6.0);
-    *lump = (density_lump){lo, hi, x, top + UX_LOG(w), v > 0 ? v : 0};
+    lumps->lump[j] = (density_lump){lo, hi, top + UX_LOG(w)};
+    lumps->taken[j].spread = v > 0 ? v : 0;
     return 1;
 }
 
-/* The lump of the nodes of [lo, hi] (the reference's lump_on), weighed afresh into ell and e; 0 where they do not
- * resolve the numerator, it vanishes or overflows at every node, or the likelihood fails. */
-static int lump_on(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real lo, ux_real hi,
-                   density_lump *lump)
+/* Lump j again on the nodes of its region (the reference's lump_on), weighed afresh into ell and e; 0 where they
+ * do not resolve the numerator, it vanishes or overflows at every node, or the likelihood fails. */
+static int lump_on(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, density_lumps *lumps,
+                   unsigned j)
 {
-    ux_real h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS, top;
+    ux_real lo = lumps->lump[j].lo, hi = lumps->lump[j].hi, h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS, top;
     if (!resolves(f, lo, hi, h))
         return 0;
     top = weigh_nodes(f, lo, h, ell, e, rest);
-    return ux_finite(top) && lump_from_nodes(e, lo, hi, h, top, lump);
+    return ux_finite(top) && lump_from_nodes(e, lo, hi, h, top, lumps, j);
 }
 
 /* The runs of nodes whose e reaches UX_REFOCUS_FLOOR, when there are 2 … 1 + UX_LUMPS of them and all but the
@@ -475,8 +479,8 @@ static size_t light_clumps(const ux_real *e, ux_real lo, ux_real hi, ux_real h, 
 
 /* The nodes of [lo, hi] weighed (weigh_nodes), *h their spacing: max u, or −∞ where they do not resolve the
  * numerator (resolves). */
-static ux_real weigh_region(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real lo,
-                            ux_real hi, ux_real *h)
+static UX_ALWAYS_INLINE ux_real weigh_region(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest,
+                                             ux_real lo, ux_real hi, ux_real *h)
 {
     *h = (hi - lo) / (ux_real)UX_DENSITY_INTERVALS;
     if (!resolves(f, lo, hi, *h)) /* every round's: a narrowing that zooms onto one spike misses the rest */
@@ -490,8 +494,8 @@ static ux_real weigh_region(const ux_filter *f, ux_real *ell, ux_real *e, const 
  * the last region's e_k = e^{u_k − max u} (ell: their log-likelihoods). Returns max u: not finite when the
  * numerator vanishes or overflows at every node, −∞ should the nodes of some round not resolve the numerator,
  * NaN should the likelihood fail. */
-static ux_real narrow(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo, ux_real *hi,
-                      ux_real *h, unsigned r, ux_real top)
+static UX_ALWAYS_INLINE ux_real narrow(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest,
+                                       ux_real *lo, ux_real *hi, ux_real *h, unsigned r, ux_real top)
 {
     for (;; ++r) {
         size_t first = 0, last = 0, kept;
@@ -525,7 +529,7 @@ static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const u
         if (i == heavy)
             continue;
         top = narrow(f, ell, e, rest, &llo, &lhi, &lh, 0, weigh_region(f, ell, e, rest, llo, lhi, &lh));
-        if (!ux_finite(top) || !lump_from_nodes(e, llo, lhi, lh, top, &lumps->lump[lumps->count])) {
+        if (!ux_finite(top) || !lump_from_nodes(e, llo, lhi, lh, top, lumps, lumps->count)) {
             lumps->count = 0;
             return 1;
         }
@@ -590,7 +594,7 @@ static int within_moment_reach(ux_real first, ux_real last, const density_lumps 
     ux_real reach = UX_SQRT(UX_REAL_MAX) / UX_R(1024.0);
     unsigned j;
     for (j = 0; j < lumps->count; ++j)
-        if (!(UX_FABS(lumps->lump[j].at) < reach))
+        if (!(UX_FABS(lumps->taken[j].at) < reach))
             return 0;
     return UX_FABS(first) < reach && UX_FABS(last) < reach;
 }
@@ -603,7 +607,7 @@ static ux_real quadrature_again(const ux_filter *f, ux_real *ell, ux_real *e, co
 {
     unsigned j;
     for (j = 0; j < lumps->count; ++j)
-        if (!lump_on(f, ell, e, rest, lumps->lump[j].lo, lumps->lump[j].hi, &lumps->lump[j]))
+        if (!lump_on(f, ell, e, rest, lumps, j))
             return -UX_INF;
     lumps->top = lumps->count > 0 ? weigh_nodes(f, lo, h, ell, e, rest) : numerators_from_likelihoods(f, lo, h, ell, e);
     return ux_finite(lumps->top) ? trapezoid_log_z(e, lumps->top, h, lumps) : lumps->top;
@@ -696,7 +700,6 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
 {
     ux_workspace rest;
     ux_real *ell, *e, lo, hi, h, out, *spreads;
-    ux_lump masses[UX_LUMPS];
     density_lumps lumps;
     size_t count;
     unsigned j;
@@ -710,11 +713,11 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
     if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h, &lumps))
         return 0;
     for (j = 0; j < lumps.count; ++j)
-        masses[j] = (ux_lump){lumps.lump[j].at, UX_EXP(lumps.lump[j].log_mass - lumps.top), lumps.lump[j].spread};
+        lumps.taken[j].mass = UX_EXP(lumps.lump[j].log_mass - lumps.top);
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
     spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? filter_area(f, A_V) : NULL;
-    count = ux_ttr_linear_lumps(e, UX_DENSITY_NODES, lo, h, masses, lumps.count, f->n, ell, f->posterior.x,
+    count = ux_ttr_linear_lumps(e, UX_DENSITY_NODES, lo, h, lumps.taken, lumps.count, f->n, ell, f->posterior.x,
                                 f->posterior.w, spreads);
     ux_normalise(f->posterior.w, count);
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
@@ -771,7 +774,7 @@ ux_real filter_gaussian_reach(ux_filter *f, ux_real mean, ux_real var)
         for (k = 0; k < lumps.count; ++k) { /* a lump's mass in the trapezoid terms' units */
             ux_real g = UX_EXP(lumps.lump[k].log_mass - lumps.top) / h;
             mass = mass + g;
-            moment = moment + g * lumps.lump[k].at;
+            moment = moment + g * lumps.taken[k].at;
         }
         reach = UX_FABS(moment / mass - mean);
     }
