@@ -348,9 +348,9 @@ class FilterDensity:
         """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the quadrature's region and its
         trapezoid integral with the lumps' masses, as the C core computes them (default: the region and lumps
         `narrowed` finds; a region given takes the lumps given, each weighed again on its own region): a
-        `Quadrature` (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h, lumps), the trapezoid terms (½ at
-        the ends) summed in node order, then each lump's mass added; None when the numerator vanishes or
-        overflows at every node, log Z is not finite or the nodes do not resolve the numerator (`resolves`)."""
+        `Quadrature` (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h, lumps, max u), the trapezoid
+        terms (½ at the ends) summed in node order, then each lump's mass added; None when the numerator vanishes
+        or overflows at every node, log Z is not finite or the nodes do not resolve the numerator (`resolves`)."""
         if region is None:
             found = narrowed(self)
             if found is None:
@@ -943,8 +943,8 @@ class PointEdges(NamedTuple):
 def gaussian_reach(density: "FilterDensity", mean: float, var: float) -> float:
     """An outlier's reach under a Gaussian predictive (ux/filter_density.c filter_gaussian_reach): the density's
     quadrature with N(mean, var) for its base law (its own region), and |Σ g·t / Σ g − mean| over the trapezoid
-    terms g of its last region's e, summed in node order, then its lumps' masses over h at their means; NaN when that quadrature has no finite log Z or var is
-    not positive."""
+    terms g of its last region's e, summed in node order, then its lumps' masses over h at their means; NaN when
+    that quadrature has no finite log Z or var is not positive."""
     if not var > 0:
         return math.nan
     gaussian = replace(density, form="prior", prior=Normal(mean, math.sqrt(var)), components=None, region=None)

@@ -392,8 +392,8 @@ static int resolves(const ux_filter *f, ux_real lo, ux_real hi, ux_real h)
 }
 
 /* A clump of the numerator apart from the quadrature's region (docs/semantics.md, "Filter density"; the
- * reference's Lump): its own quadrature's region, and the interpolant there as one mass — its mean, the log of
- * its mass in the numerator's units, its variance less the interpolation's h²/6. */
+ * reference's Lump): its own quadrature's region and the log of the interpolant's mass there, in the numerator's
+ * units (its mean and variance, less the interpolation's h²/6, are in density_lumps' `taken`). */
 typedef struct {
     ux_real lo, hi, log_mass;
 } density_lump;
