@@ -823,7 +823,8 @@ class BayesLaplaceFilter:
 
     def _mixture_posterior(self):
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
-        quadrature's nodes (ux_ttr_linear), normalised, less the interpolation's variance, is the posterior,
+        quadrature's nodes (ux_ttr_linear) and its lumps — in mixture mode each seated as an atom of its own
+        (`seat_lump`), else in the TTR's cells — normalised, less the interpolation's variance, is the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
         found = self._quadrature()
@@ -835,7 +836,12 @@ class BayesLaplaceFilter:
         if not max([abs(t[0]), abs(t[-1])] + [abs(lump.at) for lump in lumps]) < MOMENT_REACH:
             return False
         masses = [(lump.at, float(libm.exp(lump.log_mass - top)), lump.spread) for lump in lumps]
-        px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True, lumps=masses)
+        if self.mode == "mixture":  # its next predictive carries each atom's spread: lumps apart
+            px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
+            for lump in masses:
+                px, pw, pv = seat_lump(px, pw, pv, self.eta, lump)
+        else:
+            px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True, lumps=masses)
         pw = normalise(pw)
         px, pw, pv = merge_equal(remove_interpolation_variance(px, pw, h), pw, pv)
         self._spreads = pv if self.mode == "mixture" else None
@@ -1229,6 +1235,27 @@ def lump_on(density, region: tuple):
     x, w, v = ttr_linear(e, t[0], h, 0, spreads=True)
     spread = float(v[0]) - h * h / 6.0
     return Lump(region, float(x[0]), top + float(libm.log(float(w[0]))), spread if spread > 0 else 0.0)
+
+
+def seat_lump(x, w, v, room: int, lump: tuple):
+    """A lump (at, mass, spread) as an atom of its own among atoms x, w, spreads v in increasing position, after
+    every atom at or below its mean; with `room` atoms already, the lightest adjacent pair (the smallest
+    w_i + w_{i+1}, the first of equals) first becomes one atom with their mass, mean and variance
+    (ux/filter_density.c seat_lump, merge_lightest_pair)."""
+    x, w, v = (np.array(a, dtype=np.float64) for a in (x, w, v))
+    if x.size == room and x.size >= 2:
+        i = int(np.argmin(w[:-1] + w[1:]))
+        total = w[i] + w[i + 1]
+        mean = (w[i] * x[i] + w[i + 1] * x[i + 1]) / total
+        d0, d1 = x[i] - mean, x[i + 1] - mean
+        v[i] = (w[i] * (v[i] + d0 * d0) + w[i + 1] * (v[i + 1] + d1 * d1)) / total
+        x[i], w[i] = mean, total
+        x, w, v = np.delete(x, i + 1), np.delete(w, i + 1), np.delete(v, i + 1)
+    if x.size == room:
+        return x, w, v
+    at, p, spread = lump
+    i = int(np.searchsorted(x, at, side="right"))
+    return np.insert(x, i, at), np.insert(w, i, p), np.insert(v, i, spread)
 
 
 class Bracket(NamedTuple):

@@ -399,7 +399,7 @@ typedef struct {
 } density_lump;
 
 /* The lumps of one quadrature: each one's region and log mass, and its mean and spread in `taken`, whose masses
- * e^(log mass − top) — top the max u of the region's nodes — mixture_posterior fills in for the TTR. */
+ * e^(log mass − top) — top the max u of the region's nodes — mixture_posterior fills in for the posterior. */
 typedef struct {
     unsigned count;
     ux_real top;
@@ -690,8 +690,58 @@ static int widen_comb(ux_filter *f, ux_real h)
     return 1;
 }
 
+/* The lightest adjacent pair of atoms (the smallest w_i + w_{i+1}, the first of equals) as one atom with their
+ * mass, mean and — unless v is NULL — variance (its spread holds the pair's own); count ≥ 2. */
+static void merge_lightest_pair(ux_real *x, ux_real *w, ux_real *v, size_t count)
+{
+    size_t i, at = 0;
+    ux_real total, mean;
+    for (i = 1; i + 1 < count; ++i)
+        at = w[i] + w[i + 1] < w[at] + w[at + 1] ? i : at;
+    total = w[at] + w[at + 1];
+    mean = (w[at] * x[at] + w[at + 1] * x[at + 1]) / total;
+    if (v != NULL) {
+        ux_real d0 = x[at] - mean, d1 = x[at + 1] - mean;
+        v[at] = (w[at] * (v[at] + d0 * d0) + w[at + 1] * (v[at + 1] + d1 * d1)) / total;
+    }
+    x[at] = mean;
+    w[at] = total;
+    for (i = at + 1; i + 1 < count; ++i) {
+        x[i] = x[i + 1];
+        w[i] = w[i + 1];
+        if (v != NULL)
+            v[i] = v[i + 1];
+    }
+}
+
+/* A lump as an atom of its own among `count` atoms in increasing position (room for `room`): its mass and
+ * (unless v is NULL) spread, placed after every atom at or below its mean; where there is no room the lightest
+ * adjacent pair becomes one atom first (merge_lightest_pair). Returns the count. */
+static size_t seat_lump(ux_real *x, ux_real *w, ux_real *v, size_t count, size_t room, const ux_lump *lump)
+{
+    size_t i;
+    if (count == room && count >= 2) {
+        merge_lightest_pair(x, w, v, count);
+        --count;
+    }
+    if (count == room)
+        return count;
+    for (i = count; i > 0 && x[i - 1] > lump->at; --i) {
+        x[i] = x[i - 1];
+        w[i] = w[i - 1];
+        if (v != NULL)
+            v[i] = v[i - 1];
+    }
+    x[i] = lump->at;
+    w[i] = lump->mass;
+    if (v != NULL)
+        v[i] = lump->spread;
+    return count + 1;
+}
+
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
- * the quadrature's nodes (t_k, e^{u_k − max}) and its lumps (ux_ttr_linear_lumps), normalised, less the
+ * the quadrature's nodes (t_k, e^{u_k − max}) and its lumps — in mixture mode each seated as an atom of its own
+ * (seat_lump), else in the TTR's cells (ux_ttr_linear_lumps) — normalised, less the
  * interpolation's variance; its region becomes the density's support (with lumps the density keeps the one it
  * started from) and its log Z the step's evidence, written to *log_evidence; returns 1. When the numerator
  * vanishes or overflows at every node, Z is not finite or the nodes do not resolve the numerator, the update's
@@ -712,13 +762,19 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
         out = quadrature_again(f, ell, e, &rest, lo, h, &lumps);
     if (!ux_finite(out) || !within_moment_reach(lo, lo + (ux_real)UX_DENSITY_INTERVALS * h, &lumps))
         return 0;
-    for (j = 0; j < lumps.count; ++j)
-        lumps.taken[j].mass = UX_EXP(lumps.lump[j].log_mass - lumps.top);
     /* The node e^{u − max} = 1 gives its intervals mass, so at least one atom comes out. The likelihoods'
      * space holds the cells' edges now (η + 1 ≤ UX_DENSITY_NODES). */
     spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? filter_area(f, A_V) : NULL;
-    count = ux_ttr_linear_lumps(e, UX_DENSITY_NODES, lo, h, lumps.taken, lumps.count, f->n, ell, f->posterior.x,
-                                f->posterior.w, spreads);
+    for (j = 0; j < lumps.count; ++j)
+        lumps.taken[j].mass = UX_EXP(lumps.lump[j].log_mass - lumps.top);
+    if (f->mode == UX_MODE_MIXTURE) { /* its next predictive carries each atom's spread: lumps apart (seat_lump) */
+        count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w, spreads);
+        for (j = 0; j < lumps.count; ++j)
+            count = seat_lump(f->posterior.x, f->posterior.w, spreads, count, (size_t)1 << f->n, &lumps.taken[j]);
+    } else {
+        count = ux_ttr_linear_lumps(e, UX_DENSITY_NODES, lo, h, lumps.taken, lumps.count, f->n, ell, f->posterior.x,
+                                    f->posterior.w, spreads);
+    }
     ux_normalise(f->posterior.w, count);
     remove_interpolation_variance(f->posterior.x, f->posterior.w, count, h);
     count = merge_equal(f->posterior.x, f->posterior.w, spreads, count);
