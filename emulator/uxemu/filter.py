@@ -49,6 +49,9 @@ REGION_NODES = 32
 # each, at most LUMPS of them, the region narrows onto the heaviest and each other clump takes its own
 # quadrature, a lump of the posterior (ux/filter.h UX_LUMPS; docs/semantics.md, "Filter density").
 LUMPS = 2
+# A lump enters the posterior's TTR cells, but for mixture mode at η ≥ LUMP_ATOM_ETA, whose next predictive carries
+# each atom's spread: there it is an atom of its own (`seat_lump`; ux/filter.h UX_LUMP_ATOM_ETA).
+LUMP_ATOM_ETA = 16
 # The trapezoid resolves the numerator (ux/filter.h UX_NODE_RESOLUTION, UX_COMPONENT_SPAN) only where the node
 # spacing is at least NODE_RESOLUTION ε of the region's largest |t| and a mixture's widest component spans at
 # least COMPONENT_SPAN of it; elsewhere log Z is the update's evidence.
@@ -823,8 +826,9 @@ class BayesLaplaceFilter:
 
     def _mixture_posterior(self):
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
-        quadrature's nodes (ux_ttr_linear) and its lumps — in mixture mode each seated as an atom of its own
-        (`seat_lump`), else in the TTR's cells — normalised, less the interpolation's variance, is the posterior,
+        quadrature's nodes (ux_ttr_linear) and its lumps — in mixture mode at η ≥ LUMP_ATOM_ETA each seated as an
+        atom of its own (`seat_lump`), else in the TTR's cells — normalised, less the interpolation's variance, is
+        the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
         found = self._quadrature()
@@ -836,7 +840,7 @@ class BayesLaplaceFilter:
         if not max([abs(t[0]), abs(t[-1])] + [abs(lump.at) for lump in lumps]) < MOMENT_REACH:
             return False
         masses = [(lump.at, float(libm.exp(lump.log_mass - top)), lump.spread) for lump in lumps]
-        if self.mode == "mixture":  # its next predictive carries each atom's spread: lumps apart
+        if self.mode == "mixture" and self.eta >= LUMP_ATOM_ETA:  # each lump an atom of its own
             px, pw, pv = ttr_linear(e, t[0], h, self.n, spreads=True)
             for lump in masses:
                 px, pw, pv = seat_lump(px, pw, pv, self.eta, lump)

@@ -740,8 +740,8 @@ static size_t seat_lump(ux_real *x, ux_real *w, ux_real *v, size_t count, size_t
 }
 
 /* Mixture mode (docs/semantics.md, "Filter"): the posterior is TTR of the piecewise-linear density through
- * the quadrature's nodes (t_k, e^{u_k − max}) and its lumps — in mixture mode each seated as an atom of its own
- * (seat_lump), else in the TTR's cells (ux_ttr_linear_lumps) — normalised, less the
+ * the quadrature's nodes (t_k, e^{u_k − max}) and its lumps — in mixture mode at η ≥ UX_LUMP_ATOM_ETA each seated
+ * as an atom of its own (seat_lump), else in the TTR's cells (ux_ttr_linear_lumps) — normalised, less the
  * interpolation's variance; its region becomes the density's support (with lumps the density keeps the one it
  * started from) and its log Z the step's evidence, written to *log_evidence; returns 1. When the numerator
  * vanishes or overflows at every node, Z is not finite or the nodes do not resolve the numerator, the update's
@@ -767,7 +767,7 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
     spreads = f->mode == UX_MODE_MIXTURE || f->smooth ? filter_area(f, A_V) : NULL;
     for (j = 0; j < lumps.count; ++j)
         lumps.taken[j].mass = UX_EXP(lumps.lump[j].log_mass - lumps.top);
-    if (f->mode == UX_MODE_MIXTURE) { /* its next predictive carries each atom's spread: lumps apart (seat_lump) */
+    if (f->mode == UX_MODE_MIXTURE && f->eta >= UX_LUMP_ATOM_ETA) { /* each lump an atom (seat_lump) */
         count = ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, f->n, ell, f->posterior.x, f->posterior.w, spreads);
         for (j = 0; j < lumps.count; ++j)
             count = seat_lump(f->posterior.x, f->posterior.w, spreads, count, (size_t)1 << f->n, &lumps.taken[j]);
