@@ -220,7 +220,7 @@ class FilterDensity:
     form 'mixture': L(t) Σ_i w_i N(t; c_i, s_i²) / Z; 'prior': L(t) p_prior(t) / Z (the first update);
     'bins': the posterior value's TTR-binned density. L(t) = exp ℓ(t), ℓ the update's log-likelihood of
     its evidence, Z the trapezoid integral of the numerator over the quadrature's region, the base law's
-    support narrowed onto the numerator (`narrowed_region`; Z = 1 and no likelihood factor when the update
+    support narrowed onto the numerator (`narrowed`; Z = 1 and no likelihood factor when the update
     fell back)."""
 
     form: str
@@ -351,7 +351,7 @@ class FilterDensity:
         """The numerator on DENSITY_INTERVALS + 1 equally spaced nodes of the quadrature's region and its
         trapezoid integral with the lumps' masses, as the C core computes them (default: the region and lumps
         `narrowed` finds; a region given takes the lumps given, each weighed again on its own region): a
-        `Quadrature` (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h, lumps, max u), the trapezoid
+        `Quadrature` (nodes t_k = t_0 + k·h, values exp(u_k − max u), log Z, h, lumps, max u, region), the trapezoid
         terms (½ at the ends) summed in node order, then each lump's mass added; None when the numerator vanishes
         or overflows at every node, log Z is not finite or the nodes do not resolve the numerator (`resolves`)."""
         if region is None:
@@ -373,7 +373,7 @@ class FilterDensity:
             for lump in lumps:
                 z = z + float(libm.exp(lump.log_mass - top))
             out = top + float(libm.log(z))
-        return Quadrature(t, e, out, h, lumps, top) if math.isfinite(out) else None
+        return Quadrature(t, e, out, h, lumps, top, region) if math.isfinite(out) else None
 
     def resolves(self, lo: float, hi: float) -> bool:
         """Whether the trapezoid on the region's nodes resolves the numerator (ux/filter_density.c resolves): nodes
@@ -831,12 +831,12 @@ class BayesLaplaceFilter:
         the posterior,
         and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
         update's own stay (False)."""
-        found = self._quadrature()
-        if found is not None and self._widen_comb(found[0].h):  # the same nodes: log Z moves with the widening
-            found = self._quadrature(found[1], found[0].lumps)
-        if found is None:
+        q = self.density.quadrature()
+        if q is not None and self._widen_comb(q.h):  # the same nodes: log Z moves with the widening
+            q = self.density.quadrature(q.region, q.lumps)
+        if q is None:
             return False
-        (t, e, log_z, h, lumps, top), region = found
+        t, e, log_z, h, lumps, top, region = q
         if not max([abs(t[0]), abs(t[-1])] + [abs(lump.at) for lump in lumps]) < MOMENT_REACH:
             return False
         masses = [(lump.at, float(libm.exp(lump.log_mass - top)), lump.spread) for lump in lumps]
@@ -868,17 +868,6 @@ class BayesLaplaceFilter:
             return False
         self.density = replace(self.density, components=wider)
         return True
-
-    def _quadrature(self, region: tuple | None = None, lumps: tuple = ()):
-        """The density's quadrature over `region` with `lumps` (default: the region and lumps `narrowed` finds), and
-        that region: (`Quadrature`, region); None where `FilterDensity.quadrature` has none."""
-        if region is None:
-            found = narrowed(self.density)
-            if found is None:
-                return None
-            region, lumps = found
-        q = self.density.quadrature(region, lumps)
-        return None if q is None else (q, region)
 
     def _density(self, posterior: Value, lik: dict | None = None) -> FilterDensity:
         """The density of the posterior an update (or a step without observation) just made: the
@@ -1155,7 +1144,7 @@ class Lump(NamedTuple):
 
 class Quadrature(NamedTuple):
     """The density's quadrature (`FilterDensity.quadrature`): its nodes t, their values e = exp(u − top), log Z,
-    the node spacing h, the lumps beside the nodes, and top = max u."""
+    the node spacing h, the lumps beside the nodes, top = max u, and the nodes' region."""
 
     t: np.ndarray
     e: np.ndarray
@@ -1163,12 +1152,7 @@ class Quadrature(NamedTuple):
     h: float
     lumps: tuple
     top: float
-
-
-def narrowed_region(density) -> tuple[float, float]:
-    """The region of the density's quadrature (`narrowed`), without its lumps."""
-    found = narrowed(density)
-    return None if found is None else found[0]
+    region: tuple
 
 
 def narrowed(density, region: tuple | None = None, split: bool = True):

@@ -149,7 +149,7 @@ def test_nll_run_uses_the_filter_density():
 
 def test_log_z_integrates_over_the_region_narrowed_onto_the_numerator():
     """gss far from 0 (z = x²/20 pins x to a narrow peak): in every mode (here refined) log Z is the trapezoid
-    rule on the support narrowed onto the numerator (`narrowed_region`; it narrows at 4 of these steps).
+    rule on the support narrowed onto the numerator (`narrowed`; it narrows at 4 of these steps).
     Against a rule 1,500 times finer on the full support it is within 1e-6 at every step of this trace
     (measured 3.3e-8). (Not every trace's steps are within 1e-6: seed 2030 has had one at 1.5e-6.)"""
     from uxemu.filter import narrowed

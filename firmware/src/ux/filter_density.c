@@ -407,8 +407,8 @@ typedef struct {
     ux_lump taken[UX_LUMPS];
 } density_lumps;
 
-/* log Z of the nodes' relative numerators e (max u = top, spacing h) and the lumps (NULL: none): the trapezoid
- * sum in node order times h, then each lump's mass e^(log mass − top) added, in lump order. */
+/* log Z of the nodes' relative numerators e (max u = top, spacing h) and the lumps: the trapezoid sum in node
+ * order times h, then each lump's mass e^(log mass − top) added, in lump order. */
 static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h, const density_lumps *lumps)
 {
     ux_real sum = 0, z;
@@ -416,7 +416,7 @@ static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h, const d
     for (k = 0; k < UX_DENSITY_NODES; ++k)
         sum += trapezoid_term(k, e[k]);
     z = sum * h;
-    for (j = 0; lumps != NULL && j < lumps->count; ++j)
+    for (j = 0; j < lumps->count; ++j)
         z = z + UX_EXP(lumps->lump[j].log_mass - top);
     return top + UX_LOG(z);
 }
