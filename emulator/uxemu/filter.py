@@ -49,6 +49,10 @@ REGION_NODES = 32
 # each, at most LUMPS of them, the region narrows onto the heaviest and each other clump takes its own
 # quadrature, a lump of the posterior (ux/filter.h UX_LUMPS; docs/semantics.md, "Filter density").
 LUMPS = 2
+# ... and where the nodes' largest value is a peak narrower than a quarter of their spacing (its neighbours'
+# product below NARROW_PEAK = 2^-23, log e falling by 16 across them), each interior local maximum — up to 1 + LUMPS
+# — is zoomed on as a lump: the heaviest is the region, the others lumps (ux/filter.h UX_NARROW_PEAK).
+NARROW_PEAK = 2.0**-23
 # A lump enters the posterior's TTR cells, but for mixture mode at η ≥ LUMP_ATOM_ETA, whose next predictive carries
 # each atom's spread: there it is an atom of its own (`seat_lump`; ux/filter.h UX_LUMP_ATOM_ETA).
 LUMP_ATOM_ETA = 16
@@ -1161,9 +1165,8 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
     own nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
     REFOCUS_ROUNDS times (ux/filter_density.c quadrature, narrow); with `split`, where the first round's nodes,
     fewer than REGION_NODES at the floor, split into light clumps (`light_clumps`), from the heaviest's bracket
-    on, each other one a `Lump` (`lump_of`; should one have no quadrature, none is taken and the next round
-    weighs the support again). (region, lumps); None when the nodes of some round's region do not resolve the
-    numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
+    on, each other one a `Lump` (`first_split`). (region, lumps); None when the nodes of some round's region do not
+    resolve the numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
     lo, hi = density.support() if region is None else region
     lumps = ()
     for r in range(REFOCUS_ROUNDS):
@@ -1173,17 +1176,31 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
         if not math.isfinite(top):
             break
         found = _bracket_relative(t, e, lo, hi)
-        if split and r == 0 and found.kept < REGION_NODES:
-            parts = light_clumps(t, e, lo, hi, density.posterior.eta)
+        if split and r == 0:
+            parts = first_split(density, t, e, lo, hi, found.kept)
             if parts is not None:
-                taken = tuple(lump_of(density, part) for part in parts[1])
-                if all(lump is not None for lump in taken):
-                    lumps, (lo, hi) = taken, parts[0]
+                (lo, hi), lumps = parts
                 continue
         if found.kept >= REGION_NODES or found.region == (lo, hi):
             break
         lo, hi = found.region
     return (lo, hi), lumps
+
+
+def first_split(density, t, e, lo: float, hi: float, kept: int):
+    """How the first round's nodes t, e of [lo, hi] (`kept` of them at the floor) split (ux/filter_density.c
+    split_off_lumps): where they hide narrow peaks (`hidden_peaks`), the heaviest's region and the others' lumps
+    (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps (`light_clumps`),
+    the heaviest's bracket and each other one's `Lump` (`lump_of`). Should no split be taken for want of a
+    quadrature, ((lo, hi), ()): the next round weighs the support again. None where the nodes do not split."""
+    peaks = hidden_peaks(t, e)
+    if peaks is not None:
+        return peak_lumps(density, peaks) or ((lo, hi), ())
+    parts = light_clumps(t, e, lo, hi, density.posterior.eta) if kept < REGION_NODES else None
+    if parts is None:
+        return None
+    taken = tuple(lump_of(density, part) for part in parts[1])
+    return (parts[0], taken) if all(lump is not None for lump in taken) else ((lo, hi), ())
 
 
 def light_clumps(t, e, lo: float, hi: float, eta: int):
@@ -1202,6 +1219,37 @@ def light_clumps(t, e, lo: float, hi: float, eta: int):
         return None
     spans = [(float(t[r[0] - 1]) if r[0] > 0 else lo, float(t[r[-1] + 1]) if r[-1] + 1 < t.size else hi) for r in runs]
     return spans[heavy], tuple(span for i, span in enumerate(spans) if i != heavy)
+
+
+def hidden_peaks(t, e):
+    """Where the nodes' largest e (the first of equals) is a peak narrower than they resolve — its neighbours'
+    product below NARROW_PEAK, so log e falls by 16 across them, a Gaussian's sd below a quarter of the node
+    spacing — other peaks as narrow may lie between nodes, far below the floor at the nodes nearest them: the
+    brackets (the node before to the node after) of the 1 + LUMPS largest interior local maxima of e (e_k > 0,
+    e_k ≥ e_(k−1), e_k > e_(k+1); the first of equals), in node order, when there are at least two
+    (ux/filter_density.c hidden_peaks). None elsewhere."""
+    top = int(np.argmax(e))
+    if top == 0 or top + 1 == e.size or not e[top - 1] * e[top + 1] < NARROW_PEAK:
+        return None
+    inner = np.arange(1, e.size - 1)
+    peak = inner[(e[inner] > 0) & (e[inner] >= e[inner - 1]) & (e[inner] > e[inner + 1])]
+    if peak.size < 2:
+        return None
+    peak = np.sort(peak[np.argsort(-e[peak], kind="stable")][: 1 + LUMPS])
+    return tuple((float(t[k - 1]), float(t[k + 1])) for k in peak)
+
+
+def peak_lumps(density, spans):
+    """The hidden peaks' brackets each narrowed and weighed as a lump (`lump_of`): the heaviest's region (the
+    largest log mass, the first of equals) and the others' lumps whose mass is at least REFOCUS_FLOOR of the
+    heaviest's, in node order; None should fewer than two have a quadrature (ux/filter_density.c peak_lumps)."""
+    taken = [lump for lump in (lump_of(density, span) for span in spans) if lump is not None]
+    if len(taken) < 2:
+        return None
+    heavy = int(np.argmax([lump.log_mass for lump in taken]))
+    top = taken[heavy].log_mass
+    kept = (lump for i, lump in enumerate(taken) if i != heavy)
+    return taken[heavy].region, tuple(lump for lump in kept if libm.exp(lump.log_mass - top) >= REFOCUS_FLOOR)
 
 
 def lump_of(density, region: tuple):

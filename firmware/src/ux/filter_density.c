@@ -421,17 +421,17 @@ static ux_real trapezoid_log_z(const ux_real *e, ux_real top, ux_real h, const d
     return top + UX_LOG(z);
 }
 
-/* Lump j from the nodes lo + k·h of its region, their relative numerators e and max u = top: TTR(0) of their
+/* A lump from the nodes lo + k·h of its region, their relative numerators e and max u = top: TTR(0) of their
  * interpolant (ux_ttr_linear: its mass, mean and variance), the variance less h²/6 (to 0). 0 without mass. */
-static int lump_from_nodes(const ux_real *e, ux_real lo, ux_real hi, ux_real h, ux_real top, density_lumps *lumps,
-                           unsigned j)
+static int lump_from_nodes(const ux_real *e, ux_real lo, ux_real hi, ux_real h, ux_real top, density_lump *lump,
+                           ux_lump *taken)
 {
     ux_real edges[2], w, v;
-    if (ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, 0, edges, &lumps->taken[j].at, &w, &v) != 1)
+    if (ux_ttr_linear(e, UX_DENSITY_NODES, lo, h, 0, edges, &taken->at, &w, &v) != 1)
         return 0;
     v = v - h * h / UX_R(6.0);
-    lumps->lump[j] = (density_lump){lo, hi, top + UX_LOG(w)};
-    lumps->taken[j].spread = v > 0 ? v : 0;
+    *lump = (density_lump){lo, hi, top + UX_LOG(w)};
+    taken->spread = v > 0 ? v : 0;
     return 1;
 }
 
@@ -444,7 +444,7 @@ static int lump_on(const ux_filter *f, ux_real *ell, ux_real *e, const ux_worksp
     if (!resolves(f, lo, hi, h))
         return 0;
     top = weigh_nodes(f, lo, h, ell, e, rest);
-    return ux_finite(top) && lump_from_nodes(e, lo, hi, h, top, lumps, j);
+    return ux_finite(top) && lump_from_nodes(e, lo, hi, h, top, &lumps->lump[j], &lumps->taken[j]);
 }
 
 /* The runs of nodes whose e reaches UX_REFOCUS_FLOOR, when there are 2 … 1 + UX_LUMPS of them and all but the
@@ -513,23 +513,112 @@ static UX_ALWAYS_INLINE ux_real narrow(const ux_filter *f, ux_real *ell, ux_real
     }
 }
 
-/* Where the nodes of [*lo, *hi] (e; `total` their Σ e) split into light clumps (light_clumps), each but the
- * heaviest a lump (its region narrowed as the quadrature's, without lumps of its own) and [*lo, *hi] the
- * heaviest's bracket; should one have no quadrature, no lump is taken. Returns 0 where the nodes do not split
- * (ell and e untouched), else 1: the lumps' narrowing took ell and e, so the caller weighs its region again. */
-static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
-                           ux_real *hi, ux_real h, ux_real total, density_lumps *lumps)
+/* A clump's lump: [lo, hi] narrowed as the quadrature's region (without lumps of its own) and weighed; 0 where it
+ * has no quadrature. ell and e hold the last round's nodes. */
+static UX_ALWAYS_INLINE int lump_of(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real lo,
+                                    ux_real hi, density_lump *lump, ux_lump *taken)
 {
-    ux_real spans[2 * (1 + UX_LUMPS)];
+    ux_real h, top = narrow(f, ell, e, rest, &lo, &hi, &h, 0, weigh_region(f, ell, e, rest, lo, hi, &h));
+    return ux_finite(top) && lump_from_nodes(e, lo, hi, h, top, lump, taken);
+}
+
+/* Where the nodes' largest e (the first of equals) is a peak narrower than they resolve (its neighbours' product
+ * below UX_NARROW_PEAK), the brackets of the 1 + UX_LUMPS largest interior local maxima of e (e_k > 0,
+ * e_k ≥ e_(k−1), e_k > e_(k+1); the first of equals) into spans, in node order; returns how many when at least
+ * two, else 0. */
+static size_t hidden_peaks(const ux_real *e, ux_real lo, ux_real h, ux_real *spans)
+{
+    size_t at[1 + UX_LUMPS], count = 0, top = 0, k, i;
+    for (k = 1; k < UX_DENSITY_NODES; ++k)
+        top = e[k] > e[top] ? k : top;
+    if (top == 0 || top + 1 == UX_DENSITY_NODES || !(e[top - 1] * e[top + 1] < UX_NARROW_PEAK))
+        return 0;
+    for (k = 1; k + 1 < UX_DENSITY_NODES; ++k) {
+        if (!(e[k] > 0 && e[k] >= e[k - 1] && e[k] > e[k + 1]))
+            continue;
+        for (i = count < 1 + UX_LUMPS ? count++ : count; i > 0 && e[at[i - 1]] < e[k]; --i)
+            if (i < 1 + UX_LUMPS) /* the smallest of a full list falls off */
+                at[i] = at[i - 1];
+        if (i < 1 + UX_LUMPS)
+            at[i] = k;
+    }
+    if (count < 2)
+        return 0;
+    for (i = 1; i < count; ++i) /* node order */
+        for (k = i; k > 0 && at[k - 1] > at[k]; --k) {
+            size_t swap = at[k];
+            at[k] = at[k - 1];
+            at[k - 1] = swap;
+        }
+    for (i = 0; i < count; ++i) {
+        spans[2 * i] = node_position(lo, h, at[i] - 1);
+        spans[2 * i + 1] = node_position(lo, h, at[i] + 1);
+    }
+    return count;
+}
+
+/* Lump `one` into the lumps in node order (by region). */
+static void lump_in_order(density_lumps *lumps, const density_lump *one, const ux_lump *taken)
+{
+    unsigned i = lumps->count++;
+    for (; i > 0 && lumps->lump[i - 1].lo > one->lo; --i) {
+        lumps->lump[i] = lumps->lump[i - 1];
+        lumps->taken[i] = lumps->taken[i - 1];
+    }
+    lumps->lump[i] = *one;
+    lumps->taken[i] = *taken;
+}
+
+/* The hidden peaks' spans each a lump (lump_of): [*lo, *hi] the heaviest's region (the largest log mass, the first
+ * of equals), the others lumps where their mass is at least UX_REFOCUS_FLOOR of its, in node order. Should fewer
+ * than two have a quadrature, no lump is taken. The heaviest so far is kept apart, the others among the lumps. */
+static void peak_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo, ux_real *hi,
+                       const ux_real *spans, size_t count, density_lumps *lumps)
+{
+    density_lump heavy, next;
+    ux_lump heavy_taken, next_taken;
+    size_t i, kept = 0;
+    unsigned j, k;
+    for (i = 0; i < count; ++i) {
+        if (!lump_of(f, ell, e, rest, spans[2 * i], spans[2 * i + 1], &next, &next_taken))
+            continue;
+        if (kept++ == 0) {
+            heavy = next, heavy_taken = next_taken;
+        } else if (next.log_mass > heavy.log_mass) {
+            lump_in_order(lumps, &heavy, &heavy_taken);
+            heavy = next, heavy_taken = next_taken;
+        } else {
+            lump_in_order(lumps, &next, &next_taken);
+        }
+    }
+    if (kept < 2) {
+        lumps->count = 0;
+        return;
+    }
+    for (j = 0, k = 0; j < lumps->count; ++j)
+        if (UX_EXP(lumps->lump[j].log_mass - heavy.log_mass) >= UX_REFOCUS_FLOOR) {
+            lumps->lump[k] = lumps->lump[j];
+            lumps->taken[k++] = lumps->taken[j];
+        }
+    lumps->count = k;
+    *lo = heavy.lo;
+    *hi = heavy.hi;
+}
+
+/* Where the nodes of [*lo, *hi] (e; `total` their Σ e) split into light clumps (light_clumps; spans: room for their
+ * brackets), each but the heaviest a lump (lump_of) and [*lo, *hi] the heaviest's bracket; should one have no
+ * quadrature, no lump is taken. Returns 0 where the nodes do not split (ell and e untouched), else 1. */
+static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
+                           ux_real *hi, ux_real h, ux_real total, ux_real *spans, density_lumps *lumps)
+{
     size_t heavy = 0, runs = light_clumps(e, *lo, *hi, h, total, f->eta, spans, &heavy), i;
     if (runs == 0)
         return 0;
     for (i = 0; i < runs; ++i) {
-        ux_real llo = spans[2 * i], lhi = spans[2 * i + 1], lh, top;
         if (i == heavy)
             continue;
-        top = narrow(f, ell, e, rest, &llo, &lhi, &lh, 0, weigh_region(f, ell, e, rest, llo, lhi, &lh));
-        if (!ux_finite(top) || !lump_from_nodes(e, llo, lhi, lh, top, lumps, lumps->count)) {
+        if (!lump_of(f, ell, e, rest, spans[2 * i], spans[2 * i + 1], &lumps->lump[lumps->count],
+                     &lumps->taken[lumps->count])) {
             lumps->count = 0;
             return 1;
         }
@@ -540,10 +629,26 @@ static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const u
     return 1;
 }
 
+/* How the first round's nodes of [*lo, *hi] (e, spacing h; `kept` of them at the floor, `total` their Σ e) split
+ * (the reference's first_split): where they hide narrow peaks (hidden_peaks), the heaviest's region and the others'
+ * lumps (peak_lumps); else, with fewer than UX_REGION_NODES at the floor, light clumps (split_off_lumps). Returns 0
+ * where the nodes do not split (ell and e untouched), else 1: the lumps' narrowing took ell and e, so the caller
+ * weighs its region again (the support, should no lump have been taken). */
+static int first_split(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo, ux_real *hi,
+                       ux_real h, size_t kept, ux_real total, density_lumps *lumps)
+{
+    ux_real spans[2 * (1 + UX_LUMPS)];
+    size_t peaks = hidden_peaks(e, *lo, h, spans);
+    if (peaks > 0) {
+        peak_lumps(f, ell, e, rest, lo, hi, spans, peaks, lumps);
+        return 1;
+    }
+    return kept < UX_REGION_NODES && split_off_lumps(f, ell, e, rest, lo, hi, h, total, spans, lumps);
+}
+
 /* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support narrowed
- * (narrow) — where the first round's nodes, fewer than UX_REGION_NODES of them at the floor, split into light
- * clumps, from the heaviest's bracket on, the others lumps (split_off_lumps; should no lump be taken, from the
- * support weighed again). e ← the last region's e_k (ell: their log-likelihoods), [*lo, *hi] the region, *h its
+ * (narrow) — where the first round's nodes hide narrow peaks or split into light clumps, from the heaviest's region
+ * on, the others lumps (first_split; should no lump be taken, from the support weighed again). e ← the last region's e_k (ell: their log-likelihoods), [*lo, *hi] the region, *h its
  * node spacing, *lumps the lumps and max u. Returns log Z, the trapezoid sum of the e_k in node order with the
  * lumps' masses (trapezoid_log_z); not finite when the numerator vanishes or overflows at every node, Z is not
  * finite or the nodes of some round do not resolve the numerator (−∞), NaN should the likelihood fail. The nodes
@@ -560,8 +665,8 @@ static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux
     if (ux_finite(top)) {
         size_t first = 0, last = 0;
         ux_real total;
-        if (bracket(e, UX_DENSITY_NODES, &first, &last, &total) < UX_REGION_NODES &&
-            split_off_lumps(f, ell, e, rest, lo, hi, *h, total, lumps)) {
+        size_t kept = bracket(e, UX_DENSITY_NODES, &first, &last, &total);
+        if (first_split(f, ell, e, rest, lo, hi, *h, kept, total, lumps)) {
             top = weigh_region(f, ell, e, rest, *lo, *hi, h);
             r = 1;
         }
