@@ -76,8 +76,10 @@ MOMENT_REACH = math.sqrt(float(np.finfo(np.float64).max)) / 1024.0
 # (ux/filter.h UX_OUTLIER_GATE; docs/semantics.md, "Innovation gate").
 OUTLIER_GATE = 5.0
 # Smooth refined (ux/filter.h UX_REFOCUS_ESS; docs/semantics.md, "Filter"): an update whose weighed points'
-# effective count is below REFOCUS_ESS·η builds its posterior from the density's quadrature.
+# effective count is below REFOCUS_ESS·η (twice that at η ≥ REFOCUS_WIDE_ETA) builds its posterior from the
+# density's quadrature.
 REFOCUS_ESS = 2
+REFOCUS_WIDE_ETA = 32
 # ... or whose posterior density still rises at an outermost weighed point that alone holds EDGE_SHARE of the
 # posterior's variance (ux/filter.h UX_EDGE_SHARE; docs/semantics.md, "Filter", the open edge).
 EDGE_SHARE = 0.0625
@@ -685,7 +687,7 @@ class BayesLaplaceFilter:
 
     def _smooth_refocus(self, res, edges) -> bool:
         """ux/filter.c smooth_refocus: too few effective points, or an open edge (`_edge_open`)."""
-        if res.ess < REFOCUS_ESS * self.eta:
+        if res.ess < REFOCUS_ESS * self.eta * (2 if self.eta >= REFOCUS_WIDE_ETA else 1):
             return True
         return (
             edges is not None

@@ -14,6 +14,7 @@ HEADERS = Path(__file__).resolve().parents[2] / "firmware" / "include" / "ux"
 PAIRS = {  # C macro -> reference constant
     "UX_OUTLIER_GATE": "OUTLIER_GATE",
     "UX_REFOCUS_ESS": "REFOCUS_ESS",
+    "UX_REFOCUS_WIDE_ETA": "REFOCUS_WIDE_ETA",
     "UX_KERNEL_SHARE": "KERNEL_SHARE",
     "UX_KERNEL_CAP": "KERNEL_CAP",
     "UX_KERNEL_INFO": "KERNEL_INFO",

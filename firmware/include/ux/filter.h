@@ -51,8 +51,11 @@ typedef struct {
 #define UX_OUTLIER_GATE 5.0
 
 /* Smooth refined (docs/semantics.md, "Filter"): an update whose weighed points' effective count falls below
- * UX_REFOCUS_ESS·η builds its posterior from the density's quadrature. */
+ * UX_REFOCUS_ESS·η builds its posterior from the density's quadrature; at η ≥ UX_REFOCUS_WIDE_ETA below twice
+ * that: there η² points crowd the main mode and pass 2η while a mode of 1 % between them goes unweighed (gss,
+ * σ_n = 1/20, η = 64: 40 silent steps of 2,000 at 2η, 5 at 4η). */
 #define UX_REFOCUS_ESS 2
+#define UX_REFOCUS_WIDE_ETA 32
 
 /* Smooth refined (docs/semantics.md, "Filter", the open edge): an update also builds its posterior from the
  * quadrature when the posterior's density still rises at an outermost weighed point and that point alone holds

@@ -658,10 +658,12 @@ static void point_edges(const ux_real *x, const ux_real *w, size_t count, ux_poi
 }
 
 /* Whether a smooth update of weighed points (`edges` non-NULL) must refocus: fewer than UX_REFOCUS_ESS·η
- * effective points, or an open edge (filter_edge_open). Both need the update's own evidence. */
+ * effective points (twice that at η ≥ UX_REFOCUS_WIDE_ETA), or an open edge (filter_edge_open). Both need the
+ * update's own evidence. */
 static int smooth_refocus(ux_filter *f, ux_real ess, const ux_point_edges *edges, ux_real log_evidence)
 {
-    if (ess < (ux_real)(UX_REFOCUS_ESS * f->eta))
+    unsigned least = UX_REFOCUS_ESS * f->eta * (f->eta >= UX_REFOCUS_WIDE_ETA ? 2u : 1u);
+    if (ess < (ux_real)least)
         return 1;
     return edges != NULL && f->density.lik && edges->inner[0] < UX_INF && filter_edge_open(f, edges, log_evidence);
 }
