@@ -1165,9 +1165,9 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
     """The region of the density's quadrature and its lumps (docs/semantics.md, "Filter density"; a mixture-mode or
     refocused update's region, "Filter"): from the density's support (or `region`), narrowed to the bracket of its
     own nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
-    REFOCUS_ROUNDS times (ux/filter_density.c quadrature, narrow); with `split`, where the first round's nodes,
-    fewer than REGION_NODES at the floor, split into light clumps (`light_clumps`), from the heaviest's bracket
-    on, each other one a `Lump` (`first_split`). (region, lumps); None when the nodes of some round's region do not
+    REFOCUS_ROUNDS times (ux/filter_density.c quadrature, narrow); with `split`, where the first round's nodes hide
+    narrow peaks or split into light clumps, from the heaviest's region on, each other one a `Lump`
+    (`first_split`). (region, lumps); None when the nodes of some round's region do not
     resolve the numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
     lo, hi = density.support() if region is None else region
     lumps = ()
@@ -1191,7 +1191,7 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
 
 def first_split(density, t, e, lo: float, hi: float, kept: int):
     """How the first round's nodes t, e of [lo, hi] (`kept` of them at the floor) split (ux/filter_density.c
-    split_off_lumps): where they hide narrow peaks (`hidden_peaks`), the heaviest's region and the others' lumps
+    first_split): where they hide narrow peaks (`hidden_peaks`), the heaviest's region and the others' lumps
     (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps (`light_clumps`),
     the heaviest's bracket and each other one's `Lump` (`lump_of`). Should no split be taken for want of a
     quadrature, ((lo, hi), ()): the next round weighs the support again. None where the nodes do not split."""

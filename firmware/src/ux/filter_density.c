@@ -536,8 +536,9 @@ static size_t hidden_peaks(const ux_real *e, ux_real lo, ux_real h, ux_real *spa
     for (k = 1; k + 1 < UX_DENSITY_NODES; ++k) {
         if (!(e[k] > 0 && e[k] >= e[k - 1] && e[k] > e[k + 1]))
             continue;
+        /* insertion by e, larger first (equals keep node order); a full list's smallest falls off */
         for (i = count < 1 + UX_LUMPS ? count++ : count; i > 0 && e[at[i - 1]] < e[k]; --i)
-            if (i < 1 + UX_LUMPS) /* the smallest of a full list falls off */
+            if (i < 1 + UX_LUMPS)
                 at[i] = at[i - 1];
         if (i < 1 + UX_LUMPS)
             at[i] = k;
@@ -647,9 +648,10 @@ static int first_split(const ux_filter *f, ux_real *ell, ux_real *e, const ux_wo
 }
 
 /* The density's quadrature (docs/semantics.md, "Filter density"): its region is the density's support narrowed
- * (narrow) — where the first round's nodes hide narrow peaks or split into light clumps, from the heaviest's region
- * on, the others lumps (first_split; should no lump be taken, from the support weighed again). e ← the last region's e_k (ell: their log-likelihoods), [*lo, *hi] the region, *h its
- * node spacing, *lumps the lumps and max u. Returns log Z, the trapezoid sum of the e_k in node order with the
+ * (narrow) — where the first round's nodes hide narrow peaks or split into light clumps, from the heaviest's
+ * region on, the others lumps (first_split; should no lump be taken, from the support weighed again). e ← the
+ * last region's e_k (ell: their log-likelihoods), [*lo, *hi] the region, *h its node spacing, *lumps the lumps
+ * and max u. Returns log Z, the trapezoid sum of the e_k in node order with the
  * lumps' masses (trapezoid_log_z); not finite when the numerator vanishes or overflows at every node, Z is not
  * finite or the nodes of some round do not resolve the numerator (−∞), NaN should the likelihood fail. The nodes
  * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
