@@ -1191,11 +1191,12 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
 
 def first_split(density, t, e, lo: float, hi: float, kept: int):
     """How the first round's nodes t, e of [lo, hi] (`kept` of them at the floor) split (ux/filter_density.c
-    first_split): where they hide narrow peaks (`hidden_peaks`), the heaviest's region and the others' lumps
+    first_split): where they hide narrow peaks (`hidden_peaks`; a kernel likelihood's only — a sampler's binned
+    density is a step function, whose zeros and steps are no peaks), the heaviest's region and the others' lumps
     (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps (`light_clumps`),
     the heaviest's bracket and each other one's `Lump` (`lump_of`). Should no split be taken for want of a
     quadrature, ((lo, hi), ()): the next round weighs the support again. None where the nodes do not split."""
-    peaks = hidden_peaks(t, e)
+    peaks = hidden_peaks(t, e) if isinstance(density.likelihood, KernelLikelihood) else None
     if peaks is not None:
         return peak_lumps(density, peaks) or ((lo, hi), ())
     parts = light_clumps(t, e, lo, hi, density.posterior.eta) if kept < REGION_NODES else None

@@ -95,3 +95,19 @@ def test_c_finds_them_as_the_reference_does(traces_and_exact, monkeypatch, mode,
     assert any(found)
     assert np.array_equal(got.mean, ref.mean) and np.array_equal(got.var, ref.var)
     assert np.array_equal(got.status, ref.status) and float(got.log_likelihood) == float(ref.log_likelihood)
+
+
+def test_a_sampler_likelihood_is_not_searched(monkeypatch):
+    """A sampler's binned density is a step function: its zeros and steps between nodes are no peaks. lg at η = 4
+    (the firmware study's trace length) never consults the search, and C runs it as the reference, bit for bit."""
+    nat = native.load() if native.available() else pytest.skip("native library not built")
+    asked = []
+    monkeypatch.setattr(uf, "hidden_peaks", lambda *args: asked.append(1))
+    model = systems.get("lg")
+    tr = simulate(model, 40, np.random.default_rng(2026))
+    ref = uf.BayesLaplaceFilter(model, 4, "refined", likelihood="sampler").run(tr)
+    got = nat.run_filter(
+        model.system_id, tr.k, tr.u, tr.z, eta=4, mode="refined", likelihood="sampler", params=model.params
+    )
+    assert not asked
+    assert np.array_equal(got.mean, ref.mean) and np.array_equal(got.var, ref.var)
