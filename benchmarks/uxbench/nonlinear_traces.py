@@ -3,7 +3,7 @@ wrong (the regime map's measure) where the map's three traces per cell are too f
 
 For each system of SYSTEMS at its table defaults, `--traces` traces of STEPS steps (`simulate` with
 `default_rng(SEED + i)`), sv's same traces with the reading at the half moved by OUTLIER sd of the trace's
-readings, and gss with a sensor p times more precise for each p of PRECISE (fewer traces, a finer grid);
+readings, and gss off its defaults (VARIANTS: precise sensors, a quiet state; fewer traces, a finer grid);
 each through the C core in each mode of MODES at each η of ETAS, scored step by step against the
 point-mass grid filter of the model on the same data (uxbench.regimes' grid size and tails) as
 uxbench.regime_metrics scores the regime map.
@@ -37,10 +37,15 @@ ETAS = (4, 8, 16, 32, 64)
 STEPS = 200
 SEED = 5000
 OUTLIER = 20.0  # × the trace's reading sd, added to sv's reading at the half
-# gss with a sensor p times more precise (σ_n = 1/p, model and data), for each (p, traces at most, grid points):
-# fewer traces, a finer grid (the likelihood is 1/p as wide; at p = 5 4001 points give 8001's log L to 0.01 nats,
-# at p = 20 16001's means and variances to 1e-9 on the first trace)
-PRECISE = ((5.0, 10, 4001), (20.0, 10, 4001))
+# gss off its defaults (model and data), each (label, what, parameters, traces at most, grid points): a sensor 5 and
+# 20 times more precise and a state noise ten times quieter; fewer traces, a finer grid (at σ_n = 1/5 4001 points give
+# 8001's log L to 0.01 nats; at σ_n = 1/20 16001's means and variances to 1e-9 on the first trace, at σ_v = 0.3
+# 8001's to 1e-13)
+VARIANTS = (
+    ("σ_n = 1/5", "its sensor 5× more precise", dict(sigma_n=1.0 / 5.0), 10, 4001),
+    ("σ_n = 1/20", "its sensor 20× more precise", dict(sigma_n=1.0 / 20.0), 10, 4001),
+    ("σ_v = 0.3", "its state noise 10× quieter", dict(sigma_v=0.3), 10, 4001),
+)
 
 
 def arguments(ap) -> None:
@@ -58,10 +63,10 @@ def trace_sets(traces: int) -> dict[str, tuple]:
         sets[name] = (model, drawn, GRID_POINTS)
     moved = [Trace(tr.k, tr.u, outlier(tr.z, OUTLIER * float(np.std(tr.z))), tr.x) for tr in sets["sv"][1]]
     sets["sv outlier"] = (sets["sv"][0], moved, GRID_POINTS)
-    for p, most, points in PRECISE:
-        precise = systems.get("gss", sigma_n=1.0 / p)
-        drawn = [simulate(precise, STEPS, np.random.default_rng(SEED + i)) for i in range(min(traces, most))]
-        sets[f"gss σ_n = 1/{p:g}"] = (precise, drawn, points)
+    for label, _, params, most, points in VARIANTS:
+        model = systems.get("gss", **params)
+        drawn = [simulate(model, STEPS, np.random.default_rng(SEED + i)) for i in range(min(traces, most))]
+        sets[f"gss {label}"] = (model, drawn, points)
     return sets
 
 
@@ -120,10 +125,9 @@ def markdown(record: dict) -> str:
     traces = meta["sizes"]["traces"]
     header = ["traces", "mode"] + [f"η = {eta}: silent / wrong" for eta in ETAS]
     header += ["η = 16: worst mean error (sd)", "η = 16: variance ratio"]
-    precise = "; ".join(
-        f"\"gss σ_n = 1/{p:g}\": gss with its sensor {p:g}× more precise (model and data), {most} traces at most, "
-        f"against a grid of {points} points"
-        for p, most, points in PRECISE
+    variants = "; ".join(
+        f"\"gss {label}\": gss with {what} (model and data), {most} traces at most, against a grid of {points} points"
+        for label, what, _, most, points in VARIANTS
     )
     return "\n".join(
         [
@@ -133,7 +137,7 @@ def markdown(record: dict) -> str:
             "",
             f"{traces} traces of {STEPS} steps per set (`simulate`, `default_rng({SEED} + i)`), table defaults; "
             f"\"sv outlier\": sv's traces with the reading at step {half(STEPS)} moved by {OUTLIER:g} sd of the "
-            f"trace's readings; {precise}. The C core against the "
+            f"trace's readings; {variants}. The C core against the "
             f"grid filter ({GRID_POINTS} points, tails cut at {GRID_TAIL:g}), scored as the regime map scores (`uxbench.regime_metrics`): a step is wrong when its "
             f"mean is more than {metrics.WRONG_MEAN_SD:g} exact sd off or its variance outside "
             f"{metrics.WRONG_VAR_RATIO[0]:g}–{metrics.WRONG_VAR_RATIO[1]:g}× the exact one, silent when it is "

@@ -12,7 +12,7 @@ def test_one_trace_per_set_is_scored_in_every_mode_and_eta(tmp_path):
     out = tmp_path / "n.md"
     assert uxbench(["nonlinear_traces", "--traces", "1", "--out", str(out)]) == 0
     record = json.loads(gzip.decompress(out.with_suffix(".json.gz").read_bytes()))
-    assert list(record["sets"]) == ["gss", "sv", "sv outlier", "gss σ_n = 1/5", "gss σ_n = 1/20"]
+    assert list(record["sets"]) == ["gss", "sv", "sv outlier", "gss σ_n = 1/5", "gss σ_n = 1/20", "gss σ_v = 0.3"]
     for by_mode in record["sets"].values():
         assert list(by_mode) == list(study.MODES)
         for by_eta in by_mode.values():
