@@ -8,7 +8,7 @@ each through the C core in each mode of MODES at each η of ETAS, scored step by
 point-mass grid filter of the model on the same data (uxbench.regimes' grid size and tails) as
 uxbench.regime_metrics scores the regime map.
 
-    .venv/bin/python -m uxbench nonlinear_traces                 # 30 traces per set (~2 minutes)
+    .venv/bin/python -m uxbench nonlinear_traces                 # 30 traces per set, 10 per variant (~4 minutes)
     .venv/bin/python -m uxbench nonlinear_traces --traces 3 --out /tmp/n.md
 
 Writes benchmarks/results/nonlinear_traces.md and nonlinear_traces.json.gz beside it.
