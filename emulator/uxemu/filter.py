@@ -834,9 +834,8 @@ class BayesLaplaceFilter:
         """Mixture mode (docs/semantics.md, "Filter"): TTR of the piecewise-linear density through the
         quadrature's nodes (ux_ttr_linear) and its lumps — in mixture mode at η ≥ LUMP_ATOM_ETA each seated as an
         atom of its own (`seat_lump`), else in the TTR's cells — normalised, less the interpolation's variance, is
-        the posterior,
-        and log Z the step's evidence (True); without a quadrature (the numerator vanishes everywhere) the
-        update's own stay (False)."""
+        the posterior, and log Z the step's evidence (True); without a quadrature (the numerator vanishes
+        everywhere) the update's own stay (False)."""
         q = self.density.quadrature()
         if q is not None and self._widen_comb(q.h):  # the same nodes: log Z moves with the widening
             q = self.density.quadrature(q.region, q.lumps)
@@ -1167,8 +1166,8 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
     own nodes while fewer than REGION_NODES of them reach the floor and the bracket differs from it, at most
     REFOCUS_ROUNDS times (ux/filter_density.c quadrature, narrow); with `split`, where the first round's nodes hide
     narrow peaks or split into light clumps, from the heaviest's region on, each other one a `Lump`
-    (`first_split`). (region, lumps); None when the nodes of some round's region do not
-    resolve the numerator (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
+    (`first_split`). (region, lumps); None when the nodes of some round's region do not resolve the numerator
+    (`FilterDensity.resolves`; the last region's is checked by `FilterDensity.quadrature`)."""
     lo, hi = density.support() if region is None else region
     lumps = ()
     for r in range(REFOCUS_ROUNDS):

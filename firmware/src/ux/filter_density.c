@@ -633,9 +633,9 @@ static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const u
 /* How the first round's nodes of [*lo, *hi] (e, spacing h; `kept` of them at the floor, `total` their Σ e) split
  * (the reference's first_split): where they hide narrow peaks (hidden_peaks; a kernel likelihood's only — a
  * sampler's binned density is a step function, whose zeros and steps are no peaks), the heaviest's region and the
- * others' lumps (peak_lumps); else, with fewer than UX_REGION_NODES at the floor, light clumps (split_off_lumps). Returns 0
- * where the nodes do not split (ell and e untouched), else 1: the lumps' narrowing took ell and e, so the caller
- * weighs its region again (the support, should no lump have been taken). */
+ * others' lumps (peak_lumps); else, with fewer than UX_REGION_NODES at the floor, light clumps (split_off_lumps).
+ * Returns 0 where the nodes do not split (ell and e untouched), else 1: the lumps' narrowing took ell and e, so the
+ * caller weighs its region again (the support, should no lump have been taken). */
 static int first_split(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo, ux_real *hi,
                        ux_real h, size_t kept, ux_real total, density_lumps *lumps)
 {
@@ -652,11 +652,10 @@ static int first_split(const ux_filter *f, ux_real *ell, ux_real *e, const ux_wo
  * (narrow) — where the first round's nodes hide narrow peaks or split into light clumps, from the heaviest's
  * region on, the others lumps (first_split; should no lump be taken, from the support weighed again). e ← the
  * last region's e_k (ell: their log-likelihoods), [*lo, *hi] the region, *h its node spacing, *lumps the lumps
- * and max u. Returns log Z, the trapezoid sum of the e_k in node order with the
- * lumps' masses (trapezoid_log_z); not finite when the numerator vanishes or overflows at every node, Z is not
- * finite or the nodes of some round do not resolve the numerator (−∞), NaN should the likelihood fail. The nodes
- * are stored, so each is evaluated once: the filter's workspace holds them beside the likelihood's scratch
- * (ux_filter_workspace_bytes). */
+ * and max u. Returns log Z, the trapezoid sum of the e_k in node order with the lumps' masses (trapezoid_log_z);
+ * not finite when the numerator vanishes or overflows at every node, Z is not finite or the nodes of some round do
+ * not resolve the numerator (−∞), NaN should the likelihood fail. The nodes are stored, so each is evaluated once:
+ * the filter's workspace holds them beside the likelihood's scratch (ux_filter_workspace_bytes). */
 static ux_real quadrature(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo,
                           ux_real *hi, ux_real *h, density_lumps *lumps)
 {
@@ -913,8 +912,8 @@ int filter_mixture_posterior(ux_filter *f, ux_real *log_evidence)
 /* An outlier's reach under a Gaussian predictive (docs/semantics.md, "Departure"), after an update whose density
  * has its likelihood factor: the density's quadrature with N(mean, var) for its base law (its own region, from
  * mean ± UX_DENSITY_GAUSSIAN_REACH sd), and |Σ g_k·t_k / Σ g_k − mean| over the trapezoid terms g_k of its last
- * region's e_k, summed in node order, then its lumps' masses over h at their means. NaN when that quadrature has no finite log Z or var is not positive. The
- * density and the prior law are the filter's again on return. */
+ * region's e_k, summed in node order, then its lumps' masses over h at their means. NaN when that quadrature has
+ * no finite log Z or var is not positive. The density and the prior law are the filter's again on return. */
 ux_real filter_gaussian_reach(ux_filter *f, ux_real mean, ux_real var)
 {
     ux_filter_density density = f->density;
