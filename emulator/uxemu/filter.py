@@ -634,6 +634,7 @@ class BayesLaplaceFilter:
         if self.smooth:
             self._var = res.points_var if weighed else prior_var  # a fallback keeps the prior
         status = self._quadrature_posterior(res, prior_atoms, evidence, m, edges)
+        weighed = status != Status.FALLBACK  # a fallback the density's nodes weighed is weighed
         # an outlier the linear update did not take: how far a Gaussian predictive would have let it move the mean
         d = self.density
         tail = (
@@ -669,20 +670,24 @@ class BayesLaplaceFilter:
         its posterior from that density's quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a
         first update so refocused, else BayesLaplace's status."""
         z, om = evidence_arrays(evidence)
+        fell_back = res.status == Status.FALLBACK and self.mode != "paper"
         lik = (
             dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence)
-            if res.status == Status.OK
+            if res.status == Status.OK or fell_back
             else {}
         )
         self.density = FilterDensity("bins", res.posterior) if z.size > self.eta else self._density(res.posterior, lik)
         first = self._fresh and not self._staged
-        region, concentrated = self._first_region(prior_atoms[0]) if first else (None, False)
+        region, concentrated = self._first_region(prior_atoms[0]) if first and not fell_back else (None, False)
         if region is not None:
             self.density = replace(self.density, region=region)
-        refocus = self._smooth_refocus(res, edges) if self.smooth else concentrated
+        # a fallback (no point where the likelihood is) is weighed on the density's nodes instead, if they find it
+        refocus = fell_back or (self._smooth_refocus(res, edges) if self.smooth else concentrated)
         if (self.mode == "mixture" or refocus) and self.density.form != "bins" and self.density.likelihood is not None:
-            if self._mixture_posterior() and refocus and first:
-                return Status.REFOCUSED
+            if self._mixture_posterior():
+                return Status.REFOCUSED if refocus and first else (Status.OK if fell_back else res.status)
+        if fell_back:  # the nodes found nothing either: the prior, as the update left it
+            self.density = replace(self.density, likelihood=None, z=None, omega=None, m=1, log_evidence=0.0)
         return res.status
 
     def _smooth_refocus(self, res, edges) -> bool:

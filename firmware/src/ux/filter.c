@@ -669,13 +669,15 @@ static int smooth_refocus(ux_filter *f, ux_real ess, const ux_point_edges *edges
 }
 
 /* An update whose density has a quadrature keeps its evidence for it, and in mixture mode — or when it must
- * refocus (smooth: smooth_refocus; else the first update's concentration) — takes its posterior from that
- * quadrature (mixture_posterior, which writes *log_evidence). Returns the update's status: UX_REFOCUSED for a
- * first update so refocused, else `st`. */
+ * refocus (smooth: smooth_refocus; else the first update's concentration; a fallback, whose points all missed
+ * the likelihood) — takes its posterior from that quadrature (mixture_posterior, which writes *log_evidence).
+ * Returns the update's status: UX_REFOCUSED for a first update so refocused, UX_OK for a fallback so weighed,
+ * else `st`. */
 static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real *zr, const ux_real *wr, unsigned J,
                                       unsigned m, int first, ux_real ess, const ux_point_edges *edges,
                                       ux_real *log_evidence)
 {
+    const int fell_back = st == UX_FALLBACK && f->mode != UX_MODE_PAPER;
     int concentrated = 0, refocus;
     if (f->density.form == UX_DENSITY_BINS)
         return st;
@@ -683,13 +685,13 @@ static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real 
     memcpy(filter_area(f, A_OM), wr, J * sizeof(ux_real));
     f->density.J = (uint8_t)J;
     f->density.m = m;
-    f->density.lik = st == UX_OK;
-    if (first && f->mode != UX_MODE_PAPER && f->density.form == UX_DENSITY_PRIOR && f->density.lik)
+    f->density.lik = st == UX_OK || fell_back;
+    if (first && f->mode != UX_MODE_PAPER && f->density.form == UX_DENSITY_PRIOR && st == UX_OK)
         concentrated = filter_first_region(f);
-    refocus = f->smooth ? smooth_refocus(f, ess, edges, *log_evidence) : concentrated;
-    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->density.lik && filter_mixture_posterior(f, log_evidence) &&
-        refocus && first)
-        return UX_REFOCUSED;
+    refocus = fell_back || (f->smooth ? smooth_refocus(f, ess, edges, *log_evidence) : concentrated);
+    if ((f->mode == UX_MODE_MIXTURE || refocus) && f->density.lik && filter_mixture_posterior(f, log_evidence))
+        return refocus && first ? UX_REFOCUSED : fell_back ? UX_OK : st;
+    f->density.lik = st == UX_OK; /* a fallback the nodes did not weigh either keeps the prior, as it left it */
     return st;
 }
 
@@ -884,6 +886,7 @@ ux_status ux_filter_update(ux_filter *f, const double *z, const double *omega, u
         ratio = linear ? lin.ratio : ux_innovation_finish(&sums, obs.family, count, &ev);
     outlier = ux_tests_outlier(&f->tests, ratio);
     st = quadrature_posterior(f, st, zr, wr, J, m, first, ess, f->smooth && !linear ? &edges : NULL, &log_evidence);
+    weighed = st != UX_FALLBACK; /* a fallback the density's nodes weighed is weighed */
     /* an outlier the linear update did not take: how far a Gaussian predictive would have let it move the mean */
     if (outlier && !linear && tracks_departure(f) && f->density.lik && f->density.form != UX_DENSITY_BINS)
         tail = filter_gaussian_reach(f, prior_mean, prior_var);
