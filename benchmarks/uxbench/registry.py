@@ -28,6 +28,7 @@ STUDIES = (
     "joint_gate",
     "joint_regimes",
     "nonlinear_traces",
+    "user_models",
     "native_vs_reference",
     "pf_tuned",
     "ab_cost",
