@@ -204,7 +204,8 @@ def rows(record: dict) -> list[list[str]]:
             out.append(
                 [label, mode]
                 + [f"{c['silent']} / {c['wrong']} / {c['flagged']}" for c in cells]
-                + [f"{at16['worst_sd']:.3g}", f"{at16['var_min']:.3g}–{at16['var_max']:.3g}", f"{at16['log_l_gap']:+.3g}"]
+                + [f"{at16['worst_sd']:.3g}", f"{at16['var_min']:.3g}–{at16['var_max']:.3g}"]
+                + [" / ".join(f"{c['log_l_gap']:+.3g}" for c in cells)]
             )
     return out
 
@@ -213,7 +214,8 @@ def markdown(record: dict, models: tuple[UserModel, ...]) -> str:
     meta = record["meta"]
     traces = meta["sizes"]["traces"]
     header = ["model", "mode"] + [f"η = {eta}: silent / wrong / flagged" for eta in ETAS]
-    header += ["η = 16: worst mean error (sd)", "η = 16: variance ratio", "η = 16: log L gap (nats)"]
+    header += ["η = 16: worst mean error (sd)", "η = 16: variance ratio"]
+    header += ["log L gap (nats), η = " + " / ".join(str(eta) for eta in ETAS)]
     described = [f"- **{m.label}**: {m.what}." for m in models]
     return "\n".join(
         [
