@@ -670,7 +670,10 @@ class BayesLaplaceFilter:
         its posterior from that density's quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a
         first update so refocused, else BayesLaplace's status."""
         z, om = evidence_arrays(evidence)
-        fell_back = res.status == Status.FALLBACK and self.mode != "paper"
+        # a sampler likelihood's zeros are its bins', not the model's: its fallback stays
+        fell_back = (
+            res.status == Status.FALLBACK and self.mode != "paper" and isinstance(self.likelihood, KernelLikelihood)
+        )
         lik = (
             dict(likelihood=self.likelihood, z=z, omega=om, m=int(m), log_evidence=res.log_evidence)
             if res.status == Status.OK or fell_back

@@ -669,15 +669,15 @@ static int smooth_refocus(ux_filter *f, ux_real ess, const ux_point_edges *edges
 }
 
 /* An update whose density has a quadrature keeps its evidence for it, and in mixture mode — or when it must
- * refocus (smooth: smooth_refocus; else the first update's concentration; a fallback, whose points all missed
- * the likelihood) — takes its posterior from that quadrature (mixture_posterior, which writes *log_evidence).
- * Returns the update's status: UX_REFOCUSED for a first update so refocused, UX_OK for a fallback so weighed,
- * else `st`. */
+ * refocus (smooth: smooth_refocus; else the first update's concentration; a kernel likelihood's fallback, whose
+ * points all missed it: a sampler's zeros are its bins', not the model's) — takes its posterior from that
+ * quadrature (mixture_posterior, which writes *log_evidence). Returns the update's status: UX_REFOCUSED for a
+ * first update so refocused, UX_OK for a fallback so weighed, else `st`. */
 static ux_status quadrature_posterior(ux_filter *f, ux_status st, const ux_real *zr, const ux_real *wr, unsigned J,
                                       unsigned m, int first, ux_real ess, const ux_point_edges *edges,
                                       ux_real *log_evidence)
 {
-    const int fell_back = st == UX_FALLBACK && f->mode != UX_MODE_PAPER;
+    const int fell_back = st == UX_FALLBACK && f->mode != UX_MODE_PAPER && f->likelihood == UX_LIK_KERNEL;
     int concentrated = 0, refocus;
     if (f->density.form == UX_DENSITY_BINS)
         return st;
