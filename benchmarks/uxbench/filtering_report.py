@@ -176,6 +176,22 @@ def dominated_by(p: Row, candidates: list[Row]) -> Row | None:
     return best
 
 
+def shortfall(p: Row, candidates: list[Row]) -> str:
+    """Why no candidate dominates p: the cheapest one at least as accurate and how much slower it is, and the
+    most accurate one at most as slow and how much less accurate ("—" where there is none)."""
+    timed = [c for c in candidates if c.latency_ns is not None and p.latency_ns is not None]
+    accurate = [c for c in timed if c.rmse() <= p.rmse()]
+    cheap = [c for c in timed if c.latency_ns <= p.latency_ns]
+    parts = []
+    if accurate:
+        c = min(accurate, key=lambda r: r.latency_ns)
+        parts.append(f"as accurate: {c.label} at {c.latency_ns / p.latency_ns:.2g}× its latency")
+    if cheap:
+        c = min(cheap, key=lambda r: r.rmse())
+        parts.append(f"as fast: {c.label}, RMSE {100 * (c.rmse() / p.rmse() - 1):+.1f} %")
+    return "; ".join(parts) or "—"
+
+
 def primary_pf(rows: dict) -> str:
     """The PF family the targets compare with: the tuned C PF when the run has it, else the plain one."""
     return "pf_fast" if any(k[0] == "pf_fast" for k in rows) else "pf"
@@ -336,6 +352,7 @@ def targets(table: dict) -> tuple[str, dict]:
     rows = []
     for s, d in doms.items():
         by_label = {r.label: r for r in table[s].values()}
+        ux = [r for k, r in main_rows(table[s]).items() if k[0] == "ux"]
         for lab, by in list(d.items()) + list(plain.get(s, {}).items()):
             pf = by_label[lab]
             rows.append(
@@ -347,9 +364,20 @@ def targets(table: dict) -> tuple[str, dict]:
                     by.label if by else "not dominated",
                     fmt(by.rmse(), 4) if by else None,
                     _lat(by.latency_ns) if by else "—",
+                    "—" if by else shortfall(pf, ux),
                 ]
             )
-    out.append(markdown_table(["system", "C PF", "RMSE", "latency", "dominated by", "its RMSE", "its latency"], rows))
+    header = [
+        "system",
+        "C PF",
+        "RMSE",
+        "latency",
+        "dominated by",
+        "its RMSE",
+        "its latency",
+        "else, the nearest ux points",
+    ]
+    out.append(markdown_table(header, rows))
     ratios = pf_ratios({s: main_rows(r) for s, r in table.items()})
     if ratios:
         out += ["", "### The tuned C PF against the plain one", "", PF_RATIO_NOTE, "", pf_ratio_table(ratios)]

@@ -188,6 +188,8 @@ def test_targets_compare_with_the_tuned_pf_and_state_the_plain_one_beside():
     assert "| for comparison, not a target: plain C PF (pf.c) points Pareto-dominated | 2/2 | — |" in text
     assert "the tuned C PF (benchmarks/c/src/pf_fast.c)" in text
     assert "| sys | PF 10 (C, tuned) | 1.35 | 0.005 µs | not dominated |" in text
+    # why not: the cheapest ux row as accurate (1.0 at 10 ns, twice the PF's 5 ns), none as fast
+    assert "| not dominated | — | — | as accurate: ux η=8 refined kernel at 2× its latency |" in text
     assert "| sys | PF 10 (C, plain) | 1.3 |" in text
     # the ratio table: per-trace differences 0 and +0.1 → +0.05 ± 0.05; plain / tuned = 20 / 5
     assert "| sys | 10 | 1.3 | 1.35 | +0.0500 ± 0.0500 | +1.0 | 2 / 2 | 0.02 µs | 0.005 µs | 4 |" in text
@@ -213,6 +215,18 @@ def test_each_target_can_fail():
     assert not filtering_report.targets(_table(pf_fast=(5.0, 1.3)))[1]["ux_pareto_dominates_pf"]
     _, verdict = filtering_report.targets(_table(ux_std=(1.0, 1.0 + 1e-15)))
     assert not verdict["ux_rmse_std_exactly_zero"]
+
+
+def test_the_shortfall_names_the_nearest_ux_points_on_each_axis():
+    pf = _row(("pf_fast", 50), [[1.0]], 10.0)
+    ux = [
+        _row(("ux", eta, "refined", "kernel"), [[e]], t)
+        for eta, e, t in ((16, 0.9, 30.0), (32, 1.0, 25.0), (4, 1.2, 8.0))
+    ]
+    assert filtering_report.shortfall(pf, ux) == (
+        "as accurate: ux η=32 refined kernel at 2.5× its latency; as fast: ux η=4 refined kernel, RMSE +20.0 %"
+    )
+    assert filtering_report.shortfall(pf, []) == "—"
 
 
 def test_domination_needs_both_axes():
