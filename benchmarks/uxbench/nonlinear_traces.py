@@ -73,18 +73,11 @@ def trace_sets(traces: int) -> dict[str, tuple]:
 def score_set(nat, model, traces: list[Trace], points: int) -> dict:
     """mode → η → the runs' combined score (regime_metrics.combine) against the grid filter."""
     exact = [grid_filter(model, tr, n_points=points, tail=GRID_TAIL) for tr in traces]
-    out = {}
-    for mode in MODES:
-        out[mode] = {}
-        for eta in ETAS:
-            scores = []
-            for tr, ex in zip(traces, exact):
-                run = nat.run_filter(
-                    model.system_id, tr.k, tr.u, tr.z, eta=eta, mode=mode, params=model.params, atoms=False
-                )
-                scores.append(metrics.score_run(run.mean, run.var, run.status, float(run.log_likelihood), ex))
-            out[mode][str(eta)] = metrics.combine(scores).as_dict()
-    return out
+
+    def run_filter(tr, eta, mode):
+        return nat.run_filter(model.system_id, tr.k, tr.u, tr.z, eta=eta, mode=mode, params=model.params, atoms=False)
+
+    return metrics.score_modes(run_filter, traces, exact, MODES, ETAS)
 
 
 def run(args) -> dict:

@@ -129,6 +129,21 @@ def combine(scores: list[Score]) -> Score:
     )
 
 
+def score_modes(run_filter, traces: list, exact: list, modes, etas) -> dict:
+    """mode → str(η) → the traces' combined score (`combine`, as a dict) of run_filter(trace, η, mode) — anything
+    with mean, var, status and log_likelihood — against each trace's exact answer."""
+    out = {}
+    for mode in modes:
+        out[mode] = {}
+        for eta in etas:
+            scores = []
+            for tr, ex in zip(traces, exact):
+                run = run_filter(tr, eta, mode)
+                scores.append(score_run(run.mean, run.var, run.status, float(run.log_likelihood), ex))
+            out[mode][str(eta)] = combine(scores).as_dict()
+    return out
+
+
 def merge_counts(counts) -> dict[str, int]:
     out: dict[str, int] = {}
     for c in counts:

@@ -184,16 +184,9 @@ def score_model(user: UserModel, traces: int) -> dict:
     """mode → η → the runs' combined score (regime_metrics.combine) against the grid filter."""
     drawn = [simulate(user.model, STEPS, np.random.default_rng(SEED + i)) for i in range(traces)]
     exact = [grid_filter(user.model, tr, n_points=GRID_POINTS, tail=user.tail) for tr in drawn]
-    out = {}
-    for mode in MODES:
-        out[mode] = {}
-        for eta in ETAS:
-            scores = []
-            for tr, ex in zip(drawn, exact):
-                run = BayesLaplaceFilter(user.model, eta, mode).run(tr)
-                scores.append(metrics.score_run(run.mean, run.var, run.status, float(run.log_likelihood), ex))
-            out[mode][str(eta)] = metrics.combine(scores).as_dict()
-    return out
+    return metrics.score_modes(
+        lambda tr, eta, mode: BayesLaplaceFilter(user.model, eta, mode).run(tr), drawn, exact, MODES, ETAS
+    )
 
 
 def run(args) -> dict:
