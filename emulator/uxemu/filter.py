@@ -666,9 +666,10 @@ class BayesLaplaceFilter:
 
     def _quadrature_posterior(self, res, prior_atoms, evidence, m: int, edges=None) -> Status:
         """The update's density, and in mixture mode — or when it must refocus (smooth: fewer than REFOCUS_ESS·η
-        effective points, or an open edge of the weighed points `edges`; else the first update's concentration) —
-        its posterior from that density's quadrature (ux/filter.c quadrature_posterior). Returns REFOCUSED for a
-        first update so refocused, else BayesLaplace's status."""
+        effective points, or an open edge of the weighed points `edges`; else the first update's concentration; a
+        kernel likelihood's fallback) — its posterior from that density's quadrature (ux/filter.c
+        quadrature_posterior). Returns REFOCUSED for a first update so refocused, OK for a fallback so weighed,
+        else BayesLaplace's status."""
         z, om = evidence_arrays(evidence)
         # a sampler likelihood's zeros are its bins', not the model's: its fallback stays
         fell_back = (
