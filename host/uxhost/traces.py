@@ -47,7 +47,7 @@ def load_trace(path, z_col: str = "z", dim_obs: int | None = None, dim: int | No
             i, c = int(bad[0][0]), (int(bad[0][1]) if column.ndim == 2 else None)
             label = (z_col if name == "z" else name) if c is None else f"{name}{c}"
             value = column[i] if c is None else column[i, c]
-            raise InputError(f"{path}:{lines[i]}: column {label!r} is not finite ({value!r})")
+            raise InputError(f"{path}:{lines[i]}: column {label!r} is not finite ({float(value)!r})")
     for i, k in enumerate(trace.k):
         if not 0 <= k < _U32:
             raise InputError(f"{path}:{lines[i]}: step index k={k} is outside 0 .. 2^32-1")

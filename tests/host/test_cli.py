@@ -225,7 +225,7 @@ GOOD = "k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,2.5,0.2\n2,0.0,0.5,0.3\n"
     "text, complaint",
     [
         ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,oops,0.2\n", ":3: column 'z' is not a number: 'oops'"),
-        ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,inf,0.2\n", ":3: column 'z' is not finite"),
+        ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,inf,0.2\n", ":3: column 'z' is not finite (inf)"),
         ("k,u,z,x\n0,0.0,1.5,0.1\n1,0.0,,nan\n", ":3: column 'x' is not finite"),
         ("k,u,z,x\n0,0.0,1.5,0.1\n\n1,inf,2.5,0.2\n", ":4: column 'u' is not finite"),
         ("k,u,z\n0,0.0,1.5\n1,0.0\n", ":3: expected 3 fields, got 2"),
