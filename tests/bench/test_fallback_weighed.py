@@ -67,22 +67,23 @@ def _uniform_lg(nat, monkeypatch):
 
 
 @needs_native
+@pytest.mark.parametrize("eta", [1, 4, 16])
 @pytest.mark.parametrize("mode", ["refined", "mixture", "paper"])
-def test_c_weighs_a_fallback_on_the_nodes_as_the_reference_does(mode, monkeypatch):
+def test_c_weighs_a_fallback_on_the_nodes_as_the_reference_does(mode, eta, monkeypatch):
     nat = native.load()
     twin = _uniform_lg(nat, monkeypatch)
     rescued = _rescues(monkeypatch)
     tr = simulate(twin, 60, np.random.default_rng(2))
-    ref = uf.BayesLaplaceFilter(twin, 4, mode).run(tr)
-    c = nat.run_filter(4, tr.k, tr.u, tr.z, eta=4, mode=mode, params=twin.params, atoms=False)
+    ref = uf.BayesLaplaceFilter(twin, eta, mode).run(tr)
+    c = nat.run_filter(4, tr.k, tr.u, tr.z, eta=eta, mode=mode, params=twin.params, atoms=False)
     assert np.array_equal(ref.mean, c.mean) and np.array_equal(ref.var, c.var)
     assert np.array_equal(np.asarray(ref.status), np.asarray(c.status))
     assert ref.log_likelihood == c.log_likelihood or ref.log_likelihood == c.log_likelihood == -math.inf
     fallbacks = int(np.count_nonzero(np.asarray(c.status) == Status.FALLBACK))
     if mode == "paper":  # the paper's algorithm keeps its fallback
         assert sum(rescued) == 0 and fallbacks > 0 and c.log_likelihood == -math.inf
-    else:  # d36592e's core: FALLBACK at 9 of these 60 steps, log L −∞
-        assert sum(rescued) >= 5 and fallbacks == 0 and math.isfinite(c.log_likelihood)
+    else:  # at η = 4 d36592e's core fell back at 9 of these 60 steps, log L −∞
+        assert sum(rescued) >= 3 and fallbacks == 0 and math.isfinite(c.log_likelihood)
 
 
 @needs_native
