@@ -1199,12 +1199,11 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
 
 def first_split(density, t, e, lo: float, hi: float, kept: int):
     """How the first round's nodes t, e of [lo, hi] (`kept` of them at the floor) split (ux/filter_density.c
-    first_split): where they hide narrow peaks (`hidden_peaks`; a kernel likelihood's only — a sampler's binned
-    density is a step function, whose zeros and steps are no peaks), the heaviest's region and the others' lumps
-    (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps (`light_clumps`),
+    first_split): where they hide narrow peaks (`hidden_peaks`, where `seeks_peaks`), the heaviest's region and the
+    others' lumps (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps (`light_clumps`),
     the heaviest's bracket and each other one's `Lump` (`lump_of`). Should no split be taken for want of a
     quadrature, ((lo, hi), ()): the next round weighs the support again. None where the nodes do not split."""
-    peaks = hidden_peaks(t, e) if isinstance(density.likelihood, KernelLikelihood) else None
+    peaks = hidden_peaks(t, e) if seeks_peaks(density.likelihood) else None
     if peaks is not None:
         return peak_lumps(density, peaks) or ((lo, hi), ())
     parts = light_clumps(t, e, lo, hi, density.posterior.eta) if kept < REGION_NODES else None
@@ -1230,6 +1229,13 @@ def light_clumps(t, e, lo: float, hi: float, eta: int):
         return None
     spans = [(float(t[r[0] - 1]) if r[0] > 0 else lo, float(t[r[-1] + 1]) if r[-1] + 1 < t.size else hi) for r in runs]
     return spans[heavy], tuple(span for i, span in enumerate(spans) if i != heavy)
+
+
+def seeks_peaks(likelihood) -> bool:
+    """Whether the first round seeks peaks hidden between its nodes (ux/filter_density.c seeks_peaks): for a kernel
+    likelihood whose family is positive everywhere. A sampler's binned density is a step function, and a uniform
+    kernel's window has edges: their zeros and steps are no peaks."""
+    return isinstance(likelihood, KernelLikelihood) and likelihood.family != "uniform"
 
 
 def hidden_peaks(t, e):

@@ -630,17 +630,24 @@ static int split_off_lumps(const ux_filter *f, ux_real *ell, ux_real *e, const u
     return 1;
 }
 
+/* Whether the first round seeks peaks hidden between its nodes: for a kernel likelihood whose family is positive
+ * everywhere. A sampler's binned density is a step function, and a uniform kernel's window has edges: their zeros
+ * and steps are no peaks. */
+static int seeks_peaks(const ux_filter *f)
+{
+    return f->likelihood == UX_LIK_KERNEL && f->model->code->family != UX_LAW_UNIFORM;
+}
+
 /* How the first round's nodes of [*lo, *hi] (e, spacing h; `kept` of them at the floor, `total` their Σ e) split
- * (the reference's first_split): where they hide narrow peaks (hidden_peaks; a kernel likelihood's only — a
- * sampler's binned density is a step function, whose zeros and steps are no peaks), the heaviest's region and the
- * others' lumps (peak_lumps); else, with fewer than UX_REGION_NODES at the floor, light clumps (split_off_lumps).
- * Returns 0 where the nodes do not split (ell and e untouched), else 1: the lumps' narrowing took ell and e, so the
- * caller weighs its region again (the support, should no lump have been taken). */
+ * (the reference's first_split): where they hide narrow peaks (hidden_peaks, where seeks_peaks), the heaviest's
+ * region and the others' lumps (peak_lumps); else, with fewer than UX_REGION_NODES at the floor, light clumps
+ * (split_off_lumps). Returns 0 where the nodes do not split (ell and e untouched), else 1: the lumps' narrowing
+ * took ell and e, so the caller weighs its region again (the support, should no lump have been taken). */
 static int first_split(const ux_filter *f, ux_real *ell, ux_real *e, const ux_workspace *rest, ux_real *lo, ux_real *hi,
                        ux_real h, size_t kept, ux_real total, density_lumps *lumps)
 {
     ux_real spans[2 * (1 + UX_LUMPS)];
-    size_t peaks = f->likelihood == UX_LIK_KERNEL ? hidden_peaks(e, *lo, h, spans) : 0;
+    size_t peaks = seeks_peaks(f) ? hidden_peaks(e, *lo, h, spans) : 0;
     if (peaks > 0) {
         peak_lumps(f, ell, e, rest, lo, hi, spans, peaks, lumps);
         return 1;

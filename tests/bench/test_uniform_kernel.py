@@ -1,7 +1,8 @@
-"""A fallback the density's nodes weigh: where every predictive point misses a kernel likelihood that is zero
-somewhere (an ADC's uniform noise) but the density's quadrature finds it, the update's posterior is that
-quadrature's (docs/semantics.md, "Filter", update) — against the grid filter, and C bit for bit with the
-reference; in paper mode, and with the sampler likelihood (whose zeros are its bins'), FALLBACK stays."""
+"""A kernel likelihood that is zero somewhere (an ADC's uniform noise, a window about x). Where every predictive
+point misses it but the density's quadrature finds it, the update's posterior is that quadrature's
+(docs/semantics.md, "Filter", update); in paper mode, and with the sampler likelihood (whose zeros are its
+bins'), FALLBACK stays. The window's edges are no hidden peaks (docs/semantics.md, "Filter", the hidden peaks).
+Against the grid filter, and C bit for bit with the reference."""
 
 import ctypes
 import dataclasses
@@ -16,6 +17,7 @@ from uxbench.baselines.grid import grid_filter
 from uxemu import filter as uf
 from uxemu import native, systems
 from uxemu.bayes import Status
+from uxemu import laws
 from uxemu.facts import LAW_KINDS
 from uxemu.model import Kernel
 from uxemu.traces import Trace, simulate
@@ -52,9 +54,9 @@ def test_a_reading_no_point_reaches_is_weighed_as_the_grid_weighs_it():
         assert abs(run.log_evidence[t] - exact.log_evidence[t]) < 0.1
 
 
-def _uniform_lg(nat, monkeypatch):
+def _uniform_lg(nat, monkeypatch, **params):
     """lg's own C code with its kernel's family uniform (a window of width r about x), as the native core's
-    system 4, and its Python twin."""
+    system 4, and its Python twin at `params` (q = 1 unless given)."""
     lg = nat.model(4).contents
     code = nat.ModelCode.from_buffer_copy(lg.code.contents)
     code.family = LAW_KINDS["uniform"]
@@ -62,8 +64,46 @@ def _uniform_lg(nat, monkeypatch):
     model.code = ctypes.pointer(code)
     pointer = ctypes.pointer(model)
     monkeypatch.setattr(nat, "model", lambda _id: pointer)  # the pointer keeps the model and its code alive
-    twin = systems.get("lg", q=1.0)
+    twin = systems.get("lg", **({"q": 1.0} | params))
     return dataclasses.replace(twin, kernel=Kernel("uniform", twin.kernel.loc_scale))
+
+
+def _slow_quantizer_steps(seed: int, steps: int) -> Trace:
+    """The first steps of user_models' slow quantizer's trace (a random walk of q = 0.05 read by an ADC of step
+    1, prior N(0, 5²)) of that seed."""
+    user = {m.label: m for m in user_models.MODELS}["quantizer, slow"]
+    full = simulate(user.model, user_models.STEPS, np.random.default_rng(seed))
+    return Trace(full.k[:steps], full.u[:steps], full.z[:steps], full.x[:steps])
+
+
+def test_a_windows_edge_is_no_hidden_peak():
+    """Seed 7003, mixture at η = 8: after the first reading the posterior is a plateau whose predictive ripples
+    (eight components 0.125 apart, sd 0.062); the next window's edge cut it beside its largest node, which read as
+    a peak narrower than the nodes, and the quadrature narrowed onto three ripples of it (d36592e's rule: step 1
+    1.0 sd off, variance 0.23×, evidence 2 nats low, status OK)."""
+    user = {m.label: m for m in user_models.MODELS}["quantizer, slow"]
+    tr = _slow_quantizer_steps(7003, 6)
+    exact = grid_filter(user.model, tr, n_points=user_models.GRID_POINTS, tail=user.tail)
+    run = uf.BayesLaplaceFilter(user.model, 8, "mixture").run(tr)
+    assert not uf.seeks_peaks(uf.BayesLaplaceFilter(user.model, 8, "mixture").likelihood)
+    for t in range(1, 6):
+        assert metrics.mean_error_sd(run.mean[t], exact.mean[t], exact.var[t]) < 0.1
+        assert 0.8 < run.var[t] / exact.var[t] < 1.25
+        assert abs(run.log_evidence[t] - exact.log_evidence[t]) < 0.05
+
+
+@needs_native
+@pytest.mark.parametrize("mode, eta, seed", [("mixture", 8, 7003), ("refined", 4, 7001)])
+def test_c_seeks_no_peaks_at_a_windows_edge_as_the_reference(mode, eta, seed, monkeypatch):
+    """The slow quantizer as lg's C code (a = 1, q = 0.05, a window of 1, prior N(0, 5²)): where the old rule took
+    the edge for a peak (log L −15.53 → −12.47 at seed 7003, −24.53 → −21.68 at 7001), C = reference bit for bit."""
+    nat = native.load()
+    twin = dataclasses.replace(_uniform_lg(nat, monkeypatch, a=1.0, q=0.05, r=1.0), prior=laws.Normal(0, 5))
+    tr = _slow_quantizer_steps(seed, 60)
+    ref = uf.BayesLaplaceFilter(twin, eta, mode).run(tr)
+    c = nat.run_filter(4, tr.k, tr.u, tr.z, eta=eta, mode=mode, params=twin.params, prior=("gaussian", 0.0, 5.0))
+    assert np.array_equal(ref.mean, c.mean) and np.array_equal(ref.var, c.var)
+    assert np.array_equal(np.asarray(ref.status), np.asarray(c.status)) and ref.log_likelihood == c.log_likelihood
 
 
 @needs_native
