@@ -15,9 +15,8 @@ from uxbench import regime_metrics as metrics
 from uxbench import user_models
 from uxbench.baselines.grid import grid_filter
 from uxemu import filter as uf
-from uxemu import native, systems
+from uxemu import laws, native, systems
 from uxemu.bayes import Status
-from uxemu import laws
 from uxemu.facts import LAW_KINDS
 from uxemu.model import Kernel
 from uxemu.traces import Trace, simulate
@@ -38,13 +37,19 @@ def _rescues(monkeypatch) -> list:
     return found
 
 
+def _quantizer_steps(label: str, seed: int, steps: int):
+    """One of user_models' quantizers (a random walk read by an ADC of step 1, prior N(0, 5²)) and the first steps
+    of its trace of that seed, as the study draws it."""
+    user = {m.label: m for m in user_models.MODELS}[label]
+    full = simulate(user.model, user_models.STEPS, np.random.default_rng(seed))
+    return user, Trace(full.k[:steps], full.u[:steps], full.z[:steps], full.x[:steps])
+
+
 def test_a_reading_no_point_reaches_is_weighed_as_the_grid_weighs_it():
     """user_models' fast quantizer, seed 7001, at η = 16: at step 5 the state jumps 2.5 process sd, the reading's
     window [2.55, 3.55] lies 2.8–3.8 predictive sd below every point (d36592e: FALLBACK, log evidence −∞, the
     next step OK and 0.52 sd off with evidence 1.4 nats low)."""
-    user = {m.label: m for m in user_models.MODELS}["quantizer, fast"]
-    full = simulate(user.model, 200, np.random.default_rng(7001))
-    tr = Trace(full.k[:9], full.u[:9], full.z[:9], full.x[:9])
+    user, tr = _quantizer_steps("quantizer, fast", 7001, 9)
     exact = grid_filter(user.model, tr, n_points=user_models.GRID_POINTS, tail=user.tail)
     run = uf.BayesLaplaceFilter(user.model, 16, "refined").run(tr)
     assert run.status[5] == Status.OK and math.isfinite(run.log_evidence[5])
@@ -68,21 +73,12 @@ def _uniform_lg(nat, monkeypatch, **params):
     return dataclasses.replace(twin, kernel=Kernel("uniform", twin.kernel.loc_scale))
 
 
-def _slow_quantizer_steps(seed: int, steps: int) -> Trace:
-    """The first steps of user_models' slow quantizer's trace (a random walk of q = 0.05 read by an ADC of step
-    1, prior N(0, 5²)) of that seed."""
-    user = {m.label: m for m in user_models.MODELS}["quantizer, slow"]
-    full = simulate(user.model, user_models.STEPS, np.random.default_rng(seed))
-    return Trace(full.k[:steps], full.u[:steps], full.z[:steps], full.x[:steps])
-
-
 def test_a_windows_edge_is_no_hidden_peak():
     """Seed 7003, mixture at η = 8: after the first reading the posterior is a plateau whose predictive ripples
     (eight components 0.125 apart, sd 0.062); the next window's edge cut it beside its largest node, which read as
     a peak narrower than the nodes, and the quadrature narrowed onto three ripples of it (d36592e's rule: step 1
     1.0 sd off, variance 0.23×, evidence 2 nats low, status OK)."""
-    user = {m.label: m for m in user_models.MODELS}["quantizer, slow"]
-    tr = _slow_quantizer_steps(7003, 6)
+    user, tr = _quantizer_steps("quantizer, slow", 7003, 6)
     exact = grid_filter(user.model, tr, n_points=user_models.GRID_POINTS, tail=user.tail)
     run = uf.BayesLaplaceFilter(user.model, 8, "mixture").run(tr)
     assert not uf.seeks_peaks(uf.BayesLaplaceFilter(user.model, 8, "mixture").likelihood)
@@ -99,7 +95,7 @@ def test_c_seeks_no_peaks_at_a_windows_edge_as_the_reference(mode, eta, seed, mo
     the edge for a peak (log L −15.53 → −12.47 at seed 7003, −24.53 → −21.68 at 7001), C = reference bit for bit."""
     nat = native.load()
     twin = dataclasses.replace(_uniform_lg(nat, monkeypatch, a=1.0, q=0.05, r=1.0), prior=laws.Normal(0, 5))
-    tr = _slow_quantizer_steps(seed, 60)
+    _, tr = _quantizer_steps("quantizer, slow", seed, 60)
     ref = uf.BayesLaplaceFilter(twin, eta, mode).run(tr)
     c = nat.run_filter(4, tr.k, tr.u, tr.z, eta=eta, mode=mode, params=twin.params, prior=("gaussian", 0.0, 5.0))
     assert np.array_equal(ref.mean, c.mean) and np.array_equal(ref.var, c.var)
