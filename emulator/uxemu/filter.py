@@ -1200,9 +1200,10 @@ def narrowed(density, region: tuple | None = None, split: bool = True):
 def first_split(density, t, e, lo: float, hi: float, kept: int):
     """How the first round's nodes t, e of [lo, hi] (`kept` of them at the floor) split (ux/filter_density.c
     first_split): where they hide narrow peaks (`hidden_peaks`, where `seeks_peaks`), the heaviest's region and the
-    others' lumps (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps (`light_clumps`),
-    the heaviest's bracket and each other one's `Lump` (`lump_of`). Should no split be taken for want of a
-    quadrature, ((lo, hi), ()): the next round weighs the support again. None where the nodes do not split."""
+    others' lumps (`peak_lumps`); else, with fewer than REGION_NODES at the floor, where they form light clumps
+    (`light_clumps`), the heaviest's bracket and each other one's `Lump` (`lump_of`). Should no split be taken for
+    want of a quadrature, ((lo, hi), ()): the next round weighs the support again. None where the nodes do not
+    split."""
     peaks = hidden_peaks(t, e) if seeks_peaks(density.likelihood) else None
     if peaks is not None:
         return peak_lumps(density, peaks) or ((lo, hi), ())
