@@ -40,7 +40,7 @@ from uxemu.laws import Normal
 
 from . import environment, joint_native
 from .baselines.joint_grid import joint_grid_filter
-from .regime_metrics import WRONG_MEAN_SD, WRONG_VAR_RATIO, Score, combine, score_run
+from .regime_metrics import WRONG_MEAN_SD, WRONG_VAR_RATIO, Score, combine, score_run, var_range
 from .report import RESULTS, markdown_table, write_study
 from .rival_status import gated_statuses
 
@@ -194,7 +194,7 @@ def rows(results: list[dict]) -> list[list[str]]:
                     f"{c['mean_sd']:.2g} / {c['var_ratio']:.2g}",
                     filter_name(method),
                     f"{s['worst_sd']:.3g}",
-                    f"{s['var_min']:.3g}–{s['var_max']:.3g}",
+                    var_range(s),
                     f"{s['log_l_gap']:+.3g}",
                     str(s["wrong"]),
                     f"**{s['silent']}**" if s["silent"] else "0",

@@ -97,20 +97,11 @@ def report(results: dict, args) -> None:
 
 # -- the report -----------------------------------------------------------------------------------------------
 def rows(record: dict) -> list[list[str]]:
-    out = []
-    for label, by_mode in record["sets"].items():
-        for mode, by_eta in by_mode.items():
-            cells = [by_eta[str(eta)] for eta in ETAS]
-            out.append(
-                [label, mode]
-                + [f"{c['silent']} / {c['wrong']}" for c in cells]
-                + [f"{cells[ETAS.index(16)]['worst_sd']:.3g}", _ratios(cells[ETAS.index(16)])]
-            )
-    return out
+    def columns(cells: list[dict]) -> list[str]:
+        at16 = cells[ETAS.index(16)]
+        return [f"{c['silent']} / {c['wrong']}" for c in cells] + [f"{at16['worst_sd']:.3g}", metrics.var_range(at16)]
 
-
-def _ratios(c: dict) -> str:
-    return f"{c['var_min']:.3g}–{c['var_max']:.3g}"
+    return metrics.mode_rows(record["sets"], ETAS, columns)
 
 
 def markdown(record: dict) -> str:

@@ -144,6 +144,21 @@ def score_modes(run_filter, traces: list, exact: list, modes, etas) -> dict:
     return out
 
 
+def var_range(score: dict) -> str:
+    """A record's variance ratio range as the tables print it."""
+    return f"{score['var_min']:.3g}–{score['var_max']:.3g}"
+
+
+def mode_rows(sets: dict, etas, columns) -> list[list]:
+    """A table row per set and mode of `score_modes`' records (label → mode → str(η) → score): the set's label, the
+    mode, then columns(the scores in etas' order)."""
+    return [
+        [label, mode] + columns([by_eta[str(eta)] for eta in etas])
+        for label, by_mode in sets.items()
+        for mode, by_eta in by_mode.items()
+    ]
+
+
 def merge_counts(counts) -> dict[str, int]:
     out: dict[str, int] = {}
     for c in counts:

@@ -225,18 +225,15 @@ def report(results: dict, args) -> None:
 
 # -- the report -----------------------------------------------------------------------------------------------
 def rows(record: dict) -> list[list[str]]:
-    out = []
-    for label, by_mode in record["sets"].items():
-        for mode, by_eta in by_mode.items():
-            cells = [by_eta[str(eta)] for eta in ETAS]
-            at16 = cells[ETAS.index(16)]
-            out.append(
-                [label, mode]
-                + [f"{c['silent']} / {c['wrong']} / {c['flagged']}" for c in cells]
-                + [f"{at16['worst_sd']:.3g}", f"{at16['var_min']:.3g}–{at16['var_max']:.3g}"]
-                + [" / ".join(f"{c['log_l_gap']:+.3g}" for c in cells)]
-            )
-    return out
+    def columns(cells: list[dict]) -> list[str]:
+        at16 = cells[ETAS.index(16)]
+        return (
+            [f"{c['silent']} / {c['wrong']} / {c['flagged']}" for c in cells]
+            + [f"{at16['worst_sd']:.3g}", metrics.var_range(at16)]
+            + [" / ".join(f"{c['log_l_gap']:+.3g}" for c in cells)]
+        )
+
+    return metrics.mode_rows(record["sets"], ETAS, columns)
 
 
 def markdown(record: dict, models: tuple[UserModel, ...]) -> str:
